@@ -1,0 +1,274 @@
+/*
+ * collector/collect.c - see collect.h.
+ *
+ * The loop: poll the rings (the leaders wake us at a quarter full, or every
+ * 100 ms), drain them into the ordering stage, and flush to the model every
+ * event older than the drain's start minus a small margin: a record is in
+ * its ring microseconds after it is stamped (perf writes with preemption
+ * off), so nothing older can still arrive. Commits happen twice a second,
+ * so a killed collector leaves all but the last half second.
+ */
+#include "config.h"
+#include "collector/collect.h"
+#include "collector/model.h"
+#include "collector/session.h"
+#include "collector/target.h"
+#include "collector/writer.h"
+#include "schema/schema.h"
+#include "src/log.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLUSH_MARGIN_NS 2000000ull    /* 2 ms: see the comment at the top */
+#define COMMIT_EVERY_NS 500000000ull  /* 0.5 s */
+#define POLL_MS 100
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void write_start_meta(struct mtx_writer *w, const struct collect_options *o, int nr_cpus)
+{
+	struct utsname u;
+	char events[256] = "";
+	struct timespec rt;
+
+	writer_meta(w, "command", o->command);
+	writer_meta(w, "complete", "0");
+	writer_meta(w, "mtx_version", PACKAGE_VERSION);
+	writer_meta_int(w, "schema_version", MTX_SCHEMA_VERSION);
+	writer_meta(w, "clock", "CLOCK_MONOTONIC");
+	writer_meta_int(w, "nr_cpus", nr_cpus);
+	if (uname(&u) == 0) {
+		char kernel[400];
+		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
+		writer_meta(w, "kernel", kernel);
+		writer_meta(w, "hostname", u.nodename);
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	writer_meta_int(w, "start_realtime_s", (int64_t)rt.tv_sec);
+	for (int i = 0; i < mtx_nr_sources; i++) {
+		if (!(o->sources & (1u << i)))
+			continue;
+		if (events[0])
+			strncat(events, ",", sizeof(events) - strlen(events) - 1);
+		strncat(events, mtx_sources[i]->name, sizeof(events) - strlen(events) - 1);
+	}
+	writer_meta(w, "events", events);
+}
+
+static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct mtx_model *m, int status)
+{
+	char key[64];
+	uint64_t total = 0;
+	for (int i = 0; i < MTX_SRC__COUNT; i++) {
+		snprintf(key, sizeof(key), "lost_%s", source_name((uint32_t)i));
+		writer_meta_int(w, key, (int64_t)s->lost[i]);
+	}
+	for (int i = 0; i < MTX_EV__COUNT; i++) {
+		snprintf(key, sizeof(key), "events_%s", event_type_name((uint32_t)i));
+		writer_meta_int(w, key, (int64_t)s->decoded[i]);
+		total += s->decoded[i];
+	}
+	writer_meta_int(w, "events_total", (int64_t)total);
+	writer_meta_int(w, "undecodable_records", (int64_t)s->undecodable);
+	writer_meta_int(w, "late_events", (int64_t)s->order.nr_late);
+	writer_meta_int(w, "start_ns", (int64_t)model_first_ns(m));
+	writer_meta_int(w, "end_ns", (int64_t)model_last_ns(m));
+	writer_meta_int(w, "duration_ns", (int64_t)(model_last_ns(m) - model_first_ns(m)));
+	writer_meta_int(w, "exit_status", status);
+	writer_meta(w, "complete", "1");
+}
+
+/* Keep an existing output as NAME.old, as perf does, never destroying it.
+ * Returns 1 if it did, 0 if there was none, or -errno. */
+static int keep_previous(const char *path, char **err)
+{
+	char old[4096];
+	if (access(path, F_OK) != 0)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old) < 0) {
+		int e = errno;
+		if (asprintf(err, "cannot keep the existing %s as %s: %s", path, old, strerror(e)) < 0)
+			*err = NULL;
+		return -e;
+	}
+	log_info("kept the previous %s as %s", path, old);
+	return 1;
+}
+
+static int decode_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+/* Handle one signal from the signalfd. Returns 1 when the child is gone. */
+static int on_signal(int sfd, pid_t child, int *wstatus)
+{
+	struct signalfd_siginfo si;
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	if (si.ssi_signo == SIGCHLD)
+		return waitpid(child, wstatus, WNOHANG) == child;
+	/* A terminal's Ctrl-C reaches the whole foreground group, program
+	 * included (si_code SI_KERNEL): forwarding it would deliver it twice.
+	 * A signal sent to mtx alone (kill, si_code <= 0) is forwarded. */
+	if ((int32_t)si.ssi_code <= 0)
+		kill(child, (int)si.ssi_signo);
+	return 0;
+}
+
+int collect_run(const struct collect_options *o, struct collect_result *r, char **err)
+{
+	struct mtx_session s;
+	struct mtx_writer *w = NULL;
+	struct mtx_model *m = NULL;
+	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct pollfd *pfds = NULL;
+	sigset_t mask, oldmask;
+	int sfd = -1, rc, wstatus = 0, done = 0, kept;
+	uint64_t last_commit;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+
+	rc = tracefs_ensure(err);
+	if (rc)
+		return rc;
+	kept = keep_previous(o->output, err);
+	if (kept < 0)
+		return kept;
+	rc = writer_open(&w, o->output, err);
+	if (rc)
+		goto fail_unstarted;
+
+	/* Signals are read from a signalfd in the loop; the child unblocks them. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+	rc = target_spawn(&t, o->argv, NULL, err);
+	if (rc) {
+		r->program_failed = rc == -EACCES ? 126 : 127;
+		goto fail_unstarted;
+	}
+	rc = session_open(&s, t.pid, o->sources, o->ring_pages);
+	if (rc) {
+		if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
+			*err = NULL;
+		goto fail_unstarted;
+	}
+	write_start_meta(w, o, s.nr_cpus);
+	writer_commit(w);
+	m = model_new(w);
+	if (!m) {
+		rc = -ENOMEM;
+		goto fail_unstarted;
+	}
+	rc = target_start(&t, o->argv[0], err);
+	if (rc) {
+		r->program_failed = rc == -ENOENT ? 127 : 126;
+		waitpid(t.pid, NULL, 0);
+		t.pid = -1;
+		goto fail_unstarted;
+	}
+
+	pfds = calloc((size_t)s.nr_cpus + 1, sizeof(*pfds));
+	for (int cpu = 0; cpu < s.nr_cpus; cpu++)
+		pfds[cpu] = (struct pollfd){ .fd = s.rings[cpu].fd, .events = POLLIN };
+	pfds[s.nr_cpus] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	last_commit = now_ns();
+	while (!done) {
+		uint64_t round_ns;
+		if (poll(pfds, (nfds_t)s.nr_cpus + 1, POLL_MS) < 0 && errno != EINTR)
+			break;
+		if (pfds[s.nr_cpus].revents & POLLIN)
+			done = on_signal(sfd, t.pid, &wstatus);
+		round_ns = now_ns();
+		session_drain(&s);
+		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, model_emit, m);
+		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
+			if (writer_commit(w) && !r->record_failed) {
+				r->record_failed = 1;
+				log_error("%s", writer_error(w));
+			}
+			last_commit = round_ns;
+		}
+	}
+	/* The program is gone: take what is left in the rings, in order. */
+	session_disable(&s);
+	session_drain(&s);
+	order_flush(&s.order, UINT64_MAX, model_emit, m);
+	r->status = decode_status(wstatus);
+	model_finish(m, now_ns(), t.pid, r->status);
+	write_end_meta(w, &s, m, r->status);
+	{
+		uint64_t lost = 0;
+		for (int i = 0; i < MTX_SRC__COUNT; i++)
+			lost += s.lost[i];
+		if (lost)
+			log_warn("%llu records were lost (see 'mtx info %s'); a larger --buffer-size helps",
+				 (unsigned long long)lost, o->output);
+		log_info("recorded %llu threads, %llu rows into %s",
+			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
+	}
+	rc = writer_close(w, 1);
+	w = NULL;
+	if (rc) {
+		r->record_failed = 1;
+		log_error("writing %s: %s", o->output, rc == -ENOSPC ? "the disk is full" : strerror(-rc));
+	}
+	model_free(m);
+	session_close(&s);
+	free(pfds);
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return 0;
+
+fail_unstarted:
+	target_kill(&t);
+	model_free(m);
+	session_close(&s);
+	writer_close(w, 0);
+	/* Nothing was recorded: leave no empty database behind, and put the
+	 * previous one back where it was. */
+	{
+		char side[4096];
+		unlink(o->output);
+		snprintf(side, sizeof(side), "%s-wal", o->output);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", o->output);
+		unlink(side);
+		if (kept) {
+			snprintf(side, sizeof(side), "%s.old", o->output);
+			rename(side, o->output);
+		}
+	}
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * collector/collect.h - one whole collection: launch the program, record
+ * until it exits, finalize run.db. The CLI (src/cmd-collect.c) fills the
+ * options; everything between the kernel and the database happens below.
+ */
+#ifndef MTX_COLLECTOR_COLLECT_H
+#define MTX_COLLECTOR_COLLECT_H
+
+#include <stddef.h>
+
+struct collect_options {
+	const char *output;     /* run.db path */
+	char *const *argv;      /* program and its arguments */
+	unsigned sources;       /* bit i: mtx_sources[i] */
+	size_t ring_pages;      /* data pages per CPU ring (power of two) */
+	const char *command;    /* the command line, for meta */
+};
+
+struct collect_result {
+	int status;          /* the program's exit code, or 128+signal */
+	int record_failed;   /* the run was recorded only in part (e.g. disk full) */
+	int program_failed;  /* on error: 127 program missing, 126 not executable */
+};
+
+/*
+ * collect_run - run the collection. Returns 0 with @r filled when the
+ * program ran, or -errno with a message in @err (caller frees) when nothing
+ * could be started; the output file is then left as it was.
+ */
+int collect_run(const struct collect_options *o, struct collect_result *r, char **err);
+
+#endif

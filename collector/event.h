@@ -1,0 +1,89 @@
+/*
+ * collector/event.h - the one decoded event type that flows from every source
+ * (perf rings, preload lanes) through the time-ordering stage to the writer.
+ *
+ * Data flow: source-*.c decode raw bytes -> struct mtx_event -> order.c (k-way
+ * merge by ts_ns) -> states.c (thread state machine) -> writer.c (SQLite).
+ * All times are CLOCK_MONOTONIC nanoseconds (perf attr.use_clockid).
+ */
+#ifndef MTX_COLLECTOR_EVENT_H
+#define MTX_COLLECTOR_EVENT_H
+
+#include <stdint.h>
+
+/* One row per event type: X(enum suffix, name used in messages and meta keys). */
+#define MTX_EVENT_TYPES(X)      \
+	X(COMM, "comm")             \
+	X(FORK, "fork")             \
+	X(EXIT, "exit")             \
+	X(SWITCH_OUT, "switch_out") \
+	X(SWITCH_IN, "switch_in")   \
+	X(WAKEUP, "wakeup")         \
+	X(SYS_ENTER, "sys_enter")   \
+	X(SYS_EXIT, "sys_exit")     \
+	X(SYNC, "sync")             \
+	X(LOST, "lost")
+
+enum mtx_event_type {
+#define X(e, n) MTX_EV_##e,
+	MTX_EVENT_TYPES(X)
+#undef X
+	MTX_EV__COUNT
+};
+
+/* Event sources; lost-record counters are kept per source (meta key lost_<name>). */
+#define MTX_SOURCES(X)                 \
+	X(SCHED, "sched")              \
+	X(SYSCALLS, "syscalls")        \
+	X(WAKEUPS, "wakeups")          \
+	X(SYNC, "sync")
+
+enum mtx_source_id {
+#define X(e, n) MTX_SRC_##e,
+	MTX_SOURCES(X)
+#undef X
+	MTX_SRC__COUNT
+};
+
+/*
+ * A synchronization operation recorded by libmtx-preload.so. The same layout
+ * is written into the shared-memory lanes (collector/preload/shm.h), so it is
+ * fixed-size and position-independent.
+ */
+struct mtx_sync_record {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t addr;     /* object address; signal number for kind signal */
+	uint64_t arg;      /* condvar wait: its mutex; kill: target pid/tid; create/join: thread tid */
+	uint64_t callsite; /* return address in the caller */
+	int32_t tid;
+	int32_t pid;
+	uint16_t kind;     /* enum mtx_sync_kind (collector/preload/shm.h) */
+	uint16_t op;       /* enum mtx_sync_op */
+	int32_t result;    /* return value of the call (0 or an errno) */
+};
+
+struct mtx_event {
+	uint64_t ts_ns;
+	uint32_t type; /* enum mtx_event_type */
+	int32_t cpu;   /* -1 when unknown */
+	int32_t pid;   /* process of the thread the event is about */
+	int32_t tid;   /* thread the event is about (waker for WAKEUP) */
+	union {
+		struct { int32_t ppid, ptid; } fork;           /* pid/tid: the new task */
+		struct { char comm[16]; uint8_t exec; } comm;  /* exec: comm set by exec */
+		struct { int64_t prev_state; int32_t next_tid; uint8_t preempt; } sw;
+		struct { int32_t wakee_tid; int32_t target_cpu; } wakeup; /* tid: waker, 0 = interrupt/idle */
+		struct { int64_t nr; uint64_t arg0, arg1; } sys_enter;
+		struct { int64_t nr; int64_t ret; } sys_exit;
+		struct mtx_sync_record sync;
+		struct { uint32_t source; uint64_t count; } lost;
+	} u;
+};
+
+/* Name of an event type ("switch_out"), or "?" when out of range. */
+const char *event_type_name(uint32_t type);
+/* Name of a source ("sched"), or "?" when out of range. */
+const char *source_name(uint32_t source);
+
+#endif

@@ -1,0 +1,24 @@
+# collector/: from the kernel (perf rings) and the preload library to run.db.
+collector_sources = \
+	collector/event.c collector/event.h \
+	collector/perf.c collector/perf.h \
+	collector/ring.c collector/ring.h \
+	collector/order.c collector/order.h \
+	collector/session.c collector/session.h \
+	collector/source.h collector/sources.c collector/tracepoint.h \
+	collector/source-sched.c \
+	collector/source-syscalls.c \
+	collector/source-wakeups.c \
+	collector/model.c collector/model.h \
+	collector/writer.c collector/writer.h \
+	collector/target.c collector/target.h \
+	collector/collect.c collector/collect.h \
+	collector/syscall-names.h
+
+EXTRA_DIST += collector/gen-syscall-names.sh
+BUILT_SOURCES += collector/syscall-names.c
+CLEANFILES += collector/syscall-names.c
+
+collector/syscall-names.c: collector/gen-syscall-names.sh
+	$(AM_V_GEN)mkdir -p collector && \
+	$(SHELL) $(srcdir)/collector/gen-syscall-names.sh $(UNISTD_64_H) > $@.tmp && mv $@.tmp $@

@@ -1,0 +1,461 @@
+/*
+ * collector/model.c - see model.h.
+ *
+ * State transitions (all at the event's time, closing the previous
+ * interval, which is why the tiling has no gap or overlap):
+ *   FORK (new thread)          -> runnable (it waits for its first CPU)
+ *   COMM exec, thread unknown  -> running (the exec'ing thread is on a CPU)
+ *   SWITCH_IN                  -> running on that CPU
+ *   SWITCH_OUT preempted / R   -> runnable
+ *   SWITCH_OUT D               -> blocked_io
+ *   SWITCH_OUT S in a syscall  -> sleeping / blocked_io / blocked by the
+ *                                 syscall's class (syscall_class below)
+ *   WAKEUP of a waiting thread -> runnable
+ *   EXIT                       -> lifetime ends
+ */
+#include "config.h"
+#include "collector/model.h"
+#include "collector/syscall-names.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Thread states, declared once: X(enum suffix, name in thread_states.state). */
+#define THREAD_STATES(X)            \
+	X(RUNNING, "running")       \
+	X(RUNNABLE, "runnable")     \
+	X(BLOCKED, "blocked")       \
+	X(BLOCKED_IO, "blocked_io") \
+	X(SLEEPING, "sleeping")
+
+enum thread_state {
+#define X(e, n) ST_##e,
+	THREAD_STATES(X)
+#undef X
+};
+
+static const char *const state_names[] = {
+#define X(e, n) n,
+	THREAD_STATES(X)
+#undef X
+};
+
+/* How a thread waiting inside a syscall is classified. Syscalls not listed
+ * are "blocked" (futex, wait4, ...); issue-level refinement of blocked into
+ * blocked_sync happens when sync ops are joined at finalize. */
+static const char *const sleeping_syscalls[] = {
+	"nanosleep", "clock_nanosleep", "pause", NULL,
+};
+static const char *const io_syscalls[] = {
+	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2",
+	"pwritev2", "recvfrom", "sendto", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg", "accept",
+	"accept4", "connect", "poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait",
+	"epoll_pwait2", "io_getevents", "io_pgetevents", "io_uring_enter", "fsync", "fdatasync", "sync",
+	"syncfs", "sync_file_range", "sendfile", "splice", "tee", "open", "openat", "openat2", "msync",
+	"fallocate", "ftruncate", "truncate", "copy_file_range", "getdents64", "close", "unlink",
+	"unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", NULL,
+};
+
+#define NR_EXIT 60
+#define NR_EXIT_GROUP 231
+#define TASK_REPORT_D 0x2
+
+struct model_thread {
+	int32_t tid, pid;
+	uint8_t used;
+	uint8_t state;
+	char name[16];
+	int32_t cpu;
+	uint64_t start_ns, since_ns;
+	int64_t sys_nr; /* -1: not in a syscall */
+	uint64_t sys_start_ns;
+};
+
+struct model_process {
+	int32_t pid, ppid;
+	char exe[16];
+	uint64_t start_ns, end_ns;
+	int nr_live;
+	int64_t exit_status; /* -1 unknown */
+	uint8_t ended;
+};
+
+struct mtx_model {
+	struct mtx_writer *w;
+	struct model_thread *threads; /* open addressing on tid, power-of-two size */
+	size_t cap, count;
+	struct model_process *procs;
+	size_t nr_procs, cap_procs;
+	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
+	uint64_t first_ns, last_ns;
+	uint64_t nr_threads_seen;
+	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
+};
+
+static uint8_t classify_syscall(const char *name)
+{
+	for (int i = 0; sleeping_syscalls[i]; i++)
+		if (strcmp(sleeping_syscalls[i], name) == 0)
+			return ST_SLEEPING;
+	for (int i = 0; io_syscalls[i]; i++)
+		if (strcmp(io_syscalls[i], name) == 0)
+			return ST_BLOCKED_IO;
+	return ST_BLOCKED;
+}
+
+struct mtx_model *model_new(struct mtx_writer *w)
+{
+	struct mtx_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->w = w;
+	m->cap = 1024;
+	m->threads = calloc(m->cap, sizeof(*m->threads));
+	m->syscall_class = malloc((size_t)syscall_names_count);
+	if (!m->threads || !m->syscall_class) {
+		model_free(m);
+		return NULL;
+	}
+	for (int nr = 0; nr < syscall_names_count; nr++)
+		m->syscall_class[nr] = classify_syscall(syscall_name(nr));
+	return m;
+}
+
+static size_t slot_of(const struct mtx_model *m, int32_t tid)
+{
+	return ((uint32_t)tid * 2654435761u) & (m->cap - 1);
+}
+
+static struct model_thread *find_thread(struct mtx_model *m, int32_t tid)
+{
+	for (size_t i = slot_of(m, tid);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->threads[i].used)
+			return NULL;
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	}
+}
+
+static void grow_threads(struct mtx_model *m);
+
+static struct model_thread *insert_thread(struct mtx_model *m, int32_t tid)
+{
+	size_t i;
+	if ((m->count + 1) * 2 > m->cap)
+		grow_threads(m);
+	for (i = slot_of(m, tid); m->threads[i].used; i = (i + 1) & (m->cap - 1))
+		;
+	memset(&m->threads[i], 0, sizeof(m->threads[i]));
+	m->threads[i].used = 1;
+	m->threads[i].tid = tid;
+	m->threads[i].sys_nr = -1;
+	m->threads[i].cpu = -1;
+	m->count++;
+	m->nr_threads_seen++;
+	return &m->threads[i];
+}
+
+static void grow_threads(struct mtx_model *m)
+{
+	struct model_thread *old = m->threads;
+	size_t old_cap = m->cap;
+	struct model_thread *t = calloc(old_cap * 2, sizeof(*t));
+	if (!t)
+		return; /* keep probing the full-ish table; slower but correct */
+	m->threads = t;
+	m->cap = old_cap * 2;
+	m->count = 0;
+	for (size_t i = 0; i < old_cap; i++) {
+		if (!old[i].used)
+			continue;
+		size_t j;
+		for (j = slot_of(m, old[i].tid); m->threads[j].used; j = (j + 1) & (m->cap - 1))
+			;
+		m->threads[j] = old[i];
+		m->count++;
+	}
+	free(old);
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void remove_thread(struct mtx_model *m, struct model_thread *t)
+{
+	size_t i = (size_t)(t - m->threads);
+	size_t j = i;
+	m->threads[i].used = 0;
+	m->count--;
+	for (;;) {
+		size_t home;
+		j = (j + 1) & (m->cap - 1);
+		if (!m->threads[j].used)
+			return;
+		home = slot_of(m, m->threads[j].tid);
+		/* Move j back to i if its home is not in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->threads[i] = m->threads[j];
+			m->threads[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+static struct model_process *find_process(struct mtx_model *m, int32_t pid)
+{
+	/* Few processes per run, and the newest is the likeliest: search back. */
+	for (size_t i = m->nr_procs; i > 0; i--)
+		if (m->procs[i - 1].pid == pid && !m->procs[i - 1].ended)
+			return &m->procs[i - 1];
+	return NULL;
+}
+
+static struct model_process *add_process(struct mtx_model *m, int32_t pid, int32_t ppid, uint64_t ts)
+{
+	struct model_process *p;
+	if (m->nr_procs == m->cap_procs) {
+		size_t cap = m->cap_procs ? m->cap_procs * 2 : 16;
+		p = realloc(m->procs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->procs = p;
+		m->cap_procs = cap;
+	}
+	p = &m->procs[m->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->ppid = ppid;
+	p->start_ns = ts;
+	p->exit_status = -1;
+	return p;
+}
+
+/* Close the thread's current interval at @ts and enter @state. */
+static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, uint8_t state, int32_t cpu)
+{
+	if (ts < t->since_ns) {
+		m->nr_clamped++;
+		ts = t->since_ns;
+	}
+	if (ts > t->since_ns) {
+		const char *sys = NULL;
+		if (t->state != ST_RUNNING && t->state != ST_RUNNABLE && t->sys_nr >= 0)
+			sys = syscall_name(t->sys_nr);
+		writer_thread_state(m->w, t->tid, t->since_ns, ts, state_names[t->state],
+				    t->state == ST_RUNNING ? t->cpu : -1, sys);
+		t->since_ns = ts;
+	}
+	t->state = state;
+	if (cpu >= 0 || state != ST_RUNNING)
+		t->cpu = cpu;
+}
+
+static struct model_thread *new_thread(struct mtx_model *m, int32_t tid, int32_t pid, uint64_t ts, uint8_t state)
+{
+	struct model_thread *t = insert_thread(m, tid);
+	struct model_process *p;
+	t->pid = pid;
+	t->start_ns = t->since_ns = ts;
+	t->state = state;
+	p = find_process(m, pid);
+	if (!p)
+		p = add_process(m, pid, -1, ts);
+	if (p) {
+		p->nr_live++;
+		if (!t->name[0])
+			memcpy(t->name, p->exe, sizeof(t->name));
+	}
+	return t;
+}
+
+/* A thread's first event may not be its FORK (the first thread of the run
+ * starts at exec); create it running, where the event shows it. */
+static struct model_thread *thread_of(struct mtx_model *m, const struct mtx_event *ev)
+{
+	struct model_thread *t = find_thread(m, ev->tid);
+	if (!t)
+		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNING);
+	return t;
+}
+
+static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
+{
+	struct model_process *p = find_process(m, t->pid);
+	set_state(m, t, ts, t->state, -1);
+	if (t->sys_nr >= 0)
+		writer_syscall(m->w, t->tid, t->sys_start_ns, -1, t->sys_nr, syscall_name(t->sys_nr), 0, 0);
+	writer_thread(m->w, t->tid, t->pid, t->name, t->start_ns, t->since_ns);
+	if (p && --p->nr_live <= 0) {
+		p->end_ns = t->since_ns;
+		p->ended = 1;
+	}
+	remove_thread(m, t);
+}
+
+static const char *state_letter(int64_t prev_state, int preempt)
+{
+	static const char *const letters[] = { "S", "D", "T", "t", "X", "Z", "P", "I" };
+	if (preempt)
+		return "R+";
+	for (int bit = 0; bit < 8; bit++)
+		if (prev_state & (1 << bit))
+			return letters[bit];
+	return "R";
+}
+
+static uint8_t waiting_state(const struct mtx_model *m, const struct model_thread *t, int64_t prev_state)
+{
+	if (prev_state & TASK_REPORT_D)
+		return ST_BLOCKED_IO;
+	if (t->sys_nr >= 0 && t->sys_nr < syscall_names_count)
+		return m->syscall_class[t->sys_nr];
+	return ST_BLOCKED;
+}
+
+void model_event(struct mtx_model *m, const struct mtx_event *ev)
+{
+	struct model_thread *t;
+	struct model_process *p;
+
+	/* The run's span is that of its own threads' events: system-wide
+	 * wakeups of other tasks do not count. */
+	if (ev->type != MTX_EV_WAKEUP || find_thread(m, ev->u.wakeup.wakee_tid)) {
+		if (!m->first_ns)
+			m->first_ns = ev->ts_ns;
+		if (ev->ts_ns > m->last_ns)
+			m->last_ns = ev->ts_ns;
+	}
+
+	switch (ev->type) {
+	case MTX_EV_FORK:
+		t = find_thread(m, ev->tid);
+		if (t) /* tid reused without a seen exit */
+			end_thread(m, t, ev->ts_ns);
+		if (ev->pid == ev->tid) { /* a new process */
+			p = add_process(m, ev->pid, ev->u.fork.ppid, ev->ts_ns);
+			struct model_process *parent = find_process(m, ev->u.fork.ppid);
+			if (p && parent)
+				memcpy(p->exe, parent->exe, sizeof(p->exe));
+		}
+		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNABLE);
+		{
+			struct model_thread *parent = find_thread(m, ev->u.fork.ptid);
+			if (parent)
+				memcpy(t->name, parent->name, sizeof(t->name));
+		}
+		return;
+	case MTX_EV_COMM:
+		t = find_thread(m, ev->tid);
+		if (!t)
+			t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNING);
+		memcpy(t->name, ev->u.comm.comm, sizeof(t->name));
+		t->name[sizeof(t->name) - 1] = 0;
+		if (ev->u.comm.exec && (p = find_process(m, ev->pid)) != NULL)
+			memcpy(p->exe, t->name, sizeof(p->exe));
+		return;
+	case MTX_EV_EXIT:
+		t = find_thread(m, ev->tid);
+		if (t)
+			end_thread(m, t, ev->ts_ns);
+		return;
+	case MTX_EV_SWITCH_OUT:
+		/* preempt: left the CPU still runnable (involuntary, as the
+		 * kernel counts nivcsw), whether flagged R+ or plain R. */
+		writer_switch(m->w, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
+			      ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0, ev->u.sw.next_tid);
+		t = find_thread(m, ev->tid);
+		if (!t)
+			return; /* its final switch after EXIT */
+		if (ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0)
+			set_state(m, t, ev->ts_ns, ST_RUNNABLE, -1);
+		else
+			set_state(m, t, ev->ts_ns, waiting_state(m, t, ev->u.sw.prev_state), -1);
+		return;
+	case MTX_EV_SWITCH_IN:
+		t = thread_of(m, ev);
+		set_state(m, t, ev->ts_ns, ST_RUNNING, ev->cpu);
+		return;
+	case MTX_EV_WAKEUP:
+		t = find_thread(m, ev->u.wakeup.wakee_tid);
+		if (!t) {
+			m->nr_foreign_wakeups++;
+			return;
+		}
+		writer_wakeup(m->w, ev->ts_ns, ev->cpu, ev->tid, t->tid, ev->u.wakeup.target_cpu);
+		if (t->state != ST_RUNNING && t->state != ST_RUNNABLE)
+			set_state(m, t, ev->ts_ns, ST_RUNNABLE, -1);
+		return;
+	case MTX_EV_SYS_ENTER:
+		t = thread_of(m, ev);
+		if (t->sys_nr >= 0) /* enter without exit: the previous never returned */
+			writer_syscall(m->w, t->tid, t->sys_start_ns, -1, t->sys_nr, syscall_name(t->sys_nr), 0, 0);
+		t->sys_nr = ev->u.sys_enter.nr;
+		t->sys_start_ns = ev->ts_ns;
+		p = find_process(m, t->pid);
+		if (p && (t->sys_nr == NR_EXIT_GROUP || (t->sys_nr == NR_EXIT && p->nr_live == 1)))
+			p->exit_status = (int64_t)(ev->u.sys_enter.arg0 & 0xff);
+		return;
+	case MTX_EV_SYS_EXIT:
+		t = thread_of(m, ev);
+		if (t->sys_nr < 0) {
+			m->nr_unpaired_exits++;
+			return;
+		}
+		writer_syscall(m->w, t->tid, t->sys_start_ns, (int64_t)ev->ts_ns, t->sys_nr, syscall_name(t->sys_nr),
+			       ev->u.sys_exit.ret, 1);
+		t->sys_nr = -1;
+		return;
+	default:
+		return;
+	}
+}
+
+void model_emit(void *ctx, const struct mtx_event *ev)
+{
+	model_event(ctx, ev);
+}
+
+int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_status)
+{
+	if (end_ns < m->last_ns)
+		end_ns = m->last_ns;
+	for (size_t i = 0; i < m->cap; i++) {
+		/* end_thread shifts entries back into slot i: revisit it. */
+		while (m->threads[i].used)
+			end_thread(m, &m->threads[i], end_ns);
+	}
+	for (size_t i = 0; i < m->nr_procs; i++) {
+		struct model_process *p = &m->procs[i];
+		if (p->pid == root_pid && root_status >= 0)
+			p->exit_status = root_status;
+		writer_process(m->w, p->pid, p->ppid, p->exe[0] ? p->exe : NULL, p->start_ns,
+			       p->ended ? (int64_t)p->end_ns : -1, p->exit_status);
+	}
+	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
+	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
+	return writer_commit(m->w);
+}
+
+uint64_t model_first_ns(const struct mtx_model *m)
+{
+	return m->first_ns;
+}
+
+uint64_t model_last_ns(const struct mtx_model *m)
+{
+	return m->last_ns;
+}
+
+uint64_t model_nr_threads(const struct mtx_model *m)
+{
+	return m->nr_threads_seen;
+}
+
+void model_free(struct mtx_model *m)
+{
+	if (!m)
+		return;
+	free(m->threads);
+	free(m->procs);
+	free(m->syscall_class);
+	free(m);
+}

@@ -1,0 +1,47 @@
+/*
+ * collector/model.h - the thread model: consumes the time-ordered event
+ * stream and writes rows. It follows every traced thread through its states
+ * (running, runnable, blocked, blocked_io, sleeping), pairs syscall entry
+ * and exit, and tracks processes and thread lifetimes, so that each thread's
+ * lifetime is tiled by thread_states without gap or overlap.
+ */
+#ifndef MTX_COLLECTOR_MODEL_H
+#define MTX_COLLECTOR_MODEL_H
+
+#include "collector/event.h"
+#include "collector/writer.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mtx_model;
+
+/* model_new - a model writing into @w. Returns NULL when out of memory. */
+struct mtx_model *model_new(struct mtx_writer *w);
+
+/* model_event - feed one event (events must come in time order; an event
+ * earlier than its thread's last one is clamped and counted). */
+void model_event(struct mtx_model *m, const struct mtx_event *ev);
+
+/* order_emit_fn adapter: @ctx is the model. */
+void model_emit(void *ctx, const struct mtx_event *ev);
+
+/*
+ * model_finish - close every thread still alive at @end_ns, write threads
+ * and processes, and the model's counters into meta. @root_pid's exit
+ * status is @root_status (as from waitpid: exit code, or 128+signal), or
+ * -1 if unknown.
+ */
+int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_status);
+
+/* model_first_ns / model_last_ns - the time span of events seen (0 if none). */
+uint64_t model_first_ns(const struct mtx_model *m);
+uint64_t model_last_ns(const struct mtx_model *m);
+
+/* model_nr_threads - how many thread lifetimes were seen. */
+uint64_t model_nr_threads(const struct mtx_model *m);
+
+/* model_free - release the model (rows already written stay). */
+void model_free(struct mtx_model *m);
+
+#endif

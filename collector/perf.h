@@ -1,0 +1,63 @@
+/*
+ * collector/perf.h - perf_event_open and tracefs: opening events, finding
+ * tracepoint ids and field offsets, and explaining permission failures.
+ */
+#ifndef MTX_COLLECTOR_PERF_H
+#define MTX_COLLECTOR_PERF_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Every event mtx opens samples these fields, so records from all events can
+ * share one ring per CPU and be parsed the same way (see perf_sample_parse). */
+#define MTX_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/* The fields of a PERF_RECORD_SAMPLE, or of the sample_id trailer of other
+ * records (attr.sample_id_all), for MTX_SAMPLE_TYPE [| PERF_SAMPLE_RAW]. */
+struct perf_sample {
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	const uint8_t *raw; /* tracepoint payload, NULL if none */
+	uint32_t raw_size;
+};
+
+/*
+ * tracefs_ensure - make sure tracefs is reachable, mounting it on
+ * /sys/kernel/tracing if needed. Returns 0, or -errno with a message in
+ * @err (caller frees) that says what the user can do.
+ */
+int tracefs_ensure(char **err);
+
+/* tracepoint_id - the perf config id of tracepoint @system:@event, or -errno. */
+long tracepoint_id(const char *system, const char *event);
+
+/* tracepoint_field - offset and size of field @name in the raw payload of
+ * @system:@event, from its tracefs format file. Returns 0 or -errno. */
+int tracepoint_field(const char *system, const char *event, const char *name, int *offset, int *size);
+
+/* perf_attr_init - zero @attr and fill what every mtx event shares: the
+ * CLOCK_MONOTONIC clock, MTX_SAMPLE_TYPE, sample_id_all. */
+void perf_attr_init(struct perf_event_attr *attr, uint32_t type, uint64_t config);
+
+/* perf_open - perf_event_open(2) with CLOEXEC. Returns an fd or -errno. */
+int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd);
+
+/* perf_open_error - a one-line explanation for a failed perf_open (-errno
+ * @e), naming the sysctl or capability to change. Static string. */
+const char *perf_open_error(int e);
+
+/* perf_nr_cpus - how many CPUs to open per-CPU events on (0..n-1). */
+int perf_nr_cpus(void);
+
+/*
+ * perf_sample_parse - parse a PERF_RECORD_SAMPLE body (@raw set to true when
+ * the event samples PERF_SAMPLE_RAW) or, for other records, the sample_id
+ * trailer. Returns 0, or -EINVAL if the record is too short.
+ */
+int perf_sample_parse(const struct perf_event_header *hdr, int with_raw, struct perf_sample *out);
+
+#endif

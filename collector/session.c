@@ -1,0 +1,288 @@
+/*
+ * collector/session.c - see session.h.
+ *
+ * Kernel facts relied on (checked on these machines):
+ *  - Inherited per-task events can only be mmapped per CPU, so each CPU has
+ *    one leader event (a software dummy) that owns the ring; every other
+ *    event on that CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT,
+ *    including system-wide ones (same CPU and clock is all the kernel asks).
+ *  - The leader carries attr.task (FORK/EXIT), attr.comm (names, exec) and
+ *    attr.context_switch (PERF_RECORD_SWITCH), so it sees a traced thread
+ *    being switched *in* — sched:sched_switch fires only in the context of
+ *    the task switching out.
+ *  - enable_on_exec with the child stopped before exec means nothing of
+ *    mtx's own start-up is recorded.
+ */
+#include "config.h"
+#include "collector/session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
+{
+	va_list ap;
+	free(s->error);
+	s->error = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&s->error, fmt, ap) < 0)
+		s->error = NULL;
+	va_end(ap);
+	return e;
+}
+
+static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, int raw)
+{
+	uint64_t id;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (s->nr_events == s->cap_events) {
+		size_t cap = s->cap_events ? s->cap_events * 2 : 16;
+		struct session_event *ev = realloc(s->events, cap * sizeof(*ev));
+		if (!ev)
+			return -ENOMEM;
+		s->events = ev;
+		s->cap_events = cap;
+	}
+	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .raw = raw };
+	return 0;
+}
+
+static int remember_fd(struct mtx_session *s, int fd)
+{
+	if (s->nr_fds == s->cap_fds) {
+		size_t cap = s->cap_fds ? s->cap_fds * 2 : 16;
+		int *fds = realloc(s->fds, cap * sizeof(*fds));
+		if (!fds)
+			return -ENOMEM;
+		s->fds = fds;
+		s->cap_fds = cap;
+	}
+	s->fds[s->nr_fds++] = fd;
+	return 0;
+}
+
+int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
+		      int tag, int system_wide)
+{
+	int raw = (attr->sample_type & PERF_SAMPLE_RAW) != 0;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = perf_open(attr, system_wide ? -1 : s->pid, cpu, -1);
+		int rc;
+		if (fd < 0)
+			return session_set_error(s, fd, "opening the %s events on CPU %d: %s", source->name, cpu,
+						 perf_open_error(fd));
+		if (remember_fd(s, fd)) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0)
+			return session_set_error(s, -errno, "routing the %s events into the CPU %d ring: %s",
+						 source->name, cpu, strerror(errno));
+		rc = remember_event(s, fd, source, tag, raw);
+		if (rc)
+			return session_set_error(s, rc, "reading the id of a %s event: %s", source->name, strerror(-rc));
+	}
+	return 0;
+}
+
+static int open_leaders(struct mtx_session *s)
+{
+	struct perf_event_attr attr;
+	perf_attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr.task = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.context_switch = 1;
+	attr.inherit = 1;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	/* Wake the poll when a quarter of the ring is used. */
+	attr.watermark = 1;
+	attr.wakeup_watermark = (uint32_t)(s->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = perf_open(&attr, s->pid, cpu, -1);
+		int rc;
+		if (fd < 0)
+			return session_set_error(s, fd, "%s", perf_open_error(fd));
+		rc = ring_map(&s->rings[cpu], fd, cpu, s->ring_pages);
+		if (rc) {
+			close(fd);
+			return session_set_error(s, rc, "mapping a %zu KiB perf buffer for CPU %d: %s",
+						 s->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, cpu,
+						 rc == -EPERM || rc == -ENOMEM ? perf_open_error(-ENOMEM) : strerror(-rc));
+		}
+		rc = remember_event(s, fd, &source_sched, -1, 0);
+		if (rc)
+			return session_set_error(s, rc, "reading a perf event id: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages)
+{
+	int rc;
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->nr_cpus = perf_nr_cpus();
+	s->ring_pages = ring_pages;
+	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));
+	if (!s->rings || order_init(&s->order, s->nr_cpus))
+		return session_set_error(s, -ENOMEM, "out of memory");
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->rings[cpu].fd = -1;
+	rc = open_leaders(s);
+	if (rc)
+		return rc;
+	for (int i = 0; i < mtx_nr_sources; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		rc = mtx_sources[i]->open(s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const struct session_event *find_event(const struct mtx_session *s, uint64_t id)
+{
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (s->events[i].id == id)
+			return &s->events[i];
+	return NULL;
+}
+
+static void push(struct mtx_session *s, int cpu, struct mtx_event *ev)
+{
+	s->decoded[ev->type]++;
+	if (order_push(&s->order, cpu, ev))
+		s->lost[MTX_SRC_SCHED]++; /* out of memory: count, never hide */
+}
+
+void session_decode_record(struct mtx_session *s, int cpu, const struct perf_event_header *hdr)
+{
+	const uint8_t *body = (const uint8_t *)(hdr + 1);
+	const struct session_event *sev;
+	struct perf_sample sample;
+	struct mtx_event ev;
+	uint32_t v[4];
+	uint64_t lost[2];
+
+	if (perf_sample_parse(hdr, 0, &sample)) {
+		s->undecodable++;
+		return;
+	}
+	sev = find_event(s, sample.id);
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = sample.time;
+	ev.cpu = (int32_t)sample.cpu;
+	ev.pid = (int32_t)sample.pid;
+	ev.tid = (int32_t)sample.tid;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!sev || (sev->raw && perf_sample_parse(hdr, 1, &sample))) {
+			s->undecodable++;
+			return;
+		}
+		if (sev->source->decode(s, sev->tag, &sample, &ev))
+			push(s, cpu, &ev);
+		return;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (hdr->size < sizeof(*hdr) + 16) {
+			s->undecodable++;
+			return;
+		}
+		memcpy(v, body, 16); /* pid, ppid, tid, ptid */
+		ev.type = hdr->type == PERF_RECORD_FORK ? MTX_EV_FORK : MTX_EV_EXIT;
+		ev.pid = (int32_t)v[0];
+		ev.tid = (int32_t)v[2];
+		ev.u.fork.ppid = (int32_t)v[1];
+		ev.u.fork.ptid = (int32_t)v[3];
+		push(s, cpu, &ev);
+		return;
+	case PERF_RECORD_COMM:
+		if (hdr->size < sizeof(*hdr) + 8 + 32) {
+			s->undecodable++;
+			return;
+		}
+		memcpy(v, body, 8);
+		ev.type = MTX_EV_COMM;
+		ev.pid = (int32_t)v[0];
+		ev.tid = (int32_t)v[1];
+		/* comm is NUL-padded to 8 bytes; the kernel's TASK_COMM_LEN is 16. */
+		strncpy(ev.u.comm.comm, (const char *)body + 8, sizeof(ev.u.comm.comm) - 1);
+		ev.u.comm.exec = (hdr->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+		push(s, cpu, &ev);
+		return;
+	case PERF_RECORD_SWITCH:
+		/* Switch-out comes from sched:sched_switch, which also has the
+		 * state left in and the next task. */
+		if (hdr->misc & PERF_RECORD_MISC_SWITCH_OUT)
+			return;
+		ev.type = MTX_EV_SWITCH_IN;
+		push(s, cpu, &ev);
+		return;
+	case PERF_RECORD_LOST:
+		if (hdr->size < sizeof(*hdr) + 16) {
+			s->undecodable++;
+			return;
+		}
+		memcpy(lost, body, 16);
+		sev = find_event(s, lost[0]);
+		s->lost[sev ? sev->source->id : MTX_SRC_SCHED] += lost[1];
+		return;
+	case PERF_RECORD_LOST_SAMPLES:
+		memcpy(lost, body, 8);
+		s->lost[sev ? sev->source->id : MTX_SRC_SCHED] += lost[0];
+		return;
+	default:
+		return; /* THROTTLE, ITRACE_START ... carry nothing we store */
+	}
+}
+
+static void drain_one(void *ctx, int cpu, const struct perf_event_header *hdr)
+{
+	session_decode_record(ctx, cpu, hdr);
+}
+
+size_t session_drain(struct mtx_session *s)
+{
+	size_t n = 0;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		n += ring_drain(&s->rings[cpu], drain_one, s);
+	return n;
+}
+
+void session_disable(struct mtx_session *s)
+{
+	for (size_t i = 0; i < s->nr_fds; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->rings && s->rings[cpu].fd >= 0)
+			ioctl(s->rings[cpu].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void session_close(struct mtx_session *s)
+{
+	for (size_t i = 0; i < s->nr_fds; i++)
+		close(s->fds[i]);
+	for (int cpu = 0; s->rings && cpu < s->nr_cpus; cpu++)
+		if (s->rings[cpu].fd >= 0)
+			ring_unmap(&s->rings[cpu]);
+	for (int i = 0; i < MTX_SRC__COUNT; i++)
+		free(s->source_state[i]);
+	free(s->rings);
+	free(s->fds);
+	free(s->events);
+	free(s->error);
+	order_free(&s->order);
+	memset(s, 0, sizeof(*s));
+}

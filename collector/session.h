@@ -1,0 +1,74 @@
+/*
+ * collector/session.h - the perf side of one collection: the per-CPU rings,
+ * the events of every source redirected into them, and the decoding of
+ * records into struct mtx_event pushed into the time-ordering stage.
+ */
+#ifndef MTX_COLLECTOR_SESSION_H
+#define MTX_COLLECTOR_SESSION_H
+
+#include "collector/event.h"
+#include "collector/order.h"
+#include "collector/perf.h"
+#include "collector/ring.h"
+#include "collector/source.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct session_event {
+	uint64_t id;                      /* perf's event id (PERF_EVENT_IOC_ID) */
+	const struct mtx_source *source;
+	int tag;                          /* which of the source's events */
+	int raw;                          /* samples carry PERF_SAMPLE_RAW */
+};
+
+struct mtx_session {
+	pid_t pid;                 /* the traced process (-1: none yet) */
+	int nr_cpus;
+	size_t ring_pages;         /* data pages per CPU ring */
+	struct mtx_ring *rings;    /* [nr_cpus]; the ring's fd is that CPU's leader */
+	int *fds;                  /* every other event fd, closed at the end */
+	size_t nr_fds, cap_fds;
+	struct session_event *events;
+	size_t nr_events, cap_events;
+	void *source_state[MTX_SRC__COUNT];
+	struct mtx_order order;
+	uint64_t lost[MTX_SRC__COUNT];       /* records the kernel dropped */
+	uint64_t decoded[MTX_EV__COUNT];     /* events decoded, by type */
+	uint64_t undecodable;                /* records we could not parse */
+	char *error;                         /* last error message */
+};
+
+/*
+ * session_open - open the rings and the events of the sources in @mask
+ * (bit i = mtx_sources[i]) for process @pid (events enabled at its exec)
+ * with @ring_pages data pages per CPU. Returns 0 or -errno with s->error.
+ */
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages);
+
+/*
+ * session_add_event - for sources: open @attr on every CPU, for the traced
+ * process (@system_wide = 0, inherited) or for every task (@system_wide = 1),
+ * route its records into that CPU's ring and remember (@source, @tag).
+ * Returns 0 or -errno with s->error set.
+ */
+int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
+		      int tag, int system_wide);
+
+/* session_drain - decode every new record of every ring into the ordering
+ * stage. Returns the number of records. */
+size_t session_drain(struct mtx_session *s);
+
+/* session_decode_record - decode one record (exposed for unit tests). */
+void session_decode_record(struct mtx_session *s, int cpu, const struct perf_event_header *hdr);
+
+/* session_disable - stop all events (before the final drain). */
+void session_disable(struct mtx_session *s);
+
+/* session_close - unmap rings, close events, free everything. */
+void session_close(struct mtx_session *s);
+
+/* session_set_error - printf into s->error; returns @e. */
+int session_set_error(struct mtx_session *s, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,138 @@
+/* collector/target.c - see target.h. */
+#include "config.h"
+#include "collector/target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Find @prog the way execvp will, so a missing program is reported before
+ * anything is started. Returns 0 or -ENOENT / -EACCES. */
+static int check_program(const char *prog)
+{
+	const char *path;
+	char buf[PATH_MAX];
+	int saw_eacces = 0;
+
+	if (strchr(prog, '/')) {
+		struct stat sb;
+		if (stat(prog, &sb) < 0)
+			return -errno;
+		if (S_ISDIR(sb.st_mode) || access(prog, X_OK) < 0)
+			return -EACCES;
+		return 0;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		struct stat sb;
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? path : ".", prog);
+		if (stat(buf, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			saw_eacces = 1;
+		}
+		path += len + (path[len] == ':');
+	}
+	return saw_eacces ? -EACCES : -ENOENT;
+}
+
+int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err)
+{
+	int go[2], ex[2];
+	int rc = check_program(argv[0]);
+
+	t->pid = -1;
+	t->go_fd = t->err_fd = -1;
+	if (rc) {
+		if (asprintf(err, "%s: %s", argv[0],
+			     rc == -ENOENT ? "no such program" : "not an executable program (permission denied)") < 0)
+			*err = NULL;
+		return rc;
+	}
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
+		if (asprintf(err, "pipe: %s", strerror(errno)) < 0)
+			*err = NULL;
+		return -errno;
+	}
+	t->pid = fork();
+	if (t->pid < 0) {
+		rc = -errno;
+		if (asprintf(err, "fork: %s", strerror(errno)) < 0)
+			*err = NULL;
+		return rc;
+	}
+	if (t->pid == 0) {
+		char c;
+		sigset_t none;
+		int e;
+		/* The program gets the signal state mtx had at start, not the
+		 * mask the collector uses for its signalfd. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* the collector gave up */
+		for (int i = 0; env_extra && env_extra[i]; i++)
+			putenv(env_extra[i]);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	t->go_fd = go[1];
+	t->err_fd = ex[0];
+	return 0;
+}
+
+int target_start(struct mtx_target *t, const char *prog, char **err)
+{
+	int e = 0;
+	ssize_t n;
+	if (write(t->go_fd, "g", 1) != 1) {
+		e = errno;
+	} else {
+		/* EOF means the exec succeeded (the pipe was close-on-exec). */
+		do
+			n = read(t->err_fd, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		if (n != sizeof(e))
+			e = 0;
+	}
+	close(t->go_fd);
+	close(t->err_fd);
+	t->go_fd = t->err_fd = -1;
+	if (e) {
+		if (asprintf(err, "%s: cannot execute: %s", prog, strerror(e)) < 0)
+			*err = NULL;
+		return -e;
+	}
+	return 0;
+}
+
+void target_kill(struct mtx_target *t)
+{
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, NULL, 0);
+	}
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	t->pid = -1;
+	t->go_fd = t->err_fd = -1;
+}

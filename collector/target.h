@@ -1,0 +1,33 @@
+/*
+ * collector/target.h - launching the traced program: forked, held before
+ * exec until the perf events exist (they are enabled by the exec itself),
+ * then released.
+ */
+#ifndef MTX_COLLECTOR_TARGET_H
+#define MTX_COLLECTOR_TARGET_H
+
+#include <sys/types.h>
+
+struct mtx_target {
+	pid_t pid;
+	int go_fd;   /* write end: one byte releases the child into exec */
+	int err_fd;  /* read end: the child writes errno here if exec fails */
+};
+
+/*
+ * target_spawn - fork a child that will exec @argv (PATH searched when
+ * argv[0] has no slash) with @env_extra ("NAME=value" strings, NULL-ended)
+ * added to the environment, but waits first. Returns 0, or -errno with a
+ * message in @err (caller frees): -ENOENT / -EACCES for a missing or
+ * non-executable program, found before forking.
+ */
+int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err);
+
+/* target_start - release the child and wait for its exec. Returns 0, or
+ * -errno (with @err) if the exec failed; the child has then exited 127. */
+int target_start(struct mtx_target *t, const char *prog, char **err);
+
+/* target_kill - kill and reap a child that was never started. */
+void target_kill(struct mtx_target *t);
+
+#endif

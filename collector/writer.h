@@ -1,0 +1,58 @@
+/*
+ * collector/writer.h - the SQLite sink: rows in, batched transactions out.
+ * The writer knows tables, not events; collector/model.c turns events into
+ * rows. Errors are sticky: after the first failure (e.g. a full disk) every
+ * call returns it, and what was committed before stays in the file.
+ */
+#ifndef MTX_COLLECTOR_WRITER_H
+#define MTX_COLLECTOR_WRITER_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct mtx_writer;
+
+/* writer_open - create the run database @path (must not exist) and begin the
+ * first batch. Returns 0 or -errno with a message in @err (caller frees). */
+int writer_open(struct mtx_writer **out, const char *path, char **err);
+
+/* Rows. Each returns 0 or the writer's sticky -errno. NULL-able columns take
+ * a negative value (or NULL pointer) for NULL. */
+int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
+		  uint64_t start_ns, uint64_t end_ns);
+int writer_process(struct mtx_writer *w, int32_t pid, int32_t ppid, const char *exe,
+		   uint64_t start_ns, int64_t end_ns, int64_t exit_status);
+int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, uint64_t end_ns,
+			const char *state, int32_t cpu, const char *syscall);
+int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t prev_tid,
+		  const char *prev_state, int preempt, int32_t next_tid);
+int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t waker_tid,
+		  int32_t wakee_tid, int32_t target_cpu);
+int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
+		   int64_t nr, const char *name, int64_t ret, int has_ret);
+
+/* writer_meta - insert or replace a meta fact (goes into the current batch). */
+int writer_meta(struct mtx_writer *w, const char *key, const char *value);
+int writer_meta_int(struct mtx_writer *w, const char *key, int64_t value);
+
+/* writer_commit - commit the current batch and begin the next one. */
+int writer_commit(struct mtx_writer *w);
+
+/* writer_rows - rows written so far (all tables). */
+uint64_t writer_rows(const struct mtx_writer *w);
+
+/* writer_db - the underlying handle, for finalizing passes (SQL over the
+ * loaded tables). Valid until writer_close. */
+sqlite3 *writer_db(struct mtx_writer *w);
+
+/* writer_error - the sticky error message, or NULL. */
+const char *writer_error(const struct mtx_writer *w);
+
+/*
+ * writer_close - commit; when @finalize, build indexes and mark the run
+ * complete first. Closes the database and frees @w. Returns 0 or -errno
+ * (the sticky error if there was one).
+ */
+int writer_close(struct mtx_writer *w, int finalize);
+
+#endif

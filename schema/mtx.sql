@@ -1,0 +1,155 @@
+-- mtx run database (run.db), schema version 1.
+--
+-- This file is the format specification. One SQLite file holds one run of a
+-- program under `mtx collect`. It is identified by PRAGMA application_id =
+-- 0x6d747801 and versioned by PRAGMA user_version (1 here); a reader refuses a
+-- newer version and migrates an older one (schema/migrations, none yet).
+--
+-- Conventions:
+--  * Every time is an INTEGER count of nanoseconds on CLOCK_MONOTONIC, in a
+--    column whose name ends in _ns. Kernel events (perf, use_clockid) and user
+--    events (libmtx-preload.so) are stamped with the same clock, so they
+--    interleave exactly.
+--  * tid/pid are the kernel's numbers. A tid reused within one run gives a
+--    second row in `threads` with a later start_ns.
+--  * Intervals are half-open [start_ns, end_ns).
+--  * Names here are the public interface: they are added to, never renamed
+--    without a migration. mtx-db(5) documents every column.
+--
+-- Tables are created without secondary indexes; schema/indexes.sql adds them
+-- when collection ends (loading first and indexing after is ~3x faster).
+
+-- Facts about the run: command, start/end, kernel, cpus, clock, versions,
+-- lost records per source (lost_<source>), complete (1 once finalized).
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT
+);
+
+-- One row per process seen (the launched program and every descendant).
+CREATE TABLE processes (
+	pid         INTEGER NOT NULL,
+	ppid        INTEGER,
+	exe         TEXT,              -- comm at the last exec (16 bytes max, kernel's)
+	start_ns    INTEGER,           -- fork (or first event seen)
+	end_ns      INTEGER,           -- exit of its last thread, NULL if never seen
+	exit_status INTEGER            -- exit code; 128+N when killed by signal N; NULL unknown
+);
+
+-- One row per thread lifetime.
+CREATE TABLE threads (
+	tid      INTEGER NOT NULL,
+	pid      INTEGER NOT NULL,
+	name     TEXT,                 -- last comm the thread had
+	start_ns INTEGER NOT NULL,     -- creation (clone), or exec for the first thread
+	end_ns   INTEGER               -- exit; end of run if still alive then
+);
+
+-- Each thread's lifetime tiled, without gap or overlap, into intervals of one
+-- state: running, runnable (preempted or waiting for a CPU), blocked (waiting
+-- in the kernel for something other than I/O or a timer, e.g. a futex),
+-- blocked_sync (blocked on a known sync object: object_id), blocked_io
+-- (uninterruptible sleep or an I/O syscall), sleeping (a timed sleep).
+CREATE TABLE thread_states (
+	tid       INTEGER NOT NULL,
+	start_ns  INTEGER NOT NULL,
+	end_ns    INTEGER NOT NULL,
+	state     TEXT NOT NULL,
+	cpu       INTEGER,             -- for running: the CPU
+	object_id INTEGER,             -- for blocked_sync: sync_objects.id
+	syscall   TEXT                 -- the syscall the thread was in, when known
+);
+
+-- Every time a traced thread left a CPU (sched:sched_switch in its context).
+-- prev_state is the kernel's letter: R (preempted, also preempt=1), S, D, ...
+CREATE TABLE switches (
+	ts_ns      INTEGER NOT NULL,
+	cpu        INTEGER NOT NULL,
+	prev_tid   INTEGER NOT NULL,
+	prev_state TEXT NOT NULL,
+	preempt    INTEGER NOT NULL,
+	next_tid   INTEGER NOT NULL     -- 0 is the idle task
+);
+
+-- Wakeups of traced threads (sched:sched_waking, recorded system-wide so
+-- wakeups by interrupts and other processes are seen). waker_tid 0 means the
+-- wakeup came from interrupt context or the idle task.
+CREATE TABLE wakeups (
+	ts_ns      INTEGER NOT NULL,
+	cpu        INTEGER NOT NULL,
+	waker_tid  INTEGER NOT NULL,
+	wakee_tid  INTEGER NOT NULL,
+	target_cpu INTEGER
+);
+
+-- Syscalls of traced threads, enter and exit paired. end_ns/ret NULL when the
+-- thread never returned (exit, exec, end of run).
+CREATE TABLE syscalls (
+	tid      INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns   INTEGER,
+	nr       INTEGER NOT NULL,
+	name     TEXT NOT NULL,
+	ret      INTEGER
+);
+
+-- One row per lifetime of a synchronization object (an address reused after
+-- destroy is a new row).
+CREATE TABLE sync_objects (
+	id           INTEGER PRIMARY KEY,
+	kind         TEXT NOT NULL,     -- mutex rwlock spinlock cond sem barrier signal thread
+	addr         INTEGER NOT NULL,
+	pid          INTEGER,
+	created_ns   INTEGER,
+	destroyed_ns INTEGER
+);
+
+-- One row per synchronization operation.
+CREATE TABLE sync_ops (
+	id        INTEGER PRIMARY KEY,
+	tid       INTEGER NOT NULL,
+	object_id INTEGER NOT NULL,
+	op        TEXT NOT NULL,
+	start_ns  INTEGER NOT NULL,
+	end_ns    INTEGER NOT NULL,
+	blocked   INTEGER NOT NULL DEFAULT 0,
+	wait_ns   INTEGER NOT NULL DEFAULT 0,
+	result    INTEGER,
+	arg       INTEGER,
+	callsite  INTEGER
+);
+
+-- Functions named by calls and stacks.
+CREATE TABLE functions (
+	id     INTEGER PRIMARY KEY,
+	name   TEXT NOT NULL,
+	module TEXT,
+	file   TEXT,
+	line   INTEGER
+);
+
+-- Exact function invocations (uprobes or -pg / -finstrument-functions hooks).
+CREATE TABLE calls (
+	id          INTEGER PRIMARY KEY,
+	tid         INTEGER NOT NULL,
+	function_id INTEGER NOT NULL,
+	parent_id   INTEGER,
+	depth       INTEGER NOT NULL,
+	start_ns    INTEGER NOT NULL,
+	end_ns      INTEGER
+);
+
+-- Deduplicated call paths; a stack is its leaf row, parents toward the root.
+CREATE TABLE stacks (
+	id          INTEGER PRIMARY KEY,
+	parent_id   INTEGER,
+	function_id INTEGER NOT NULL
+);
+
+-- CPU samples.
+CREATE TABLE samples (
+	ts_ns    INTEGER NOT NULL,
+	tid      INTEGER NOT NULL,
+	cpu      INTEGER,
+	stack_id INTEGER
+);

@@ -1,0 +1,153 @@
+/* src/cmd-collect.c - 'mtx collect': parse the command line, run the collector. */
+#include "config.h"
+#include "collector/collect.h"
+#include "collector/source.h"
+#include "src/cmd.h"
+#include "src/log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cmd_collect_usage[] =
+	"usage: mtx collect [-o FILE] [-e EVENTS] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
+	"\n"
+	"  -o, --output FILE       write the run here (default run.db; an existing file\n"
+	"                          is kept as FILE.old)\n"
+	"  -e, --events LIST       event sources, comma-separated (default: all):\n"
+	"                            sched     context switches, forks, exits (always on)\n"
+	"                            wakeups   who woke each thread (system-wide)\n"
+	"                            syscalls  every syscall and its return value\n"
+	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
+	"  -q, --quiet             no status lines\n"
+	"  -v, --verbose           more status lines\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"mtx collect exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
+	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
+	"command line and 1 if mtx could not record.\n";
+
+/* Parse "sched,syscalls" into a source mask; the sched source is always in. */
+static int parse_events(const char *list, unsigned *mask)
+{
+	char *copy = strdup(list), *save = NULL;
+	*mask = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+		if (!strcmp(tok, "all")) {
+			*mask = (1u << mtx_nr_sources) - 1;
+			continue;
+		}
+		for (int i = 0; i < mtx_nr_sources; i++) {
+			if (!strcmp(mtx_sources[i]->name, tok)) {
+				*mask |= 1u << i;
+				found = 1;
+			}
+		}
+		if (!found) {
+			cmd_usage_error("collect", "unknown event source '%s' (known: sched, wakeups, syscalls)", tok);
+			free(copy);
+			return -1;
+		}
+	}
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mtx_sources[i]->mandatory)
+			*mask |= 1u << i;
+	free(copy);
+	return 0;
+}
+
+static char *join_command(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	for (int i = 0; s && i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "buffer-size", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1 };
+	long mib = 16;
+	struct collect_result r;
+	int opt, rc;
+	char *err = NULL, *command;
+	size_t pages;
+
+	/* '+': stop at the program name, its options are its own. */
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:e:m:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'e':
+			if (parse_events(optarg, &o.sources))
+				return EXIT_USAGE;
+			break;
+		case 'm': {
+			char *end;
+			mib = strtol(optarg, &end, 10);
+			if (*end || mib < 1 || mib > 4096)
+				return cmd_usage_error("collect", "--buffer-size takes MiB from 1 to 4096, not '%s'", optarg);
+			break;
+		}
+		case 'q':
+			log_set_level(LOG_QUIET);
+			break;
+		case 'v':
+			log_set_level(LOG_VERBOSE);
+			break;
+		case 'h':
+			fputs(cmd_collect_usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				return cmd_usage_error("collect", "unknown or incomplete option '-%c'", optopt);
+			return cmd_usage_error("collect", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("collect", "no program to run");
+	o.argv = argv + optind;
+	/* Ring sizes must be a power of two pages. */
+	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	o.ring_pages = pages;
+	command = join_command(argc - optind, argv + optind);
+	o.command = command;
+
+	rc = collect_run(&o, &r, &err);
+	free(command);
+	if (rc) {
+		log_error("%s", err ? err : "collection failed");
+		free(err);
+		return r.program_failed ? r.program_failed : EXIT_FAILURE_MTX;
+	}
+	if (r.record_failed && r.status == 0)
+		return EXIT_FAILURE_MTX;
+	return r.status;
+}

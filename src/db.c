@@ -1,0 +1,208 @@
+/* src/db.c - see db.h. */
+#include "config.h"
+#include "src/db.h"
+#include "schema/schema.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return;
+	free(*err);
+	*err = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+}
+
+int db_exec(sqlite3 *db, const char *sql, char **err)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		set_err(err, "%s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return rc == SQLITE_FULL ? -ENOSPC : -EIO;
+	}
+	return 0;
+}
+
+int db_create(const char *path, sqlite3 **out, char **err)
+{
+	sqlite3 *db = NULL;
+	char pragmas[256];
+	int rc;
+
+	*out = NULL;
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		int e = errno ? errno : EIO;
+		set_err(err, "cannot create %s: %s", path, strerror(e));
+		sqlite3_close(db);
+		return -e;
+	}
+	/* Bulk loading: WAL keeps every committed batch safe if the collector is
+	 * killed; synchronous=OFF skips fsync (a crash of the OS, not of mtx,
+	 * may lose the tail). */
+	snprintf(pragmas, sizeof(pragmas),
+		 "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;"
+		 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+		 MTX_APPLICATION_ID, MTX_SCHEMA_VERSION);
+	if (db_exec(db, pragmas, err) || db_exec(db, schema_mtx_sql, err) ||
+	    db_exec(db, schema_views_sql, err)) {
+		char *why = err && *err ? strdup(*err) : NULL;
+		set_err(err, "cannot create %s: %s", path, why ? why : "schema failed");
+		free(why);
+		sqlite3_close(db);
+		return -EIO;
+	}
+	*out = db;
+	return 0;
+}
+
+int db_error_is_corrupt(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+int db_open_readonly(const char *path, sqlite3 **out, char **err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int64_t app_id, version;
+	int rc;
+
+	*out = NULL;
+	if (stat(path, &sb) < 0) {
+		int e = errno;
+		set_err(err, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		set_err(err, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		set_err(err, "%s: cannot open: %s", path, sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return -EIO;
+	}
+	/* Reading the header and the schema touches the first pages: a file that
+	 * is not SQLite fails here with SQLITE_NOTADB. */
+	rc = sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	app_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		if ((rc & 0xff) == SQLITE_NOTADB)
+			set_err(err, "%s: not an mtx database (not an SQLite file)", path);
+		else if (db_error_is_corrupt(rc))
+			set_err(err, "%s: the database is corrupt", path);
+		else
+			set_err(err, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	if (app_id != MTX_APPLICATION_ID) {
+		set_err(err, "%s: not an mtx database (an SQLite file of another program)", path);
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	version = db_query_int(db, "PRAGMA user_version", -1);
+	if (version > MTX_SCHEMA_VERSION) {
+		set_err(err, "%s: written by a newer mtx (schema %lld; this mtx reads up to %d): upgrade mtx",
+			path, (long long)version, MTX_SCHEMA_VERSION);
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	if (version < 1) {
+		set_err(err, "%s: not an mtx database (no schema version)", path);
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	/* A cheap structural check of the whole file catches truncation and
+	 * overwritten pages before a view shows half the data. */
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
+		sqlite3_finalize(st);
+		set_err(err, "%s: the database is corrupt", path);
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	sqlite3_finalize(st);
+	*out = db;
+	return 0;
+}
+
+int db_finalize(sqlite3 *db, char **err)
+{
+	int rc = db_exec(db, schema_indexes_sql, err);
+	if (rc)
+		return rc;
+	/* Back to a rollback journal: a WAL database needs its -shm beside it
+	 * and write access to open, which a read-only copy would not have. */
+	return db_exec(db, "PRAGMA journal_mode=DELETE", err);
+}
+
+int db_meta_set(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_FULL)
+		return -ENOSPC;
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_meta_set_int(sqlite3 *db, const char *key, int64_t value)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%lld", (long long)value);
+	return db_meta_set(db, key, buf);
+}
+
+char *db_meta_get(sqlite3 *db, const char *key)
+{
+	sqlite3_stmt *st;
+	char *value = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		value = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return value;
+}
+
+int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback)
+{
+	sqlite3_stmt *st;
+	int64_t v = fallback;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fallback;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}

@@ -1,0 +1,50 @@
+/*
+ * src/db.h - opening, creating and checking run databases. Every reader
+ * (info, report, browse) and the collector's writer go through here, so the
+ * checks for "not an mtx database", "corrupt" and "newer schema" live once.
+ */
+#ifndef MTX_DB_H
+#define MTX_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+/*
+ * db_create - create a new, empty run database at @path (which must not
+ * exist) with the embedded schema, tuned for bulk loading (WAL, no fsync).
+ * Returns 0 and the handle in @out, or -errno with a message in @err
+ * (caller frees).
+ */
+int db_create(const char *path, sqlite3 **out, char **err);
+
+/*
+ * db_open_readonly - open an existing run database for reading and check it
+ * is one: an SQLite file, marked as mtx, of a schema this build understands,
+ * and readable. Returns 0, or -errno with a one-line message in @err (caller
+ * frees) naming the file and what to do.
+ */
+int db_open_readonly(const char *path, sqlite3 **out, char **err);
+
+/* db_finalize - build the secondary indexes and switch the journal back to a
+ * single file so the database opens read-only anywhere. Returns 0 or -EIO. */
+int db_finalize(sqlite3 *db, char **err);
+
+/* db_exec - run @sql (one or more statements). Returns 0 or -EIO with @err. */
+int db_exec(sqlite3 *db, const char *sql, char **err);
+
+/* db_meta_set - insert or replace one meta fact. Returns 0 or -EIO. */
+int db_meta_set(sqlite3 *db, const char *key, const char *value);
+/* db_meta_set_int - the same for an integer value. */
+int db_meta_set_int(sqlite3 *db, const char *key, int64_t value);
+
+/* db_meta_get - the value of a meta key, malloc'd (caller frees), or NULL. */
+char *db_meta_get(sqlite3 *db, const char *key);
+
+/* db_query_int - the first column of the first row of @sql as an integer;
+ * @fallback when there is no row or on error. */
+int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback);
+
+/* db_error_is_corrupt - whether an SQLite result code means a damaged file. */
+int db_error_is_corrupt(int rc);
+
+#endif

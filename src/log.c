@@ -1,0 +1,61 @@
+/* src/log.c - see log.h. */
+#include "config.h"
+#include "src/log.h"
+
+#include <stdio.h>
+
+static enum log_level current_level = LOG_NORMAL;
+
+void log_set_level(enum log_level level)
+{
+	current_level = level;
+}
+
+static void log_line(const char *prefix, const char *fmt, va_list ap)
+{
+	/* Build the line first so it reaches stderr in one write. */
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "mtx: %s", prefix);
+	if (n < 0)
+		return;
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	fprintf(stderr, "%s\n", buf);
+}
+
+void log_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	if (current_level < LOG_NORMAL)
+		return;
+	va_start(ap, fmt);
+	log_line("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+	if (current_level < LOG_NORMAL)
+		return;
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+	if (current_level < LOG_VERBOSE)
+		return;
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,14 @@
+/*
+ * src/timefmt.h - human-readable durations for reports and the browser:
+ * "812 ns", "3.40 us", "12.5 ms", "1.234 s", "2m03s".
+ */
+#ifndef MTX_TIMEFMT_H
+#define MTX_TIMEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* timefmt_duration - format @ns into @buf (at least 16 bytes); returns @buf. */
+char *timefmt_duration(uint64_t ns, char *buf, size_t size);
+
+#endif
