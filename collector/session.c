@@ -36,11 +36,8 @@ int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 	return e;
 }
 
-static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, int raw)
+static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, int raw)
 {
-	uint64_t id;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
-		return -errno;
 	if (s->nr_events == s->cap_events) {
 		size_t cap = s->cap_events ? s->cap_events * 2 : 16;
 		struct session_event *ev = realloc(s->events, cap * sizeof(*ev));
@@ -51,6 +48,14 @@ static int remember_event(struct mtx_session *s, int fd, const struct mtx_source
 	}
 	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .raw = raw };
 	return 0;
+}
+
+static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, int raw)
+{
+	uint64_t id;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	return add_event_id(s, id, source, tag, raw);
 }
 
 static int remember_fd(struct mtx_session *s, int fd)
@@ -143,11 +148,42 @@ int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pa
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		rc = mtx_sources[i]->open(s);
+		rc = mtx_sources[i]->layout(s);
+		if (!rc)
+			rc = mtx_sources[i]->open(s);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* Synthetic ids for offline sessions: leader, then each source's tags. */
+#define OFFLINE_ID_BASE 1000
+
+int session_open_offline(struct mtx_session *s, int nr_cpus)
+{
+	int rc;
+	memset(s, 0, sizeof(*s));
+	s->pid = -1;
+	s->nr_cpus = nr_cpus;
+	if (order_init(&s->order, nr_cpus))
+		return session_set_error(s, -ENOMEM, "out of memory");
+	if (add_event_id(s, OFFLINE_ID_BASE, &source_sched, -1, 0))
+		return -ENOMEM;
+	for (int i = 0; i < mtx_nr_sources; i++) {
+		rc = mtx_sources[i]->layout(s);
+		if (rc)
+			return rc;
+		for (int tag = 0; tag < mtx_sources[i]->nr_tags; tag++)
+			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, 1))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+uint64_t session_offline_id(const struct mtx_source *source, int tag)
+{
+	return source ? OFFLINE_ID_BASE + 16 * (1 + (uint64_t)source->id) + (uint64_t)tag : OFFLINE_ID_BASE;
 }
 
 static const struct session_event *find_event(const struct mtx_session *s, uint64_t id)

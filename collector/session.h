@@ -55,6 +55,18 @@ int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pa
 int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
 		      int tag, int system_wide);
 
+/*
+ * session_open_offline - a session with no perf events, for decoding stored
+ * record bytes (unit tests, the writer benchmark): tracepoint layouts are
+ * read from tracefs (call tracefs_ensure first) and each source's events get
+ * the synthetic ids session_offline_id() returns. Returns 0 or -errno.
+ */
+int session_open_offline(struct mtx_session *s, int nr_cpus);
+
+/* session_offline_id - the id of @source's event @tag in an offline session
+ * (@source NULL: the leader, whose records are FORK, COMM, SWITCH, ...). */
+uint64_t session_offline_id(const struct mtx_source *source, int tag);
+
 /* session_drain - decode every new record of every ring into the ordering
  * stage. Returns the number of records. */
 size_t session_drain(struct mtx_session *s);

@@ -19,20 +19,25 @@ struct sched_layout {
 	struct tp_field prev_pid, prev_state, next_pid;
 };
 
-static int sched_open(struct mtx_session *s)
+static int sched_layout(struct mtx_session *s)
 {
-	struct perf_event_attr attr;
 	struct sched_layout *l = calloc(1, sizeof(*l));
-	long id = tracepoint_id("sched", "sched_switch");
 	if (!l)
 		return -ENOMEM;
 	s->source_state[MTX_SRC_SCHED] = l;
-	if (id < 0)
-		return session_set_error(s, (int)id, "no sched:sched_switch tracepoint in tracefs");
 	if (tp_lookup("sched", "sched_switch", "prev_pid", &l->prev_pid) ||
 	    tp_lookup("sched", "sched_switch", "prev_state", &l->prev_state) ||
 	    tp_lookup("sched", "sched_switch", "next_pid", &l->next_pid))
-		return session_set_error(s, -EINVAL, "sched:sched_switch has an unknown format");
+		return session_set_error(s, -EINVAL, "sched:sched_switch is missing from tracefs or has an unknown format");
+	return 0;
+}
+
+static int sched_open(struct mtx_session *s)
+{
+	struct perf_event_attr attr;
+	long id = tracepoint_id("sched", "sched_switch");
+	if (id < 0)
+		return session_set_error(s, (int)id, "no sched:sched_switch tracepoint in tracefs");
 	tp_attr(&attr, id);
 	attr.inherit = 1;
 	attr.disabled = 1;
@@ -57,6 +62,8 @@ const struct mtx_source source_sched = {
 	.name = "sched",
 	.summary = "context switches (in and out, state left in, preemption), forks, exits, names",
 	.mandatory = 1,
+	.layout = sched_layout,
 	.open = sched_open,
+	.nr_tags = 1,
 	.decode = sched_decode,
 };

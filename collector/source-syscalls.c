@@ -16,26 +16,31 @@ struct syscalls_layout {
 	struct tp_field enter_id, enter_args, exit_id, exit_ret;
 };
 
-static int syscalls_open(struct mtx_session *s)
+static int syscalls_layout(struct mtx_session *s)
 {
-	struct perf_event_attr attr;
 	struct syscalls_layout *l = calloc(1, sizeof(*l));
-	long enter = tracepoint_id("raw_syscalls", "sys_enter");
-	long exit_ = tracepoint_id("raw_syscalls", "sys_exit");
-	int rc;
-
 	if (!l)
 		return -ENOMEM;
 	s->source_state[MTX_SRC_SYSCALLS] = l;
-	if (enter < 0 || exit_ < 0)
-		return session_set_error(s, -ENOENT, "no raw_syscalls tracepoints in tracefs");
 	if (tp_lookup("raw_syscalls", "sys_enter", "id", &l->enter_id) ||
 	    tp_lookup("raw_syscalls", "sys_enter", "args", &l->enter_args) ||
 	    tp_lookup("raw_syscalls", "sys_exit", "id", &l->exit_id) ||
 	    tp_lookup("raw_syscalls", "sys_exit", "ret", &l->exit_ret))
-		return session_set_error(s, -EINVAL, "raw_syscalls tracepoints have an unknown format");
+		return session_set_error(s, -EINVAL, "raw_syscalls tracepoints are missing from tracefs or have an unknown format");
 	/* args is an array of six longs: read the first two. */
 	l->enter_args.size = 8;
+	return 0;
+}
+
+static int syscalls_open(struct mtx_session *s)
+{
+	struct perf_event_attr attr;
+	long enter = tracepoint_id("raw_syscalls", "sys_enter");
+	long exit_ = tracepoint_id("raw_syscalls", "sys_exit");
+	int rc;
+
+	if (enter < 0 || exit_ < 0)
+		return session_set_error(s, -ENOENT, "no raw_syscalls tracepoints in tracefs");
 
 	tp_attr(&attr, enter);
 	attr.inherit = 1;
@@ -72,6 +77,8 @@ const struct mtx_source source_syscalls = {
 	.id = MTX_SRC_SYSCALLS,
 	.name = "syscalls",
 	.summary = "every syscall with its arguments' first values and return value (can be costly)",
+	.layout = syscalls_layout,
 	.open = syscalls_open,
+	.nr_tags = 2,
 	.decode = syscalls_decode,
 };

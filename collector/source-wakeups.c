@@ -23,20 +23,25 @@ struct wakeups_layout {
 /* trace_flag_type bits in common_flags: hardirq, softirq, NMI. */
 #define TRACE_FLAGS_INTERRUPT (0x08 | 0x10 | 0x40)
 
-static int wakeups_open(struct mtx_session *s)
+static int wakeups_layout(struct mtx_session *s)
 {
-	struct perf_event_attr attr;
 	struct wakeups_layout *l = calloc(1, sizeof(*l));
-	long id = tracepoint_id("sched", "sched_waking");
 	if (!l)
 		return -ENOMEM;
 	s->source_state[MTX_SRC_WAKEUPS] = l;
-	if (id < 0)
-		return session_set_error(s, (int)id, "no sched:sched_waking tracepoint in tracefs");
 	if (tp_lookup("sched", "sched_waking", "pid", &l->pid))
-		return session_set_error(s, -EINVAL, "sched:sched_waking has an unknown format");
+		return session_set_error(s, -EINVAL, "sched:sched_waking is missing from tracefs or has an unknown format");
 	tp_lookup("sched", "sched_waking", "target_cpu", &l->target_cpu);
 	tp_lookup("sched", "sched_waking", "common_flags", &l->common_flags);
+	return 0;
+}
+
+static int wakeups_open(struct mtx_session *s)
+{
+	struct perf_event_attr attr;
+	long id = tracepoint_id("sched", "sched_waking");
+	if (id < 0)
+		return session_set_error(s, (int)id, "no sched:sched_waking tracepoint in tracefs");
 	tp_attr(&attr, id);
 	return session_add_event(s, &attr, &source_wakeups, 0, 1);
 }
@@ -58,6 +63,8 @@ const struct mtx_source source_wakeups = {
 	.id = MTX_SRC_WAKEUPS,
 	.name = "wakeups",
 	.summary = "who woke each traced thread (threads, other processes, interrupts; system-wide)",
+	.layout = wakeups_layout,
 	.open = wakeups_open,
+	.nr_tags = 1,
 	.decode = wakeups_decode,
 };

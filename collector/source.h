@@ -17,10 +17,18 @@ struct mtx_source {
 	const char *summary;  /* one line for help and the man page */
 	int mandatory;        /* cannot be turned off (threads and states need it) */
 	/*
-	 * open - open this source's perf events through session_add_event().
+	 * layout - learn the payload layout of this source's tracepoints from
+	 * tracefs into s->source_state[id]. Returns 0 or -errno (s->error set).
+	 */
+	int (*layout)(struct mtx_session *s);
+	/*
+	 * open - open this source's perf events through session_add_event()
+	 * (layout has run).
 	 * Returns 0 or -errno; on failure the session has a message.
 	 */
 	int (*open)(struct mtx_session *s);
+	/* Number of distinct events (tags) the source opens. */
+	int nr_tags;
 	/*
 	 * decode - turn one PERF_RECORD_SAMPLE of event @tag of this source
 	 * into @out. Returns 1 if @out is an event to keep, 0 to drop it.

@@ -1,0 +1,265 @@
+/*
+ * collector/source-sync.c - create, drain and destroy the sync region that
+ * libmtx-preload.so writes into. The format is documented in
+ * collector/preload/shm.h.
+ *
+ * Trust: the region is writable by the traced program, which may corrupt it.
+ * The reader therefore keeps the geometry and every lane's tail in its own
+ * memory, checks each head against them, and copies a record out before
+ * looking at it. Nothing read from the region is used as an index without a
+ * bound check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/preload/shm.h"
+#include "collector/source-sync.h"
+
+struct sync_region {
+	void *base;
+	size_t size;
+	char name[64];       /* shm_open name, "/mtx-sync-..." */
+	char env[80];        /* MTX_SHM_ENV "=" name */
+	uint32_t lane_count;
+	uint32_t lane_records;
+	uint64_t lane_offset;
+	uint64_t lane_stride;
+	uint64_t *tail;      /* our copy of every lane's tail */
+	uint64_t rejected;   /* records the drain could not trust */
+	uint32_t free_lanes; /* counted by the previous drain */
+};
+
+static struct mtx_shm_lane *lane_of(struct sync_region *r, uint32_t i)
+{
+	return mtx_shm_lane_at(r->base, r->lane_offset, r->lane_stride, i);
+}
+
+int sync_region_create(struct sync_region **out)
+{
+	return sync_region_create_sized(out, MTX_SHM_DEFAULT_LANES, MTX_SHM_DEFAULT_LANE_RECORDS);
+}
+
+int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
+			     uint32_t lane_records)
+{
+	struct mtx_shm_header *h;
+	struct sync_region *r;
+	uint64_t stride, size;
+	uint32_t rnd = 0;
+	int fd, err;
+
+	*out = NULL;
+	if (lane_count == 0 || lane_count > (1u << 20) || lane_records < 32 ||
+	    lane_records > (1u << 24) || (lane_records & (lane_records - 1)) != 0)
+		return -EINVAL;
+	stride = MTX_SHM_LANE_HEADER_SIZE + (uint64_t)lane_records * MTX_SHM_RECORD_SIZE;
+	stride = (stride + 4095) & ~(uint64_t)4095; /* lanes start on their own page */
+	size = MTX_SHM_HEADER_SIZE + stride * lane_count;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->tail = calloc(lane_count, sizeof(*r->tail));
+	if (!r->tail) {
+		free(r);
+		return -ENOMEM;
+	}
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)r;
+	/* O_EXCL and a random part: never attach to someone else's object. */
+	for (int attempt = 0;; attempt++) {
+		snprintf(r->name, sizeof(r->name), "/mtx-sync-%d-%08x", (int)getpid(),
+			 rnd + (uint32_t)attempt);
+		fd = shm_open(r->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST || attempt == 16)
+			break;
+	}
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		err = -errno;
+		close(fd);
+		shm_unlink(r->name);
+		goto fail;
+	}
+	r->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = -errno;
+	close(fd);
+	if (r->base == MAP_FAILED) {
+		shm_unlink(r->name);
+		goto fail;
+	}
+	r->size = size;
+	r->lane_count = lane_count;
+	r->lane_records = lane_records;
+	r->lane_offset = MTX_SHM_HEADER_SIZE;
+	r->lane_stride = stride;
+	snprintf(r->env, sizeof(r->env), "%s=%s", MTX_SHM_ENV, r->name);
+
+	/* ftruncate gave zeroes: every lane FREE with head == tail == 0. */
+	h = r->base;
+	h->version = MTX_SHM_VERSION;
+	h->header_size = MTX_SHM_HEADER_SIZE;
+	h->record_size = MTX_SHM_RECORD_SIZE;
+	h->lane_count = lane_count;
+	h->lane_records = lane_records;
+	h->lane_header_size = MTX_SHM_LANE_HEADER_SIZE;
+	h->lane_offset = r->lane_offset;
+	h->lane_stride = stride;
+	h->clock_id = CLOCK_MONOTONIC;
+	h->creator_pid = getpid();
+	/* magic last: a library that sees it sees a complete header */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, MTX_SHM_MAGIC, sizeof(h->magic));
+	r->free_lanes = lane_count;
+	*out = r;
+	return 0;
+
+fail:
+	free(r->tail);
+	free(r);
+	return err;
+}
+
+const char *sync_region_env(struct sync_region *r)
+{
+	return r->env;
+}
+
+void *sync_region_map(struct sync_region *r, size_t *size)
+{
+	if (size)
+		*size = r->size;
+	return r->base;
+}
+
+/*
+ * A LIVE lane whose thread no longer exists (the process was killed, or the
+ * thread left through a path that ran no destructor) would never be freed.
+ * tgkill with signal 0 checks existence without sending anything; EPERM means
+ * it exists. A recycled tid makes us keep the lane: a leak, never a mix-up.
+ */
+static void reap_dead_lanes(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+	uint32_t used = __atomic_load_n(&h->lanes_used, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < used && i < r->lane_count; i++) {
+		struct mtx_shm_lane *l = lane_of(r, i);
+		uint32_t expect = MTX_LANE_LIVE;
+		int32_t pid, tid;
+
+		if (__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != MTX_LANE_LIVE)
+			continue;
+		pid = l->owner_pid;
+		tid = l->owner_tid;
+		if (pid <= 0 || tid <= 0)
+			continue;
+		if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
+			__atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_EXITED, 0,
+						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	}
+}
+
+static int record_valid(const struct mtx_sync_record *rec)
+{
+	return rec->kind < MTX_SYNC_KIND__COUNT && rec->op < MTX_SYNC_OP__COUNT &&
+	       rec->end_ns >= rec->start_ns;
+}
+
+size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
+{
+	uint64_t n = r->lane_records, mask = n - 1;
+	struct mtx_shm_header *h = r->base;
+	uint32_t used = __atomic_load_n(&h->lanes_used, __ATOMIC_ACQUIRE);
+	uint32_t free_lanes;
+	size_t emitted = 0;
+	struct mtx_event ev;
+
+	if (r->free_lanes < r->lane_count / 4 + 1)
+		reap_dead_lanes(r);
+
+	/* lanes_used only grows; a scribbled value is clamped, not trusted */
+	if (used > r->lane_count)
+		used = r->lane_count;
+	free_lanes = r->lane_count - used;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MTX_EV_SYNC;
+	ev.cpu = -1;
+	for (uint32_t i = 0; i < used; i++) {
+		struct mtx_shm_lane *l = lane_of(r, i);
+		struct mtx_sync_record *recs = mtx_shm_lane_records(l);
+		/* state before head: an EXITED state guarantees the head is final */
+		uint32_t state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE);
+		uint64_t head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
+		uint64_t tail = r->tail[i], old_tail = tail;
+
+		if (state == MTX_LANE_FREE && head == tail) {
+			free_lanes++;
+			continue;
+		}
+		if (head - tail > n) {
+			/* head behind tail or more than a lane ahead: scribbled */
+			r->rejected += head > tail ? head - tail : 1;
+			tail = head;
+		}
+		for (; tail != head; tail++) {
+			ev.u.sync = recs[tail & mask]; /* copy out, then look */
+			if (!record_valid(&ev.u.sync)) {
+				r->rejected++;
+				continue;
+			}
+			ev.ts_ns = ev.u.sync.start_ns;
+			ev.pid = ev.u.sync.pid;
+			ev.tid = ev.u.sync.tid;
+			emit(ctx, &ev);
+			emitted++;
+		}
+		r->tail[i] = tail;
+		/* release: the writer may reuse the slots only after we copied them */
+		if (tail != old_tail)
+			__atomic_store_n(&l->tail, tail, __ATOMIC_RELEASE);
+		if (state == MTX_LANE_EXITED) {
+			uint32_t expect = MTX_LANE_EXITED;
+
+			/* keep head == tail for the next owner, which starts at head */
+			if (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) == tail &&
+			    __atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_FREE, 0,
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+				free_lanes++;
+		} else if (state == MTX_LANE_FREE) {
+			free_lanes++;
+		}
+	}
+	r->free_lanes = free_lanes;
+	return emitted;
+}
+
+uint64_t sync_region_lost(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	return __atomic_load_n(&h->lost_full, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&h->lost_nolane, __ATOMIC_RELAXED) + r->rejected;
+}
+
+void sync_region_destroy(struct sync_region *r)
+{
+	if (!r)
+		return;
+	munmap(r->base, r->size);
+	shm_unlink(r->name);
+	free(r->tail);
+	free(r);
+}
