@@ -1,0 +1,26 @@
+# tests/: Criterion unit tests (tests/unit) and end-to-end shell tests
+# (tests/e2e), all run by 'make check'.
+UNIT_TESTS = \
+	tests/unit/test-order \
+	tests/unit/test-decode \
+	tests/unit/test-model \
+	tests/unit/test-db
+
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(CRITERION_CFLAGS)
+UNIT_LIBS = $(MTX_LIBS) $(CRITERION_LIBS)
+
+tests_unit_test_order_SOURCES = tests/unit/test-order.c
+tests_unit_test_order_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_order_LDADD = $(UNIT_LIBS)
+tests_unit_test_decode_SOURCES = tests/unit/test-decode.c tests/unit/record-builder.h
+tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_decode_LDADD = $(UNIT_LIBS)
+tests_unit_test_model_SOURCES = tests/unit/test-model.c
+tests_unit_test_model_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_model_LDADD = $(UNIT_LIBS)
+tests_unit_test_db_SOURCES = tests/unit/test-db.c
+tests_unit_test_db_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_db_LDADD = $(UNIT_LIBS)
