@@ -111,6 +111,34 @@ static int keep_previous(const char *path, char **err)
 	return 1;
 }
 
+/* Context switches the kernel has counted for @pid's main thread so far
+ * (voluntary + nonvoluntary), or -1. The kernel keeps these across exec but
+ * the trace starts at exec, so a comparison of the two needs the count at
+ * that point. Read as soon as the exec closed our close-on-exec pipe: that
+ * is after sched_exec() (which may switch the task to migrate it) and
+ * microseconds before perf_event_exec() enables the events. */
+static int64_t switches_so_far(pid_t pid)
+{
+	char path[64], line[256];
+	int64_t total = 0;
+	int found = 0;
+	FILE *f;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long long n;
+		if (sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &n) == 1) {
+			total += n;
+			found++;
+		}
+	}
+	fclose(f);
+	return found == 2 ? total : -1;
+}
+
 static int decode_status(int wstatus)
 {
 	if (WIFEXITED(wstatus))
@@ -189,6 +217,15 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	rc = target_start(&t, o->argv[0], err);
+	if (!rc) {
+		/* The read can come after the program's first traced switches;
+		 * its time lets a reader tell which (see mtx-db(5)). */
+		uint64_t from_ns = now_ns();
+		int64_t n = switches_so_far(t.pid);
+		writer_meta_int(w, "root_switches_at_exec", n);
+		writer_meta_int(w, "root_switches_read_from_ns", (int64_t)from_ns);
+		writer_meta_int(w, "root_switches_read_to_ns", (int64_t)now_ns());
+	}
 	if (rc) {
 		r->program_failed = rc == -ENOENT ? 127 : 126;
 		waitpid(t.pid, NULL, 0);

@@ -1,0 +1,46 @@
+# tests/e2e/lib.sh - shared by the end-to-end tests (sourced).
+# Automake runs each test with srcdir set and from the build directory.
+set -u
+: "${srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+BUILDDIR=${BUILDDIR:-$(pwd)}
+MTX=${MTX:-$BUILDDIR/mtx}
+SAMPLES=${SAMPLES:-$BUILDDIR/samples}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mtx-e2e.XXXXXX")
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+FAILED=0
+
+fail() { echo "FAIL: $*"; FAILED=1; }
+pass() { echo "ok: $*"; }
+skip() { echo "SKIP: $*"; exit 77; }
+finish() { [ "$FAILED" = 0 ] && exit 0 || exit 1; }
+
+# sql DB QUERY - one value (or rows, '|'-separated) from a run database.
+sql() { sqlite3 -batch "$1" "$2"; }
+
+# Skip (77) only when this machine cannot trace at all: not root and perf
+# locked down. Anything else that fails is a real failure.
+require_perf() {
+	command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
+	if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
+		skip "not root and kernel.perf_event_paranoid > 1: no perf access"
+	fi
+}
+
+# import_selfcheck SC DB - load a samples/selfcheck.h file into tables
+# sc_thread(pid, tid, role, nvcsw, nivcsw, ts_before, ts_after) and
+# sc_op(pid, tid, kind, op, count) of DB (a scratch copy, never run.db).
+import_selfcheck() {
+	awk '$1 == "thread" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print v["pid"] "," v["tid"] "," v["role"] "," v["nvcsw"] "," v["nivcsw"] "," v["ts_before"] "," v["ts_after"] }' \
+		"$1" > "$TMP/sc_thread.csv"
+	awk '$1 == "op" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print v["pid"] "," v["tid"] "," v["kind"] "," v["op"] "," v["count"] }' \
+		"$1" > "$TMP/sc_op.csv"
+	sqlite3 -batch "$2" <<SQL
+CREATE TABLE sc_thread(pid INTEGER, tid INTEGER, role TEXT, nvcsw INTEGER, nivcsw INTEGER, ts_before INTEGER, ts_after INTEGER);
+CREATE TABLE sc_op(pid INTEGER, tid INTEGER, kind TEXT, op TEXT, count INTEGER);
+.mode csv
+.import $TMP/sc_thread.csv sc_thread
+.import $TMP/sc_op.csv sc_op
+SQL
+}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Every sample, run plainly and under 'mtx collect': the program's output and
+# exit status are identical; run.db holds exactly the threads the sample
+# created; each thread's states tile its lifetime; and each thread's
+# switches equal the kernel's own counters (voluntary + nonvoluntary context
+# switches read by the thread itself just before it exits).
+. "$(dirname "$0")/lib.sh"
+require_perf
+
+# name and arguments: small problem sizes, the tests run them twice each.
+RUNS="
+philosophers 5
+clientserver 6
+crossroad 8
+farm 3
+barber 12 3
+forkexec 5
+iobound 3
+signals 3
+"
+
+check_sample() {
+	local name=$1; shift
+	local prog="$SAMPLES/$name" db="$TMP/$name.db" check="$TMP/$name.check.db"
+	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; return; }
+
+	MTX_SELFCHECK="$TMP/$name.plain.sc" "$prog" "$@" > "$TMP/$name.plain.out" 2>/dev/null
+	local plain_status=$?
+	MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
+	local mtx_status=$?
+
+	[ "$plain_status" = "$mtx_status" ] || fail "$name: exit status $mtx_status under mtx, $plain_status without"
+	cmp -s "$TMP/$name.plain.out" "$TMP/$name.mtx.out" || fail "$name: output differs under mtx"
+	[ -s "$db" ] || { fail "$name: no database ($(head -1 "$TMP/$name.mtx.err"))"; return; }
+
+	cp "$db" "$check"
+	import_selfcheck "$TMP/$name.mtx.sc" "$check"
+
+	local complete lost
+	complete=$(sql "$check" "SELECT value FROM meta WHERE key = 'complete'")
+	[ "$complete" = 1 ] || fail "$name: run not marked complete"
+	lost=$(sql "$check" "SELECT SUM(value) FROM meta WHERE key LIKE 'lost_%'")
+	[ "$lost" = 0 ] || fail "$name: $lost records lost"
+
+	# Thread counts: the tids the sample reported are exactly the traced ones.
+	local missing extra
+	missing=$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM sc_thread WHERE tid NOT IN (SELECT tid FROM threads)")
+	extra=$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM threads WHERE tid NOT IN (SELECT tid FROM sc_thread)")
+	[ "$missing" = 0 ] && [ "$extra" = 0 ] || fail "$name: threads differ ($missing missing, $extra extra)"
+	[ "$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM sc_thread")" -gt 0 ] || fail "$name: the sample reported no thread"
+
+	# Tiling: states sum to each lifetime, and each interval starts where
+	# the previous one ended.
+	local bad_sum bad_gap
+	bad_sum=$(sql "$check" "SELECT COUNT(*) FROM threads t WHERE t.end_ns - t.start_ns <> (SELECT TOTAL(end_ns - start_ns) FROM thread_states s WHERE s.tid = t.tid AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns)")
+	bad_gap=$(sql "$check" "SELECT COUNT(*) FROM (SELECT tid, start_ns, LAG(end_ns) OVER (PARTITION BY tid ORDER BY start_ns) AS prev_end FROM thread_states) WHERE prev_end IS NOT NULL AND prev_end <> start_ns")
+	[ "$bad_sum" = 0 ] && [ "$bad_gap" = 0 ] || fail "$name: states do not tile lifetimes ($bad_sum sums, $bad_gap gaps)"
+
+	# Context switches: the kernel's count lies between the switches
+	# recorded before the thread's two timestamps around the read. The
+	# launched program's first thread also carries the switches it made
+	# before its exec, where tracing began: meta root_switches_at_exec, read
+	# between root_switches_read_from_ns and _to_ns, by which time the trace
+	# may already hold a switch of its own — hence a low and a high bound.
+	local bad_csw
+	sql "$check" "CREATE TABLE sc_csw AS SELECT c.tid, c.role, c.nvcsw + c.nivcsw AS kernel, 0 AS pre_low, 0 AS pre_high,
+		(SELECT COUNT(*) FROM switches s WHERE s.prev_tid = c.tid AND s.ts_ns < c.ts_before) AS before,
+		(SELECT COUNT(*) FROM switches s WHERE s.prev_tid = c.tid AND s.ts_ns < c.ts_after) AS after
+		FROM sc_thread c WHERE c.nvcsw >= 0;
+		UPDATE sc_csw SET
+		pre_low = (SELECT value FROM meta WHERE key = 'root_switches_at_exec') - (SELECT COUNT(*) FROM switches s WHERE s.prev_tid = sc_csw.tid AND s.ts_ns < (SELECT value FROM meta WHERE key = 'root_switches_read_to_ns')),
+		pre_high = (SELECT value FROM meta WHERE key = 'root_switches_at_exec') - (SELECT COUNT(*) FROM switches s WHERE s.prev_tid = sc_csw.tid AND s.ts_ns < (SELECT value FROM meta WHERE key = 'root_switches_read_from_ns'))
+		WHERE tid = (SELECT MIN(pid) FROM processes WHERE ppid IS NULL) AND role <> 'exec-main'"
+	bad_csw=$(sql "$check" "SELECT COUNT(*) FROM sc_csw WHERE NOT (before <= kernel - pre_low AND kernel - pre_high <= after)")
+	if [ "$bad_csw" != 0 ]; then
+		fail "$name: switch counts differ from the kernel's for $bad_csw threads"
+		sql "$check" "SELECT * FROM sc_csw WHERE NOT (before <= kernel - pre_low AND kernel - pre_high <= after) LIMIT 5"
+	fi
+	[ "$FAILED" = 0 ] && pass "$name $*"
+}
+
+while read -r name args; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	check_sample "$name" $args
+done <<< "$RUNS"
+finish
