@@ -24,3 +24,12 @@ tests_unit_test_model_LDADD = $(UNIT_LIBS)
 tests_unit_test_db_SOURCES = tests/unit/test-db.c
 tests_unit_test_db_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_db_LDADD = $(UNIT_LIBS)
+
+# End-to-end tests: collect real samples as root and assert with SQL.
+E2E_TESTS = \
+	tests/e2e/test-collect-samples.sh \
+	tests/e2e/test-bad-input.sh \
+	tests/e2e/test-man.sh
+TESTS += $(E2E_TESTS)
+EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)
+AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;

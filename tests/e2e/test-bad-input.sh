@@ -1,0 +1,105 @@
+#!/bin/bash
+# Bad input and faults: one clear line, a non-zero exit, nothing recorded
+# lost; the traced program's exit status is mtx's; Ctrl-C and a killed
+# collector leave a database that opens.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+
+# expect STATUS PATTERN CMD... - CMD exits STATUS and its stderr is one
+# line (plus, for usage errors, the synopsis) matching PATTERN.
+expect() {
+	local want=$1 pattern=$2; shift 2
+	"$@" > out.txt 2> err.txt
+	local got=$?
+	if [ "$got" != "$want" ]; then
+		fail "'$*' exited $got, not $want ($(head -1 err.txt))"
+	elif ! head -1 err.txt | grep -Eq "$pattern"; then
+		fail "'$*' said '$(head -1 err.txt)', expected /$pattern/"
+	else
+		pass "$* -> $got: $(head -1 err.txt)"
+	fi
+}
+
+expect 2 "unknown command" "$MTX" frobnicate
+expect 2 "unknown option" "$MTX" --frobnicate
+expect 2 "unknown option" "$MTX" collect --frobnicate ./x
+expect 2 "no program" "$MTX" collect
+expect 2 "unknown event source" "$MTX" collect -e sched,bogus /bin/true
+expect 127 "no such program" "$MTX" collect -o a.db ./does-not-exist
+[ -e a.db ] && fail "a database was left behind for a missing program"
+printf 'echo hi\n' > not-exec.sh
+expect 126 "not an executable" "$MTX" collect -o a.db ./not-exec.sh
+expect 1 "cannot create|No such file|Permission" "$MTX" collect -o /nonexistent-dir/run.db /bin/true
+
+# The program's exit status is mtx's, and its output is untouched.
+"$MTX" collect -q -o st.db -- "$SAMPLES/forkexec" 5 > st.out 2> st.err
+status=$?
+[ "$status" = 5 ] || fail "exit status $status, not the program's 5"
+"$SAMPLES/forkexec" 5 > st.plain
+cmp -s st.out st.plain || fail "stdout differs under mtx"
+[ -s st.err ] && fail "mtx -q wrote to stderr: $(head -1 st.err)"
+"$MTX" collect -q -o sig.db -- sh -c 'kill -TERM $$'
+[ $? = 143 ] || fail "a program killed by SIGTERM should give 128+15"
+[ "$(sql sig.db "SELECT exit_status FROM processes WHERE ppid IS NULL")" = 143 ] || fail "processes.exit_status is not 143"
+
+# An existing output is kept as .old, never destroyed.
+"$MTX" collect -q -o keep.db /bin/true
+echo marker > keep.db.marker
+"$MTX" collect -q -o keep.db /bin/true
+[ -f keep.db.old ] || fail "the previous run.db was not kept as run.db.old"
+"$MTX" info keep.db.old > /dev/null || fail "run.db.old does not open"
+
+# mtx info on bad files.
+expect 1 "No such file" "$MTX" info missing.db
+echo "just text, not a database at all......................................................." > text.db
+expect 1 "not an mtx database" "$MTX" info text.db
+sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
+expect 1 "not an mtx database" "$MTX" info other.db
+cp keep.db newer.db && sqlite3 newer.db "PRAGMA user_version = 99"
+expect 1 "newer mtx" "$MTX" info newer.db
+cp keep.db corrupt.db
+size=$(stat -c %s corrupt.db)
+dd if=/dev/urandom of=corrupt.db bs=1 seek=$((size / 2)) count=$((size / 4)) conv=notrunc 2>/dev/null
+"$MTX" info corrupt.db > /dev/null 2> corrupt.err
+[ $? != 0 ] && grep -q corrupt corrupt.err || fail "a corrupt database was not reported as corrupt"
+
+# Ctrl-C: a SIGINT sent to mtx reaches the program; the run is finalized.
+# (A background job starts with SIGINT ignored; env restores the default,
+# as an interactive shell's foreground job would have it.)
+env --default-signal=INT "$MTX" collect -q -o int.db -- sleep 30 &
+pid=$!
+for _ in $(seq 50); do [ -s int.db ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT $pid
+wait $pid
+status=$?
+[ "$status" = 130 ] || fail "after SIGINT mtx exited $status, not 130 (the program's)"
+[ "$(sql int.db "SELECT value FROM meta WHERE key = 'complete'")" = 1 ] || fail "interrupted run not finalized"
+
+# A killed collector: the database opens, holds what was committed, and is
+# marked incomplete.
+"$MTX" collect -q -o killed.db -- "$SAMPLES/philosophers" 5 2000 > /dev/null &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+pkill -f "$SAMPLES/philosophers" 2>/dev/null
+"$MTX" info killed.db > killed.txt 2>&1 || fail "a killed collector's database does not open: $(head -1 killed.txt)"
+grep -q INCOMPLETE killed.txt || fail "a killed collector's run is not shown as incomplete"
+
+# A full disk: the program still runs to its end with its own output, mtx
+# says so in one line and exits non-zero, and the file opens.
+mkdir -p small
+if mount -t tmpfs -o size=256k tmpfs small 2>/dev/null; then
+	"$MTX" collect -q -o small/run.db -- "$SAMPLES/iobound" 3 > full.out 2> full.err
+	status=$?
+	"$SAMPLES/iobound" 3 > full.plain
+	cmp -s full.out full.plain || fail "the program's output changed when the disk filled"
+	[ "$status" != 0 ] || fail "mtx exited 0 although the disk was full"
+	grep -q "disk is full" full.err || fail "no 'disk is full' message: $(head -1 full.err)"
+	umount small
+else
+	echo "note: cannot mount a small tmpfs here; the full-disk case was not run"
+fi
+finish

@@ -1,0 +1,108 @@
+#!/bin/sh
+# tests/e2e/test-man.sh - the manual pages keep up with the code:
+#  - every CREATE TABLE / CREATE VIEW in schema/*.sql has a ".SS name"
+#    section in man/mtx-db.5;
+#  - every long option in cmd_collect_usage (src/cmd-collect.c) appears in
+#    man/mtx-collect.1;
+#  - every command in the table of src/mtx.c has a page man/mtx-NAME.1;
+#  - every page renders without a warning (man --warnings, groff -ww).
+# Exit 0 when all hold, 1 with one line per problem otherwise.
+# The source tree is $srcdir (set by automake), else two levels above here.
+
+if [ -z "$srcdir" ]; then
+	srcdir=$(dirname "$0")/../..
+fi
+top=$srcdir
+me=test-man
+problems=0
+
+fail() {
+	echo "$me: FAIL: $*" >&2
+	problems=$((problems + 1))
+}
+
+for f in "$top/man/mtx-db.5" "$top/man/mtx-collect.1" "$top/src/mtx.c" "$top/src/cmd-collect.c"; do
+	if [ ! -r "$f" ]; then
+		echo "$me: FAIL: cannot read $f (is \$srcdir=$srcdir the source tree?)" >&2
+		exit 1
+	fi
+done
+
+# Roff source with escapes that may sit inside a word taken out:
+# "\-" -> "-", "\%" and "\&" -> "", so "\-\-output" matches "--output".
+plain() {
+	sed -e 's/\\-/-/g' -e 's/\\%//g' -e 's/\\&//g' "$1"
+}
+
+# 1. Every table and view of the schema has its section in mtx-db(5).
+names=$(cat "$top"/schema/*.sql | sed 's/--.*//' |
+	grep -Eio 'create[[:space:]]+(temp[[:space:]]+|temporary[[:space:]]+)?(table|view)[[:space:]]+(if[[:space:]]+not[[:space:]]+exists[[:space:]]+)?["`]?[A-Za-z_][A-Za-z0-9_]*' |
+	awk '{ print $NF }' | tr -d '"`' | sort -u)
+if [ -z "$names" ]; then
+	fail "no CREATE TABLE or CREATE VIEW found in $top/schema/*.sql"
+fi
+sections=$(plain "$top/man/mtx-db.5" | sed -n 's/^\.SS[[:space:]]\{1,\}"\{0,1\}\([^"]*\)"\{0,1\}[[:space:]]*$/\1/p')
+for n in $names; do
+	if ! printf '%s\n' "$sections" | grep -qx "$n"; then
+		fail "schema object '$n' has no '.SS $n' section in man/mtx-db.5"
+	fi
+done
+
+# 2. Every long option of 'mtx collect' is in mtx-collect(1).
+usage=$(sed -n '/cmd_collect_usage\[\][[:space:]]*=/,/;[[:space:]]*$/p' "$top/src/cmd-collect.c")
+opts=$(printf '%s\n' "$usage" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+if [ -z "$opts" ]; then
+	fail "no long options found in cmd_collect_usage of src/cmd-collect.c"
+fi
+collect_page=$(plain "$top/man/mtx-collect.1")
+for o in $opts; do
+	if ! printf '%s\n' "$collect_page" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
+		fail "option '$o' of cmd_collect_usage is not in man/mtx-collect.1"
+	fi
+done
+
+# 3. Every command of the subcommand table has its page.
+commands=$(sed -n '/commands\[\][[:space:]]*=/,/^};/p' "$top/src/mtx.c" |
+	sed -n 's/^[[:space:]]*{[[:space:]]*"\([^"]*\)".*/\1/p')
+if [ -z "$commands" ]; then
+	fail "no commands found in the table of src/mtx.c"
+fi
+for c in $commands; do
+	if [ ! -f "$top/man/mtx-$c.1" ]; then
+		fail "command '$c' (src/mtx.c) has no man/mtx-$c.1"
+	fi
+done
+
+# 4. Every page renders without a warning.
+pages=$(ls "$top"/man/*.[1-8] 2>/dev/null)
+if [ -z "$pages" ]; then
+	fail "no pages in $top/man"
+fi
+have_man=0
+have_groff=0
+command -v man >/dev/null 2>&1 && have_man=1
+command -v groff >/dev/null 2>&1 && have_groff=1
+if [ $have_man = 0 ] && [ $have_groff = 0 ]; then
+	echo "$me: note: neither man nor groff is installed; rendering not checked" >&2
+fi
+for p in $pages; do
+	if [ $have_man = 1 ]; then
+		# man-db's seccomp sandbox fails in some containers: not our bug.
+		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 MAN_DISABLE_SECCOMP=1 \
+			man --warnings -E UTF-8 -l "$p" 2>&1 >/dev/null)
+		if [ -n "$out" ]; then
+			fail "man --warnings on $(basename "$p"): $(printf '%s' "$out" | head -n 1)"
+		fi
+	fi
+	if [ $have_groff = 1 ]; then
+		out=$(groff -ww -man -z "$p" 2>&1)
+		if [ -n "$out" ]; then
+			fail "groff -ww on $(basename "$p"): $(printf '%s' "$out" | head -n 1)"
+		fi
+	fi
+done
+
+if [ $problems -gt 0 ]; then
+	exit 1
+fi
+exit 0
