@@ -43,6 +43,12 @@ int tracefs_ensure(char **err)
 		tracefs_root = DEBUGFS_TRACING;
 		return 0;
 	}
+	if (access(TRACEFS "/events", F_OK) < 0 && errno == EACCES) {
+		if (err && asprintf(err, "no permission to read tracefs (" TRACEFS "): run mtx as root, or give "
+				    "this user access to tracefs and set 'sysctl kernel.perf_event_paranoid=-1'") < 0)
+			*err = NULL;
+		return -EACCES;
+	}
 	if (mount("nodev", TRACEFS, "tracefs", 0, NULL) == 0 && dir_has_events(TRACEFS)) {
 		tracefs_root = TRACEFS;
 		return 0;

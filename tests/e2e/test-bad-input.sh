@@ -32,6 +32,14 @@ printf 'echo hi\n' > not-exec.sh
 expect 126 "not an executable" "$MTX" collect -o a.db ./not-exec.sh
 expect 1 "cannot create|No such file|Permission" "$MTX" collect -o /nonexistent-dir/run.db /bin/true
 
+# No permission for perf/tracefs: an unprivileged user is told what to do.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 777 "$TMP"
+	expect 1 "(permission|not permitted).*(root|perf_event_paranoid|CAP_PERFMON)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$MTX" collect -o "$TMP/nobody.db" /bin/true
+	[ -e "$TMP/nobody.db" ] && fail "a database was left behind after a permission failure"
+fi
+
 # The program's exit status is mtx's, and its output is untouched.
 "$MTX" collect -q -o st.db -- "$SAMPLES/forkexec" 5 > st.out 2> st.err
 status=$?
