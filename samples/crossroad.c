@@ -6,16 +6,16 @@
  * A traffic-light thread ("light") turns the green between north-south and
  * east-west every 5 ms: it waits with pthread_cond_timedwait (woken early
  * when the last car is home), updates the shared road map under its write
- * lock (pthread_rwlock_trywrlock, then pthread_rwlock_timedwrlock until it
- * gets it), then switches the light under the light mutex and broadcasts
+ * lock (every other time pthread_rwlock_trywrlock first; then
+ * pthread_rwlock_timedwrlock until it gets it), then switches the light under the light mutex and broadcasts
  * the "green" condvar.  Each car thread ("car-<i>") drives (drive(): busy
  * loop and a short sleep), reads the road map to plan its route
  * (plan_route() under a read lock: rdlock, or tryrdlock / timedrdlock on
  * some crossings), waits for green in its direction (pthread_cond_wait),
  * then crosses the intersection, which holds one car at a time (a mutex held
  * during cross(), a busy loop), and adds the crossing to a per-direction
- * tally guarded by a spinlock (pthread_spin_trylock first, then
- * pthread_spin_lock).  Car i's k-th crossing goes north-south when i+k is
+ * tally guarded by a spinlock (pthread_spin_lock, or on odd crossings
+ * pthread_spin_trylock first).  Car i's k-th crossing goes north-south when i+k is
  * even, east-west otherwise.
  *
  * A run under mtx must show:
@@ -146,8 +146,13 @@ static void *car(void *arg)
 		selfcheck_count("mutex", "unlock");
 		pthread_mutex_unlock(&intersection);
 
-		selfcheck_count("spinlock", "trylock");
-		if (pthread_spin_trylock(&tally_lock) != 0) {
+		if (k % 2) {
+			selfcheck_count("spinlock", "trylock");
+			if (pthread_spin_trylock(&tally_lock) != 0) {
+				selfcheck_count("spinlock", "lock");
+				pthread_spin_lock(&tally_lock);
+			}
+		} else {
 			selfcheck_count("spinlock", "lock");
 			pthread_spin_lock(&tally_lock);
 		}
@@ -168,12 +173,16 @@ static void *car(void *arg)
 	return NULL;
 }
 
-static __attribute__((noinline)) void update_map(void)
+static __attribute__((noinline)) void update_map(unsigned long toggle)
 {
 	struct timespec deadline;
+	int locked = 0;
 
-	selfcheck_count("rwlock", "trywrlock");
-	if (pthread_rwlock_trywrlock(&map_lock) != 0) {
+	if (toggle % 2 == 0) {
+		selfcheck_count("rwlock", "trywrlock");
+		locked = pthread_rwlock_trywrlock(&map_lock) == 0;
+	}
+	if (!locked) {
 		do {
 			clock_gettime(CLOCK_REALTIME, &deadline);
 			timespec_add_ns(&deadline, 1000000L);
@@ -188,6 +197,7 @@ static __attribute__((noinline)) void update_map(void)
 
 static void *traffic_light(void *arg)
 {
+	unsigned long toggles = 0;
 	struct timespec deadline;
 
 	(void)arg;
@@ -202,7 +212,7 @@ static void *traffic_light(void *arg)
 			continue;	/* woken (or spuriously): check cars_home */
 		selfcheck_count("mutex", "unlock");
 		pthread_mutex_unlock(&light_lock);
-		update_map();
+		update_map(toggles++);
 		selfcheck_count("mutex", "lock");
 		pthread_mutex_lock(&light_lock);
 		green = green == NORTH_SOUTH ? EAST_WEST : NORTH_SOUTH;

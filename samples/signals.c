@@ -3,19 +3,24 @@
  *
  * Usage: signals [threads=3]     (2 <= threads <= 64)
  *
- * Sender threads ("sender-<i>") meet at a barrier (so that every target is
- * alive), then each, 40 times, sends one signal of each kind:
+ * Sender threads ("sender-<i>") report "ready" and wait for main's "go"
+ * (semaphores; so that every target is alive and known), then each, 40 times, sends one signal of each kind:
  *   pthread_kill  SIGUSR1     to the next sender (pthread_kill)
  *   kill          SIGUSR2     to the process (kill(getpid()))
  *   sigqueue      SIGRTMIN    to the process, value = sender index
  *   tgkill        SIGRTMIN+1  to the previous sender (syscall SYS_tgkill)
  *   raise         SIGRTMIN+2  to itself (raise)
  * Between sends a sender works (work(): busy loop).  Only one signal is in
- * flight at a time: a sender takes the "send" mutex, sends, and waits on the
- * "ack" semaphore, which the handler posts (sem_post is async-signal-safe)
- * after counting the signal in an atomic counter.  So no standard signal
- * is ever merged with a pending one, and every count is exact.  The
- * senders meet at the barrier again before leaving; main joins them.
+ * flight at a time: a sender takes the "send" semaphore (a binary one),
+ * sends, and waits on the "ack" semaphore, which the handler posts
+ * (sem_post is async-signal-safe) after counting the signal in an atomic
+ * counter.  So no standard signal is ever merged with a pending one, and
+ * every count is exact.  At the end each sender posts "finished" and waits
+ * on "leave" until main, having collected all the "finished" posts, lets
+ * them go; main then joins them.  While signals fly, every thread that
+ * can be a target waits only in sem_wait: ThreadSanitizer delivers a signal
+ * to a thread blocked in pthread_mutex_lock or pthread_barrier_wait only
+ * when that call returns, which here would never happen.
  *
  * A run under mtx must show:
  *  - threads+1 threads: main (creates and joins) and the senders;
@@ -23,9 +28,10 @@
  *    sigqueue delivered to whichever thread the kernel picks, pthread_kill
  *    and tgkill to the named thread, raise to the sender itself;
  *  - a strict sender -> handler (sem_post) -> sender wake-up for every
- *    signal, and the "send" mutex contended by all senders;
- *  - senders split between running work() and blocked on the mutex and
- *    the semaphore; two barrier episodes.
+ *    signal, and the "send" semaphore contended by all senders;
+ *  - senders split between running work() and blocked on the semaphores;
+ *    main blocked in sem_wait on "finished" (it, too, runs the handler for
+ *    some of the process-directed signals).
  * Output: signals received per kind (and a check of the sigqueue values);
  * the same for the same arguments.
  */
@@ -56,9 +62,7 @@ struct sender {
 
 static unsigned int nr_senders;
 static struct sender *senders;
-static pthread_barrier_t barrier;
-static pthread_mutex_t send_lock;
-static sem_t ack;
+static sem_t ready, go, send_turn, ack, finished, leave;
 static unsigned long received[NR_KINDS];	/* atomic */
 static unsigned long bad_values;		/* atomic */
 
@@ -101,6 +105,14 @@ static __attribute__((noinline)) void work(unsigned int id)
 		acc = acc * 31 + i;
 }
 
+/* Wait on @sem, retrying when a signal handler interrupts the wait. */
+static void sem_wait_intr(sem_t *sem)
+{
+	selfcheck_count("sem", "wait");
+	while (sem_wait(sem) != 0)
+		selfcheck_count("sem", "wait");
+}
+
 static __attribute__((noinline)) void send_one(struct sender *s, enum kind k)
 {
 	struct sender *next = &senders[(s->id + 1) % nr_senders];
@@ -108,8 +120,7 @@ static __attribute__((noinline)) void send_one(struct sender *s, enum kind k)
 	union sigval value = { .sival_int = (int)s->id };
 	int sig = kind_signal(k);
 
-	selfcheck_count("mutex", "lock");
-	pthread_mutex_lock(&send_lock);
+	sem_wait_intr(&send_turn);
 	selfcheck_count("signal", kind_names[k]);
 	switch (k) {
 	case K_PTHREAD_KILL: pthread_kill(next->self, sig); break;
@@ -118,11 +129,9 @@ static __attribute__((noinline)) void send_one(struct sender *s, enum kind k)
 	case K_TGKILL: syscall(SYS_tgkill, getpid(), prev->tid, sig); break;
 	default: raise(sig); break;
 	}
-	selfcheck_count("sem", "wait");
-	while (sem_wait(&ack) != 0)	/* EINTR: our own signal came here */
-		selfcheck_count("sem", "wait");
-	selfcheck_count("mutex", "unlock");
-	pthread_mutex_unlock(&send_lock);
+	sem_wait_intr(&ack);	/* EINTR when the signal came to us */
+	selfcheck_count("sem", "post");
+	sem_post(&send_turn);
 }
 
 static void *sender(void *arg)
@@ -136,16 +145,18 @@ static void *sender(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	s->self = pthread_self();
 	s->tid = (pid_t)syscall(SYS_gettid);
-	selfcheck_count("barrier", "wait");
-	pthread_barrier_wait(&barrier);	/* all tids known, all targets alive */
+	selfcheck_count("sem", "post");
+	sem_post(&ready);
+	sem_wait_intr(&go);	/* all tids known, all targets alive */
 	for (r = 0; r < ROUNDS; r++) {
 		for (k = 0; k < NR_KINDS; k++) {
 			work(s->id);
 			send_one(s, k);
 		}
 	}
-	selfcheck_count("barrier", "wait");
-	pthread_barrier_wait(&barrier);	/* nobody leaves while still a target */
+	selfcheck_count("sem", "post");
+	sem_post(&finished);
+	sem_wait_intr(&leave);	/* nobody leaves while still a target */
 	selfcheck_thread_done("sender");
 	return NULL;
 }
@@ -182,11 +193,17 @@ int main(int argc, char **argv)
 		sigaction(kind_signal(k), &sa, NULL);
 
 	selfcheck_count("sem", "init");
+	sem_init(&send_turn, 0, 1);
+	selfcheck_count("sem", "init");
 	sem_init(&ack, 0, 0);
-	selfcheck_count("mutex", "init");
-	pthread_mutex_init(&send_lock, NULL);
-	selfcheck_count("barrier", "init");
-	pthread_barrier_init(&barrier, NULL, nr_senders);
+	selfcheck_count("sem", "init");
+	sem_init(&finished, 0, 0);
+	selfcheck_count("sem", "init");
+	sem_init(&leave, 0, 0);
+	selfcheck_count("sem", "init");
+	sem_init(&ready, 0, 0);
+	selfcheck_count("sem", "init");
+	sem_init(&go, 0, 0);
 
 	for (i = 0; i < nr_senders; i++) {
 		senders[i].id = i;
@@ -195,6 +212,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "signals: pthread_create failed\n");
 			return 1;
 		}
+	}
+	for (i = 0; i < nr_senders; i++)
+		sem_wait_intr(&ready);
+	for (i = 0; i < nr_senders; i++) {
+		selfcheck_count("sem", "post");
+		sem_post(&go);
+	}
+	for (i = 0; i < nr_senders; i++)
+		sem_wait_intr(&finished);
+	for (i = 0; i < nr_senders; i++) {
+		selfcheck_count("sem", "post");
+		sem_post(&leave);
 	}
 	for (i = 0; i < nr_senders; i++) {
 		selfcheck_count("thread", "join");
@@ -207,12 +236,18 @@ int main(int argc, char **argv)
 	printf("sigqueue bad values %lu\n", bad_values);
 	fflush(stdout);
 
-	selfcheck_count("barrier", "destroy");
-	pthread_barrier_destroy(&barrier);
-	selfcheck_count("mutex", "destroy");
-	pthread_mutex_destroy(&send_lock);
+	selfcheck_count("sem", "destroy");
+	sem_destroy(&go);
+	selfcheck_count("sem", "destroy");
+	sem_destroy(&ready);
+	selfcheck_count("sem", "destroy");
+	sem_destroy(&leave);
+	selfcheck_count("sem", "destroy");
+	sem_destroy(&finished);
 	selfcheck_count("sem", "destroy");
 	sem_destroy(&ack);
+	selfcheck_count("sem", "destroy");
+	sem_destroy(&send_turn);
 	free(senders);
 	selfcheck_thread_done("main");
 	return 0;

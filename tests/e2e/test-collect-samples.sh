@@ -17,6 +17,7 @@ barber 12 3
 forkexec 5
 iobound 3
 signals 3
+c11threads 4
 "
 
 check_sample() {
