@@ -6,23 +6,45 @@ noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/c11threads
 
+# Samples are plain programs, never built with the sanitizers: ASan's own
+# background thread would be one more thread than the sample reports.
+SAMPLE_COMPILE_FLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
+
 samples_philosophers_SOURCES = samples/philosophers.c samples/selfcheck.h
 samples_philosophers_LDADD = -lpthread
+samples_philosophers_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_philosophers_LDFLAGS = -pthread
 samples_clientserver_SOURCES = samples/clientserver.c samples/selfcheck.h
 samples_clientserver_LDADD = -lpthread
+samples_clientserver_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_clientserver_LDFLAGS = -pthread
 samples_crossroad_SOURCES = samples/crossroad.c samples/selfcheck.h
 samples_crossroad_LDADD = -lpthread
+samples_crossroad_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_crossroad_LDFLAGS = -pthread
 samples_farm_SOURCES = samples/farm.c samples/selfcheck.h
 samples_farm_LDADD = -lpthread
+samples_farm_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_farm_LDFLAGS = -pthread
 samples_barber_SOURCES = samples/barber.c samples/selfcheck.h
 samples_barber_LDADD = -lpthread
+samples_barber_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_barber_LDFLAGS = -pthread
 samples_forkexec_SOURCES = samples/forkexec.c samples/selfcheck.h
 samples_forkexec_LDADD = -lpthread
+samples_forkexec_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_forkexec_LDFLAGS = -pthread
 samples_iobound_SOURCES = samples/iobound.c samples/selfcheck.h
 samples_iobound_LDADD = -lpthread
+samples_iobound_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_iobound_LDFLAGS = -pthread
 samples_signals_SOURCES = samples/signals.c samples/selfcheck.h
 samples_signals_LDADD = -lpthread
+samples_signals_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_signals_LDFLAGS = -pthread
 samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
+samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_c11threads_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README
