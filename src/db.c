@@ -44,7 +44,8 @@ int db_create(const char *path, sqlite3 **out, char **err)
 	int rc;
 
 	*out = NULL;
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/* One thread writes: no need for SQLite's own mutexes (4% of load time). */
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		int e = errno ? errno : EIO;
 		set_err(err, "cannot create %s: %s", path, strerror(e));
