@@ -1,1 +1,16 @@
-# bench: filled in below
+# bench/: benchmarks. Built by 'make' (noinst) so that they cannot rot, never
+# run by 'make check': they take minutes, need root and an idle machine, and
+# only report (see bench/README.md).
+noinst_PROGRAMS += bench/writer-throughput
+bench_writer_throughput_SOURCES = bench/writer-throughput.c
+bench_writer_throughput_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_writer_throughput_LDADD = $(MTX_LIBS)
+
+dist_noinst_SCRIPTS += bench/collect-overhead.sh
+EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt
+
+noinst_PROGRAMS += bench/sync-op-cost
+bench_sync_op_cost_SOURCES = bench/sync-op-cost.c
+bench_sync_op_cost_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_sync_op_cost_LDADD = $(MTX_LIBS)
+dist_noinst_SCRIPTS += bench/sync-op-cost.sh

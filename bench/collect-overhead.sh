@@ -1,0 +1,244 @@
+#!/bin/bash
+# bench/collect-overhead.sh - what recording a run costs the program, and
+# what it costs perf to record the same kernel events.
+#
+# For each sample program it runs, interleaved in one invocation so that
+# drift of the machine hits all three alike, N repetitions of:
+#   plain   the program alone
+#   mtx     mtx collect -q -o DB -- program        (default events: sched,
+#                                                   wakeups, syscalls)
+#   perf    perf record -q -e sched:sched_switch -e sched:sched_waking
+#                       -e 'raw_syscalls:*' -o DATA -- program
+# and reports the median wall time of each, the ratios to plain, the events
+# recorded and lost, and bytes per event of run.db (perf.data for perf).
+# Then the fixed start-up + tear-down cost: the same three around /bin/true.
+#
+# perf's events are not quite mtx's: perf records sched_waking per task (mtx
+# records it system-wide, keeping wakeups of traced threads by others), and
+# mtx also gets switch-in, fork, exit and comm from one dummy event per CPU.
+# "perf events" counts perf's tracepoint samples + FORK/COMM/EXIT records.
+#
+# Usage: bench/collect-overhead.sh [-n REPS] [-o RESULTS] [PROGRAM [ARGS...] [--- PROGRAM ...]]
+#   REPS     repetitions (default 7)
+#   RESULTS  machine-readable results (default bench/results/collect-overhead.txt
+#            next to this script; '-' for none)
+#   PROGRAM  a sample name (looked up in $SAMPLES_DIR) or a path; several
+#            programs are separated by '---'.  Default: philosophers,
+#            clientserver, farm with their default arguments.
+# Environment: MTX (default ./mtx, else mtx on PATH), PERF (default perf),
+#   SAMPLES_DIR (default ./samples; samples missing there are compiled from
+#   the source tree with gcc -O2 -g -pthread into a temporary folder).
+# Run it from the build folder, as root (or with perf_event_paranoid <= -1).
+# It asserts nothing about timings: it only reports.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/.." && pwd)
+reps=7
+results="$here/results/collect-overhead.txt"
+
+while getopts "n:o:h" opt; do
+	case $opt in
+	n) reps=$OPTARG ;;
+	o) results=$OPTARG ;;
+	h) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+MTX=${MTX:-}
+if [ -z "$MTX" ]; then
+	if [ -x ./mtx ]; then MTX=$(pwd)/mtx; else MTX=$(command -v mtx || true); fi
+fi
+PERF=${PERF:-perf}
+SAMPLES_DIR=${SAMPLES_DIR:-./samples}
+[ -x "$MTX" ] || { echo "collect-overhead: no mtx binary (set MTX=)" >&2; exit 1; }
+command -v "$PERF" >/dev/null || { echo "collect-overhead: no perf (set PERF=)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "collect-overhead: needs the sqlite3 shell" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/mtx-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Time stamps without forking date(1): bash 5's $EPOCHREALTIME (µs).
+now_us() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		local t=${EPOCHREALTIME/[.,]/}
+		echo "$t"
+	else
+		echo $(($(date +%s%N) / 1000))
+	fi
+}
+
+# resolve NAME: print the path of a runnable sample, compiling it if needed.
+resolve() {
+	local name=$1
+	case $name in */*) echo "$name"; return ;; esac
+	if [ -x "$SAMPLES_DIR/$name" ]; then
+		echo "$SAMPLES_DIR/$name"
+	elif [ -f "$srcdir/samples/$name.c" ]; then
+		mkdir -p "$work/bin"
+		gcc -O2 -g -pthread -I"$srcdir" -o "$work/bin/$name" "$srcdir/samples/$name.c" >&2 || return 1
+		echo "$work/bin/$name"
+	else
+		command -v "$name"
+	fi
+}
+
+# The programs: a list of command lines separated by '---'.
+progs=()
+if [ $# -eq 0 ]; then
+	progs=("philosophers" "clientserver" "farm")
+else
+	cur=""
+	for a in "$@"; do
+		if [ "$a" = "---" ]; then
+			[ -n "$cur" ] && progs+=("$cur")
+			cur=""
+		else
+			cur="${cur:+$cur }$a"
+		fi
+	done
+	[ -n "$cur" ] && progs+=("$cur")
+fi
+progs+=("/bin/true")
+
+median() { # numbers on stdin -> median (mean of the two middle ones if even)
+	sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+meta() { # DB CONDITION -> sum of the meta values whose key meets the SQL condition
+	sqlite3 "$1" "SELECT coalesce(sum(CAST(value AS INTEGER)), 0) FROM meta WHERE $2" 2>/dev/null || echo 0
+}
+
+perf_stats() { # DATA -> "events lost"
+	"$PERF" report -D -i "$1" 2>/dev/null | awk '
+		/PERF_RECORD_SAMPLE/ || /PERF_RECORD_FORK/ || /PERF_RECORD_COMM/ || /PERF_RECORD_EXIT/ { ev++ }
+		/PERF_RECORD_LOST/ { if (match($0, /lost:[0-9]+/)) lost += substr($0, RSTART + 5, RLENGTH - 5) }
+		END { printf "%d %d\n", ev, lost }'
+}
+
+run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
+	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0
+	read -r -a cmd <<<"${cmdline[$i]}"
+	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data" "$work/perf.data.old"
+	case $kind in
+	plain)
+		t0=$(now_us); "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?; t1=$(now_us) ;;
+	mtx)
+		t0=$(now_us); "$MTX" collect -q -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
+		t1=$(now_us)
+		ev=$(meta "$work/run.db" "key = 'events_total'")
+		lost=$(meta "$work/run.db" "key LIKE 'lost!_%' ESCAPE '!'")
+		bytes=$(stat -c %s "$work/run.db" 2>/dev/null || echo 0) ;;
+	perf)
+		t0=$(now_us)
+		"$PERF" record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*' \
+			-o "$work/perf.data" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
+		t1=$(now_us)
+		read -r ev lost < <(perf_stats "$work/perf.data")
+		bytes=$(stat -c %s "$work/perf.data" 2>/dev/null || echo 0) ;;
+	esac
+	if [ "$rc" -ne 0 ]; then
+		echo "collect-overhead: $kind run of '${cmdline[$i]}' exited $rc:" >&2
+		sed 's/^/  /' "$work/err" | head -5 >&2
+	fi
+	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc" >>"$work/runs"
+}
+
+cmdline=()
+for p in "${progs[@]}"; do
+	read -r -a words <<<"$p"
+	path=$(resolve "${words[0]}") || { echo "collect-overhead: cannot find or build ${words[0]}" >&2; exit 1; }
+	words[0]=$path
+	cmdline+=("${words[*]}")
+done
+
+# One warm-up run of each, untimed (page cache, tracefs mounted, perf's
+# first-run set-up), then the interleaved repetitions; the order of the
+# three rotates with each repetition so that none always runs first.
+: >"$work/runs"
+for i in "${!cmdline[@]}"; do
+	for kind in plain mtx perf; do run_one "$kind" "$i" 0; done
+done
+: >"$work/runs"
+kinds=(plain mtx perf)
+for ((rep = 1; rep <= reps; rep++)); do
+	echo "collect-overhead: repetition $rep of $reps" >&2
+	for i in "${!cmdline[@]}"; do
+		for k in 0 1 2; do run_one "${kinds[$(((k + rep) % 3))]}" "$i" "$rep"; done
+	done
+done
+
+# field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes) of each run
+field() { awk -v i="$2" -v k="$1" -v c="$3" '$1 == i && $2 == k { print $c }' "$work/runs"; }
+sum() { awk '{ s += $1 } END { print s + 0 }'; }
+failures() { awk -v i="$1" '$1 == i && $8 != 0 { n++ } END { print n + 0 }' "$work/runs"; }
+
+date_now=$(date -u +%Y-%m-%dT%H:%MZ)
+kernel=$(uname -r)
+commit=$(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)
+machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+
+{
+	echo "# mtx collect overhead, $date_now, commit $commit, kernel $kernel, $machine"
+	echo "# $reps interleaved repetitions per program; times are medians in ms; lost = sum over all repetitions"
+	echo "# mtx: mtx collect -q (default events); perf: perf record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*'"
+	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
+		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event
+	echo failed_runs
+} >"$work/results"
+
+for i in "${!cmdline[@]}"; do
+	name=$(basename "${cmdline[$i]%% *}")
+	args=${cmdline[$i]#* }
+	[ "$args" = "${cmdline[$i]}" ] && args="" || name="$name $args"
+	pt=$(field plain "$i" 4 | median)
+	mt=$(field mtx "$i" 4 | median)
+	ft=$(field perf "$i" 4 | median)
+	me=$(field mtx "$i" 5 | median)
+	ml=$(field mtx "$i" 6 | sum)
+	mb=$(field mtx "$i" 7 | median)
+	fe=$(field perf "$i" 5 | median)
+	fl=$(field perf "$i" 6 | sum)
+	fb=$(field perf "$i" 7 | median)
+	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
+		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" 'BEGIN {
+		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\n",
+			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
+			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f }' >>"$work/results"
+done
+
+# Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
+# what recording costs while the program runs, start-up and tear-down aside.
+awk -F'\t' -v OFS='\t' '
+	FNR == NR { if ($1 == "true") { p0 = $2; m0 = $3; f0 = $4 } next }
+	/^#/ { print; next }
+	/^program/ { print $0, "mtx_net_ratio", "perf_net_ratio"; next }
+	function net(t, t0, d) { return d > 0 && t >= t0 ? sprintf("%.2f", (t - t0) / d) : "n/a" }
+	{ d = $2 - p0; print $0, net($3, m0, d), net($4, f0, d) }
+' "$work/results" "$work/results" >"$work/results.net" && mv "$work/results.net" "$work/results"
+
+# The human table: the same rows, aligned, plus the start-up line.
+echo
+awk -F'\t' '
+	/^#/ { next }
+	/^program/ { printf "%-22s %9s %9s %9s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
+		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "perf/pl", "mtx net", "perfnet",
+		"mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
+	$1 == "true" { startup = $0; next }
+	{ printf "%-22.22s %9.1f %9.1f %9.1f %6.2fx %6.2fx %7s %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
+		$1, $2, $3, $4, $5, $6, $16 == "n/a" ? $16 : $16 "x", $17 == "n/a" ? $17 : $17 "x",
+		$7, $8, $10, $11, $12, $14, $15 ? "  (" $15 " failed runs)" : "" }
+	END { split(startup, s, "\t")
+		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)\n",
+			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2] }' "$work/results"
+echo "($reps repetitions, medians; lost = sum over all repetitions; net = ratio once the"
+echo " /bin/true start-up + tear-down of each is taken off both sides)"
+
+if [ "$results" != "-" ]; then
+	mkdir -p "$(dirname "$results")"
+	cp "$work/results" "$results"
+	echo "results written to $results"
+fi

@@ -1,0 +1,39 @@
+#!/bin/sh
+# bench/sync-op-cost.sh - added cost of libmtx-preload.so per uncontended
+# pthread_mutex_lock + pthread_mutex_unlock pair (goal: <= 60 ns).
+#
+# Usage: bench/sync-op-cost.sh [rounds=5] [pairs=2000000]
+# Run from the build tree; BENCH and LIB override where the pieces are.
+#
+# Each round runs the loop plain, then preloaded with a live region that a
+# collector process drains every millisecond (lanes of 65536 records, the
+# library's default). Each run reports the median of 7 timed repetitions;
+# this script prints the median over the rounds and the difference.
+set -eu
+rounds=${1:-5}
+pairs=${2:-2000000}
+BENCH=${BENCH:-./bench/sync-op-cost}
+LIB=${LIB:-./collector/preload/.libs/libmtx-preload.so}
+for f in "$BENCH" "$LIB"; do
+	[ -e "$f" ] || { echo "sync-op-cost.sh: $f not found (build first, or set BENCH/LIB)" >&2; exit 1; }
+done
+case $LIB in /*) ;; *) LIB=$(pwd)/$LIB ;; esac
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+plain=""; traced=""; lost=0
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	p=$("$BENCH" measure "$pairs" 7 | awk '/^ns_per_pair/ { print $2 }')
+	out=$("$BENCH" collect "$LIB" 65536 1000 -- "$BENCH" measure "$pairs" 7 2>&1)
+	t=$(printf '%s\n' "$out" | awk '/^ns_per_pair/ { print $2 }')
+	l=$(printf '%s\n' "$out" | awk '/^records/ { print $4 }')
+	lost=$((lost + l))
+	printf 'round %d: plain %s ns/pair, preloaded %s ns/pair, lost %s\n' "$((i + 1))" "$p" "$t" "$l"
+	plain="$plain $p"; traced="$traced $t"
+	i=$((i + 1))
+done
+mp=$(printf '%s\n' $plain | median)
+mt=$(printf '%s\n' $traced | median)
+printf 'median: plain %s ns/pair, preloaded %s ns/pair, added %s ns/pair (goal <= 60), records lost %s\n' \
+	"$mp" "$mt" "$(echo "$mt $mp" | awk '{ printf "%.1f", $1 - $2 }')" "$lost"
