@@ -13,7 +13,10 @@ collector_sources = \
 	collector/writer.c collector/writer.h \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
+	collector/source-sync.c collector/source-sync.h \
 	collector/syscall-names.h
+
+include collector/preload/local.mk
 
 EXTRA_DIST += collector/gen-syscall-names.sh
 BUILT_SOURCES += collector/syscall-names.c

@@ -122,7 +122,7 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 	/* magic last: a library that sees it sees a complete header */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, MTX_SHM_MAGIC, sizeof(h->magic));
-	r->free_lanes = lane_count;
+	r->free_lanes = 0; /* so the first drain checks liveness too */
 	*out = r;
 	return 0;
 
@@ -211,7 +211,7 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 		}
 		if (head - tail > n) {
 			/* head behind tail or more than a lane ahead: scribbled */
-			r->rejected += head > tail ? head - tail : 1;
+			r->rejected += head > tail && head - tail < 2 * n ? head - tail : n;
 			tail = head;
 		}
 		for (; tail != head; tail++) {

@@ -8,7 +8,7 @@
  *   pthread_kill  SIGUSR1     to the next sender (pthread_kill)
  *   kill          SIGUSR2     to the process (kill(getpid()))
  *   sigqueue      SIGRTMIN    to the process, value = sender index
- *   tgkill        SIGRTMIN+1  to the previous sender (syscall SYS_tgkill)
+ *   tgkill        SIGRTMIN+1  to the previous sender (glibc tgkill)
  *   raise         SIGRTMIN+2  to itself (raise)
  * Between sends a sender works (work(): busy loop).  Only one signal is in
  * flight at a time: a sender takes the "send" semaphore (a binary one),
@@ -126,7 +126,7 @@ static __attribute__((noinline)) void send_one(struct sender *s, enum kind k)
 	case K_PTHREAD_KILL: pthread_kill(next->self, sig); break;
 	case K_KILL: kill(getpid(), sig); break;
 	case K_SIGQUEUE: sigqueue(getpid(), sig, value); break;
-	case K_TGKILL: syscall(SYS_tgkill, getpid(), prev->tid, sig); break;
+	case K_TGKILL: tgkill(getpid(), prev->tid, sig); break;
 	default: raise(sig); break;
 	}
 	sem_wait_intr(&ack);	/* EINTR when the signal came to us */

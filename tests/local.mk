@@ -4,9 +4,11 @@ UNIT_TESTS = \
 	tests/unit/test-order \
 	tests/unit/test-decode \
 	tests/unit/test-model \
-	tests/unit/test-db
+	tests/unit/test-db \
+	tests/unit/test-sync-region \
+	tests/unit/test-preload
 
-check_PROGRAMS += $(UNIT_TESTS)
+check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
 TESTS += $(UNIT_TESTS)
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(CRITERION_CFLAGS)
@@ -21,6 +23,15 @@ tests_unit_test_decode_LDADD = $(UNIT_LIBS)
 tests_unit_test_model_SOURCES = tests/unit/test-model.c
 tests_unit_test_model_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_model_LDADD = $(UNIT_LIBS)
+tests_unit_test_sync_region_SOURCES = tests/unit/test-sync-region.c
+tests_unit_test_sync_region_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sync_region_LDADD = $(UNIT_LIBS)
+tests_unit_test_preload_SOURCES = tests/unit/test-preload.c
+tests_unit_test_preload_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_preload_LDADD = $(UNIT_LIBS)
+tests_unit_preload_workload_SOURCES = tests/unit/preload-workload.c
+tests_unit_preload_workload_CFLAGS = $(WARN_CFLAGS)
+tests_unit_preload_workload_LDFLAGS = -pthread
 tests_unit_test_db_SOURCES = tests/unit/test-db.c
 tests_unit_test_db_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_db_LDADD = $(UNIT_LIBS)

@@ -1,0 +1,120 @@
+/*
+ * collector/preload/preload-thread.c - thread create, join, detach and exit,
+ * POSIX and C11 (kind thread).
+ *
+ * A thread "object" is its pthread_t / thrd_t value (addr). arg is the
+ * thread's kernel tid when it can be read from the handle (see
+ * preload_thread_tid): create stamps before the call, so the record precedes
+ * everything the new thread does; the tid is read after it, and is 0 when the
+ * new thread already finished by then. The kernel's fork event (ptid = the
+ * creator, time inside [start_ns, end_ns]) names the thread in every case.
+ */
+#define _GNU_SOURCE
+#include "collector/preload/preload.h"
+
+#define K MTX_SYNC_KIND_THREAD
+#define O(o) MTX_SYNC_OP_##o
+
+PRELOAD_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attr,
+				  void *(*start)(void *), void *restrict arg)
+{
+	uint64_t t0, t1;
+	int r;
+
+	if (!preload_on())
+		return REAL(pthread_create)(thread, attr, start, arg);
+	t0 = preload_now();
+	r = REAL(pthread_create)(thread, attr, start, arg);
+	t1 = preload_now();
+	preload_record(K, O(CREATE), r == 0 ? (void *)*thread : NULL,
+		       r == 0 ? (uint64_t)(uint32_t)preload_thread_tid(*thread) : 0, t0, t1, r,
+		       PRELOAD_CALLSITE);
+	return r;
+}
+
+PRELOAD_EXPORT int pthread_join(pthread_t thread, void **retval)
+{
+	uint64_t t0, t1, tid;
+	int r;
+
+	if (!preload_on())
+		return REAL(pthread_join)(thread, retval);
+	/* read before: the handle is valid until join returns (0 if it exited) */
+	tid = (uint32_t)preload_thread_tid(thread);
+	t0 = preload_now();
+	r = REAL(pthread_join)(thread, retval);
+	t1 = preload_now();
+	preload_record(K, O(JOIN), (void *)thread, tid, t0, t1, r, PRELOAD_CALLSITE);
+	return r;
+}
+
+PRELOAD_EXPORT int pthread_detach(pthread_t thread)
+{
+	uint64_t tid = preload_on() ? (uint32_t)preload_thread_tid(thread) : 0;
+
+	TRACE_BEFORE(K, O(DETACH), (void *)thread, tid, REAL(pthread_detach)(thread));
+}
+
+/* Recorded before the call, which does not return; the lane is given back
+ * by the thread-exit key destructor that pthread_exit runs. */
+PRELOAD_EXPORT void pthread_exit(void *retval)
+{
+	if (preload_on()) {
+		uint64_t t = preload_now();
+
+		preload_record(K, O(EXIT), (void *)pthread_self(), (uintptr_t)retval, t, t, 0,
+			       PRELOAD_CALLSITE);
+	}
+	REAL(pthread_exit)(retval);
+	__builtin_unreachable();
+}
+
+PRELOAD_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
+{
+	uint64_t t0, t1;
+	int r;
+
+	if (!preload_on())
+		return REAL(thrd_create)(thr, func, arg);
+	t0 = preload_now();
+	r = REAL(thrd_create)(thr, func, arg);
+	t1 = preload_now();
+	preload_record(K, O(CREATE), r == thrd_success ? (void *)*thr : NULL,
+		       r == thrd_success ? (uint64_t)(uint32_t)preload_thread_tid(*thr) : 0, t0, t1,
+		       r, PRELOAD_CALLSITE);
+	return r;
+}
+
+PRELOAD_EXPORT int thrd_join(thrd_t thr, int *res)
+{
+	uint64_t t0, t1, tid;
+	int r;
+
+	if (!preload_on())
+		return REAL(thrd_join)(thr, res);
+	tid = (uint32_t)preload_thread_tid(thr);
+	t0 = preload_now();
+	r = REAL(thrd_join)(thr, res);
+	t1 = preload_now();
+	preload_record(K, O(JOIN), (void *)thr, tid, t0, t1, r, PRELOAD_CALLSITE);
+	return r;
+}
+
+PRELOAD_EXPORT int thrd_detach(thrd_t thr)
+{
+	uint64_t tid = preload_on() ? (uint32_t)preload_thread_tid(thr) : 0;
+
+	TRACE_BEFORE(K, O(DETACH), (void *)thr, tid, REAL(thrd_detach)(thr));
+}
+
+PRELOAD_EXPORT void thrd_exit(int res)
+{
+	if (preload_on()) {
+		uint64_t t = preload_now();
+
+		preload_record(K, O(EXIT), (void *)pthread_self(), (uint64_t)(uint32_t)res, t, t, 0,
+			       PRELOAD_CALLSITE);
+	}
+	REAL(thrd_exit)(res);
+	__builtin_unreachable();
+}

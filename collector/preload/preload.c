@@ -1,0 +1,227 @@
+/*
+ * collector/preload/preload.c - core of libmtx-preload.so: attach to the sync
+ * region named in the environment, resolve the real functions, give each
+ * thread a lane, and handle fork, exec and thread exit.
+ *
+ * The wrappers live in preload-locks.c, preload-sem.c, preload-thread.c and
+ * preload-signal.c. Without MTX_SYNC_REGION in the environment (or with a
+ * region that does not validate) the library only forwards calls.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/preload/preload.h"
+
+#define X(fn, ver) __typeof__(fn) *preload_real_##fn;
+PRELOAD_REALS(X)
+#undef X
+
+__thread struct preload_thread preload_tls __attribute__((tls_model("initial-exec")));
+struct mtx_lane_region preload_region;
+int preload_attached;
+int preload_tid_offset = -1;
+
+int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
+
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+/*
+ * Returned for a real function requested while this thread is already inside
+ * preload_resolve: dlsym may call calloc, and a malloc replacement may take a
+ * pthread lock, which would come back here forever. That can only happen
+ * before our constructor resolved everything, while the process is still
+ * single-threaded, so "succeed without doing anything" is the safe answer.
+ * (Called through a pointer of another function type: on x86-64 the extra
+ * arguments are ignored and 0 lands in the return register.)
+ */
+static long bootstrap_stub(void)
+{
+	return 0;
+}
+
+void *preload_resolve(const char *name, const char *version)
+{
+	struct preload_thread *t = &preload_tls;
+	int saved = errno;
+	void *p = NULL;
+
+	if (t->guard)
+		return (void *)bootstrap_stub;
+	t->guard = 1;
+	if (version)
+		p = dlvsym(RTLD_NEXT, name, version);
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	t->guard = 0;
+	errno = saved;
+	/* Missing only on a libc without the symbol: calls then become no-ops. */
+	return p ? p : (void *)bootstrap_stub;
+}
+
+#define X(fn, ver) \
+	void *preload_resolve_##fn(void) { return preload_resolve(#fn, ver); }
+PRELOAD_REALS(X)
+#undef X
+
+static void resolve_all(void)
+{
+#define X(fn, ver) (void)REAL(fn);
+	PRELOAD_REALS(X)
+#undef X
+}
+
+/*
+ * Thread exit: the key's destructor runs in the exiting thread after its
+ * start routine returned or it called pthread_exit. If a later destructor
+ * traces another operation, preload_claim takes a new lane and sets the key
+ * again, so glibc runs this destructor once more (up to
+ * PTHREAD_DESTRUCTOR_ITERATIONS times); the collector's liveness check catches
+ * anything left after that.
+ */
+static void thread_exit_destructor(void *unused)
+{
+	(void)unused;
+	lane_release(&preload_tls.w);
+}
+
+int preload_claim(struct preload_thread *t)
+{
+	int saved, rc;
+
+	if (!preload_attached)
+		return 0;
+	if (t->guard || t->w.depth) {
+		/* inside our own code, or a signal handler interrupted a claim */
+		__atomic_fetch_add(&preload_region.hdr->lost_nolane, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	t->guard = 1;
+	saved = errno;
+	rc = lane_claim(&preload_region, &t->w, getpid(), gettid(), !t->nolane_stalled);
+	if (rc == 0) {
+		t->nolane_stalled = 0;
+		if (exit_key_ok)
+			pthread_setspecific(exit_key, (void *)1);
+	} else {
+		t->nolane_stalled = 1;
+		__atomic_fetch_add(&preload_region.hdr->lost_nolane, 1, __ATOMIC_RELAXED);
+	}
+	errno = saved;
+	t->guard = 0;
+	return rc == 0;
+}
+
+/*
+ * Only the thread that called fork() exists in the child, with a copy of its
+ * TLS still pointing at the parent's lane. Forget it: the child's first
+ * traced operation claims a lane under the child's pid and tid.
+ */
+static void atfork_child(void)
+{
+	memset(&preload_tls.w, 0, sizeof(preload_tls.w));
+	preload_tls.nolane_stalled = 0;
+}
+
+/*
+ * glibc publishes the offset of the kernel tid inside struct pthread for
+ * libthread_db (_thread_db_pthread_tid: bit size, count, offset). Use it to
+ * name the thread a create, join or pthread_kill is about; check it on our own
+ * thread first and fall back to "unknown" (0) when anything looks wrong.
+ */
+static void find_tid_offset(void)
+{
+	const uint32_t *desc = dlvsym(RTLD_NEXT, "_thread_db_pthread_tid", "GLIBC_PRIVATE");
+
+	if (!desc)
+		desc = dlsym(RTLD_NEXT, "_thread_db_pthread_tid");
+	if (!desc || desc[0] != 32 || desc[1] != 1 || desc[2] > 4096)
+		return;
+	if (*(int32_t *)((char *)pthread_self() + desc[2]) != gettid())
+		return;
+	preload_tid_offset = (int)desc[2];
+}
+
+/*
+ * The same vDSO function glibc's clock_gettime ends in, minus the PLT hop
+ * and glibc's dispatch (about 3 ns of the ~25 a stamp costs here). The
+ * clock and the values are identical; without a vDSO we keep glibc's.
+ */
+static void find_vdso_clock(void)
+{
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	struct timespec ts;
+	void *fn;
+
+	if (!vdso)
+		return;
+	fn = dlsym(vdso, "__vdso_clock_gettime");
+	if (fn && ((int (*)(clockid_t, struct timespec *))fn)(CLOCK_MONOTONIC, &ts) == 0)
+		preload_vdso_clock_gettime = (int (*)(clockid_t, struct timespec *))fn;
+	dlclose(vdso);
+}
+
+static int attach_region(void)
+{
+	const char *name = getenv(MTX_SHM_ENV);
+	struct stat st;
+	void *base;
+	int fd, rc;
+
+	if (!name || name[0] != '/')
+		return -ENOENT;
+	fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)MTX_SHM_HEADER_SIZE) {
+		close(fd);
+		return -EPROTO;
+	}
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -errno;
+	rc = lane_region_open(&preload_region, base, (size_t)st.st_size);
+	if (rc < 0) {
+		munmap(base, (size_t)st.st_size);
+		return rc;
+	}
+	return 0;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	int saved = errno;
+
+	resolve_all();
+	preload_tls.guard = 1;
+	find_tid_offset();
+	find_vdso_clock();
+	if (attach_region() == 0) {
+		/* A fresh image: lanes still LIVE under our pid predate an exec. */
+		lane_reap_pid(&preload_region, getpid());
+		exit_key_ok = pthread_key_create(&exit_key, thread_exit_destructor) == 0;
+		pthread_atfork(NULL, NULL, atfork_child);
+		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);
+	}
+	preload_tls.guard = 0;
+	errno = saved;
+}
+
+/*
+ * At exit() the main thread's key destructor does not run; release its lane so
+ * the collector can free it without waiting for its liveness check.
+ * Operations traced by later destructors claim a new lane, reaped the same way.
+ */
+__attribute__((destructor)) static void preload_fini(void)
+{
+	if (preload_attached)
+		lane_release(&preload_tls.w);
+}

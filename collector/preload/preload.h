@@ -1,0 +1,255 @@
+/*
+ * collector/preload/preload.h - what the files of libmtx-preload.so share:
+ * the table of real functions, the per-thread writer, and the helpers every
+ * wrapper uses. Nothing here is exported from the library (it is built with
+ * -fvisibility=hidden); wrappers are marked PRELOAD_EXPORT one by one.
+ *
+ * How a wrapper stamps time (so that happened-before is never inverted between
+ * a release in one thread and the matching acquire in another):
+ *   - releases (unlock, post, signal, broadcast, kill, create, exit, ...)
+ *     take one stamp before the call: start_ns == end_ns <= the release;
+ *   - acquires that did not block (lock whose trylock succeeded, trylock,
+ *     trywait) take one stamp after the call: start_ns == end_ns >= the
+ *     acquisition;
+ *   - everything that may block takes a stamp before and after.
+ * So an uncontended lock+unlock pair costs two clock reads, not four.
+ */
+#ifndef MTX_COLLECTOR_PRELOAD_PRELOAD_H
+#define MTX_COLLECTOR_PRELOAD_PRELOAD_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <threads.h>
+
+#include "collector/preload/lane.h"
+
+#define PRELOAD_EXPORT __attribute__((visibility("default")))
+#define PRELOAD_CALLSITE ((uint64_t)(uintptr_t)__builtin_return_address(0))
+
+/*
+ * Every function the library interposes: X(name, symbol version or NULL).
+ * pthread_cond_* exist twice in glibc on x86-64 (GLIBC_2.2.5 for the old
+ * LinuxThreads-compatible layout, GLIBC_2.3.2 for the current one); a program
+ * built today binds to 2.3.2, so the wrapper must forward to that one.
+ */
+#define PRELOAD_REALS(X)                                  \
+	X(pthread_mutex_init, NULL)                       \
+	X(pthread_mutex_lock, NULL)                       \
+	X(pthread_mutex_trylock, NULL)                    \
+	X(pthread_mutex_timedlock, NULL)                  \
+	X(pthread_mutex_clocklock, NULL)                  \
+	X(pthread_mutex_unlock, NULL)                     \
+	X(pthread_mutex_destroy, NULL)                    \
+	X(pthread_rwlock_init, NULL)                      \
+	X(pthread_rwlock_rdlock, NULL)                    \
+	X(pthread_rwlock_wrlock, NULL)                    \
+	X(pthread_rwlock_tryrdlock, NULL)                 \
+	X(pthread_rwlock_trywrlock, NULL)                 \
+	X(pthread_rwlock_timedrdlock, NULL)               \
+	X(pthread_rwlock_timedwrlock, NULL)               \
+	X(pthread_rwlock_clockrdlock, NULL)               \
+	X(pthread_rwlock_clockwrlock, NULL)               \
+	X(pthread_rwlock_unlock, NULL)                    \
+	X(pthread_rwlock_destroy, NULL)                   \
+	X(pthread_spin_init, NULL)                        \
+	X(pthread_spin_lock, NULL)                        \
+	X(pthread_spin_trylock, NULL)                     \
+	X(pthread_spin_unlock, NULL)                      \
+	X(pthread_spin_destroy, NULL)                     \
+	X(pthread_cond_init, "GLIBC_2.3.2")               \
+	X(pthread_cond_wait, "GLIBC_2.3.2")               \
+	X(pthread_cond_timedwait, "GLIBC_2.3.2")          \
+	X(pthread_cond_signal, "GLIBC_2.3.2")             \
+	X(pthread_cond_broadcast, "GLIBC_2.3.2")          \
+	X(pthread_cond_destroy, "GLIBC_2.3.2")            \
+	X(pthread_cond_clockwait, NULL)                   \
+	X(pthread_barrier_init, NULL)                     \
+	X(pthread_barrier_wait, NULL)                     \
+	X(pthread_barrier_destroy, NULL)                  \
+	X(sem_init, NULL)                                 \
+	X(sem_wait, NULL)                                 \
+	X(sem_trywait, NULL)                              \
+	X(sem_timedwait, NULL)                            \
+	X(sem_clockwait, NULL)                            \
+	X(sem_post, NULL)                                 \
+	X(sem_destroy, NULL)                              \
+	X(sem_open, NULL)                                 \
+	X(sem_close, NULL)                                \
+	X(mtx_init, NULL)                                 \
+	X(mtx_lock, NULL)                                 \
+	X(mtx_trylock, NULL)                              \
+	X(mtx_timedlock, NULL)                            \
+	X(mtx_unlock, NULL)                               \
+	X(mtx_destroy, NULL)                              \
+	X(cnd_init, NULL)                                 \
+	X(cnd_wait, NULL)                                 \
+	X(cnd_timedwait, NULL)                            \
+	X(cnd_signal, NULL)                               \
+	X(cnd_broadcast, NULL)                            \
+	X(cnd_destroy, NULL)                              \
+	X(thrd_create, NULL)                              \
+	X(thrd_join, NULL)                                \
+	X(thrd_detach, NULL)                              \
+	X(thrd_exit, NULL)                                \
+	X(pthread_create, NULL)                           \
+	X(pthread_join, NULL)                             \
+	X(pthread_detach, NULL)                           \
+	X(pthread_exit, NULL)                             \
+	X(kill, NULL)                                     \
+	X(tgkill, NULL)                                   \
+	X(pthread_kill, NULL)                             \
+	X(raise, NULL)                                    \
+	X(sigqueue, NULL)
+
+#define X(fn, ver) extern __typeof__(fn) *preload_real_##fn;
+PRELOAD_REALS(X)
+#undef X
+
+/* Resolve one real function (slow path: only before the constructor ran). */
+void *preload_resolve(const char *name, const char *version);
+
+#define X(fn, ver) void *preload_resolve_##fn(void);
+PRELOAD_REALS(X)
+#undef X
+
+/* preload_get_<fn>(): the real function, resolved on first use if needed. */
+#define X(fn, ver)                                                                 \
+	static inline __typeof__(fn) *preload_get_##fn(void)                       \
+	{                                                                          \
+		__typeof__(fn) *p_ = preload_real_##fn;                            \
+		if (__builtin_expect(p_ == NULL, 0))                               \
+			preload_real_##fn = p_ = (__typeof__(fn) *)preload_resolve_##fn(); \
+		return p_;                                                         \
+	}
+PRELOAD_REALS(X)
+#undef X
+
+#define REAL(fn) (preload_get_##fn())
+
+/* Per-thread state, in initial-exec TLS: no allocation, no __tls_get_addr. */
+struct preload_thread {
+	struct mtx_lane_writer w;
+	uint32_t guard;        /* library code running in this thread: don't record */
+	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
+};
+
+extern __thread struct preload_thread preload_tls __attribute__((tls_model("initial-exec")));
+extern struct mtx_lane_region preload_region;
+extern int preload_attached;
+extern int preload_tid_offset;
+
+/* Slow path of preload_record: claim a lane. Returns 1 when one was claimed. */
+int preload_claim(struct preload_thread *t);
+
+/* Kernel tid of a live thread handle, 0 when unknown (see preload.c). */
+static inline int32_t preload_thread_tid(pthread_t thread)
+{
+	if (preload_tid_offset < 0 || thread == 0)
+		return 0;
+	return *(volatile int32_t *)((char *)thread + preload_tid_offset);
+}
+
+static inline int preload_on(void)
+{
+	return __builtin_expect(preload_attached, 1);
+}
+
+/* The vDSO's clock_gettime, called without glibc's wrapper (see preload.c). */
+extern int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
+
+static inline uint64_t preload_now(void)
+{
+	struct timespec ts;
+
+	if (__builtin_expect(preload_vdso_clock_gettime != NULL, 1))
+		preload_vdso_clock_gettime(CLOCK_MONOTONIC, &ts);
+	else
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Append one record for the calling thread (claiming a lane on first use). */
+static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
+				  uint64_t arg, uint64_t start_ns, uint64_t end_ns, int32_t result,
+				  uint64_t callsite)
+{
+	struct preload_thread *t = &preload_tls;
+
+	if (__builtin_expect(t->w.lane == NULL, 0) && !preload_claim(t))
+		return;
+	lane_write(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
+		   (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite);
+}
+
+/*
+ * The four shapes of wrapper (see the top of this file for why stamps sit
+ * where they do). Each expands inside the exported wrapper, so the call site
+ * is the wrapper's own return address. `call` is evaluated exactly once;
+ * with the region detached it is forwarded with nothing else done.
+ */
+#define TRACE_BEFORE(kind, op, obj, arg, call)                                    \
+	do {                                                                      \
+		uint64_t t_;                                                      \
+		int r_;                                                           \
+		if (!preload_on())                                                \
+			return call;                                              \
+		t_ = preload_now();                                               \
+		r_ = call;                                                        \
+		preload_record(kind, op, obj, arg, t_, t_, r_, PRELOAD_CALLSITE); \
+		return r_;                                                        \
+	} while (0)
+
+#define TRACE_AFTER(kind, op, obj, arg, call)                                     \
+	do {                                                                      \
+		uint64_t t_;                                                      \
+		int r_;                                                           \
+		if (!preload_on())                                                \
+			return call;                                              \
+		r_ = call;                                                        \
+		t_ = preload_now();                                               \
+		preload_record(kind, op, obj, arg, t_, t_, r_, PRELOAD_CALLSITE); \
+		return r_;                                                        \
+	} while (0)
+
+#define TRACE_BLOCKING(kind, op, obj, arg, call)                                    \
+	do {                                                                        \
+		uint64_t t0_, t1_;                                                  \
+		int r_;                                                             \
+		if (!preload_on())                                                  \
+			return call;                                                \
+		t0_ = preload_now();                                                \
+		r_ = call;                                                          \
+		t1_ = preload_now();                                                \
+		preload_record(kind, op, obj, arg, t0_, t1_, r_, PRELOAD_CALLSITE); \
+		return r_;                                                          \
+	} while (0)
+
+/*
+ * An acquire that usually does not block: try first (one stamp after it
+ * succeeds); only when the try says "busy" call the blocking function, with
+ * stamps around it. The blocking call re-decides everything, so error cases
+ * (EDEADLK on relock, EAGAIN on too many readers, EOWNERDEAD) come out as
+ * they would without the library.
+ */
+#define TRACE_TRY_FIRST(kind, op, obj, trycall, fast, call)                         \
+	do {                                                                        \
+		uint64_t t0_, t1_;                                                  \
+		int r_;                                                             \
+		if (!preload_on())                                                  \
+			return call;                                                \
+		r_ = trycall;                                                       \
+		if (fast) {                                                         \
+			t0_ = preload_now();                                        \
+			preload_record(kind, op, obj, 0, t0_, t0_, r_, PRELOAD_CALLSITE); \
+			return r_;                                                  \
+		}                                                                   \
+		t0_ = preload_now();                                                \
+		r_ = call;                                                          \
+		t1_ = preload_now();                                                \
+		preload_record(kind, op, obj, 0, t0_, t1_, r_, PRELOAD_CALLSITE);   \
+		return r_;                                                          \
+	} while (0)
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * collector/preload/shm.h - the shared-memory region between libmtx-preload.so
+ * (the writers, inside the traced processes) and the collector (the reader).
+ *
+ * This file owns the format; collector/preload/lane.h holds the writer's code
+ * and collector/source-sync.c the reader's.
+ *
+ * THE REGION
+ *
+ * One POSIX shared-memory object (a file in /dev/shm) created by the collector,
+ * named in the traced program's environment:
+ *
+ *     MTX_SYNC_REGION=/mtx-sync-<pid>-<random>
+ *
+ * Every process that loads the library (the target, its forked children, and
+ * whatever they exec with the environment intact) maps the same object, so one
+ * collector sees the whole process tree. All integers are native-endian; the
+ * writer and reader run on the same machine.
+ *
+ *     offset 0              struct mtx_shm_header   (MTX_SHM_HEADER_SIZE bytes)
+ *     lane_offset           lane 0: struct mtx_shm_lane, then lane_records records
+ *     lane_offset + stride  lane 1
+ *     ...                   lane_count lanes in all
+ *
+ * Header fields (written once by the collector before the target starts,
+ * except the loss counters):
+ *
+ *     magic         "MTXSYNC1" - anything else means "not a region": the library
+ *                   stays a pass-through.
+ *     version       MTX_SHM_VERSION; the library refuses other versions.
+ *     header_size, record_size, lane_offset, lane_stride
+ *                   the geometry, so a reader never guesses.
+ *     lane_count    number of lanes.
+ *     lane_records  records per lane, a power of two (index & (n - 1)).
+ *     clock_id      CLOCK_MONOTONIC: the clock every *_ns field is read from,
+ *                   the same one perf uses with attr.use_clockid.
+ *     lost_full     records dropped because a lane stayed full longer than
+ *                   the writer's bounded wait (the collector was not draining).
+ *     lost_nolane   records dropped because no lane was free.
+ *     Both are only ever incremented (atomically, by writers); the collector
+ *     reports their sum. Losses are never silent.
+ *
+ * LANES
+ *
+ * A lane is a single-producer single-consumer ring owned by one thread of one
+ * process at a time. Its header:
+ *
+ *     state     FREE -> CLAIMING -> LIVE -> EXITED -> FREE (see enum below).
+ *               A writer claims a FREE lane with compare-and-swap, fills in
+ *               owner_pid/owner_tid, then stores LIVE. At thread exit (a
+ *               pthread key destructor) the owner stores EXITED. The collector
+ *               moves EXITED lanes back to FREE once it has drained them, so
+ *               programs that run thousands of short threads reuse a few lanes.
+ *               The collector also marks LIVE lanes whose owner thread no
+ *               longer exists (killed process, exec) EXITED; the library marks
+ *               lanes still LIVE under its own pid EXITED when it starts, since
+ *               after exec no thread of the old image survives.
+ *     head      count of records published by the writer (monotonic, never
+ *               wraps in practice: 2^64 records). Slot of record i is
+ *               i & (lane_records - 1). Written with release order after the
+ *               record; read by the collector with acquire order.
+ *     tail      count of records consumed by the collector. Written with
+ *               release order after the records are copied out; the writer
+ *               reads it (acquire) only when its cached limit is reached.
+ *     head and tail sit on their own cache lines so the two sides do not
+ *     share a line on the hot path.
+ *
+ * Invariant: tail <= head <= tail + lane_records. The reader checks it on
+ * every drain (the target may scribble over the region) and counts what it
+ * cannot trust as lost rather than reading outside a lane.
+ *
+ * RECORDS
+ *
+ * struct mtx_sync_record (collector/event.h), MTX_SHM_RECORD_SIZE bytes,
+ * kind and op from the tables below. Records of one lane are in the order
+ * their operations completed in that thread.
+ */
+#ifndef MTX_COLLECTOR_PRELOAD_SHM_H
+#define MTX_COLLECTOR_PRELOAD_SHM_H
+
+#include <stdint.h>
+
+#include "collector/event.h"
+
+/* Environment variable naming the region (its shm_open name, with the '/'). */
+#define MTX_SHM_ENV "MTX_SYNC_REGION"
+
+#define MTX_SHM_MAGIC "MTXSYNC1"
+#define MTX_SHM_VERSION 1u
+#define MTX_SHM_HEADER_SIZE 4096u
+#define MTX_SHM_LANE_HEADER_SIZE 256u
+#define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
+
+/*
+ * Defaults: 1024 lanes (programs with 1000 live threads exist among our
+ * samples) of 65536 records, 3.5 MiB each: enough for ~2 ms of the fastest
+ * lock loop (28 M records/s), so a collector draining every millisecond never
+ * makes a writer wait. That is 3.6 GiB of address space, but tmpfs allocates
+ * pages only when written: the memory used is at most 3.5 MiB per thread
+ * that was alive at the same time as the others, and far less for threads
+ * that trace few operations.
+ */
+#define MTX_SHM_DEFAULT_LANES 1024u
+#define MTX_SHM_DEFAULT_LANE_RECORDS 65536u
+
+enum mtx_shm_lane_state {
+	MTX_LANE_FREE = 0,     /* unowned; a writer may claim it */
+	MTX_LANE_CLAIMING = 1, /* a writer is filling in the owner */
+	MTX_LANE_LIVE = 2,     /* owned by owner_tid of owner_pid */
+	MTX_LANE_EXITED = 3,   /* owner gone; the collector frees it once drained */
+};
+
+struct mtx_shm_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint32_t record_size;
+	uint32_t lane_count;
+	uint32_t lane_records;
+	uint32_t lane_header_size;
+	uint64_t lane_offset;
+	uint64_t lane_stride;
+	int32_t clock_id;
+	int32_t creator_pid;
+	uint64_t _pad0[8];
+	/* On their own cache line: the only header fields written after setup. */
+	uint64_t lost_full __attribute__((aligned(64)));
+	uint64_t lost_nolane;
+	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
+};
+
+struct mtx_shm_lane {
+	uint32_t state;    /* enum mtx_shm_lane_state */
+	int32_t owner_pid;
+	int32_t owner_tid;
+	uint32_t claims;   /* times this lane was claimed: helps reading dumps */
+	uint64_t head __attribute__((aligned(64)));
+	uint64_t tail __attribute__((aligned(64)));
+	/* padded to MTX_SHM_LANE_HEADER_SIZE; records follow */
+	uint8_t _pad[MTX_SHM_LANE_HEADER_SIZE - 192];
+};
+
+_Static_assert(sizeof(struct mtx_shm_header) <= MTX_SHM_HEADER_SIZE, "header fits");
+_Static_assert(sizeof(struct mtx_shm_lane) == MTX_SHM_LANE_HEADER_SIZE, "lane header size");
+_Static_assert(sizeof(struct mtx_sync_record) == 56, "record layout is part of the format");
+
+/* Lane i of a region mapped at base (geometry from the header the caller trusts). */
+static inline struct mtx_shm_lane *mtx_shm_lane_at(void *base, uint64_t lane_offset,
+						   uint64_t lane_stride, uint32_t i)
+{
+	return (struct mtx_shm_lane *)((char *)base + lane_offset + (uint64_t)i * lane_stride);
+}
+
+static inline struct mtx_sync_record *mtx_shm_lane_records(struct mtx_shm_lane *lane)
+{
+	return (struct mtx_sync_record *)((char *)lane + MTX_SHM_LANE_HEADER_SIZE);
+}
+
+/*
+ * Kinds of synchronization object: X(enum suffix, name stored in the database).
+ * The names are the values of sync_objects.kind; never rename one.
+ */
+#define MTX_SYNC_KINDS(X)          \
+	X(MUTEX, "mutex")          \
+	X(RWLOCK, "rwlock")        \
+	X(SPINLOCK, "spinlock")    \
+	X(COND, "cond")            \
+	X(SEM, "sem")              \
+	X(BARRIER, "barrier")      \
+	X(SIGNAL, "signal")        \
+	X(THREAD, "thread")
+
+/*
+ * Operations: X(enum suffix, name stored in the database as sync_ops.op).
+ * Named after the call; the kind says which family it belongs to.
+ */
+#define MTX_SYNC_OPS(X)                      \
+	X(INIT, "init")                      \
+	X(LOCK, "lock")                      \
+	X(TRYLOCK, "trylock")                \
+	X(TIMEDLOCK, "timedlock")            \
+	X(UNLOCK, "unlock")                  \
+	X(DESTROY, "destroy")                \
+	X(RDLOCK, "rdlock")                  \
+	X(WRLOCK, "wrlock")                  \
+	X(TRYRDLOCK, "tryrdlock")            \
+	X(TRYWRLOCK, "trywrlock")            \
+	X(TIMEDRDLOCK, "timedrdlock")        \
+	X(TIMEDWRLOCK, "timedwrlock")        \
+	X(WAIT, "wait")                      \
+	X(TIMEDWAIT, "timedwait")            \
+	X(TRYWAIT, "trywait")                \
+	X(SIGNAL, "signal")                  \
+	X(BROADCAST, "broadcast")            \
+	X(POST, "post")                      \
+	X(OPEN, "open")                      \
+	X(CLOSE, "close")                    \
+	X(CREATE, "create")                  \
+	X(JOIN, "join")                      \
+	X(DETACH, "detach")                  \
+	X(EXIT, "exit")                      \
+	X(KILL, "kill")                      \
+	X(TGKILL, "tgkill")                  \
+	X(PTHREAD_KILL, "pthread_kill")      \
+	X(RAISE, "raise")                    \
+	X(SIGQUEUE, "sigqueue")
+
+enum mtx_sync_kind {
+#define X(e, n) MTX_SYNC_KIND_##e,
+	MTX_SYNC_KINDS(X)
+#undef X
+	MTX_SYNC_KIND__COUNT
+};
+
+enum mtx_sync_op {
+#define X(e, n) MTX_SYNC_OP_##e,
+	MTX_SYNC_OPS(X)
+#undef X
+	MTX_SYNC_OP__COUNT
+};
+
+/* Name of a kind ("mutex"), or NULL when out of range (e.g. a scribbled record). */
+static inline const char *sync_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+#define X(e, n) n,
+		MTX_SYNC_KINDS(X)
+#undef X
+	};
+	return kind < MTX_SYNC_KIND__COUNT ? names[kind] : (const char *)0;
+}
+
+/* Name of an op ("timedwait"), or NULL when out of range. */
+static inline const char *sync_op_name(unsigned op)
+{
+	static const char *const names[] = {
+#define X(e, n) n,
+		MTX_SYNC_OPS(X)
+#undef X
+	};
+	return op < MTX_SYNC_OP__COUNT ? names[op] : (const char *)0;
+}
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * collector/source-sync.h - the collector's side of libmtx-preload.so: create
+ * the shared-memory region the library writes into (format in
+ * collector/preload/shm.h), put its name in the target's environment, and
+ * drain its lanes into struct mtx_event (type MTX_EV_SYNC).
+ *
+ * One thread drains a region; the functions are not thread-safe with each
+ * other, but run concurrently with any number of writers in any number of
+ * processes.
+ */
+#ifndef MTX_COLLECTOR_SOURCE_SYNC_H
+#define MTX_COLLECTOR_SOURCE_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/event.h"
+
+struct sync_region;
+
+typedef void (*sync_emit_fn)(void *ctx, const struct mtx_event *ev);
+
+/**
+ * sync_region_create - create a region of the default size
+ * (MTX_SHM_DEFAULT_LANES lanes of MTX_SHM_DEFAULT_LANE_RECORDS records).
+ * @out: receives the region, owned by the caller (sync_region_destroy).
+ *
+ * Return: 0, or -errno (e.g. -ENOSPC when /dev/shm is full).
+ */
+int sync_region_create(struct sync_region **out);
+
+/**
+ * sync_region_create_sized - create a region with @lane_count lanes of
+ * @lane_records records each (a power of two, at least 32).
+ *
+ * Return: 0, -EINVAL for a bad geometry, or -errno from shm_open/ftruncate/mmap.
+ */
+int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
+			     uint32_t lane_records);
+
+/**
+ * sync_region_env - the "MTX_SYNC_REGION=/name" string to add to the target's
+ * environment next to LD_PRELOAD. Owned by the region.
+ */
+const char *sync_region_env(struct sync_region *r);
+
+/**
+ * sync_region_map - where the region is mapped in this process, and its size
+ * in bytes (@size may be NULL). For tests that write through
+ * collector/preload/lane.h as the library does.
+ */
+void *sync_region_map(struct sync_region *r, size_t *size);
+
+/**
+ * sync_region_drain - emit every complete record of every lane, each lane in
+ * its own order (the order its thread completed the operations), as
+ * MTX_EV_SYNC events with ts_ns = start_ns and cpu = -1. Lanes whose thread
+ * exited are freed for reuse once drained; lanes of threads that no longer
+ * exist are treated as exited when free lanes run low.
+ * @emit: called once per record; @ev is valid only during the call.
+ *
+ * Records that cannot be trusted (indices or kind/op out of range, as when the
+ * target scribbled over the region) are skipped and counted in
+ * sync_region_lost().
+ *
+ * Return: the number of records emitted.
+ */
+size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
+
+/**
+ * sync_region_lost - records lost so far: dropped by writers (lane full past
+ * their bounded wait, or no lane free) plus records the drain rejected.
+ */
+uint64_t sync_region_lost(struct sync_region *r);
+
+/**
+ * sync_region_destroy - unmap and unlink the region and free @r. Processes
+ * still mapping it keep their mapping; nobody drains it any more.
+ */
+void sync_region_destroy(struct sync_region *r);
+
+#endif

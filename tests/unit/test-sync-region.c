@@ -1,0 +1,404 @@
+/*
+ * tests/unit/test-sync-region.c - the sync region: the collector side
+ * (collector/source-sync.c) against the writer code the preload library runs
+ * (collector/preload/lane.h), in one process.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector/preload/lane.h"
+#include "collector/source-sync.h"
+
+/* What the emit callback saw. */
+struct seen {
+	size_t count;
+	size_t cap;
+	struct mtx_event *ev;
+	pthread_mutex_t lock; /* drained from a thread in some tests */
+};
+
+static void seen_emit(void *ctx, const struct mtx_event *ev)
+{
+	struct seen *s = ctx;
+
+	if (s->count == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		cr_assert_not_null(s->ev);
+	}
+	s->ev[s->count++] = *ev;
+}
+
+static void open_view(struct sync_region *r, struct mtx_lane_region *view)
+{
+	size_t size;
+	void *base = sync_region_map(r, &size);
+
+	cr_assert_eq(lane_region_open(view, base, size), 0);
+}
+
+static void write_n(struct mtx_lane_region *view, struct mtx_lane_writer *w, uint64_t from,
+		    uint64_t n)
+{
+	for (uint64_t i = from; i < from + n; i++)
+		lane_write(view, w, MTX_SYNC_KIND_MUTEX, MTX_SYNC_OP_LOCK, 0x1000, i, i, i + 1, 0,
+			   0xc0de);
+}
+
+Test(sync_region, names_come_from_the_tables)
+{
+	cr_assert_str_eq(sync_kind_name(MTX_SYNC_KIND_MUTEX), "mutex");
+	cr_assert_str_eq(sync_kind_name(MTX_SYNC_KIND_THREAD), "thread");
+	cr_assert_null(sync_kind_name(MTX_SYNC_KIND__COUNT));
+	cr_assert_str_eq(sync_op_name(MTX_SYNC_OP_TIMEDRDLOCK), "timedrdlock");
+	cr_assert_str_eq(sync_op_name(MTX_SYNC_OP_PTHREAD_KILL), "pthread_kill");
+	cr_assert_str_eq(sync_op_name(MTX_SYNC_OP_SIGQUEUE), "sigqueue");
+	cr_assert_null(sync_op_name(MTX_SYNC_OP__COUNT));
+	cr_assert_null(sync_op_name(65535));
+}
+
+Test(sync_region, create_gives_env_and_empty_drain)
+{
+	struct sync_region *r;
+	struct seen s = { 0 };
+
+	cr_assert_eq(sync_region_create(&r), 0);
+	cr_assert_eq(strncmp(sync_region_env(r), MTX_SHM_ENV "=/mtx-sync-",
+			     strlen(MTX_SHM_ENV "=/mtx-sync-")), 0);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 0);
+	cr_assert_eq(sync_region_lost(r), 0);
+	sync_region_destroy(r);
+	cr_assert_eq(sync_region_create_sized(&r, 4, 48), -EINVAL);
+	cr_assert_eq(sync_region_create_sized(&r, 0, 64), -EINVAL);
+	free(s.ev);
+}
+
+Test(sync_region, drain_keeps_lane_order_and_fields)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+
+	cr_assert_eq(sync_region_create_sized(&r, 4, 256), 0);
+	open_view(r, &view);
+	/* a real thread: the drain frees lanes whose owner does not exist */
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	write_n(&view, &w, 0, 200);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 200);
+	for (size_t i = 0; i < 200; i++) {
+		const struct mtx_event *ev = &s.ev[i];
+
+		cr_assert_eq(ev->type, MTX_EV_SYNC);
+		cr_assert_eq(ev->cpu, -1);
+		cr_assert_eq(ev->pid, getpid());
+		cr_assert_eq(ev->tid, gettid());
+		cr_assert_eq(ev->ts_ns, i);
+		cr_assert_eq(ev->u.sync.start_ns, i);
+		cr_assert_eq(ev->u.sync.end_ns, i + 1);
+		cr_assert_eq(ev->u.sync.arg, i);
+		cr_assert_eq(ev->u.sync.addr, 0x1000);
+		cr_assert_eq(ev->u.sync.callsite, 0xc0de);
+		cr_assert_eq(ev->u.sync.kind, MTX_SYNC_KIND_MUTEX);
+		cr_assert_eq(ev->u.sync.op, MTX_SYNC_OP_LOCK);
+	}
+	/* wraps around the ring several times */
+	s.count = 0;
+	for (int round = 0; round < 10; round++) {
+		write_n(&view, &w, 1000 + 200 * round, 200);
+		sync_region_drain(r, seen_emit, &s);
+	}
+	cr_assert_eq(s.count, 2000);
+	for (size_t i = 0; i < 2000; i++)
+		cr_assert_eq(s.ev[i].u.sync.arg, 1000 + i);
+	cr_assert_eq(sync_region_lost(r), 0);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+Test(sync_region, exited_lanes_are_reused_after_drain)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct seen s = { 0 };
+
+	cr_assert_eq(sync_region_create_sized(&r, 4, 64), 0);
+	open_view(r, &view);
+	/* 1000 short "threads", far more than lanes */
+	for (int t = 0; t < 1000; t++) {
+		struct mtx_lane_writer w = { 0 };
+
+		cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0, "thread %d got no lane", t);
+		write_n(&view, &w, 0, 3);
+		lane_release(&w);
+		if (t % 3 == 2)
+			sync_region_drain(r, seen_emit, &s);
+	}
+	sync_region_drain(r, seen_emit, &s);
+	cr_assert_eq(s.count, 3000);
+	cr_assert_leq(view.hdr->lanes_used, 3);
+	cr_assert_eq(sync_region_lost(r), 0);
+
+	/* without a drain in between, the fifth live thread finds no lane */
+	struct mtx_lane_writer ws[5];
+
+	memset(ws, 0, sizeof(ws));
+	for (int t = 0; t < 4; t++)
+		cr_assert_eq(lane_claim(&view, &ws[t], getpid(), gettid(), 0), 0);
+	cr_assert_eq(lane_claim(&view, &ws[4], getpid(), gettid(), 0), -EAGAIN);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+Test(sync_region, full_lane_counts_losses_then_recovers)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	uint64_t lost;
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	/* nobody drains: the first overflow waits out the budget, the rest don't */
+	write_n(&view, &w, 0, 200);
+	lost = sync_region_lost(r);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s) + lost, 200);
+	cr_assert_eq(s.count, 64 - LANE_SLACK);
+	cr_assert_eq(view.hdr->lost_full, lost);
+	/* drained: writing works again, nothing more is lost */
+	write_n(&view, &w, 1000, 10);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 10);
+	cr_assert_eq(sync_region_lost(r), lost);
+	cr_assert_eq(s.ev[s.count - 1].u.sync.arg, 1009);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+/* ---- concurrency: writer threads + a draining thread -------------------- */
+
+#define WRITERS 6
+#define PER_WRITER 300000
+#define WRITER_BASE 1000000000ull /* writer i's records carry arg i*BASE + seq */
+
+struct conc {
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	int stop;
+	size_t per_tid_next[WRITERS];
+	size_t total;
+	int order_ok;
+};
+
+struct writer_arg {
+	struct conc *c;
+	int idx;
+};
+
+static void *writer_main(void *p)
+{
+	struct writer_arg *a = p;
+	struct mtx_lane_writer w = { 0 };
+
+	cr_assert_eq(lane_claim(&a->c->view, &w, getpid(), gettid(), 1), 0);
+	write_n(&a->c->view, &w, (uint64_t)a->idx * WRITER_BASE, PER_WRITER);
+	lane_release(&w);
+	return NULL;
+}
+
+static void conc_emit(void *ctx, const struct mtx_event *ev)
+{
+	struct conc *c = ctx;
+	uint64_t idx = ev->u.sync.arg / WRITER_BASE, seq = ev->u.sync.arg % WRITER_BASE;
+
+	if (idx >= WRITERS || seq != c->per_tid_next[idx]) {
+		if (c->order_ok)
+			cr_log_error("writer %llu: record %llu where %llu was due",
+				     (unsigned long long)idx, (unsigned long long)seq,
+				     idx < WRITERS ? (unsigned long long)c->per_tid_next[idx] : 0ull);
+		c->order_ok = 0;
+	} else
+		c->per_tid_next[idx]++;
+	c->total++;
+}
+
+static void *drainer_main(void *p)
+{
+	struct conc *c = p;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+		sync_region_drain(c->r, conc_emit, c);
+	sync_region_drain(c->r, conc_emit, c);
+	return NULL;
+}
+
+Test(sync_region, concurrent_writers_exact_counts_and_order, .timeout = 60)
+{
+	struct conc c = { .order_ok = 1 };
+	pthread_t wt[WRITERS], dt;
+	struct writer_arg args[WRITERS];
+
+	/* small lanes: writers hit the full-lane wait all the time */
+	cr_assert_eq(sync_region_create_sized(&c.r, 8, 128), 0);
+	open_view(c.r, &c.view);
+	pthread_create(&dt, NULL, drainer_main, &c);
+	for (int i = 0; i < WRITERS; i++) {
+		args[i] = (struct writer_arg){ &c, i };
+		pthread_create(&wt[i], NULL, writer_main, &args[i]);
+	}
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(wt[i], NULL);
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(dt, NULL);
+	cr_assert(c.order_ok, "lost %llu, full %llu, nolane %llu, total %zu",
+		  (unsigned long long)sync_region_lost(c.r), (unsigned long long)c.view.hdr->lost_full,
+		  (unsigned long long)c.view.hdr->lost_nolane, c.total);
+	cr_assert_eq(c.total, (size_t)WRITERS * PER_WRITER);
+	for (int i = 0; i < WRITERS; i++)
+		cr_assert_eq(c.per_tid_next[i], PER_WRITER);
+	cr_assert_eq(sync_region_lost(c.r), 0);
+	sync_region_destroy(c.r);
+}
+
+/* ---- signal handlers writing into the lane they interrupted -------------- */
+
+static struct mtx_lane_region sig_view;
+static __thread struct mtx_lane_writer sig_w;
+static volatile sig_atomic_t handler_writes;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	lane_write(&sig_view, &sig_w, MTX_SYNC_KIND_SIGNAL, MTX_SYNC_OP_RAISE, 10, 0, 1, 1, 0, 0);
+	handler_writes++;
+}
+
+struct sig_arg {
+	struct sync_region *r;
+	pthread_t target;
+	int stop;
+};
+
+static void *pester_main(void *p)
+{
+	struct sig_arg *a = p;
+
+	while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
+		pthread_kill(a->target, SIGUSR1);
+		for (volatile int i = 0; i < 200; i++)
+			;
+	}
+	return NULL;
+}
+
+struct sig_seen {
+	uint64_t main_next;
+	uint64_t main_count, handler_count;
+	int order_ok;
+};
+
+static void sig_emit(void *ctx, const struct mtx_event *ev)
+{
+	struct sig_seen *s = ctx;
+
+	if (ev->u.sync.kind == MTX_SYNC_KIND_SIGNAL) {
+		s->handler_count++;
+		return;
+	}
+	if (ev->u.sync.arg != s->main_next)
+		s->order_ok = 0;
+	s->main_next = ev->u.sync.arg + 1;
+	s->main_count++;
+}
+
+Test(sync_region, signal_handlers_nest_without_losing_records, .timeout = 60)
+{
+	struct sig_arg a = { 0 };
+	struct sig_seen s = { .order_ok = 1 };
+	pthread_t pt;
+	const uint64_t n = 2000000;
+
+	cr_assert_eq(sync_region_create_sized(&a.r, 2, 1u << 22), 0);
+	open_view(a.r, &sig_view);
+	cr_assert_eq(lane_claim(&sig_view, &sig_w, getpid(), gettid(), 0), 0);
+	signal(SIGUSR1, on_usr1);
+	a.target = pthread_self();
+	pthread_create(&pt, NULL, pester_main, &a);
+	write_n(&sig_view, &sig_w, 0, n);
+	__atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(pt, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	sync_region_drain(a.r, sig_emit, &s);
+	cr_assert(handler_writes > 0);
+	cr_assert(s.order_ok);
+	cr_assert_eq(s.main_count, n);
+	cr_assert_eq(s.handler_count, (uint64_t)handler_writes);
+	cr_assert_eq(sync_region_lost(a.r), 0);
+	sync_region_destroy(a.r);
+}
+
+/* ---- robustness ------------------------------------------------------------ */
+
+Test(sync_region, scribbled_indices_are_counted_not_followed)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	write_n(&view, &w, 0, 5);
+	w.lane->head = 1ull << 40; /* the target scribbles */
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 0);
+	cr_assert_gt(sync_region_lost(r), 0);
+	/* a bad kind in one record: that record is skipped and counted */
+	w.reserve = w.lane->head;
+	w.limit = w.reserve + 64 - LANE_SLACK;
+	write_n(&view, &w, 0, 3);
+	w.recs[(w.reserve - 2) & w.mask].kind = 999;
+	uint64_t before = sync_region_lost(r);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 2);
+	cr_assert_eq(sync_region_lost(r), before + 1);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+Test(sync_region, lanes_of_dead_threads_are_reclaimed)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w1 = { 0 }, w2 = { 0 }, w3 = { 0 };
+	struct seen s = { 0 };
+	pid_t dead = fork();
+
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	/* both lanes owned by a process that is gone without releasing them */
+	cr_assert_eq(lane_claim(&view, &w1, dead, dead, 0), 0);
+	cr_assert_eq(lane_claim(&view, &w2, dead, dead, 0), 0);
+	write_n(&view, &w1, 0, 4);
+	cr_assert_eq(lane_claim(&view, &w3, getpid(), gettid(), 0), -EAGAIN);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 4);
+	cr_assert_eq(lane_claim(&view, &w3, getpid(), gettid(), 0), 0);
+	cr_assert_eq(lane_claim(&view, &w1, getpid(), gettid(), 0), 0);
+	cr_assert_eq(lane_claim(&view, &w2, getpid(), gettid(), 0), -EAGAIN);
+	/* exec: a fresh image reaps the lanes its pid still holds */
+	lane_reap_pid(&view, getpid());
+	sync_region_drain(r, seen_emit, &s);
+	cr_assert_eq(lane_claim(&view, &w2, getpid(), gettid(), 0), 0);
+	cr_assert_eq(sync_region_lost(r), 0);
+	sync_region_destroy(r);
+	free(s.ev);
+}
