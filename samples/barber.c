@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "samples/args.h"
 #include "samples/selfcheck.h"
 
 #define CUT_ITERS 6000000UL	/* ~11 ms per haircut */
@@ -170,19 +171,6 @@ static void *customer(void *arg)
 	c->served = 1;
 	selfcheck_thread_done("customer");
 	return NULL;
-}
-
-static int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "samples/args.h"
 #include "samples/selfcheck.h"
 
 #define SERVE_ITERS 300000UL	/* ~0.6 ms per request */
@@ -207,19 +208,6 @@ static void *client(void *arg)
 	call(c, 0);	/* close */
 	selfcheck_thread_done("client");
 	return NULL;
-}
-
-static int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)

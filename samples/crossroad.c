@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "samples/args.h"
 #include "samples/selfcheck.h"
 
 #define DRIVE_ITERS 250000UL	/* ~0.5 ms */
@@ -224,19 +225,6 @@ static void *traffic_light(void *arg)
 	pthread_mutex_unlock(&light_lock);
 	selfcheck_thread_done("light");
 	return NULL;
-}
-
-static int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)

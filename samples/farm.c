@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "samples/args.h"
 #include "samples/selfcheck.h"
 
 #define QUEUE_SLOTS 8
@@ -151,19 +152,6 @@ static void *worker(void *arg)
 	selfcheck_count("thread", "exit");
 	selfcheck_thread_done("worker");
 	pthread_exit(NULL);
-}
-
-static int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)

@@ -47,4 +47,4 @@ samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_c11threads_LDFLAGS = -pthread
 
-EXTRA_DIST += samples/README
+EXTRA_DIST += samples/README samples/args.h

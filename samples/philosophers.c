@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "samples/args.h"
 #include "samples/selfcheck.h"
 
 #define THINK_ITERS 150000UL	/* ~0.3 ms */
@@ -116,19 +117,6 @@ static void *philosopher(void *arg)
 	}
 	selfcheck_thread_done("philosopher");
 	return NULL;
-}
-
-static int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)
