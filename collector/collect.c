@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/collect-sync.h"
 #include "collector/model.h"
 #include "collector/session.h"
 #include "collector/target.h"
@@ -18,6 +19,7 @@
 #include "src/log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -67,6 +69,8 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 			strncat(events, ",", sizeof(events) - strlen(events) - 1);
 		strncat(events, mtx_sources[i]->name, sizeof(events) - strlen(events) - 1);
 	}
+	if (o->sync)
+		strncat(events, ",sync", sizeof(events) - strlen(events) - 1);
 	writer_meta(w, "events", events);
 }
 
@@ -170,6 +174,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_writer *w = NULL;
 	struct mtx_model *m = NULL;
 	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct collect_sync cs = { 0 };
 	struct pollfd *pfds = NULL;
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, kept;
@@ -198,7 +203,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sigprocmask(SIG_BLOCK, &mask, &oldmask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
-	rc = target_spawn(&t, o->argv, NULL, err);
+	if (o->sync) {
+		rc = collect_sync_prepare(&cs, o->argv[0], err);
+		if (rc)
+			goto fail_unstarted;
+	}
+	rc = target_spawn(&t, o->argv, cs.env, err);
 	if (rc) {
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;
@@ -216,6 +226,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	rc = collect_sync_start(&cs, err);
+	if (rc)
+		goto fail_unstarted;
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
 		/* The read can come after the program's first traced switches;
@@ -247,6 +260,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		round_ns = now_ns();
 		session_drain(&s);
 		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, model_emit, m);
+		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
 				r->record_failed = 1;
@@ -261,6 +275,10 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	order_flush(&s.order, UINT64_MAX, model_emit, m);
 	r->status = decode_status(wstatus);
 	model_finish(m, now_ns(), t.pid, r->status);
+	if (collect_sync_finish(&cs, w) && !r->record_failed)
+		r->record_failed = 1;
+	s.lost[MTX_SRC_SYNC] = cs.lost;
+	s.decoded[MTX_EV_SYNC] = cs.records;
 	write_end_meta(w, &s, m, r->status);
 	{
 		uint64_t lost = 0;
@@ -280,6 +298,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	model_free(m);
 	session_close(&s);
+	collect_sync_free(&cs);
 	free(pfds);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
@@ -287,6 +306,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 
 fail_unstarted:
 	target_kill(&t);
+	collect_sync_free(&cs);
 	model_free(m);
 	session_close(&s);
 	writer_close(w, 0);

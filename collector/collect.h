@@ -12,6 +12,7 @@ struct collect_options {
 	const char *output;     /* run.db path */
 	char *const *argv;      /* program and its arguments */
 	unsigned sources;       /* bit i: mtx_sources[i] */
+	int sync;               /* inject libmtx-preload.so: sync operations */
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
 	const char *command;    /* the command line, for meta */
 };

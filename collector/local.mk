@@ -14,6 +14,11 @@ collector_sources = \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
 	collector/source-sync.c collector/source-sync.h \
+	collector/sync-pump.c collector/sync-pump.h \
+	collector/sync-objects.c collector/sync-objects.h \
+	collector/sync-resolve.c collector/sync-resolve.h \
+	collector/inject.c collector/inject.h \
+	collector/collect-sync.c collector/collect-sync.h \
 	collector/syscall-names.h
 
 include collector/preload/local.mk

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "collector/session.h"
+#include "src/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,14 +40,10 @@ int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 
 static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, int raw)
 {
-	if (s->nr_events == s->cap_events) {
-		size_t cap = s->cap_events ? s->cap_events * 2 : 16;
-		struct session_event *ev = realloc(s->events, cap * sizeof(*ev));
-		if (!ev)
-			return -ENOMEM;
-		s->events = ev;
-		s->cap_events = cap;
-	}
+	struct session_event *ev = grow_array(s->events, &s->cap_events, s->nr_events, sizeof(*ev), 16);
+	if (!ev)
+		return -ENOMEM;
+	s->events = ev;
 	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .raw = raw };
 	return 0;
 }
@@ -61,14 +58,10 @@ static int remember_event(struct mtx_session *s, int fd, const struct mtx_source
 
 static int remember_fd(struct mtx_session *s, int fd)
 {
-	if (s->nr_fds == s->cap_fds) {
-		size_t cap = s->cap_fds ? s->cap_fds * 2 : 16;
-		int *fds = realloc(s->fds, cap * sizeof(*fds));
-		if (!fds)
-			return -ENOMEM;
-		s->fds = fds;
-		s->cap_fds = cap;
-	}
+	int *fds = grow_array(s->fds, &s->cap_fds, s->nr_fds, sizeof(*fds), 16);
+	if (!fds)
+		return -ENOMEM;
+	s->fds = fds;
 	s->fds[s->nr_fds++] = fd;
 	return 0;
 }

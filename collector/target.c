@@ -13,9 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Find @prog the way execvp will, so a missing program is reported before
- * anything is started. Returns 0 or -ENOENT / -EACCES. */
-static int check_program(const char *prog)
+int target_find_program(const char *prog, char *out, size_t size)
 {
 	const char *path;
 	char buf[PATH_MAX];
@@ -27,6 +25,7 @@ static int check_program(const char *prog)
 			return -errno;
 		if (S_ISDIR(sb.st_mode) || access(prog, X_OK) < 0)
 			return -EACCES;
+		snprintf(out, size, "%s", prog);
 		return 0;
 	}
 	path = getenv("PATH");
@@ -37,8 +36,10 @@ static int check_program(const char *prog)
 		struct stat sb;
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? path : ".", prog);
 		if (stat(buf, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-			if (access(buf, X_OK) == 0)
+			if (access(buf, X_OK) == 0) {
+				snprintf(out, size, "%s", buf);
 				return 0;
+			}
 			saw_eacces = 1;
 		}
 		path += len + (path[len] == ':');
@@ -49,7 +50,8 @@ static int check_program(const char *prog)
 int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err)
 {
 	int go[2], ex[2];
-	int rc = check_program(argv[0]);
+	char found[PATH_MAX];
+	int rc = target_find_program(argv[0], found, sizeof(found));
 
 	t->pid = -1;
 	t->go_fd = t->err_fd = -1;

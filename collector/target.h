@@ -6,6 +6,7 @@
 #ifndef MTX_COLLECTOR_TARGET_H
 #define MTX_COLLECTOR_TARGET_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct mtx_target {
@@ -13,6 +14,13 @@ struct mtx_target {
 	int go_fd;   /* write end: one byte releases the child into exec */
 	int err_fd;  /* read end: the child writes errno here if exec fails */
 };
+
+/*
+ * target_find_program - find @prog the way execvp will (PATH searched when it
+ * has no slash), so that a missing program is reported before anything
+ * starts. The path found goes to @out. Returns 0, -ENOENT or -EACCES.
+ */
+int target_find_program(const char *prog, char *out, size_t size);
 
 /*
  * target_spawn - fork a child that will exec @argv (PATH searched when

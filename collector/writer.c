@@ -27,6 +27,10 @@
 		  "VALUES (?,?,?,?,?)")                                                       \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret) "               \
 		   "VALUES (?,?,?,?,?,?)")                                                    \
+	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
+		   "callsite) VALUES (?,?,?,?,?,?,?,?)")                                     \
+	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
+		       "VALUES (?,?,?,?,?)")                                                  \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -215,6 +219,37 @@ int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t
 	else
 		sqlite3_bind_null(st, 6);
 	return run(w, STMT_SYSCALL);
+}
+
+int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
+		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite)
+{
+	sqlite3_stmt *st = w->stmt[STMT_SYNC_OP];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int(st, 1, tid);
+	sqlite3_bind_int64(st, 2, object_id);
+	sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)start_ns);
+	sqlite3_bind_int64(st, 5, (int64_t)end_ns);
+	sqlite3_bind_int(st, 6, result);
+	sqlite3_bind_int64(st, 7, arg);
+	sqlite3_bind_int64(st, 8, (int64_t)callsite);
+	return run(w, STMT_SYNC_OP);
+}
+
+int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
+		       int32_t pid, uint64_t created_ns)
+{
+	sqlite3_stmt *st = w->stmt[STMT_SYNC_OBJECT];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)addr);
+	sqlite3_bind_int(st, 4, pid);
+	sqlite3_bind_int64(st, 5, (int64_t)created_ns);
+	return run(w, STMT_SYNC_OBJECT);
 }
 
 int writer_meta(struct mtx_writer *w, const char *key, const char *value)

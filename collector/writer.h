@@ -30,6 +30,12 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
 		  int32_t wakee_tid, int32_t target_cpu);
 int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
 		   int64_t nr, const char *name, int64_t ret, int has_ret);
+/* Sync ops are written as they are drained; object ids come from
+ * collector/sync-objects.c. @arg and @callsite are stored as given. */
+int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
+		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite);
+int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
+		       int32_t pid, uint64_t created_ns);
 
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);

@@ -93,30 +93,34 @@ CREATE TABLE syscalls (
 	ret      INTEGER
 );
 
--- One row per lifetime of a synchronization object (an address reused after
--- destroy is a new row).
+-- One row per lifetime of a synchronization object in one process: an
+-- address reused after destroy (or re-initialized) is a new row. For kind
+-- signal, addr is the signal number; for kind thread, the pthread_t.
 CREATE TABLE sync_objects (
 	id           INTEGER PRIMARY KEY,
 	kind         TEXT NOT NULL,     -- mutex rwlock spinlock cond sem barrier signal thread
 	addr         INTEGER NOT NULL,
 	pid          INTEGER,
-	created_ns   INTEGER,
-	destroyed_ns INTEGER
+	created_ns   INTEGER,           -- init/create/open seen: its start; else first use
+	destroyed_ns INTEGER            -- destroy/join/close: its end; NULL if never
 );
 
--- One row per synchronization operation.
+-- One row per synchronization operation (libmtx-preload.so). blocked,
+-- wait_ns, holder_tid and hold_ns are joined in when the run is finalized.
 CREATE TABLE sync_ops (
-	id        INTEGER PRIMARY KEY,
-	tid       INTEGER NOT NULL,
-	object_id INTEGER NOT NULL,
-	op        TEXT NOT NULL,
-	start_ns  INTEGER NOT NULL,
-	end_ns    INTEGER NOT NULL,
-	blocked   INTEGER NOT NULL DEFAULT 0,
-	wait_ns   INTEGER NOT NULL DEFAULT 0,
-	result    INTEGER,
-	arg       INTEGER,
-	callsite  INTEGER
+	id         INTEGER PRIMARY KEY,
+	tid        INTEGER NOT NULL,
+	object_id  INTEGER NOT NULL,
+	op         TEXT NOT NULL,
+	start_ns   INTEGER NOT NULL,
+	end_ns     INTEGER NOT NULL,
+	blocked    INTEGER NOT NULL DEFAULT 0, -- the thread left the CPU blocked during it
+	wait_ns    INTEGER NOT NULL DEFAULT 0, -- time blocked during it
+	result     INTEGER,            -- 0, or the error: an errno (C11 calls: thrd_busy, ...)
+	arg        INTEGER,            -- cond wait: the mutex's sync_objects.id; kill: pid; create/join: tid
+	callsite   INTEGER,            -- return address in the caller
+	holder_tid INTEGER,            -- lock ops: who held the lock when this one asked for it
+	hold_ns    INTEGER             -- acquiring lock ops: time until the matching unlock
 );
 
 -- Functions named by calls and stacks.

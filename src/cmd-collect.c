@@ -23,6 +23,8 @@ const char cmd_collect_usage[] =
 	"                            sched     context switches, forks, exits (always on)\n"
 	"                            wakeups   who woke each thread (system-wide)\n"
 	"                            syscalls  every syscall and its return value\n"
+	"                            sync      every lock, semaphore, condvar, barrier,\n"
+	"                                      thread and signal call (LD_PRELOAD)\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
@@ -32,15 +34,22 @@ const char cmd_collect_usage[] =
 	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
 	"command line and 1 if mtx could not record.\n";
 
-/* Parse "sched,syscalls" into a source mask; the sched source is always in. */
-static int parse_events(const char *list, unsigned *mask)
+/* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
+ * the sched source is always in. */
+static int parse_events(const char *list, unsigned *mask, int *sync)
 {
 	char *copy = strdup(list), *save = NULL;
 	*mask = 0;
+	*sync = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int found = 0;
 		if (!strcmp(tok, "all")) {
 			*mask = (1u << mtx_nr_sources) - 1;
+			*sync = 1;
+			continue;
+		}
+		if (!strcmp(tok, "sync")) {
+			*sync = 1;
 			continue;
 		}
 		for (int i = 0; i < mtx_nr_sources; i++) {
@@ -50,7 +59,7 @@ static int parse_events(const char *list, unsigned *mask)
 			}
 		}
 		if (!found) {
-			cmd_usage_error("collect", "unknown event source '%s' (known: sched, wakeups, syscalls)", tok);
+			cmd_usage_error("collect", "unknown event source '%s' (known: sched, wakeups, syscalls, sync)", tok);
 			free(copy);
 			return -1;
 		}
@@ -88,7 +97,7 @@ int cmd_collect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1 };
+	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
 	long mib = 16;
 	struct collect_result r;
 	int opt, rc;
@@ -104,7 +113,7 @@ int cmd_collect(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'e':
-			if (parse_events(optarg, &o.sources))
+			if (parse_events(optarg, &o.sources, &o.sync))
 				return EXIT_USAGE;
 			break;
 		case 'm': {

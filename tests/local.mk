@@ -6,6 +6,7 @@ UNIT_TESTS = \
 	tests/unit/test-model \
 	tests/unit/test-db \
 	tests/unit/test-sync-region \
+	tests/unit/test-sync-resolve \
 	tests/unit/test-preload
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
@@ -26,6 +27,9 @@ tests_unit_test_model_LDADD = $(UNIT_LIBS)
 tests_unit_test_sync_region_SOURCES = tests/unit/test-sync-region.c
 tests_unit_test_sync_region_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sync_region_LDADD = $(UNIT_LIBS)
+tests_unit_test_sync_resolve_SOURCES = tests/unit/test-sync-resolve.c
+tests_unit_test_sync_resolve_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sync_resolve_LDADD = $(UNIT_LIBS)
 tests_unit_test_preload_SOURCES = tests/unit/test-preload.c
 tests_unit_test_preload_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_preload_LDADD = $(UNIT_LIBS)

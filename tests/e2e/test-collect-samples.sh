@@ -3,7 +3,8 @@
 # exit status are identical; run.db holds exactly the threads the sample
 # created; each thread's states tile its lifetime; and each thread's
 # switches equal the kernel's own counters (voluntary + nonvoluntary context
-# switches read by the thread itself just before it exits).
+# switches read by the thread itself just before it exits); and its sync
+# operations, per thread, kind and op, equal the counts the sample kept.
 . "$(dirname "$0")/lib.sh"
 require_perf
 
@@ -77,6 +78,22 @@ check_sample() {
 		fail "$name: switch counts differ from the kernel's for $bad_csw threads"
 		sql "$check" "SELECT * FROM sc_csw WHERE NOT (before <= kernel - pre_low AND kernel - pre_high <= after) LIMIT 5"
 	fi
+	# Sync operations: per thread, kind and op, run.db holds exactly the
+	# calls the sample counted (both directions: nothing missing, nothing
+	# extra). The sample counts only the calls it makes itself.
+	local bad_ops
+	sql "$check" "CREATE TABLE sc_cmp AS
+		SELECT tid, kind, op, SUM(sc) AS sc, SUM(db) AS db FROM (
+			SELECT tid, kind, op, count AS sc, 0 AS db FROM sc_op
+			UNION ALL SELECT tid, kind, op, 0, calls FROM sync_usage)
+		GROUP BY tid, kind, op"
+	bad_ops=$(sql "$check" "SELECT COUNT(*) FROM sc_cmp WHERE sc <> db")
+	if [ "$bad_ops" != 0 ]; then
+		fail "$name: sync op counts differ from the sample's for $bad_ops (thread, kind, op)"
+		sql "$check" "SELECT * FROM sc_cmp WHERE sc <> db LIMIT 8"
+	fi
+	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_op")" -gt 0 ] || fail "$name: the sample reported no sync op"
+
 	[ "$FAILED" = 0 ] && pass "$name $*"
 }
 

@@ -1,0 +1,138 @@
+/* collector/collect-sync.c - see collect-sync.h. */
+#include "config.h"
+#include "collector/collect-sync.h"
+#include "collector/inject.h"
+#include "collector/source-sync.h"
+#include "collector/sync-objects.h"
+#include "collector/sync-resolve.h"
+#include "collector/target.h"
+#include "schema/schema.h"
+#include "src/db.h"
+#include "src/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
+{
+	char lib[PATH_MAX], path[PATH_MAX];
+	const char *blocker;
+	int rc;
+
+	memset(cs, 0, sizeof(*cs));
+	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path))) {
+		log_warn("%s %s: libmtx-preload.so cannot enter it, so its synchronization "
+			 "operations are not recorded", prog, blocker);
+		return 0;
+	}
+	if (inject_find_library(lib, sizeof(lib))) {
+		if (asprintf(err, "cannot find libmtx-preload.so (looked for %s); "
+			     "set MTX_PRELOAD_LIB, or leave sync out of --events", lib) < 0)
+			*err = NULL;
+		return -ENOENT;
+	}
+	if (inject_ld_preload(lib, cs->ld_preload, sizeof(cs->ld_preload))) {
+		if (asprintf(err, "LD_PRELOAD is too long to add libmtx-preload.so to it") < 0)
+			*err = NULL;
+		return -ENAMETOOLONG;
+	}
+	rc = sync_region_create(&cs->region);
+	if (rc) {
+		if (asprintf(err, "cannot create the shared memory for sync records in /dev/shm: %s",
+			     strerror(-rc)) < 0)
+			*err = NULL;
+		return rc;
+	}
+	cs->objects = sync_objects_new();
+	if (!cs->objects)
+		return -ENOMEM;
+	cs->env[0] = cs->ld_preload;
+	cs->env[1] = (char *)sync_region_env(cs->region);
+	cs->on = 1;
+	return 0;
+}
+
+int collect_sync_start(struct collect_sync *cs, char **err)
+{
+	int rc;
+	if (!cs->on)
+		return 0;
+	rc = sync_pump_start(&cs->pump, cs->region);
+	if (rc && asprintf(err, "cannot start the sync drain thread: %s", strerror(-rc)) < 0)
+		*err = NULL;
+	return rc;
+}
+
+static void write_batch(struct collect_sync *cs, struct mtx_writer *w)
+{
+	for (size_t i = 0; i < cs->batch.len; i++)
+		if (sync_objects_record(cs->objects, w, &cs->batch.recs[i]))
+			break; /* the writer's error is sticky and reported by the caller */
+	cs->records += cs->batch.len;
+	cs->batch.len = 0;
+}
+
+void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w)
+{
+	if (!cs->pump)
+		return;
+	sync_pump_take(cs->pump, &cs->batch);
+	write_batch(cs, w);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
+{
+	struct sync_resolve_stats st;
+	size_t n;
+	const int64_t *ids;
+	char *err = NULL;
+	uint64_t t0;
+	int rc;
+
+	if (!cs->pump)
+		return 0;
+	cs->lost = sync_pump_stop(cs->pump, &cs->batch);
+	cs->pump = NULL;
+	write_batch(cs, w);
+	cs->lost += sync_region_lost(cs->region);
+	if (writer_error(w))
+		return -EIO;
+
+	/* The passes walk sync_ops and thread_states by object and by thread. */
+	t0 = now_ms();
+	rc = db_exec(writer_db(w), schema_indexes_sql, &err);
+	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
+	if (!rc)
+		rc = sync_resolve(writer_db(w), ids, n, &st, &err);
+	if (rc) {
+		log_error("%s", err ? err : "finishing the sync tables failed");
+		free(err);
+		return rc;
+	}
+	writer_meta_int(w, "sync_objects", sync_objects_count(cs->objects) + (int64_t)st.lifetimes_split);
+	writer_meta_int(w, "sync_blocked_ops", (int64_t)st.blocked_ops);
+	writer_meta_int(w, "sync_contended_ops", (int64_t)st.contended_ops);
+	writer_meta_int(w, "sync_resolve_ms", (int64_t)(now_ms() - t0));
+	return 0;
+}
+
+void collect_sync_free(struct collect_sync *cs)
+{
+	if (cs->pump)
+		sync_pump_stop(cs->pump, &cs->batch);
+	sync_batch_free(&cs->batch);
+	sync_objects_free(cs->objects);
+	if (cs->region)
+		sync_region_destroy(cs->region);
+	memset(cs, 0, sizeof(*cs));
+}

@@ -1,0 +1,234 @@
+/*
+ * tests/unit/test-sync-resolve.c - from drained sync records to finished
+ * tables: object keys and lifetimes (collector/sync-objects.c), and the
+ * passes of collector/sync-resolve.c: lifetimes split at destroy and reuse,
+ * blocked intervals joined to the op under way, lock holders and hold times.
+ * Each scenario is small enough to compute by hand; the expected values are
+ * in the comments.
+ */
+#include "config.h"
+#include "collector/preload/shm.h"
+#include "collector/sync-objects.h"
+#include "collector/sync-resolve.h"
+#include "collector/writer.h"
+#include "schema/schema.h"
+#include "src/db.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char path[64];
+static struct mtx_writer *w;
+static struct sync_objects *objs;
+static sqlite3 *db;
+static struct sync_resolve_stats stats;
+
+static void setup(void)
+{
+	char *err = NULL;
+	snprintf(path, sizeof(path), "/tmp/mtx-test-sync-resolve-%d.db", getpid());
+	unlink(path);
+	cr_assert_eq(writer_open(&w, path, &err), 0, "%s", err ? err : "");
+	objs = sync_objects_new();
+	cr_assert_not_null(objs);
+	db = writer_db(w);
+}
+
+static void teardown(void)
+{
+	sync_objects_free(objs);
+	writer_close(w, 0);
+	unlink(path);
+}
+
+TestSuite(sync_resolve, .init = setup, .fini = teardown);
+
+static void op(int32_t pid, int32_t tid, enum mtx_sync_kind kind, enum mtx_sync_op o, uint64_t addr,
+	       uint64_t start, uint64_t end, int32_t result, uint64_t arg)
+{
+	struct mtx_sync_record r = { .start_ns = start, .end_ns = end, .addr = addr, .arg = arg,
+				     .tid = tid, .pid = pid, .kind = (uint16_t)kind, .op = (uint16_t)o,
+				     .result = result };
+	cr_assert_eq(sync_objects_record(objs, w, &r), 0);
+}
+
+static void state(int32_t tid, uint64_t start, uint64_t end, const char *name)
+{
+	cr_assert_eq(writer_thread_state(w, tid, start, end, name, -1, NULL), 0);
+}
+
+static void resolve(void)
+{
+	size_t n;
+	const int64_t *ids = sync_objects_with_lifetime_ops(objs, &n);
+	char *err = NULL;
+	cr_assert_eq(db_exec(db, schema_indexes_sql, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(sync_resolve(db, ids, n, &stats, &err), 0, "%s", err ? err : "");
+}
+
+/* The value of a one-row, one-column query (-1 when NULL or no row). */
+static int64_t q(const char *sql)
+{
+	return db_query_int(db, sql, -1);
+}
+
+#define K(x) MTX_SYNC_KIND_##x
+#define O(x) MTX_SYNC_OP_##x
+#define A 0x1000u
+#define B 0x2000u
+#define C 0x3000u
+
+Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
+{
+	/* Drained out of time order on purpose: the second lifetime's lane
+	 * first. Mutex A of pid 10: [init 10, lock 20, unlock 30, destroy 40]
+	 * then [init 50, lock 60, unlock 70]; the cond wait at 62..68 names A
+	 * and falls in the second lifetime. The same address in pid 11 and a
+	 * statically initialized mutex B are one object each. */
+	op(10, 2, K(MUTEX), O(INIT), A, 50, 51, 0, 0);
+	op(10, 2, K(MUTEX), O(LOCK), A, 60, 60, 0, 0);
+	op(10, 2, K(COND), O(WAIT), C, 62, 68, 0, A);
+	op(10, 2, K(MUTEX), O(UNLOCK), A, 70, 70, 0, 0);
+	op(10, 1, K(MUTEX), O(INIT), A, 10, 11, 0, 0);
+	op(10, 1, K(MUTEX), O(LOCK), A, 20, 20, 0, 0);
+	op(10, 1, K(MUTEX), O(UNLOCK), A, 30, 30, 0, 0);
+	op(10, 1, K(MUTEX), O(DESTROY), A, 40, 41, 0, 0);
+	op(11, 3, K(MUTEX), O(LOCK), A, 15, 15, 0, 0);
+	op(10, 1, K(MUTEX), O(LOCK), B, 5, 5, 0, 0);
+	resolve();
+
+	cr_assert_eq(stats.lifetimes_split, 1);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_objects WHERE kind = 'mutex' AND addr = 4096 AND pid = 10"), 2);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_objects WHERE kind = 'mutex' AND addr = 4096 AND pid = 11"), 1);
+	/* first lifetime: created by its init, ended by its destroy */
+	cr_assert_eq(q("SELECT created_ns FROM sync_objects WHERE addr = 4096 AND pid = 10 AND destroyed_ns = 41"), 10);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE addr = 4096 AND pid = 10 AND destroyed_ns = 41)"), 4);
+	/* second lifetime: never destroyed, holds the three later ops */
+	cr_assert_eq(q("SELECT created_ns FROM sync_objects WHERE addr = 4096 AND pid = 10 AND destroyed_ns IS NULL"), 50);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE addr = 4096 AND pid = 10 AND destroyed_ns IS NULL)"), 3);
+	/* the cond wait's arg is the second lifetime of A */
+	cr_assert_eq(q("SELECT arg FROM sync_ops WHERE op = 'wait'"),
+		     q("SELECT id FROM sync_objects WHERE addr = 4096 AND pid = 10 AND destroyed_ns IS NULL"));
+	/* B had no init: created at its first use */
+	cr_assert_eq(q("SELECT created_ns FROM sync_objects WHERE addr = 8192"), 5);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_usage"), 9);
+}
+
+Test(sync_resolve, blocked_intervals_inside_an_op_become_blocked_sync)
+{
+	/* Thread 5 locks A over 100..200, blocked 120..170 within it; a
+	 * blocked interval at 300..350 is outside any op; thread 6's lock over
+	 * 100..200 was only preempted (runnable), so it did not block. */
+	op(10, 5, K(MUTEX), O(LOCK), A, 100, 200, 0, 0);
+	op(10, 6, K(MUTEX), O(LOCK), B, 100, 200, 0, 0);
+	state(5, 90, 120, "running");
+	state(5, 120, 170, "blocked");
+	state(5, 170, 180, "runnable");
+	state(5, 180, 300, "running");
+	state(5, 300, 350, "blocked");
+	state(6, 90, 150, "running");
+	state(6, 150, 160, "runnable");
+	state(6, 160, 400, "running");
+	resolve();
+
+	cr_assert_eq(q("SELECT blocked FROM sync_ops WHERE tid = 5"), 1);
+	cr_assert_eq(q("SELECT wait_ns FROM sync_ops WHERE tid = 5"), 50);
+	cr_assert_eq(q("SELECT blocked FROM sync_ops WHERE tid = 6"), 0);
+	cr_assert_eq(q("SELECT wait_ns FROM sync_ops WHERE tid = 6"), 0);
+	cr_assert_eq(q("SELECT object_id FROM thread_states WHERE tid = 5 AND state = 'blocked_sync'"),
+		     q("SELECT id FROM sync_objects WHERE addr = 4096"));
+	cr_assert_eq(q("SELECT start_ns FROM thread_states WHERE tid = 5 AND state = 'blocked'"), 300);
+	cr_assert_eq(stats.blocked_ops, 1);
+	cr_assert_eq(stats.blocked_states, 1);
+	cr_assert_eq(q("SELECT blocking_calls FROM sync_usage WHERE tid = 5"), 1);
+}
+
+Test(sync_resolve, two_blocked_intervals_of_one_op_add_up)
+{
+	/* A futex wait woken spuriously blocks twice inside one sem_wait. */
+	op(10, 5, K(SEM), O(WAIT), A, 100, 400, 0, 0);
+	state(5, 100, 150, "running");
+	state(5, 150, 200, "blocked");
+	state(5, 200, 250, "running");
+	state(5, 250, 380, "blocked");
+	state(5, 380, 400, "running");
+	resolve();
+	cr_assert_eq(q("SELECT wait_ns FROM sync_ops"), 50 + 130);
+	cr_assert_eq(q("SELECT COUNT(*) FROM thread_states WHERE state = 'blocked_sync'"), 2);
+}
+
+Test(sync_resolve, holders_and_hold_times)
+{
+	/* Mutex A: thread 12 takes it at 50 (uncontended) and releases it at
+	 * 150; thread 11 asks at 100 (so 12 is the holder), gets it at 200 and
+	 * releases it at 260. Hold times: 12's lock 100, 11's lock 60. A
+	 * failed trylock by 13 at 120 also found 12 holding it. */
+	op(10, 11, K(MUTEX), O(LOCK), A, 100, 200, 0, 0);
+	op(10, 11, K(MUTEX), O(UNLOCK), A, 260, 260, 0, 0);
+	op(10, 12, K(MUTEX), O(LOCK), A, 50, 50, 0, 0);
+	op(10, 12, K(MUTEX), O(UNLOCK), A, 150, 150, 0, 0);
+	op(10, 13, K(MUTEX), O(TRYLOCK), A, 120, 120, 16, 0);
+	resolve();
+
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 11 AND op = 'lock'"), 12);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 12 AND op = 'lock'"), -1, "it was free");
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 13"), 12);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 12 AND op = 'lock'"), 100);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 11 AND op = 'lock'"), 60);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 13"), -1, "a failed trylock holds nothing");
+	cr_assert_eq(stats.contended_ops, 2);
+	cr_assert_eq(q("SELECT contended FROM lock_contention"), 2);
+	cr_assert_eq(q("SELECT total_hold_ns FROM lock_contention"), 160);
+	cr_assert_eq(q("SELECT max_hold_ns FROM lock_contention"), 100);
+	cr_assert_eq(q("SELECT top_holder_tid FROM lock_contention"), 12);
+}
+
+Test(sync_resolve, readers_share_a_rwlock_and_a_writer_waits_for_them)
+{
+	/* Readers 21 (20..100) and 22 (30..80) overlap without contention;
+	 * writer 23 asks at 40 while both read. */
+	op(10, 21, K(RWLOCK), O(RDLOCK), A, 20, 20, 0, 0);
+	op(10, 22, K(RWLOCK), O(RDLOCK), A, 30, 30, 0, 0);
+	op(10, 23, K(RWLOCK), O(WRLOCK), A, 40, 110, 0, 0);
+	op(10, 22, K(RWLOCK), O(UNLOCK), A, 80, 80, 0, 0);
+	op(10, 21, K(RWLOCK), O(UNLOCK), A, 100, 100, 0, 0);
+	op(10, 23, K(RWLOCK), O(UNLOCK), A, 130, 130, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 22 AND op = 'rdlock'"), -1);
+	cr_assert(q("SELECT holder_tid FROM sync_ops WHERE tid = 23 AND op = 'wrlock'") == 21 ||
+		  q("SELECT holder_tid FROM sync_ops WHERE tid = 23 AND op = 'wrlock'") == 22);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 21 AND op = 'rdlock'"), 80);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 22 AND op = 'rdlock'"), 50);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 23 AND op = 'wrlock'"), 20);
+}
+
+Test(sync_resolve, a_cond_wait_releases_and_retakes_its_mutex)
+{
+	/* Thread 31 locks A at 10, waits on cond C 20..80 (A released at 20,
+	 * retaken at 80), unlocks at 90. Thread 32 asks for A at 30: free. */
+	op(10, 31, K(MUTEX), O(LOCK), A, 10, 10, 0, 0);
+	op(10, 31, K(COND), O(WAIT), C, 20, 80, 0, A);
+	op(10, 31, K(MUTEX), O(UNLOCK), A, 90, 90, 0, 0);
+	op(10, 32, K(MUTEX), O(LOCK), A, 30, 30, 0, 0);
+	op(10, 32, K(MUTEX), O(UNLOCK), A, 40, 40, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 32 AND op = 'lock'"), -1);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 31 AND op = 'lock'"), 10);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 31 AND op = 'wait'"), 10);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 32 AND op = 'lock'"), 10);
+}
+
+Test(sync_resolve, recursive_locking_holds_from_the_outermost_acquisition)
+{
+	op(10, 41, K(MUTEX), O(LOCK), A, 10, 10, 0, 0);
+	op(10, 41, K(MUTEX), O(LOCK), A, 20, 20, 0, 0);
+	op(10, 41, K(MUTEX), O(UNLOCK), A, 30, 30, 0, 0);
+	op(10, 41, K(MUTEX), O(UNLOCK), A, 50, 50, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 10"), 40);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 20"), -1);
+}
