@@ -6,7 +6,9 @@
 # drift of the machine hits all three alike, N repetitions of:
 #   plain   the program alone
 #   mtx     mtx collect -q -o DB -- program        (default events: sched,
-#                                                   wakeups, syscalls)
+#                                                   wakeups, syscalls, sync)
+#   kernel  the same with -e sched,wakeups,syscalls (no LD_PRELOAD: what the
+#           sync records add is the difference from mtx)
 #   perf    perf record -q -e sched:sched_switch -e sched:sched_waking
 #                       -e 'raw_syscalls:*' -o DATA -- program
 # and reports the median wall time of each, the ratios to plain, the events
@@ -126,8 +128,11 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 	case $kind in
 	plain)
 		t0=$(now_us); "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?; t1=$(now_us) ;;
-	mtx)
-		t0=$(now_us); "$MTX" collect -q -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
+	mtx | kernel)
+		local events=all
+		[ "$kind" = kernel ] && events=sched,wakeups,syscalls
+		t0=$(now_us)
+		"$MTX" collect -q -e "$events" -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
 		t1=$(now_us)
 		ev=$(meta "$work/run.db" "key = 'events_total'")
 		lost=$(meta "$work/run.db" "key LIKE 'lost!_%' ESCAPE '!'")
@@ -160,14 +165,14 @@ done
 # three rotates with each repetition so that none always runs first.
 : >"$work/runs"
 for i in "${!cmdline[@]}"; do
-	for kind in plain mtx perf; do run_one "$kind" "$i" 0; done
+	for kind in plain mtx kernel perf; do run_one "$kind" "$i" 0; done
 done
 : >"$work/runs"
-kinds=(plain mtx perf)
+kinds=(plain mtx kernel perf)
 for ((rep = 1; rep <= reps; rep++)); do
 	echo "collect-overhead: repetition $rep of $reps" >&2
 	for i in "${!cmdline[@]}"; do
-		for k in 0 1 2; do run_one "${kinds[$(((k + rep) % 3))]}" "$i" "$rep"; done
+		for k in 0 1 2 3; do run_one "${kinds[$(((k + rep) % 4))]}" "$i" "$rep"; done
 	done
 done
 
@@ -184,10 +189,11 @@ machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpu
 {
 	echo "# mtx collect overhead, $date_now, commit $commit, kernel $kernel, $machine"
 	echo "# $reps interleaved repetitions per program; times are medians in ms; lost = sum over all repetitions"
-	echo "# mtx: mtx collect -q (default events); perf: perf record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*'"
+	echo "# mtx: mtx collect -q (default events, sync included); kernel: mtx collect -q -e sched,wakeups,syscalls; perf: perf record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*'"
 	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
-		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event
-	echo failed_runs
+		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event \
+		failed_runs kernel_ms
+	echo kernel_ratio
 } >"$work/results"
 
 for i in "${!cmdline[@]}"; do
@@ -203,11 +209,12 @@ for i in "${!cmdline[@]}"; do
 	fe=$(field perf "$i" 5 | median)
 	fl=$(field perf "$i" 6 | sum)
 	fb=$(field perf "$i" 7 | median)
+	kt=$(field kernel "$i" 4 | median)
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
-		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" 'BEGIN {
-		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\n",
+		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" 'BEGIN {
+		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f\n",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
-			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f }' >>"$work/results"
+			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt }' >>"$work/results"
 done
 
 # Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
@@ -224,12 +231,12 @@ awk -F'\t' -v OFS='\t' '
 echo
 awk -F'\t' '
 	/^#/ { next }
-	/^program/ { printf "%-22s %9s %9s %9s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
-		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "perf/pl", "mtx net", "perfnet",
+	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
+		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "kern/pl", "perf/pl", "mtx net", "perfnet",
 		"mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
 	$1 == "true" { startup = $0; next }
-	{ printf "%-22.22s %9.1f %9.1f %9.1f %6.2fx %6.2fx %7s %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
-		$1, $2, $3, $4, $5, $6, $16 == "n/a" ? $16 : $16 "x", $17 == "n/a" ? $17 : $17 "x",
+	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
+		$1, $2, $3, $4, $5, $17, $6, $18 == "n/a" ? $18 : $18 "x", $19 == "n/a" ? $19 : $19 "x",
 		$7, $8, $10, $11, $12, $14, $15 ? "  (" $15 " failed runs)" : "" }
 	END { split(startup, s, "\t")
 		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)\n",

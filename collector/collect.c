@@ -284,9 +284,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		uint64_t lost = 0;
 		for (int i = 0; i < MTX_SRC__COUNT; i++)
 			lost += s.lost[i];
+		lost -= s.lost[MTX_SRC_SYNC];
 		if (lost)
-			log_warn("%llu records were lost (see 'mtx info %s'); a larger --buffer-size helps",
+			log_warn("%llu kernel records were lost (see 'mtx info %s'); a larger --buffer-size helps",
 				 (unsigned long long)lost, o->output);
+		if (s.lost[MTX_SRC_SYNC])
+			log_warn("%llu sync records were lost (see 'mtx info %s'): the collector could not keep up",
+				 (unsigned long long)s.lost[MTX_SRC_SYNC], o->output);
 		log_info("recorded %llu threads, %llu rows into %s",
 			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
 	}

@@ -204,9 +204,13 @@ static int join_blocked(sqlite3 *db, struct sync_resolve_stats *stats, char **er
 
 	if (sqlite3_prepare_v2(db, "SELECT rowid, tid, start_ns, end_ns FROM thread_states "
 				   "WHERE state = 'blocked'", -1, &states, NULL) != SQLITE_OK ||
-	    /* the innermost op under way when the thread blocked */
-	    sqlite3_prepare_v2(db, "SELECT id, object_id, end_ns FROM sync_ops WHERE tid = ? "
-				   "AND start_ns <= ? ORDER BY start_ns DESC, id DESC LIMIT 1",
+	    /* The innermost op under way when the thread blocked: the latest
+	     * one started that has not ended. Ops nest only in signal handlers
+	     * (at most LANE_MAX_DEPTH deep), so the few latest suffice and a
+	     * thread blocked outside any op costs one short index walk. */
+	    sqlite3_prepare_v2(db, "SELECT id, object_id, end_ns FROM (SELECT id, object_id, end_ns "
+				   "FROM sync_ops WHERE tid = ?1 AND start_ns <= ?2 "
+				   "ORDER BY start_ns DESC, id DESC LIMIT 16) WHERE end_ns > ?2 LIMIT 1",
 			       -1, &op, NULL) != SQLITE_OK) {
 		rc = sql_fail(db, "prepare", err);
 		goto out;
@@ -216,7 +220,7 @@ static int join_blocked(sqlite3 *db, struct sync_resolve_stats *stats, char **er
 		int64_t start = sqlite3_column_int64(states, 2), stop = sqlite3_column_int64(states, 3);
 		sqlite3_bind_int64(op, 1, sqlite3_column_int64(states, 1));
 		sqlite3_bind_int64(op, 2, start);
-		if (sqlite3_step(op) == SQLITE_ROW && sqlite3_column_int64(op, 2) > start) {
+		if (sqlite3_step(op) == SQLITE_ROW) {
 			int64_t op_end = sqlite3_column_int64(op, 2);
 			int64_t overlap = (stop < op_end ? stop : op_end) - start;
 			rc = pending_add(&relabel, row, sqlite3_column_int64(op, 1));

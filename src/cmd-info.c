@@ -31,15 +31,32 @@ static int64_t meta_int(sqlite3 *db, const char *key)
 	return n;
 }
 
+/* Print the text of a one-row, one-column query in parentheses, unless it
+ * is NULL or there is no row. */
+static void print_detail(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		printf("  (%s)", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *path = "run.db";
-	static const struct { const char *label, *table; } tables[] = {
-		{ "processes", "processes" }, { "threads", "threads" },
-		{ "states", "thread_states" }, { "switches", "switches" },
-		{ "wakeups", "wakeups" }, { "syscalls", "syscalls" },
-		{ "sync ops", "sync_ops" }, { "sync objects", "sync_objects" },
-		{ "calls", "calls" }, { "samples", "samples" },
+	static const struct { const char *label, *table, *detail; } tables[] = {
+		{ "processes", "processes", NULL }, { "threads", "threads", NULL },
+		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
+		{ "wakeups", "wakeups", NULL }, { "syscalls", "syscalls", NULL },
+		{ "sync ops", "sync_ops",
+		  "SELECT SUM(blocked) || ' blocked, ' || SUM(holder_tid IS NOT NULL) || ' found the lock held' "
+		  "FROM sync_ops HAVING COUNT(*)" },
+		{ "sync objects", "sync_objects",
+		  "SELECT group_concat(n || ' ' || kind, ', ') FROM "
+		  "(SELECT kind, COUNT(*) AS n FROM sync_objects GROUP BY kind ORDER BY n DESC, kind)" },
+		{ "calls", "calls", NULL }, { "samples", "samples", NULL },
 	};
 	sqlite3 *db;
 	char *err = NULL, *complete, *sources;
@@ -75,7 +92,10 @@ int cmd_info(int argc, char **argv)
 	print_meta(db, "sources", "events");
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", tables[i].table);
-		printf("%-13s %lld\n", tables[i].label, (long long)db_query_int(db, sql, 0));
+		printf("%-13s %lld", tables[i].label, (long long)db_query_int(db, sql, 0));
+		if (tables[i].detail)
+			print_detail(db, tables[i].detail);
+		putchar('\n');
 	}
 	sources = db_meta_get(db, "events");
 	printf("%-13s", "lost");

@@ -44,7 +44,16 @@ tests_unit_test_db_LDADD = $(UNIT_LIBS)
 E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
 	tests/e2e/test-bad-input.sh \
+	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)
 AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
+
+# The philosophers sample linked statically (-all-static: libtool takes
+# plain -static for its own meaning): a program LD_PRELOAD cannot
+# enter (tests/e2e/test-sync-inject.sh).
+check_PROGRAMS += tests/e2e/philosophers-static
+tests_e2e_philosophers_static_SOURCES = samples/philosophers.c samples/selfcheck.h
+tests_e2e_philosophers_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_philosophers_static_LDFLAGS = -all-static -pthread

@@ -94,6 +94,25 @@ check_sample() {
 	fi
 	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_op")" -gt 0 ] || fail "$name: the sample reported no sync op"
 
+	# User and kernel time stamps interleave: a thread calls and returns
+	# from a sync function while it is on a CPU, so every op's start and end
+	# fall inside a running interval of its thread.
+	local off_cpu
+	off_cpu=$(sql "$check" "SELECT COUNT(*) FROM sync_ops o WHERE
+		NOT EXISTS (SELECT 1 FROM thread_states s WHERE s.tid = o.tid AND s.state = 'running'
+			AND s.start_ns <= o.start_ns AND o.start_ns <= s.end_ns)
+		OR NOT EXISTS (SELECT 1 FROM thread_states s WHERE s.tid = o.tid AND s.state = 'running'
+			AND s.start_ns <= o.end_ns AND o.end_ns <= s.end_ns)")
+	[ "$off_cpu" = 0 ] || fail "$name: $off_cpu sync ops start or end while their thread is off the CPU"
+
+	# The join: each thread's blocked_sync time is the wait of its ops.
+	local bad_wait
+	bad_wait=$(sql "$check" "SELECT COUNT(*) FROM threads t WHERE
+		(SELECT TOTAL(wait_ns) FROM sync_ops o WHERE o.tid = t.tid AND o.start_ns >= t.start_ns AND o.end_ns <= t.end_ns) <>
+		(SELECT TOTAL(end_ns - start_ns) FROM thread_states s WHERE s.tid = t.tid AND s.state = 'blocked_sync'
+			AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns)")
+	[ "$bad_wait" = 0 ] || fail "$name: blocked_sync time differs from the ops' wait for $bad_wait threads"
+
 	[ "$FAILED" = 0 ] && pass "$name $*"
 }
 

@@ -147,6 +147,21 @@ Test(sync_resolve, blocked_intervals_inside_an_op_become_blocked_sync)
 	cr_assert_eq(q("SELECT blocking_calls FROM sync_usage WHERE tid = 5"), 1);
 }
 
+Test(sync_resolve, an_op_nested_in_a_signal_handler_does_not_hide_the_outer_one)
+{
+	/* A cond wait over 100..500; a handler's sem_post at 150 inside it;
+	 * the thread blocks 200..400, in the wait. */
+	op(10, 7, K(COND), O(WAIT), C, 100, 500, 0, A);
+	op(10, 7, K(SEM), O(POST), B, 150, 150, 0, 0);
+	state(7, 100, 200, "running");
+	state(7, 200, 400, "blocked");
+	state(7, 400, 500, "running");
+	resolve();
+	cr_assert_eq(q("SELECT wait_ns FROM sync_ops WHERE op = 'wait'"), 200);
+	cr_assert_eq(q("SELECT object_id FROM thread_states WHERE state = 'blocked_sync'"),
+		     q("SELECT id FROM sync_objects WHERE kind = 'cond'"));
+}
+
 Test(sync_resolve, two_blocked_intervals_of_one_op_add_up)
 {
 	/* A futex wait woken spuriously blocks twice inside one sem_wait. */
