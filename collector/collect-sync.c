@@ -123,6 +123,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	writer_meta_int(w, "sync_blocked_ops", (int64_t)st.blocked_ops);
 	writer_meta_int(w, "sync_contended_ops", (int64_t)st.contended_ops);
 	writer_meta_int(w, "sync_resolve_ms", (int64_t)(now_ms() - t0));
+	writer_meta(w, "sync_stamps", sync_region_uses_tsc(cs->region) ? "tsc" : "clock_gettime");
 	return 0;
 }
 

@@ -14,6 +14,7 @@ collector_sources = \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
 	collector/source-sync.c collector/source-sync.h \
+	collector/tsc-map.c collector/tsc-map.h \
 	collector/sync-pump.c collector/sync-pump.h \
 	collector/sync-objects.c collector/sync-objects.h \
 	collector/sync-resolve.c collector/sync-resolve.h \

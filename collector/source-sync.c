@@ -23,6 +23,7 @@
 
 #include "collector/preload/shm.h"
 #include "collector/source-sync.h"
+#include "collector/tsc-map.h"
 
 struct sync_region {
 	void *base;
@@ -36,6 +37,8 @@ struct sync_region {
 	uint64_t *tail;      /* our copy of every lane's tail */
 	uint64_t rejected;   /* records the drain could not trust */
 	uint32_t free_lanes; /* counted by the previous drain */
+	int tsc;             /* records hold TSC values, converted with map */
+	struct tsc_map map;
 };
 
 static struct mtx_shm_lane *lane_of(struct sync_region *r, uint32_t i)
@@ -117,7 +120,15 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 	h->lane_header_size = MTX_SHM_LANE_HEADER_SIZE;
 	h->lane_offset = r->lane_offset;
 	h->lane_stride = stride;
-	h->clock_id = CLOCK_MONOTONIC;
+	/* MTX_SYNC_CLOCK=monotonic keeps clock_gettime stamps (to compare). */
+	r->tsc = tsc_usable() && !(getenv("MTX_SYNC_CLOCK") && !strcmp(getenv("MTX_SYNC_CLOCK"), "monotonic"));
+	if (r->tsc && tsc_map_add(&r->map, tsc_sample())) {
+		err = -ENOMEM;
+		munmap(r->base, size);
+		shm_unlink(r->name);
+		goto fail;
+	}
+	h->clock_id = r->tsc ? MTX_SHM_CLOCK_TSC : CLOCK_MONOTONIC;
 	h->creator_pid = getpid();
 	/* magic last: a library that sees it sees a complete header */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -194,6 +205,10 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	if (used > r->lane_count)
 		used = r->lane_count;
 	free_lanes = r->lane_count - used;
+	/* Every record drained below was stamped before the lanes are read,
+	 * but possibly after this sample: the map extrapolates that bit. */
+	if (r->tsc)
+		tsc_map_add(&r->map, tsc_sample());
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MTX_EV_SYNC;
 	ev.cpu = -1;
@@ -216,6 +231,10 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 		}
 		for (; tail != head; tail++) {
 			ev.u.sync = recs[tail & mask]; /* copy out, then look */
+			if (r->tsc) {
+				ev.u.sync.start_ns = tsc_map_ns(&r->map, ev.u.sync.start_ns);
+				ev.u.sync.end_ns = tsc_map_ns(&r->map, ev.u.sync.end_ns);
+			}
 			if (!record_valid(&ev.u.sync)) {
 				r->rejected++;
 				continue;
@@ -254,12 +273,18 @@ uint64_t sync_region_lost(struct sync_region *r)
 	       __atomic_load_n(&h->lost_nolane, __ATOMIC_RELAXED) + r->rejected;
 }
 
+int sync_region_uses_tsc(const struct sync_region *r)
+{
+	return r->tsc;
+}
+
 void sync_region_destroy(struct sync_region *r)
 {
 	if (!r)
 		return;
 	munmap(r->base, r->size);
 	shm_unlink(r->name);
+	tsc_map_free(&r->map);
 	free(r->tail);
 	free(r);
 }

@@ -74,6 +74,12 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
 uint64_t sync_region_lost(struct sync_region *r);
 
 /**
+ * sync_region_uses_tsc - 1 when the library stamps with rdtsc and the drain
+ * converts (collector/tsc-map.h), 0 when it stamps with clock_gettime.
+ */
+int sync_region_uses_tsc(const struct sync_region *r);
+
+/**
  * sync_region_destroy - unmap and unlink the region and free @r. Processes
  * still mapping it keep their mapping; nobody drains it any more.
  */

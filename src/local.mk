@@ -14,7 +14,7 @@ libmtx_a_SOURCES = \
 nodist_libmtx_a_SOURCES = schema/schema-sql.c collector/syscall-names.c
 libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 
-MTX_LIBS = libmtx.a $(SQLITE_LIBS) -lpthread
+MTX_LIBS = libmtx.a $(SQLITE_LIBS) -lpthread -lm
 
 bin_PROGRAMS += mtx
 mtx_SOURCES = src/mtx.c

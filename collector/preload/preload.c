@@ -29,6 +29,7 @@ int preload_attached;
 int preload_tid_offset = -1;
 
 int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
+int preload_tsc;
 
 static pthread_key_t exit_key;
 static int exit_key_ok;
@@ -193,6 +194,7 @@ static int attach_region(void)
 		munmap(base, (size_t)st.st_size);
 		return rc;
 	}
+	preload_tsc = preload_region.hdr->clock_id == MTX_SHM_CLOCK_TSC;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <threads.h>
+#include <x86intrin.h>
 
 #include "collector/preload/lane.h"
 
@@ -158,11 +159,16 @@ static inline int preload_on(void)
 
 /* The vDSO's clock_gettime, called without glibc's wrapper (see preload.c). */
 extern int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
+/* The region asks for raw TSC stamps (MTX_SHM_CLOCK_TSC). */
+extern int preload_tsc;
 
 static inline uint64_t preload_now(void)
 {
 	struct timespec ts;
 
+	/* Raw TSC when the collector converts it (collector/tsc-map.h). */
+	if (__builtin_expect(preload_tsc, 1))
+		return __rdtsc();
 	if (__builtin_expect(preload_vdso_clock_gettime != NULL, 1))
 		preload_vdso_clock_gettime(CLOCK_MONOTONIC, &ts);
 	else

@@ -32,8 +32,12 @@
  *                   the geometry, so a reader never guesses.
  *     lane_count    number of lanes.
  *     lane_records  records per lane, a power of two (index & (n - 1)).
- *     clock_id      CLOCK_MONOTONIC: the clock every *_ns field is read from,
- *                   the same one perf uses with attr.use_clockid.
+ *     clock_id      what every *_ns field of a record holds: CLOCK_MONOTONIC
+ *                   nanoseconds (the clock perf uses with attr.use_clockid),
+ *                   or MTX_SHM_CLOCK_TSC: raw rdtsc values, which the
+ *                   collector converts to CLOCK_MONOTONIC as it drains
+ *                   (collector/tsc-map.h) - it chooses TSC only where the
+ *                   kernel's own clock is the TSC.
  *     lost_full     records dropped because a lane stayed full longer than
  *                   the writer's bounded wait (the collector was not draining).
  *     lost_nolane   records dropped because no lane was free.
@@ -84,6 +88,9 @@
 
 /* Environment variable naming the region (its shm_open name, with the '/'). */
 #define MTX_SHM_ENV "MTX_SYNC_REGION"
+
+/* clock_id value meaning "records hold raw TSC values" ('TSC'). */
+#define MTX_SHM_CLOCK_TSC 0x545343
 
 #define MTX_SHM_MAGIC "MTXSYNC1"
 #define MTX_SHM_VERSION 1u

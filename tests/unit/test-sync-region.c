@@ -14,6 +14,18 @@
 
 #include "collector/preload/lane.h"
 #include "collector/source-sync.h"
+#include "collector/tsc-map.h"
+
+#include <time.h>
+#include <x86intrin.h>
+
+/* These tests write made-up stamps: keep the region's stamps in ns. */
+static void keep_ns_stamps(void)
+{
+	setenv("MTX_SYNC_CLOCK", "monotonic", 1);
+}
+
+TestSuite(sync_region, .init = keep_ns_stamps);
 
 /* What the emit callback saw. */
 struct seen {
@@ -399,6 +411,104 @@ Test(sync_region, lanes_of_dead_threads_are_reclaimed)
 	sync_region_drain(r, seen_emit, &s);
 	cr_assert_eq(lane_claim(&view, &w2, getpid(), gettid(), 0), 0);
 	cr_assert_eq(sync_region_lost(r), 0);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+/* ---- TSC stamps -------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+Test(tsc_map, a_steady_rate_keeps_two_knots_and_converts_exactly)
+{
+	struct tsc_map m = { 0 };
+	/* 2.5 ticks per ns, from tsc 1000 at 5000 ns; samples every 1 ms */
+	for (uint64_t i = 0; i <= 1000; i++)
+		cr_assert_eq(tsc_map_add(&m, (struct tsc_point){ 1000 + i * 2500000, 5000 + i * 1000000 }), 0);
+	cr_assert_eq(m.len, 1, "a steady rate needs no knot but the first");
+	cr_assert_eq(tsc_map_ns(&m, 1000 + 2500), 5000 + 1000);
+	cr_assert_eq(tsc_map_ns(&m, 1000 + 2500ull * 123456789), 5000 + 1000ull * 123456789);
+	/* past the newest sample: extrapolated with the same rate */
+	cr_assert_eq(tsc_map_ns(&m, 1000 + 2500ull * 1000002000), 5000 + 1000ull * 1000002000);
+	tsc_map_free(&m);
+}
+
+Test(tsc_map, a_rate_change_adds_a_knot_and_both_segments_stay_exact)
+{
+	struct tsc_map m = { 0 };
+	uint64_t tsc = 0, ns = 0;
+	/* 1 tick/ns for 100 ms, then 1.001 ticks/ns (slewed by 1000 ppm) */
+	for (int i = 0; i <= 100; i++)
+		cr_assert_eq(tsc_map_add(&m, (struct tsc_point){ (uint64_t)i * 1000000, (uint64_t)i * 1000000 }), 0);
+	tsc = 100000000;
+	ns = 100000000;
+	for (int i = 1; i <= 100; i++)
+		cr_assert_eq(tsc_map_add(&m, (struct tsc_point){ tsc + (uint64_t)i * 1001000, ns + (uint64_t)i * 1000000 }), 0);
+	cr_assert_geq(m.len, 2);
+	cr_assert_eq(tsc_map_ns(&m, 50000000), 50000000);
+	/* in the second segment, within the tolerance */
+	{
+		uint64_t got = tsc_map_ns(&m, tsc + 50 * 1001000ull);
+		uint64_t want = ns + 50 * 1000000ull;
+		cr_assert(got + TSC_MAP_TOLERANCE_NS >= want && got <= want + TSC_MAP_TOLERANCE_NS,
+			  "got %llu want %llu", (unsigned long long)got, (unsigned long long)want);
+	}
+	tsc_map_free(&m);
+}
+
+Test(tsc_map, real_samples_track_clock_gettime)
+{
+	struct tsc_map m = { 0 };
+	if (!tsc_usable())
+		cr_skip_test("this machine's kernel does not count time with an invariant TSC");
+	for (int i = 0; i < 20; i++) {
+		struct timespec ms = { 0, 1000000 };
+		cr_assert_eq(tsc_map_add(&m, tsc_sample()), 0);
+		nanosleep(&ms, NULL);
+	}
+	for (int i = 0; i < 1000; i++) {
+		uint64_t before = mono_ns(), tsc = __rdtsc(), after = mono_ns();
+		uint64_t got = tsc_map_ns(&m, tsc);
+		/* a few microseconds of slack: the stamps are not taken atomically
+		 * and this process may be preempted between them */
+		cr_assert(got + 5000 >= before && got <= after + 5000,
+			  "tsc %llu -> %llu, outside [%llu, %llu]", (unsigned long long)tsc,
+			  (unsigned long long)got, (unsigned long long)before, (unsigned long long)after);
+	}
+	tsc_map_free(&m);
+}
+
+Test(tsc_map, a_region_in_tsc_mode_hands_out_monotonic_ns)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	uint64_t before, after;
+
+	if (!tsc_usable())
+		cr_skip_test("this machine's kernel does not count time with an invariant TSC");
+	unsetenv("MTX_SYNC_CLOCK");
+	cr_assert_eq(sync_region_create_sized(&r, 4, 256), 0);
+	open_view(r, &view);
+	cr_assert_eq(view.hdr->clock_id, MTX_SHM_CLOCK_TSC);
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	before = mono_ns();
+	{
+		uint64_t t0 = __rdtsc(), t1 = __rdtsc();
+		lane_write(&view, &w, MTX_SYNC_KIND_MUTEX, MTX_SYNC_OP_LOCK, 0x1000, 0, t0, t1, 0, 0);
+	}
+	after = mono_ns();
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 1);
+	cr_assert(s.ev[0].u.sync.start_ns + 5000 >= before && s.ev[0].u.sync.end_ns <= after + 5000,
+		  "[%llu, %llu] not within [%llu, %llu]", (unsigned long long)s.ev[0].u.sync.start_ns,
+		  (unsigned long long)s.ev[0].u.sync.end_ns, (unsigned long long)before, (unsigned long long)after);
+	cr_assert_eq(s.ev[0].ts_ns, s.ev[0].u.sync.start_ns);
 	sync_region_destroy(r);
 	free(s.ev);
 }
