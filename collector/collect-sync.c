@@ -7,6 +7,7 @@
 #include "collector/sync-resolve.h"
 #include "collector/target.h"
 #include "schema/schema.h"
+#include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
 
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 {
@@ -83,13 +83,6 @@ void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w)
 	write_batch(cs, w);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 {
 	struct sync_resolve_stats st;
@@ -109,7 +102,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 		return -EIO;
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
-	t0 = now_ms();
+	t0 = clock_now_ns();
 	rc = db_exec(writer_db(w), schema_indexes_sql, &err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
@@ -122,7 +115,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	writer_meta_int(w, "sync_objects", sync_objects_count(cs->objects) + (int64_t)st.lifetimes_split);
 	writer_meta_int(w, "sync_blocked_ops", (int64_t)st.blocked_ops);
 	writer_meta_int(w, "sync_contended_ops", (int64_t)st.contended_ops);
-	writer_meta_int(w, "sync_resolve_ms", (int64_t)(now_ms() - t0));
+	writer_meta_int(w, "sync_resolve_ms", (int64_t)((clock_now_ns() - t0) / 1000000));
 	writer_meta(w, "sync_stamps", sync_region_uses_tsc(cs->region) ? "tsc" : "clock_gettime");
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "collector/target.h"
 #include "collector/writer.h"
 #include "schema/schema.h"
+#include "src/clock.h"
 #include "src/log.h"
 
 #include <errno.h>
@@ -34,13 +35,6 @@
 #define FLUSH_MARGIN_NS 2000000ull    /* 2 ms: see the comment at the top */
 #define COMMIT_EVERY_NS 500000000ull  /* 0.5 s */
 #define POLL_MS 100
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void write_start_meta(struct mtx_writer *w, const struct collect_options *o, int nr_cpus)
 {
@@ -233,11 +227,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if (!rc) {
 		/* The read can come after the program's first traced switches;
 		 * its time lets a reader tell which (see mtx-db(5)). */
-		uint64_t from_ns = now_ns();
+		uint64_t from_ns = clock_now_ns();
 		int64_t n = switches_so_far(t.pid);
 		writer_meta_int(w, "root_switches_at_exec", n);
 		writer_meta_int(w, "root_switches_read_from_ns", (int64_t)from_ns);
-		writer_meta_int(w, "root_switches_read_to_ns", (int64_t)now_ns());
+		writer_meta_int(w, "root_switches_read_to_ns", (int64_t)clock_now_ns());
 	}
 	if (rc) {
 		r->program_failed = rc == -ENOENT ? 127 : 126;
@@ -250,14 +244,14 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	for (int cpu = 0; cpu < s.nr_cpus; cpu++)
 		pfds[cpu] = (struct pollfd){ .fd = s.rings[cpu].fd, .events = POLLIN };
 	pfds[s.nr_cpus] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	last_commit = now_ns();
+	last_commit = clock_now_ns();
 	while (!done) {
 		uint64_t round_ns;
 		if (poll(pfds, (nfds_t)s.nr_cpus + 1, POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (pfds[s.nr_cpus].revents & POLLIN)
 			done = on_signal(sfd, t.pid, &wstatus);
-		round_ns = now_ns();
+		round_ns = clock_now_ns();
 		session_drain(&s);
 		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, model_emit, m);
 		collect_sync_write(&cs, w);
@@ -274,7 +268,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	session_drain(&s);
 	order_flush(&s.order, UINT64_MAX, model_emit, m);
 	r->status = decode_status(wstatus);
-	model_finish(m, now_ns(), t.pid, r->status);
+	model_finish(m, clock_now_ns(), t.pid, r->status);
 	if (collect_sync_finish(&cs, w) && !r->record_failed)
 		r->record_failed = 1;
 	s.lost[MTX_SRC_SYNC] = cs.lost;

@@ -1,7 +1,6 @@
 /* collector/sync-pump.c - see sync-pump.h. */
 #include "config.h"
 #include "collector/sync-pump.h"
-#include "src/grow.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -21,20 +20,29 @@ struct sync_pump {
 	uint64_t dropped; /* records lost for want of memory */
 };
 
-static int batch_push(struct sync_batch *b, const struct mtx_sync_record *r)
+/* Append @n records to @b, doubling its buffer as needed. */
+static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
 {
-	struct mtx_sync_record *recs = grow_array(b->recs, &b->cap, b->len, sizeof(*recs), 4096);
-	if (!recs)
-		return -ENOMEM;
-	b->recs = recs;
-	b->recs[b->len++] = *r;
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 4096;
+		struct mtx_sync_record *grown;
+		while (cap - b->len < n)
+			cap *= 2;
+		grown = realloc(b->recs, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		b->recs = grown;
+		b->cap = cap;
+	}
+	memcpy(b->recs + b->len, recs, n * sizeof(*recs));
+	b->len += n;
 	return 0;
 }
 
 static void on_record(void *ctx, const struct mtx_event *ev)
 {
 	struct sync_pump *p = ctx;
-	if (batch_push(&p->local, &ev->u.sync))
+	if (batch_append(&p->local, &ev->u.sync, 1))
 		p->dropped++;
 }
 
@@ -47,10 +55,8 @@ static size_t publish(struct sync_pump *p)
 		struct sync_batch t = p->queue;
 		p->queue = p->local;
 		p->local = t;
-	} else {
-		for (size_t i = 0; i < p->local.len; i++)
-			if (batch_push(&p->queue, &p->local.recs[i]))
-				p->dropped++;
+	} else if (batch_append(&p->queue, p->local.recs, p->local.len)) {
+		p->dropped += p->local.len;
 	}
 	p->local.len = 0;
 	queued = p->queue.len;

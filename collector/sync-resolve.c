@@ -1,6 +1,7 @@
 /* collector/sync-resolve.c - see sync-resolve.h. */
 #include "config.h"
 #include "collector/sync-resolve.h"
+#include "src/db.h"
 #include "src/grow.h"
 
 #include <errno.h>
@@ -88,15 +89,9 @@ static int split_lifetimes(sqlite3 *db, const int64_t *ids, size_t n,
 		return sql_fail(db, "created_ns", err);
 	if (n == 0)
 		return 0;
-	next_id = 1;
-	{
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM sync_objects", -1, &st, NULL) != SQLITE_OK)
-			return sql_fail(db, "max id", err);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			next_id = sqlite3_column_int64(st, 0) + 1;
-		sqlite3_finalize(st);
-	}
+	next_id = db_query_int(db, "SELECT COALESCE(MAX(id), 0) FROM sync_objects", -1) + 1;
+	if (next_id <= 0)
+		return sql_fail(db, "max id", err);
 	if (sqlite3_prepare_v2(db, "SELECT id, op, start_ns, end_ns FROM sync_ops WHERE object_id = ? "
 				   "ORDER BY start_ns, id", -1, &ops, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT kind, addr, pid FROM sync_objects WHERE id = ?", -1, &obj, NULL) != SQLITE_OK ||
@@ -240,11 +235,7 @@ static int join_blocked(sqlite3 *db, struct sync_resolve_stats *stats, char **er
 		rc = apply(db, "UPDATE sync_ops SET blocked = 1, wait_ns = wait_ns + ? WHERE id = ?", &waits, err);
 	if (!rc) {
 		stats->blocked_states = relabel.len;
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sync_ops WHERE blocked", -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
-			stats->blocked_ops = (uint64_t)sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+		stats->blocked_ops = (uint64_t)db_query_int(db, "SELECT COUNT(*) FROM sync_ops WHERE blocked", 0);
 	}
 out:
 	sqlite3_finalize(states);

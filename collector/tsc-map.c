@@ -1,13 +1,13 @@
 /* collector/tsc-map.c - see tsc-map.h. */
 #include "config.h"
 #include "collector/tsc-map.h"
+#include "src/clock.h"
 #include "src/grow.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <x86intrin.h>
 
 /* Fixed-point bits of mult: exact to well under 1 ns over hours, and the
@@ -37,19 +37,12 @@ int tsc_usable(void)
 	       file_has_word("/proc/cpuinfo", "nonstop_tsc");
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct tsc_point tsc_sample(void)
 {
 	struct tsc_point best = { 0, 0 };
 	uint64_t best_width = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
-		uint64_t before = mono_ns(), tsc = __rdtsc(), after = mono_ns();
+		uint64_t before = clock_now_ns(), tsc = __rdtsc(), after = clock_now_ns();
 		if (after - before < best_width) {
 			best_width = after - before;
 			best = (struct tsc_point){ tsc, before + (after - before) / 2 };
@@ -69,20 +62,18 @@ static uint64_t on_line(struct tsc_point a, struct tsc_point b, uint64_t tsc)
 uint64_t tsc_map_ns(const struct tsc_map *m, uint64_t tsc)
 {
 	size_t lo = 0, hi;
-	struct tsc_point last;
+	struct tsc_point first, last;
 	if (m->samples == 0)
 		return 0;
+	first = m->knots[0];
 	last = m->knots[m->len - 1];
-	if (tsc >= last.tsc)
+	if (tsc >= last.tsc) /* the common case: one multiply */
 		return last.ns + (uint64_t)(((unsigned __int128)(tsc - last.tsc) * m->mult +
 					     ((unsigned __int128)1 << (TSC_MAP_SHIFT - 1))) >> TSC_MAP_SHIFT);
-	if (m->len == 1) {
-		if (m->latest.tsc <= last.tsc)
-			return last.ns; /* one sample: no slope yet */
-		return on_line(last, m->latest, tsc);
+	if (tsc <= first.tsc) {
+		struct tsc_point next = m->len > 1 ? m->knots[1] : m->latest;
+		return next.tsc > first.tsc ? on_line(first, next, tsc) : first.ns;
 	}
-	if (tsc <= m->knots[0].tsc)
-		return on_line(m->knots[0], m->len > 1 ? m->knots[1] : m->latest, tsc);
 	/* knots[lo].tsc <= tsc < knots[hi].tsc */
 	hi = m->len - 1;
 	while (hi - lo > 1) {

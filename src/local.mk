@@ -6,6 +6,7 @@ libmtx_a_SOURCES = \
 	src/db.c src/db.h \
 	src/log.c src/log.h \
 	src/grow.h \
+	src/clock.h \
 	src/timefmt.c src/timefmt.h \
 	src/cmd-collect.c \
 	src/cmd-info.c \

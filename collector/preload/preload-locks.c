@@ -239,15 +239,7 @@ PRELOAD_EXPORT int mtx_unlock(mtx_t *m)
 
 PRELOAD_EXPORT void mtx_destroy(mtx_t *m)
 {
-	uint64_t t;
-
-	if (!preload_on()) {
-		REAL(mtx_destroy)(m);
-		return;
-	}
-	t = preload_now();
-	REAL(mtx_destroy)(m);
-	preload_record(K(MUTEX), O(DESTROY), m, 0, t, t, 0, PRELOAD_CALLSITE);
+	TRACE_BEFORE_VOID(K(MUTEX), O(DESTROY), m, REAL(mtx_destroy)(m));
 }
 
 PRELOAD_EXPORT int cnd_init(cnd_t *c)
@@ -278,13 +270,5 @@ PRELOAD_EXPORT int cnd_broadcast(cnd_t *c)
 
 PRELOAD_EXPORT void cnd_destroy(cnd_t *c)
 {
-	uint64_t t;
-
-	if (!preload_on()) {
-		REAL(cnd_destroy)(c);
-		return;
-	}
-	t = preload_now();
-	REAL(cnd_destroy)(c);
-	preload_record(K(COND), O(DESTROY), c, 0, t, t, 0, PRELOAD_CALLSITE);
+	TRACE_BEFORE_VOID(K(COND), O(DESTROY), c, REAL(cnd_destroy)(c));
 }

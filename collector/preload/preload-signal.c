@@ -17,33 +17,25 @@
 #define K MTX_SYNC_KIND_SIGNAL
 #define O(o) MTX_SYNC_OP_##o
 
-/* For the calls that return -1 and set errno. */
-#define SIG_SEND(op, sig, target, call)                                                  \
-	do {                                                                             \
-		uint64_t t_;                                                             \
-		int r_;                                                                  \
-		if (!preload_on())                                                       \
-			return call;                                                     \
-		t_ = preload_now();                                                      \
-		r_ = call;                                                               \
-		preload_record(K, op, (void *)(uintptr_t)(unsigned)(sig), (target), t_, t_, \
-			       r_ == 0 ? 0 : errno, PRELOAD_CALLSITE);                   \
-		return r_;                                                               \
-	} while (0)
+/* The object of a signal op is its number (see shm.h). */
+#define SIG_OBJ(sig) ((void *)(uintptr_t)(unsigned)(sig))
 
 PRELOAD_EXPORT int kill(pid_t pid, int sig)
 {
-	SIG_SEND(O(KILL), sig, (uint64_t)(uint32_t)pid, REAL(kill)(pid, sig));
+	TRACE_BEFORE_AS(RESULT_ERRNO, K, O(KILL), SIG_OBJ(sig),
+			(uint64_t)(uint32_t)pid, REAL(kill)(pid, sig));
 }
 
 PRELOAD_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	SIG_SEND(O(TGKILL), sig, (uint64_t)(uint32_t)tid, REAL(tgkill)(tgid, tid, sig));
+	TRACE_BEFORE_AS(RESULT_ERRNO, K, O(TGKILL), SIG_OBJ(sig),
+			(uint64_t)(uint32_t)tid, REAL(tgkill)(tgid, tid, sig));
 }
 
 PRELOAD_EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
 {
-	SIG_SEND(O(SIGQUEUE), sig, (uint64_t)(uint32_t)pid, REAL(sigqueue)(pid, sig, value));
+	TRACE_BEFORE_AS(RESULT_ERRNO, K, O(SIGQUEUE), SIG_OBJ(sig),
+			(uint64_t)(uint32_t)pid, REAL(sigqueue)(pid, sig, value));
 }
 
 PRELOAD_EXPORT int raise(int sig)
@@ -51,7 +43,8 @@ PRELOAD_EXPORT int raise(int sig)
 	/* gettid: a syscall, but raise makes several anyway */
 	uint64_t self = preload_on() ? (uint64_t)(uint32_t)gettid() : 0;
 
-	SIG_SEND(O(RAISE), sig, self, REAL(raise)(sig));
+	TRACE_BEFORE_AS(RESULT_ERRNO, K, O(RAISE), SIG_OBJ(sig),
+			self, REAL(raise)(sig));
 }
 
 /* pthread_kill returns the error number instead of setting errno. */
@@ -59,6 +52,6 @@ PRELOAD_EXPORT int pthread_kill(pthread_t thread, int sig)
 {
 	uint64_t tid = preload_on() ? (uint32_t)preload_thread_tid(thread) : 0;
 
-	TRACE_BEFORE(K, O(PTHREAD_KILL), (void *)(uintptr_t)(unsigned)sig, tid,
+	TRACE_BEFORE(K, O(PTHREAD_KILL), SIG_OBJ(sig), tid,
 		     REAL(pthread_kill)(thread, sig));
 }

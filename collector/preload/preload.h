@@ -17,6 +17,7 @@
 #ifndef MTX_COLLECTOR_PRELOAD_PRELOAD_H
 #define MTX_COLLECTOR_PRELOAD_PRELOAD_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -189,13 +190,20 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 		   (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite);
 }
 
+/* How a call's return value becomes a record's result: pthread and C11
+ * calls return the error itself; sem_* and the signal calls return -1 and
+ * set errno (left as the call left it). */
+#define RESULT_RETURNED(r) (r)
+#define RESULT_ERRNO(r) ((r) == 0 ? 0 : errno)
+
 /*
  * The four shapes of wrapper (see the top of this file for why stamps sit
  * where they do). Each expands inside the exported wrapper, so the call site
  * is the wrapper's own return address. `call` is evaluated exactly once;
- * with the region detached it is forwarded with nothing else done.
+ * with the region detached it is forwarded with nothing else done. The
+ * _AS forms take the RESULT_ mapping; the others use RESULT_RETURNED.
  */
-#define TRACE_BEFORE(kind, op, obj, arg, call)                                    \
+#define TRACE_BEFORE_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                      \
 		uint64_t t_;                                                      \
 		int r_;                                                           \
@@ -203,8 +211,22 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 			return call;                                              \
 		t_ = preload_now();                                               \
 		r_ = call;                                                        \
-		preload_record(kind, op, obj, arg, t_, t_, r_, PRELOAD_CALLSITE); \
+		preload_record(kind, op, obj, arg, t_, t_, result_of(r_), PRELOAD_CALLSITE); \
 		return r_;                                                        \
+	} while (0)
+#define TRACE_BEFORE(kind, op, obj, arg, call) TRACE_BEFORE_AS(RESULT_RETURNED, kind, op, obj, arg, call)
+
+/* The same for a call that returns nothing (C11 *_destroy): result 0. */
+#define TRACE_BEFORE_VOID(kind, op, obj, call)                                    \
+	do {                                                                      \
+		uint64_t t_;                                                      \
+		if (!preload_on()) {                                              \
+			call;                                                     \
+			return;                                                   \
+		}                                                                 \
+		t_ = preload_now();                                               \
+		call;                                                             \
+		preload_record(kind, op, obj, 0, t_, t_, 0, PRELOAD_CALLSITE);    \
 	} while (0)
 
 #define TRACE_AFTER(kind, op, obj, arg, call)                                     \
@@ -219,7 +241,7 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 		return r_;                                                        \
 	} while (0)
 
-#define TRACE_BLOCKING(kind, op, obj, arg, call)                                    \
+#define TRACE_BLOCKING_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                        \
 		uint64_t t0_, t1_;                                                  \
 		int r_;                                                             \
@@ -228,9 +250,10 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 		t0_ = preload_now();                                                \
 		r_ = call;                                                          \
 		t1_ = preload_now();                                                \
-		preload_record(kind, op, obj, arg, t0_, t1_, r_, PRELOAD_CALLSITE); \
+		preload_record(kind, op, obj, arg, t0_, t1_, result_of(r_), PRELOAD_CALLSITE); \
 		return r_;                                                          \
 	} while (0)
+#define TRACE_BLOCKING(kind, op, obj, arg, call) TRACE_BLOCKING_AS(RESULT_RETURNED, kind, op, obj, arg, call)
 
 /*
  * An acquire that usually does not block: try first (one stamp after it
