@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/collect-sync.h"
+#include "collector/fd-kind.h"
 #include "collector/model.h"
 #include "collector/session.h"
 #include "collector/target.h"
@@ -220,6 +221,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);
 	if (rc)
 		goto fail_unstarted;

@@ -10,6 +10,7 @@ collector_sources = \
 	collector/source-syscalls.c \
 	collector/source-wakeups.c \
 	collector/model.c collector/model.h \
+	collector/fd-kind.c collector/fd-kind.h \
 	collector/writer.c collector/writer.h \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \

@@ -12,9 +12,12 @@
  *                                 syscall's class (syscall_class below)
  *   WAKEUP of a waiting thread -> runnable
  *   EXIT                       -> lifetime ends
+ * Syscall rows are written through collector/fd-kind.c, which adds the
+ * descriptor a syscall worked on and what it was.
  */
 #include "config.h"
 #include "collector/model.h"
+#include "collector/fd-kind.h"
 #include "collector/syscall-names.h"
 
 #include <errno.h>
@@ -70,6 +73,7 @@ struct model_thread {
 	uint64_t start_ns, since_ns;
 	int64_t sys_nr; /* -1: not in a syscall */
 	uint64_t sys_start_ns;
+	struct mtx_fd_call sys_fd;
 };
 
 struct model_process {
@@ -88,6 +92,7 @@ struct mtx_model {
 	struct model_process *procs;
 	size_t nr_procs, cap_procs;
 	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
+	struct mtx_fd_tracker *fds;   /* fd and fd_kind of syscall rows */
 	uint64_t first_ns, last_ns;
 	uint64_t nr_threads_seen;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
@@ -113,13 +118,19 @@ struct mtx_model *model_new(struct mtx_writer *w)
 	m->cap = 1024;
 	m->threads = calloc(m->cap, sizeof(*m->threads));
 	m->syscall_class = malloc((size_t)syscall_names_count);
-	if (!m->threads || !m->syscall_class) {
+	m->fds = fd_tracker_new(w);
+	if (!m->threads || !m->syscall_class || !m->fds) {
 		model_free(m);
 		return NULL;
 	}
 	for (int nr = 0; nr < syscall_names_count; nr++)
 		m->syscall_class[nr] = classify_syscall(syscall_name(nr));
 	return m;
+}
+
+void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx)
+{
+	fd_tracker_set_resolver(m->fds, fn, ctx);
 }
 
 static size_t slot_of(const struct mtx_model *m, int32_t tid)
@@ -277,16 +288,29 @@ static struct model_thread *thread_of(struct mtx_model *m, const struct mtx_even
 	return t;
 }
 
+/* Write @t's current syscall, which returned @ret at @end_ns, or (@end_ns
+ * -1) is seen at @ts never to return; the thread is then out of it. */
+static void end_syscall(struct mtx_model *m, struct model_thread *t, int64_t end_ns, int64_t ret, uint64_t ts)
+{
+	struct mtx_syscall_row row = {
+		.start_ns = t->sys_start_ns, .end_ns = end_ns, .nr = t->sys_nr, .name = syscall_name(t->sys_nr),
+		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0,
+	};
+	fd_tracker_exit(m->fds, t->pid, &t->sys_fd, &row, ts);
+	t->sys_nr = -1;
+}
+
 static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
 {
 	struct model_process *p = find_process(m, t->pid);
 	set_state(m, t, ts, t->state, -1);
 	if (t->sys_nr >= 0)
-		writer_syscall(m->w, t->tid, t->sys_start_ns, -1, t->sys_nr, syscall_name(t->sys_nr), 0, 0);
+		end_syscall(m, t, -1, 0, ts);
 	writer_thread(m->w, t->tid, t->pid, t->name, t->start_ns, t->since_ns);
 	if (p && --p->nr_live <= 0) {
 		p->end_ns = t->since_ns;
 		p->ended = 1;
+		fd_tracker_gone(m->fds, p->pid);
 	}
 	remove_thread(m, t);
 }
@@ -325,12 +349,14 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			m->last_ns = ev->ts_ns;
 	}
 
+	fd_tracker_advance(m->fds, ev->ts_ns);
 	switch (ev->type) {
 	case MTX_EV_FORK:
 		t = find_thread(m, ev->tid);
 		if (t) /* tid reused without a seen exit */
 			end_thread(m, t, ev->ts_ns);
 		if (ev->pid == ev->tid) { /* a new process */
+			fd_tracker_gone(m->fds, ev->pid); /* a reused pid whose end was missed */
 			p = add_process(m, ev->pid, ev->u.fork.ppid, ev->ts_ns);
 			struct model_process *parent = find_process(m, ev->u.fork.ppid);
 			if (p && parent)
@@ -349,8 +375,11 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNING);
 		memcpy(t->name, ev->u.comm.comm, sizeof(t->name));
 		t->name[sizeof(t->name) - 1] = 0;
-		if (ev->u.comm.exec && (p = find_process(m, ev->pid)) != NULL)
-			memcpy(p->exe, t->name, sizeof(p->exe));
+		if (ev->u.comm.exec) {
+			if ((p = find_process(m, ev->pid)) != NULL)
+				memcpy(p->exe, t->name, sizeof(p->exe));
+			fd_tracker_exec(m->fds, ev->pid, ev->ts_ns);
+		}
 		return;
 	case MTX_EV_EXIT:
 		t = find_thread(m, ev->tid);
@@ -387,9 +416,11 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	case MTX_EV_SYS_ENTER:
 		t = thread_of(m, ev);
 		if (t->sys_nr >= 0) /* enter without exit: the previous never returned */
-			writer_syscall(m->w, t->tid, t->sys_start_ns, -1, t->sys_nr, syscall_name(t->sys_nr), 0, 0);
+			end_syscall(m, t, -1, 0, ev->ts_ns);
 		t->sys_nr = ev->u.sys_enter.nr;
 		t->sys_start_ns = ev->ts_ns;
+		fd_tracker_enter(m->fds, t->pid, t->sys_nr, ev->u.sys_enter.arg0, ev->u.sys_enter.arg1, ev->ts_ns,
+				 &t->sys_fd);
 		p = find_process(m, t->pid);
 		if (p && (t->sys_nr == NR_EXIT_GROUP || (t->sys_nr == NR_EXIT && p->nr_live == 1)))
 			p->exit_status = (int64_t)(ev->u.sys_enter.arg0 & 0xff);
@@ -400,9 +431,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			m->nr_unpaired_exits++;
 			return;
 		}
-		writer_syscall(m->w, t->tid, t->sys_start_ns, (int64_t)ev->ts_ns, t->sys_nr, syscall_name(t->sys_nr),
-			       ev->u.sys_exit.ret, 1);
-		t->sys_nr = -1;
+		end_syscall(m, t, (int64_t)ev->ts_ns, ev->u.sys_exit.ret, ev->ts_ns);
 		return;
 	default:
 		return;
@@ -423,6 +452,7 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 		while (m->threads[i].used)
 			end_thread(m, &m->threads[i], end_ns);
 	}
+	fd_tracker_finish(m->fds);
 	for (size_t i = 0; i < m->nr_procs; i++) {
 		struct model_process *p = &m->procs[i];
 		if (p->pid == root_pid && root_status >= 0)
@@ -457,5 +487,6 @@ void model_free(struct mtx_model *m)
 	free(m->threads);
 	free(m->procs);
 	free(m->syscall_class);
+	fd_tracker_free(m->fds);
 	free(m);
 }

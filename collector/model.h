@@ -9,6 +9,7 @@
 #define MTX_COLLECTOR_MODEL_H
 
 #include "collector/event.h"
+#include "collector/fd-kind.h"
 #include "collector/writer.h"
 
 #include <stdint.h>
@@ -18,6 +19,14 @@ struct mtx_model;
 
 /* model_new - a model writing into @w. Returns NULL when out of memory. */
 struct mtx_model *model_new(struct mtx_writer *w);
+
+/*
+ * model_set_fd_resolver - how the model learns what a syscall's file
+ * descriptor was (syscalls.fd_kind): @fn, e.g. fd_kind_resolve_proc, asked
+ * once per descriptor until it is closed or replaced. Without one (the
+ * default) fd_kind is NULL.
+ */
+void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx);
 
 /* model_event - feed one event (events must come in time order; an event
  * earlier than its thread's last one is clamped and counted). */

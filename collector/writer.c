@@ -25,8 +25,8 @@
 		  "VALUES (?,?,?,?,?,?)")                                                     \
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
-	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret) "               \
-		   "VALUES (?,?,?,?,?,?)")                                                    \
+	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
+		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
 		   "callsite) VALUES (?,?,?,?,?,?,?,?)")                                     \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
@@ -88,6 +88,15 @@ static void bind_opt_int(sqlite3_stmt *st, int col, int64_t v)
 		sqlite3_bind_null(st, col);
 	else
 		sqlite3_bind_int64(st, col, v);
+}
+
+/* For columns where a negative value is data (a return value, fd -1). */
+static void bind_int_if(sqlite3_stmt *st, int col, int64_t v, int has)
+{
+	if (has)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
 }
 
 static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
@@ -206,18 +215,26 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
 int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
 		   int64_t nr, const char *name, int64_t ret, int has_ret)
 {
+	struct mtx_syscall_row r = {
+		.start_ns = start_ns, .end_ns = end_ns, .nr = nr, .name = name,
+		.ret = ret, .tid = tid, .has_ret = (uint8_t)(has_ret != 0),
+	};
+	return writer_syscall_row(w, &r, NULL);
+}
+
+int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind)
+{
 	sqlite3_stmt *st = w->stmt[STMT_SYSCALL];
 	if (w->error)
 		return w->error;
-	sqlite3_bind_int(st, 1, tid);
-	sqlite3_bind_int64(st, 2, (int64_t)start_ns);
-	bind_opt_int(st, 3, end_ns);
-	sqlite3_bind_int64(st, 4, nr);
-	sqlite3_bind_text(st, 5, name, -1, SQLITE_STATIC);
-	if (has_ret)
-		sqlite3_bind_int64(st, 6, ret);
-	else
-		sqlite3_bind_null(st, 6);
+	sqlite3_bind_int(st, 1, r->tid);
+	sqlite3_bind_int64(st, 2, (int64_t)r->start_ns);
+	bind_opt_int(st, 3, r->end_ns);
+	sqlite3_bind_int64(st, 4, r->nr);
+	sqlite3_bind_text(st, 5, r->name, -1, SQLITE_STATIC);
+	bind_int_if(st, 6, r->ret, r->has_ret);
+	bind_int_if(st, 7, r->fd, r->has_fd);
+	bind_opt_text(st, 8, fd_kind);
 	return run(w, STMT_SYSCALL);
 }
 

@@ -83,14 +83,22 @@ CREATE TABLE wakeups (
 );
 
 -- Syscalls of traced threads, enter and exit paired. end_ns/ret NULL when the
--- thread never returned (exit, exec, end of run).
+-- thread never returned (exit, exec, end of run). fd is the first argument
+-- of the syscalls whose first argument is a file descriptor (read, write,
+-- recvmsg, accept, close, ioctl, ...; not the *at calls, whose first is a
+-- directory), else NULL. fd_kind is what that descriptor was, read from
+-- /proc/<pid>/fd/<fd> while recording and kept only if no close of it came
+-- between the syscall and that read; NULL when unknown.
 CREATE TABLE syscalls (
 	tid      INTEGER NOT NULL,
 	start_ns INTEGER NOT NULL,
 	end_ns   INTEGER,
 	nr       INTEGER NOT NULL,
 	name     TEXT NOT NULL,
-	ret      INTEGER
+	ret      INTEGER,
+	fd       INTEGER,              -- the descriptor argument, as passed (may be -1)
+	fd_kind  TEXT                  -- file dir pipe socket tty dev eventfd timerfd signalfd
+	                               -- epoll inotify memfd pidfd anon (other anon_inode)
 );
 
 -- One row per lifetime of a synchronization object in one process: an

@@ -7,7 +7,8 @@ UNIT_TESTS = \
 	tests/unit/test-db \
 	tests/unit/test-sync-region \
 	tests/unit/test-sync-resolve \
-	tests/unit/test-preload
+	tests/unit/test-preload \
+	tests/unit/test-fd-kind
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
 TESTS += $(UNIT_TESTS)
@@ -39,6 +40,9 @@ tests_unit_preload_workload_LDFLAGS = -pthread
 tests_unit_test_db_SOURCES = tests/unit/test-db.c
 tests_unit_test_db_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_db_LDADD = $(UNIT_LIBS)
+tests_unit_test_fd_kind_SOURCES = tests/unit/test-fd-kind.c
+tests_unit_test_fd_kind_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_fd_kind_LDADD = $(UNIT_LIBS)
 
 # End-to-end tests: collect real samples as root and assert with SQL.
 E2E_TESTS = \

@@ -5,6 +5,7 @@
 # switches equal the kernel's own counters (voluntary + nonvoluntary context
 # switches read by the thread itself just before it exits); and its sync
 # operations, per thread, kind and op, equal the counts the sample kept.
+# iobound's reads and writes also name their descriptor, of the right kind.
 . "$(dirname "$0")/lib.sh"
 require_perf
 
@@ -113,7 +114,35 @@ check_sample() {
 			AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns)")
 	[ "$bad_wait" = 0 ] || fail "$name: blocked_sync time differs from the ops' wait for $bad_wait threads"
 
+	[ "$name" = iobound ] && check_iobound_fds "$check"
 	[ "$FAILED" = 0 ] && pass "$name $*"
+}
+
+# iobound's bulk reads and writes (the (thread, call, fd) groups of 100 rows
+# or more) carry their descriptor and, where the collector could tell, its
+# kind: writers write their files, readers read their files and write the
+# pipe, the consumer reads the pipe. A kind may be unknown, never wrong:
+# the collector reads /proc up to a poll interval (100 ms) after the calls,
+# by when iobound's short phases may have closed the file, or even put the
+# pipe under the same number (which the collector must notice).
+check_iobound_fds() {
+	local db=$1 no_fd wrong
+	sql "$db" "CREATE TABLE sc_fd AS
+		SELECT t.name AS thread, s.name AS call, s.fd, s.fd_kind AS kind, COUNT(*) AS n
+		FROM syscalls s JOIN threads t ON t.tid = s.tid AND s.start_ns BETWEEN t.start_ns AND t.end_ns
+		WHERE s.name IN ('read', 'write') GROUP BY 1, 2, 3, 4;
+		CREATE TABLE sc_fd_want AS
+		SELECT thread, call, fd, CASE WHEN thread = 'consumer' OR (thread LIKE 'reader-%' AND call = 'write')
+			THEN 'pipe' ELSE 'file' END AS kind
+		FROM sc_fd GROUP BY 1, 2, 3 HAVING SUM(n) >= 100"
+	no_fd=$(sql "$db" "SELECT TOTAL(n) FROM sc_fd WHERE fd IS NULL")
+	wrong=$(sql "$db" "SELECT COUNT(*) FROM sc_fd g JOIN sc_fd_want w USING (thread, call, fd) WHERE g.kind <> w.kind")
+	[ "$no_fd" = 0.0 ] || fail "iobound: $no_fd reads or writes without their fd"
+	[ "$(sql "$db" "SELECT COUNT(*) FROM sc_fd_want")" -ge 4 ] || fail "iobound: its bulk reads and writes are missing"
+	if [ "$wrong" != 0 ]; then
+		fail "iobound: $wrong (thread, call, fd) groups with a wrong fd_kind"
+		sql "$db" "SELECT g.*, w.kind AS want FROM sc_fd g JOIN sc_fd_want w USING (thread, call, fd) WHERE g.kind <> w.kind LIMIT 8"
+	fi
 }
 
 while read -r name args; do

@@ -1,10 +1,13 @@
 /*
  * tests/unit/test-model.c - the thread model: states tile each lifetime,
- * syscalls pair, wakeups of untraced tasks are dropped, and the rows land in
- * the database through the writer.
+ * syscalls pair, wakeups of untraced tasks are dropped, syscalls carry
+ * their descriptor and its kind (looked up once, forgotten when it closes,
+ * never trusted across a close), and the rows land in the database through
+ * the writer.
  */
 #include "config.h"
 #include "collector/model.h"
+#include "collector/syscall-names.h"
 #include "collector/writer.h"
 #include "src/db.h"
 
@@ -184,5 +187,244 @@ Test(model, many_threads_grow_the_table)
 	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM threads", -1), 5001);
 	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM threads t WHERE (SELECT SUM(end_ns - start_ns) FROM "
 				      "thread_states s WHERE s.tid = t.tid) <> t.end_ns - t.start_ns", -1), 0);
+	sqlite3_close(db);
+}
+
+/* A resolver standing in for /proc: every descriptor is @kind, read
+ * @lag_ns after the event the model is decoding (the collector's delay). */
+static struct {
+	enum mtx_fd_kind kind;
+	uint64_t lag_ns, now_ns;
+	int calls, calls_fd[16];
+} fake;
+
+static enum mtx_fd_kind fake_resolve(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns)
+{
+	(void)ctx;
+	(void)pid;
+	fake.calls++;
+	if (fd >= 0 && fd < 16)
+		fake.calls_fd[fd]++;
+	*looked_ns = fake.now_ns;
+	return fake.kind;
+}
+
+/* Process 10 starts (thread 10), its descriptors resolved by the fake. */
+static void start_with_fake_resolver(enum mtx_fd_kind kind, uint64_t lag_ns)
+{
+	memset(&fake, 0, sizeof(fake));
+	fake.kind = kind;
+	fake.lag_ns = lag_ns;
+	model_set_fd_resolver(m, fake_resolve, NULL);
+	feed(MTX_EV_COMM, 0, 10, 10, 0);
+}
+
+/* Thread 10 exits at @ts; the run's database. */
+static sqlite3 *end_main_thread(uint64_t ts)
+{
+	feed(MTX_EV_EXIT, ts, 10, 10, 0);
+	return finish_and_open();
+}
+
+static int64_t nr_of(const char *name)
+{
+	for (int nr = 0; nr < syscall_names_count; nr++)
+		if (syscall_names[nr] && strcmp(syscall_names[nr], name) == 0)
+			return nr;
+	cr_assert_fail("no syscall %s", name);
+	return -1;
+}
+
+/* Syscall @name of thread @tid of process @pid entered at @ts, returning
+ * @ret 5 ns later. */
+static void sys_in(int32_t pid, int32_t tid, uint64_t ts, const char *name, int64_t arg0, int64_t arg1, int64_t ret)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_SYS_ENTER, .pid = pid, .tid = tid, .cpu = 0 };
+	ev.u.sys_enter.nr = nr_of(name);
+	ev.u.sys_enter.arg0 = (uint64_t)arg0;
+	ev.u.sys_enter.arg1 = (uint64_t)arg1;
+	fake.now_ns = ev.ts_ns + fake.lag_ns;
+	model_event(m, &ev);
+	ev.ts_ns = ts + 5;
+	ev.type = MTX_EV_SYS_EXIT;
+	ev.u.sys_exit.nr = nr_of(name);
+	ev.u.sys_exit.ret = ret;
+	fake.now_ns = ev.ts_ns + fake.lag_ns;
+	model_event(m, &ev);
+}
+
+static void sys(uint64_t ts, const char *name, int64_t arg0, int64_t arg1, int64_t ret)
+{
+	sys_in(10, 10, ts, name, arg0, arg1, ret);
+}
+
+/* Assert that the syscall that started at @ts has fd_kind @want ("NULL"). */
+static void assert_kind_at(sqlite3 *db, uint64_t ts, const char *want)
+{
+	sqlite3_stmt *st;
+	char got[32] = "(no row)";
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT IFNULL(fd_kind, 'NULL') FROM syscalls WHERE start_ns = ?", -1,
+					&st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, (int64_t)ts);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(got, sizeof(got), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	cr_assert_str_eq(got, want, "fd_kind of the syscall at %llu", (unsigned long long)ts);
+}
+
+Test(model, syscalls_carry_their_descriptor_argument)
+{
+	sqlite3 *db;
+	feed(MTX_EV_COMM, 0, 10, 10, 0);
+	sys(10, "read", 5, 0, 100);
+	sys(20, "futex", 0x7f00, 0, 0);      /* no descriptor */
+	sys(30, "openat", -100, 0, 6);       /* AT_FDCWD is a directory, not ours */
+	sys(40, "signalfd4", -1, 0, 7);      /* -1 is passed as it is */
+	sys(50, "close", 6, 0, 0);
+	feed(MTX_EV_EXIT, 100, 10, 10, 0);
+	db = finish_and_open();
+	cr_assert_eq(db_query_int(db, "SELECT fd FROM syscalls WHERE name = 'read'", -2), 5);
+	cr_assert_eq(db_query_int(db, "SELECT fd FROM syscalls WHERE name = 'close'", -2), 6);
+	cr_assert_eq(db_query_int(db, "SELECT fd FROM syscalls WHERE name = 'signalfd4'", -2), -1);
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd IS NULL", -1), 2);
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd_kind IS NOT NULL", -1), 0,
+		     "without a resolver no kind is known");
+	sqlite3_close(db);
+}
+
+Test(model, a_hot_descriptor_is_looked_up_once)
+{
+	sqlite3 *db;
+	start_with_fake_resolver(MTX_FD_PIPE, 50);
+	for (uint64_t ts = 100; ts < 1100; ts += 10)
+		sys(ts, "read", 5, 0, 4096);
+	sys(1100, "write", 6, 0, 4096);
+	sys(1200, "fstat", 5, 0, 0);
+	db = end_main_thread(2000);
+	cr_assert_eq(fake.calls_fd[5], 1);
+	cr_assert_eq(fake.calls_fd[6], 1);
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd_kind = 'pipe'", -1), 102,
+		     "rows held for the first lookup are written too");
+	sqlite3_close(db);
+}
+
+Test(model, closing_or_replacing_a_descriptor_forgets_it)
+{
+	sqlite3 *db;
+	start_with_fake_resolver(MTX_FD_FILE, 1);
+	sys(100, "read", 5, 0, 1);
+	sys(200, "close", 5, 0, 0);
+	sys(300, "read", 5, 0, 1);          /* 2nd lookup */
+	sys(400, "dup2", 7, 5, 5);          /* 7 looked up; 5 replaced */
+	sys(500, "read", 5, 0, 1);          /* 3rd */
+	sys(600, "openat", -100, 0, 5);     /* a new 5 (its close was missed) */
+	sys(700, "read", 5, 0, 1);          /* 4th */
+	sys(800, "fcntl", 7, 0 /* F_DUPFD */, 5);
+	sys(900, "read", 5, 0, 1);          /* 5th */
+	sys(950, "fcntl", 5, 1 /* F_GETFD */, 0); /* not a new descriptor */
+	{
+		struct mtx_event exec = { .ts_ns = 1000, .type = MTX_EV_COMM, .pid = 10, .tid = 10 };
+		strcpy(exec.u.comm.comm, "app");
+		exec.u.comm.exec = 1;
+		model_event(m, &exec);
+	}
+	sys(1100, "read", 5, 0, 1);         /* 6th: exec closed who knows what */
+	sys(1200, "close_range", 3, ~0u, 0);
+	sys(1300, "read", 5, 0, 1);         /* 7th */
+	db = end_main_thread(2000);
+	cr_assert_eq(fake.calls_fd[5], 7);
+	cr_assert_eq(fake.calls_fd[7], 1);
+	assert_kind_at(db, 200, "file"); /* the close itself: known before it */
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE name = 'read' AND fd_kind = 'file'", -1), 7);
+	sqlite3_close(db);
+}
+
+Test(model, a_lookup_made_after_a_close_is_not_trusted)
+{
+	sqlite3 *db;
+	/* The collector reads /proc 500 ns after the events it decodes: by
+	 * then the read at 100 may have been followed by the close at 200
+	 * and something else opened as 5. */
+	start_with_fake_resolver(MTX_FD_SOCKET, 500);
+	sys(100, "read", 5, 0, 1);
+	sys(200, "close", 5, 0, 0);
+	sys(300, "read", 5, 0, 1);  /* looked up at 800 */
+	sys(900, "write", 5, 0, 1); /* the stream is past 800: trusted */
+	sys(1000, "read", 9, 0, -9); /* EBADF: 9 was not open */
+	db = end_main_thread(2000);
+	assert_kind_at(db, 100, "NULL");
+	assert_kind_at(db, 200, "NULL");
+	assert_kind_at(db, 300, "socket");
+	assert_kind_at(db, 900, "socket");
+	assert_kind_at(db, 1000, "NULL");
+	sqlite3_close(db);
+}
+
+Test(model, a_close_under_way_in_another_thread_blocks_lookups)
+{
+	sqlite3 *db;
+	struct mtx_event ev = { .ts_ns = 100, .type = MTX_EV_SYS_ENTER, .pid = 10, .tid = 11, .cpu = 0 };
+	start_with_fake_resolver(MTX_FD_PIPE, 1);
+	ev.u.sys_enter.nr = nr_of("close"); /* thread 11 closes 5 from 100 to 300 */
+	ev.u.sys_enter.arg0 = 5;
+	model_event(m, &ev);
+	sys(200, "read", 5, 0, 1); /* may have read the old pipe, or the next 5 */
+	ev.ts_ns = 300;
+	ev.type = MTX_EV_SYS_EXIT;
+	ev.u.sys_exit.nr = nr_of("close");
+	ev.u.sys_exit.ret = 0;
+	model_event(m, &ev);
+	sys(400, "read", 5, 0, 1);
+	feed(MTX_EV_EXIT, 2000, 10, 11, 0);
+	db = end_main_thread(2001);
+	cr_assert_eq(fake.calls_fd[5], 1);
+	assert_kind_at(db, 200, "NULL");
+	assert_kind_at(db, 400, "pipe");
+	sqlite3_close(db);
+}
+
+Test(model, each_process_has_its_own_descriptors)
+{
+	sqlite3 *db;
+	struct mtx_event fork = { .ts_ns = 50, .type = MTX_EV_FORK, .pid = 20, .tid = 20 };
+	start_with_fake_resolver(MTX_FD_TTY, 1);
+	fork.u.fork.ppid = fork.u.fork.ptid = 10;
+	model_event(m, &fork);
+	sys(100, "write", 1, 0, 1);
+	sys_in(20, 20, 200, "write", 1, 0, 1);
+	sys_in(20, 20, 300, "write", 1, 0, 1);
+	feed(MTX_EV_EXIT, 400, 20, 20, 0);
+	fork.ts_ns = 500; /* pid 20 again: a new process */
+	model_event(m, &fork);
+	sys_in(20, 20, 600, "write", 1, 0, 1);
+	sys(700, "write", 1, 0, 1);
+	feed(MTX_EV_EXIT, 800, 20, 20, 0);
+	db = end_main_thread(900);
+	cr_assert_eq(fake.calls_fd[1], 3);
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd_kind = 'tty'", -1), 5);
+	sqlite3_close(db);
+}
+
+Test(model, rows_still_held_when_the_stream_ends_have_no_kind)
+{
+	sqlite3 *db;
+	start_with_fake_resolver(MTX_FD_FILE, 5000); /* looked up after the last event */
+	sys(100, "read", 5, 0, 1);
+	sys(200, "read", 5, 0, 1);
+	db = finish_and_open();
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd = 5 AND fd_kind IS NULL", -1), 2);
+	sqlite3_close(db);
+}
+
+Test(model, a_descriptor_found_closed_is_not_asked_for_again_until_later)
+{
+	sqlite3 *db;
+	start_with_fake_resolver(MTX_FD_UNKNOWN, 500); /* closed by the time we look */
+	sys(100, "read", 5, 0, 1); /* looked up at 600: gone */
+	sys(200, "read", 5, 0, 1); /* before 600: would be gone again */
+	sys(700, "read", 5, 0, 1); /* after: maybe a new 5 (pipe2 tells no number) */
+	db = end_main_thread(2000);
+	cr_assert_eq(fake.calls_fd[5], 2);
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE fd_kind IS NULL", -1), 3);
 	sqlite3_close(db);
 }
