@@ -73,9 +73,10 @@ int cmd_info(int argc, char **argv)
 		return cmd_usage_error("info", "one database at a time");
 	if (argc > 1)
 		path = argv[1];
-	if (db_open_readonly(path, &db, &err)) {
+	if (db_open_readonly(path, &db, &err) || db_check_pages(db, path, &err)) {
 		log_error("%s", err);
 		free(err);
+		sqlite3_close(db);
 		return EXIT_FAILURE_MTX;
 	}
 	complete = db_meta_get(db, "complete");

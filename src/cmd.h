@@ -20,9 +20,11 @@ struct mtx_command {
 
 int cmd_collect(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 extern const char cmd_collect_usage[];
 extern const char cmd_info_usage[];
+extern const char cmd_report_usage[];
 
 /* cmd_find - the command called @name, or NULL. */
 const struct mtx_command *cmd_find(const char *name);

@@ -135,19 +135,32 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 		sqlite3_close(db);
 		return -EINVAL;
 	}
-	/* A cheap structural check of the whole file catches truncation and
-	 * overwritten pages before a view shows half the data. */
-	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
-		sqlite3_finalize(st);
-		set_err(err, "%s: the database is corrupt", path);
+	/* A truncated file is shorter than its header says (unless pages are
+	 * still in the WAL of a killed collector). */
+	char wal[4096];
+	struct stat wb;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &wb) < 0 && (int64_t)sb.st_size < db_query_int(db, "PRAGMA page_count", 0) * db_query_int(db, "PRAGMA page_size", 0)) {
+		set_err(err, "%s: the database is corrupt (truncated)", path);
 		sqlite3_close(db);
 		return -EINVAL;
 	}
-	sqlite3_finalize(st);
 	*out = db;
+	return 0;
+}
+
+int db_check_pages(sqlite3 *db, const char *path, char **err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
+	sqlite3_finalize(st);
+	if (!ok) {
+		set_err(err, "%s: the database is corrupt", path);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -206,4 +219,17 @@ int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+int db_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }

@@ -20,10 +20,17 @@ int db_create(const char *path, sqlite3 **out, char **err);
 /*
  * db_open_readonly - open an existing run database for reading and check it
  * is one: an SQLite file, marked as mtx, of a schema this build understands,
- * and readable. Returns 0, or -errno with a one-line message in @err (caller
- * frees) naming the file and what to do.
+ * as long as its header says (not truncated). Returns 0, or -errno with a
+ * one-line message in @err (caller frees) naming the file and what to do.
+ * Damage deeper in the file shows up later as an SQLite error for which
+ * db_error_is_corrupt() is true.
  */
 int db_open_readonly(const char *path, sqlite3 **out, char **err);
+
+/* db_check_pages - read every page of @db (PRAGMA quick_check): seconds on
+ * a large run, so only 'mtx info' does it. Returns 0, or -EINVAL with "PATH:
+ * the database is corrupt" in @err. */
+int db_check_pages(sqlite3 *db, const char *path, char **err);
 
 /* db_finalize - build the secondary indexes and switch the journal back to a
  * single file so the database opens read-only anywhere. Returns 0 or -EIO. */
@@ -43,6 +50,10 @@ char *db_meta_get(sqlite3 *db, const char *key);
 /* db_query_int - the first column of the first row of @sql as an integer;
  * @fallback when there is no row or on error. */
 int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback);
+
+/* db_has_column - whether @table (in any attached schema) has @column; runs
+ * recorded by older versions may lack columns added since. */
+int db_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* db_error_is_corrupt - whether an SQLite result code means a damaged file. */
 int db_error_is_corrupt(int rc);

@@ -8,14 +8,23 @@ libmtx_a_SOURCES = \
 	src/grow.h \
 	src/clock.h \
 	src/timefmt.c src/timefmt.h \
+	src/match.c src/match.h \
+	src/analysis.c src/analysis.h \
+	src/reports.c src/reports.h \
+	src/report-format.c src/report-format.h \
+	src/state-causes.c \
+	src/wait-for.c \
+	src/critical-path.c \
+	src/histogram.c src/histogram.h \
 	src/cmd-collect.c \
 	src/cmd-info.c \
+	src/cmd-report.c \
 	$(collector_sources) \
 	schema/schema.h
 nodist_libmtx_a_SOURCES = schema/schema-sql.c collector/syscall-names.c
-libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
 
-MTX_LIBS = libmtx.a $(SQLITE_LIBS) -lpthread -lm
+MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) -lpthread -lm
 
 bin_PROGRAMS += mtx
 mtx_SOURCES = src/mtx.c

@@ -2,8 +2,8 @@
 # tests/e2e/test-man.sh - the manual pages keep up with the code:
 #  - every CREATE TABLE / CREATE VIEW in schema/*.sql has a ".SS name"
 #    section in man/mtx-db.5;
-#  - every long option in cmd_collect_usage (src/cmd-collect.c) appears in
-#    man/mtx-collect.1;
+#  - every long option in each command's usage text appears in its page;
+#  - every report of src/reports.c has its paragraph in man/mtx-report.1;
 #  - every command in the table of src/mtx.c has a page man/mtx-NAME.1;
 #  - every page renders without a warning (man --warnings, groff -ww).
 # Exit 0 when all hold, 1 with one line per problem otherwise.
@@ -48,16 +48,36 @@ for n in $names; do
 	fi
 done
 
-# 2. Every long option of 'mtx collect' is in mtx-collect(1).
-usage=$(sed -n '/cmd_collect_usage\[\][[:space:]]*=/,/;[[:space:]]*$/p' "$top/src/cmd-collect.c")
-opts=$(printf '%s\n' "$usage" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
-if [ -z "$opts" ]; then
-	fail "no long options found in cmd_collect_usage of src/cmd-collect.c"
+# 2. Every long option in each command's usage text (cmd_NAME_usage in
+#    src/cmd-NAME.c) is in its page man/mtx-NAME.1.
+for src in "$top"/src/cmd-*.c; do
+	name=$(basename "$src" .c | sed 's/^cmd-//')
+	page="$top/man/mtx-$name.1"
+	usage=$(sed -n "/cmd_${name}_usage\[\][[:space:]]*=/,/;[[:space:]]*\$/p" "$src")
+	opts=$(printf '%s\n' "$usage" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+	if [ -z "$usage" ]; then
+		fail "no cmd_${name}_usage found in $src"
+		continue
+	fi
+	[ -r "$page" ] || continue # rule 3 reports the missing page
+	text=$(plain "$page")
+	for o in $opts; do
+		if ! printf '%s\n' "$text" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
+			fail "option '$o' of cmd_${name}_usage is not in man/mtx-$name.1"
+		fi
+	done
+done
+
+# 2b. Every report of src/reports.c has its paragraph in mtx-report(1).
+reports=$(sed -n '/mtx_report reports\[\][[:space:]]*=/,/^};/p' "$top/src/reports.c" |
+	sed -n 's/^[[:space:]]*{[[:space:]]*"\([^"]*\)".*/\1/p')
+if [ -z "$reports" ]; then
+	fail "no reports found in the table of src/reports.c"
 fi
-collect_page=$(plain "$top/man/mtx-collect.1")
-for o in $opts; do
-	if ! printf '%s\n' "$collect_page" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
-		fail "option '$o' of cmd_collect_usage is not in man/mtx-collect.1"
+report_page=$(plain "$top/man/mtx-report.1")
+for r in $reports; do
+	if ! printf '%s\n' "$report_page" | grep -Eq "^\.BI? $r( |\$)"; then
+		fail "report '$r' (src/reports.c) has no '.B $r' paragraph in man/mtx-report.1"
 	fi
 done
 

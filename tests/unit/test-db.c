@@ -108,5 +108,23 @@ Test(db, corrupt_file_is_detected)
 	for (int i = 0; i < 8192; i++)
 		fputc(0xA5, f);
 	fclose(f);
+	/* Opening reads only the header; reading every page finds the damage. */
+	cr_assert_eq(db_open_readonly(path, &db, &err), 0, "%s", err ? err : "");
+	cr_assert_neq(db_check_pages(db, path, &err), 0);
+	cr_assert(err && strstr(err, "corrupt") && strstr(err, path), "message '%s'", err ? err : "");
+	free(err);
+	sqlite3_close(db);
+}
+
+Test(db, truncated_file_is_detected)
+{
+	sqlite3 *db;
+	char *err = NULL;
+	cr_assert_eq(db_create(path, &db, &err), 0);
+	db_exec(db, "PRAGMA journal_mode=DELETE", NULL);
+	for (int i = 0; i < 2000; i++)
+		db_exec(db, "INSERT INTO switches VALUES (1,2,3,'S',0,4)", NULL);
+	sqlite3_close(db);
+	cr_assert_eq(truncate(path, 4096 * 3), 0);
 	expect_error("corrupt");
 }

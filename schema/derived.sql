@@ -1,0 +1,84 @@
+-- Derived tables: the analyses of mtx-report(1), computed from the recorded
+-- tables (mtx.sql) once, when `mtx collect` ends, or by the first reader of a
+-- run.db that lacks them (as TEMP tables when the file is read-only).
+-- meta.derived_version says which version of these definitions a run.db
+-- holds; src/analysis.c drops and rebuilds them when it is older.
+--
+-- Every table here may be rebuilt at any time from the recorded ones; none
+-- holds anything that is not in them.
+
+-- Why each thread was not running: one row per non-running thread_states
+-- interval, with what it waited for and what ended the wait.
+CREATE TABLE state_causes (
+	tid       INTEGER NOT NULL,
+	start_ns  INTEGER NOT NULL,
+	end_ns    INTEGER NOT NULL,
+	state     TEXT NOT NULL,    -- as in thread_states
+	-- sync: inside a sync op (object_id, op_id); syscall: inside another
+	-- syscall (syscall, fd, fd_kind); sleep: a timed sleep; preempted: lost
+	-- the CPU while runnable; woken: woken, waiting for a CPU; new: a new
+	-- thread waiting for its first CPU; unknown
+	cause     TEXT NOT NULL,
+	object_id INTEGER,          -- sync_objects.id
+	op_id     INTEGER,          -- sync_ops.id
+	syscall   TEXT,             -- the syscall the thread was in
+	fd        INTEGER,          -- its file descriptor argument, when it takes one
+	fd_kind   TEXT,             -- file, pipe, socket, tty, eventfd, ... when known
+	-- Who had the CPU instead: for an interval that began when the thread
+	-- switched out, the task switched in (0 = idle); for woken, the traced
+	-- thread running on the CPU where the wakee next ran, when there was one.
+	next_tid  INTEGER,
+	-- What ended a blocked/sleeping interval: thread (waker_tid), interrupt,
+	-- timer, exit (the thread ended while waiting), or unknown.
+	ended_by  TEXT,
+	waker_tid INTEGER
+);
+
+-- For whom each wait on a sync object waited: the lock's holder, or for
+-- semaphores, condvars, barriers and joins the thread that woke the waiter;
+-- and what that thread did during the wait.
+CREATE TABLE wait_for (
+	tid            INTEGER NOT NULL, -- the waiting thread
+	start_ns       INTEGER NOT NULL, -- its blocked_sync interval
+	end_ns         INTEGER NOT NULL,
+	object_id      INTEGER,
+	op_id          INTEGER,
+	waited_for_tid INTEGER,          -- NULL when unknown (woken by an interrupt, ...)
+	relation       TEXT NOT NULL,    -- holder, waker, or unknown
+	-- What waited_for_tid did within [start_ns, end_ns).
+	other_running_ns  INTEGER,
+	other_runnable_ns INTEGER,
+	other_blocked_ns  INTEGER,       -- blocked, blocked_sync, blocked_io, sleeping
+	other_object_id   INTEGER,       -- the object it was itself blocked on longest then
+	other_callsite    INTEGER        -- holder: where it took the lock; waker: where it woke us
+);
+
+-- The critical path: the chain of work and waits that ends at the program's
+-- exit, walked back from there through the wakeup that ended each wait (and
+-- the creation of each thread). Segments tile the run without overlap.
+CREATE TABLE critical_path (
+	seq       INTEGER PRIMARY KEY,  -- 1 at the run's start
+	tid       INTEGER NOT NULL,
+	start_ns  INTEGER NOT NULL,
+	end_ns    INTEGER NOT NULL,
+	state     TEXT NOT NULL,        -- the thread's state then
+	object_id INTEGER,              -- blocked_sync: the object
+	function_id INTEGER             -- innermost recorded call then, when calls exist
+);
+
+-- Time histograms (seeds 002/003): a fixed number of buckets per subject and
+-- metric; the bucket width doubles whenever the run outgrows them, so the
+-- size is bounded whatever the run length.
+CREATE TABLE time_histograms (
+	subject    TEXT NOT NULL,     -- thread or object
+	subject_id INTEGER NOT NULL,  -- tid, or sync_objects.id
+	metric     TEXT NOT NULL,     -- running_ns, blocked_ns, ops, syscalls, wait_ns, ...
+	bucket     INTEGER NOT NULL,  -- 0 ..
+	start_ns   INTEGER NOT NULL,
+	width_ns   INTEGER NOT NULL,
+	value      INTEGER NOT NULL
+);
+
+CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
+CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
+CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);

@@ -1,0 +1,94 @@
+/*
+ * src/analysis.c - see analysis.h. Builds the derived tables of
+ * schema/derived.sql, in one transaction, in dependency order.
+ */
+#include "config.h"
+#include "src/analysis.h"
+#include "src/clock.h"
+#include "src/db.h"
+#include "schema/schema.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const derived_tables[] = {
+	"state_causes", "wait_for", "critical_path", "time_histograms",
+};
+#define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
+
+static int (*const analyses[])(sqlite3 *, char **) = {
+	analysis_state_causes, analysis_wait_for, analysis_critical_path, analysis_histograms,
+};
+
+int analysis_is_current(sqlite3 *db)
+{
+	char *v = db_meta_get(db, "derived_version");
+	int current = v && atoi(v) == MTX_DERIVED_VERSION;
+	free(v);
+	if (!current)
+		return 0;
+	/* The tables must be there too (a TEMP build leaves meta alone). */
+	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'time_histograms'", 0) > 0;
+}
+
+/* The schema text with every CREATE TABLE turned into CREATE TEMP TABLE
+ * (indexes on TEMP tables go to the temp schema by themselves). */
+static char *temp_schema(void)
+{
+	static const char from[] = "CREATE TABLE ", to[] = "CREATE TEMP TABLE ";
+	size_t n = 1;
+	const char *p;
+	for (p = schema_derived_sql; (p = strstr(p, from)); p += sizeof(from) - 1)
+		n++;
+	char *out = malloc(strlen(schema_derived_sql) + n * (sizeof(to) - sizeof(from)) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (p = schema_derived_sql;;) {
+		const char *hit = strstr(p, from);
+		size_t len = hit ? (size_t)(hit - p) : strlen(p);
+		memcpy(o, p, len);
+		o += len;
+		if (!hit)
+			break;
+		memcpy(o, to, sizeof(to) - 1);
+		o += sizeof(to) - 1;
+		p = hit + sizeof(from) - 1;
+	}
+	*o = '\0';
+	return out;
+}
+
+int analysis_build(sqlite3 *db, int temp, char **err)
+{
+	uint64_t t0 = clock_now_ns();
+	char sql[128];
+	int rc = 0;
+
+	if (db_exec(db, "BEGIN", err))
+		return -EIO;
+	for (size_t i = 0; i < NR_DERIVED_TABLES && !rc; i++) {
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s%s", temp ? "temp." : "", derived_tables[i]);
+		rc = db_exec(db, sql, err);
+	}
+	if (!rc && temp) {
+		char *text = temp_schema();
+		rc = text ? db_exec(db, text, err) : -ENOMEM;
+		free(text);
+	} else if (!rc) {
+		rc = db_exec(db, schema_derived_sql, err);
+	}
+	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++)
+		rc = analyses[i](db, err);
+	if (!rc && !temp) {
+		if (db_meta_set_int(db, "derived_version", MTX_DERIVED_VERSION) ||
+		    db_meta_set_int(db, "derived_ms", (int64_t)((clock_now_ns() - t0) / 1000000)))
+			rc = -EIO;
+	}
+	if (rc) {
+		db_exec(db, "ROLLBACK", NULL);
+		return rc < 0 ? rc : -EIO;
+	}
+	return db_exec(db, "COMMIT", err) ? -EIO : 0;
+}

@@ -1,0 +1,312 @@
+/*
+ * src/cmd-report.c - 'mtx report FILE NAME': print one of the named
+ * reports of src/reports.c, as text, CSV or JSON, with filters. The derived
+ * tables are built first if the run.db lacks them (kept in the file when it
+ * is writable, as TEMP tables otherwise).
+ */
+#include "config.h"
+#include "src/analysis.h"
+#include "src/cmd.h"
+#include "src/db.h"
+#include "src/histogram.h"
+#include "src/log.h"
+#include "src/match.h"
+#include "src/report-format.h"
+#include "src/reports.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cmd_report_usage[] =
+	"usage: mtx report FILE NAME [ARG] [options]\n"
+	"       mtx report --list\n"
+	"\n"
+	"Print the report NAME of the run database FILE (mtx report --list names them).\n"
+	"\n"
+	"  -t, --thread TID|NAME  only this thread (a tid, or a thread name)\n"
+	"  -O, --object OBJECT    only this sync object: its address (0x...) or its id\n"
+	"  -F, --function REGEX   only functions matching this PCRE2 pattern\n"
+	"      --from TIME        only what happened after TIME since the run's start\n"
+	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
+	"  -f, --format FMT       text (default; fits 80 columns), csv or json\n"
+	"  -l, --list             list the reports\n"
+	"  -h, --help             this help\n";
+
+/* The filters, as given; each becomes a named query parameter. */
+struct filters {
+	const char *thread, *object, *function, *from, *to;
+};
+
+/* A time since the run's start: a number and a unit (s if none), in ns. */
+static int parse_offset(const char *text, int64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].ns);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The tid a --thread value names: a number, or the one thread of that name. */
+static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
+{
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (*text && !*end) {
+		*tid = v;
+		return 0;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT tid FROM threads WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*tid = sqlite3_column_int64(st, 0);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
+}
+
+static void list_reports(void)
+{
+	int nr;
+	const struct mtx_report *r = report_table(&nr);
+	for (int i = 0; i < nr; i++)
+		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
+		       r[i].summary);
+}
+
+/* Open @path and make sure it has current derived tables: built into the
+ * file when it can be written, else as TEMP tables for this run. */
+static int open_with_derived(const char *path, sqlite3 **db, char **err)
+{
+	int rc = db_open_readonly(path, db, err);
+	if (rc)
+		return rc;
+	if (analysis_is_current(*db))
+		return 0;
+	/* A file without write permission bits stays unchanged even for root,
+	 * who could write it anyway: its owner made it read-only. */
+	struct stat sb;
+	bool writable = access(path, W_OK) == 0 && stat(path, &sb) == 0 && (sb.st_mode & 0222);
+	if (writable) {
+		sqlite3_close(*db);
+		*db = NULL;
+		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+			if (asprintf(err, "%s: cannot open for writing: %s", path, sqlite3_errmsg(*db)) < 0)
+				*err = NULL;
+			return -EIO;
+		}
+		sqlite3_busy_timeout(*db, 5000);
+	}
+	log_info("building the derived tables of %s%s", path, writable ? "" : " (read-only: for this report only)");
+	rc = analysis_build(*db, !writable, err);
+	if (rc && db_error_is_corrupt(sqlite3_errcode(*db))) {
+		free(*err);
+		if (asprintf(err, "%s: the database is corrupt", path) < 0)
+			*err = NULL;
+	} else if (rc) {
+		char *why = *err;
+		if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0)
+			*err = NULL;
+		free(why);
+	}
+	return rc;
+}
+
+/* Bind every filter parameter @st has (NULL when not given). */
+static void bind_filters(sqlite3_stmt *st, const int64_t *values, const bool *given, const char *function)
+{
+	static const char *const names[] = { ":tid", ":object_id", ":addr", ":from", ":to" };
+	for (int i = 0; i < 5; i++) {
+		int idx = sqlite3_bind_parameter_index(st, names[i]);
+		if (idx && given[i])
+			sqlite3_bind_int64(st, idx, values[i]);
+		else if (idx)
+			sqlite3_bind_null(st, idx);
+	}
+	int idx = sqlite3_bind_parameter_index(st, ":function");
+	if (idx && function)
+		sqlite3_bind_text(st, idx, function, -1, SQLITE_STATIC);
+	else if (idx)
+		sqlite3_bind_null(st, idx);
+}
+
+static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
+		      enum report_format format)
+{
+	enum { P_TID, P_OBJECT_ID, P_ADDR, P_FROM, P_TO, NR_P };
+	static const char *const params[NR_P] = { ":tid", ":object_id", ":addr", ":from", ":to" };
+	static const char *const options[NR_P] = { "--thread", "--object", "--object", "--from", "--to" };
+	int64_t values[NR_P] = { 0 };
+	bool given[NR_P] = { false };
+	struct report_printer printer = { .out = stdout, .format = format, .width = 80 };
+	sqlite3_stmt **stmts = NULL;
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	const char *object = arg ? arg : f->object;
+	int nr = 0, status = EXIT_FAILURE_MTX;
+	struct mtx_match *check;
+
+	if (f->function) { /* one clear line for a bad pattern, before any work */
+		if (!(check = match_compile(f->function, &err))) {
+			log_error("%s", err ? err : "out of memory");
+			free(err);
+			return EXIT_USAGE;
+		}
+		match_free(check);
+	}
+	if (open_with_derived(path, &db, &err)) {
+		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	if (match_register_sql(db) || histogram_register_sql(db)) {
+		log_error("cannot register SQL functions");
+		goto out;
+	}
+	printer.origin_ns = db_query_int(db, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta "
+					     "WHERE key = 'start_ns'), (SELECT MIN(start_ns) FROM threads), 0)", 0);
+	if (f->thread) {
+		int rc = resolve_thread(db, f->thread, &values[P_TID]);
+		if (rc) {
+			log_error("--thread %s: %s", f->thread,
+				  rc == -ENOENT ? "no thread of that name" : "several threads have that name: give a tid");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		given[P_TID] = true;
+	}
+	if (object) {
+		char *end;
+		int hex = !strncmp(object, "0x", 2) || !strncmp(object, "0X", 2);
+		long long v = strtoll(object, &end, hex ? 16 : 10);
+		if (end == object || *end) {
+			log_error("object '%s': give its address (0x...) or its id", object);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		values[hex ? P_ADDR : P_OBJECT_ID] = v;
+		given[hex ? P_ADDR : P_OBJECT_ID] = true;
+	}
+	for (int i = P_FROM; i <= P_TO; i++) {
+		const char *text = i == P_FROM ? f->from : f->to;
+		if (!text)
+			continue;
+		if (parse_offset(text, &values[i])) {
+			log_error("%s '%s': give a time since the run's start, like 1.5s, 200ms or 30us", options[i],
+				  text);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		values[i] += printer.origin_ns;
+		given[i] = true;
+	}
+
+	for (nr = 0; r->queries[nr].name; nr++)
+		;
+	stmts = calloc((size_t)nr, sizeof(*stmts));
+	for (int i = 0; i < nr; i++)
+		if (sqlite3_prepare_v2(db, r->queries[i].sql, -1, &stmts[i], NULL) != SQLITE_OK) {
+			log_error("report %s: %s", r->queries[i].name, sqlite3_errmsg(db));
+			goto out;
+		}
+	/* A filter no query of the report can apply is an error, not ignored. */
+	for (int p = 0; p <= NR_P; p++) {
+		const char *param = p < NR_P ? params[p] : ":function";
+		bool wanted = p < NR_P ? given[p] : f->function != NULL, takes = false;
+		for (int i = 0; i < nr && wanted; i++)
+			takes |= sqlite3_bind_parameter_index(stmts[i], param) > 0;
+		if (wanted && !takes) {
+			log_error("report %s cannot be filtered by %s", r->name, p < NR_P ? options[p] : "--function");
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	report_begin(&printer);
+	for (int i = 0; i < nr; i++) {
+		bind_filters(stmts[i], values, given, f->function);
+		if (report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err) < 0) {
+			fflush(stdout);
+			if (db_error_is_corrupt(sqlite3_errcode(db)))
+				log_error("%s: the database is corrupt", path);
+			else
+				log_error("report %s: %s", r->queries[i].name, err ? err : "failed");
+			goto out;
+		}
+	}
+	report_end(&printer);
+	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+out:
+	for (int i = 0; stmts && i < nr; i++)
+		sqlite3_finalize(stmts[i]);
+	free(stmts);
+	free(err);
+	sqlite3_close(db);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "thread", required_argument, NULL, 't' }, { "object", required_argument, NULL, 'O' },
+		{ "function", required_argument, NULL, 'F' }, { "from", required_argument, NULL, 'a' },
+		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
+		{ "list", no_argument, NULL, 'l' },           { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct filters f = { 0 };
+	int format = REPORT_TEXT, c;
+	const struct mtx_report *r;
+
+	optind = 1;
+	opterr = 0;
+	/* Options may come anywhere (mtx report run.db waits --thread 12). */
+	while ((c = getopt_long(argc, argv, "t:O:F:f:lh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': f.thread = optarg; break;
+		case 'O': f.object = optarg; break;
+		case 'F': f.function = optarg; break;
+		case 'a': f.from = optarg; break;
+		case 'b': f.to = optarg; break;
+		case 'f':
+			if ((format = report_format_parse(optarg)) < 0)
+				return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
+			break;
+		case 'l': list_reports(); return 0;
+		case 'h': fputs(cmd_report_usage, stdout); return 0;
+		case ':': return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		default: return cmd_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 2)
+		return cmd_usage_error("report", argc ? "which report? (mtx report --list)" : "no database given");
+	if (!(r = report_find(argv[1])))
+		return cmd_usage_error("report", "no report called '%s' (mtx report --list)", argv[1]);
+	if (r->argument && argc < 3)
+		return cmd_usage_error("report", "report %s needs %s", r->name, r->argument);
+	if (argc > (r->argument ? 3 : 2))
+		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 3 : 2]);
+	if (r->argument && f.object)
+		return cmd_usage_error("report", "give the object once");
+	return run_report(argv[0], r, r->argument ? argv[2] : NULL, &f, (enum report_format)format);
+}

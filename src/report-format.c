@@ -1,0 +1,353 @@
+/*
+ * src/report-format.c - see report-format.h.
+ *
+ * Text tables are sized from their first TEXT_SAMPLE_ROWS rows and then
+ * streamed, so a report of a million rows prints at once in bounded memory;
+ * a later cell wider than its column is cut and ends in '~'.
+ */
+#include "config.h"
+#include "src/report-format.h"
+#include "src/grow.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_SAMPLE_ROWS 1000
+#define COLUMN_GAP 2
+#define MIN_TEXT_WIDTH 6
+
+/* How a column's values are shown, from its name. */
+enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static enum column_kind column_kind(const char *name)
+{
+	if (!strcmp(name, "start_ns") || !strcmp(name, "end_ns") || !strcmp(name, "ts_ns"))
+		return COL_TIME;
+	if (ends_with(name, "_ns"))
+		return COL_DURATION;
+	if (ends_with(name, "_pct"))
+		return COL_PCT;
+	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
+		return COL_HEX;
+	return COL_PLAIN;
+}
+
+/* The header of a text column: the name without its unit suffix. */
+static void text_header(const char *name, char *buf, size_t size)
+{
+	size_t n = strlen(name);
+	if (ends_with(name, "_ns"))
+		snprintf(buf, size, "%.*s", (int)(n - 3), name);
+	else if (ends_with(name, "_pct"))
+		snprintf(buf, size, "%.*s%%", (int)(n - 4), name);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+int report_format_parse(const char *name)
+{
+	static const char *const names[] = { [REPORT_TEXT] = "text", [REPORT_CSV] = "csv", [REPORT_JSON] = "json" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+void report_begin(struct report_printer *p)
+{
+	if (p->format == REPORT_JSON)
+		fputs("{", p->out);
+}
+
+void report_end(struct report_printer *p)
+{
+	if (p->format == REPORT_JSON)
+		fputs("\n}\n", p->out);
+}
+
+/* One cell as text. */
+static void text_cell(const struct report_printer *p, sqlite3_stmt *st, int col, enum column_kind kind, char *buf,
+		      size_t size)
+{
+	int type = sqlite3_column_type(st, col);
+	int64_t v = sqlite3_column_int64(st, col);
+
+	if (type == SQLITE_NULL) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, col));
+		return;
+	}
+	switch (kind) {
+	case COL_TIME: {
+		int64_t rel = v - p->origin_ns, mag = rel < 0 ? -rel : rel;
+		snprintf(buf, size, "%s%" PRId64 ".%06" PRId64, rel < 0 ? "-" : "", mag / 1000000000,
+			 (mag % 1000000000) / 1000);
+		break;
+	}
+	case COL_DURATION:
+		if (v < 0)
+			snprintf(buf, size, "%" PRId64, v);
+		else
+			timefmt_duration((uint64_t)v, buf, size);
+		break;
+	case COL_PCT:
+		snprintf(buf, size, "%.1f", sqlite3_column_double(st, col));
+		break;
+	case COL_HEX:
+		snprintf(buf, size, "0x%" PRIx64, (uint64_t)v);
+		break;
+	default:
+		if (type == SQLITE_FLOAT)
+			snprintf(buf, size, "%.3g", sqlite3_column_double(st, col));
+		else
+			snprintf(buf, size, "%" PRId64, v);
+	}
+}
+
+struct text_table {
+	int nr_cols;
+	enum column_kind *kinds;
+	char **headers;
+	int *widths;
+	bool *left; /* text values: left-aligned, and the ones cut to fit */
+	char **cells; /* buffered rows, nr_cols per row */
+	size_t nr_rows, cap;
+};
+
+static void print_text_row(const struct report_printer *p, const struct text_table *t, char *const *cells)
+{
+	for (int c = 0; c < t->nr_cols; c++) {
+		const char *s = cells[c];
+		int w = t->widths[c], len = (int)strlen(s);
+		const char *gap = c ? "  " : "";
+		if (len > w)
+			fprintf(p->out, "%s%.*s~", gap, w - 1, s);
+		else if (t->left[c] && c == t->nr_cols - 1)
+			fprintf(p->out, "%s%s", gap, s);
+		else
+			fprintf(p->out, t->left[c] ? "%s%-*s" : "%s%*s", gap, w, s);
+	}
+	fputc('\n', p->out);
+}
+
+/* Shrink the widest text columns until the table fits p->width. */
+static void fit_widths(const struct report_printer *p, struct text_table *t)
+{
+	for (;;) {
+		int total = (t->nr_cols - 1) * COLUMN_GAP, widest = -1;
+		for (int c = 0; c < t->nr_cols; c++) {
+			total += t->widths[c];
+			if (t->left[c] && t->widths[c] > MIN_TEXT_WIDTH &&
+			    t->widths[c] > (int)strlen(t->headers[c]) &&
+			    (widest < 0 || t->widths[c] > t->widths[widest]))
+				widest = c;
+		}
+		if (total <= p->width || widest < 0)
+			return;
+		t->widths[widest] -= total - p->width < t->widths[widest] - MIN_TEXT_WIDTH
+					     ? total - p->width
+					     : t->widths[widest] - MIN_TEXT_WIDTH;
+	}
+}
+
+static char **row_cells(const struct report_printer *p, sqlite3_stmt *st, const struct text_table *t)
+{
+	char **cells = calloc((size_t)t->nr_cols, sizeof(char *)), buf[256];
+	if (!cells)
+		return NULL;
+	for (int c = 0; c < t->nr_cols; c++) {
+		text_cell(p, st, c, t->kinds[c], buf, sizeof(buf));
+		cells[c] = strdup(buf);
+	}
+	return cells;
+}
+
+static void free_cells(char **cells, int n)
+{
+	for (int c = 0; c < n && cells; c++)
+		free(cells[c]);
+	free(cells);
+}
+
+static long print_text(struct report_printer *p, const char *title, sqlite3_stmt *st, int *rc)
+{
+	struct text_table t = { .nr_cols = sqlite3_column_count(st) };
+	char ***rows = NULL;
+	size_t cap = 0;
+	long n = 0;
+
+	t.kinds = calloc((size_t)t.nr_cols, sizeof(*t.kinds));
+	t.headers = calloc((size_t)t.nr_cols, sizeof(*t.headers));
+	t.widths = calloc((size_t)t.nr_cols, sizeof(*t.widths));
+	t.left = calloc((size_t)t.nr_cols, sizeof(*t.left));
+	for (int c = 0; c < t.nr_cols; c++) {
+		char h[128];
+		t.kinds[c] = column_kind(sqlite3_column_name(st, c));
+		text_header(sqlite3_column_name(st, c), h, sizeof(h));
+		t.headers[c] = strdup(h);
+		t.widths[c] = (int)strlen(h);
+	}
+	/* Size the columns on the first rows. */
+	while (n < TEXT_SAMPLE_ROWS && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char ***more = grow_array(rows, &cap, (size_t)n + 1, sizeof(*rows), 64);
+		if (!more)
+			break;
+		rows = more;
+		rows[n] = row_cells(p, st, &t);
+		for (int c = 0; c < t.nr_cols && rows[n]; c++) {
+			int len = (int)strlen(rows[n][c]);
+			if (len > t.widths[c])
+				t.widths[c] = len;
+			if (sqlite3_column_type(st, c) == SQLITE_TEXT)
+				t.left[c] = true;
+		}
+		n++;
+	}
+	fit_widths(p, &t);
+	if (p->nr_sections)
+		fputc('\n', p->out);
+	fprintf(p->out, "%s\n", title);
+	print_text_row(p, &t, t.headers);
+	for (long i = 0; i < n; i++) {
+		if (rows[i])
+			print_text_row(p, &t, rows[i]);
+		free_cells(rows[i], t.nr_cols);
+	}
+	free(rows);
+	/* Stream the rest with those widths. */
+	while (n >= TEXT_SAMPLE_ROWS && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **cells = row_cells(p, st, &t);
+		if (cells)
+			print_text_row(p, &t, cells);
+		free_cells(cells, t.nr_cols);
+		n++;
+	}
+	if (n == 0)
+		fprintf(p->out, "(none)\n");
+	for (int c = 0; c < t.nr_cols; c++)
+		free(t.headers[c]);
+	free(t.headers);
+	free(t.kinds);
+	free(t.widths);
+	free(t.left);
+	return n;
+}
+
+static void csv_string(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+/* One raw value, for CSV and JSON (NULL: empty / null). */
+static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c)
+{
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_NULL:
+		if (p->format == REPORT_JSON)
+			fputs("null", p->out);
+		break;
+	case SQLITE_INTEGER:
+		fprintf(p->out, "%" PRId64, (int64_t)sqlite3_column_int64(st, c));
+		break;
+	case SQLITE_FLOAT: /* SQLite's own rendering: the shortest that reads back */
+		fputs((const char *)sqlite3_column_text(st, c), p->out);
+		break;
+	default:
+		if (p->format == REPORT_JSON)
+			json_string(p->out, (const char *)sqlite3_column_text(st, c));
+		else
+			csv_string(p->out, (const char *)sqlite3_column_text(st, c));
+	}
+}
+
+static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *st, int *rc)
+{
+	int nr_cols = sqlite3_column_count(st);
+	long n = 0;
+	bool json = p->format == REPORT_JSON;
+
+	if (json) {
+		fprintf(p->out, "%s\n  ", p->nr_sections ? "," : "");
+		json_string(p->out, name);
+		fputs(": [", p->out);
+	} else {
+		if (p->nr_sections)
+			fputc('\n', p->out);
+		for (int c = 0; c < nr_cols; c++) {
+			if (c)
+				fputc(',', p->out);
+			csv_string(p->out, sqlite3_column_name(st, c));
+		}
+		fputc('\n', p->out);
+	}
+	while ((*rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (json)
+			fprintf(p->out, "%s\n    {", n ? "," : "");
+		for (int c = 0; c < nr_cols; c++) {
+			if (json) {
+				fputs(c ? ", " : "", p->out);
+				json_string(p->out, sqlite3_column_name(st, c));
+				fputs(": ", p->out);
+			} else if (c) {
+				fputc(',', p->out);
+			}
+			raw_value(p, st, c);
+		}
+		fputs(json ? "}" : "\n", p->out);
+		n++;
+	}
+	if (json)
+		fputs(n ? "\n  ]" : "]", p->out);
+	return n;
+}
+
+long report_print(struct report_printer *p, const char *name, const char *title, sqlite3_stmt *st, char **err)
+{
+	int rc = SQLITE_DONE;
+	long n = p->format == REPORT_TEXT ? print_text(p, title, st, &rc) : print_raw(p, name, st, &rc);
+	p->nr_sections++;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		if (err && asprintf(err, "%s", sqlite3_errmsg(sqlite3_db_handle(st))) < 0)
+			*err = NULL;
+		return -EIO;
+	}
+	return n;
+}

@@ -1,0 +1,39 @@
+/*
+ * src/report-format.h - printing query results as aligned text tables that
+ * fit 80 columns, as CSV, or as JSON. Values are shown by their column's
+ * name: *_ns durations (start_ns, end_ns, ts_ns: times since the run's
+ * start), *_pct percentages, addr/callsite in hex; CSV and JSON keep the
+ * raw numbers and names.
+ */
+#ifndef MTX_REPORT_FORMAT_H
+#define MTX_REPORT_FORMAT_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
+
+struct report_printer {
+	FILE *out;
+	enum report_format format;
+	int64_t origin_ns; /* the run's start, for times in text */
+	int width;         /* text: columns to fit (80) */
+	int nr_sections;   /* printed so far */
+};
+
+/* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
+int report_format_parse(const char *name);
+
+/* report_begin / report_end - what goes around the sections (JSON's braces). */
+void report_begin(struct report_printer *p);
+void report_end(struct report_printer *p);
+
+/*
+ * report_print - step @st to its end and print its rows under @title (the
+ * JSON key is @name). Returns the number of rows, or -EIO with the SQLite
+ * message in @err (caller frees).
+ */
+long report_print(struct report_printer *p, const char *name, const char *title, sqlite3_stmt *st, char **err);
+
+#endif

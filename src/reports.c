@@ -1,0 +1,235 @@
+/*
+ * src/reports.c - the named reports and their queries (see reports.h).
+ *
+ * Text output must fit 80 columns, so each query selects few columns and
+ * names them for report-format.c: *_ns are durations (start_ns, end_ns:
+ * times), *_pct percentages, addr/callsite hex. Thread names come from the
+ * latest lifetime of a tid (NAME_OF).
+ */
+#include "config.h"
+#include "src/reports.h"
+
+#include <string.h>
+
+#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
+/* The --from/--to window, whole run when not given. */
+#define FROM_NS "COALESCE(:from, -9223372036854775807)"
+#define TO_NS "COALESCE(:to, 9223372036854775807)"
+/* An interval [s, e) clipped to the window, and its overlap test. */
+#define CLIPPED(s, e) "(MIN(" e ", " TO_NS ") - MAX(" s ", " FROM_NS "))"
+#define IN_WINDOW(s, e) "(" s " < " TO_NS " AND " e " > " FROM_NS ")"
+#define THREAD_IS(col) "(:tid IS NULL OR " col " = :tid)"
+#define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
+#define PCT(part, whole) "ROUND(100.0 * (" part ") / MAX(" whole ", 1), 1)"
+
+/* Seed 001 Table 1. */
+#define STATE_PCT(cond, name) \
+	PCT("SUM(CASE WHEN " cond " THEN " CLIPPED("s.start_ns", "s.end_ns") " ELSE 0 END)", \
+	    CLIPPED("t.start_ns", "t.end_ns")) " AS " name
+static const struct mtx_query threads_queries[] = {
+	{ "threads", "Threads: lifetime and the share of it spent in each state (seed 001, Table 1)",
+	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
+	  STATE_PCT("s.state = 'running'", "running_pct") ", "
+	  STATE_PCT("s.state = 'runnable'", "runnable_pct") ", "
+	  STATE_PCT("s.state = 'blocked_sync'", "sync_pct") ", "
+	  STATE_PCT("s.state = 'blocked_io'", "io_pct") ", "
+	  STATE_PCT("s.state = 'sleeping'", "sleep_pct") ", "
+	  STATE_PCT("s.state = 'blocked'", "other_pct") " "
+	  "FROM threads t JOIN thread_states s ON s.tid = t.tid AND s.start_ns >= t.start_ns "
+	  "AND s.end_ns <= t.end_ns AND " IN_WINDOW("s.start_ns", "s.end_ns") " "
+	  "WHERE " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "
+	  "GROUP BY t.rowid ORDER BY t.start_ns, t.tid" },
+	{ 0 },
+};
+
+/* Seed 001 Table 2. */
+static const struct mtx_query sync_queries[] = {
+	{ "sync", "Synchronization calls per thread and operation (seed 001, Table 2)",
+	  "SELECT op.tid, " NAME_OF("op.tid") " AS name, o.kind, op.op, COUNT(*) AS calls, "
+	  "SUM(op.blocked) AS blocking, SUM(op.wait_ns) AS wait_ns, MAX(op.wait_ns) AS max_wait_ns "
+	  "FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
+	  "WHERE " THREAD_IS("op.tid") " AND " OBJECT_IS("o.id", "o.addr") " AND "
+	  IN_WINDOW("op.start_ns", "op.end_ns") " "
+	  "GROUP BY op.tid, o.kind, op.op ORDER BY op.tid, o.kind, op.op" },
+	{ 0 },
+};
+
+static const struct mtx_query locks_queries[] = {
+	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
+	  "SELECT addr, kind, ops, contended, total_wait_ns AS wait_ns, max_wait_ns, "
+	  "total_hold_ns AS hold_ns, top_holder_tid AS holder "
+	  "FROM lock_contention WHERE " OBJECT_IS("object_id", "addr") " "
+	  "ORDER BY total_wait_ns DESC, ops DESC, object_id" },
+	{ 0 },
+};
+
+/* Seed 001 Figure 7, left. */
+static const struct mtx_query object_queries[] = {
+	{ "object.lifetimes", "Object",
+	  "SELECT id, kind, addr, pid, created_ns AS start_ns, destroyed_ns AS end_ns, "
+	  "(SELECT COUNT(*) FROM sync_ops op WHERE op.object_id = o.id) AS ops "
+	  "FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") " ORDER BY o.id" },
+	{ "object.history", "History: every operation on it, in time order (seed 001, Figure 7 left)",
+	  "SELECT h.start_ns, h.tid, " NAME_OF("h.tid") " AS name, h.op, h.blocked, h.wait_ns, "
+	  "h.holder_tid AS holder, h.hold_ns, h.callsite "
+	  "FROM object_history h WHERE " OBJECT_IS("h.object_id", "h.addr") " AND " THREAD_IS("h.tid")
+	  " AND " IN_WINDOW("h.start_ns", "h.end_ns") " ORDER BY h.start_ns, h.tid" },
+	{ 0 },
+};
+
+/* Where the thread was when it gave up the CPU (the interval's cause). */
+#define POSITION                                                                      \
+	"CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || op.op, 'sync') "     \
+	"WHEN 'syscall' THEN c.syscall WHEN 'sleep' THEN COALESCE(c.syscall, 'sleep') " \
+	"ELSE c.cause END"
+#define TID_NAME(col) \
+	"CASE WHEN " col " IS NULL THEN NULL WHEN " col " = 0 THEN '(idle)' " \
+	"ELSE COALESCE(" NAME_OF(col) ", '(other)') END"
+
+/* Seed 001 Figure 7, right. */
+static const struct mtx_query switches_queries[] = {
+	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
+	  "SELECT c.tid AS from_tid, " NAME_OF("c.tid") " AS from_name, c.next_tid AS to_tid, "
+	  TID_NAME("c.next_tid") " AS to_name, " POSITION " AS at, COUNT(*) AS count "
+	  "FROM state_causes c LEFT JOIN sync_ops op ON op.id = c.op_id "
+	  "LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "WHERE c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
+	  IN_WINDOW("c.start_ns", "c.end_ns") " "
+	  "GROUP BY c.tid, c.next_tid, at ORDER BY count DESC, from_tid, to_tid" },
+	{ 0 },
+};
+
+#define WAIT_FOR_WHERE \
+	"WHERE " THREAD_IS("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
+	IN_WINDOW("w.start_ns", "w.end_ns")
+#define WAITING "c.state NOT IN ('running', 'runnable')"
+static const struct mtx_query waits_queries[] = {
+	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
+	  "SELECT o.addr, o.kind, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns, "
+	  "w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, w.relation "
+	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " "
+	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
+	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
+	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
+	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
+	  PCT("SUM(w.other_running_ns)", "SUM(w.end_ns - w.start_ns)") " AS running_pct, "
+	  PCT("SUM(w.other_runnable_ns)", "SUM(w.end_ns - w.start_ns)") " AS runnable_pct, "
+	  PCT("SUM(w.other_blocked_ns)", "SUM(w.end_ns - w.start_ns)") " AS blocked_pct, "
+	  "(SELECT ob.addr FROM wait_for w2 JOIN sync_objects ob ON ob.id = w2.other_object_id "
+	  " WHERE w2.tid = w.tid AND w2.waited_for_tid = w.waited_for_tid GROUP BY w2.other_object_id "
+	  " ORDER BY SUM(w2.other_blocked_ns) DESC LIMIT 1) AS blocked_on_addr "
+	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
+	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid ORDER BY wait_ns DESC" },
+	/* Each wait followed through the thread it waited for, as long as that
+	 * one was itself waiting (at most 8 links), grouped by chain. */
+	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
+	  "WITH RECURSIVE chain(root, depth, tid, s, e, other, path) AS ("
+	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " NAME_OF("w.tid")
+	  " FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
+	  " UNION ALL"
+	  " SELECT c.root, c.depth + 1, n.tid, MAX(n.start_ns, c.s), MIN(n.end_ns, c.e), n.waited_for_tid,"
+	  " c.path || ' > ' || COALESCE(" NAME_OF("n.tid") ", n.tid)"
+	  " FROM chain c JOIN wait_for n ON n.rowid = (SELECT w3.rowid FROM wait_for w3"
+	  "  WHERE w3.tid = c.other AND w3.start_ns < c.e ORDER BY w3.start_ns DESC LIMIT 1)"
+	  " WHERE c.depth < 8 AND n.end_ns > c.s AND n.tid <> c.tid)"
+	  "SELECT path || ' > ' || COALESCE(" NAME_OF("other") ", '?') AS chain, COUNT(*) AS waits, "
+	  "SUM(e - s) AS wait_ns FROM (SELECT *, MAX(depth) OVER (PARTITION BY root) AS last FROM chain) "
+	  "WHERE depth = last "
+	  "GROUP BY chain ORDER BY wait_ns DESC, chain" },
+	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
+	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "
+	  "c.ended_by, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
+	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns FROM state_causes c "
+	  "WHERE " WAITING " AND c.cause <> 'sync' AND " THREAD_IS("c.tid") " AND "
+	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY 1, 2, 3, 4 ORDER BY wait_ns DESC" },
+	{ "waits.wakers", "Who ended the waits",
+	  "SELECT c.ended_by, c.waker_tid, " TID_NAME("c.waker_tid") " AS waker_name, COUNT(*) AS waits, "
+	  "SUM(c.end_ns - c.start_ns) AS wait_ns FROM state_causes c "
+	  "WHERE " WAITING " AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
+	  "GROUP BY c.ended_by, c.waker_tid ORDER BY wait_ns DESC" },
+	{ "waits.cpu", "Waits for a CPU: why runnable, and who ran instead",
+	  "SELECT c.cause, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
+	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns, c.next_tid AS instead_tid, "
+	  TID_NAME("c.next_tid") " AS instead_name FROM state_causes c "
+	  "WHERE c.state = 'runnable' AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
+	  "GROUP BY c.cause, c.next_tid ORDER BY wait_ns DESC LIMIT 20" },
+	{ 0 },
+};
+
+/* Each interval of the critical path clipped to the window. */
+#define PATH_NS "SUM(" CLIPPED("cp.start_ns", "cp.end_ns") ")"
+#define PATH_TOTAL "(SELECT MAX(SUM(" CLIPPED("x.start_ns", "x.end_ns") "), 1) FROM critical_path x " \
+		   "WHERE " IN_WINDOW("x.start_ns", "x.end_ns") ")"
+#define PATH_WHERE "WHERE " THREAD_IS("cp.tid") " AND " IN_WINDOW("cp.start_ns", "cp.end_ns")
+static const struct mtx_query critical_path_queries[] = {
+	{ "critical-path.summary", "Critical path: the chain of work and waits that ended at the program's exit",
+	  "SELECT MIN(cp.start_ns) AS start_ns, MAX(cp.end_ns) AS end_ns, " PATH_NS " AS length_ns, "
+	  "COUNT(*) AS segments, COUNT(DISTINCT cp.tid) AS threads FROM critical_path cp " PATH_WHERE },
+	{ "critical-path.threads", "Its time per thread and state",
+	  "SELECT cp.tid, " NAME_OF("cp.tid") " AS name, cp.state, " PATH_NS " AS path_ns, "
+	  PCT(PATH_NS, PATH_TOTAL) " AS path_pct FROM critical_path cp " PATH_WHERE " "
+	  "GROUP BY cp.tid, cp.state ORDER BY path_ns DESC" },
+	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
+	  "SELECT o.addr, o.kind, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
+	  "FROM critical_path cp JOIN sync_objects o ON o.id = cp.object_id " PATH_WHERE " "
+	  "GROUP BY cp.object_id ORDER BY path_ns DESC" },
+	{ "critical-path.functions", "Its time per function (when calls were recorded)",
+	  "SELECT f.name AS function, f.module, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
+	  "FROM critical_path cp JOIN functions f ON f.id = cp.function_id " PATH_WHERE
+	  " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id ORDER BY path_ns DESC" },
+	{ 0 },
+};
+
+static const struct mtx_query states_queries[] = {
+	{ "states", "Why each thread was not running, and what ended each wait",
+	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, c.cause, "
+	  "COALESCE(printf('0x%x ', o.addr) || op.op, c.syscall || COALESCE(' ' || c.fd_kind, '')) AS 'on', "
+	  "c.ended_by, c.waker_tid AS waker FROM state_causes c "
+	  "LEFT JOIN sync_ops op ON op.id = c.op_id LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
+	  "ORDER BY c.tid, c.start_ns" },
+	{ 0 },
+};
+
+static const struct mtx_query histogram_queries[] = {
+	{ "histogram.buckets", "Time histograms (seeds 002/003): buckets from the run's start",
+	  "SELECT COUNT(DISTINCT bucket) AS buckets, MAX(width_ns) AS width_ns, MIN(start_ns) AS start_ns "
+	  "FROM time_histograms" },
+	{ "histogram.threads", "Per thread, over time",
+	  "SELECT subject_id AS tid, " NAME_OF("subject_id") " AS name, metric, MAX(value) AS peak, "
+	  "sparkline(bucket, value) AS over_time FROM time_histograms "
+	  "WHERE subject = 'thread' AND " THREAD_IS("subject_id") " AND :object_id IS NULL AND :addr IS NULL "
+	  "GROUP BY subject_id, metric ORDER BY subject_id, metric" },
+	{ "histogram.objects", "Per synchronization object, over time",
+	  "SELECT o.addr, o.kind, h.metric, MAX(h.value) AS peak, sparkline(h.bucket, h.value) AS over_time "
+	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
+	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
+	  "GROUP BY h.subject_id, h.metric ORDER BY h.subject_id, h.metric" },
+	{ 0 },
+};
+
+static const struct mtx_report reports[] = {
+	{ "threads", "lifetime and time in each state, per thread (seed 001 Table 1)", NULL, threads_queries },
+	{ "sync", "synchronization calls and blocking calls per thread and op (Table 2)", NULL, sync_queries },
+	{ "locks", "contention per lock, with the holders that made others wait", NULL, locks_queries },
+	{ "object", "one object's history: time, thread, op, blocked (Figure 7 left)", "OBJECT", object_queries },
+	{ "switches", "who hands the CPU to whom, at which code (Figure 7 right)", NULL, switches_queries },
+	{ "states", "each interval a thread was not running: why, and what ended it", NULL, states_queries },
+	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries },
+	{ "critical-path", "the chain of work and waits that bounded wall time", NULL, critical_path_queries },
+	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },
+};
+
+const struct mtx_report *report_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
+		if (!strcmp(reports[i].name, name))
+			return &reports[i];
+	return NULL;
+}
+
+const struct mtx_report *report_table(int *nr)
+{
+	*nr = (int)(sizeof(reports) / sizeof(reports[0]));
+	return reports;
+}

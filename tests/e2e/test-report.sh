@@ -1,0 +1,111 @@
+#!/bin/bash
+# tests/e2e/test-report.sh - every report of 'mtx report' on the fixture
+# run of tests/fixtures/waits.sql, compared with the output expected in
+# tests/fixtures/reports/ (one file per command line; each figure in them
+# is worked out from the fixture by hand, see its header and
+# tests/unit/test-state-causes.c). Also: the formats, the filters, bad
+# input, and that a read-only run.db is reported on without being changed.
+# No perf needed: the fixture is made by tests/fixture-db.
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
+EXPECTED=$srcdir/tests/fixtures/reports
+cd "$TMP" || exit 1
+
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" waits.db || { fail "fixture-db"; finish; }
+
+# check NAME ARGS... - 'mtx report waits.db ARGS' prints reports/NAME.txt.
+check() {
+	local name=$1
+	shift
+	"$MTX" report waits.db "$@" > "$name.out" 2> "$name.err"
+	local status=$?
+	if [ $status != 0 ]; then
+		fail "report $* exited $status: $(head -1 "$name.err")"
+	elif ! diff -u "$EXPECTED/$name.txt" "$name.out" > "$name.diff"; then
+		fail "report $* differs from reports/$name.txt:"
+		head -40 "$name.diff"
+	else
+		pass "report $*"
+	fi
+}
+
+check threads threads
+check sync sync
+check locks locks
+check object object 0x1000
+check object-by-id object 1
+check switches switches
+check states states
+check states-window states --from 300us --to 400us
+check waits waits
+check waits-worker-b waits --thread worker-b
+check critical-path critical-path
+check histogram histogram
+check threads-csv threads --format csv
+check sync-json sync --format json --thread 102
+
+# Every report of --list runs on the fixture (the ones above and any new one).
+for r in $("$MTX" report --list | awk '{ print $1 }'); do
+	arg=
+	[ "$r" = object ] && arg=1
+	"$MTX" report waits.db "$r" $arg > /dev/null 2> list.err || fail "report $r: $(head -1 list.err)"
+	[ -f "$EXPECTED/$r.txt" ] || fail "report $r has no expected output in tests/fixtures/reports/"
+done
+
+# Text fits 80 columns.
+wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.') | awk 'length > 80' | head -1)
+[ -z "$wide" ] || fail "a text line is wider than 80 columns: $wide"
+
+# JSON parses, with the rows and raw values.
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open("sync-json.out")); r=d["sync"]; assert len(r)==2 and r[0]["op"]=="lock" and r[0]["wait_ns"]==140000, r' ||
+		fail "sync --format json is not the expected JSON"
+fi
+
+# Bad input: one line on stderr, exit 2, nothing on stdout.
+bad() {
+	local what=$1
+	shift
+	"$MTX" report "$@" > bad.out 2> bad.err
+	local status=$?
+	if [ $status != 2 ] || [ -s bad.out ] || [ "$(grep -c '^mtx: ' bad.err)" != 1 ]; then
+		fail "$what: exit $status, stderr: $(head -2 bad.err | tr '\n' ' ')"
+	else
+		pass "$what: $(head -1 bad.err)"
+	fi
+}
+bad "unknown report" waits.db nosuch
+bad "missing report" waits.db
+bad "filter the report cannot apply" waits.db locks --thread 100
+bad "no thread of that name" waits.db waits --thread nobody
+bad "bad time" waits.db states --from soon
+bad "bad pattern" waits.db critical-path --function '('
+bad "object without its argument" waits.db object
+bad "unknown format" waits.db threads --format xml
+
+"$MTX" report nonexistent.db threads > /dev/null 2> missing.err
+[ $? = 1 ] && [ "$(wc -l < missing.err)" = 1 ] || fail "missing file: $(cat missing.err)"
+
+# A damaged run.db: one line saying so, exit 1 (the damage is found while
+# reading, as reports do not read every page up front).
+cp waits.db corrupt.db
+size=$(stat -c %s corrupt.db)
+dd if=/dev/zero of=corrupt.db bs=1024 seek=$((size / 2048)) count=$((size / 4096)) conv=notrunc 2>/dev/null
+"$MTX" report corrupt.db states > /dev/null 2> corrupt.err
+status=$?
+[ $status = 1 ] && [ "$(wc -l < corrupt.err)" -le 2 ] && grep -q "corrupt" corrupt.err ||
+	fail "damaged database: exit $status, said: $(cat corrupt.err)"
+head -c $((size / 2)) waits.db > truncated.db
+"$MTX" report truncated.db threads > /dev/null 2> truncated.err
+[ $? = 1 ] && [ "$(wc -l < truncated.err)" = 1 ] && grep -q "corrupt" truncated.err ||
+	fail "truncated database: said: $(cat truncated.err)"
+
+# A read-only run.db without derived tables: reported on, left unchanged.
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" ro.db
+chmod 444 ro.db
+before=$(md5sum < ro.db)
+"$MTX" report ro.db waits --thread worker-b > ro.out 2> ro.err || fail "read-only: $(cat ro.err)"
+diff -q ro.out "$EXPECTED/waits-worker-b.txt" > /dev/null || fail "read-only report differs"
+[ "$(md5sum < ro.db)" = "$before" ] || fail "the read-only database was changed"
+
+finish

@@ -1,0 +1,38 @@
+/*
+ * tests/unit/fixture.h - a run database loaded from a fixture SQL file
+ * (tests/fixtures/NAME.sql: INSERTs into the recorded tables, small enough
+ * to compute every answer by hand), for the analysis and report tests.
+ */
+#ifndef MTX_TEST_FIXTURE_H
+#define MTX_TEST_FIXTURE_H
+
+#include "schema/schema.h"
+#include "src/db.h"
+#include "tests/fixture-load.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* fixture_open - a fresh run.db at a temporary path (written into @path,
+ * 64 bytes) holding the schema, tests/fixtures/@name.sql and the secondary
+ * indexes. Fails the test on any error. */
+static inline sqlite3 *fixture_open(const char *name, char *path)
+{
+	char file[512], *err = NULL;
+	sqlite3 *db = NULL;
+	snprintf(path, 64, "/tmp/mtx-fixture-%s-%d.db", name, getpid());
+	snprintf(file, sizeof(file), "%s/%s.sql", FIXTURES_DIR, name);
+	cr_assert_eq(fixture_load(file, path, &db, &err), 0, "%s", err ? err : "");
+	return db;
+}
+
+/* fixture_close - close and remove the database. */
+static inline void fixture_close(sqlite3 *db, const char *path)
+{
+	sqlite3_close(db);
+	unlink(path);
+}
+
+#endif
