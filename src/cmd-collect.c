@@ -93,7 +93,7 @@ static void build_derived(const char *path)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    analysis_build(db, 0, &err))
 		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again", path,
 			 err ? err : sqlite3_errmsg(db));

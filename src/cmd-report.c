@@ -110,7 +110,7 @@ static int open_with_derived(const char *path, sqlite3 **db, char **err)
 	if (writable) {
 		sqlite3_close(*db);
 		*db = NULL;
-		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 			if (asprintf(err, "%s: cannot open for writing: %s", path, sqlite3_errmsg(*db)) < 0)
 				*err = NULL;
 			return -EIO;

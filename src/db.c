@@ -95,7 +95,7 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 		set_err(err, "%s: not a regular file", path);
 		return -EINVAL;
 	}
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		set_err(err, "%s: cannot open: %s", path, sqlite3_errstr(rc));
 		sqlite3_close(db);
