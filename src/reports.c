@@ -109,6 +109,11 @@ static const struct mtx_query waits_queries[] = {
 	  "w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, w.relation "
 	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " "
 	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
+	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
+	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
+	  NAME_OF("w.waited_for_tid") " AS for_name, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns "
+	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
+	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
