@@ -2,6 +2,8 @@
 # Automake runs each test with srcdir set and from the build directory.
 set -u
 : "${srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+# Absolute: tests cd into their scratch directory.
+srcdir=$(cd "$srcdir" && pwd)
 BUILDDIR=${BUILDDIR:-$(pwd)}
 MTX=${MTX:-$BUILDDIR/mtx}
 SAMPLES=${SAMPLES:-$BUILDDIR/samples}
