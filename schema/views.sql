@@ -43,23 +43,24 @@ GROUP BY prev_tid, next_tid, prev_state;
 -- re-acquisition of its mutex is counted on the cond (see sync_ops.hold_ns).
 CREATE VIEW lock_contention AS
 SELECT o.id AS object_id, o.kind, o.addr, o.pid,
-	COUNT(op.id) AS ops,
-	COALESCE(SUM(op.holder_tid IS NOT NULL OR op.blocked), 0) AS contended,
-	COALESCE(SUM(op.blocked), 0) AS blocked,
-	COALESCE(SUM(op.wait_ns), 0) AS total_wait_ns,
-	COALESCE(MAX(op.wait_ns), 0) AS max_wait_ns,
-	COALESCE(SUM(op.hold_ns), 0) AS total_hold_ns,
-	COALESCE(MAX(op.hold_ns), 0) AS max_hold_ns,
-	(SELECT h.holder_tid FROM sync_ops h WHERE h.object_id = o.id AND h.holder_tid IS NOT NULL
-		GROUP BY h.holder_tid ORDER BY SUM(h.wait_ns) DESC, COUNT(*) DESC, h.holder_tid
-		LIMIT 1) AS top_holder_tid,
-	(SELECT SUM(h.wait_ns) FROM sync_ops h WHERE h.object_id = o.id AND h.holder_tid =
-		(SELECT h2.holder_tid FROM sync_ops h2 WHERE h2.object_id = o.id AND h2.holder_tid IS NOT NULL
-		 GROUP BY h2.holder_tid ORDER BY SUM(h2.wait_ns) DESC, COUNT(*) DESC, h2.holder_tid
-		 LIMIT 1)) AS top_holder_wait_ns
-FROM sync_objects o JOIN sync_ops op ON op.object_id = o.id
-WHERE o.kind IN ('mutex', 'rwlock', 'spinlock')
-GROUP BY o.id;
+	s.ops, s.contended, s.blocked, s.total_wait_ns, s.max_wait_ns, s.total_hold_ns, s.max_hold_ns,
+	top.holder_tid AS top_holder_tid, top.wait_ns AS top_holder_wait_ns
+FROM sync_objects o
+JOIN (SELECT object_id, COUNT(*) AS ops,
+		SUM(holder_tid IS NOT NULL OR blocked) AS contended,
+		SUM(blocked) AS blocked,
+		SUM(wait_ns) AS total_wait_ns, MAX(wait_ns) AS max_wait_ns,
+		COALESCE(SUM(hold_ns), 0) AS total_hold_ns, COALESCE(MAX(hold_ns), 0) AS max_hold_ns
+	FROM sync_ops GROUP BY object_id) s ON s.object_id = o.id
+-- Each object's holders ranked by the wait they caused (then how often,
+-- then tid), computed once per object rather than once per op.
+LEFT JOIN (SELECT object_id, holder_tid, wait_ns FROM
+		(SELECT object_id, holder_tid, SUM(wait_ns) AS wait_ns,
+			ROW_NUMBER() OVER (PARTITION BY object_id
+				ORDER BY SUM(wait_ns) DESC, COUNT(*) DESC, holder_tid) AS rank
+		 FROM sync_ops WHERE holder_tid IS NOT NULL GROUP BY object_id, holder_tid)
+	WHERE rank = 1) top ON top.object_id = o.id
+WHERE o.kind IN ('mutex', 'rwlock', 'spinlock');
 
 -- Seed 001 Figure 7 left: the history of each object, one row per op.
 -- Filter on object_id (or addr and pid) and order by start_ns.
