@@ -7,10 +7,17 @@ bench_writer_throughput_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_writer_throughput_LDADD = $(MTX_LIBS)
 
 dist_noinst_SCRIPTS += bench/collect-overhead.sh
-EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt
+EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt \
+	bench/results/report-speed.txt
 
 noinst_PROGRAMS += bench/sync-op-cost
 bench_sync_op_cost_SOURCES = bench/sync-op-cost.c
 bench_sync_op_cost_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_sync_op_cost_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/sync-op-cost.sh
+
+noinst_PROGRAMS += bench/gen-rundb
+bench_gen_rundb_SOURCES = bench/gen-rundb.c
+bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_gen_rundb_LDADD = $(MTX_LIBS)
+dist_noinst_SCRIPTS += bench/report-speed.sh
