@@ -34,9 +34,10 @@
  * blocked_sync with their object and fills blocked, wait_ns, holder_tid and
  * hold_ns; writer_close(w, 1) finishes the file.
  *
- * Deterministic: a fixed seed, and commits every COMMIT_ROWS rows. Memory is
- * bounded by the number of threads and objects (rows are streamed), except
- * for what sync_resolve() itself keeps (~32 bytes per sync op).
+ * Deterministic: a fixed seed, and commits every COMMIT_ROWS rows. While
+ * rows are written, memory is bounded by the number of threads and objects
+ * (rows are streamed; ~72 MB, nearly all SQLite's page cache); the finishing
+ * passes, the collector's own, take more (a 340 MB peak at 10 M events).
  * "Events" are the rows of switches, wakeups, syscalls, sync_ops and
  * thread_states; the main thread starts the shutdown at its first tick
  * after EVENTS of them.
@@ -529,10 +530,51 @@ static void cond_wait(struct gen_thread *t, int cond, int mutex, enum gen_step r
 	call(t, A_COND_WAIT, cond, ret, 60);
 }
 
-/* A short syscall that does not block. */
-static void quick_syscall(struct gen *g, struct gen_thread *t, int nr, uint64_t dur_ns, int64_t ret)
+/*
+ * io - syscall @nr (read or write) returning @ret, then @next: with
+ * probability @p_block it waits for the device (blocked_io, ended by an
+ * interrupt after ~@wait_mean_ns), else it takes @quick_ns on the CPU.
+ */
+static void io(struct gen *g, struct gen_thread *t, int nr, double p_block, double wait_mean_ns,
+	       uint64_t quick_ns, int64_t ret, enum gen_step next)
 {
-	row_syscall(g, t, g->now, (int64_t)(g->now + dur_ns), nr, ret, 1);
+	if (chance(g, p_block)) {
+		block(g, t, g->now, nr, ST_BLOCKED_IO, -1, rnd_exp(g, wait_mean_ns), ret, next);
+	} else {
+		row_syscall(g, t, g->now, (int64_t)(g->now + quick_ns), nr, ret, 1);
+		then(t, next, quick_ns + 100);
+	}
+}
+
+/*
+ * take_or_wait - the op under way gets @obj (a free mutex, or one of a
+ * semaphore's tokens) and ends, or its thread sleeps on @obj's futex and
+ * tries again at @retry once woken (no hand-off: another may take it first).
+ */
+static void take_or_wait(struct gen *g, struct gen_thread *t, int obj, enum gen_step retry)
+{
+	struct gen_object *o = &g->o[obj];
+	int sem = obj >= OBJ_POOL(0) && obj < OBJ_POOL(NR_POOLS);
+
+	if (sem ? o->count <= 0 : o->owner != 0) {
+		block(g, t, g->now, SYS_futex, ST_BLOCKED, obj, 0, 0, retry);
+		return;
+	}
+	if (sem)
+		o->count--;
+	else
+		o->owner = idx(g, t) + 1;
+	op_end(g, t, g->now);
+	then(t, t->ret, 20);
+}
+
+/* release_end - an unlock or post has made its object available: wake its
+ * first waiter, if any, end the op and return. */
+static void release_end(struct gen *g, struct gen_thread *t)
+{
+	uint64_t at = wake_one(g, t, t->op_obj, g->now);
+	op_end(g, t, at + 45);
+	then(t, t->ret, at - g->now + 60);
 }
 
 static void thread_exit(struct gen *g, struct gen_thread *t)
@@ -566,40 +608,24 @@ static void shared_step(struct gen *g, struct gen_thread *t)
 		then(t, A_LOCK_TRY, 40);
 		return;
 	case A_LOCK_TRY:
-		if (!o->owner) {
-			o->owner = idx(g, t) + 1;
-			op_end(g, t, g->now);
-			then(t, t->ret, 20);
-		} else {
-			block(g, t, g->now, SYS_futex, ST_BLOCKED, t->obj, 0, 0, A_LOCK_TRY);
-		}
+		take_or_wait(g, t, t->obj, A_LOCK_TRY);
 		return;
 	case A_UNLOCK:
 		op_begin(g, t, "unlock", t->obj, 0);
 		o->owner = 0;
-		at = wake_one(g, t, t->obj, g->now);
-		op_end(g, t, at + 45);
-		then(t, t->ret, at - g->now + 60);
+		release_end(g, t);
 		return;
 	case A_SEM_WAIT:
 		op_begin(g, t, "wait", t->obj, 0);
 		then(t, A_SEM_TRY, 40);
 		return;
 	case A_SEM_TRY:
-		if (o->count > 0) {
-			o->count--;
-			op_end(g, t, g->now);
-			then(t, t->ret, 20);
-		} else {
-			block(g, t, g->now, SYS_futex, ST_BLOCKED, t->obj, 0, 0, A_SEM_TRY);
-		}
+		take_or_wait(g, t, t->obj, A_SEM_TRY);
 		return;
 	case A_SEM_POST:
 		op_begin(g, t, "post", t->obj, 0);
 		o->count++;
-		at = wake_one(g, t, t->obj, g->now);
-		op_end(g, t, at + 40);
-		then(t, t->ret, at - g->now + 60);
+		release_end(g, t);
 		return;
 	case A_COND_WAIT: /* releases the mutex, sleeps, takes the mutex back */
 		op_begin(g, t, "wait", t->obj, obj_id(t->obj2));
@@ -608,13 +634,7 @@ static void shared_step(struct gen *g, struct gen_thread *t)
 		block(g, t, at, SYS_futex, ST_BLOCKED, t->obj, 0, 0, A_COND_REACQUIRE);
 		return;
 	case A_COND_REACQUIRE:
-		if (!g->o[t->obj2].owner) {
-			g->o[t->obj2].owner = idx(g, t) + 1;
-			op_end(g, t, g->now);
-			then(t, t->ret, 20);
-		} else {
-			block(g, t, g->now, SYS_futex, ST_BLOCKED, t->obj2, 0, 0, A_COND_REACQUIRE);
-		}
+		take_or_wait(g, t, t->obj2, A_COND_REACQUIRE);
 		return;
 	case A_SIGNAL:
 	case A_BROADCAST:
@@ -662,12 +682,7 @@ static void acceptor_step(struct gen *g, struct gen_thread *t)
 	int q = t->nr % NR_QUEUES;
 	switch (t->step) {
 	case P_READ:
-		if (chance(g, 0.7)) {
-			block(g, t, g->now, SYS_read, ST_BLOCKED_IO, -1, rnd_exp(g, 300000), 512, P_READ_DONE);
-		} else {
-			quick_syscall(g, t, SYS_read, 1500, 512);
-			then(t, P_READ_DONE, 1600);
-		}
+		io(g, t, SYS_read, 0.7, 300000, 1500, 512, P_READ_DONE);
 		return;
 	case P_READ_DONE:
 		if (g->quit)
@@ -743,12 +758,7 @@ static void worker_step(struct gen *g, struct gen_thread *t)
 			then(t, W_TAKE, rnd_exp(g, 10000));
 		return;
 	case W_WRITE:
-		if (chance(g, 0.6)) {
-			block(g, t, g->now, SYS_write, ST_BLOCKED_IO, -1, rnd_exp(g, 120000), 4096, W_WRITE_DONE);
-		} else {
-			quick_syscall(g, t, SYS_write, 3000, 4096);
-			then(t, W_WRITE_DONE, 3100);
-		}
+		io(g, t, SYS_write, 0.6, 120000, 3000, 4096, W_WRITE_DONE);
 		return;
 	case W_WRITE_DONE:
 		call(t, A_SEM_POST, pool, W_TAKE, 500);
@@ -776,12 +786,7 @@ static void flusher_step(struct gen *g, struct gen_thread *t)
 		call(t, A_UNLOCK, t->data, F_WRITE, rnd_exp(g, 20000));
 		return;
 	case F_WRITE:
-		if (chance(g, 0.5)) {
-			block(g, t, g->now, SYS_write, ST_BLOCKED_IO, -1, rnd_exp(g, 300000), 8192, F_SLEEP);
-		} else {
-			quick_syscall(g, t, SYS_write, 4000, 8192);
-			then(t, F_SLEEP, 4100);
-		}
+		io(g, t, SYS_write, 0.5, 300000, 4000, 8192, F_SLEEP);
 		return;
 	default:
 		return;

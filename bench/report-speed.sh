@@ -96,12 +96,12 @@ timed_ms() {
 mtime=$(stat -c %Y "$GEN")
 cache=/tmp/mtx-report-speed-$events-$mtime.db
 for old in /tmp/mtx-report-speed-*.db; do # other builds' copies: ~70 MB per M events
-	[ -e "$old" ] && [ "$old" != "$cache" ] && rm -f "$old" "$old.txt"
+	[ -e "$old" ] && [ "$old" != "$cache" ] && rm -f "$old" "$old.txt" "$old-wal" "$old-shm"
 done
 if [ -s "$cache" ] && [ -s "$cache.txt" ]; then
 	echo "report-speed: reusing $cache (generated $(date -r "$cache" -u +%Y-%m-%dT%H:%MZ))" >&2
 else
-	rm -f "$cache" "$cache.txt"
+	rm -f "$cache" "$cache.txt" "$cache-wal" "$cache-shm"
 	echo "report-speed: generating $events events into $cache" >&2
 	t0=$(now_us)
 	if ! "$GEN" "$cache" "$events" >"$work/gen.txt"; then
@@ -200,7 +200,8 @@ fi
 
 date_now=$(date -u +%Y-%m-%dT%H:%MZ)
 commit=$(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$srcdir" status --porcelain -- src schema bench 2>/dev/null | grep -q . && echo "+uncommitted")
+dirty=$(git -C "$srcdir" status --porcelain -- src schema collector bench ':!bench/results' 2>/dev/null |
+	grep -q . && echo "+uncommitted")
 machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "nan") printf "%.2f", a / b; else print "n/a" }'; }
