@@ -33,6 +33,7 @@
 # Run it from the build folder, as root (or with perf_event_paranoid <= -1).
 # It asserts nothing about timings: it only reports.
 set -u
+. "$(dirname "$0")/lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
@@ -61,16 +62,6 @@ command -v sqlite3 >/dev/null || { echo "collect-overhead: needs the sqlite3 she
 
 work=$(mktemp -d /tmp/mtx-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-
-# Time stamps without forking date(1): bash 5's $EPOCHREALTIME (µs).
-now_us() {
-	if [ -n "${EPOCHREALTIME:-}" ]; then
-		local t=${EPOCHREALTIME/[.,]/}
-		echo "$t"
-	else
-		echo $(($(date +%s%N) / 1000))
-	fi
-}
 
 # resolve NAME: print the path of a runnable sample, compiling it if needed.
 resolve() {
@@ -104,11 +95,6 @@ else
 	[ -n "$cur" ] && progs+=("$cur")
 fi
 progs+=("/bin/true")
-
-median() { # numbers on stdin -> median (mean of the two middle ones if even)
-	sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 meta() { # DB CONDITION -> sum of the meta values whose key meets the SQL condition
 	sqlite3 "$1" "SELECT coalesce(sum(CAST(value AS INTEGER)), 0) FROM meta WHERE $2" 2>/dev/null || echo 0

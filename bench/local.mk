@@ -21,3 +21,4 @@ bench_gen_rundb_SOURCES = bench/gen-rundb.c
 bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/report-speed.sh
+EXTRA_DIST += bench/lib.sh

@@ -32,6 +32,7 @@
 #   BUILDDIR where mtx and bench/gen-rundb are (default .)
 # Needs the sqlite3 shell. No root. It asserts nothing about timings.
 set -u
+. "$(dirname "$0")/lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
@@ -60,20 +61,6 @@ command -v sqlite3 >/dev/null || { echo "report-speed: needs the sqlite3 shell" 
 
 work=$(mktemp -d /tmp/mtx-report-speed.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-
-now_us() { # bash 5's $EPOCHREALTIME (µs), without forking date(1)
-	if [ -n "${EPOCHREALTIME:-}" ]; then
-		local t=${EPOCHREALTIME/[.,]/}
-		echo "$t"
-	else
-		echo $(($(date +%s%N) / 1000))
-	fi
-}
-
-median() { # numbers on stdin -> median (mean of the two middle ones if even)
-	sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # timed_ms CMD...: run CMD with stdout to /dev/null; prints its wall ms,
 # "timeout" after $limit s, or "fail" when it exits non-zero (its stderr is

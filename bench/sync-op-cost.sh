@@ -13,6 +13,7 @@
 # median of 7 timed repetitions; this script prints the medians over the
 # rounds and the differences.
 set -eu
+. "$(dirname "$0")/lib.sh"
 rounds=${1:-5}
 pairs=${2:-2000000}
 BENCH=${BENCH:-./bench/sync-op-cost}
@@ -21,8 +22,6 @@ for f in "$BENCH" "$LIB"; do
 	[ -e "$f" ] || { echo "sync-op-cost.sh: $f not found (build first, or set BENCH/LIB)" >&2; exit 1; }
 done
 case $LIB in /*) ;; *) LIB=$(pwd)/$LIB ;; esac
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 plain=""; traced=""; mono=""; lost=0
 i=0

@@ -82,31 +82,6 @@ static int run(struct mtx_writer *w, enum writer_stmt s)
 	return 0;
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int col, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, col);
-	else
-		sqlite3_bind_int64(st, col, v);
-}
-
-/* For columns where a negative value is data (a return value, fd -1). */
-static void bind_int_if(sqlite3_stmt *st, int col, int64_t v, int has)
-{
-	if (has)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
-}
-
-static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, col);
-}
-
 int writer_open(struct mtx_writer **out, const char *path, char **err)
 {
 	struct mtx_writer *w = calloc(1, sizeof(*w));
@@ -147,7 +122,7 @@ int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *na
 		return w->error;
 	sqlite3_bind_int(st, 1, tid);
 	sqlite3_bind_int(st, 2, pid);
-	bind_opt_text(st, 3, name);
+	db_bind_text_or_null(st, 3, name);
 	sqlite3_bind_int64(st, 4, (int64_t)start_ns);
 	sqlite3_bind_int64(st, 5, (int64_t)end_ns);
 	return run(w, STMT_THREAD);
@@ -160,11 +135,11 @@ int writer_process(struct mtx_writer *w, int32_t pid, int32_t ppid, const char *
 	if (w->error)
 		return w->error;
 	sqlite3_bind_int(st, 1, pid);
-	bind_opt_int(st, 2, ppid);
-	bind_opt_text(st, 3, exe);
+	db_bind_int_or_null(st, 2, ppid, ppid >= 0);
+	db_bind_text_or_null(st, 3, exe);
 	sqlite3_bind_int64(st, 4, (int64_t)start_ns);
-	bind_opt_int(st, 5, end_ns);
-	bind_opt_int(st, 6, exit_status);
+	db_bind_int_or_null(st, 5, end_ns, end_ns >= 0);
+	db_bind_int_or_null(st, 6, exit_status, exit_status >= 0);
 	return run(w, STMT_PROCESS);
 }
 
@@ -178,8 +153,8 @@ int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, ui
 	sqlite3_bind_int64(st, 2, (int64_t)start_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)end_ns);
 	sqlite3_bind_text(st, 4, state, -1, SQLITE_STATIC);
-	bind_opt_int(st, 5, cpu);
-	bind_opt_text(st, 6, syscall);
+	db_bind_int_or_null(st, 5, cpu, cpu >= 0);
+	db_bind_text_or_null(st, 6, syscall);
 	return run(w, STMT_STATE);
 }
 
@@ -208,7 +183,7 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
 	sqlite3_bind_int(st, 2, cpu);
 	sqlite3_bind_int(st, 3, waker_tid);
 	sqlite3_bind_int(st, 4, wakee_tid);
-	bind_opt_int(st, 5, target_cpu);
+	db_bind_int_or_null(st, 5, target_cpu, target_cpu >= 0);
 	return run(w, STMT_WAKEUP);
 }
 
@@ -229,12 +204,12 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, co
 		return w->error;
 	sqlite3_bind_int(st, 1, r->tid);
 	sqlite3_bind_int64(st, 2, (int64_t)r->start_ns);
-	bind_opt_int(st, 3, r->end_ns);
+	db_bind_int_or_null(st, 3, r->end_ns, r->end_ns >= 0);
 	sqlite3_bind_int64(st, 4, r->nr);
 	sqlite3_bind_text(st, 5, r->name, -1, SQLITE_STATIC);
-	bind_int_if(st, 6, r->ret, r->has_ret);
-	bind_int_if(st, 7, r->fd, r->has_fd);
-	bind_opt_text(st, 8, fd_kind);
+	db_bind_int_or_null(st, 6, r->ret, r->has_ret);
+	db_bind_int_or_null(st, 7, r->fd, r->has_fd);
+	db_bind_text_or_null(st, 8, fd_kind);
 	return run(w, STMT_SYSCALL);
 }
 
@@ -275,7 +250,7 @@ int writer_meta(struct mtx_writer *w, const char *key, const char *value)
 	if (w->error)
 		return w->error;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	bind_opt_text(st, 2, value);
+	db_bind_text_or_null(st, 2, value);
 	return run(w, STMT_META);
 }
 

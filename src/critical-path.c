@@ -577,7 +577,7 @@ static int store(struct walk *w)
 
 	for (size_t i = w->nr_segs, seq = 1; i-- > 0; seq++) {
 		const struct segment *s = &w->segs[i];
-		int64_t tid = w->lives[s->life].tid, function_id;
+		int64_t tid = w->lives[s->life].tid, function_id = 0;
 		int rc = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
 
 		if (rc < 0)
@@ -587,14 +587,8 @@ static int store(struct walk *w)
 		sqlite3_bind_int64(st, 3, s->start_ns);
 		sqlite3_bind_int64(st, 4, s->end_ns);
 		sqlite3_bind_text(st, 5, w->names[s->state].name, -1, SQLITE_STATIC);
-		if (s->object_id == NO_OBJECT)
-			sqlite3_bind_null(st, 6);
-		else
-			sqlite3_bind_int64(st, 6, s->object_id);
-		if (rc)
-			sqlite3_bind_int64(st, 7, function_id);
-		else
-			sqlite3_bind_null(st, 7);
+		db_bind_int_or_null(st, 6, s->object_id, s->object_id != NO_OBJECT);
+		db_bind_int_or_null(st, 7, function_id, rc);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)

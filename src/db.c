@@ -233,3 +233,19 @@ int db_has_column(sqlite3 *db, const char *table, const char *column)
 	sqlite3_finalize(st);
 	return found;
 }
+
+void db_bind_int_or_null(sqlite3_stmt *st, int col, int64_t v, int present)
+{
+	if (present)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text)
+{
+	if (text)
+		sqlite3_bind_text(st, col, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, col);
+}

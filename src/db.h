@@ -51,6 +51,12 @@ char *db_meta_get(sqlite3 *db, const char *key);
  * @fallback when there is no row or on error. */
 int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback);
 
+/* db_bind_int_or_null / db_bind_text_or_null - bind @v (or @text) to
+ * column @col of @st when @present (text: when not NULL), else NULL. Text is
+ * bound SQLITE_STATIC: it must live until the statement is stepped. */
+void db_bind_int_or_null(sqlite3_stmt *st, int col, int64_t v, int present);
+void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
+
 /* db_has_column - whether @table (in any attached schema) has @column; runs
  * recorded by older versions may lack columns added since. */
 int db_has_column(sqlite3 *db, const char *table, const char *column);

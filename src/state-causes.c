@@ -260,22 +260,6 @@ static const struct syscall_row *syscall_during(struct pass *p, const struct int
 	return &p->sys;
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *text, bool present)
-{
-	if (present)
-		sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v, bool present)
-{
-	if (present)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 /*
  * Describe @iv (a non-running interval) and insert its row. @prev is the
  * thread's previous interval (NULL at the start of a lifetime), @next_cpu
@@ -349,14 +333,14 @@ static int describe(struct pass *p, const struct interval *iv, const struct inte
 	sqlite3_bind_int64(ins, 3, iv->end_ns);
 	sqlite3_bind_text(ins, 4, iv->state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(ins, 5, cause, -1, SQLITE_STATIC);
-	bind_int_or_null(ins, 6, op ? op->object_id : iv->object_id, op || iv->has_object);
-	bind_int_or_null(ins, 7, op ? op->id : 0, op != NULL);
-	bind_text_or_null(ins, 8, iv->syscall, iv->has_syscall);
-	bind_int_or_null(ins, 9, sys ? sys->fd : 0, sys && sys->has_fd);
-	bind_text_or_null(ins, 10, sys ? sys->fd_kind : NULL, sys && sys->fd_kind[0]);
-	bind_int_or_null(ins, 11, next_tid, has_next);
-	bind_text_or_null(ins, 12, ended_by, ended_by != NULL);
-	bind_int_or_null(ins, 13, waker_tid, has_waker);
+	db_bind_int_or_null(ins, 6, op ? op->object_id : iv->object_id, op || iv->has_object);
+	db_bind_int_or_null(ins, 7, op ? op->id : 0, op != NULL);
+	db_bind_text_or_null(ins, 8, iv->has_syscall ? iv->syscall : NULL);
+	db_bind_int_or_null(ins, 9, sys ? sys->fd : 0, sys && sys->has_fd);
+	db_bind_text_or_null(ins, 10, sys && sys->fd_kind[0] ? sys->fd_kind : NULL);
+	db_bind_int_or_null(ins, 11, next_tid, has_next);
+	db_bind_text_or_null(ins, 12, ended_by);
+	db_bind_int_or_null(ins, 13, waker_tid, has_waker);
 	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "src/analysis.h"
+#include "src/db.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -71,14 +72,6 @@ static bool is_lock(const char *kind)
 	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v >= 0)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static int one_wait(struct wait_pass *p)
 {
 	sqlite3_stmt *w = p->waits, *ins = p->insert;
@@ -102,7 +95,7 @@ static int one_wait(struct wait_pass *p)
 	sqlite3_reset(ins);
 	for (int i = 0; i < 5; i++)
 		sqlite3_bind_value(ins, i + 1, sqlite3_column_value(w, i));
-	bind_opt(ins, 6, other);
+	db_bind_int_or_null(ins, 6, other, other >= 0);
 	sqlite3_bind_text(ins, 7, relation, -1, SQLITE_STATIC);
 	if (other > 0 && other != tid) {
 		activity(p, other, s, e, did, &other_object);
@@ -112,8 +105,8 @@ static int one_wait(struct wait_pass *p)
 		for (int i = 0; i < 3; i++)
 			sqlite3_bind_null(ins, 8 + i);
 	}
-	bind_opt(ins, 11, other_object);
-	bind_opt(ins, 12, callsite);
+	db_bind_int_or_null(ins, 11, other_object, other_object >= 0);
+	db_bind_int_or_null(ins, 12, callsite, callsite >= 0);
 	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 }
 
