@@ -6,12 +6,15 @@
 #include "src/analysis.h"
 #include "src/clock.h"
 #include "src/db.h"
+#include "src/log.h"
 #include "schema/schema.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
@@ -91,4 +94,40 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 		return rc < 0 ? rc : -EIO;
 	}
 	return db_exec(db, "COMMIT", err) ? -EIO : 0;
+}
+
+int analysis_open(const char *path, bool keep_file, sqlite3 **db, char **err)
+{
+	int rc = db_open_readonly(path, db, err);
+	if (rc)
+		return rc;
+	if (analysis_is_current(*db))
+		return 0;
+	/* A file without write permission bits stays unchanged even for root,
+	 * who could write it anyway: its owner made it read-only. */
+	struct stat sb;
+	bool writable = !keep_file && access(path, W_OK) == 0 && stat(path, &sb) == 0 && (sb.st_mode & 0222);
+	if (writable) {
+		sqlite3_close(*db);
+		*db = NULL;
+		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+			if (asprintf(err, "%s: cannot open for writing: %s", path, sqlite3_errmsg(*db)) < 0)
+				*err = NULL;
+			return -EIO;
+		}
+		sqlite3_busy_timeout(*db, 5000);
+	}
+	log_info("building the derived tables of %s%s", path, writable ? "" : " (as temporary tables: the file is left unchanged)");
+	rc = analysis_build(*db, !writable, err);
+	if (rc && db_error_is_corrupt(sqlite3_errcode(*db))) {
+		free(*err);
+		if (asprintf(err, "%s: the database is corrupt", path) < 0)
+			*err = NULL;
+	} else if (rc) {
+		char *why = *err;
+		if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0)
+			*err = NULL;
+		free(why);
+	}
+	return rc;
 }

@@ -8,6 +8,7 @@
 #define MTX_ANALYSIS_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
@@ -22,6 +23,15 @@
  * message in @err (caller frees).
  */
 int analysis_build(sqlite3 *db, int temp, char **err);
+
+/*
+ * analysis_open - open the run database @path for reading (db_open_readonly)
+ * and make sure it has current derived tables: built into the file when it
+ * can be written and @keep_file is false, else as TEMP tables for this
+ * connection (a file without write bits is never changed). Returns 0, or
+ * -errno with a one-line message in @err (caller frees).
+ */
+int analysis_open(const char *path, bool keep_file, sqlite3 **db, char **err);
 
 /* analysis_is_current - whether @db already holds current derived tables. */
 int analysis_is_current(sqlite3 *db);

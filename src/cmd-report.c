@@ -13,6 +13,7 @@
 #include "src/match.h"
 #include "src/report-format.h"
 #include "src/reports.h"
+#include "src/timefmt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -44,24 +45,6 @@ struct filters {
 	const char *thread, *object, *function, *from, *to;
 };
 
-/* A time since the run's start: a number and a unit (s if none), in ns. */
-static int parse_offset(const char *text, int64_t *ns)
-{
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
-	};
-	char *end;
-	double v = strtod(text, &end);
-	if (end == text || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ns = (int64_t)(v * units[i].ns);
-			return 0;
-		}
-	return -EINVAL;
-}
-
 /* The tid a --thread value names: a number, or the one thread of that name. */
 static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
 {
@@ -92,44 +75,6 @@ static void list_reports(void)
 	for (int i = 0; i < nr; i++)
 		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
 		       r[i].summary);
-}
-
-/* Open @path and make sure it has current derived tables: built into the
- * file when it can be written, else as TEMP tables for this run. */
-static int open_with_derived(const char *path, sqlite3 **db, char **err)
-{
-	int rc = db_open_readonly(path, db, err);
-	if (rc)
-		return rc;
-	if (analysis_is_current(*db))
-		return 0;
-	/* A file without write permission bits stays unchanged even for root,
-	 * who could write it anyway: its owner made it read-only. */
-	struct stat sb;
-	bool writable = access(path, W_OK) == 0 && stat(path, &sb) == 0 && (sb.st_mode & 0222);
-	if (writable) {
-		sqlite3_close(*db);
-		*db = NULL;
-		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-			if (asprintf(err, "%s: cannot open for writing: %s", path, sqlite3_errmsg(*db)) < 0)
-				*err = NULL;
-			return -EIO;
-		}
-		sqlite3_busy_timeout(*db, 5000);
-	}
-	log_info("building the derived tables of %s%s", path, writable ? "" : " (read-only: for this report only)");
-	rc = analysis_build(*db, !writable, err);
-	if (rc && db_error_is_corrupt(sqlite3_errcode(*db))) {
-		free(*err);
-		if (asprintf(err, "%s: the database is corrupt", path) < 0)
-			*err = NULL;
-	} else if (rc) {
-		char *why = *err;
-		if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0)
-			*err = NULL;
-		free(why);
-	}
-	return rc;
 }
 
 /* Bind every filter parameter @st has (NULL when not given). */
@@ -174,7 +119,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		}
 		match_free(check);
 	}
-	if (open_with_derived(path, &db, &err)) {
+	if (analysis_open(path, false, &db, &err)) {
 		log_error("%s", err ? err : "cannot open");
 		goto out;
 	}
@@ -182,8 +127,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		log_error("cannot register SQL functions");
 		goto out;
 	}
-	printer.origin_ns = db_query_int(db, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta "
-					     "WHERE key = 'start_ns'), (SELECT MIN(start_ns) FROM threads), 0)", 0);
+	printer.origin_ns = db_run_start_ns(db);
 	if (f->thread) {
 		int rc = resolve_thread(db, f->thread, &values[P_TID]);
 		if (rc) {
@@ -210,7 +154,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		const char *text = i == P_FROM ? f->from : f->to;
 		if (!text)
 			continue;
-		if (parse_offset(text, &values[i])) {
+		if (timefmt_parse_offset(text, &values[i])) {
 			log_error("%s '%s': give a time since the run's start, like 1.5s, 200ms or 30us", options[i],
 				  text);
 			status = EXIT_USAGE;

@@ -21,10 +21,12 @@ struct mtx_command {
 int cmd_collect(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_browse(int argc, char **argv);
 
 extern const char cmd_collect_usage[];
 extern const char cmd_info_usage[];
 extern const char cmd_report_usage[];
+extern const char cmd_browse_usage[];
 
 /* cmd_find - the command called @name, or NULL. */
 const struct mtx_command *cmd_find(const char *name);

@@ -249,3 +249,15 @@ void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text)
 	else
 		sqlite3_bind_null(st, col);
 }
+
+int64_t db_run_start_ns(sqlite3 *db)
+{
+	return db_query_int(db, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'start_ns'), "
+				"(SELECT MIN(start_ns) FROM threads), 0)", 0);
+}
+
+int64_t db_run_end_ns(sqlite3 *db)
+{
+	return db_query_int(db, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'end_ns'), "
+				"(SELECT MAX(end_ns) FROM threads), 0)", 0);
+}

@@ -61,6 +61,11 @@ void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
  * recorded by older versions may lack columns added since. */
 int db_has_column(sqlite3 *db, const char *table, const char *column);
 
+/* db_run_start_ns / db_run_end_ns - when the run began and ended (meta
+ * start_ns/end_ns, else the threads' extent): the origin of shown times. */
+int64_t db_run_start_ns(sqlite3 *db);
+int64_t db_run_end_ns(sqlite3 *db);
+
 /* db_error_is_corrupt - whether an SQLite result code means a damaged file. */
 int db_error_is_corrupt(int rc);
 

@@ -11,6 +11,8 @@ libmtx_a_SOURCES = \
 	src/match.c src/match.h \
 	src/analysis.c src/analysis.h \
 	src/reports.c src/reports.h \
+	src/browse-queries.c \
+	src/columns.c src/columns.h \
 	src/report-format.c src/report-format.h \
 	src/state-causes.c \
 	src/wait-for.c \
@@ -27,5 +29,6 @@ libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
 MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) -lpthread -lm
 
 bin_PROGRAMS += mtx
-mtx_SOURCES = src/mtx.c
-mtx_LDADD = $(MTX_LIBS)
+mtx_SOURCES = src/mtx.c src/cmd-browse.c
+mtx_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
+mtx_LDADD = libmtxui.a $(MTX_LIBS) $(NCURSES_LIBS)

@@ -15,6 +15,8 @@ static const struct mtx_command commands[] = {
 	{ "collect", cmd_collect, "run a program and record what its threads do into run.db", cmd_collect_usage },
 	{ "info", cmd_info, "say what a run database holds: command, duration, threads, events, losses",
 	  cmd_info_usage },
+	{ "browse", cmd_browse, "explore a run database: threads, objects, waits, timeline, ... (ncurses)",
+	  cmd_browse_usage },
 	{ "report", cmd_report, "print a report: threads, sync, locks, waits, critical path, ... (--list)",
 	  cmd_report_usage },
 };

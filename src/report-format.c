@@ -7,8 +7,8 @@
  */
 #include "config.h"
 #include "src/report-format.h"
+#include "src/columns.h"
 #include "src/grow.h"
-#include "src/timefmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,42 +17,6 @@
 #include <string.h>
 
 #define TEXT_SAMPLE_ROWS 1000
-#define COLUMN_GAP 2
-#define MIN_TEXT_WIDTH 6
-
-/* How a column's values are shown, from its name. */
-enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-static enum column_kind column_kind(const char *name)
-{
-	if (!strcmp(name, "start_ns") || !strcmp(name, "end_ns") || !strcmp(name, "ts_ns"))
-		return COL_TIME;
-	if (ends_with(name, "_ns"))
-		return COL_DURATION;
-	if (ends_with(name, "_pct"))
-		return COL_PCT;
-	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
-		return COL_HEX;
-	return COL_PLAIN;
-}
-
-/* The header of a text column: the name without its unit suffix. */
-static void text_header(const char *name, char *buf, size_t size)
-{
-	size_t n = strlen(name);
-	if (ends_with(name, "_ns"))
-		snprintf(buf, size, "%.*s", (int)(n - 3), name);
-	else if (ends_with(name, "_pct"))
-		snprintf(buf, size, "%.*s%%", (int)(n - 4), name);
-	else
-		snprintf(buf, size, "%s", name);
-}
 
 int report_format_parse(const char *name)
 {
@@ -73,48 +37,6 @@ void report_end(struct report_printer *p)
 {
 	if (p->format == REPORT_JSON)
 		fputs("\n}\n", p->out);
-}
-
-/* One cell as text. */
-static void text_cell(const struct report_printer *p, sqlite3_stmt *st, int col, enum column_kind kind, char *buf,
-		      size_t size)
-{
-	int type = sqlite3_column_type(st, col);
-	int64_t v = sqlite3_column_int64(st, col);
-
-	if (type == SQLITE_NULL) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, col));
-		return;
-	}
-	switch (kind) {
-	case COL_TIME: {
-		int64_t rel = v - p->origin_ns, mag = rel < 0 ? -rel : rel;
-		snprintf(buf, size, "%s%" PRId64 ".%06" PRId64, rel < 0 ? "-" : "", mag / 1000000000,
-			 (mag % 1000000000) / 1000);
-		break;
-	}
-	case COL_DURATION:
-		if (v < 0)
-			snprintf(buf, size, "%" PRId64, v);
-		else
-			timefmt_duration((uint64_t)v, buf, size);
-		break;
-	case COL_PCT:
-		snprintf(buf, size, "%.1f", sqlite3_column_double(st, col));
-		break;
-	case COL_HEX:
-		snprintf(buf, size, "0x%" PRIx64, (uint64_t)v);
-		break;
-	default:
-		if (type == SQLITE_FLOAT)
-			snprintf(buf, size, "%.3g", sqlite3_column_double(st, col));
-		else
-			snprintf(buf, size, "%" PRId64, v);
-	}
 }
 
 struct text_table {
@@ -143,33 +65,13 @@ static void print_text_row(const struct report_printer *p, const struct text_tab
 	fputc('\n', p->out);
 }
 
-/* Shrink the widest text columns until the table fits p->width. */
-static void fit_widths(const struct report_printer *p, struct text_table *t)
-{
-	for (;;) {
-		int total = (t->nr_cols - 1) * COLUMN_GAP, widest = -1;
-		for (int c = 0; c < t->nr_cols; c++) {
-			total += t->widths[c];
-			if (t->left[c] && t->widths[c] > MIN_TEXT_WIDTH &&
-			    t->widths[c] > (int)strlen(t->headers[c]) &&
-			    (widest < 0 || t->widths[c] > t->widths[widest]))
-				widest = c;
-		}
-		if (total <= p->width || widest < 0)
-			return;
-		t->widths[widest] -= total - p->width < t->widths[widest] - MIN_TEXT_WIDTH
-					     ? total - p->width
-					     : t->widths[widest] - MIN_TEXT_WIDTH;
-	}
-}
-
 static char **row_cells(const struct report_printer *p, sqlite3_stmt *st, const struct text_table *t)
 {
 	char **cells = calloc((size_t)t->nr_cols, sizeof(char *)), buf[256];
 	if (!cells)
 		return NULL;
 	for (int c = 0; c < t->nr_cols; c++) {
-		text_cell(p, st, c, t->kinds[c], buf, sizeof(buf));
+		column_cell(st, c, t->kinds[c], p->origin_ns, buf, sizeof(buf));
 		cells[c] = strdup(buf);
 	}
 	return cells;
@@ -196,7 +98,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	for (int c = 0; c < t.nr_cols; c++) {
 		char h[128];
 		t.kinds[c] = column_kind(sqlite3_column_name(st, c));
-		text_header(sqlite3_column_name(st, c), h, sizeof(h));
+		column_header(sqlite3_column_name(st, c), h, sizeof(h));
 		t.headers[c] = strdup(h);
 		t.widths[c] = (int)strlen(h);
 	}
@@ -216,7 +118,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		}
 		n++;
 	}
-	fit_widths(p, &t);
+	column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width);
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "src/reports.h"
+#include "src/db.h"
 
 #include <string.h>
 
@@ -237,4 +238,36 @@ const struct mtx_report *report_table(int *nr)
 {
 	*nr = (int)(sizeof(reports) / sizeof(reports[0]));
 	return reports;
+}
+
+const struct mtx_query *query_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
+		for (const struct mtx_query *q = reports[i].queries; q->name; q++)
+			if (!strcmp(q->name, name))
+				return q;
+	for (const struct mtx_query *q = browse_query_table(); q->name; q++)
+		if (!strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
+void query_bind(sqlite3_stmt *st, const struct mtx_query_params *p)
+{
+	const struct { const char *name; int64_t value; bool given; } ints[] = {
+		{ ":tid", p->tid, p->has_tid },       { ":object_id", p->object_id, p->has_object_id },
+		{ ":addr", p->addr, p->has_addr },    { ":from", p->from, p->has_from },
+		{ ":to", p->to, p->has_to },
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		int idx = sqlite3_bind_parameter_index(st, ints[i].name);
+		if (idx)
+			db_bind_int_or_null(st, idx, ints[i].value, ints[i].given);
+	}
+	int idx = sqlite3_bind_parameter_index(st, ":function");
+	if (idx)
+		db_bind_text_or_null(st, idx, p->function);
+	idx = sqlite3_bind_parameter_index(st, ":syscall");
+	if (idx)
+		db_bind_text_or_null(st, idx, p->syscall);
 }

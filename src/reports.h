@@ -12,6 +12,10 @@
 #ifndef MTX_REPORTS_H
 #define MTX_REPORTS_H
 
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 struct mtx_query {
 	const char *name;  /* report.section, e.g. "waits.objects" */
 	const char *title; /* one line above the table */
@@ -24,6 +28,29 @@ struct mtx_report {
 	const char *argument; /* a required positional argument (OBJECT), or NULL */
 	const struct mtx_query *queries; /* ends with a zeroed entry */
 };
+
+/*
+ * What a query is asked about: each field that is set binds the parameter
+ * of the same name (:tid, :object_id, :addr, :from, :to, :function,
+ * :syscall), the others bind NULL. Paged queries also take :k0 and :k1 (the
+ * key of the row to continue after or before) and :limit.
+ */
+struct mtx_query_params {
+	int64_t tid, object_id, addr, from, to;
+	bool has_tid, has_object_id, has_addr, has_from, has_to;
+	const char *function; /* a PCRE2 pattern, or NULL */
+	const char *syscall;  /* a syscall name, or NULL */
+};
+
+/* query_bind - bind @p (and NULL for what it lacks) to @st's parameters. */
+void query_bind(sqlite3_stmt *st, const struct mtx_query_params *p);
+
+/* query_find - the query called @name: a report's section ("waits.objects",
+ * "threads") or one of the browser's (src/browse-queries.c); NULL if none. */
+const struct mtx_query *query_find(const char *name);
+
+/* browse_query_table - the browser's own queries; ends with a zeroed entry. */
+const struct mtx_query *browse_query_table(void);
 
 /* report_find - the report called @name, or NULL. */
 const struct mtx_report *report_find(const char *name);

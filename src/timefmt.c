@@ -2,7 +2,10 @@
 #include "config.h"
 #include "src/timefmt.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 char *timefmt_duration(uint64_t ns, char *buf, size_t size)
 {
@@ -18,4 +21,21 @@ char *timefmt_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%llum%02llus", (unsigned long long)(ns / 60000000000ull),
 			 (unsigned long long)(ns / 1000000000ull % 60));
 	return buf;
+}
+
+int timefmt_parse_offset(const char *text, int64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].ns);
+			return 0;
+		}
+	return -EINVAL;
 }

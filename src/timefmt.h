@@ -11,4 +11,8 @@
 /* timefmt_duration - format @ns into @buf (at least 16 bytes); returns @buf. */
 char *timefmt_duration(uint64_t ns, char *buf, size_t size);
 
+/* timefmt_parse_offset - a time such as "1.5s", "200ms", "30us", "10ns"
+ * or "2" (seconds) into @ns. Returns 0, or -EINVAL if it is not one. */
+int timefmt_parse_offset(const char *text, int64_t *ns);
+
 #endif

@@ -5,6 +5,8 @@
 #  - every long option in each command's usage text appears in its page;
 #  - every report of src/reports.c has its paragraph in man/mtx-report.1;
 #  - every command in the table of src/mtx.c has a page man/mtx-NAME.1;
+#  - every key of mtx browse (its action table, 'mtx browse --keys') has
+#    its entry in man/mtx-browse.1: '.B "KEYS"' then a line naming the action;
 #  - every page renders without a warning (man --warnings, groff -ww).
 # Exit 0 when all hold, 1 with one line per problem otherwise.
 # The source tree is $srcdir (set by automake), else two levels above here.
@@ -80,6 +82,26 @@ for r in $reports; do
 		fail "report '$r' (src/reports.c) has no '.B $r' paragraph in man/mtx-report.1"
 	fi
 done
+
+# 2c. Every key of the browser's action table is in mtx-browse(1).
+mtx=${BUILDDIR:-.}/mtx
+if [ -x "$mtx" ]; then
+	browse_page=$(plain "$top/man/mtx-browse.1")
+	keys=$("$mtx" browse --keys) || fail "mtx browse --keys failed"
+	[ -n "$keys" ] || fail "mtx browse --keys printed nothing"
+	printf '%s\n' "$keys" | while IFS= read -r line; do
+		k=$(printf '%s' "$line" | cut -c1-20 | sed 's/ *$//')
+		a=$(printf '%s' "$line" | cut -c22-35 | sed 's/ *$//')
+		if ! printf '%s\n' "$browse_page" | grep -A1 -Fx ".B \"$k\"" | grep -q "^$a "; then
+			echo "$me: FAIL: key '$k' ($a) of the browser's action table is not in man/mtx-browse.1" >&2
+			echo x
+		fi
+	done > "${TMPDIR:-/tmp}/test-man-keys.$$"
+	problems=$((problems + $(wc -l < "${TMPDIR:-/tmp}/test-man-keys.$$")))
+	rm -f "${TMPDIR:-/tmp}/test-man-keys.$$"
+else
+	fail "no built mtx at $mtx (set BUILDDIR) to check the browser's keys"
+fi
 
 # 3. Every command of the subcommand table has its page.
 commands=$(sed -n '/commands\[\][[:space:]]*=/,/^};/p' "$top/src/mtx.c" |

@@ -1,0 +1,125 @@
+/*
+ * src/browse-queries.c - the named queries only the browser runs: pages of
+ * long histories (keyset paging on an index, so any page of a 10 M-row
+ * table costs the same), the timeline's per-lane lookups, and summaries no
+ * report prints yet. The browser's tables also show report sections
+ * (src/reports.c); both are found with query_find().
+ *
+ * Paged queries come in pairs: NAME.next gives up to :limit rows after the
+ * key (:k0, :k1) in ascending order, NAME.prev the rows before it in
+ * descending order; each row's key is its columns key0, key1.
+ */
+#include "config.h"
+#include "src/reports.h"
+
+#include <stddef.h>
+
+#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
+#define AFTER(a, b) "(" a ", " b ") > (:k0, :k1)"
+#define BEFORE(a, b) "(" a ", " b ") < (:k0, :k1)"
+
+/* One object's history, Figure 7 left, with the same columns as the
+ * object.history report section plus the keys. */
+#define HISTORY_SELECT                                                                               \
+	"SELECT op.start_ns, op.tid, " NAME_OF("op.tid") " AS name, op.op, op.blocked, op.wait_ns, " \
+	"op.holder_tid AS holder, op.hold_ns, op.callsite, op.start_ns AS key0, op.id AS key1 "      \
+	"FROM sync_ops op WHERE op.object_id = :object_id AND "
+/* One thread's calls of one syscall. */
+#define SYSCALL_SELECT                                                                           \
+	"SELECT s.start_ns, s.end_ns - s.start_ns AS duration_ns, s.ret, s.fd, s.fd_kind, "      \
+	"s.start_ns AS key0, s.rowid AS key1 FROM syscalls s "                                   \
+	"WHERE s.tid = :tid AND s.name = :syscall AND "
+
+static const struct mtx_query browse_queries[] = {
+	{ "objects", "Synchronization objects: operations, waits and holds, most waited-on first",
+	  "SELECT o.id, o.addr, o.kind, COUNT(op.id) AS ops, COALESCE(SUM(op.blocked), 0) AS blocked, "
+	  "COALESCE(SUM(op.wait_ns), 0) AS wait_ns, COALESCE(MAX(op.wait_ns), 0) AS max_wait_ns, "
+	  "COALESCE(SUM(op.hold_ns), 0) AS hold_ns, COUNT(DISTINCT op.tid) AS threads "
+	  "FROM sync_objects o LEFT JOIN sync_ops op ON op.object_id = o.id "
+	  "WHERE o.kind NOT IN ('thread', 'signal') GROUP BY o.id ORDER BY wait_ns DESC, ops DESC, o.id" },
+	{ "object.history.next", NULL, HISTORY_SELECT AFTER("op.start_ns", "op.id")
+	  " ORDER BY op.start_ns, op.id LIMIT :limit" },
+	{ "object.history.prev", NULL, HISTORY_SELECT BEFORE("op.start_ns", "op.id")
+	  " ORDER BY op.start_ns DESC, op.id DESC LIMIT :limit" },
+	{ "syscalls", "System calls per thread: how many, how long, how many failed",
+	  "SELECT s.tid, " NAME_OF("s.tid") " AS name, s.name AS syscall, COUNT(*) AS calls, "
+	  "SUM(s.ret < 0) AS errors, SUM(s.end_ns - s.start_ns) AS total_ns, "
+	  "MAX(s.end_ns - s.start_ns) AS max_ns FROM syscalls s "
+	  "GROUP BY s.tid, s.name ORDER BY total_ns DESC, s.tid, s.name" },
+	{ "syscalls.list.next", NULL, SYSCALL_SELECT AFTER("s.start_ns", "s.rowid")
+	  " ORDER BY s.start_ns, s.rowid LIMIT :limit" },
+	{ "syscalls.list.prev", NULL, SYSCALL_SELECT BEFORE("s.start_ns", "s.rowid")
+	  " ORDER BY s.start_ns DESC, s.rowid DESC LIMIT :limit" },
+	/* The timeline: its lanes, then per lane and window. */
+	{ "timeline.lanes", NULL,
+	  "SELECT t.tid, t.name, t.start_ns, t.end_ns FROM threads t ORDER BY t.start_ns, t.tid" },
+	/* The states overlapping [:from, :to): from the one holding :from on. */
+	{ "timeline.states", NULL,
+	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND "
+	  "s.start_ns >= COALESCE((SELECT MAX(x.start_ns) FROM thread_states x WHERE x.tid = :tid "
+	  "AND x.start_ns <= :from), :from) AND s.start_ns < :to ORDER BY s.start_ns LIMIT :limit" },
+	{ "timeline.state_at", NULL,
+	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND s.start_ns <= :from "
+	  "ORDER BY s.start_ns DESC LIMIT 1" },
+	{ "timeline.sync_mark", NULL,
+	  "SELECT op.start_ns, o.kind FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
+	  "WHERE op.tid = :tid AND op.start_ns >= :from AND op.start_ns < :to ORDER BY op.start_ns LIMIT 1" },
+	{ "timeline.syscall_mark", NULL,
+	  "SELECT s.start_ns FROM syscalls s WHERE s.tid = :tid AND s.start_ns >= :from AND s.start_ns < :to "
+	  "ORDER BY s.start_ns LIMIT 1" },
+	/* What the detail line says about the cursor. */
+	{ "timeline.cause_at", NULL,
+	  "SELECT c.state, c.start_ns, c.end_ns, c.cause, printf('0x%x', o.addr) AS addr, o.kind, op.op, "
+	  "c.syscall, c.fd_kind, c.ended_by, c.waker_tid, " NAME_OF("c.waker_tid") " AS waker_name "
+	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "LEFT JOIN sync_ops op ON op.id = c.op_id WHERE c.tid = :tid AND c.start_ns <= :from "
+	  "ORDER BY c.start_ns DESC LIMIT 1" },
+	{ "timeline.op_at", NULL,
+	  "SELECT o.kind, op.op, printf('0x%x', o.addr) AS addr, op.blocked, op.wait_ns FROM sync_ops op "
+	  "JOIN sync_objects o ON o.id = op.object_id WHERE op.tid = :tid AND op.start_ns >= :from "
+	  "AND op.start_ns < :to ORDER BY op.start_ns LIMIT 1" },
+	/* The selected thread's next and previous event: a state change or a sync op. */
+	{ "timeline.next_event", NULL,
+	  "SELECT MIN(COALESCE(a, b), COALESCE(b, a)) FROM "
+	  "(SELECT (SELECT s.start_ns FROM thread_states s WHERE s.tid = :tid AND s.start_ns > :from "
+	  "ORDER BY s.start_ns LIMIT 1) AS a, (SELECT op.start_ns FROM sync_ops op WHERE op.tid = :tid "
+	  "AND op.start_ns > :from ORDER BY op.start_ns LIMIT 1) AS b)" },
+	{ "timeline.prev_event", NULL,
+	  "SELECT MAX(COALESCE(a, b), COALESCE(b, a)) FROM "
+	  "(SELECT (SELECT s.start_ns FROM thread_states s WHERE s.tid = :tid AND s.start_ns < :from "
+	  "ORDER BY s.start_ns DESC LIMIT 1) AS a, (SELECT op.start_ns FROM sync_ops op WHERE op.tid = :tid "
+	  "AND op.start_ns < :from ORDER BY op.start_ns DESC LIMIT 1) AS b)" },
+	/* The wakeup that ended the wait holding :from: the last one of the
+	 * thread at or before the wait's end. */
+	{ "timeline.wakeup", NULL,
+	  "SELECT w.ts_ns, w.waker_tid FROM wakeups w WHERE w.wakee_tid = :tid AND w.ts_ns <= :to "
+	  "AND w.ts_ns >= :from ORDER BY w.ts_ns DESC LIMIT 1" },
+	/* Lanes kept by an object filter: the threads that operated on it. */
+	{ "timeline.object_threads", NULL,
+	  "SELECT DISTINCT op.tid FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
+	  "WHERE o.addr = :addr OR o.id = :object_id" },
+	/* Call trees: the threads that have calls or samples, then one
+	 * thread's calls in start order (depth gives the nesting), or its
+	 * samples per stack and the stacks' rows (trie nodes: parent, function). */
+	{ "calls.threads", NULL,
+	  "SELECT t.tid, " NAME_OF("t.tid") " AS name, "
+	  "(SELECT COUNT(*) FROM calls c WHERE c.tid = t.tid) AS calls, "
+	  "(SELECT COUNT(*) FROM samples s WHERE s.tid = t.tid) AS samples "
+	  "FROM (SELECT DISTINCT tid FROM threads) t WHERE calls > 0 OR samples > 0 ORDER BY t.tid" },
+	{ "calls.of_thread", NULL,
+	  "SELECT c.function_id, c.depth, c.start_ns, COALESCE(c.end_ns, "
+	  "(SELECT MAX(th.end_ns) FROM threads th WHERE th.tid = c.tid)) AS end_ns "
+	  "FROM calls c WHERE c.tid = :tid ORDER BY c.start_ns, c.depth" },
+	{ "calls.samples_of_thread", NULL,
+	  "SELECT s.stack_id, COUNT(*) FROM samples s WHERE s.tid = :tid AND s.stack_id IS NOT NULL "
+	  "GROUP BY s.stack_id" },
+	{ "calls.stack", NULL, "SELECT st.parent_id, st.function_id FROM stacks st WHERE st.id = :k0" },
+	{ "calls.function", NULL,
+	  "SELECT f.name, f.module FROM functions f WHERE f.id = :k0" },
+	{ 0 },
+};
+
+const struct mtx_query *browse_query_table(void)
+{
+	return browse_queries;
+}

@@ -1,0 +1,99 @@
+/*
+ * src/columns.c - see columns.h.
+ */
+#include "config.h"
+#include "src/columns.h"
+#include "src/timefmt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIN_TEXT_WIDTH 6
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+enum column_kind column_kind(const char *name)
+{
+	if (!strcmp(name, "start_ns") || !strcmp(name, "end_ns") || !strcmp(name, "ts_ns"))
+		return COL_TIME;
+	if (ends_with(name, "_ns"))
+		return COL_DURATION;
+	if (ends_with(name, "_pct"))
+		return COL_PCT;
+	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
+		return COL_HEX;
+	return COL_PLAIN;
+}
+
+void column_header(const char *name, char *buf, size_t size)
+{
+	size_t n = strlen(name);
+	if (ends_with(name, "_ns"))
+		snprintf(buf, size, "%.*s", (int)(n - 3), name);
+	else if (ends_with(name, "_pct"))
+		snprintf(buf, size, "%.*s%%", (int)(n - 4), name);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origin_ns, char *buf, size_t size)
+{
+	int type = sqlite3_column_type(st, col);
+	int64_t v = sqlite3_column_int64(st, col);
+
+	if (type == SQLITE_NULL) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, col));
+		return;
+	}
+	switch (kind) {
+	case COL_TIME: {
+		int64_t rel = v - origin_ns, mag = rel < 0 ? -rel : rel;
+		snprintf(buf, size, "%s%" PRId64 ".%06" PRId64, rel < 0 ? "-" : "", mag / 1000000000,
+			 (mag % 1000000000) / 1000);
+		break;
+	}
+	case COL_DURATION:
+		if (v < 0)
+			snprintf(buf, size, "%" PRId64, v);
+		else
+			timefmt_duration((uint64_t)v, buf, size);
+		break;
+	case COL_PCT:
+		snprintf(buf, size, "%.1f", sqlite3_column_double(st, col));
+		break;
+	case COL_HEX:
+		snprintf(buf, size, "0x%" PRIx64, (uint64_t)v);
+		break;
+	default:
+		if (type == SQLITE_FLOAT)
+			snprintf(buf, size, "%.3g", sqlite3_column_double(st, col));
+		else
+			snprintf(buf, size, "%" PRId64, v);
+	}
+}
+
+void column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width)
+{
+	for (;;) {
+		int total = (n - 1) * COLUMN_GAP, widest = -1;
+		for (int c = 0; c < n; c++) {
+			total += widths[c];
+			if (left[c] && widths[c] > MIN_TEXT_WIDTH && widths[c] > (int)strlen(headers[c]) &&
+			    (widest < 0 || widths[c] > widths[widest]))
+				widest = c;
+		}
+		if (total <= total_width || widest < 0)
+			return;
+		widths[widest] -= total - total_width < widths[widest] - MIN_TEXT_WIDTH ? total - total_width
+											  : widths[widest] - MIN_TEXT_WIDTH;
+	}
+}

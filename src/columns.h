@@ -1,0 +1,40 @@
+/*
+ * src/columns.h - how a query's column is shown, decided by its name, for
+ * every text rendering of a named query (mtx report's tables and the
+ * browser's views): *_ns are durations (start_ns, end_ns, ts_ns: times since
+ * the run's start), *_pct percentages, addr/callsite in hex.
+ */
+#ifndef MTX_COLUMNS_H
+#define MTX_COLUMNS_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX };
+
+#define COLUMN_GAP 2 /* blanks between two columns */
+
+/* column_kind - how values of the column called @name are shown. */
+enum column_kind column_kind(const char *name);
+
+/* column_header - the column's heading: @name without its unit suffix
+ * ("wait_ns" -> "wait", "running_pct" -> "running%"). */
+void column_header(const char *name, char *buf, size_t size);
+
+/*
+ * column_cell - the text of column @col of @st's current row, shown as
+ * @kind ("-" for NULL); times are relative to @origin_ns. Text is cut at
+ * @size - 1 bytes.
+ */
+void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origin_ns, char *buf, size_t size);
+
+/*
+ * column_fit - shrink the widest left-aligned (text) columns, never below
+ * their header or a few characters, until @n columns of @widths with their
+ * gaps fit @total_width. Numbers are never cut.
+ */
+void column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
+
+#endif

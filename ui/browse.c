@@ -1,0 +1,260 @@
+/*
+ * ui/browse.c - see browse.h.
+ */
+#include "config.h"
+#include "ui/browse.h"
+#include "ui/display.h"
+#include "ui/views.h"
+#include "src/db.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 32
+
+static struct view *open_threads(struct browse *b)
+{
+	static const char *const q[] = { "threads", NULL };
+	return report_view_new(b, "threads", q, NULL);
+}
+
+static struct view *open_objects(struct browse *b)
+{
+	static const char *const q[] = { "objects", NULL };
+	return report_view_new(b, "objects", q, NULL);
+}
+
+static struct view *open_switches(struct browse *b)
+{
+	static const char *const q[] = { "switches", NULL };
+	return report_view_new(b, "switches", q, NULL);
+}
+
+static struct view *open_syscalls(struct browse *b)
+{
+	static const char *const q[] = { "syscalls", NULL };
+	return report_view_new(b, "syscalls", q, NULL);
+}
+
+static struct view *open_critical_path(struct browse *b)
+{
+	static const char *const q[] = { "critical-path.summary", "critical-path.threads", "critical-path.objects",
+					 "critical-path.functions", NULL };
+	return report_view_new(b, "critical path", q, NULL);
+}
+
+/* The main views, in Tab order; each opens once and is kept. */
+static const struct {
+	enum action action;
+	struct view *(*open)(struct browse *b);
+} main_views[] = {
+	{ ACT_VIEW_THREADS, open_threads },   { ACT_VIEW_OBJECTS, open_objects },
+	{ ACT_VIEW_WAITS, waits_view_new },   { ACT_VIEW_TIMELINE, timeline_view_new },
+	{ ACT_VIEW_SWITCHES, open_switches }, { ACT_VIEW_SYSCALLS, open_syscalls },
+	{ ACT_VIEW_CALLS, calls_view_new },   { ACT_VIEW_CRITICAL_PATH, open_critical_path },
+};
+#define NR_MAIN_VIEWS ((int)(sizeof(main_views) / sizeof(main_views[0])))
+
+struct browser {
+	struct browse b;
+	struct view *main[NR_MAIN_VIEWS];
+	int current; /* main view at the bottom of the stack */
+	struct view *stack[MAX_DEPTH]; /* views opened above it */
+	int depth;
+};
+
+static struct view *top_view(struct browser *br)
+{
+	return br->depth ? br->stack[br->depth - 1] : br->main[br->current];
+}
+
+/* Load @v; on failure say why and free it. */
+static struct view *load_view(struct browser *br, struct view *v)
+{
+	char *err = NULL;
+	if (!v)
+		return NULL;
+	if (v->ops->load(v, &err)) {
+		view_message(&br->b, "%s: %s", v->title, err ? err : "cannot be read");
+		free(err);
+		view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void switch_main(struct browser *br, int index)
+{
+	if (!br->main[index]) {
+		br->main[index] = load_view(br, main_views[index].open(&br->b));
+		if (!br->main[index])
+			return;
+	}
+	while (br->depth)
+		view_free(br->stack[--br->depth]);
+	br->current = index;
+}
+
+static void push_view(struct browser *br, struct view *v)
+{
+	v = load_view(br, v);
+	if (!v)
+		return;
+	if (br->depth == MAX_DEPTH) {
+		view_message(&br->b, "too many views open: go back first");
+		view_free(v);
+		return;
+	}
+	br->stack[br->depth++] = v;
+}
+
+/* The breadcrumb: main view > opened views, cut from the left to fit. */
+static void draw_title(struct browser *br, int width)
+{
+	char line[1024];
+	size_t used = (size_t)snprintf(line, sizeof(line), "mtx browse %s: %s", br->b.path, br->main[br->current]->title);
+	for (int i = 0; i < br->depth && used < sizeof(line); i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, " > %s", br->stack[i]->title);
+	const char *shown = line;
+	if ((int)strlen(line) > width)
+		shown = line + strlen(line) - (size_t)width;
+	display_text(0, 0, width, STYLE_TITLE, true, shown);
+}
+
+static void draw_status(struct browser *br, int y, int width)
+{
+	char left[512], line[1024];
+	const char *right = "? help  q quit";
+	view_status(top_view(br), left, sizeof(left));
+	if (br->b.message)
+		snprintf(line, sizeof(line), "%s", br->b.message);
+	else
+		snprintf(line, sizeof(line), "%s", left);
+	int pad = width - (int)strlen(line) - (int)strlen(right);
+	char full[2048];
+	snprintf(full, sizeof(full), "%s%*s%s", line, pad > 1 ? pad : 1, "", right);
+	display_text(y, 0, width, br->b.message ? STYLE_ERROR : STYLE_STATUS, true, full);
+}
+
+static void draw_frame(struct browser *br)
+{
+	int rows, cols;
+	display_size(&rows, &cols);
+	display_clear();
+	if (rows < DISPLAY_MIN_ROWS || cols < DISPLAY_MIN_COLS) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "mtx browse needs at least %dx%d; this terminal is %dx%d (q quits)",
+			 DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS, cols, rows);
+		display_text(0, 0, cols, STYLE_ERROR, false, msg);
+		display_refresh();
+		return;
+	}
+	draw_title(br, cols);
+	view_draw(top_view(br), 1, rows - 2, cols);
+	draw_status(br, rows - 1, cols);
+	display_refresh();
+}
+
+static bool screen_too_small(void)
+{
+	int rows, cols;
+	display_size(&rows, &cols);
+	return rows < DISPLAY_MIN_ROWS || cols < DISPLAY_MIN_COLS;
+}
+
+/* One key: returns false to quit. */
+static bool handle_key(struct browser *br, int key)
+{
+	enum action a = action_for_key(key);
+	struct view *v = top_view(br);
+	enum reaction r = REACT_UNHANDLED;
+
+	if (key == KEY_RESIZE || a == ACT_REDRAW)
+		return true;
+	free(br->b.message);
+	br->b.message = NULL;
+	if (screen_too_small())
+		return a != ACT_QUIT;
+	if (v->ops->act)
+		r = v->ops->act(v, a);
+	if (r == REACT_UNHANDLED)
+		r = view_handle(v, a);
+	if (r == REACT_PUSH) {
+		push_view(br, v->pushed);
+		v->pushed = NULL;
+		return true;
+	}
+	if (r == REACT_QUIT)
+		return false;
+	if (r != REACT_UNHANDLED)
+		return true;
+	for (int i = 0; i < NR_MAIN_VIEWS; i++)
+		if (main_views[i].action == a) {
+			switch_main(br, i);
+			return true;
+		}
+	switch (a) {
+	case ACT_QUIT:
+		return false;
+	case ACT_BACK:
+		if (br->depth)
+			view_free(br->stack[--br->depth]);
+		else
+			view_message(&br->b, "this is a main view: q quits");
+		break;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW:
+		switch_main(br, (br->current + (a == ACT_NEXT_VIEW ? 1 : NR_MAIN_VIEWS - 1)) % NR_MAIN_VIEWS);
+		break;
+	case ACT_HELP:
+		push_view(br, help_view_new(&br->b));
+		break;
+	case ACT_NONE:
+		break;
+	default:
+		view_message(&br->b, "not in this view (? lists the keys)");
+	}
+	return true;
+}
+
+int browse_run(sqlite3 *db, const char *path, const char **err)
+{
+	struct browser br = { .b = { .db = db, .path = path } };
+	const char *slash = strrchr(path, '/');
+	br.b.path = slash ? slash + 1 : path;
+	br.b.origin_ns = db_run_start_ns(db);
+	br.b.end_ns = db_run_end_ns(db);
+	if (br.b.end_ns <= br.b.origin_ns)
+		br.b.end_ns = br.b.origin_ns + 1;
+
+	if (display_init(err))
+		return -1;
+	switch_main(&br, 0);
+	if (!br.main[0]) { /* the threads view must open; say why it did not */
+		display_end();
+		*err = br.b.message ? "the threads view cannot be read (the database may be damaged)" : "cannot start";
+		fprintf(stderr, "mtx: %s\n", br.b.message ? br.b.message : "");
+		free(br.b.message);
+		return -1;
+	}
+	do
+		draw_frame(&br);
+	while (handle_key(&br, display_key()));
+	display_end();
+	while (br.depth)
+		view_free(br.stack[--br.depth]);
+	for (int i = 0; i < NR_MAIN_VIEWS; i++)
+		view_free(br.main[i]);
+	free(br.b.message);
+	return 0;
+}
+
+void browse_print_keys(void)
+{
+	int nr;
+	const struct action_info *a = action_table(&nr);
+	for (int i = 0; i < nr; i++)
+		printf("%-20s %-14s %-10s %s\n", a[i].key_names, a[i].name, a[i].where, a[i].help);
+}

@@ -1,0 +1,21 @@
+/*
+ * ui/browse.h - mtx browse's main loop: the main views, the stack of views
+ * opened from them, keys to actions to reactions, one frame per key.
+ */
+#ifndef MTX_BROWSE_H
+#define MTX_BROWSE_H
+
+#include <sqlite3.h>
+
+/*
+ * browse_run - run the browser on the open run database @db (read-only,
+ * derived tables present) until the user quits. Returns 0, or -1 with a
+ * one-line reason in @err (static text) when the terminal cannot be used.
+ */
+int browse_run(sqlite3 *db, const char *path, const char **err);
+
+/* browse_print_keys - the action table as text, one action a line:
+ * keys, action, where, help (for 'mtx browse --keys' and the man page test). */
+void browse_print_keys(void);
+
+#endif

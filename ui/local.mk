@@ -1,0 +1,16 @@
+# ui/: mtx browse, the ncurses explorer. Only mtx links it (through
+# src/cmd-browse.c); it reads run.db through src/ and never sees collector/.
+noinst_LIBRARIES += libmtxui.a
+libmtxui_a_SOURCES = \
+	ui/display.c ui/display.h \
+	ui/actions.c ui/actions.h \
+	ui/table.c ui/table.h \
+	ui/view.c ui/view.h ui/views.h \
+	ui/browse.c ui/browse.h \
+	ui/view-report.c \
+	ui/view-paged.c \
+	ui/view-waits.c \
+	ui/view-timeline.c \
+	ui/view-calls.c \
+	ui/view-help.c
+libmtxui_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(NCURSES_CFLAGS)

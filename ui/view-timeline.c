@@ -1,0 +1,642 @@
+/*
+ * ui/view-timeline.c - one lane per thread, its states drawn over a time
+ * axis, sync ops and syscalls as marks, a time cursor and a detail line
+ * for what is under it. Every figure comes from the timeline.* queries of
+ * src/browse-queries.c, each an indexed lookup, so a frame costs the same
+ * on any size of run: a lane's states are read exactly when the window
+ * holds few of them, and sampled at a few points per column when it holds
+ * many.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+#include "ui/display.h"
+#include "ui/views.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_COLS 16
+#define LABEL_EVERY 20      /* columns between time labels */
+#define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
+#define MIN_NS_PER_COL 10
+
+enum lane_state { LS_NONE, LS_RUNNING, LS_RUNNABLE, LS_SYNC, LS_IO, LS_SLEEP, LS_BLOCKED, NR_LANE_STATES };
+
+static const struct {
+	const char *name; /* thread_states.state */
+	enum display_glyph glyph;
+	enum display_style style;
+} states[NR_LANE_STATES] = {
+	[LS_RUNNING] = { "running", GLYPH_RUNNING, STYLE_RUNNING },
+	[LS_RUNNABLE] = { "runnable", GLYPH_RUNNABLE, STYLE_RUNNABLE },
+	[LS_SYNC] = { "blocked_sync", GLYPH_SYNC, STYLE_SYNC },
+	[LS_IO] = { "blocked_io", GLYPH_IO, STYLE_IO },
+	[LS_SLEEP] = { "sleeping", GLYPH_SLEEP, STYLE_SLEEP },
+	[LS_BLOCKED] = { "blocked", GLYPH_BLOCKED, STYLE_BLOCKED },
+};
+
+struct lane {
+	int64_t tid, start_ns, end_ns;
+	char *name;
+};
+
+struct timeline {
+	struct lane *lanes;
+	int nr_lanes;
+	int *shown; /* lanes that pass the filter */
+	int nr_shown, sel, top;
+	int64_t cursor_ns, left_ns, ns_per_col;
+	int plot_cols, lane_rows;
+	char *filter; /* as typed, for the status line */
+};
+
+static enum lane_state state_of(const char *name)
+{
+	for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
+		if (name && !strcmp(name, states[s].name))
+			return (enum lane_state)s;
+	return name ? LS_BLOCKED : LS_NONE;
+}
+
+/* Prepare a named query and bind the lane's tid and a window. */
+static sqlite3_stmt *prepare(struct view *v, const char *name, int64_t tid, int64_t from, int64_t to)
+{
+	const struct mtx_query *q = query_find(name);
+	sqlite3_stmt *st;
+	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	struct mtx_query_params p = { .tid = tid, .has_tid = true, .from = from, .has_from = true, .to = to,
+				      .has_to = true };
+	query_bind(st, &p);
+	return st;
+}
+
+static void bind_named(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int idx = sqlite3_bind_parameter_index(st, name);
+	if (idx)
+		sqlite3_bind_int64(st, idx, value);
+}
+
+/* The state of lane @tid at @t. */
+static enum lane_state state_at(sqlite3_stmt *st, int64_t t)
+{
+	enum lane_state s = LS_NONE;
+	sqlite3_reset(st);
+	bind_named(st, ":from", t);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > t)
+		s = state_of((const char *)sqlite3_column_text(st, 2));
+	return s;
+}
+
+/* Fill @cells (plot_cols) with the state that covers most of each column. */
+static void lane_states(struct view *v, const struct lane *l, enum lane_state *cells)
+{
+	struct timeline *tl = v->priv;
+	int cols = tl->plot_cols, limit = cols * EXACT_PER_COLUMN;
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
+	sqlite3_stmt *st = prepare(v, "timeline.states", l->tid, left, right);
+	int n = 0;
+	memset(cells, 0, (size_t)cols * sizeof(*cells));
+	if (!st || !cover)
+		goto out;
+	bind_named(st, ":limit", limit + 1);
+	while (sqlite3_step(st) == SQLITE_ROW && ++n <= limit) {
+		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+		enum lane_state state = state_of((const char *)sqlite3_column_text(st, 2));
+		int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
+		for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < cols; c++) {
+			int64_t a = left + c * npc, b = a + npc;
+			cover[c][state] += (e < b ? e : b) - (s > a ? s : a);
+		}
+	}
+	if (n > limit) { /* dense: the majority of three points per column */
+		sqlite3_stmt *at = prepare(v, "timeline.state_at", l->tid, left, right);
+		for (int c = 0; at && c < cols; c++) {
+			int64_t a = left + c * npc;
+			enum lane_state p[3] = { state_at(at, a + npc / 6), state_at(at, a + npc / 2),
+						 state_at(at, a + npc * 5 / 6) };
+			cells[c] = p[0] == p[2] ? p[0] : p[1];
+		}
+		sqlite3_finalize(at);
+		goto out;
+	}
+	for (int c = 0; c < cols; c++) {
+		int best = LS_NONE;
+		for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
+			if (cover[c][s] > cover[c][best] || (best == LS_NONE && cover[c][s] > 0))
+				best = s;
+		cells[c] = (enum lane_state)best;
+	}
+out:
+	sqlite3_finalize(st);
+	free(cover);
+}
+
+static char kind_mark(const char *kind)
+{
+	static const struct { const char *kind; char mark; } marks[] = {
+		{ "mutex", 'M' }, { "rwlock", 'R' }, { "spinlock", 'P' }, { "cond", 'C' },
+		{ "sem", 'S' },   { "barrier", 'B' }, { "thread", 'T' },  { "signal", 'K' },
+	};
+	for (size_t i = 0; kind && i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (!strcmp(kind, marks[i].kind))
+			return marks[i].mark;
+	return '*';
+}
+
+/* Fill @marks with a letter where the lane has a sync op ('^': a syscall):
+ * one lookup per marked column, each for the first event from that column on. */
+static void lane_marks(struct view *v, const struct lane *l, char *marks)
+{
+	struct timeline *tl = v->priv;
+	int cols = tl->plot_cols;
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	static const char *const queries[] = { "timeline.syscall_mark", "timeline.sync_mark" };
+	memset(marks, 0, (size_t)cols);
+	for (int q = 0; q < 2; q++) { /* sync ops drawn over syscalls */
+		sqlite3_stmt *st = prepare(v, queries[q], l->tid, left, right);
+		for (int64_t from = left; st && from < right;) {
+			sqlite3_reset(st);
+			bind_named(st, ":from", from);
+			if (sqlite3_step(st) != SQLITE_ROW)
+				break;
+			int64_t t = sqlite3_column_int64(st, 0);
+			int c = (int)((t - left) / npc);
+			if (c < 0 || c >= cols)
+				break;
+			marks[c] = q ? kind_mark((const char *)sqlite3_column_text(st, 1)) : '^';
+			from = left + (int64_t)(c + 1) * npc;
+		}
+		sqlite3_finalize(st);
+	}
+}
+
+static void draw_axis(struct view *v, int y, int width)
+{
+	struct timeline *tl = v->priv;
+	char line[1024], label[32];
+	int cols = tl->plot_cols;
+	memset(line, ' ', sizeof(line));
+	snprintf(line, NAME_COLS, "%s", "thread");
+	line[strlen(line)] = ' ';
+	for (int c = 0; c < cols; c += LABEL_EVERY) {
+		int64_t t = tl->left_ns + (int64_t)c * tl->ns_per_col - v->b->origin_ns;
+		int n = snprintf(label, sizeof(label), "|%s", timefmt_duration(t < 0 ? 0 : (uint64_t)t, label + 16, 16));
+		if (NAME_COLS + c + n < (int)sizeof(line) - 1)
+			memcpy(line + NAME_COLS + c, label, (size_t)n);
+	}
+	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
+	if (cursor >= 0 && cursor < cols)
+		line[NAME_COLS + cursor] = 'v';
+	line[width < (int)sizeof(line) ? width : (int)sizeof(line) - 1] = 0;
+	display_text(y, 0, width, STYLE_HEADER, true, line);
+}
+
+static void draw_lane(struct view *v, const struct lane *l, int y, bool selected)
+{
+	struct timeline *tl = v->priv;
+	int cols = tl->plot_cols;
+	enum lane_state *cells = calloc((size_t)cols, sizeof(*cells));
+	char *marks = calloc((size_t)cols, 1), name[64];
+	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
+	snprintf(name, sizeof(name), "%s", l->name ? l->name : "?");
+	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
+	if (!cells || !marks)
+		goto out;
+	lane_states(v, l, cells);
+	lane_marks(v, l, marks);
+	for (int c = 0; c < cols; c++) {
+		enum display_style style = cells[c] ? states[cells[c]].style : STYLE_NORMAL;
+		if (selected && c == cursor)
+			style = STYLE_CURSOR;
+		if (marks[c]) {
+			char m[2] = { marks[c], 0 };
+			display_text(y, NAME_COLS + c, 1, selected && c == cursor ? STYLE_CURSOR : STYLE_MARK, false, m);
+		} else if (cells[c]) {
+			display_glyph(y, NAME_COLS + c, 1, states[cells[c]].glyph, style);
+		} else if (selected && c == cursor) {
+			display_glyph(y, NAME_COLS + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
+		}
+	}
+out:
+	free(cells);
+	free(marks);
+}
+
+static void draw_legend(int y, int width)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "%s run %s runnable %s sync %s io %s sleep %s blocked  M R C S B T ops ^ syscall",
+		 display_glyph_text(GLYPH_RUNNING), display_glyph_text(GLYPH_RUNNABLE), display_glyph_text(GLYPH_SYNC),
+		 display_glyph_text(GLYPH_IO), display_glyph_text(GLYPH_SLEEP), display_glyph_text(GLYPH_BLOCKED));
+	display_text(y, 0, width, STYLE_HEADER, true, line);
+}
+
+static const struct lane *selected_lane(const struct view *v)
+{
+	const struct timeline *tl = v->priv;
+	return tl->nr_shown ? &tl->lanes[tl->shown[tl->sel]] : NULL;
+}
+
+/* The detail line: the selected lane's state under the cursor, why, what
+ * ended it, and the sync op in the cursor's column. */
+static void draw_detail(struct view *v, int y, int width)
+{
+	struct timeline *tl = v->priv;
+	const struct lane *l = selected_lane(v);
+	char line[1024], len[32];
+	size_t used;
+	if (!l) {
+		display_text(y, 0, width, STYLE_NORMAL, true, "no lanes (f changes the filter)");
+		return;
+	}
+	used = (size_t)snprintf(line, sizeof(line), "%s: ", l->name ? l->name : "?");
+	/* The state from thread_states; why, from state_causes (waits only). */
+	sqlite3_stmt *st = prepare(v, "timeline.state_at", l->tid, tl->cursor_ns, tl->cursor_ns);
+	int64_t start = 0, end = 0;
+	bool alive = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > tl->cursor_ns;
+	if (alive) {
+		start = sqlite3_column_int64(st, 0);
+		end = sqlite3_column_int64(st, 1);
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s %s", sqlite3_column_text(st, 2),
+					 timefmt_duration((uint64_t)(end - start), len, sizeof(len)));
+	} else {
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "not alive");
+	}
+	sqlite3_finalize(st);
+	st = alive ? prepare(v, "timeline.cause_at", l->tid, tl->cursor_ns, tl->cursor_ns) : NULL;
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == start && used < sizeof(line)) {
+		const char *cause = (const char *)sqlite3_column_text(st, 3), *addr = (const char *)sqlite3_column_text(st, 4),
+			   *kind = (const char *)sqlite3_column_text(st, 5), *op = (const char *)sqlite3_column_text(st, 6),
+			   *syscall = (const char *)sqlite3_column_text(st, 7), *ended = (const char *)sqlite3_column_text(st, 9),
+			   *waker = (const char *)sqlite3_column_text(st, 11);
+		if (kind)
+			used += (size_t)snprintf(line + used, sizeof(line) - used, ", %s %s %s", kind, addr ? addr : "",
+						 op ? op : "");
+		else
+			used += (size_t)snprintf(line + used, sizeof(line) - used, ", %s", syscall ? syscall : cause ? cause : "?");
+		if (ended && !strcmp(ended, "thread") && used < sizeof(line))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, ", woken by %s", waker ? waker : "?");
+		else if (ended && used < sizeof(line))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, ", ended by %s", ended);
+	}
+	sqlite3_finalize(st);
+	int64_t column_ns = tl->left_ns + (tl->cursor_ns - tl->left_ns) / tl->ns_per_col * tl->ns_per_col;
+	st = prepare(v, "timeline.op_at", l->tid, column_ns, column_ns + tl->ns_per_col);
+	if (st && sqlite3_step(st) == SQLITE_ROW && used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used, " | op %s %s %s%s", sqlite3_column_text(st, 0),
+			 sqlite3_column_text(st, 2), sqlite3_column_text(st, 1), sqlite3_column_int(st, 3) ? " blocked" : "");
+	sqlite3_finalize(st);
+	display_text(y, 0, width, STYLE_NORMAL, true, line);
+}
+
+static void clamp_window(struct view *v)
+{
+	struct timeline *tl = v->priv;
+	int64_t span = v->b->end_ns - v->b->origin_ns, cols = tl->plot_cols > 0 ? tl->plot_cols : 1;
+	int64_t widest = (span + cols - 1) / cols;
+	if (tl->ns_per_col > widest)
+		tl->ns_per_col = widest > 0 ? widest : 1;
+	if (tl->ns_per_col < MIN_NS_PER_COL)
+		tl->ns_per_col = MIN_NS_PER_COL;
+	if (tl->cursor_ns < v->b->origin_ns)
+		tl->cursor_ns = v->b->origin_ns;
+	if (tl->cursor_ns >= v->b->end_ns)
+		tl->cursor_ns = v->b->end_ns - 1;
+	/* Keep the cursor inside the window, moving the window by half a screen. */
+	int64_t width_ns = tl->ns_per_col * cols;
+	if (tl->cursor_ns < tl->left_ns || tl->cursor_ns >= tl->left_ns + width_ns)
+		tl->left_ns = tl->cursor_ns - width_ns / 2;
+	if (tl->left_ns > v->b->end_ns - width_ns)
+		tl->left_ns = v->b->end_ns - width_ns;
+	if (tl->left_ns < v->b->origin_ns)
+		tl->left_ns = v->b->origin_ns;
+}
+
+static void timeline_draw(struct view *v, int y, int height, int width)
+{
+	struct timeline *tl = v->priv;
+	tl->plot_cols = width - NAME_COLS;
+	tl->lane_rows = height - 3;
+	clamp_window(v);
+	if (tl->sel < tl->top)
+		tl->top = tl->sel;
+	if (tl->sel >= tl->top + tl->lane_rows)
+		tl->top = tl->sel - tl->lane_rows + 1;
+	draw_axis(v, y, width);
+	for (int i = 0; i < tl->lane_rows && tl->top + i < tl->nr_shown; i++)
+		draw_lane(v, &tl->lanes[tl->shown[tl->top + i]], y + 1 + i, tl->top + i == tl->sel);
+	draw_legend(y + height - 2, width);
+	draw_detail(v, y + height - 1, width);
+}
+
+static void timeline_status(const struct view *v, char *buf, size_t size)
+{
+	const struct timeline *tl = v->priv;
+	char npc[32], at[32];
+	int64_t t = tl->cursor_ns - v->b->origin_ns;
+	snprintf(buf, size, "lane %d of %d%s%s  at %s  %s a column", tl->nr_shown ? tl->sel + 1 : 0, tl->nr_shown,
+		 tl->filter ? ", filter " : "", tl->filter ? tl->filter : "",
+		 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)),
+		 timefmt_duration((uint64_t)tl->ns_per_col, npc, sizeof(npc)));
+}
+
+/* Keep the lanes named by @text: a thread pattern, or an object (0xADDR or
+ * its id after '#') whose threads are kept. NULL or empty: all lanes. */
+static int apply_filter(struct view *v, const char *text)
+{
+	struct timeline *tl = v->priv;
+	struct mtx_match *m = NULL;
+	char *err = NULL, label[96];
+	int64_t object = 0;
+	bool by_object = text && (!strncmp(text, "0x", 2) || text[0] == '#');
+	sqlite3_stmt *st = NULL;
+	int64_t *tids = NULL;
+	size_t nr_tids = 0;
+
+	if (by_object) {
+		object = strtoll(text[0] == '#' ? text + 1 : text, NULL, 0);
+		struct mtx_query_params p = { .addr = object, .has_addr = text[0] != '#', .object_id = object,
+					      .has_object_id = text[0] == '#' };
+		const struct mtx_query *q = query_find("timeline.object_threads");
+		if (q && sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) == SQLITE_OK) {
+			query_bind(st, &p);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				int64_t *more = realloc(tids, (nr_tids + 1) * sizeof(*tids));
+				if (!more)
+					break;
+				tids = more;
+				tids[nr_tids++] = sqlite3_column_int64(st, 0);
+			}
+		}
+		sqlite3_finalize(st);
+	} else if (text && *text) {
+		m = match_compile(text, &err);
+		if (!m) {
+			view_message(v->b, "%s", err ? err : "bad pattern");
+			free(err);
+			return -EINVAL;
+		}
+	}
+	tl->nr_shown = 0;
+	for (int i = 0; i < tl->nr_lanes; i++) {
+		bool keep = true;
+		if (by_object) {
+			keep = false;
+			for (size_t k = 0; k < nr_tids; k++)
+				keep |= tids[k] == tl->lanes[i].tid;
+		} else if (m) {
+			snprintf(label, sizeof(label), "%s (%lld)", tl->lanes[i].name ? tl->lanes[i].name : "",
+				 (long long)tl->lanes[i].tid);
+			keep = match_test(m, label);
+		}
+		if (keep)
+			tl->shown[tl->nr_shown++] = i;
+	}
+	free(tids);
+	match_free(m);
+	free(tl->filter);
+	tl->filter = text && *text ? strdup(text) : NULL;
+	tl->sel = tl->top = 0;
+	if (!tl->nr_shown)
+		view_message(v->b, "no lane matches %s", text);
+	return 0;
+}
+
+static int timeline_load(struct view *v, char **err)
+{
+	struct timeline *tl = v->priv;
+	const struct mtx_query *q = query_find("timeline.lanes");
+	sqlite3_stmt *st;
+	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
+		if (asprintf(err, "timeline.lanes: %s", sqlite3_errmsg(v->b->db)) < 0)
+			*err = NULL;
+		return -EIO;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct lane *more = realloc(tl->lanes, (size_t)(tl->nr_lanes + 1) * sizeof(*more));
+		if (!more)
+			break;
+		tl->lanes = more;
+		struct lane *l = &tl->lanes[tl->nr_lanes++];
+		l->tid = sqlite3_column_int64(st, 0);
+		l->name = sqlite3_column_text(st, 1) ? strdup((const char *)sqlite3_column_text(st, 1)) : NULL;
+		l->start_ns = sqlite3_column_int64(st, 2);
+		l->end_ns = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	tl->shown = calloc((size_t)(tl->nr_lanes ? tl->nr_lanes : 1), sizeof(int));
+	if (!tl->shown)
+		return -ENOMEM;
+	apply_filter(v, NULL);
+	tl->cursor_ns = v->b->origin_ns;
+	tl->left_ns = v->b->origin_ns;
+	tl->ns_per_col = INT64_MAX / 4; /* the whole run, once the width is known */
+	return 0;
+}
+
+/* Move the cursor to @t; an event query's NULL (none) leaves it. */
+static void cursor_to_result(struct view *v, sqlite3_stmt *st, const char *none)
+{
+	struct timeline *tl = v->priv;
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		tl->cursor_ns = sqlite3_column_int64(st, 0);
+	else
+		view_message(v->b, "%s", none);
+	sqlite3_finalize(st);
+}
+
+/* Follow the wakeup that ended the selected lane's wait under the cursor. */
+static void follow_wakeup(struct view *v)
+{
+	struct timeline *tl = v->priv;
+	const struct lane *l = selected_lane(v);
+	if (!l)
+		return;
+	sqlite3_stmt *st = prepare(v, "timeline.cause_at", l->tid, tl->cursor_ns, tl->cursor_ns);
+	if (!st || sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 2) <= tl->cursor_ns ||
+	    !strcmp((const char *)sqlite3_column_text(st, 0), "running")) {
+		view_message(v->b, "the cursor is not on a wait of this thread");
+		sqlite3_finalize(st);
+		return;
+	}
+	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	st = prepare(v, "timeline.wakeup", l->tid, start, end);
+	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		view_message(v->b, "no wakeup ended this wait (a timeout, a signal, or preemption)");
+		sqlite3_finalize(st);
+		return;
+	}
+	int64_t ts = sqlite3_column_int64(st, 0), waker = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	tl->cursor_ns = ts;
+	for (int i = 0; i < tl->nr_shown; i++) {
+		const struct lane *w = &tl->lanes[tl->shown[i]];
+		if (w->tid == waker && w->start_ns <= ts && ts <= w->end_ns) {
+			tl->sel = i;
+			view_message(v->b, "woken by %s (%lld)", w->name ? w->name : "?", (long long)waker);
+			return;
+		}
+	}
+	view_message(v->b, waker ? "woken by tid %lld, which has no lane here" : "woken by an interrupt (tid %lld)",
+		     (long long)waker);
+}
+
+static void search_lanes(struct view *v, bool backward)
+{
+	struct timeline *tl = v->priv;
+	char label[96];
+	if (!v->search) {
+		view_message(v->b, "no search yet: press /");
+		return;
+	}
+	for (int k = 1; k <= tl->nr_shown; k++) {
+		int i = ((tl->sel + (backward ? -k : k)) % tl->nr_shown + tl->nr_shown) % tl->nr_shown;
+		const struct lane *l = &tl->lanes[tl->shown[i]];
+		snprintf(label, sizeof(label), "%s (%lld)", l->name ? l->name : "", (long long)l->tid);
+		if (match_test(v->search, label)) {
+			tl->sel = i;
+			return;
+		}
+	}
+	view_message(v->b, "no lane matches");
+}
+
+static enum reaction timeline_act(struct view *v, enum action a)
+{
+	struct timeline *tl = v->priv;
+	const struct lane *l = selected_lane(v);
+	int64_t npc = tl->ns_per_col;
+	int page = tl->lane_rows > 1 ? tl->lane_rows - 1 : 1;
+	char *text, *err = NULL;
+	int64_t offset;
+
+	switch (a) {
+	case ACT_UP:
+	case ACT_DOWN:
+	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN: {
+		int step = a == ACT_UP ? -1 : a == ACT_DOWN ? 1 : a == ACT_PAGE_UP ? -page : page;
+		tl->sel += step;
+		if (tl->sel >= tl->nr_shown)
+			tl->sel = tl->nr_shown - 1;
+		if (tl->sel < 0)
+			tl->sel = 0;
+		break;
+	}
+	case ACT_LEFT:
+		tl->cursor_ns -= npc;
+		break;
+	case ACT_RIGHT:
+		tl->cursor_ns += npc;
+		break;
+	case ACT_FIRST:
+		tl->cursor_ns = v->b->origin_ns;
+		break;
+	case ACT_LAST:
+		tl->cursor_ns = v->b->end_ns - 1;
+		break;
+	case ACT_ZOOM_IN:
+	case ACT_ZOOM_OUT: {
+		/* Keep the cursor on the same screen column. */
+		int64_t col = (tl->cursor_ns - tl->left_ns) / npc;
+		tl->ns_per_col = a == ACT_ZOOM_IN ? npc / 2 : npc * 2;
+		clamp_window(v);
+		tl->left_ns = tl->cursor_ns - col * tl->ns_per_col;
+		break;
+	}
+	case ACT_JUMP_TIME:
+		text = display_prompt("jump to time since the start (1.5s, 200ms, 30us): ");
+		if (text && *text) {
+			if (timefmt_parse_offset(text, &offset))
+				view_message(v->b, "'%s' is not a time such as 1.5s, 200ms, 30us or 10ns", text);
+			else
+				tl->cursor_ns = v->b->origin_ns + offset;
+		}
+		free(text);
+		break;
+	case ACT_NEXT_EVENT:
+	case ACT_PREV_EVENT:
+		if (l)
+			cursor_to_result(v,
+					 prepare(v, a == ACT_NEXT_EVENT ? "timeline.next_event" : "timeline.prev_event",
+						 l->tid, tl->cursor_ns, tl->cursor_ns),
+					 a == ACT_NEXT_EVENT ? "no later event on this lane" : "no earlier event on this lane");
+		break;
+	case ACT_FOLLOW_WAKEUP:
+		follow_wakeup(v);
+		break;
+	case ACT_SEARCH:
+		text = display_prompt("search lanes: ");
+		if (text && *text) {
+			struct mtx_match *m = match_compile(text, &err);
+			if (m) {
+				match_free(v->search);
+				v->search = m;
+				search_lanes(v, false);
+			} else {
+				view_message(v->b, "%s", err ? err : "bad pattern");
+			}
+			free(err);
+		}
+		free(text);
+		break;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		search_lanes(v, a == ACT_SEARCH_PREV);
+		break;
+	case ACT_FILTER:
+		text = display_prompt("lanes of threads matching, or of object 0xADDR / #ID (empty: all): ");
+		if (text)
+			apply_filter(v, text);
+		free(text);
+		break;
+	case ACT_OPEN:
+		if (!l)
+			return REACT_NONE;
+		v->pushed = thread_view_new(v->b, l->tid);
+		return v->pushed ? REACT_PUSH : REACT_REDRAW;
+	default:
+		return REACT_UNHANDLED;
+	}
+	clamp_window(v);
+	return REACT_REDRAW;
+}
+
+static void timeline_free(struct view *v)
+{
+	struct timeline *tl = v->priv;
+	for (int i = 0; i < tl->nr_lanes; i++)
+		free(tl->lanes[i].name);
+	free(tl->lanes);
+	free(tl->shown);
+	free(tl->filter);
+	free(tl);
+}
+
+static const struct view_ops timeline_view_ops = {
+	.name = "timeline",
+	.load = timeline_load,
+	.act = timeline_act,
+	.draw = timeline_draw,
+	.status = timeline_status,
+	.free = timeline_free,
+};
+
+struct view *timeline_view_new(struct browse *b)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	struct view *v = tl ? view_new(b, &timeline_view_ops, "timeline", NULL) : NULL;
+	if (!v) {
+		free(tl);
+		return NULL;
+	}
+	v->priv = tl;
+	return v;
+}

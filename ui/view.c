@@ -1,0 +1,374 @@
+/*
+ * ui/view.c - what every tabular view does the same way (see view.h).
+ */
+#define _GNU_SOURCE
+#include "config.h"
+#include "ui/view.h"
+#include "ui/display.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Paged views keep at most this many rows; fetching more drops the far end. */
+#define PAGED_MAX_ROWS 2000
+/* A search in a paged view reads at most this many pages ahead. */
+#define SEARCH_MAX_PAGES 50
+
+struct view *view_new(struct browse *b, const struct view_ops *ops, const char *title,
+		      const struct mtx_query_params *params)
+{
+	struct view *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->b = b;
+	v->ops = ops;
+	v->title = strdup(title);
+	if (params)
+		v->params = *params;
+	v->table.sticky_header = true;
+	return v;
+}
+
+void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	if (v->ops->free)
+		v->ops->free(v);
+	table_clear(&v->table);
+	match_free(v->search);
+	match_free(v->filter);
+	free(v->title);
+	free(v);
+}
+
+void view_message(struct browse *b, const char *fmt, ...)
+{
+	va_list ap;
+	free(b->message);
+	va_start(ap, fmt);
+	if (vasprintf(&b->message, fmt, ap) < 0)
+		b->message = NULL;
+	va_end(ap);
+}
+
+static bool selectable(const struct view *v, size_t i)
+{
+	return i < v->table.nr_rows && v->table.rows[i].type == ROW_DATA && !v->table.rows[i].hidden;
+}
+
+const struct table_row *view_selected(const struct view *v)
+{
+	return selectable(v, v->sel) ? &v->table.rows[v->sel] : NULL;
+}
+
+const char *view_cell(const struct view *v, const char *name)
+{
+	const struct table_row *r = view_selected(v);
+	if (!r)
+		return NULL;
+	const struct table_section *s = &v->table.sections[r->section];
+	for (int c = 0; c < s->nr_cols; c++)
+		if (!strcmp(s->names[c], name))
+			return r->cells[c];
+	return NULL;
+}
+
+int view_load_query(struct view *v, const char *name, long max_rows, char **err)
+{
+	const struct mtx_query *q = query_find(name);
+	sqlite3_stmt *st;
+	if (!q) {
+		if (asprintf(err, "no query called %s", name) < 0)
+			*err = NULL;
+		return -ENOENT;
+	}
+	if (sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
+		if (asprintf(err, "%s: %s", name, sqlite3_errmsg(v->b->db)) < 0)
+			*err = NULL;
+		return -EIO;
+	}
+	query_bind(st, &v->params);
+	int section = table_add_section(&v->table, st, name, q->title);
+	long n = section < 0 ? section : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, err);
+	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW)
+		table_add_note(&v->table, section, "... more rows not shown; narrow with a drill-down or mtx report");
+	else if (n == 0)
+		table_add_note(&v->table, section, "(none)");
+	sqlite3_finalize(st);
+	return n < 0 ? (int)n : section;
+}
+
+/* The first selectable row at or after @i going in @dir; SIZE_MAX if none. */
+static size_t next_selectable(const struct view *v, size_t i, int dir)
+{
+	for (; i < v->table.nr_rows; i += (size_t)(long)dir)
+		if (selectable(v, i))
+			return i;
+	return SIZE_MAX;
+}
+
+/* Keep at most PAGED_MAX_ROWS: drop from the end we moved away from. */
+static void trim_pages(struct view *v, bool forward)
+{
+	size_t n = v->table.nr_rows;
+	if (n <= PAGED_MAX_ROWS)
+		return;
+	size_t extra = n - PAGED_MAX_ROWS;
+	table_drop(&v->table, extra, forward);
+	if (forward) {
+		v->sel = v->sel >= extra ? v->sel - extra : 0;
+		v->top = v->top >= extra ? v->top - extra : 0;
+	}
+}
+
+/* Fetch a page past the loaded rows; the number of rows added. */
+static long fetch_page(struct view *v, bool forward)
+{
+	char *err = NULL;
+	if (!v->ops->page)
+		return 0;
+	size_t before = v->table.nr_rows;
+	long n = v->ops->page(v, forward, &err);
+	if (n < 0) {
+		view_message(v->b, "%s", err ? err : "cannot read more rows");
+		free(err);
+		return 0;
+	}
+	if (!forward) { /* rows went in front: indexes shift */
+		size_t added = v->table.nr_rows - before;
+		v->sel += added;
+		v->top += added;
+	}
+	trim_pages(v, forward);
+	return n;
+}
+
+/* Move the selection by @delta selectable rows, paging in more as needed. */
+static void move_selection(struct view *v, long delta)
+{
+	int dir = delta < 0 ? -1 : 1;
+	for (long moved = 0; moved < labs(delta); moved++) {
+		size_t next = v->sel + (size_t)(long)dir < v->table.nr_rows ? next_selectable(v, v->sel + (size_t)(long)dir, dir)
+									   : SIZE_MAX;
+		if (next == SIZE_MAX && fetch_page(v, dir > 0) > 0)
+			next = next_selectable(v, v->sel + (size_t)(long)dir, dir);
+		if (next == SIZE_MAX)
+			break;
+		v->sel = next;
+	}
+}
+
+/* Scroll so the selection is on screen. */
+static void follow_selection(struct view *v)
+{
+	int rows = v->height - (v->table.sticky_header ? 1 : 0);
+	if (rows < 1)
+		rows = 1;
+	if (v->sel < v->top) {
+		v->top = v->sel;
+		/* keep a section's title and header in view above its first row */
+		while (v->top > 0 && v->table.rows[v->top - 1].type != ROW_DATA && v->sel - v->top < 3)
+			v->top--;
+	}
+	/* The highest top that still shows the selection on the last line. */
+	size_t lowest = v->sel;
+	for (int shown = 1; lowest > 0 && shown < rows;)
+		if (!v->table.rows[--lowest].hidden)
+			shown++;
+	if (v->top < lowest)
+		v->top = lowest;
+}
+
+static void jump_end(struct view *v, bool to_end)
+{
+	char *err = NULL;
+	if (v->ops->reload) {
+		table_clear(&v->table);
+		v->top = v->sel = 0;
+		if (v->ops->reload(v, to_end, &err)) {
+			view_message(v->b, "%s", err ? err : "cannot read rows");
+			free(err);
+		}
+	}
+	size_t i = to_end ? next_selectable(v, v->table.nr_rows - 1, -1) : next_selectable(v, 0, 1);
+	if (i != SIZE_MAX)
+		v->sel = i;
+	v->top = 0; /* follow_selection brings the selection into view */
+}
+
+/* Search rows after (or before) the selection, paging in more as needed. */
+static void search(struct view *v, bool backward)
+{
+	char text[4096];
+	if (!v->search) {
+		view_message(v->b, "no search yet: press /");
+		return;
+	}
+	int dir = backward ? -1 : 1;
+	for (int pages = 0; pages <= SEARCH_MAX_PAGES; pages++) {
+		for (size_t i = v->sel + (size_t)(long)dir; i < v->table.nr_rows; i += (size_t)(long)dir) {
+			if (!selectable(v, i))
+				continue;
+			table_row_text(&v->table, &v->table.rows[i], text, sizeof(text));
+			if (match_test(v->search, text)) {
+				v->sel = i;
+				return;
+			}
+		}
+		/* Nothing loaded matches: continue from the far end of what is loaded. */
+		size_t edge = backward ? 0 : v->table.nr_rows ? v->table.nr_rows - 1 : 0;
+		size_t before = v->table.nr_rows;
+		if (fetch_page(v, !backward) <= 0)
+			break;
+		v->sel = backward ? edge + (v->table.nr_rows - before) : edge;
+		if (backward)
+			v->sel = v->sel < v->table.nr_rows ? v->sel : 0;
+	}
+	view_message(v->b, "no match");
+}
+
+static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool *cleared)
+{
+	char *err = NULL, *text = display_prompt(label);
+	struct mtx_match *m = NULL;
+	*cleared = text && !*text;
+	if (text && *text) {
+		m = match_compile(text, &err);
+		if (!m)
+			view_message(v->b, "%s", err ? err : "bad pattern");
+		free(err);
+	}
+	free(text);
+	return m;
+}
+
+static void sort_next(struct view *v, bool reverse)
+{
+	const struct table_row *r = view_selected(v);
+	int section = r ? r->section : 0;
+	if (v->ops->page || section >= v->table.nr_sections) {
+		view_message(v->b, "this view is in time order and cannot be sorted");
+		return;
+	}
+	struct table_section *s = &v->table.sections[section];
+	if (reverse) {
+		if (s->sort_col < 0)
+			s->sort_col = 0;
+		s->sort_desc = !s->sort_desc;
+	} else {
+		s->sort_col = (s->sort_col + 1) % (s->nr_shown ? s->nr_shown : 1);
+		s->sort_desc = !s->left[s->sort_col]; /* numbers: biggest first */
+	}
+	table_sort(&v->table, section);
+	view_message(v->b, "sorted by %s%s", s->headers[s->sort_col], s->sort_desc ? ", descending" : "");
+}
+
+enum reaction view_handle(struct view *v, enum action a)
+{
+	long page = v->height > 2 ? v->height - 2 : 1;
+	bool cleared;
+	switch (a) {
+	case ACT_UP:
+		move_selection(v, -1);
+		break;
+	case ACT_DOWN:
+		move_selection(v, 1);
+		break;
+	case ACT_PAGE_UP:
+		move_selection(v, -page);
+		break;
+	case ACT_PAGE_DOWN:
+		move_selection(v, page);
+		break;
+	case ACT_FIRST:
+		jump_end(v, false);
+		break;
+	case ACT_LAST:
+		jump_end(v, true);
+		break;
+	case ACT_SEARCH: {
+		struct mtx_match *m = prompt_pattern(v, "search: ", &cleared);
+		if (!m)
+			return REACT_REDRAW;
+		match_free(v->search);
+		v->search = m;
+		if (selectable(v, v->sel)) {
+			char text[4096];
+			table_row_text(&v->table, &v->table.rows[v->sel], text, sizeof(text));
+			if (match_test(m, text))
+				break;
+		}
+		search(v, false);
+		break;
+	}
+	case ACT_SEARCH_NEXT:
+		search(v, false);
+		break;
+	case ACT_SEARCH_PREV:
+		search(v, true);
+		break;
+	case ACT_SORT:
+		sort_next(v, false);
+		break;
+	case ACT_SORT_REVERSE:
+		sort_next(v, true);
+		break;
+	case ACT_FILTER: {
+		struct mtx_match *m = prompt_pattern(v, "filter (empty: all rows): ", &cleared);
+		if (!m && !cleared)
+			return REACT_REDRAW;
+		match_free(v->filter);
+		v->filter = m;
+		table_filter(&v->table, m);
+		if (!selectable(v, v->sel)) {
+			size_t i = next_selectable(v, 0, 1);
+			v->sel = i == SIZE_MAX ? 0 : i;
+		}
+		v->top = 0;
+		break;
+	}
+	default:
+		return REACT_UNHANDLED;
+	}
+	follow_selection(v);
+	return REACT_REDRAW;
+}
+
+void view_draw(struct view *v, int y, int height, int width)
+{
+	v->height = height;
+	if (!selectable(v, v->sel)) {
+		size_t i = next_selectable(v, v->sel, 1);
+		if (i != SIZE_MAX)
+			v->sel = i;
+	}
+	follow_selection(v);
+	if (v->ops->draw) {
+		v->ops->draw(v, y, height, width);
+		return;
+	}
+	table_draw(&v->table, y, height, width, v->top, selectable(v, v->sel) ? v->sel : SIZE_MAX);
+}
+
+void view_status(const struct view *v, char *buf, size_t size)
+{
+	size_t data = 0, index = 0;
+	if (v->ops->status) {
+		v->ops->status(v, buf, size);
+		return;
+	}
+	for (size_t i = 0; i < v->table.nr_rows; i++)
+		if (selectable(v, i)) {
+			data++;
+			if (i <= v->sel)
+				index = data;
+		}
+	if (v->ops->page)
+		snprintf(buf, size, "row %zu of %zu loaded", index, data);
+	else
+		snprintf(buf, size, "row %zu of %zu%s", index, data, v->filter ? " (filtered)" : "");
+}

@@ -1,0 +1,106 @@
+/*
+ * ui/view.h - one interface for every view of mtx browse. A view fills a
+ * table (or draws itself, like the timeline) from named queries; its key
+ * handler returns a reaction and never draws. view.c gives every tabular
+ * view scrolling, selection, paging, search, sorting and filtering.
+ */
+#ifndef MTX_VIEW_H
+#define MTX_VIEW_H
+
+#include "src/match.h"
+#include "src/reports.h"
+#include "ui/actions.h"
+#include "ui/table.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the main loop does after a key. */
+enum reaction {
+	REACT_UNHANDLED, /* not this view's key: the generic handlers try it */
+	REACT_NONE,      /* nothing changed */
+	REACT_REDRAW,
+	REACT_PUSH,      /* open v->pushed on top of this view */
+	REACT_POP,       /* close this view */
+	REACT_QUIT,
+};
+
+/* What every view can reach: the database and facts about the run. */
+struct browse {
+	sqlite3 *db;
+	const char *path;
+	int64_t origin_ns, end_ns; /* the run's first and last times */
+	char *message;             /* for the status line, once (owned) */
+};
+
+struct view;
+
+struct view_ops {
+	const char *name;
+	/* Fill the view (first page, for paged views). 0 or -errno + @err. */
+	int (*load)(struct view *v, char **err);
+	/* The view's own keys; REACT_UNHANDLED for the rest. May be NULL. */
+	enum reaction (*act)(struct view *v, enum action a);
+	/* Draw into rows y..y+height-1; NULL: draw v->table. */
+	void (*draw)(struct view *v, int y, int height, int width);
+	/* Paged views: fetch rows after the last (@forward) or before the first
+	 * one; the number added, 0 at the end, or -errno + @err. NULL: the table
+	 * holds every row. */
+	long (*page)(struct view *v, bool forward, char **err);
+	/* Paged views: reload from the first (or, @to_end, the last) row. */
+	int (*reload)(struct view *v, bool to_end, char **err);
+	/* The status line's text; NULL: the table's row counts. */
+	void (*status)(const struct view *v, char *buf, size_t size);
+	/* Free what priv holds. May be NULL. */
+	void (*free)(struct view *v);
+};
+
+struct view {
+	const struct view_ops *ops;
+	struct browse *b;
+	char *title;          /* the breadcrumb part of this view */
+	struct mtx_query_params params; /* what the view is about (thread, object, ...) */
+	struct table table;
+	size_t top, sel;      /* first row drawn, selected row */
+	int height;           /* rows of the last frame */
+	struct mtx_match *search; /* the last search, for n and N */
+	struct mtx_match *filter;
+	struct view *pushed;  /* REACT_PUSH: the view to open */
+	void *priv;
+};
+
+/* view_new - a view of @ops about @params (copied), titled @title (copied). */
+struct view *view_new(struct browse *b, const struct view_ops *ops, const char *title,
+		      const struct mtx_query_params *params);
+
+/* view_free - free @v and what it holds. */
+void view_free(struct view *v);
+
+/* view_handle - the generic reaction to @a for a tabular view. */
+enum reaction view_handle(struct view *v, enum action a);
+
+/* view_draw - draw @v (its own draw, or its table) into the given rows. */
+void view_draw(struct view *v, int y, int height, int width);
+
+/* view_status - the status line's text for @v (row counts, sort). */
+void view_status(const struct view *v, char *buf, size_t size);
+
+/* view_selected - the selected data row, or NULL. */
+const struct table_row *view_selected(const struct view *v);
+
+/* view_cell - the raw text of column @name in the selected row, or NULL. */
+const char *view_cell(const struct view *v, const char *name);
+
+/* view_message - set the status line's message (printf-style). */
+void view_message(struct browse *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * view_load_query - add the named query @name as a section of @v's table,
+ * bound to @v's params, loading up to @max_rows rows (and a note when there
+ * are more). Returns the section's index or -errno with @err.
+ */
+int view_load_query(struct view *v, const char *name, long max_rows, char **err);
+
+#endif
