@@ -6,10 +6,12 @@
 #include "config.h"
 #include "src/analysis.h"
 #include "src/cmd.h"
+#include "src/db.h"
 #include "src/histogram.h"
 #include "src/log.h"
 #include "src/match.h"
 #include "ui/browse.h"
+#include "ui/display.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@ int cmd_browse(int argc, char **argv)
 	char *err = NULL;
 	const char *why = NULL;
 
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+kh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
@@ -45,12 +48,25 @@ int cmd_browse(int argc, char **argv)
 			fputs(cmd_browse_usage, stdout);
 			return 0;
 		default:
-			return cmd_usage_error("browse", "unknown option");
+			return cmd_usage_error("browse", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error("browse", optind == argc ? "no run database given" : "one run database only");
 	const char *path = argv[optind];
+	/* The file, then the terminal, before derived tables are built. */
+	if (db_open_readonly(path, &db, &err)) {
+		log_error("%s", err ? err : path);
+		free(err);
+		sqlite3_close(db);
+		return EXIT_FAILURE_MTX;
+	}
+	sqlite3_close(db);
+	db = NULL;
+	if (display_usable(&why)) {
+		log_error("browse: %s", why);
+		return EXIT_FAILURE_MTX;
+	}
 	if (analysis_open(path, true, &db, &err)) {
 		log_error("%s", err ? err : path);
 		free(err);

@@ -75,6 +75,32 @@ E2E_TESTS = \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)
+
+# Screen tests: tmux drives mtx browse (fixture runs, then a collected one).
+TUI_TESTS = \
+	tests/tui/test-browse-views.sh \
+	tests/tui/test-browse-bad-input.sh \
+	tests/tui/test-browse-collect.sh
+TESTS += $(TUI_TESTS)
+EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
+	tests/tui/screens/calls.txt \
+	tests/tui/screens/critical-path.txt \
+	tests/tui/screens/help.txt \
+	tests/tui/screens/object-history.txt \
+	tests/tui/screens/objects.txt \
+	tests/tui/screens/switches.txt \
+	tests/tui/screens/syscall-calls.txt \
+	tests/tui/screens/syscalls.txt \
+	tests/tui/screens/thread-worker-a.txt \
+	tests/tui/screens/threads-filtered.txt \
+	tests/tui/screens/threads-sorted.txt \
+	tests/tui/screens/threads.txt \
+	tests/tui/screens/timeline-object.txt \
+	tests/tui/screens/timeline-wait.txt \
+	tests/tui/screens/timeline-wakeup.txt \
+	tests/tui/screens/timeline-zoomed.txt \
+	tests/tui/screens/timeline.txt \
+	tests/tui/screens/waits.txt
 AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
 
 # The philosophers sample linked statically (-all-static: libtool takes

@@ -70,11 +70,9 @@ static void setup_styles(void)
 	}
 }
 
-int display_init(const char **err)
+int display_usable(const char **err)
 {
 	const char *term = getenv("TERM");
-	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
-
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		*err = "standard input and output must be a terminal (use 'mtx report' for text)";
 		return -1;
@@ -84,6 +82,15 @@ int display_init(const char **err)
 		       "(e.g. TERM=xterm-256color), or use 'mtx report'";
 		return -1;
 	}
+	return 0;
+}
+
+int display_init(const char **err)
+{
+	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
+
+	if (display_usable(err))
+		return -1;
 	setlocale(LC_ALL, "");
 	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	if (!newterm(NULL, stdout, stdin)) {

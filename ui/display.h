@@ -45,6 +45,13 @@ enum display_glyph {
 };
 
 /*
+ * display_usable - whether the browser can take over this terminal:
+ * standard input and output are terminals and TERM is set and not "dumb".
+ * Returns 0, or -1 with a one-line reason in @err (static text).
+ */
+int display_usable(const char **err);
+
+/*
  * display_init - take over the terminal (raw keys, no echo, colours unless
  * NO_COLOR is set, UTF-8 glyphs when the locale is UTF-8). Installs handlers
  * so that the terminal is restored on every exit path, fatal signals

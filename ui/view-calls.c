@@ -59,15 +59,11 @@ static int child_for(struct calls_view *cv, int parent, int64_t function_id)
 	return add_node(cv, parent, function_id, cv->nodes[parent].depth + 1);
 }
 
+/* @name for thread @tid. */
 static sqlite3_stmt *prepare(struct view *v, const char *name, int64_t tid)
 {
-	const struct mtx_query *q = query_find(name);
-	sqlite3_stmt *st;
-	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
 	struct mtx_query_params p = { .tid = tid, .has_tid = true };
-	query_bind(st, &p);
-	return st;
+	return view_prepare(v, name, &p, NULL);
 }
 
 /* A thread's tree from its exact calls: a stack of nodes by depth. */
@@ -233,13 +229,10 @@ static void refresh_rows(struct view *v, int keep)
 static int calls_load(struct view *v, char **err)
 {
 	struct calls_view *cv = v->priv;
-	sqlite3_stmt *st = prepare(v, "calls.threads", 0);
+	sqlite3_stmt *st = view_prepare(v, "calls.threads", NULL, err);
 	int prev = -1;
-	if (!st) {
-		if (asprintf(err, "calls.threads: %s", sqlite3_errmsg(v->b->db)) < 0)
-			*err = NULL;
+	if (!st)
 		return -EIO;
-	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int n = add_node(cv, -1, sqlite3_column_int64(st, 0), 0);
 		if (n < 0)

@@ -27,17 +27,12 @@ static long paged_fetch(struct view *v, bool forward, int64_t k0, int64_t k1, ch
 	char name[64];
 	sqlite3_stmt *st;
 	snprintf(name, sizeof(name), "%s.%s", p->query, forward ? "next" : "prev");
-	const struct mtx_query *q = query_find(name);
-	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
-		if (asprintf(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query") < 0)
-			*err = NULL;
+	if (!(st = view_prepare(v, name, NULL, err)))
 		return -EIO;
-	}
-	query_bind(st, &v->params);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":k0"), k0);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":k1"), k1);
 	sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":limit"), PAGE_ROWS);
-	if (v->table.nr_sections == 0 && table_add_section(&v->table, st, q->name, v->title) < 0) {
+	if (v->table.nr_sections == 0 && table_add_section(&v->table, st, p->query, v->title) < 0) {
 		sqlite3_finalize(st);
 		return -ENOMEM;
 	}

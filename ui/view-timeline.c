@@ -64,14 +64,9 @@ static enum lane_state state_of(const char *name)
 /* Prepare a named query and bind the lane's tid and a window. */
 static sqlite3_stmt *prepare(struct view *v, const char *name, int64_t tid, int64_t from, int64_t to)
 {
-	const struct mtx_query *q = query_find(name);
-	sqlite3_stmt *st;
-	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
 	struct mtx_query_params p = { .tid = tid, .has_tid = true, .from = from, .has_from = true, .to = to,
 				      .has_to = true };
-	query_bind(st, &p);
-	return st;
+	return view_prepare(v, name, &p, NULL);
 }
 
 static void bind_named(sqlite3_stmt *st, const char *name, int64_t value)
@@ -363,9 +358,8 @@ static int apply_filter(struct view *v, const char *text)
 		object = strtoll(text[0] == '#' ? text + 1 : text, NULL, 0);
 		struct mtx_query_params p = { .addr = object, .has_addr = text[0] != '#', .object_id = object,
 					      .has_object_id = text[0] == '#' };
-		const struct mtx_query *q = query_find("timeline.object_threads");
-		if (q && sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) == SQLITE_OK) {
-			query_bind(st, &p);
+		st = view_prepare(v, "timeline.object_threads", &p, NULL);
+		if (st) {
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				int64_t *more = realloc(tids, (nr_tids + 1) * sizeof(*tids));
 				if (!more)
@@ -411,13 +405,9 @@ static int apply_filter(struct view *v, const char *text)
 static int timeline_load(struct view *v, char **err)
 {
 	struct timeline *tl = v->priv;
-	const struct mtx_query *q = query_find("timeline.lanes");
-	sqlite3_stmt *st;
-	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
-		if (asprintf(err, "timeline.lanes: %s", sqlite3_errmsg(v->b->db)) < 0)
-			*err = NULL;
+	sqlite3_stmt *st = view_prepare(v, "timeline.lanes", NULL, err);
+	if (!st)
 		return -EIO;
-	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct lane *more = realloc(tl->lanes, (size_t)(tl->nr_lanes + 1) * sizeof(*more));
 		if (!more)

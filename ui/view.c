@@ -77,21 +77,26 @@ const char *view_cell(const struct view *v, const char *name)
 	return NULL;
 }
 
+sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct mtx_query_params *params,
+			   char **err)
+{
+	const struct mtx_query *q = query_find(name);
+	sqlite3_stmt *st = NULL;
+	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
+		if (err && asprintf(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query") < 0)
+			*err = NULL;
+		return NULL;
+	}
+	query_bind(st, params ? params : &v->params);
+	return st;
+}
+
 int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 {
 	const struct mtx_query *q = query_find(name);
-	sqlite3_stmt *st;
-	if (!q) {
-		if (asprintf(err, "no query called %s", name) < 0)
-			*err = NULL;
-		return -ENOENT;
-	}
-	if (sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
-		if (asprintf(err, "%s: %s", name, sqlite3_errmsg(v->b->db)) < 0)
-			*err = NULL;
+	sqlite3_stmt *st = view_prepare(v, name, NULL, err);
+	if (!st)
 		return -EIO;
-	}
-	query_bind(st, &v->params);
 	int section = table_add_section(&v->table, st, name, q->title);
 	long n = section < 0 ? section : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, err);
 	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW)

@@ -97,6 +97,15 @@ const char *view_cell(const struct view *v, const char *name);
 void view_message(struct browse *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * view_prepare - the named query @name prepared on the run database with
+ * @params bound (NULL: v->params). Returns NULL, with the reason in @err
+ * when @err is given (caller frees), if there is no such query or SQLite
+ * refuses it.
+ */
+sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct mtx_query_params *params,
+			   char **err);
+
+/*
  * view_load_query - add the named query @name as a section of @v's table,
  * bound to @v's params, loading up to @max_rows rows (and a note when there
  * are more). Returns the section's index or -errno with @err.

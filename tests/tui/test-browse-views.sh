@@ -1,0 +1,50 @@
+#!/bin/bash
+# tests/tui/test-browse-views.sh - every view of mtx browse on the
+# tests/fixtures/waits.sql run (three threads whose every interval is
+# explained in that file), at 80x24, compared with the expected screens:
+# threads, a thread's waits, objects and an object's history, waits bars,
+# the timeline (jump, zoom, next event, following a wakeup, lane filters),
+# switches, syscalls and a syscall's calls, calls, critical path, help,
+# search, sort and filter; and the file is left unchanged.
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" "$TMP/run.db" || { fail "fixture-db"; finish; }
+before=$(md5sum < "$TMP/run.db")
+
+browse_start 80x24 "$TMP/run.db"
+wait_for "row 1 of 3" && expect_screen threads
+keys j Enter; wait_for "thread worker-a (101)" && expect_screen thread-worker-a
+keys Escape; wait_for "row 2 of 3"
+keys s; wait_for "sorted by tid"; keys S; wait_for "sorted by tid" && expect_screen threads-sorted
+keys /; type_text 'work.*-b'; keys Enter; wait_for "row 3 of 3"
+keys f; type_text main; keys Enter; wait_for "(filtered)" && expect_screen threads-filtered
+keys f Enter; wait_for "row 1 of 3"
+
+keys 2; wait_for "objects" && expect_screen objects
+keys Enter; wait_for "history" && expect_screen object-history
+keys G; wait_for "row 4 of 4"; keys g; wait_for "row 1 of 4"
+keys Escape 3; wait_for "waits" && expect_screen waits
+keys j j Enter; wait_for "thread worker-b (102)"; keys BSpace
+
+keys 4; wait_for "lane 1 of 3" && expect_screen timeline
+keys j j t; wait_for "jump to time"; type_text 300us; keys Enter
+wait_for "at 300.00 us" && expect_screen timeline-wait
+keys w; wait_for "woken by worker-a (101)" && expect_screen timeline-wakeup
+keys + + +; wait_for "1.95 us a column"; keys ']'; wait_for "op thread" && expect_screen timeline-zoomed
+keys - - - f; wait_for "lanes of threads"; type_text 0x1000; keys Enter
+wait_for "filter 0x1000" && expect_screen timeline-object
+keys f; type_text main; keys Enter; wait_for "lane 1 of 1"
+keys f Enter; wait_for "lane 1 of 3"
+
+keys 5; wait_for "switches" && expect_screen switches
+keys 6; wait_for "syscalls" && expect_screen syscalls
+keys Enter; wait_for "futex of main" && expect_screen syscall-calls
+keys 7; wait_for "No calls or samples" && expect_screen calls
+keys 8; wait_for "Critical path" && expect_screen critical-path
+keys '?'; wait_for "open what is selected" && expect_screen help
+keys Escape Tab; wait_for "mtx browse run.db: threads"
+keys q; wait_for "exit=0"
+
+[ "$(md5sum < "$TMP/run.db")" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
+finish
