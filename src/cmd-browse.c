@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "src/analysis.h"
+#include "src/clock.h"
 #include "src/cmd.h"
 #include "src/db.h"
 #include "src/histogram.h"
@@ -33,6 +34,7 @@ int cmd_browse(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	uint64_t start_ns = clock_now_ns();
 	int opt;
 	sqlite3 *db = NULL;
 	char *err = NULL;
@@ -78,7 +80,7 @@ int cmd_browse(int argc, char **argv)
 		sqlite3_close(db);
 		return EXIT_FAILURE_MTX;
 	}
-	int rc = browse_run(db, path, &why);
+	int rc = browse_run(db, path, start_ns, &why);
 	if (rc)
 		log_error("browse: %s", why ? why : "failed");
 	sqlite3_close(db);

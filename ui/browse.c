@@ -5,6 +5,7 @@
 #include "ui/browse.h"
 #include "ui/display.h"
 #include "ui/views.h"
+#include "src/clock.h"
 #include "src/db.h"
 
 #include <curses.h>
@@ -59,6 +60,7 @@ static const struct {
 
 struct browser {
 	struct browse b;
+	FILE *timing; /* MTX_BROWSE_TIMING: one line per frame, for bench/ */
 	struct view *main[NR_MAIN_VIEWS];
 	int current; /* main view at the bottom of the stack */
 	struct view *stack[MAX_DEPTH]; /* views opened above it */
@@ -164,6 +166,18 @@ static bool screen_too_small(void)
 	return rows < DISPLAY_MIN_ROWS || cols < DISPLAY_MIN_COLS;
 }
 
+/* The action name of @key, for the timing log. */
+static const char *action_name(int key)
+{
+	int nr;
+	enum action a = action_for_key(key);
+	const struct action_info *t = action_table(&nr);
+	for (int i = 0; i < nr; i++)
+		if (t[i].action == a)
+			return t[i].name;
+	return key == KEY_RESIZE ? "resize" : "none";
+}
+
 /* One key: returns false to quit. */
 static bool handle_key(struct browser *br, int key)
 {
@@ -219,9 +233,10 @@ static bool handle_key(struct browser *br, int key)
 	return true;
 }
 
-int browse_run(sqlite3 *db, const char *path, const char **err)
+int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **err)
 {
 	struct browser br = { .b = { .db = db, .path = path } };
+	const char *timing = getenv("MTX_BROWSE_TIMING");
 	const char *slash = strrchr(path, '/');
 	br.b.path = slash ? slash + 1 : path;
 	br.b.origin_ns = db_run_start_ns(db);
@@ -232,17 +247,33 @@ int browse_run(sqlite3 *db, const char *path, const char **err)
 	if (display_init(err))
 		return -1;
 	switch_main(&br, 0);
-	if (!br.main[0]) { /* the threads view must open; say why it did not */
+	if (!br.main[0]) { /* the first view must open; say why it did not */
+		static char why[512];
 		display_end();
-		*err = br.b.message ? "the threads view cannot be read (the database may be damaged)" : "cannot start";
-		fprintf(stderr, "mtx: %s\n", br.b.message ? br.b.message : "");
+		snprintf(why, sizeof(why), "%s", br.b.message ? br.b.message : "the threads view cannot be read");
+		*err = why;
 		free(br.b.message);
 		return -1;
 	}
-	do
+	if (timing && *timing)
+		br.timing = fopen(timing, "a");
+	draw_frame(&br);
+	if (br.timing)
+		fprintf(br.timing, "start %.3f\n", (double)(clock_now_ns() - start_ns) / 1e6), fflush(br.timing);
+	for (;;) {
+		int key = display_key();
+		if (!handle_key(&br, key))
+			break;
 		draw_frame(&br);
-	while (handle_key(&br, display_key()));
+		/* From the last key read (a prompt's Enter, for search, filter, jump). */
+		if (br.timing)
+			fprintf(br.timing, "key %s %.3f\n", action_name(key),
+				(double)(clock_now_ns() - display_last_input_ns()) / 1e6),
+				fflush(br.timing);
+	}
 	display_end();
+	if (br.timing)
+		fclose(br.timing);
 	while (br.depth)
 		view_free(br.stack[--br.depth]);
 	for (int i = 0; i < NR_MAIN_VIEWS; i++)

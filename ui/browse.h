@@ -6,13 +6,17 @@
 #define MTX_BROWSE_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 
 /*
  * browse_run - run the browser on the open run database @db (read-only,
- * derived tables present) until the user quits. Returns 0, or -1 with a
- * one-line reason in @err (static text) when the terminal cannot be used.
+ * derived tables present) until the user quits. @start_ns (CLOCK_MONOTONIC)
+ * is when the command started: with MTX_BROWSE_TIMING=FILE set, the time to
+ * the first frame and each key's time to its frame are appended to FILE
+ * (bench/browse-speed.sh reads them). Returns 0, or -1 with a one-line
+ * reason in @err (static text) when the terminal cannot be used.
  */
-int browse_run(sqlite3 *db, const char *path, const char **err);
+int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **err);
 
 /* browse_print_keys - the action table as text, one action a line:
  * keys, action, where, help (for 'mtx browse --keys' and the man page test). */

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "ui/display.h"
+#include "src/clock.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -15,6 +16,7 @@
 
 static bool active, utf8, colours;
 static attr_t style_attrs[NR_STYLES];
+static uint64_t last_input_ns; /* when the last key was read */
 
 /* UTF-8 and ASCII forms of each glyph, in enum display_glyph order. */
 static const char *const glyphs_utf8[NR_GLYPHS] = { "█", "▒", "─", "~", "·", "_", "█", "─", "│" };
@@ -170,7 +172,14 @@ void display_refresh(void)
 
 int display_key(void)
 {
-	return getch();
+	int key = getch();
+	last_input_ns = clock_now_ns();
+	return key;
+}
+
+uint64_t display_last_input_ns(void)
+{
+	return last_input_ns;
 }
 
 char *display_prompt(const char *label)
@@ -191,7 +200,7 @@ char *display_prompt(const char *label)
 		attrset(A_NORMAL);
 		addnstr(line, cols - (int)strlen(label) - 1 > 0 ? cols - (int)strlen(label) - 1 : 0);
 		refresh();
-		int key = getch();
+		int key = display_key();
 		if (key == 27) { /* Esc */
 			free(line);
 			line = NULL;

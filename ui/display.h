@@ -7,6 +7,7 @@
 #define MTX_DISPLAY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The smallest screen the views are laid out for. */
 #define DISPLAY_MIN_COLS 80
@@ -87,6 +88,10 @@ void display_refresh(void);
 
 /* display_key - wait for a key (ncurses codes; KEY_RESIZE after a resize). */
 int display_key(void);
+
+/* display_last_input_ns - when the last key was read (CLOCK_MONOTONIC),
+ * a prompt's Enter included: where a key's response time starts. */
+uint64_t display_last_input_ns(void);
 
 /*
  * display_prompt - read a line on the bottom row after @label; Enter ends
