@@ -6,7 +6,8 @@
 #  - the tables hold together: every sample's stack, every stack's parent
 #    and function, every sync op's call site exists; meta.samples counts
 #    the rows; farm's own frames name its functions with their source file;
-#  - the sync ops' call sites are named: the condvar waits of get_task();
+#  - the sync ops' call sites are named: the workers' in get_task() and
+#    worker(), the master's in main() and put_task();
 #  - a stripped copy of farm is recorded with its symbols said to be
 #    'dynsym' (or 'none') in maps, and its code is not given farm's names;
 #  - bad --sample values: one line, exit 2.
@@ -58,15 +59,16 @@ grep -q '^.*\[1\] crunch$' calls.txt || fail "calls: crunch is not entry [1] of 
 unnamed=$(sql farm.db "SELECT COUNT(*) FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id
 	WHERE op.callsite > 0 AND NOT EXISTS (SELECT 1 FROM callsites c WHERE c.pid = o.pid AND c.addr = op.callsite)")
 [ "$unnamed" = 0 ] || fail "$unnamed sync ops have an unnamed call site"
-cond_waits_of() { # THREAD-NAME-PATTERN -> the functions their cond waits were called from
-	sql farm.db "SELECT DISTINCT v.function FROM sync_op_functions v JOIN sync_ops op ON op.id = v.op_id
-		JOIN sync_objects o ON o.id = op.object_id
-		WHERE o.kind = 'cond' AND op.op = 'wait' AND op.tid IN (SELECT tid FROM threads WHERE name LIKE '$1')"
+# Every sync call of a worker is made from get_task() (queue lock, condvar)
+# or worker() (barrier, counter lock, exit); the queue is always locked.
+funcs_of() { # THREAD-NAME-PATTERN -> the functions their sync ops were called from
+	sql farm.db "SELECT DISTINCT v.function FROM sync_op_functions v
+		WHERE v.tid IN (SELECT tid FROM threads WHERE name LIKE '$1') ORDER BY 1" | tr '\n' ' '
 }
-fn=$(cond_waits_of 'worker-%' | tr '\n' ' ')
-[ "$fn" = "get_task " ] || fail "the workers' cond waits are called from '$fn', not get_task"
-fn=$(cond_waits_of farm | tr '\n' ' ')
-[ "$fn" = "put_task " ] || [ -z "$fn" ] || fail "the master's cond waits are called from '$fn', not put_task"
+fn=$(funcs_of 'worker-%')
+[ "$fn" = "get_task worker " ] || fail "the workers' sync ops are called from '$fn', not get_task and worker"
+fn=$(funcs_of farm)
+[ "$fn" = "main put_task " ] || fail "the master's sync ops are called from '$fn', not main and put_task"
 [ "$(sql farm.db "SELECT symbols FROM maps WHERE path = '$FARM'")" = symtab ] || fail "farm's mapping does not say symtab"
 
 # A stripped copy: recorded, and said to be stripped.
