@@ -13,6 +13,7 @@
 #include "collector/collect-sync.h"
 #include "collector/fd-kind.h"
 #include "collector/model.h"
+#include "collector/profile.h"
 #include "collector/session.h"
 #include "collector/target.h"
 #include "collector/writer.h"
@@ -36,6 +37,19 @@
 #define FLUSH_MARGIN_NS 2000000ull    /* 2 ms: see the comment at the top */
 #define COMMIT_EVERY_NS 500000000ull  /* 0.5 s */
 #define POLL_MS 100
+
+/* Where the ordered events go: the thread model, then the code profile. */
+struct sinks {
+	struct mtx_model *model;
+	struct mtx_profile *profile;
+};
+
+static void emit(void *ctx, const struct mtx_event *ev)
+{
+	struct sinks *k = ctx;
+	model_event(k->model, ev);
+	profile_event(k->profile, ev);
+}
 
 static void write_start_meta(struct mtx_writer *w, const struct collect_options *o, int nr_cpus)
 {
@@ -66,7 +80,13 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 	}
 	if (o->sync)
 		strncat(events, ",sync", sizeof(events) - strlen(events) - 1);
+	if (o->sample_hz)
+		strncat(events, ",samples", sizeof(events) - strlen(events) - 1);
 	writer_meta(w, "events", events);
+	if (o->sample_hz) {
+		writer_meta_int(w, "sample_hz", o->sample_hz);
+		writer_meta_int(w, "sample_period_ns", (int64_t)(1000000000ull / o->sample_hz));
+	}
 }
 
 static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct mtx_model *m, int status)
@@ -168,6 +188,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_session s;
 	struct mtx_writer *w = NULL;
 	struct mtx_model *m = NULL;
+	struct mtx_profile *prof = NULL;
+	struct sinks sinks;
 	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct collect_sync cs = { 0 };
 	struct pollfd *pfds = NULL;
@@ -208,7 +230,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;
 	}
-	rc = session_open(&s, t.pid, o->sources, o->ring_pages);
+	rc = session_open(&s, t.pid, o->sources, o->ring_pages, o->sample_hz);
 	if (rc) {
 		if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
 			*err = NULL;
@@ -217,7 +239,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	write_start_meta(w, o, s.nr_cpus);
 	writer_commit(w);
 	m = model_new(w);
-	if (!m) {
+	prof = profile_new(w);
+	sinks = (struct sinks){ .model = m, .profile = prof };
+	if (!m || !prof) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
@@ -255,7 +279,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			done = on_signal(sfd, t.pid, &wstatus);
 		round_ns = clock_now_ns();
 		session_drain(&s);
-		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, model_emit, m);
+		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, emit, &sinks);
 		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
@@ -268,10 +292,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* The program is gone: take what is left in the rings, in order. */
 	session_disable(&s);
 	session_drain(&s);
-	order_flush(&s.order, UINT64_MAX, model_emit, m);
+	order_flush(&s.order, UINT64_MAX, emit, &sinks);
 	r->status = decode_status(wstatus);
 	model_finish(m, clock_now_ns(), t.pid, r->status);
 	if (collect_sync_finish(&cs, w) && !r->record_failed)
+		r->record_failed = 1;
+	/* After the sync tables: their call sites get named too. */
+	if (profile_finish(prof) && !r->record_failed)
 		r->record_failed = 1;
 	s.lost[MTX_SRC_SYNC] = cs.lost;
 	s.decoded[MTX_EV_SYNC] = cs.records;
@@ -297,6 +324,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_error("writing %s: %s", o->output, rc == -ENOSPC ? "the disk is full" : strerror(-rc));
 	}
 	model_free(m);
+	profile_free(prof);
 	session_close(&s);
 	collect_sync_free(&cs);
 	free(pfds);
@@ -308,6 +336,7 @@ fail_unstarted:
 	target_kill(&t);
 	collect_sync_free(&cs);
 	model_free(m);
+	profile_free(prof);
 	session_close(&s);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the

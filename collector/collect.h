@@ -14,6 +14,7 @@ struct collect_options {
 	unsigned sources;       /* bit i: mtx_sources[i] */
 	int sync;               /* inject libmtx-preload.so: sync operations */
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
+	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
 	const char *command;    /* the command line, for meta */
 };
 

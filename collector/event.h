@@ -22,7 +22,9 @@
 	X(SYS_ENTER, "sys_enter")   \
 	X(SYS_EXIT, "sys_exit")     \
 	X(SYNC, "sync")             \
-	X(LOST, "lost")
+	X(LOST, "lost")             \
+	X(MMAP, "mmap")             \
+	X(SAMPLE, "sample")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -36,7 +38,8 @@ enum mtx_event_type {
 	X(SCHED, "sched")              \
 	X(SYSCALLS, "syscalls")        \
 	X(WAKEUPS, "wakeups")          \
-	X(SYNC, "sync")
+	X(SYNC, "sync")                \
+	X(SAMPLES, "samples")
 
 enum mtx_source_id {
 #define X(e, n) MTX_SRC_##e,
@@ -78,6 +81,18 @@ struct mtx_event {
 		struct { int64_t nr; int64_t ret; } sys_exit;
 		struct mtx_sync_record sync;
 		struct { uint32_t source; uint64_t count; } lost;
+		/* An executable mapping (PERF_RECORD_MMAP2); @path is malloc'd
+		 * and owned by whoever consumes the event (collector/profile.c). */
+		struct {
+			uint64_t start, len, pgoff;
+			char *path;
+			uint8_t build_id_size; /* 0: none in the record */
+			uint8_t build_id[20];
+		} mmap;
+		/* A CPU sample: the user call chain, leaf first, as perf gives it
+		 * (callers are return addresses); @pcs is malloc'd and owned by
+		 * the consumer. @kernel: the CPU was in the kernel for this thread. */
+		struct { uint64_t *pcs; uint32_t nr; uint8_t kernel; } sample;
 	} u;
 };
 

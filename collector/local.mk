@@ -9,6 +9,9 @@ collector_sources = \
 	collector/source-sched.c \
 	collector/source-syscalls.c \
 	collector/source-wakeups.c \
+	collector/source-samples.c \
+	collector/stacks.c collector/stacks.h \
+	collector/profile.c collector/profile.h \
 	collector/model.c collector/model.h \
 	collector/fd-kind.c collector/fd-kind.h \
 	collector/writer.c collector/writer.h \

@@ -170,7 +170,7 @@ int perf_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-int perf_sample_parse(const struct perf_event_header *hdr, int with_raw, struct perf_sample *out)
+int perf_sample_parse(const struct perf_event_header *hdr, uint64_t extra, struct perf_sample *out)
 {
 	const uint8_t *p = (const uint8_t *)(hdr + 1);
 	const uint8_t *end = (const uint8_t *)hdr + hdr->size;
@@ -190,7 +190,8 @@ int perf_sample_parse(const struct perf_event_header *hdr, int with_raw, struct 
 		return 0;
 	}
 	/* Sample layout for our sample_type: identifier, {pid,tid}, time,
-	 * {cpu,res}, then {u32 size, data} when PERF_SAMPLE_RAW. */
+	 * {cpu,res}, then {u64 nr, ips[nr]} when PERF_SAMPLE_CALLCHAIN, then
+	 * {u32 size, data} when PERF_SAMPLE_RAW (the kernel's field order). */
 	if (end - p < 32)
 		return -EINVAL;
 	memcpy(&out->id, p, 8);
@@ -199,8 +200,20 @@ int perf_sample_parse(const struct perf_event_header *hdr, int with_raw, struct 
 	memcpy(&out->time, p + 16, 8);
 	memcpy(&v, p + 24, 8);
 	out->cpu = (uint32_t)v;
+	out->kernel_mode = (hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	p += 32;
-	if (with_raw) {
+	if (extra & PERF_SAMPLE_CALLCHAIN) {
+		if (end - p < 8)
+			return -EINVAL;
+		memcpy(&v, p, 8);
+		p += 8;
+		if ((uint64_t)(end - p) / 8 < v)
+			return -EINVAL;
+		out->callchain = p;
+		out->nr_callchain = v;
+		p += v * 8;
+	}
+	if (extra & PERF_SAMPLE_RAW) {
 		uint32_t size;
 		if (end - p < 4)
 			return -EINVAL;

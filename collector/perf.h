@@ -21,6 +21,10 @@ struct perf_sample {
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t cpu;
+	int kernel_mode;           /* the record's cpumode is the kernel's */
+	const uint8_t *callchain; /* PERF_SAMPLE_CALLCHAIN: nr u64 entries, context markers
+	                           * included (maybe unaligned: memcpy them out) */
+	uint64_t nr_callchain;
 	const uint8_t *raw; /* tracepoint payload, NULL if none */
 	uint32_t raw_size;
 };
@@ -54,10 +58,12 @@ const char *perf_open_error(int e);
 int perf_nr_cpus(void);
 
 /*
- * perf_sample_parse - parse a PERF_RECORD_SAMPLE body (@raw set to true when
- * the event samples PERF_SAMPLE_RAW) or, for other records, the sample_id
- * trailer. Returns 0, or -EINVAL if the record is too short.
+ * perf_sample_parse - parse a PERF_RECORD_SAMPLE body of an event whose
+ * attr.sample_type is MTX_SAMPLE_TYPE plus the bits of @extra
+ * (PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW) or, for other records, the
+ * sample_id trailer (@extra ignored). Returns 0, or -EINVAL if the record is
+ * too short.
  */
-int perf_sample_parse(const struct perf_event_header *hdr, int with_raw, struct perf_sample *out);
+int perf_sample_parse(const struct perf_event_header *hdr, uint64_t extra, struct perf_sample *out);
 
 #endif

@@ -38,22 +38,22 @@ int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 	return e;
 }
 
-static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, int raw)
+static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, uint64_t extra)
 {
 	struct session_event *ev = grow_array(s->events, &s->cap_events, s->nr_events, sizeof(*ev), 16);
 	if (!ev)
 		return -ENOMEM;
 	s->events = ev;
-	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .raw = raw };
+	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .extra = extra };
 	return 0;
 }
 
-static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, int raw)
+static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, uint64_t extra)
 {
 	uint64_t id;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	return add_event_id(s, id, source, tag, raw);
+	return add_event_id(s, id, source, tag, extra);
 }
 
 static int remember_fd(struct mtx_session *s, int fd)
@@ -69,7 +69,7 @@ static int remember_fd(struct mtx_session *s, int fd)
 int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
 		      int tag, int system_wide)
 {
-	int raw = (attr->sample_type & PERF_SAMPLE_RAW) != 0;
+	uint64_t extra = attr->sample_type & ~(uint64_t)MTX_SAMPLE_TYPE;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		int fd = perf_open(attr, system_wide ? -1 : s->pid, cpu, -1);
 		int rc;
@@ -83,7 +83,7 @@ int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0)
 			return session_set_error(s, -errno, "routing the %s events into the CPU %d ring: %s",
 						 source->name, cpu, strerror(errno));
-		rc = remember_event(s, fd, source, tag, raw);
+		rc = remember_event(s, fd, source, tag, extra);
 		if (rc)
 			return session_set_error(s, rc, "reading the id of a %s event: %s", source->name, strerror(-rc));
 	}
@@ -98,6 +98,11 @@ static int open_leaders(struct mtx_session *s)
 	attr.comm = 1;
 	attr.comm_exec = 1;
 	attr.context_switch = 1;
+	/* Executable mappings with their build-id, to name code addresses
+	 * (samples, sync call sites) at the end: collector/profile.c. */
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.build_id = 1;
 	attr.inherit = 1;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
@@ -124,11 +129,12 @@ static int open_leaders(struct mtx_session *s)
 	return 0;
 }
 
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages)
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz)
 {
 	int rc;
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
+	s->sample_hz = sample_hz;
 	s->nr_cpus = perf_nr_cpus();
 	s->ring_pages = ring_pages;
 	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));
@@ -145,6 +151,11 @@ int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pa
 		rc = mtx_sources[i]->layout(s);
 		if (!rc)
 			rc = mtx_sources[i]->open(s);
+		if (rc)
+			return rc;
+	}
+	if (sample_hz) {
+		rc = source_samples.open(s);
 		if (rc)
 			return rc;
 	}
@@ -169,9 +180,11 @@ int session_open_offline(struct mtx_session *s, int nr_cpus)
 		if (rc)
 			return rc;
 		for (int tag = 0; tag < mtx_sources[i]->nr_tags; tag++)
-			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, 1))
+			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, PERF_SAMPLE_RAW))
 				return -ENOMEM;
 	}
+	if (add_event_id(s, session_offline_id(&source_samples, 0), &source_samples, 0, PERF_SAMPLE_CALLCHAIN))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -193,6 +206,38 @@ static void push(struct mtx_session *s, int cpu, struct mtx_event *ev)
 	s->decoded[ev->type]++;
 	if (order_push(&s->order, cpu, ev))
 		s->lost[MTX_SRC_SCHED]++; /* out of memory: count, never hide */
+}
+
+/*
+ * PERF_RECORD_MMAP2: {u32 pid, tid; u64 addr, len, pgoff; then either
+ * {u32 maj, min; u64 ino, ino_generation} or, with MISC_MMAP_BUILD_ID,
+ * {u8 build_id_size; u8, u16 reserved; u8 build_id[20]}; u32 prot, flags;
+ * char filename[] (NUL-padded to 8 bytes)} and the sample_id trailer.
+ * Only executable mappings are reported (attr.mmap without mmap_data).
+ * Returns 1 with @ev filled (its path malloc'd), 0 if malformed.
+ */
+static int decode_mmap2(const struct perf_event_header *hdr, struct mtx_event *ev)
+{
+	const uint8_t *body = (const uint8_t *)(hdr + 1);
+	size_t avail = hdr->size - sizeof(*hdr);
+	uint32_t ids[2];
+
+	if (avail < 64 + 32 + 1)
+		return 0;
+	avail -= 32; /* the sample_id trailer */
+	memcpy(ids, body, 8);
+	ev->type = MTX_EV_MMAP;
+	ev->pid = (int32_t)ids[0];
+	ev->tid = (int32_t)ids[1];
+	memcpy(&ev->u.mmap.start, body + 8, 8);
+	memcpy(&ev->u.mmap.len, body + 16, 8);
+	memcpy(&ev->u.mmap.pgoff, body + 24, 8);
+	if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		ev->u.mmap.build_id_size = body[32] <= 20 ? body[32] : 20;
+		memcpy(ev->u.mmap.build_id, body + 36, ev->u.mmap.build_id_size);
+	}
+	ev->u.mmap.path = strndup((const char *)body + 64, avail - 64);
+	return ev->u.mmap.path != NULL;
 }
 
 void session_decode_record(struct mtx_session *s, int cpu, const struct perf_event_header *hdr)
@@ -217,7 +262,7 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 
 	switch (hdr->type) {
 	case PERF_RECORD_SAMPLE:
-		if (!sev || (sev->raw && perf_sample_parse(hdr, 1, &sample))) {
+		if (!sev || (sev->extra && perf_sample_parse(hdr, sev->extra, &sample))) {
 			s->undecodable++;
 			return;
 		}
@@ -259,6 +304,12 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 			return;
 		ev.type = MTX_EV_SWITCH_IN;
 		push(s, cpu, &ev);
+		return;
+	case PERF_RECORD_MMAP2:
+		if (decode_mmap2(hdr, &ev))
+			push(s, cpu, &ev);
+		else
+			s->undecodable++;
 		return;
 	case PERF_RECORD_LOST:
 		if (hdr->size < sizeof(*hdr) + 16) {

@@ -19,11 +19,12 @@ struct session_event {
 	uint64_t id;                      /* perf's event id (PERF_EVENT_IOC_ID) */
 	const struct mtx_source *source;
 	int tag;                          /* which of the source's events */
-	int raw;                          /* samples carry PERF_SAMPLE_RAW */
+	uint64_t extra;                   /* sample_type bits beyond MTX_SAMPLE_TYPE */
 };
 
 struct mtx_session {
 	pid_t pid;                 /* the traced process (-1: none yet) */
+	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
 	int nr_cpus;
 	size_t ring_pages;         /* data pages per CPU ring */
 	struct mtx_ring *rings;    /* [nr_cpus]; the ring's fd is that CPU's leader */
@@ -42,9 +43,10 @@ struct mtx_session {
 /*
  * session_open - open the rings and the events of the sources in @mask
  * (bit i = mtx_sources[i]) for process @pid (events enabled at its exec)
- * with @ring_pages data pages per CPU. Returns 0 or -errno with s->error.
+ * with @ring_pages data pages per CPU, and CPU samples at @sample_hz (0:
+ * none; source_samples). Returns 0 or -errno with s->error.
  */
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages);
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz);
 
 /*
  * session_add_event - for sources: open @attr on every CPU, for the traced

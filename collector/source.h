@@ -39,6 +39,9 @@ struct mtx_source {
 extern const struct mtx_source source_sched;
 extern const struct mtx_source source_syscalls;
 extern const struct mtx_source source_wakeups;
+/* CPU samples with call chains (--sample HZ): not in mtx_sources[], as
+ * --events does not choose it. */
+extern const struct mtx_source source_samples;
 
 /* All kernel sources, in the order they are opened. */
 extern const struct mtx_source *const mtx_sources[];

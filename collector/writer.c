@@ -31,6 +31,12 @@
 		   "callsite) VALUES (?,?,?,?,?,?,?,?)")                                     \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
+	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
+	X(STACK, "INSERT INTO stacks(id, parent_id, function_id, pid, addr) VALUES (?,?,?,?,?)") \
+	X(FUNCTION, "INSERT INTO functions(id, name, module, file, line) VALUES (?,?,?,?,?)")  \
+	X(MAP, "INSERT INTO maps(pid, ts_ns, start_addr, end_addr, pgoff, path, build_id, "     \
+	       "symbols) VALUES (?,?,?,?,?,?,?,?)")                                             \
+	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id) VALUES (?,?,?)")             \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -242,6 +248,76 @@ int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint6
 	sqlite3_bind_int(st, 4, pid);
 	sqlite3_bind_int64(st, 5, (int64_t)created_ns);
 	return run(w, STMT_SYNC_OBJECT);
+}
+
+int writer_sample(struct mtx_writer *w, uint64_t ts_ns, int32_t tid, int32_t cpu, uint32_t stack_id,
+		  const char *unwind)
+{
+	sqlite3_stmt *st = w->stmt[STMT_SAMPLE];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int64(st, 1, (int64_t)ts_ns);
+	sqlite3_bind_int(st, 2, tid);
+	db_bind_int_or_null(st, 3, cpu, cpu >= 0);
+	db_bind_int_or_null(st, 4, stack_id, stack_id > 0);
+	db_bind_text_or_null(st, 5, unwind);
+	return run(w, STMT_SAMPLE);
+}
+
+int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t function_id, int32_t pid,
+		 uint64_t addr)
+{
+	sqlite3_stmt *st = w->stmt[STMT_STACK];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_int_or_null(st, 2, parent_id, parent_id > 0);
+	sqlite3_bind_int64(st, 3, function_id);
+	sqlite3_bind_int(st, 4, pid);
+	sqlite3_bind_int64(st, 5, (int64_t)addr);
+	return run(w, STMT_STACK);
+}
+
+int writer_function(struct mtx_writer *w, int64_t id, const char *name, const char *module, const char *file,
+		    int line)
+{
+	sqlite3_stmt *st = w->stmt[STMT_FUNCTION];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	db_bind_text_or_null(st, 3, module);
+	db_bind_text_or_null(st, 4, file);
+	db_bind_int_or_null(st, 5, line, line > 0);
+	return run(w, STMT_FUNCTION);
+}
+
+int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start, uint64_t end, uint64_t pgoff,
+	       const char *path, const char *build_id, const char *symbols)
+{
+	sqlite3_stmt *st = w->stmt[STMT_MAP];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int(st, 1, pid);
+	sqlite3_bind_int64(st, 2, (int64_t)ts_ns);
+	sqlite3_bind_int64(st, 3, (int64_t)start);
+	sqlite3_bind_int64(st, 4, (int64_t)end);
+	sqlite3_bind_int64(st, 5, (int64_t)pgoff);
+	sqlite3_bind_text(st, 6, path, -1, SQLITE_STATIC);
+	db_bind_text_or_null(st, 7, build_id);
+	db_bind_text_or_null(st, 8, symbols);
+	return run(w, STMT_MAP);
+}
+
+int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id)
+{
+	sqlite3_stmt *st = w->stmt[STMT_CALLSITE];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int(st, 1, pid);
+	sqlite3_bind_int64(st, 2, (int64_t)addr);
+	sqlite3_bind_int64(st, 3, function_id);
+	return run(w, STMT_CALLSITE);
 }
 
 int writer_meta(struct mtx_writer *w, const char *key, const char *value)

@@ -52,6 +52,20 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 
+/* CPU samples: @stack_id 0 for none (NULL), @unwind "fp". Stacks,
+ * functions, maps and callsites are written when the run ends
+ * (collector/profile.c); strings are bound SQLITE_STATIC (they must live
+ * until the call returns). */
+int writer_sample(struct mtx_writer *w, uint64_t ts_ns, int32_t tid, int32_t cpu, uint32_t stack_id,
+		  const char *unwind);
+int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t function_id, int32_t pid,
+		 uint64_t addr);
+int writer_function(struct mtx_writer *w, int64_t id, const char *name, const char *module, const char *file,
+		    int line);
+int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start, uint64_t end, uint64_t pgoff,
+	       const char *path, const char *build_id, const char *symbols);
+int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id);
+
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);
 int writer_meta_int(struct mtx_writer *w, const char *key, int64_t value);

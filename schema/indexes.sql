@@ -9,3 +9,5 @@ CREATE INDEX IF NOT EXISTS sync_ops_object ON sync_ops(object_id, start_ns);
 CREATE INDEX IF NOT EXISTS sync_ops_tid ON sync_ops(tid, start_ns);
 CREATE INDEX IF NOT EXISTS calls_tid ON calls(tid, start_ns);
 CREATE INDEX IF NOT EXISTS samples_tid ON samples(tid, ts_ns);
+CREATE INDEX IF NOT EXISTS stacks_parent ON stacks(parent_id);
+CREATE INDEX IF NOT EXISTS callsites_addr ON callsites(pid, addr);

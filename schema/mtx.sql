@@ -131,13 +131,14 @@ CREATE TABLE sync_ops (
 	hold_ns    INTEGER             -- acquiring lock ops: time until the matching unlock
 );
 
--- Functions named by calls and stacks.
+-- Functions named by calls, stacks and sync call sites: one row per
+-- (name, module, file, line). An inlined function is a row of its own.
 CREATE TABLE functions (
 	id     INTEGER PRIMARY KEY,
-	name   TEXT NOT NULL,
-	module TEXT,
-	file   TEXT,
-	line   INTEGER
+	name   TEXT NOT NULL,      -- symbol; [unknown] (no symbol), [kernel], [vdso], ...
+	module TEXT,               -- path of the executable or library
+	file   TEXT,               -- declaration file (DWARF), NULL without debug info
+	line   INTEGER             -- declaration line
 );
 
 -- Exact function invocations (uprobes or -pg / -finstrument-functions hooks).
@@ -152,16 +153,43 @@ CREATE TABLE calls (
 );
 
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.
+-- One row per code address reached from one parent row; a function inlined
+-- at that address gets rows of its own between the parent and the row of
+-- the innermost function (same addr).
 CREATE TABLE stacks (
 	id          INTEGER PRIMARY KEY,
-	parent_id   INTEGER,
-	function_id INTEGER NOT NULL
+	parent_id   INTEGER,           -- the caller's row, NULL at the outermost frame
+	function_id INTEGER NOT NULL,
+	pid         INTEGER,           -- the process whose address space addr is in
+	addr        INTEGER            -- leaf: the sampled address; callers: return address - 1
 );
 
--- CPU samples.
+-- CPU samples (mtx collect --sample HZ): one per 1/HZ s of CPU time of a thread.
 CREATE TABLE samples (
 	ts_ns    INTEGER NOT NULL,
 	tid      INTEGER NOT NULL,
 	cpu      INTEGER,
-	stack_id INTEGER
+	stack_id INTEGER,              -- the leaf's stacks.id; NULL: no user frame
+	unwind   TEXT                  -- how the stack was walked: fp (frame pointers)
+);
+
+-- Executable mappings of the traced processes (PERF_RECORD_MMAP2), as
+-- mapped at ts_ns; a forked child inherits its parent's. Enough to name
+-- any code address of the run again later (with the same files).
+CREATE TABLE maps (
+	pid        INTEGER NOT NULL,
+	ts_ns      INTEGER NOT NULL,
+	start_addr INTEGER NOT NULL,
+	end_addr   INTEGER NOT NULL,
+	pgoff      INTEGER NOT NULL,   -- file offset of start_addr
+	path       TEXT NOT NULL,      -- file, or [vdso], [anon...], ...
+	build_id   TEXT,               -- hex, from the kernel; NULL if it gave none
+	symbols    TEXT                -- symtab, debuginfo, dynsym (stripped), none, missing, changed
+);
+
+-- The function of each sync_ops.callsite (by process: sync_objects.pid).
+CREATE TABLE callsites (
+	pid         INTEGER NOT NULL,
+	addr        INTEGER NOT NULL,  -- as in sync_ops.callsite
+	function_id INTEGER NOT NULL   -- the innermost function at addr - 1
 );

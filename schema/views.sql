@@ -68,3 +68,10 @@ CREATE VIEW object_history AS
 SELECT op.object_id, o.kind, o.addr, o.pid, op.start_ns, op.end_ns, op.tid, op.op,
 	op.blocked, op.wait_ns, op.holder_tid, op.hold_ns, op.result, op.arg, op.callsite
 FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id;
+
+-- The function each sync op was called from (sync_ops.callsite named).
+CREATE VIEW sync_op_functions AS
+SELECT op.id AS op_id, op.tid, op.callsite, f.id AS function_id, f.name AS function, f.module, f.file, f.line
+FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id
+JOIN callsites c ON c.pid = o.pid AND c.addr = op.callsite
+JOIN functions f ON f.id = c.function_id;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 const char cmd_collect_usage[] =
-	"usage: mtx collect [-o FILE] [-e EVENTS] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
 	"\n"
@@ -26,6 +26,9 @@ const char cmd_collect_usage[] =
 	"                            syscalls  every syscall and its return value\n"
 	"                            sync      every lock, semaphore, condvar, barrier,\n"
 	"                                      thread and signal call (LD_PRELOAD)\n"
+	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
+	"                          CPU time, with their call stacks (frame pointers),\n"
+	"                          for 'mtx report FILE flat' and 'calls' (1 to 10000)\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
@@ -107,6 +110,7 @@ int cmd_collect(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "buffer-size", required_argument, NULL, 'm' },
+		{ "sample", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -136,6 +140,15 @@ int cmd_collect(int argc, char **argv)
 			mib = strtol(optarg, &end, 10);
 			if (*end || mib < 1 || mib > 4096)
 				return cmd_usage_error("collect", "--buffer-size takes MiB from 1 to 4096, not '%s'", optarg);
+			break;
+		}
+		case 'S': {
+			char *end;
+			long hz = strtol(optarg, &end, 10);
+			if (*end || end == optarg || hz < 1 || hz > 10000)
+				return cmd_usage_error("collect", "--sample takes a rate in Hz from 1 to 10000, not '%s'",
+						       optarg);
+			o.sample_hz = (unsigned)hz;
 			break;
 		}
 		case 'q':

@@ -9,6 +9,7 @@ libmtx_a_SOURCES = \
 	src/clock.h \
 	src/timefmt.c src/timefmt.h \
 	src/match.c src/match.h \
+	src/symbols.c src/symbols.h \
 	src/analysis.c src/analysis.h \
 	src/reports.c src/reports.h \
 	src/browse-queries.c \
@@ -24,9 +25,9 @@ libmtx_a_SOURCES = \
 	$(collector_sources) \
 	schema/schema.h
 nodist_libmtx_a_SOURCES = schema/schema-sql.c collector/syscall-names.c
-libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
+libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 
-MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) -lpthread -lm
+MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lpthread -lm
 
 bin_PROGRAMS += mtx
 mtx_SOURCES = src/mtx.c src/cmd-browse.c

@@ -214,6 +214,100 @@ static const struct mtx_query histogram_queries[] = {
 	{ 0 },
 };
 
+/*
+ * Profiles (mtx collect --sample): flat and calls. Samples are grouped by
+ * (thread, leaf stack) first, so the walks up the stacks are per distinct
+ * stack, not per sample. A function counts once per sample in its total,
+ * however often it recurs on the stack.
+ */
+#define SAMPLE_PERIOD_NS "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sample_period_ns'), 1)"
+#define SAMPLES_CTE                                                                                  \
+	"s AS (SELECT tid, stack_id, COUNT(*) AS n FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " \
+	FROM_NS " AND ts_ns < " TO_NS " GROUP BY tid, stack_id), "                                       \
+	"walk(tid, leaf, node, n) AS (SELECT tid, stack_id, stack_id, n FROM s WHERE stack_id IS NOT NULL " \
+	"UNION ALL SELECT w.tid, w.leaf, st.parent_id, w.n FROM walk w JOIN stacks st ON st.id = w.node "  \
+	"WHERE st.parent_id IS NOT NULL), "                                                              \
+	"wf AS (SELECT w.tid, w.leaf, w.node, w.n, st.function_id AS fn, ps.function_id AS caller "       \
+	"FROM walk w JOIN stacks st ON st.id = w.node LEFT JOIN stacks ps ON ps.id = st.parent_id), "    \
+	"leaf_fn AS (SELECT s.tid, st.function_id AS fn, SUM(s.n) AS n FROM s JOIN stacks st "           \
+	"ON st.id = s.stack_id GROUP BY 1, 2)"
+
+static const struct mtx_query flat_queries[] = {
+	{ "flat.summary", "CPU samples (mtx collect --sample) and how their stacks were walked",
+	  "SELECT COUNT(*) AS samples, (SELECT value FROM meta WHERE key = 'sample_hz') AS hz, "
+	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, "
+	  "SUM(stack_id IS NULL) AS no_stack FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " FROM_NS
+	  " AND ts_ns < " TO_NS },
+	{ "flat", "Flat profile per thread: samples in the function itself, and with its callees",
+	  "WITH " SAMPLES_CTE ", "
+	  "total AS (SELECT tid, SUM(n) AS n FROM s GROUP BY tid), "
+	  "incl AS (SELECT tid, fn, SUM(n) AS n FROM (SELECT DISTINCT tid, leaf, fn, n FROM wf) GROUP BY 1, 2) "
+	  "SELECT i.tid, " NAME_OF("i.tid") " AS thread, f.name AS function, COALESCE(l.n, 0) AS self, "
+	  PCT("COALESCE(l.n, 0)", "t.n") " AS self_pct, " PCT("i.n", "t.n") " AS total_pct "
+	  "FROM incl i JOIN total t ON t.tid = i.tid JOIN functions f ON f.id = i.fn "
+	  "LEFT JOIN leaf_fn l ON l.tid = i.tid AND l.fn = i.fn "
+	  "WHERE (:function IS NULL OR f.name REGEXP :function) "
+	  "ORDER BY i.tid, self DESC, i.n DESC, f.name" },
+	{ 0 },
+};
+
+/* The call graph's nodes (tid, fn, self_ns, total_ns, count) and edges
+ * (tid, caller, callee, self_ns, children_ns, count), from the calls table
+ * when it has rows, else from the samples (count: samples then). */
+#define CALLS_END "COALESCE(c.end_ns, (SELECT MAX(t.end_ns) FROM threads t WHERE t.tid = c.tid))"
+#define CALL_GRAPH_CTE                                                                                    \
+	"exact AS (SELECT EXISTS (SELECT 1 FROM calls) AS yes), "                                         \
+	SAMPLES_CTE ", "                                                                                  \
+	"e AS (SELECT tid, leaf, caller, fn, n, MAX(node = leaf) AS at_leaf FROM wf "                     \
+	"WHERE caller IS NOT NULL GROUP BY tid, leaf, caller, fn), "                                      \
+	"c AS (SELECT c.id, c.tid, c.function_id AS fn, c.parent_id, " CALLS_END " - c.start_ns AS dur "   \
+	"FROM calls c WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", CALLS_END) "), "         \
+	"cs AS (SELECT c.*, c.dur - COALESCE((SELECT SUM(k.dur) FROM c k WHERE k.parent_id = c.id), 0) "  \
+	"AS self, p.fn AS caller FROM c LEFT JOIN c p ON p.id = c.parent_id), "                           \
+	"nodes AS (SELECT x.tid, x.fn, COALESCE(l.n, 0) * " SAMPLE_PERIOD_NS " AS self_ns, "              \
+	"SUM(x.n) * " SAMPLE_PERIOD_NS " AS total_ns, SUM(x.n) AS count "                                 \
+	"FROM (SELECT DISTINCT tid, leaf, fn, n FROM wf) x LEFT JOIN leaf_fn l ON l.tid = x.tid "         \
+	"AND l.fn = x.fn WHERE NOT (SELECT yes FROM exact) GROUP BY x.tid, x.fn "                         \
+	"UNION ALL SELECT tid, fn, SUM(self), SUM(CASE WHEN caller IS fn THEN 0 ELSE dur END), COUNT(*) " \
+	"FROM cs WHERE (SELECT yes FROM exact) GROUP BY tid, fn), "                                       \
+	"edges AS (SELECT tid, caller, fn AS callee, SUM(n * at_leaf) * " SAMPLE_PERIOD_NS " AS self_ns, " \
+	"SUM(n * (1 - at_leaf)) * " SAMPLE_PERIOD_NS " AS children_ns, SUM(n) AS count FROM e "           \
+	"WHERE NOT (SELECT yes FROM exact) GROUP BY tid, caller, fn "                                     \
+	"UNION ALL SELECT tid, caller, fn, SUM(self), SUM(dur - self), COUNT(*) FROM cs "                 \
+	"WHERE caller IS NOT NULL AND (SELECT yes FROM exact) GROUP BY tid, caller, fn), "                \
+	"thread_ns AS (SELECT tid, SUM(n) * " SAMPLE_PERIOD_NS " AS ns FROM s "                           \
+	"WHERE NOT (SELECT yes FROM exact) GROUP BY tid "                                                 \
+	"UNION ALL SELECT tid, SUM(dur) FROM cs WHERE parent_id IS NULL AND (SELECT yes FROM exact) "     \
+	"GROUP BY tid), "                                                                                 \
+	"ranked AS (SELECT n.*, f.name, ROW_NUMBER() OVER (PARTITION BY n.tid ORDER BY n.total_ns DESC, " \
+	"n.self_ns DESC, f.name) AS idx FROM nodes n JOIN functions f ON f.id = n.fn)"
+
+static const struct mtx_query calls_queries[] = {
+	{ "calls.source", "Call graph per thread (gprof style), built from",
+	  "SELECT CASE WHEN EXISTS (SELECT 1 FROM calls) THEN 'exact calls' ELSE 'cpu samples' END AS source, "
+	  "CASE WHEN EXISTS (SELECT 1 FROM calls) THEN (SELECT COUNT(*) FROM calls) "
+	  "ELSE (SELECT COUNT(*) FROM samples) END AS count, "
+	  "(SELECT value FROM meta WHERE key = 'sample_hz') AS hz" },
+	{ "calls", "Each function [index] with its callers above and its callees below",
+	  "WITH " CALL_GRAPH_CTE ", "
+	  "lines AS ("
+	  " SELECT r.tid, r.idx AS entry, r.fn AS primary_fn, 1 AS part, 0 AS rank, r.idx, "
+	  PCT("r.total_ns", "(SELECT ns FROM thread_ns t WHERE t.tid = r.tid)") " AS total_pct, "
+	  " r.self_ns, r.total_ns - r.self_ns AS children_ns, r.count, '[' || r.idx || '] ' || r.name AS function "
+	  " FROM ranked r"
+	  " UNION ALL SELECT e.tid, r.idx, r.fn, 0, -e.count, NULL, NULL, e.self_ns, e.children_ns, e.count, "
+	  " '    ' || o.name || ' [' || o.idx || ']' FROM edges e JOIN ranked r ON r.tid = e.tid AND r.fn = e.callee "
+	  " JOIN ranked o ON o.tid = e.tid AND o.fn = e.caller"
+	  " UNION ALL SELECT e.tid, r.idx, r.fn, 2, -e.count, NULL, NULL, e.self_ns, e.children_ns, e.count, "
+	  " '    ' || o.name || ' [' || o.idx || ']' FROM edges e JOIN ranked r ON r.tid = e.tid AND r.fn = e.caller "
+	  " JOIN ranked o ON o.tid = e.tid AND o.fn = e.callee) "
+	  "SELECT l.tid, l.idx AS 'index', l.total_pct, l.self_ns, l.children_ns, l.count, l.function "
+	  "FROM lines l JOIN functions f ON f.id = l.primary_fn "
+	  "WHERE (:function IS NULL OR f.name REGEXP :function) "
+	  "ORDER BY l.tid, l.entry, l.part, l.rank, l.function" },
+	{ 0 },
+};
+
 static const struct mtx_report reports[] = {
 	{ "threads", "lifetime and time in each state, per thread (seed 001 Table 1)", NULL, threads_queries },
 	{ "sync", "synchronization calls and blocking calls per thread and op (Table 2)", NULL, sync_queries },
@@ -224,6 +318,8 @@ static const struct mtx_report reports[] = {
 	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries },
 	{ "critical-path", "the chain of work and waits that bounded wall time", NULL, critical_path_queries },
 	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },
+	{ "flat", "flat profile per thread: self and total share of the CPU samples", NULL, flat_queries },
+	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries },
 };
 
 const struct mtx_report *report_find(const char *name)

@@ -11,7 +11,9 @@ UNIT_TESTS = \
 	tests/unit/test-histogram \
 	tests/unit/test-critical-path \
 	tests/unit/test-state-causes \
-	tests/unit/test-fd-kind
+	tests/unit/test-fd-kind \
+	tests/unit/test-symbols \
+	tests/unit/test-stacks
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
 TESTS += $(UNIT_TESTS)
@@ -65,6 +67,19 @@ tests_unit_test_fd_kind_SOURCES = tests/unit/test-fd-kind.c
 tests_unit_test_fd_kind_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_fd_kind_LDADD = $(UNIT_LIBS)
 
+tests_unit_test_stacks_SOURCES = tests/unit/test-stacks.c
+tests_unit_test_stacks_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stacks_LDADD = $(UNIT_LIBS)
+# The symbolizer's test looks itself up: built with DWARF, and with a
+# shared library of its own (libtool: -rpath makes it a shared one).
+check_LTLIBRARIES = tests/unit/libsymlib.la
+tests_unit_libsymlib_la_SOURCES = tests/unit/symlib.c tests/unit/symlib.h
+tests_unit_libsymlib_la_CFLAGS = $(WARN_CFLAGS) -g -O1
+tests_unit_libsymlib_la_LDFLAGS = -rpath /nowhere -shared
+tests_unit_test_symbols_SOURCES = tests/unit/test-symbols.c
+tests_unit_test_symbols_CFLAGS = $(UNIT_CFLAGS) -g -O1
+tests_unit_test_symbols_LDADD = tests/unit/libsymlib.la $(UNIT_LIBS)
+
 # End-to-end tests: collect real samples as root and assert with SQL.
 E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
@@ -72,6 +87,7 @@ E2E_TESTS = \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
+	tests/e2e/test-samples.sh \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)

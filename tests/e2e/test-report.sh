@@ -11,13 +11,16 @@ command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 EXPECTED=$srcdir/tests/fixtures/reports
 cd "$TMP" || exit 1
 
-"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" waits.db || { fail "fixture-db"; finish; }
+for f in waits profile calls; do
+	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
+done
 
-# check NAME ARGS... - 'mtx report waits.db ARGS' prints reports/NAME.txt.
+# check NAME ARGS... - 'mtx report $DB ARGS' prints reports/NAME.txt
+# (DB: waits.db unless given, as in DB=profile.db check ...).
 check() {
 	local name=$1
 	shift
-	"$MTX" report waits.db "$@" > "$name.out" 2> "$name.err"
+	"$MTX" report "${DB:-waits.db}" "$@" > "$name.out" 2> "$name.err"
 	local status=$?
 	if [ $status != 0 ]; then
 		fail "report $* exited $status: $(head -1 "$name.err")"
@@ -43,6 +46,13 @@ check critical-path critical-path
 check histogram histogram
 check threads-csv threads --format csv
 check sync-json sync --format json --thread 102
+# Profiles: tests/fixtures/profile.sql (samples) and calls.sql (exact calls).
+DB=profile.db check flat flat
+DB=profile.db check flat-worker-csv flat --thread worker --format csv
+DB=profile.db check flat-window flat --from 1.5ms --to 4ms
+DB=profile.db check calls calls
+DB=profile.db check calls-hash calls --thread main --function '^hash$'
+DB=calls.db check calls-exact calls
 
 # Every report of --list runs on the fixture (the ones above and any new one).
 for r in $("$MTX" report --list | awk '{ print $1 }'); do

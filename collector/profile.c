@@ -1,0 +1,477 @@
+/*
+ * collector/profile.c - see profile.h.
+ *
+ * Address spaces: one per process image, [start_ns, end_ns). A FORK of a
+ * new process starts one holding a copy of the parent's mappings (the
+ * kernel reports no MMAP2 for inherited ones); an exec ends the process's
+ * current one and starts an empty one, which the MMAP2 records of the new
+ * image then fill. munmap is not reported: a later mapping over the same
+ * addresses wins.
+ *
+ * Naming, at the end: a stack node (space, pc) -> the newest mapping of
+ * its space holding pc -> the file and load bias -> src/symbols.c, which
+ * gives the function and the functions inlined into it at that address.
+ * The node's own row gets the innermost one; the outer ones get new rows
+ * between it and its parent (ids after the last node's), so sample rows
+ * written during the run keep their stack ids.
+ */
+#include "config.h"
+#include "collector/profile.h"
+#include "src/grow.h"
+#include "src/log.h"
+#include "src/symbols.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct profile_map {
+	uint64_t start, end, pgoff, ts_ns;
+	uint32_t path;          /* index into paths */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	uint8_t inherited;      /* copied at fork: no maps row of its own */
+	int8_t bias_state;      /* 0 not computed yet, 1 known, -1 unusable */
+	uint64_t bias;
+	struct mtx_module *module;
+};
+
+struct profile_space {
+	int32_t pid;
+	uint64_t start_ns, end_ns; /* end UINT64_MAX while current */
+	struct profile_map *maps;
+	size_t nr_maps, cap_maps;
+};
+
+struct function_slot {
+	char *key;
+	int64_t id;
+};
+
+struct mtx_profile {
+	struct mtx_writer *w;
+	struct mtx_stacks *stacks;
+	struct profile_space *spaces; /* id = index + 1 */
+	size_t nr_spaces, cap_spaces;
+	char **paths;
+	size_t nr_paths, cap_paths;
+	struct mtx_symbols *symbols;
+	struct function_slot *functions; /* open addressing, power-of-two size */
+	size_t nr_function_slots, nr_functions;
+	uint64_t nr_samples, nr_samples_without_stack;
+};
+
+struct mtx_profile *profile_new(struct mtx_writer *w)
+{
+	struct mtx_profile *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->w = w;
+	p->stacks = stacks_new();
+	p->symbols = symbols_new();
+	p->nr_function_slots = 256;
+	p->functions = calloc(p->nr_function_slots, sizeof(*p->functions));
+	if (!p->stacks || !p->symbols || !p->functions) {
+		profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct profile_space *space_of(struct mtx_profile *p, uint32_t id)
+{
+	return id >= 1 && id <= p->nr_spaces ? &p->spaces[id - 1] : NULL;
+}
+
+/* The current space of @pid (newest first), or 0. */
+static uint32_t live_space(const struct mtx_profile *p, int32_t pid)
+{
+	for (size_t i = p->nr_spaces; i-- > 0;)
+		if (p->spaces[i].pid == pid && p->spaces[i].end_ns == UINT64_MAX)
+			return (uint32_t)(i + 1);
+	return 0;
+}
+
+static uint32_t new_space(struct mtx_profile *p, int32_t pid, uint64_t ts)
+{
+	struct profile_space *s = grow_array(p->spaces, &p->cap_spaces, p->nr_spaces, sizeof(*s), 16);
+	if (!s)
+		return 0;
+	p->spaces = s;
+	s = &p->spaces[p->nr_spaces++];
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->start_ns = ts;
+	s->end_ns = UINT64_MAX;
+	return (uint32_t)p->nr_spaces;
+}
+
+static void end_space(struct mtx_profile *p, int32_t pid, uint64_t ts)
+{
+	uint32_t id = live_space(p, pid);
+	if (id)
+		space_of(p, id)->end_ns = ts;
+}
+
+static uint32_t current_space(struct mtx_profile *p, int32_t pid, uint64_t ts)
+{
+	uint32_t id = live_space(p, pid);
+	return id ? id : new_space(p, pid, ts);
+}
+
+uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns)
+{
+	uint32_t any = 0;
+	for (size_t i = p->nr_spaces; i-- > 0;) {
+		const struct profile_space *s = &p->spaces[i];
+		if (s->pid != pid)
+			continue;
+		if (s->start_ns <= ts_ns && ts_ns < s->end_ns)
+			return (uint32_t)(i + 1);
+		if (!any)
+			any = (uint32_t)(i + 1);
+	}
+	return any ? any : new_space(p, pid, ts_ns);
+}
+
+static int add_map(struct mtx_profile *p, uint32_t space, const struct profile_map *m)
+{
+	struct profile_space *s = space_of(p, space);
+	struct profile_map *maps;
+	if (!s)
+		return -ENOMEM;
+	maps = grow_array(s->maps, &s->cap_maps, s->nr_maps, sizeof(*maps), 16);
+	if (!maps)
+		return -ENOMEM;
+	s->maps = maps;
+	s->maps[s->nr_maps++] = *m;
+	return 0;
+}
+
+/* The index of @path in the path pool, added if new (few distinct paths). */
+static int path_index(struct mtx_profile *p, char *path, uint32_t *out)
+{
+	char **paths;
+	for (size_t i = 0; i < p->nr_paths; i++)
+		if (!strcmp(p->paths[i], path)) {
+			free(path);
+			*out = (uint32_t)i;
+			return 0;
+		}
+	paths = grow_array(p->paths, &p->cap_paths, p->nr_paths, sizeof(*paths), 16);
+	if (!paths) {
+		free(path);
+		return -ENOMEM;
+	}
+	p->paths = paths;
+	p->paths[p->nr_paths] = path;
+	*out = (uint32_t)p->nr_paths++;
+	return 0;
+}
+
+static void on_fork(struct mtx_profile *p, const struct mtx_event *ev)
+{
+	uint32_t parent, child;
+	if (ev->pid != ev->tid)
+		return; /* a thread shares its process's space */
+	end_space(p, ev->pid, ev->ts_ns); /* a reused pid */
+	parent = live_space(p, ev->u.fork.ppid);
+	child = new_space(p, ev->pid, ev->ts_ns);
+	if (!parent || !child)
+		return;
+	for (size_t i = 0; i < space_of(p, parent)->nr_maps; i++) {
+		struct profile_map m = space_of(p, parent)->maps[i];
+		m.inherited = 1;
+		if (add_map(p, child, &m))
+			return;
+	}
+}
+
+static void on_mmap(struct mtx_profile *p, const struct mtx_event *ev)
+{
+	struct profile_map m = {
+		.start = ev->u.mmap.start,
+		.end = ev->u.mmap.start + ev->u.mmap.len,
+		.pgoff = ev->u.mmap.pgoff,
+		.ts_ns = ev->ts_ns,
+		.build_id_size = ev->u.mmap.build_id_size,
+	};
+	uint32_t space = current_space(p, ev->pid, ev->ts_ns);
+	memcpy(m.build_id, ev->u.mmap.build_id, sizeof(m.build_id));
+	if (path_index(p, ev->u.mmap.path, &m.path) == 0 && space)
+		add_map(p, space, &m);
+}
+
+static void on_sample(struct mtx_profile *p, const struct mtx_event *ev)
+{
+	uint32_t space = current_space(p, ev->pid, ev->ts_ns), node = 0;
+	if (space && ev->u.sample.nr)
+		node = stacks_intern_chain(p->stacks, space, ev->u.sample.pcs, ev->u.sample.nr);
+	/* A sample in the kernel: a [kernel] frame on top of where the thread
+	 * entered it, so self time in the kernel is charged to it. */
+	if (space && ev->u.sample.kernel)
+		node = stacks_intern(p->stacks, node, space, STACKS_PC_KERNEL);
+	free(ev->u.sample.pcs);
+	p->nr_samples++;
+	if (!node)
+		p->nr_samples_without_stack++;
+	writer_sample(p->w, ev->ts_ns, ev->tid, ev->cpu, node, "fp");
+}
+
+void profile_event(struct mtx_profile *p, const struct mtx_event *ev)
+{
+	switch (ev->type) {
+	case MTX_EV_FORK:
+		on_fork(p, ev);
+		return;
+	case MTX_EV_COMM:
+		if (ev->u.comm.exec) {
+			end_space(p, ev->pid, ev->ts_ns);
+			new_space(p, ev->pid, ev->ts_ns);
+		}
+		return;
+	case MTX_EV_MMAP:
+		on_mmap(p, ev);
+		return;
+	case MTX_EV_SAMPLE:
+		on_sample(p, ev);
+		return;
+	default:
+		return;
+	}
+}
+
+void profile_emit(void *ctx, const struct mtx_event *ev)
+{
+	profile_event(ctx, ev);
+}
+
+struct mtx_stacks *profile_stacks(struct mtx_profile *p)
+{
+	return p->stacks;
+}
+
+uint64_t profile_nr_samples(const struct mtx_profile *p)
+{
+	return p->nr_samples;
+}
+
+static uint64_t hash_string(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void grow_functions(struct mtx_profile *p)
+{
+	size_t size = p->nr_function_slots * 2;
+	struct function_slot *slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return; /* keep probing the fuller table */
+	for (size_t i = 0; i < p->nr_function_slots; i++) {
+		size_t j;
+		if (!p->functions[i].key)
+			continue;
+		for (j = hash_string(p->functions[i].key) & (size - 1); slots[j].key; j = (j + 1) & (size - 1))
+			;
+		slots[j] = p->functions[i];
+	}
+	free(p->functions);
+	p->functions = slots;
+	p->nr_function_slots = size;
+}
+
+/* The functions.id of (@name, @module, @file, @line), its row written
+ * when new; -1 when out of memory. */
+static int64_t function_id(struct mtx_profile *p, const char *name, const char *module, const char *file, int line)
+{
+	char *key;
+	size_t i;
+	if (asprintf(&key, "%s\x1f%s\x1f%s\x1f%d", name, module ? module : "", file ? file : "", line) < 0)
+		return -1;
+	for (i = hash_string(key) & (p->nr_function_slots - 1); p->functions[i].key;
+	     i = (i + 1) & (p->nr_function_slots - 1))
+		if (!strcmp(p->functions[i].key, key)) {
+			free(key);
+			return p->functions[i].id;
+		}
+	p->functions[i] = (struct function_slot){ .key = key, .id = (int64_t)++p->nr_functions };
+	writer_function(p->w, p->functions[i].id, name, module, file, line);
+	if (p->nr_functions * 2 > p->nr_function_slots)
+		grow_functions(p);
+	return (int64_t)p->nr_functions;
+}
+
+/* The newest mapping of space @id that holds @pc. */
+static struct profile_map *map_at(struct mtx_profile *p, uint32_t id, uint64_t pc)
+{
+	struct profile_space *s = space_of(p, id);
+	for (size_t i = s ? s->nr_maps : 0; i-- > 0;)
+		if (s->maps[i].start <= pc && pc < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
+/* Open @m's file (once) and learn its load bias; 0 if usable. */
+static int map_module(struct mtx_profile *p, struct profile_map *m)
+{
+	const char *path = p->paths[m->path];
+	if (m->bias_state)
+		return m->bias_state > 0 ? 0 : -ENOENT;
+	m->bias_state = -1;
+	if (path[0] != '/')
+		return -ENOENT; /* [vdso], [anon:...], //anon: no file to read */
+	m->module = symbols_module(p->symbols, path, m->build_id, m->build_id_size);
+	if (m->module && symbols_bias(m->module, m->start, m->pgoff, &m->bias) == 0)
+		m->bias_state = 1;
+	return m->bias_state > 0 ? 0 : -ENOENT;
+}
+
+/*
+ * Name the code at @pc of space @space: its functions' ids into @ids,
+ * outermost first (the physical function, then those inlined into it).
+ * Returns how many (at least 1: [unknown] when nothing names it), or 0
+ * when out of memory.
+ */
+static int name_address(struct mtx_profile *p, uint32_t space, uint64_t pc, int64_t *ids)
+{
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	struct profile_map *m;
+	const char *module = NULL;
+	int n = 0;
+
+	if (pc == STACKS_PC_KERNEL) {
+		ids[0] = function_id(p, "[kernel]", "[kernel]", NULL, 0);
+		return ids[0] < 0 ? 0 : 1;
+	}
+	m = map_at(p, space, pc);
+	if (m) {
+		module = p->paths[m->path];
+		if (map_module(p, m) == 0)
+			n = symbols_lookup(m->module, pc - m->bias, frames);
+	}
+	if (n == 0) {
+		/* [vdso] and the like name themselves. */
+		ids[0] = function_id(p, module && module[0] == '[' ? module : "[unknown]", module, NULL, 0);
+		return ids[0] < 0 ? 0 : 1;
+	}
+	for (int i = 0; i < n; i++)
+		if ((ids[i] = function_id(p, frames[i].name, module, frames[i].file, frames[i].line)) < 0)
+			return 0;
+	return n;
+}
+
+static int write_stacks(struct mtx_profile *p)
+{
+	uint32_t nr = stacks_count(p->stacks), next = nr;
+	int64_t ids[SYMBOLS_MAX_FRAMES];
+	for (uint32_t id = 1; id <= nr; id++) {
+		const struct stacks_node *node = stacks_node(p->stacks, id);
+		const struct profile_space *s = space_of(p, node->space);
+		int32_t pid = s ? s->pid : -1;
+		uint32_t parent = node->parent;
+		int n = name_address(p, node->space, node->pc, ids);
+		if (n == 0)
+			return -ENOMEM;
+		for (int i = 0; i + 1 < n; i++) {
+			writer_stack(p->w, ++next, parent, ids[i], pid, node->pc);
+			parent = next;
+		}
+		writer_stack(p->w, id, parent, ids[n - 1], pid, node->pc);
+	}
+	return 0;
+}
+
+/* Name every distinct sync_ops.callsite of each process. */
+static int write_callsites(struct mtx_profile *p)
+{
+	sqlite3_stmt *st;
+	int64_t ids[SYMBOLS_MAX_FRAMES];
+	int rc;
+	if (sqlite3_prepare_v2(writer_db(p->w),
+			       "SELECT o.pid, op.callsite, MIN(op.start_ns) FROM sync_ops op "
+			       "JOIN sync_objects o ON o.id = op.object_id "
+			       "WHERE op.callsite IS NOT NULL AND op.callsite > 0 AND o.pid IS NOT NULL "
+			       "GROUP BY o.pid, op.callsite",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int32_t pid = sqlite3_column_int(st, 0);
+		uint64_t addr = (uint64_t)sqlite3_column_int64(st, 1);
+		uint32_t space = profile_space(p, pid, (uint64_t)sqlite3_column_int64(st, 2));
+		int n = space ? name_address(p, space, addr - 1, ids) : 0;
+		if (n == 0)
+			break;
+		writer_callsite(p->w, pid, addr, ids[n - 1]);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static void write_maps(struct mtx_profile *p)
+{
+	char build_id[41], *stripped = NULL;
+	for (size_t i = 0; i < p->nr_spaces; i++) {
+		struct profile_space *s = &p->spaces[i];
+		for (size_t j = 0; j < s->nr_maps; j++) {
+			struct profile_map *m = &s->maps[j];
+			const char *path = p->paths[m->path], *symbols = NULL;
+			if (m->inherited)
+				continue;
+			for (int k = 0; k < m->build_id_size; k++)
+				snprintf(build_id + 2 * k, 3, "%02x", m->build_id[k]);
+			if (map_module(p, m) == 0 || m->module)
+				symbols = symbols_source_name(symbols_module_source(m->module));
+			writer_map(p->w, s->pid, m->ts_ns, m->start, m->end, m->pgoff, path,
+				   m->build_id_size ? build_id : NULL, symbols);
+			/* Say once per file that it is stripped. */
+			if (m->module && symbols_module_source(m->module) == SYMBOLS_DYNSYM &&
+			    (!stripped || !strstr(stripped, path))) {
+				char *more;
+				if (asprintf(&more, "%s%s%s", stripped ? stripped : "", stripped ? " " : "", path) >= 0) {
+					free(stripped);
+					stripped = more;
+				}
+			}
+		}
+	}
+	writer_meta(p->w, "modules_dynsym_only", stripped ? stripped : "");
+	if (stripped && p->nr_samples)
+		log_info("stripped, named from their dynamic symbols only: %s", stripped);
+	free(stripped);
+}
+
+int profile_finish(struct mtx_profile *p)
+{
+	int rc = write_stacks(p);
+	if (!rc)
+		rc = write_callsites(p);
+	write_maps(p);
+	writer_meta_int(p->w, "samples", (int64_t)p->nr_samples);
+	writer_meta_int(p->w, "samples_without_stack", (int64_t)p->nr_samples_without_stack);
+	writer_meta_int(p->w, "functions", (int64_t)p->nr_functions);
+	if (rc)
+		return rc;
+	return writer_commit(p->w);
+}
+
+void profile_free(struct mtx_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr_spaces; i++)
+		free(p->spaces[i].maps);
+	free(p->spaces);
+	for (size_t i = 0; i < p->nr_paths; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	for (size_t i = 0; p->functions && i < p->nr_function_slots; i++)
+		free(p->functions[i].key);
+	free(p->functions);
+	stacks_free(p->stacks);
+	symbols_free(p->symbols);
+	free(p);
+}

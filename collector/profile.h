@@ -1,0 +1,58 @@
+/*
+ * collector/profile.h - the code side of a run: the address spaces of the
+ * traced processes (executable mappings from MMAP2 records, copied at
+ * fork, emptied at exec), CPU samples interned into the stack trie, and,
+ * when the run ends, the naming of every code address seen (stack frames,
+ * sync call sites) into functions, stacks, callsites and maps.
+ *
+ * It consumes the same time-ordered event stream as the thread model, so
+ * a sample is placed in the address space its process had at that time.
+ */
+#ifndef MTX_COLLECTOR_PROFILE_H
+#define MTX_COLLECTOR_PROFILE_H
+
+#include "collector/event.h"
+#include "collector/stacks.h"
+#include "collector/writer.h"
+
+#include <stdint.h>
+
+struct mtx_profile;
+
+/* profile_new - a profile writing into @w. NULL when out of memory. */
+struct mtx_profile *profile_new(struct mtx_writer *w);
+
+/*
+ * profile_event - feed one event in time order: FORK (a new process gets a
+ * copy of its parent's mappings), COMM with exec (a new, empty address
+ * space), MMAP, SAMPLE (a samples row; its stack interned). Other types are
+ * ignored. Takes ownership of the path of MMAP and the pcs of SAMPLE.
+ */
+void profile_event(struct mtx_profile *p, const struct mtx_event *ev);
+
+/* order_emit_fn adapter: @ctx is the profile. */
+void profile_emit(void *ctx, const struct mtx_event *ev);
+
+/* profile_space - the id of @pid's address space at @ts_ns (for interning
+ * other stacks, e.g. of sync ops), created empty if unknown. 0 when out of
+ * memory. */
+uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns);
+
+/* profile_stacks - the stack trie (owned by the profile). */
+struct mtx_stacks *profile_stacks(struct mtx_profile *p);
+
+/*
+ * profile_finish - name every stack node and every sync_ops.callsite in
+ * the database, and write functions, stacks, callsites and maps, plus meta
+ * (samples, functions, modules without a symbol table). Call after the
+ * sync tables are complete. Returns 0 or the writer's -errno.
+ */
+int profile_finish(struct mtx_profile *p);
+
+/* profile_nr_samples - samples written so far. */
+uint64_t profile_nr_samples(const struct mtx_profile *p);
+
+/* profile_free - release everything (rows already written stay). */
+void profile_free(struct mtx_profile *p);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * src/symbols.c - see symbols.h.
+ *
+ * Each module gets its own Dwfl session with the file reported at base 0,
+ * so libdwfl's addresses are the file's own (p_vaddr) addresses whatever
+ * the file type. libdwfl picks the symbol table itself: the file's
+ * .symtab, else the one of a separate debug file that
+ * dwfl_standard_find_debuginfo finds (build-id under /usr/lib/debug/.build-id,
+ * or .gnu_debuglink), else .dynsym; we only find out afterwards which it
+ * was, to say so (symbols_module_source).
+ *
+ * Inlined frames come from dwarf_getscopes at the address: the scopes run
+ * from the innermost DW_TAG_inlined_subroutine out to the
+ * DW_TAG_subprogram that physically holds the code.
+ */
+#include "config.h"
+#include "src/symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mtx_module {
+	struct mtx_module *next;
+	char *path;
+	uint8_t build_id[32];
+	size_t build_id_size;
+	Dwfl *dwfl;            /* NULL when the file could not be used */
+	Dwfl_Module *mod;
+	Elf *elf;              /* the main file (owned by dwfl) */
+	enum symbols_source source;
+};
+
+struct mtx_symbols {
+	struct mtx_module *modules;
+};
+
+static char *debuginfo_path; /* NULL: libdwfl's default ":.debug:/usr/lib/debug" */
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+const char *symbols_source_name(enum symbols_source src)
+{
+	static const char *const names[] = {
+		[SYMBOLS_SYMTAB] = "symtab", [SYMBOLS_DEBUGINFO] = "debuginfo", [SYMBOLS_DYNSYM] = "dynsym",
+		[SYMBOLS_NONE] = "none",     [SYMBOLS_MISSING] = "missing",     [SYMBOLS_CHANGED] = "changed",
+	};
+	return src <= SYMBOLS_CHANGED ? names[src] : "?";
+}
+
+struct mtx_symbols *symbols_new(void)
+{
+	return calloc(1, sizeof(struct mtx_symbols));
+}
+
+static int has_section(Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type && sh.sh_size > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Open @m's file and find out where its symbols will come from. */
+static void module_open(struct mtx_module *m)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr, bias;
+	const char *mainfile = NULL, *debugfile = NULL;
+	int n;
+
+	m->source = SYMBOLS_MISSING;
+	m->dwfl = dwfl_begin(&callbacks);
+	if (!m->dwfl)
+		return;
+	dwfl_report_begin(m->dwfl);
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod || !(m->elf = dwfl_module_getelf(m->mod, &bias))) {
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		m->mod = NULL;
+		return;
+	}
+	n = dwfl_module_build_id(m->mod, &id, &vaddr);
+	if (m->build_id_size && (n != (int)m->build_id_size || memcmp(id, m->build_id, (size_t)n) != 0)) {
+		m->source = SYMBOLS_CHANGED;
+		return;
+	}
+	if (has_section(m->elf, SHT_SYMTAB)) {
+		m->source = SYMBOLS_SYMTAB;
+		return;
+	}
+	/* Looking for DWARF looks for the separate debug file too. */
+	dwfl_module_getdwarf(m->mod, &bias);
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	if (debugfile && (!mainfile || strcmp(debugfile, mainfile) != 0))
+		m->source = SYMBOLS_DEBUGINFO;
+	else if (has_section(m->elf, SHT_DYNSYM))
+		m->source = SYMBOLS_DYNSYM;
+	else
+		m->source = SYMBOLS_NONE;
+}
+
+struct mtx_module *symbols_module(struct mtx_symbols *s, const char *path, const uint8_t *build_id,
+				  size_t build_id_size)
+{
+	struct mtx_module *m;
+	if (build_id_size > sizeof(m->build_id))
+		build_id_size = 0;
+	for (m = s->modules; m; m = m->next)
+		if (!strcmp(m->path, path) && m->build_id_size == build_id_size &&
+		    (!build_id_size || !memcmp(m->build_id, build_id, build_id_size)))
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		return NULL;
+	}
+	if (build_id_size)
+		memcpy(m->build_id, build_id, build_id_size);
+	m->build_id_size = build_id_size;
+	module_open(m);
+	m->next = s->modules;
+	s->modules = m;
+	return m;
+}
+
+enum symbols_source symbols_module_source(const struct mtx_module *m)
+{
+	return m->source;
+}
+
+int symbols_bias(struct mtx_module *m, uint64_t map_start, uint64_t pgoff, uint64_t *bias)
+{
+	size_t nr;
+	if (!m->elf || m->source == SYMBOLS_CHANGED || elf_getphdrnum(m->elf, &nr) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* The mapping starts at the page holding p_offset: pgoff is
+		 * p_offset rounded down, map_start p_vaddr rounded down alike. */
+		if (pgoff >= (ph.p_offset & ~0xfffull) &&
+		    pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = map_start - pgoff - (ph.p_vaddr - ph.p_offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The name of a DWARF function DIE, following abstract_origin/specification. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) && (name = dwarf_formstring(&attr)))
+		return name;
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr) && (name = dwarf_formstring(&attr)))
+		return name;
+	return NULL;
+}
+
+static void die_decl(Dwarf_Die *die, struct mtx_frame *f)
+{
+	int line = 0;
+	f->file = dwarf_decl_file(die);
+	if (dwarf_decl_line(die, &line) == 0)
+		f->line = line;
+}
+
+int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames)
+{
+	struct mtx_frame inner[SYMBOLS_MAX_FRAMES];
+	const char *symbol = NULL;
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *cu, *scopes = NULL;
+	int n = 0, nr_scopes, physical = 0;
+
+	if (!m->mod || m->source == SYMBOLS_CHANGED)
+		return 0;
+	{
+		GElf_Off off;
+		GElf_Sym sym;
+		symbol = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+	}
+	/* DWARF scopes, innermost first, up to the physical function. */
+	cu = dwfl_module_addrdie(m->mod, addr, &dwbias);
+	nr_scopes = cu ? dwarf_getscopes(cu, addr - dwbias, &scopes) : 0;
+	for (int i = 0; i < nr_scopes && n < SYMBOLS_MAX_FRAMES - 1; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		inner[n] = (struct mtx_frame){ .name = die_name(&scopes[i]) };
+		die_decl(&scopes[i], &inner[n]);
+		if (!inner[n].name)
+			inner[n].name = "[inlined]";
+		n++;
+		if (tag == DW_TAG_subprogram) {
+			physical = 1;
+			break;
+		}
+	}
+	free(scopes);
+	/* The physical function is named by its ELF symbol when there is
+	 * one (what the linker and every other tool call it); when DWARF
+	 * showed only inlined code, the symbol is the function around it. */
+	if (physical && symbol)
+		inner[n - 1].name = symbol;
+	else if (symbol)
+		inner[n++] = (struct mtx_frame){ .name = symbol };
+	for (int i = 0; i < n; i++)
+		frames[i] = inner[n - 1 - i];
+	return n;
+}
+
+void symbols_free(struct mtx_symbols *s)
+{
+	if (!s)
+		return;
+	while (s->modules) {
+		struct mtx_module *m = s->modules;
+		s->modules = m->next;
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
+		free(m->path);
+		free(m);
+	}
+	free(s);
+}
