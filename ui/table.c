@@ -108,9 +108,12 @@ void table_add_cells(struct table *t, int section, const char *const *cells)
 	if (!r->cells || !r->values)
 		return;
 	for (int c = 0; c < s->nr_cols; c++) {
+		char *end;
+		double v = strtod(cells[c], &end);
+		bool number = *cells[c] && !*end;
 		r->cells[c] = strdup(cells[c]);
-		r->values[c] = NAN;
-		s->left[c] = true;
+		r->values[c] = number ? v : NAN;
+		s->left[c] |= !number;
 		if ((int)strlen(cells[c]) > s->widths[c])
 			s->widths[c] = (int)strlen(cells[c]);
 	}

@@ -158,7 +158,8 @@ static void label_node(struct view *v, struct node *n)
 			module = (const char *)sqlite3_column_text(st, 1);
 		}
 	}
-	if (asprintf(&n->label, "%s%s%s", name ? name : "?", module ? " " : "", module ? module : "") < 0)
+	const char *base = module ? strrchr(module, '/') : NULL;
+	if (asprintf(&n->label, "%s%s%s", name ? name : "?", module ? " " : "", base ? base + 1 : module ? module : "") < 0)
 		n->label = NULL;
 	sqlite3_finalize(st);
 }
@@ -197,7 +198,8 @@ static void add_rows(struct view *v, int section, int node, int64_t thread_total
 			timefmt_duration((uint64_t)(n->self > 0 ? n->self : 0), self, sizeof(self));
 			timefmt_duration((uint64_t)n->total, total, sizeof(total));
 		}
-		snprintf(pct, sizeof(pct), "%.1f", thread_total ? 100.0 * (double)n->total / (double)thread_total : 0.0);
+		snprintf(pct, sizeof(pct), "%.1f",
+			 n->depth == 0 ? 100.0 : thread_total ? 100.0 * (double)n->total / (double)thread_total : 0.0);
 		snprintf(id, sizeof(id), "%d", c);
 		const char *cells[] = { label, count, self, total, pct, id };
 		table_add_cells(&v->table, section, cells);
@@ -244,6 +246,7 @@ static int calls_load(struct view *v, char **err)
 			     calls ? "calls" : "samples") < 0)
 			cv->nodes[n].label = NULL;
 		cv->nodes[n].from_samples = calls == 0;
+		cv->nodes[n].count = calls ? calls : samples;
 		if (prev >= 0)
 			cv->nodes[prev].next_sibling = n;
 		prev = n;
