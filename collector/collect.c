@@ -92,6 +92,20 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 	writer_meta(w, "complete", "1");
 }
 
+/* The ordered stream's consumer: uprobe hits are the sync side's, the
+ * rest the model's. */
+struct stream {
+	struct collect_sync *cs;
+	struct mtx_model *m;
+};
+
+static void stream_emit(void *ctx, const struct mtx_event *ev)
+{
+	struct stream *st = ctx;
+	if (!collect_sync_event(st->cs, ev))
+		model_emit(st->m, ev);
+}
+
 /* Keep an existing output as NAME.old, as perf does, never destroying it.
  * Returns 1 if it did, 0 if there was none, or -errno. */
 static int keep_previous(const char *path, char **err)
@@ -170,6 +184,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_model *m = NULL;
 	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct collect_sync cs = { 0 };
+	struct stream st = { &cs, NULL };
 	struct pollfd *pfds = NULL;
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, kept;
@@ -215,8 +230,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
+	rc = collect_sync_open(&cs, &s, w, err);
+	if (rc)
+		goto fail_unstarted;
 	writer_commit(w);
-	m = model_new(w);
+	st.m = m = model_new(w);
 	if (!m) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
@@ -255,7 +273,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			done = on_signal(sfd, t.pid, &wstatus);
 		round_ns = clock_now_ns();
 		session_drain(&s);
-		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, model_emit, m);
+		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, stream_emit, &st);
 		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
@@ -268,12 +286,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* The program is gone: take what is left in the rings, in order. */
 	session_disable(&s);
 	session_drain(&s);
-	order_flush(&s.order, UINT64_MAX, model_emit, m);
+	order_flush(&s.order, UINT64_MAX, stream_emit, &st);
 	r->status = decode_status(wstatus);
 	model_finish(m, clock_now_ns(), t.pid, r->status);
 	if (collect_sync_finish(&cs, w) && !r->record_failed)
 		r->record_failed = 1;
-	s.lost[MTX_SRC_SYNC] = cs.lost;
+	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	write_end_meta(w, &s, m, r->status);
 	{
@@ -306,9 +324,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 
 fail_unstarted:
 	target_kill(&t);
-	collect_sync_free(&cs);
 	model_free(m);
-	session_close(&s);
+	session_close(&s); /* before collect_sync_free: it may remove probes */
+	collect_sync_free(&cs);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the
 	 * previous one back where it was. */

@@ -22,7 +22,8 @@
 	X(SYS_ENTER, "sys_enter")   \
 	X(SYS_EXIT, "sys_exit")     \
 	X(SYNC, "sync")             \
-	X(LOST, "lost")
+	X(LOST, "lost")             \
+	X(UPROBE, "uprobe")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -78,6 +79,9 @@ struct mtx_event {
 		struct { int64_t nr; int64_t ret; } sys_exit;
 		struct mtx_sync_record sync;
 		struct { uint32_t source; uint64_t count; } lost;
+		/* A uprobe hit (collector/sync-uprobes.c): probe is the probe's
+		 * index, arg its fetched values in the order it defines them. */
+		struct { uint32_t probe; uint32_t at_return; uint64_t arg[7]; } uprobe;
 	} u;
 };
 

@@ -22,9 +22,9 @@ libmtx_a_SOURCES = \
 	$(collector_sources) \
 	schema/schema.h
 nodist_libmtx_a_SOURCES = schema/schema-sql.c collector/syscall-names.c
-libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
+libmtx_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(LIBELF_CFLAGS)
 
-MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) -lpthread -lm
+MTX_LIBS = libmtx.a $(SQLITE_LIBS) $(PCRE2_LIBS) $(LIBELF_LIBS) -lpthread -lm
 
 bin_PROGRAMS += mtx
 mtx_SOURCES = src/mtx.c
