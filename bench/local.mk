@@ -11,7 +11,7 @@ EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/w
 	bench/results/report-speed.txt bench/results/sample-overhead.txt
 
 noinst_PROGRAMS += bench/sync-op-cost
-bench_sync_op_cost_SOURCES = bench/sync-op-cost.c
+bench_sync_op_cost_SOURCES = bench/sync-op-cost.c bench/lock-pairs.h
 bench_sync_op_cost_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_sync_op_cost_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/sync-op-cost.sh
@@ -22,3 +22,13 @@ bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/report-speed.sh
 EXTRA_DIST += bench/lib.sh
+
+# The lock loop alone, dynamic and static (the uprobe fallback's cost).
+noinst_PROGRAMS += bench/lock-pairs bench/lock-pairs-static
+bench_lock_pairs_SOURCES = bench/lock-pairs.c bench/lock-pairs.h
+bench_lock_pairs_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
+bench_lock_pairs_LDFLAGS = -pthread
+bench_lock_pairs_static_SOURCES = bench/lock-pairs.c bench/lock-pairs.h
+bench_lock_pairs_static_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
+bench_lock_pairs_static_LDFLAGS = -all-static -pthread
+dist_noinst_SCRIPTS += bench/sync-uprobe-cost.sh

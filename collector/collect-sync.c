@@ -4,7 +4,9 @@
 #include "collector/inject.h"
 #include "collector/source-sync.h"
 #include "collector/sync-objects.h"
+#include "collector/session.h"
 #include "collector/sync-resolve.h"
+#include "collector/sync-uprobes.h"
 #include "collector/target.h"
 #include "schema/schema.h"
 #include "src/clock.h"
@@ -16,6 +18,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the kernel keeps perf events across a set-ID exec: it detaches
+ * them (perf_event_exit_task in begin_new_exec) when the new image is not
+ * dumpable, which fs.suid_dumpable = 0 makes it. */
+static int suid_dumpable(void)
+{
+	FILE *f = fopen("/proc/sys/fs/suid_dumpable", "re");
+	int v = 0;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v != 0;
+}
+
+/* Fall back to uprobes for @prog (at @path), which the library cannot
+ * enter because it @blocker; one line says so and what happens instead. */
+static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char *path,
+			   const char *blocker)
+{
+	char *why = NULL;
+	int rc = -ENOEXEC;
+
+	/* The fetch arguments name x86-64 registers. */
+	if (strcmp(blocker, "is a 32-bit program") != 0)
+		rc = sync_uprobes_new(&cs->uprobes, path, &why);
+	if (!rc && cs->uprobes) {
+		cs->objects = sync_objects_new();
+		if (!cs->objects)
+			return -ENOMEM;
+		cs->method = "uprobes";
+		cs->on = 1;
+		log_warn("%s %s: libmtx-preload.so cannot enter it, so mtx traces its synchronization "
+			 "operations with uprobes on its %zu pthread functions%s", prog, blocker,
+			 sync_uprobes_functions(cs->uprobes),
+			 strstr(blocker, "set-") && !suid_dumpable() ?
+			 " (but the kernel detaches all perf events at a set-ID exec unless "
+			 "'sysctl fs.suid_dumpable=1')" : "");
+	} else if (!rc) {
+		log_warn("%s %s: libmtx-preload.so cannot enter it, and it has no pthread functions "
+			 "for uprobes, so no synchronization operations are recorded", prog, blocker);
+	} else {
+		log_warn("%s %s: libmtx-preload.so cannot enter it, and uprobes failed (%s), so its "
+			 "synchronization operations are not recorded", prog, blocker,
+			 why ? why : strerror(-rc));
+	}
+	free(why);
+	return 0;
+}
+
 int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 {
 	char lib[PATH_MAX], path[PATH_MAX];
@@ -23,11 +75,9 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 	int rc;
 
 	memset(cs, 0, sizeof(*cs));
-	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path))) {
-		log_warn("%s %s: libmtx-preload.so cannot enter it, so its synchronization "
-			 "operations are not recorded", prog, blocker);
-		return 0;
-	}
+	cs->method = "none";
+	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path)))
+		return prepare_uprobes(cs, prog, path, blocker);
 	if (inject_find_library(lib, sizeof(lib))) {
 		if (asprintf(err, "cannot find libmtx-preload.so (looked for %s); "
 			     "set MTX_PRELOAD_LIB, or leave sync out of --events", lib) < 0)
@@ -51,14 +101,43 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 		return -ENOMEM;
 	cs->env[0] = cs->ld_preload;
 	cs->env[1] = (char *)sync_region_env(cs->region);
+	cs->method = "preload";
 	cs->on = 1;
 	return 0;
+}
+
+static void write_record(void *ctx, const struct mtx_sync_record *r)
+{
+	struct collect_sync *cs = ctx;
+	/* the writer's error is sticky and reported by the caller */
+	sync_objects_record(cs->objects, cs->w, r);
+	cs->records++;
+}
+
+int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w, char **err)
+{
+	int rc;
+	if (!cs->method)
+		return 0; /* sync not asked for */
+	writer_meta(w, "sync_method", cs->method);
+	if (!cs->uprobes)
+		return 0;
+	cs->w = w;
+	rc = sync_uprobes_open(cs->uprobes, s);
+	if (rc && asprintf(err, "%s", s->error ? s->error : strerror(-rc)) < 0)
+		*err = NULL;
+	return rc;
+}
+
+int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev)
+{
+	return cs->uprobes ? sync_uprobes_event(cs->uprobes, ev, write_record, cs) : 0;
 }
 
 int collect_sync_start(struct collect_sync *cs, char **err)
 {
 	int rc;
-	if (!cs->on)
+	if (!cs->region)
 		return 0;
 	rc = sync_pump_start(&cs->pump, cs->region);
 	if (rc && asprintf(err, "cannot start the sync drain thread: %s", strerror(-rc)) < 0)
@@ -92,12 +171,17 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	uint64_t t0;
 	int rc;
 
-	if (!cs->pump)
+	if (!cs->on)
 		return 0;
-	cs->lost = sync_pump_stop(cs->pump, &cs->batch);
-	cs->pump = NULL;
-	write_batch(cs, w);
-	cs->lost += sync_region_lost(cs->region);
+	if (cs->pump) {
+		cs->lost = sync_pump_stop(cs->pump, &cs->batch);
+		cs->pump = NULL;
+		write_batch(cs, w);
+		cs->lost += sync_region_lost(cs->region);
+	}
+	if (cs->uprobes)
+		writer_meta_int(w, "sync_uprobes_unpaired",
+				(int64_t)sync_uprobes_finish(cs->uprobes, write_record, cs));
 	if (writer_error(w))
 		return -EIO;
 
@@ -116,7 +200,8 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	writer_meta_int(w, "sync_blocked_ops", (int64_t)st.blocked_ops);
 	writer_meta_int(w, "sync_contended_ops", (int64_t)st.contended_ops);
 	writer_meta_int(w, "sync_resolve_ms", (int64_t)((clock_now_ns() - t0) / 1000000));
-	writer_meta(w, "sync_stamps", sync_region_uses_tsc(cs->region) ? "tsc" : "clock_gettime");
+	writer_meta(w, "sync_stamps", !cs->region ? "perf" :
+		    sync_region_uses_tsc(cs->region) ? "tsc" : "clock_gettime");
 	return 0;
 }
 
@@ -128,5 +213,6 @@ void collect_sync_free(struct collect_sync *cs)
 	sync_objects_free(cs->objects);
 	if (cs->region)
 		sync_region_destroy(cs->region);
+	sync_uprobes_free(cs->uprobes);
 	memset(cs, 0, sizeof(*cs));
 }

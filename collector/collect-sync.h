@@ -2,6 +2,9 @@
  * collector/collect-sync.h - the synchronization half of a collection, as
  * collect.c drives it: inject libmtx-preload.so into the program, drain its
  * records while the program runs, and complete the sync tables at the end.
+ * A program the library cannot enter (static, set-ID) is traced with
+ * uprobes on its pthread functions instead (collector/sync-uprobes.h),
+ * whose hits come through the kernel's event stream.
  */
 #ifndef MTX_COLLECTOR_COLLECT_SYNC_H
 #define MTX_COLLECTOR_COLLECT_SYNC_H
@@ -12,8 +15,15 @@
 #include "collector/sync-pump.h"
 #include "collector/writer.h"
 
+struct mtx_session;
+struct mtx_event;
+struct sync_uprobes;
+
 struct collect_sync {
 	int on;                       /* records are being collected */
+	const char *method;           /* "preload", "uprobes" or "none" (meta sync_method) */
+	struct sync_uprobes *uprobes; /* the fallback's probes, or NULL */
+	struct mtx_writer *w;         /* where uprobe records go (collect_sync_open) */
 	struct sync_region *region;
 	struct sync_pump *pump;
 	struct sync_objects *objects;
@@ -25,12 +35,27 @@ struct collect_sync {
 
 /*
  * collect_sync_prepare - before the program is spawned: find the library,
- * check that @prog can load it (if not, say why in one line and go on
- * without sync records), create the region. @cs->env is then the
+ * check that @prog can load it, create the region. If it cannot, say why in
+ * one line and define uprobes on @prog's pthread functions instead (or go
+ * on without sync records when it has none). @cs->env is then the
  * environment to add (NULL-ended, empty when off). Returns 0, or -errno with
  * @err for a failure that must stop the collection.
  */
 int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err);
+
+/*
+ * collect_sync_open - once the session is open: record the method in meta
+ * and, with uprobes, open their events in @s (records then go to @w).
+ * Returns 0 or -errno with @err.
+ */
+int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w, char **err);
+
+/*
+ * collect_sync_event - let the sync side see one event of the time-ordered
+ * kernel stream. Returns 1 when it consumed it (a uprobe hit), 0 when the
+ * event is the model's.
+ */
+int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev);
 
 /* collect_sync_start - start draining (after the program was spawned). */
 int collect_sync_start(struct collect_sync *cs, char **err);

@@ -39,7 +39,10 @@
 #define POLL_MS 100
 
 /* Where the ordered events go: the thread model, then the code profile. */
+/* Where the ordered stream goes: uprobe hits to the sync side, every
+ * other event to the thread model and to the profile (maps, samples). */
 struct sinks {
+	struct collect_sync *cs;
 	struct mtx_model *model;
 	struct mtx_profile *profile;
 };
@@ -47,6 +50,8 @@ struct sinks {
 static void emit(void *ctx, const struct mtx_event *ev)
 {
 	struct sinks *k = ctx;
+	if (collect_sync_event(k->cs, ev))
+		return;
 	model_event(k->model, ev);
 	profile_event(k->profile, ev);
 }
@@ -237,10 +242,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
+	rc = collect_sync_open(&cs, &s, w, err);
+	if (rc)
+		goto fail_unstarted;
 	writer_commit(w);
 	m = model_new(w);
 	prof = profile_new(w);
-	sinks = (struct sinks){ .model = m, .profile = prof };
+	sinks = (struct sinks){ .cs = &cs, .model = m, .profile = prof };
 	if (!m || !prof) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
@@ -300,7 +308,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* After the sync tables: their call sites get named too. */
 	if (profile_finish(prof) && !r->record_failed)
 		r->record_failed = 1;
-	s.lost[MTX_SRC_SYNC] = cs.lost;
+	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	write_end_meta(w, &s, m, r->status);
 	{
@@ -334,10 +342,10 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 
 fail_unstarted:
 	target_kill(&t);
-	collect_sync_free(&cs);
 	model_free(m);
 	profile_free(prof);
-	session_close(&s);
+	session_close(&s); /* before collect_sync_free: it may remove probes */
+	collect_sync_free(&cs);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the
 	 * previous one back where it was. */

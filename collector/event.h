@@ -24,7 +24,8 @@
 	X(SYNC, "sync")             \
 	X(LOST, "lost")             \
 	X(MMAP, "mmap")             \
-	X(SAMPLE, "sample")
+	X(SAMPLE, "sample")         \
+	X(UPROBE, "uprobe")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -93,6 +94,9 @@ struct mtx_event {
 		 * (callers are return addresses); @pcs is malloc'd and owned by
 		 * the consumer. @kernel: the CPU was in the kernel for this thread. */
 		struct { uint64_t *pcs; uint32_t nr; uint8_t kernel; } sample;
+		/* A uprobe hit (collector/sync-uprobes.c): probe is the probe's
+		 * index, arg its fetched values in the order it defines them. */
+		struct { uint32_t probe; uint32_t at_return; uint64_t arg[7]; } uprobe;
 	} u;
 };
 

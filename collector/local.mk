@@ -24,6 +24,10 @@ collector_sources = \
 	collector/sync-resolve.c collector/sync-resolve.h \
 	collector/inject.c collector/inject.h \
 	collector/collect-sync.c collector/collect-sync.h \
+	collector/elf-symbols.c collector/elf-symbols.h \
+	collector/uprobes.c collector/uprobes.h \
+	collector/sync-uprobes.c collector/sync-uprobes.h \
+	collector/sync-uprobes-pair.c collector/sync-uprobes-impl.h \
 	collector/syscall-names.h
 
 include collector/preload/local.mk

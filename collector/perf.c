@@ -63,6 +63,11 @@ int tracefs_ensure(char **err)
 	}
 }
 
+const char *tracefs_dir(void)
+{
+	return tracefs_root;
+}
+
 long tracepoint_id(const char *system, const char *event)
 {
 	char path[512], buf[32];

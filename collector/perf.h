@@ -36,6 +36,9 @@ struct perf_sample {
  */
 int tracefs_ensure(char **err);
 
+/* tracefs_dir - where tracefs is (after tracefs_ensure). Static string. */
+const char *tracefs_dir(void);
+
 /* tracepoint_id - the perf config id of tracepoint @system:@event, or -errno. */
 long tracepoint_id(const char *system, const char *event);
 

@@ -358,13 +358,14 @@ void session_disable(struct mtx_session *s)
  * depends on it, so a short-lived child holds the last references and pays
  * for them after mtx has exited; our own closes are then cheap.
  */
-static void close_in_background(int *fds, size_t n)
+static void close_in_background(int *fds, size_t n, void (*after)(void *), void *ctx)
 {
 	int go[2] = { -1, -1 };
+	pid_t pid = -1;
 	char c;
 
 	if (n && pipe2(go, O_CLOEXEC) == 0) {
-		pid_t pid = fork();
+		pid = fork();
 		if (pid == 0) {
 			/* Wait until the parent has dropped its references, so
 			 * that ours are the last ones. */
@@ -373,6 +374,8 @@ static void close_in_background(int *fds, size_t n)
 				;
 			for (size_t i = 0; i < n; i++)
 				close(fds[i]);
+			if (after)
+				after(ctx);
 			_exit(0);
 		}
 		close(go[0]);
@@ -381,11 +384,13 @@ static void close_in_background(int *fds, size_t n)
 		close(fds[i]);
 	if (go[1] >= 0)
 		close(go[1]); /* EOF releases the child (if fork failed: nobody) */
+	if (pid < 0 && after)
+		after(ctx);
 }
 
 void session_close(struct mtx_session *s)
 {
-	close_in_background(s->fds, s->nr_fds);
+	close_in_background(s->fds, s->nr_fds, s->after_close, s->after_close_ctx);
 	for (int cpu = 0; s->rings && cpu < s->nr_cpus; cpu++)
 		if (s->rings[cpu].fd >= 0)
 			ring_unmap(&s->rings[cpu]);

@@ -38,6 +38,10 @@ struct mtx_session {
 	uint64_t decoded[MTX_EV__COUNT];     /* events decoded, by type */
 	uint64_t undecodable;                /* records we could not parse */
 	char *error;                         /* last error message */
+	/* Run once every event is closed (session_close), possibly in a
+	 * child after mtx exited: only open/write/close-like work there. */
+	void (*after_close)(void *ctx);
+	void *after_close_ctx;
 };
 
 /*

@@ -85,12 +85,13 @@ E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
 	tests/e2e/test-bad-input.sh \
 	tests/e2e/test-sync-inject.sh \
+	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 
 # Screen tests: tmux drives mtx browse (fixture runs, then a collected one).
 TUI_TESTS = \
@@ -119,11 +120,40 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/waits.txt
 AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
 
-# The philosophers sample linked statically (-all-static: libtool takes
-# plain -static for its own meaning): a program LD_PRELOAD cannot
-# enter (tests/e2e/test-sync-inject.sh).
-check_PROGRAMS += tests/e2e/philosophers-static
+# Every sample linked statically (-all-static: libtool takes plain -static
+# for its own meaning): programs LD_PRELOAD cannot enter, traced through
+# uprobes instead (tests/e2e/test-sync-inject.sh, test-sync-uprobes.sh).
+STATIC_SAMPLES = tests/e2e/philosophers-static tests/e2e/clientserver-static \
+	tests/e2e/crossroad-static tests/e2e/farm-static tests/e2e/barber-static \
+	tests/e2e/forkexec-static tests/e2e/iobound-static tests/e2e/signals-static \
+	tests/e2e/c11threads-static
+check_PROGRAMS += $(STATIC_SAMPLES)
+STATIC_LINK_FLAGS = -all-static -pthread
 tests_e2e_philosophers_static_SOURCES = samples/philosophers.c samples/selfcheck.h
 tests_e2e_philosophers_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
-tests_e2e_philosophers_static_LDFLAGS = -all-static -pthread
+tests_e2e_philosophers_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_clientserver_static_SOURCES = samples/clientserver.c samples/selfcheck.h
+tests_e2e_clientserver_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_clientserver_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_crossroad_static_SOURCES = samples/crossroad.c samples/selfcheck.h
+tests_e2e_crossroad_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_crossroad_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_farm_static_SOURCES = samples/farm.c samples/selfcheck.h
+tests_e2e_farm_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_farm_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_barber_static_SOURCES = samples/barber.c samples/selfcheck.h
+tests_e2e_barber_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_barber_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_forkexec_static_SOURCES = samples/forkexec.c samples/selfcheck.h
+tests_e2e_forkexec_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_forkexec_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_iobound_static_SOURCES = samples/iobound.c samples/selfcheck.h
+tests_e2e_iobound_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_iobound_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_signals_static_SOURCES = samples/signals.c samples/selfcheck.h
+tests_e2e_signals_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_signals_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_c11threads_static_SOURCES = samples/c11threads.c samples/selfcheck.h
+tests_e2e_c11threads_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_c11threads_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 EXTRA_DIST += tests/fixtures

@@ -1,9 +1,9 @@
 #!/bin/bash
 # How mtx collect puts libmtx-preload.so into a program: the user's own
 # LD_PRELOAD is kept; -e without sync injects nothing; a library that cannot
-# be found is one clear error; a program the library cannot enter (static)
-# gets one warning line and is recorded without sync ops, its output and
-# exit status untouched.
+# be found is one clear error; a program the library cannot enter (static,
+# set-ID) gets one line saying that uprobes trace it instead, its output
+# and exit status untouched.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -35,7 +35,8 @@ status=$?
 	fail "missing library said: $(cat missing.err)"
 [ -e missing.db ] && fail "a database was left behind when the library was missing"
 
-# A static program: one warning, same output and status, no sync ops.
+# A static program: one line saying that uprobes replace the library, same
+# output and status, its sync ops recorded (exact counts: test-sync-uprobes).
 STATIC=$BUILDDIR/tests/e2e/philosophers-static
 [ -x "$STATIC" ] || { fail "not built: $STATIC"; finish; }
 "$STATIC" 3 > static.plain 2>&1
@@ -44,10 +45,38 @@ plain_status=$?
 mtx_status=$?
 [ "$plain_status" = "$mtx_status" ] || fail "static: exit $mtx_status under mtx, $plain_status without"
 cmp -s static.plain static.out || fail "static: output differs under mtx"
-[ "$(grep -c 'statically linked' static.err)" = 1 ] ||
-	fail "static: expected one 'statically linked' line, got: $(cat static.err)"
-[ "$(sql static.db "SELECT COUNT(*) FROM sync_ops")" = 0 ] || fail "static: sync ops recorded"
+[ "$(grep -c 'statically linked' static.err)" = 1 ] && [ "$(grep -c 'uprobes' static.err)" = 1 ] ||
+	fail "static: expected one 'statically linked ... uprobes' line, got: $(cat static.err)"
+[ "$(sql static.db "SELECT value FROM meta WHERE key = 'sync_method'")" = uprobes ] ||
+	fail "static: meta sync_method is not uprobes"
+[ "$(sql static.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'lock'")" -gt 0 ] || fail "static: no lock recorded"
 [ "$(sql static.db "SELECT COUNT(*) FROM threads")" = 4 ] ||
 	fail "static: $(sql static.db "SELECT COUNT(*) FROM threads") threads, expected 4"
 [ "$FAILED" = 0 ] && pass "static program: $(grep 'statically' static.err)"
+[ "$(sql env.db "SELECT value FROM meta WHERE key = 'sync_method'")" = preload ] ||
+	fail "a dynamic program's meta sync_method is not preload"
+
+# A set-user-ID program (another owner: its exec is AT_SECURE, and the
+# loader ignores LD_PRELOAD): one line, same output and status, uprobes on
+# the pthread functions of the libc it loads. Counts are not compared: the
+# kernel detaches every perf event at a set-ID exec unless fs.suid_dumpable
+# is set (which this test does not change), and the line says so.
+mkdir -p suid && chmod 755 suid
+cp "$SAMPLES/philosophers" suid/philosophers && chown nobody suid/philosophers &&
+	chmod 4755 suid/philosophers || fail "cannot make a set-user-ID copy of philosophers"
+suid/philosophers 3 > suid.plain 2>&1
+plain_status=$?
+"$MTX" collect -o suid.db -- suid/philosophers 3 > suid.out 2> suid.err
+mtx_status=$?
+[ "$plain_status" = "$mtx_status" ] || fail "set-ID: exit $mtx_status under mtx, $plain_status without"
+cmp -s suid.plain suid.out || fail "set-ID: output differs under mtx"
+[ "$(grep -c 'is set-user-ID: libmtx-preload.so cannot enter it' suid.err)" = 1 ] &&
+	[ "$(grep -c 'uprobes' suid.err)" = 1 ] ||
+	fail "set-ID: expected one 'set-user-ID ... uprobes' line, got: $(cat suid.err)"
+if [ "$(cat /proc/sys/fs/suid_dumpable)" = 0 ]; then
+	grep -q 'fs.suid_dumpable=1' suid.err || fail "set-ID: the line does not say why nothing is traced"
+fi
+[ "$(sql suid.db "SELECT value FROM meta WHERE key = 'sync_method'")" = uprobes ] ||
+	fail "set-ID: meta sync_method is not uprobes"
+[ "$FAILED" = 0 ] && pass "set-ID program: $(grep 'set-user-ID' suid.err)"
 finish

@@ -1,0 +1,149 @@
+# tests/e2e/samples.sh - run a sample plainly and under 'mtx collect' and
+# check the run against what the sample reports about itself (sourced after
+# lib.sh by test-collect-samples.sh and test-sync-uprobes.sh).
+#
+# check_sample NAME ARGS... runs $SAMPLES/NAME$SAMPLE_SUFFIX: the program's
+# output and exit status are identical; run.db holds exactly the threads the
+# sample created; each thread's states tile its lifetime; each thread's
+# switches equal the kernel's own counters (voluntary + nonvoluntary context
+# switches read by the thread itself just before it exits); and its sync
+# operations, per thread, kind and op, equal the counts the sample kept.
+# iobound's reads and writes also name their descriptor, of the right kind.
+: "${SAMPLE_SUFFIX:=}"
+
+# name and arguments: small problem sizes, the tests run them twice each.
+SAMPLE_RUNS="
+philosophers 5
+clientserver 6
+crossroad 8
+farm 3
+barber 12 3
+forkexec 5
+iobound 3
+signals 3
+c11threads 4
+"
+
+check_sample() {
+	local name=$1; shift
+	local prog="$SAMPLES/$name$SAMPLE_SUFFIX" db="$TMP/$name.db" check="$TMP/$name.check.db"
+	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; return; }
+
+	MTX_SELFCHECK="$TMP/$name.plain.sc" "$prog" "$@" > "$TMP/$name.plain.out" 2>/dev/null
+	local plain_status=$?
+	MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
+	local mtx_status=$?
+
+	[ "$plain_status" = "$mtx_status" ] || fail "$name: exit status $mtx_status under mtx, $plain_status without"
+	cmp -s "$TMP/$name.plain.out" "$TMP/$name.mtx.out" || fail "$name: output differs under mtx"
+	[ -s "$db" ] || { fail "$name: no database ($(head -1 "$TMP/$name.mtx.err"))"; return; }
+
+	cp "$db" "$check"
+	import_selfcheck "$TMP/$name.mtx.sc" "$check"
+
+	local complete lost
+	complete=$(sql "$check" "SELECT value FROM meta WHERE key = 'complete'")
+	[ "$complete" = 1 ] || fail "$name: run not marked complete"
+	lost=$(sql "$check" "SELECT SUM(value) FROM meta WHERE key LIKE 'lost_%'")
+	[ "$lost" = 0 ] || fail "$name: $lost records lost"
+
+	# Thread counts: the tids the sample reported are exactly the traced ones.
+	local missing extra
+	missing=$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM sc_thread WHERE tid NOT IN (SELECT tid FROM threads)")
+	extra=$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM threads WHERE tid NOT IN (SELECT tid FROM sc_thread)")
+	[ "$missing" = 0 ] && [ "$extra" = 0 ] || fail "$name: threads differ ($missing missing, $extra extra)"
+	[ "$(sql "$check" "SELECT COUNT(DISTINCT tid) FROM sc_thread")" -gt 0 ] || fail "$name: the sample reported no thread"
+
+	# Tiling: states sum to each lifetime, and each interval starts where
+	# the previous one ended.
+	local bad_sum bad_gap
+	bad_sum=$(sql "$check" "SELECT COUNT(*) FROM threads t WHERE t.end_ns - t.start_ns <> (SELECT TOTAL(end_ns - start_ns) FROM thread_states s WHERE s.tid = t.tid AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns)")
+	bad_gap=$(sql "$check" "SELECT COUNT(*) FROM (SELECT tid, start_ns, LAG(end_ns) OVER (PARTITION BY tid ORDER BY start_ns) AS prev_end FROM thread_states) WHERE prev_end IS NOT NULL AND prev_end <> start_ns")
+	[ "$bad_sum" = 0 ] && [ "$bad_gap" = 0 ] || fail "$name: states do not tile lifetimes ($bad_sum sums, $bad_gap gaps)"
+
+	# Context switches: the kernel's count lies between the switches
+	# recorded before the thread's two timestamps around the read. The
+	# launched program's first thread also carries the switches it made
+	# before its exec, where tracing began: meta root_switches_at_exec, read
+	# between root_switches_read_from_ns and _to_ns, by which time the trace
+	# may already hold a switch of its own — hence a low and a high bound.
+	local bad_csw
+	sql "$check" "CREATE TABLE sc_csw AS SELECT c.tid, c.role, c.nvcsw + c.nivcsw AS kernel, 0 AS pre_low, 0 AS pre_high,
+		(SELECT COUNT(*) FROM switches s WHERE s.prev_tid = c.tid AND s.ts_ns < c.ts_before) AS before,
+		(SELECT COUNT(*) FROM switches s WHERE s.prev_tid = c.tid AND s.ts_ns < c.ts_after) AS after
+		FROM sc_thread c WHERE c.nvcsw >= 0;
+		UPDATE sc_csw SET
+		pre_low = (SELECT value FROM meta WHERE key = 'root_switches_at_exec') - (SELECT COUNT(*) FROM switches s WHERE s.prev_tid = sc_csw.tid AND s.ts_ns < (SELECT value FROM meta WHERE key = 'root_switches_read_to_ns')),
+		pre_high = (SELECT value FROM meta WHERE key = 'root_switches_at_exec') - (SELECT COUNT(*) FROM switches s WHERE s.prev_tid = sc_csw.tid AND s.ts_ns < (SELECT value FROM meta WHERE key = 'root_switches_read_from_ns'))
+		WHERE tid = (SELECT MIN(pid) FROM processes WHERE ppid IS NULL) AND role <> 'exec-main'"
+	bad_csw=$(sql "$check" "SELECT COUNT(*) FROM sc_csw WHERE NOT (before <= kernel - pre_low AND kernel - pre_high <= after)")
+	if [ "$bad_csw" != 0 ]; then
+		fail "$name: switch counts differ from the kernel's for $bad_csw threads"
+		sql "$check" "SELECT * FROM sc_csw WHERE NOT (before <= kernel - pre_low AND kernel - pre_high <= after) LIMIT 5"
+	fi
+	# Sync operations: per thread, kind and op, run.db holds exactly the
+	# calls the sample counted (both directions: nothing missing, nothing
+	# extra). The sample counts only the calls it makes itself.
+	local bad_ops
+	sql "$check" "CREATE TABLE sc_cmp AS
+		SELECT tid, kind, op, SUM(sc) AS sc, SUM(db) AS db FROM (
+			SELECT tid, kind, op, count AS sc, 0 AS db FROM sc_op
+			UNION ALL SELECT tid, kind, op, 0, calls FROM sync_usage)
+		GROUP BY tid, kind, op"
+	bad_ops=$(sql "$check" "SELECT COUNT(*) FROM sc_cmp WHERE sc <> db")
+	if [ "$bad_ops" != 0 ]; then
+		fail "$name: sync op counts differ from the sample's for $bad_ops (thread, kind, op)"
+		sql "$check" "SELECT * FROM sc_cmp WHERE sc <> db LIMIT 8"
+	fi
+	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_op")" -gt 0 ] || fail "$name: the sample reported no sync op"
+
+	# User and kernel time stamps interleave: a thread calls and returns
+	# from a sync function while it is on a CPU, so every op's start and end
+	# fall inside a running interval of its thread.
+	local off_cpu
+	off_cpu=$(sql "$check" "SELECT COUNT(*) FROM sync_ops o WHERE
+		NOT EXISTS (SELECT 1 FROM thread_states s WHERE s.tid = o.tid AND s.state = 'running'
+			AND s.start_ns <= o.start_ns AND o.start_ns <= s.end_ns)
+		OR NOT EXISTS (SELECT 1 FROM thread_states s WHERE s.tid = o.tid AND s.state = 'running'
+			AND s.start_ns <= o.end_ns AND o.end_ns <= s.end_ns)")
+	[ "$off_cpu" = 0 ] || fail "$name: $off_cpu sync ops start or end while their thread is off the CPU"
+
+	# The join: each thread's blocked_sync time is the wait of its ops.
+	local bad_wait
+	bad_wait=$(sql "$check" "SELECT COUNT(*) FROM threads t WHERE
+		(SELECT TOTAL(wait_ns) FROM sync_ops o WHERE o.tid = t.tid AND o.start_ns >= t.start_ns AND o.end_ns <= t.end_ns) <>
+		(SELECT TOTAL(end_ns - start_ns) FROM thread_states s WHERE s.tid = t.tid AND s.state = 'blocked_sync'
+			AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns)")
+	[ "$bad_wait" = 0 ] || fail "$name: blocked_sync time differs from the ops' wait for $bad_wait threads"
+
+	[ "$name" = iobound ] && check_iobound_fds "$check"
+	[ "$FAILED" = 0 ] && pass "$name $*"
+}
+
+# iobound's bulk reads and writes (the (thread, call, fd) groups of 100 rows
+# or more) carry their descriptor and, where the collector could tell, its
+# kind: writers write their files, readers read their files and write the
+# pipe, the consumer reads the pipe. A kind may be unknown, never wrong:
+# the collector reads /proc up to a poll interval (100 ms) after the calls,
+# by when iobound's short phases may have closed the file, or even put the
+# pipe under the same number (which the collector must notice).
+check_iobound_fds() {
+	local db=$1 no_fd wrong
+	sql "$db" "CREATE TABLE sc_fd AS
+		SELECT t.name AS thread, s.name AS call, s.fd, s.fd_kind AS kind, COUNT(*) AS n
+		FROM syscalls s JOIN threads t ON t.tid = s.tid AND s.start_ns BETWEEN t.start_ns AND t.end_ns
+		WHERE s.name IN ('read', 'write') GROUP BY 1, 2, 3, 4;
+		CREATE TABLE sc_fd_want AS
+		SELECT thread, call, fd, CASE WHEN thread = 'consumer' OR (thread LIKE 'reader-%' AND call = 'write')
+			THEN 'pipe' ELSE 'file' END AS kind
+		FROM sc_fd GROUP BY 1, 2, 3 HAVING SUM(n) >= 100"
+	no_fd=$(sql "$db" "SELECT TOTAL(n) FROM sc_fd WHERE fd IS NULL")
+	wrong=$(sql "$db" "SELECT COUNT(*) FROM sc_fd g JOIN sc_fd_want w USING (thread, call, fd) WHERE g.kind <> w.kind")
+	[ "$no_fd" = 0.0 ] || fail "iobound: $no_fd reads or writes without their fd"
+	[ "$(sql "$db" "SELECT COUNT(*) FROM sc_fd_want")" -ge 4 ] || fail "iobound: its bulk reads and writes are missing"
+	if [ "$wrong" != 0 ]; then
+		fail "iobound: $wrong (thread, call, fd) groups with a wrong fd_kind"
+		sql "$db" "SELECT g.*, w.kind AS want FROM sc_fd g JOIN sc_fd_want w USING (thread, call, fd) WHERE g.kind <> w.kind LIMIT 8"
+	fi
+}
+
