@@ -9,6 +9,7 @@
 #include "src/histogram.h"
 #include "src/analysis.h"
 #include "src/grow.h"
+#include "src/timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -206,12 +207,6 @@ struct run {
 	struct subjects threads, objects;
 };
 
-/* What a scan of point events counts, and into which metric. */
-struct point_scan {
-	struct subjects *s;
-	int metric;
-};
-
 static int sql_fail(sqlite3 *db, const char *what, char **err)
 {
 	if (err && asprintf(err, "time histograms (%s): %s", what, sqlite3_errmsg(db)) < 0)
@@ -312,13 +307,11 @@ static int histogram_of(const struct run *r, struct subjects *s, int64_t id, int
 	return 0;
 }
 
-/* (id, start_ns): one event of the point_scan's metric. */
-static int row_point(struct run *r, sqlite3_stmt *st, void *arg)
+/* One event of @metric of subject @id at @ts_ns. */
+static int add_point(struct run *r, struct subjects *s, int64_t id, int metric, int64_t ts_ns)
 {
-	const struct point_scan *p = arg;
-	int64_t ts_ns = sqlite3_column_int64(st, 1);
 	struct mtx_histogram *h;
-	int rc = histogram_of(r, p->s, sqlite3_column_int64(st, 0), p->metric, &h);
+	int rc = histogram_of(r, s, id, metric, &h);
 
 	if (rc || !h)
 		return rc;
@@ -327,33 +320,27 @@ static int row_point(struct run *r, sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-/* (tid, start_ns, end_ns, state, object_id): a thread_states interval, to
- * its thread's metric for the state and, blocked_sync, to its object's
- * wait_ns. */
-static int row_state(struct run *r, sqlite3_stmt *st, void *arg)
+/* A thread_states interval of @tid, to its thread's metric for the state
+ * (@metric, -1 for a state this build does not know: left out) and, when
+ * blocked_sync on an object, to the object's wait_ns. */
+static int add_state(struct run *r, int64_t tid, const struct tl_state *s, int metric, int blocked_sync)
 {
-	int64_t start_ns = sqlite3_column_int64(st, 1), end_ns = sqlite3_column_int64(st, 2);
-	const char *state = (const char *)sqlite3_column_text(st, 3);
 	struct mtx_histogram *h;
-	size_t k;
 	int rc;
 
-	for (k = 0; state && k < NR_STATES; k++)
-		if (!strcmp(state, state_metrics[k].state))
-			break;
-	if (!state || k == NR_STATES)
-		return 0; /* a state this build does not know */
-	note_end(r, end_ns);
-	rc = histogram_of(r, &r->threads, sqlite3_column_int64(st, 0), state_metrics[k].metric, &h);
+	if (metric < 0)
+		return 0;
+	note_end(r, s->end_ns);
+	rc = histogram_of(r, &r->threads, tid, metric, &h);
 	if (rc)
 		return rc;
 	if (h)
-		histogram_add_interval(h, start_ns, end_ns);
-	if (strcmp(state, "blocked_sync") || sqlite3_column_type(st, 4) == SQLITE_NULL)
+		histogram_add_interval(h, s->start_ns, s->end_ns);
+	if (!blocked_sync || !(s->flags & TL_HAS_OBJECT))
 		return 0;
-	rc = histogram_of(r, &r->objects, sqlite3_column_int64(st, 4), WAIT_NS, &h);
+	rc = histogram_of(r, &r->objects, s->object_id, WAIT_NS, &h);
 	if (!rc && h)
-		histogram_add_interval(h, start_ns, end_ns);
+		histogram_add_interval(h, s->start_ns, s->end_ns);
 	return rc;
 }
 
@@ -426,19 +413,14 @@ static int write_run(sqlite3 *db, struct run *r, char **err)
 }
 
 /*
- * Stream the recorded tables through the histograms. The point scans walk
- * their covering (subject, start_ns) index, so the subject lookup is mostly
- * the cached last one. thread_states is read in table order instead (about
- * the order the collector wrote it): its (tid, start_ns) index lacks the
- * other columns, and a table lookup per row made that walk 20 times slower
- * on 10 M rows. Order does not change the result: folding is exact, so a
- * histogram ends the same whatever order it was fed in.
+ * Feed the histograms from the timeline, thread by thread. Order does not
+ * change the result: folding is exact, so a histogram ends the same
+ * whatever order it was fed in.
  */
-static int fill_run(sqlite3 *db, struct run *r, char **err)
+static int fill_run(sqlite3 *db, struct run *r, const struct mtx_timeline *tl, char **err)
 {
-	struct point_scan sync_ops = { &r->threads, SYNC_OPS }, syscalls = { &r->threads, SYSCALLS },
-			  ops = { &r->objects, OPS };
-	int rc;
+	int metric_of[NR_STATES + 1], rc;
+	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, "blocked_sync");
 
 	rc = scan(db, "SELECT DISTINCT tid FROM threads ORDER BY tid", row_subject, r, &r->threads, err);
 	if (!rc)
@@ -447,20 +429,31 @@ static int fill_run(sqlite3 *db, struct run *r, char **err)
 		rc = subjects_alloc_histograms(&r->threads);
 	if (!rc)
 		rc = subjects_alloc_histograms(&r->objects);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns, end_ns, state, object_id FROM thread_states", row_state, r, NULL,
-			  err);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns FROM sync_ops ORDER BY tid, start_ns", row_point, r, &sync_ops, err);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns FROM syscalls ORDER BY tid, start_ns", row_point, r, &syscalls, err);
-	if (!rc)
-		rc = scan(db, "SELECT object_id, start_ns FROM sync_ops ORDER BY object_id, start_ns", row_point, r,
-			  &ops, err);
+	for (size_t k = 0; k < NR_STATES; k++) {
+		state_ids[k] = timeline_intern_find(tl, state_metrics[k].state);
+		metric_of[k] = (int)state_metrics[k].metric;
+	}
+	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
+		const struct tl_thread *t = &tl->threads[i];
+		for (size_t j = 0; j < t->nr_states && !rc; j++) {
+			size_t k = 0;
+			while (k < NR_STATES && t->states[j].state != state_ids[k])
+				k++;
+			rc = add_state(r, t->tid, &t->states[j], k < NR_STATES ? metric_of[k] : -1,
+				       t->states[j].state == blocked_sync);
+		}
+		for (size_t j = 0; j < t->nr_ops && !rc; j++) {
+			rc = add_point(r, &r->threads, t->tid, SYNC_OPS, t->ops[j].start_ns);
+			if (!rc)
+				rc = add_point(r, &r->objects, t->ops[j].object_id, OPS, t->ops[j].start_ns);
+		}
+		for (size_t j = 0; j < t->nr_syscalls && !rc; j++)
+			rc = add_point(r, &r->threads, t->tid, SYSCALLS, t->syscalls[j].start_ns);
+	}
 	return rc;
 }
 
-int analysis_histograms(sqlite3 *db, char **err)
+int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
 	struct run r = {
 		.threads = { .kind = "thread", .metrics = thread_metrics, .nr_metrics = NR_THREAD_METRICS },
@@ -472,7 +465,7 @@ int analysis_histograms(sqlite3 *db, char **err)
 		  &has_threads, err);
 	if (rc || !has_threads)
 		return rc;
-	rc = fill_run(db, &r, err);
+	rc = fill_run(db, &r, tl, err);
 	if (!rc)
 		rc = write_run(db, &r, err);
 	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)

@@ -12,8 +12,11 @@ libmtx_a_SOURCES = \
 	src/analysis.c src/analysis.h \
 	src/reports.c src/reports.h \
 	src/report-format.c src/report-format.h \
+	src/timeline.c src/timeline.h \
+	src/keyhash.h \
 	src/state-causes.c \
 	src/wait-for.c \
+	src/summaries.c \
 	src/critical-path.c \
 	src/histogram.c src/histogram.h \
 	src/cmd-collect.c \
