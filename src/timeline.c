@@ -16,15 +16,36 @@
 
 /* ---- loading ---- */
 
-#define NR_RECENT 64
+/* Small direct-mapped caches in front of the hashes: most rows find their
+ * thread, their strings and their totals there. Each entry holds an index
+ * + 1 (0: empty) and what it is checked against. */
+#define NR_RECENT 4096
 
 struct recent_thread {
-	size_t index; /* in tl->threads, + 1; 0: none */
+	size_t index; /* in tl->threads */
 };
+
+struct recent_string {
+	uint64_t head; /* the first 8 bytes */
+	size_t len, index; /* in tl->strings */
+};
+
+struct recent_total {
+	int64_t tid, object_id;
+	uint16_t op;
+	size_t index; /* in tl->op_totals */
+};
+
+static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
+{
+	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ c) >> 52) % NR_RECENT;
+}
 
 struct loader {
 	sqlite3 *db;
 	struct recent_thread recent[NR_RECENT];
+	struct recent_string recent_strings[NR_RECENT];
+	struct recent_total recent_totals[NR_RECENT];
 	struct mtx_timeline *tl;
 	struct keyhash threads, strings, op_totals, holder_totals;
 	size_t cap_threads, cap_strings, cap_op_totals, cap_holder_totals, cap_objects;
@@ -66,7 +87,19 @@ static int intern_text(struct loader *l, const char *s)
 /* The interned index of column @col of @st. */
 static int intern(struct loader *l, sqlite3_stmt *st, int col)
 {
-	return intern_text(l, (const char *)sqlite3_column_text(st, col));
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	size_t len = (size_t)sqlite3_column_bytes(st, col);
+	uint64_t head = 0;
+	if (!s)
+		return TL_NONE;
+	memcpy(&head, s, len < sizeof(head) ? len : sizeof(head));
+	struct recent_string *r = &l->recent_strings[recent_slot(head, len, 0)];
+	if (r->index && r->len == len && r->head == head && !memcmp(l->tl->strings[r->index - 1], s, len))
+		return (int)r->index - 1;
+	int k = intern_text(l, s);
+	if (k >= 0)
+		*r = (struct recent_string){ head, len, (size_t)k + 1 };
+	return k;
 }
 
 uint16_t timeline_intern_find(const struct mtx_timeline *tl, const char *s)
@@ -82,7 +115,7 @@ static struct tl_thread *thread_of(struct loader *l, int64_t tid)
 {
 	struct mtx_timeline *tl = l->tl;
 	/* Most rows find their thread in this cache, not in the hash. */
-	struct recent_thread *r = &l->recent[(uint64_t)tid % NR_RECENT];
+	struct recent_thread *r = &l->recent[recent_slot((uint64_t)tid, 0, 0)];
 	if (r->index && tl->threads[r->index - 1].tid == tid)
 		return &tl->threads[r->index - 1];
 	struct keyhash_slot *sl = keyhash_slot(&l->threads, tid, 0, 0);
@@ -182,10 +215,15 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
 	bool has_hold = sqlite3_column_type(st, 10) != SQLITE_NULL;
 	int64_t hold_ns = sqlite3_column_int64(st, 10);
-	struct keyhash_slot *sl = keyhash_slot(&l->op_totals, tid, o->object_id, o->op);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
+	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)tid, (uint64_t)o->object_id, o->op)];
+	struct keyhash_slot *sl = NULL;
+	size_t index = r->index;
+	if (!index || r->tid != tid || r->object_id != o->object_id || r->op != o->op) {
+		if (!(sl = keyhash_slot(&l->op_totals, tid, o->object_id, o->op)))
+			return -ENOMEM;
+		index = sl->v;
+	}
+	if (!index) {
 		struct tl_op_total *more = grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals,
 						      sizeof(*more), 256);
 		if (!more)
@@ -193,10 +231,11 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 		tl->op_totals = more;
 		tl->op_totals[tl->nr_op_totals] = (struct tl_op_total){ .tid = tid, .object_id = o->object_id,
 									.op = o->op };
-		sl->v = ++tl->nr_op_totals;
+		index = sl->v = ++tl->nr_op_totals;
 		l->op_totals.len++;
 	}
-	struct tl_op_total *t = &tl->op_totals[sl->v - 1];
+	*r = (struct recent_total){ tid, o->object_id, o->op, index };
+	struct tl_op_total *t = &tl->op_totals[index - 1];
 	t->calls++;
 	t->blocked += blocked;
 	t->contended += (o->flags & TL_HAS_HOLDER) || blocked;
