@@ -100,7 +100,8 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++)
 		rc = analyses[i](db, tl, err);
 	timeline_free(tl);
-	if (!rc && indexes)
+	/* SQLite may sort for CREATE INDEX on a second core (~20% faster). */
+	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))
 		rc = db_exec(db, indexes, err);
 	free(tables);
 	if (!rc && !temp) {
