@@ -133,6 +133,8 @@ CREATE TABLE switch_totals (
 	count    INTEGER NOT NULL
 );
 
+-- Indexes last: analysis_build creates everything above, fills the tables,
+-- then runs the rest of this file (from the first CREATE INDEX on).
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
 CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
