@@ -26,8 +26,9 @@ static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 	return analysis_critical_path(db, err);
 }
 
+/* In this order; time_histograms are counted meanwhile (analysis_build). */
 static int (*const analyses[])(sqlite3 *, const struct mtx_timeline *, char **) = {
-	analysis_state_causes, analysis_wait_for, analysis_summaries, critical_path, analysis_histograms,
+	analysis_state_causes, analysis_wait_for, analysis_summaries, critical_path,
 };
 
 int analysis_is_current(sqlite3 *db)
@@ -97,8 +98,15 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 		*indexes++ = '\0';
 	if (!rc)
 		rc = db_exec(db, tables, err);
+	struct histogram_job *histograms = NULL;
+	if (!rc)
+		rc = analysis_histograms_start(db, tl, &histograms, err);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++)
 		rc = analyses[i](db, tl, err);
+	if (histograms) {
+		int done = analysis_histograms_finish(rc ? NULL : db, histograms, rc ? NULL : err);
+		rc = rc ? rc : done;
+	}
 	timeline_free(tl);
 	/* SQLite may sort for CREATE INDEX on a second core (~20% faster). */
 	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))

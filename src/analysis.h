@@ -45,4 +45,16 @@ int analysis_critical_path(sqlite3 *db, char **err);
 /* time_histograms: src/histogram.c */
 int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 
+/*
+ * analysis_histograms in two steps, so that the counting (on @tl alone)
+ * runs on a thread of its own while the other analyses write their tables:
+ * _start reads what it needs from @db and starts it (0 or -errno with
+ * @err); _finish waits for it and, with a @db, writes time_histograms
+ * (0 or -errno with @err). _finish must follow every _start, with a NULL
+ * @db to only wait and free when the build failed meanwhile.
+ */
+struct histogram_job;
+int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **job, char **err);
+int analysis_histograms_finish(sqlite3 *db, struct histogram_job *job, char **err);
+
 #endif

@@ -12,6 +12,7 @@
 #include "src/timeline.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,23 +413,31 @@ static int write_run(sqlite3 *db, struct run *r, char **err)
 	return rc;
 }
 
-/*
- * Feed the histograms from the timeline, thread by thread. Order does not
- * change the result: folding is exact, so a histogram ends the same
- * whatever order it was fed in.
- */
-static int fill_run(sqlite3 *db, struct run *r, const struct mtx_timeline *tl, char **err)
+/* The threads (tid) and objects (id) the histograms are kept for, each
+ * with room for its histograms. */
+static int find_subjects(sqlite3 *db, struct run *r, char **err)
 {
-	int metric_of[NR_STATES + 1], rc;
-	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, "blocked_sync");
-
-	rc = scan(db, "SELECT DISTINCT tid FROM threads ORDER BY tid", row_subject, r, &r->threads, err);
+	int rc = scan(db, "SELECT DISTINCT tid FROM threads ORDER BY tid", row_subject, r, &r->threads, err);
 	if (!rc)
 		rc = scan(db, "SELECT id FROM sync_objects ORDER BY id", row_subject, r, &r->objects, err);
 	if (!rc)
 		rc = subjects_alloc_histograms(&r->threads);
 	if (!rc)
 		rc = subjects_alloc_histograms(&r->objects);
+	return rc;
+}
+
+/*
+ * Feed the histograms from the timeline, thread by thread (no SQL: this
+ * may run on a thread of its own). Order does not change the result:
+ * folding is exact, so a histogram ends the same whatever order it was fed
+ * in.
+ */
+static int fill_run(struct run *r, const struct mtx_timeline *tl)
+{
+	int metric_of[NR_STATES + 1], rc = 0;
+	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, "blocked_sync");
+
 	for (size_t k = 0; k < NR_STATES; k++) {
 		state_ids[k] = timeline_intern_find(tl, state_metrics[k].state);
 		metric_of[k] = (int)state_metrics[k].metric;
@@ -453,24 +462,66 @@ static int fill_run(sqlite3 *db, struct run *r, const struct mtx_timeline *tl, c
 	return rc;
 }
 
-int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+struct histogram_job {
+	struct run r;
+	const struct mtx_timeline *tl;
+	int has_threads, threaded, rc;
+	pthread_t thread;
+};
+
+static void *fill_job(void *arg)
 {
-	struct run r = {
+	struct histogram_job *j = arg;
+	j->rc = fill_run(&j->r, j->tl);
+	return NULL;
+}
+
+int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **out, char **err)
+{
+	struct histogram_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	*out = j;
+	if (!j)
+		return -ENOMEM;
+	j->tl = tl;
+	j->r = (struct run){
 		.threads = { .kind = "thread", .metrics = thread_metrics, .nr_metrics = NR_THREAD_METRICS },
 		.objects = { .kind = "object", .metrics = object_metrics, .nr_metrics = NR_OBJECT_METRICS },
 	};
-	int rc, has_threads = 0;
+	rc = scan(db, "SELECT MIN(start_ns), MAX(COALESCE(end_ns, start_ns)) FROM threads", row_run_span, &j->r,
+		  &j->has_threads, err);
+	if (!rc && j->has_threads)
+		rc = find_subjects(db, &j->r, err);
+	if (!rc && j->has_threads)
+		j->threaded = pthread_create(&j->thread, NULL, fill_job, j) == 0;
+	if (!rc && j->has_threads && !j->threaded) /* no thread: count here */
+		j->rc = fill_run(&j->r, tl);
+	return rc;
+}
 
-	rc = scan(db, "SELECT MIN(start_ns), MAX(COALESCE(end_ns, start_ns)) FROM threads", row_run_span, &r,
-		  &has_threads, err);
-	if (rc || !has_threads)
-		return rc;
-	rc = fill_run(db, &r, tl, err);
-	if (!rc)
-		rc = write_run(db, &r, err);
+int analysis_histograms_finish(sqlite3 *db, struct histogram_job *j, char **err)
+{
+	int rc;
+	if (!j)
+		return -ENOMEM;
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	rc = j->rc;
+	if (!rc && j->has_threads && db)
+		rc = write_run(db, &j->r, err);
 	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)
 		*err = NULL;
-	subjects_free(&r.threads);
-	subjects_free(&r.objects);
+	subjects_free(&j->r.threads);
+	subjects_free(&j->r.objects);
+	free(j);
 	return rc;
+}
+
+int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+{
+	struct histogram_job *j;
+	int rc = analysis_histograms_start(db, tl, &j, err);
+	int done = analysis_histograms_finish(rc ? NULL : db, j, rc ? NULL : err);
+	return rc ? rc : done;
 }

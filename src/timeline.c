@@ -208,48 +208,48 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
-/* Add one op to the totals of its (tid, object, op) and of its holder. */
-static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqlite3_stmt *st)
+/* Add @t to the totals of @l (for the same key: sums and maxima). */
+static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 {
 	struct mtx_timeline *tl = l->tl;
-	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
-	bool has_hold = sqlite3_column_type(st, 10) != SQLITE_NULL;
-	int64_t hold_ns = sqlite3_column_int64(st, 10);
-	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)tid, (uint64_t)o->object_id, o->op)];
-	struct keyhash_slot *sl = NULL;
+	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, t->op)];
 	size_t index = r->index;
-	if (!index || r->tid != tid || r->object_id != o->object_id || r->op != o->op) {
-		if (!(sl = keyhash_slot(&l->op_totals, tid, o->object_id, o->op)))
+	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op) {
+		struct keyhash_slot *sl = keyhash_slot(&l->op_totals, t->tid, t->object_id, t->op);
+		if (!sl)
 			return -ENOMEM;
-		index = sl->v;
+		if (!sl->v) {
+			struct tl_op_total *more =
+				grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals, sizeof(*more), 256);
+			if (!more)
+				return -ENOMEM;
+			tl->op_totals = more;
+			tl->op_totals[tl->nr_op_totals] = *t;
+			sl->v = ++tl->nr_op_totals;
+			l->op_totals.len++;
+			*r = (struct recent_total){ t->tid, t->object_id, t->op, sl->v };
+			return 0;
+		}
+		*r = (struct recent_total){ t->tid, t->object_id, t->op, index = sl->v };
 	}
-	if (!index) {
-		struct tl_op_total *more = grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals,
-						      sizeof(*more), 256);
-		if (!more)
-			return -ENOMEM;
-		tl->op_totals = more;
-		tl->op_totals[tl->nr_op_totals] = (struct tl_op_total){ .tid = tid, .object_id = o->object_id,
-									.op = o->op };
-		index = sl->v = ++tl->nr_op_totals;
-		l->op_totals.len++;
-	}
-	*r = (struct recent_total){ tid, o->object_id, o->op, index };
-	struct tl_op_total *t = &tl->op_totals[index - 1];
-	t->calls++;
-	t->blocked += blocked;
-	t->contended += (o->flags & TL_HAS_HOLDER) || blocked;
-	t->wait_ns += wait_ns;
-	if (wait_ns > t->max_wait_ns || t->calls == 1)
-		t->max_wait_ns = wait_ns;
-	if (has_hold) {
-		t->hold_ns += hold_ns;
-		if (hold_ns > t->max_hold_ns)
-			t->max_hold_ns = hold_ns;
-	}
-	if (!(o->flags & TL_HAS_HOLDER))
-		return 0;
-	if (!(sl = keyhash_slot(&l->holder_totals, o->object_id, o->holder_tid, 0)))
+	struct tl_op_total *to = &tl->op_totals[index - 1];
+	to->calls += t->calls;
+	to->blocked += t->blocked;
+	to->contended += t->contended;
+	to->wait_ns += t->wait_ns;
+	to->hold_ns += t->hold_ns;
+	if (t->max_wait_ns > to->max_wait_ns)
+		to->max_wait_ns = t->max_wait_ns;
+	if (t->max_hold_ns > to->max_hold_ns)
+		to->max_hold_ns = t->max_hold_ns;
+	return 0;
+}
+
+static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
+{
+	struct mtx_timeline *tl = l->tl;
+	struct keyhash_slot *sl = keyhash_slot(&l->holder_totals, h->object_id, h->holder_tid, 0);
+	if (!sl)
 		return -ENOMEM;
 	if (!sl->v) {
 		struct tl_holder_total *more = grow_array(tl->holder_totals, &l->cap_holder_totals,
@@ -257,14 +257,30 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 		if (!more)
 			return -ENOMEM;
 		tl->holder_totals = more;
-		tl->holder_totals[tl->nr_holder_totals] =
-			(struct tl_holder_total){ .object_id = o->object_id, .holder_tid = o->holder_tid };
+		tl->holder_totals[tl->nr_holder_totals] = *h;
 		sl->v = ++tl->nr_holder_totals;
 		l->holder_totals.len++;
+		return 0;
 	}
-	tl->holder_totals[sl->v - 1].ops++;
-	tl->holder_totals[sl->v - 1].wait_ns += wait_ns;
+	tl->holder_totals[sl->v - 1].ops += h->ops;
+	tl->holder_totals[sl->v - 1].wait_ns += h->wait_ns;
 	return 0;
+}
+
+/* Add one op to the totals of its (tid, object, op) and of its holder. */
+static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqlite3_stmt *st)
+{
+	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
+	int64_t hold_ns = sqlite3_column_type(st, 10) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 10);
+	const struct tl_op_total one = {
+		.tid = tid, .object_id = o->object_id, .op = o->op, .calls = 1, .blocked = blocked,
+		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
+		.hold_ns = hold_ns, .max_hold_ns = hold_ns,
+	};
+	int rc = merge_op_total(l, &one);
+	if (rc || !(o->flags & TL_HAS_HOLDER))
+		return rc;
+	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, 1, wait_ns });
 }
 
 static int row_op(struct loader *l, sqlite3_stmt *st)
@@ -367,8 +383,8 @@ static void sort_thread(struct tl_thread *t)
 	sort_rows(t->ops, t->nr_ops, sizeof(*t->ops), cmp_op);
 }
 
-static const char ops_sql[] = "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, "
-			      "wait_ns, hold_ns, callsite FROM sync_ops";
+#define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
+		"callsite FROM sync_ops"
 
 static void loader_free_hashes(struct loader *l)
 {
@@ -379,12 +395,17 @@ static void loader_free_hashes(struct loader *l)
 }
 
 /*
- * sync_ops, the largest table, is read by a second thread on its own
- * read-only connection while the first reads the others: the two scans
- * take about as long each, and SQLite runs one statement on one core.
+ * sync_ops, the largest table, is read in two parts by id: the first by a
+ * second thread on its own read-only connection while this one reads the
+ * other tables, the rest by this one after them (the split evens out the
+ * two threads' work on the bench run); SQLite runs one statement on one
+ * core.
  */
+#define OPS_SHARE_OF_JOB 0.78
+
 struct ops_job {
 	const char *path;
+	char sql[160];
 	struct loader l;
 	pthread_t thread;
 	int rc;
@@ -400,18 +421,19 @@ static void *ops_job_run(void *arg)
 			j->err = NULL;
 	} else {
 		sqlite3_busy_timeout(j->l.db, 5000);
-		j->rc = scan(&j->l, ops_sql, row_op, &j->err);
+		j->rc = scan(&j->l, j->sql, row_op, &j->err);
 	}
 	sqlite3_close(j->l.db);
 	loader_free_hashes(&j->l);
 	return NULL;
 }
 
-/* Start @j on the file of @db; 0, or -1 when it cannot be (a database
- * without a file, no thread): the caller then reads sync_ops itself. */
-static int ops_job_start(sqlite3 *db, struct ops_job *j)
+/* Start @j on the ops of @db with ids up to @last_id; 0, or -1 when it
+ * cannot be (a database without a file, no thread). */
+static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id)
 {
 	j->path = sqlite3_db_filename(db, "main");
+	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)last_id);
 	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
 		return -1;
 	if (pthread_create(&j->thread, NULL, ops_job_run, j)) {
@@ -422,46 +444,48 @@ static int ops_job_start(sqlite3 *db, struct ops_job *j)
 	return 0;
 }
 
-/* Move the ops and totals the job read into @l's timeline, their op names
- * interned there. */
+/* Put the ops the job read (the lower ids) before each thread's ops read
+ * here, and add its totals to these; its op names interned here. */
 static int ops_job_merge(struct loader *l, struct ops_job *j)
 {
-	struct mtx_timeline *from = j->l.tl, *tl = l->tl;
+	struct mtx_timeline *from = j->l.tl;
 	uint16_t *map = calloc(from->nr_strings ? from->nr_strings : 1, sizeof(*map));
-	if (!map)
-		return -ENOMEM;
-	for (size_t i = 0; i < from->nr_strings; i++) {
+	int rc = map ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < from->nr_strings && !rc; i++) {
 		int k = intern_text(l, from->strings[i]);
-		if (k < 0) {
-			free(map);
-			return k;
-		}
-		map[i] = (uint16_t)k;
+		if (k < 0)
+			rc = k;
+		else
+			map[i] = (uint16_t)k;
 	}
-	for (size_t i = 0; i < from->nr_threads; i++) {
+	for (size_t i = 0; i < from->nr_threads && !rc; i++) {
 		struct tl_thread *src = &from->threads[i], *dst = thread_of(l, src->tid);
-		if (!dst) {
-			free(map);
-			return -ENOMEM;
+		struct tl_op *ops = dst ? malloc(sizeof(*ops) * (src->nr_ops + dst->nr_ops + 1)) : NULL;
+		if (!ops) {
+			rc = -ENOMEM;
+			break;
 		}
-		for (size_t k = 0; k < src->nr_ops; k++)
-			src->ops[k].op = map[src->ops[k].op];
-		dst->ops = src->ops;
-		dst->nr_ops = src->nr_ops;
-		dst->cap_ops = src->cap_ops;
-		src->ops = NULL;
-		src->nr_ops = 0;
+		for (size_t k = 0; k < src->nr_ops; k++) {
+			ops[k] = src->ops[k];
+			ops[k].op = map[src->ops[k].op];
+		}
+		if (dst->nr_ops)
+			memcpy(ops + src->nr_ops, dst->ops, sizeof(*ops) * dst->nr_ops);
+		free(dst->ops);
+		dst->ops = ops;
+		dst->nr_ops += src->nr_ops;
+		dst->cap_ops = dst->nr_ops + 1;
 	}
-	for (size_t i = 0; i < from->nr_op_totals; i++)
-		from->op_totals[i].op = map[from->op_totals[i].op];
+	for (size_t i = 0; i < from->nr_op_totals && !rc; i++) {
+		struct tl_op_total t = from->op_totals[i];
+		t.op = map[t.op];
+		rc = merge_op_total(l, &t);
+	}
+	for (size_t i = 0; i < from->nr_holder_totals && !rc; i++)
+		rc = merge_holder_total(l, &from->holder_totals[i]);
 	free(map);
-	tl->op_totals = from->op_totals;
-	tl->nr_op_totals = from->nr_op_totals;
-	tl->holder_totals = from->holder_totals;
-	tl->nr_holder_totals = from->nr_holder_totals;
-	from->op_totals = NULL;
-	from->holder_totals = NULL;
-	return 0;
+	return rc;
 }
 
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
@@ -470,8 +494,12 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	const char *syscalls_sql = db_has_column(db, "syscalls", "fd_kind")
 					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind FROM syscalls"
 					   : "SELECT tid, start_ns, end_ns, NULL, NULL FROM syscalls";
+	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
+	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
+	int64_t split_id = first_id + (int64_t)((double)(last_id - first_id) * OPS_SHARE_OF_JOB);
 	struct loader l = { .db = db };
 	struct ops_job job = { 0 };
+	char rest_sql[160];
 	int rc, parallel;
 
 	*out = NULL;
@@ -480,7 +508,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 			*err = NULL;
 		return -ENOMEM;
 	}
-	parallel = ops_job_start(db, &job) == 0;
+	parallel = ops_job_start(db, &job, split_id) == 0;
 	rc = scan(&l, "SELECT id, kind, addr FROM sync_objects", row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
@@ -491,6 +519,9 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
 	if (!rc)
 		rc = scan(&l, syscalls_sql, row_syscall, err);
+	snprintf(rest_sql, sizeof(rest_sql), OPS_SQL " WHERE id > %lld", (long long)split_id);
+	if (!rc)
+		rc = scan(&l, parallel ? rest_sql : OPS_SQL, row_op, err);
 	if (parallel) {
 		pthread_join(job.thread, NULL);
 		if (!rc && job.rc) {
@@ -502,8 +533,6 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 			*err = NULL;
 		free(job.err);
 		timeline_free(job.l.tl);
-	} else if (!rc) {
-		rc = scan(&l, ops_sql, row_op, err);
 	}
 	loader_free_hashes(&l);
 	if (rc) {
