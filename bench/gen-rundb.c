@@ -1113,7 +1113,7 @@ static int derive(const char *path)
 	uint64_t t0;
 	int rc;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fprintf(stderr, "gen-rundb: cannot open %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return 1;

@@ -31,7 +31,8 @@ CREATE TABLE state_causes (
 	-- What ended a blocked/sleeping interval: thread (waker_tid), interrupt,
 	-- timer, exit (the thread ended while waiting), or unknown.
 	ended_by  TEXT,
-	waker_tid INTEGER
+	waker_tid INTEGER,
+	op        TEXT              -- sync_ops.op of op_id (saves readers a lookup)
 );
 
 -- For whom each wait on a sync object waited: the lock's holder, or for
@@ -79,6 +80,63 @@ CREATE TABLE time_histograms (
 	value      INTEGER NOT NULL
 );
 
+-- Summaries: the whole run's totals that the threads, sync, locks and
+-- switches reports show, added up once (src/summaries.c, src/state-causes.c).
+
+-- Per thread lifetime (one row per threads row), the time of its
+-- thread_states intervals that lie within the lifetime, by state.
+CREATE TABLE thread_totals (
+	tid              INTEGER NOT NULL,
+	pid              INTEGER NOT NULL,
+	name             TEXT,
+	start_ns         INTEGER NOT NULL, -- as in threads
+	end_ns           INTEGER,
+	nr_states        INTEGER NOT NULL, -- intervals counted (none when end_ns is NULL)
+	running_ns       INTEGER NOT NULL,
+	runnable_ns      INTEGER NOT NULL,
+	blocked_other_ns INTEGER NOT NULL, -- state blocked (not blocked_sync, blocked_io)
+	blocked_sync_ns  INTEGER NOT NULL,
+	blocked_io_ns    INTEGER NOT NULL,
+	sleeping_ns      INTEGER NOT NULL
+);
+
+-- Per thread, object and op: the sync_ops added up.
+CREATE TABLE sync_totals (
+	tid         INTEGER NOT NULL,
+	object_id   INTEGER NOT NULL,
+	op          TEXT NOT NULL,
+	calls       INTEGER NOT NULL, -- COUNT(*)
+	blocked     INTEGER NOT NULL, -- SUM(blocked)
+	contended   INTEGER NOT NULL, -- ops that found a holder or blocked
+	wait_ns     INTEGER NOT NULL, -- SUM(wait_ns)
+	max_wait_ns INTEGER NOT NULL,
+	hold_ns     INTEGER NOT NULL, -- SUM(hold_ns), 0 when none
+	max_hold_ns INTEGER NOT NULL
+);
+
+-- Per lock and holder: the ops that found that thread holding the lock
+-- (sync_ops.holder_tid), and how long they waited.
+CREATE TABLE lock_holders (
+	object_id  INTEGER NOT NULL,
+	holder_tid INTEGER NOT NULL,
+	ops        INTEGER NOT NULL,
+	wait_ns    INTEGER NOT NULL
+);
+
+-- Per thread, the thread that got the CPU when it left it, and where it
+-- was then (the switches report's "at"): how many times. From the
+-- state_causes rows with a next_tid, except cause woken.
+CREATE TABLE switch_totals (
+	from_tid INTEGER NOT NULL,
+	to_tid   INTEGER NOT NULL,
+	at       TEXT,
+	count    INTEGER NOT NULL
+);
+
+-- Indexes last: analysis_build creates everything above, fills the tables,
+-- then runs the rest of this file (from the first CREATE INDEX on).
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
+CREATE INDEX sync_totals_object ON sync_totals(object_id);
+CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
 CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);

@@ -10,9 +10,11 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
+struct mtx_timeline; /* src/timeline.h */
+
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 1
+#define MTX_DERIVED_VERSION 2
 
 /*
  * analysis_build - make sure @db has current derived tables: if
@@ -38,12 +40,31 @@ int analysis_is_current(sqlite3 *db);
 
 /*
  * The analyses, in the order analysis_build runs them (each may read the
- * tables of those before it). Each fills its empty table and returns 0, or
- * -errno with a message in @err.
+ * tables of those before it). Each fills its empty tables from the
+ * recorded ones, loaded once by timeline_load() into @tl, and returns 0,
+ * or -errno with a message in @err.
  */
-int analysis_state_causes(sqlite3 *db, char **err);   /* src/state-causes.c */
-int analysis_wait_for(sqlite3 *db, char **err);       /* src/wait-for.c */
-int analysis_critical_path(sqlite3 *db, char **err);  /* src/critical-path.c */
-int analysis_histograms(sqlite3 *db, char **err);     /* src/histogram.c */
+/* state_causes and switch_totals: src/state-causes.c */
+int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+/* wait_for: src/wait-for.c */
+int analysis_wait_for(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+/* thread_totals, sync_totals, lock_holders: src/summaries.c */
+int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+/* critical_path: src/critical-path.c (reads the tables itself) */
+int analysis_critical_path(sqlite3 *db, char **err);
+/* time_histograms: src/histogram.c */
+int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+
+/*
+ * analysis_histograms in two steps, so that the counting (on @tl alone)
+ * runs on a thread of its own while the other analyses write their tables:
+ * _start reads what it needs from @db and starts it (0 or -errno with
+ * @err); _finish waits for it and, with a @db, writes time_histograms
+ * (0 or -errno with @err). _finish must follow every _start, with a NULL
+ * @db to only wait and free when the build failed meanwhile.
+ */
+struct histogram_job;
+int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **job, char **err);
+int analysis_histograms_finish(sqlite3 *db, struct histogram_job *job, char **err);
 
 #endif

@@ -25,6 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Rows per section that text shows unless --limit says otherwise. */
+#define DEFAULT_TEXT_LIMIT 1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 const char cmd_report_usage[] =
 	"usage: mtx report FILE NAME [ARG] [options]\n"
 	"       mtx report --list\n"
@@ -37,8 +42,11 @@ const char cmd_report_usage[] =
 	"      --from TIME        only what happened after TIME since the run's start\n"
 	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
 	"  -f, --format FMT       text (default; fits 80 columns), csv or json\n"
+	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
+	"                         for text, all for csv and json)\n"
 	"  -l, --list             list the reports\n"
 	"  -h, --help             this help\n";
+
 
 /* The filters, as given; each becomes a named query parameter. */
 struct filters {
@@ -96,14 +104,14 @@ static void bind_filters(sqlite3_stmt *st, const int64_t *values, const bool *gi
 }
 
 static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
-		      enum report_format format)
+		      enum report_format format, long limit_rows)
 {
 	enum { P_TID, P_OBJECT_ID, P_ADDR, P_FROM, P_TO, NR_P };
 	static const char *const params[NR_P] = { ":tid", ":object_id", ":addr", ":from", ":to" };
 	static const char *const options[NR_P] = { "--thread", "--object", "--object", "--from", "--to" };
 	int64_t values[NR_P] = { 0 };
 	bool given[NR_P] = { false };
-	struct report_printer printer = { .out = stdout, .format = format, .width = 80 };
+	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
 	sqlite3_stmt **stmts = NULL;
 	sqlite3 *db = NULL;
 	char *err = NULL;
@@ -195,6 +203,9 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 				log_error("report %s: %s", r->queries[i].name, err ? err : "failed");
 			goto out;
 		}
+		if (printer.nr_more && format != REPORT_TEXT) /* text says so in the table */
+			log_warn("report %s: %ld more rows not printed (--limit 0 for all)", r->queries[i].name,
+				 printer.nr_more);
 	}
 	report_end(&printer);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
@@ -213,17 +224,20 @@ int cmd_report(int argc, char **argv)
 		{ "thread", required_argument, NULL, 't' }, { "object", required_argument, NULL, 'O' },
 		{ "function", required_argument, NULL, 'F' }, { "from", required_argument, NULL, 'a' },
 		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
-		{ "list", no_argument, NULL, 'l' },           { "help", no_argument, NULL, 'h' },
+		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filters f = { 0 };
 	int format = REPORT_TEXT, c;
+	long limit_rows = -1; /* not given */
+	char *end;
 	const struct mtx_report *r;
 
 	optind = 1;
 	opterr = 0;
 	/* Options may come anywhere (mtx report run.db waits --thread 12). */
-	while ((c = getopt_long(argc, argv, "t:O:F:f:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:O:F:f:n:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': f.thread = optarg; break;
 		case 'O': f.object = optarg; break;
@@ -233,6 +247,11 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			if ((format = report_format_parse(optarg)) < 0)
 				return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
+			break;
+		case 'n':
+			limit_rows = strtol(optarg, &end, 10);
+			if (end == optarg || *end || limit_rows < 0)
+				return cmd_usage_error("report", "--limit '%s': give a number of rows (0: all)", optarg);
 			break;
 		case 'l': list_reports(); return 0;
 		case 'h': fputs(cmd_report_usage, stdout); return 0;
@@ -252,5 +271,8 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 3 : 2]);
 	if (r->argument && f.object)
 		return cmd_usage_error("report", "give the object once");
-	return run_report(argv[0], r, r->argument ? argv[2] : NULL, &f, (enum report_format)format);
+	/* Text is for reading: a table of a million rows is not. */
+	if (limit_rows < 0)
+		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+	return run_report(argv[0], r, r->argument ? argv[2] : NULL, &f, (enum report_format)format, limit_rows);
 }

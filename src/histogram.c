@@ -9,8 +9,10 @@
 #include "src/histogram.h"
 #include "src/analysis.h"
 #include "src/grow.h"
+#include "src/timeline.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,12 +208,6 @@ struct run {
 	struct subjects threads, objects;
 };
 
-/* What a scan of point events counts, and into which metric. */
-struct point_scan {
-	struct subjects *s;
-	int metric;
-};
-
 static int sql_fail(sqlite3 *db, const char *what, char **err)
 {
 	if (err && asprintf(err, "time histograms (%s): %s", what, sqlite3_errmsg(db)) < 0)
@@ -312,13 +308,11 @@ static int histogram_of(const struct run *r, struct subjects *s, int64_t id, int
 	return 0;
 }
 
-/* (id, start_ns): one event of the point_scan's metric. */
-static int row_point(struct run *r, sqlite3_stmt *st, void *arg)
+/* One event of @metric of subject @id at @ts_ns. */
+static int add_point(struct run *r, struct subjects *s, int64_t id, int metric, int64_t ts_ns)
 {
-	const struct point_scan *p = arg;
-	int64_t ts_ns = sqlite3_column_int64(st, 1);
 	struct mtx_histogram *h;
-	int rc = histogram_of(r, p->s, sqlite3_column_int64(st, 0), p->metric, &h);
+	int rc = histogram_of(r, s, id, metric, &h);
 
 	if (rc || !h)
 		return rc;
@@ -327,33 +321,27 @@ static int row_point(struct run *r, sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-/* (tid, start_ns, end_ns, state, object_id): a thread_states interval, to
- * its thread's metric for the state and, blocked_sync, to its object's
- * wait_ns. */
-static int row_state(struct run *r, sqlite3_stmt *st, void *arg)
+/* A thread_states interval of @tid, to its thread's metric for the state
+ * (@metric, -1 for a state this build does not know: left out) and, when
+ * blocked_sync on an object, to the object's wait_ns. */
+static int add_state(struct run *r, int64_t tid, const struct tl_state *s, int metric, int blocked_sync)
 {
-	int64_t start_ns = sqlite3_column_int64(st, 1), end_ns = sqlite3_column_int64(st, 2);
-	const char *state = (const char *)sqlite3_column_text(st, 3);
 	struct mtx_histogram *h;
-	size_t k;
 	int rc;
 
-	for (k = 0; state && k < NR_STATES; k++)
-		if (!strcmp(state, state_metrics[k].state))
-			break;
-	if (!state || k == NR_STATES)
-		return 0; /* a state this build does not know */
-	note_end(r, end_ns);
-	rc = histogram_of(r, &r->threads, sqlite3_column_int64(st, 0), state_metrics[k].metric, &h);
+	if (metric < 0)
+		return 0;
+	note_end(r, s->end_ns);
+	rc = histogram_of(r, &r->threads, tid, metric, &h);
 	if (rc)
 		return rc;
 	if (h)
-		histogram_add_interval(h, start_ns, end_ns);
-	if (strcmp(state, "blocked_sync") || sqlite3_column_type(st, 4) == SQLITE_NULL)
+		histogram_add_interval(h, s->start_ns, s->end_ns);
+	if (!blocked_sync || !(s->flags & TL_HAS_OBJECT))
 		return 0;
-	rc = histogram_of(r, &r->objects, sqlite3_column_int64(st, 4), WAIT_NS, &h);
+	rc = histogram_of(r, &r->objects, s->object_id, WAIT_NS, &h);
 	if (!rc && h)
-		histogram_add_interval(h, start_ns, end_ns);
+		histogram_add_interval(h, s->start_ns, s->end_ns);
 	return rc;
 }
 
@@ -425,59 +413,115 @@ static int write_run(sqlite3 *db, struct run *r, char **err)
 	return rc;
 }
 
-/*
- * Stream the recorded tables through the histograms. The point scans walk
- * their covering (subject, start_ns) index, so the subject lookup is mostly
- * the cached last one. thread_states is read in table order instead (about
- * the order the collector wrote it): its (tid, start_ns) index lacks the
- * other columns, and a table lookup per row made that walk 20 times slower
- * on 10 M rows. Order does not change the result: folding is exact, so a
- * histogram ends the same whatever order it was fed in.
- */
-static int fill_run(sqlite3 *db, struct run *r, char **err)
+/* The threads (tid) and objects (id) the histograms are kept for, each
+ * with room for its histograms. */
+static int find_subjects(sqlite3 *db, struct run *r, char **err)
 {
-	struct point_scan sync_ops = { &r->threads, SYNC_OPS }, syscalls = { &r->threads, SYSCALLS },
-			  ops = { &r->objects, OPS };
-	int rc;
-
-	rc = scan(db, "SELECT DISTINCT tid FROM threads ORDER BY tid", row_subject, r, &r->threads, err);
+	int rc = scan(db, "SELECT DISTINCT tid FROM threads ORDER BY tid", row_subject, r, &r->threads, err);
 	if (!rc)
 		rc = scan(db, "SELECT id FROM sync_objects ORDER BY id", row_subject, r, &r->objects, err);
 	if (!rc)
 		rc = subjects_alloc_histograms(&r->threads);
 	if (!rc)
 		rc = subjects_alloc_histograms(&r->objects);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns, end_ns, state, object_id FROM thread_states", row_state, r, NULL,
-			  err);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns FROM sync_ops ORDER BY tid, start_ns", row_point, r, &sync_ops, err);
-	if (!rc)
-		rc = scan(db, "SELECT tid, start_ns FROM syscalls ORDER BY tid, start_ns", row_point, r, &syscalls, err);
-	if (!rc)
-		rc = scan(db, "SELECT object_id, start_ns FROM sync_ops ORDER BY object_id, start_ns", row_point, r,
-			  &ops, err);
 	return rc;
 }
 
-int analysis_histograms(sqlite3 *db, char **err)
+/*
+ * Feed the histograms from the timeline, thread by thread (no SQL: this
+ * may run on a thread of its own). Order does not change the result:
+ * folding is exact, so a histogram ends the same whatever order it was fed
+ * in.
+ */
+static int fill_run(struct run *r, const struct mtx_timeline *tl)
 {
-	struct run r = {
+	int metric_of[NR_STATES + 1], rc = 0;
+	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, "blocked_sync");
+
+	for (size_t k = 0; k < NR_STATES; k++) {
+		state_ids[k] = timeline_intern_find(tl, state_metrics[k].state);
+		metric_of[k] = (int)state_metrics[k].metric;
+	}
+	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
+		const struct tl_thread *t = &tl->threads[i];
+		for (size_t j = 0; j < t->nr_states && !rc; j++) {
+			size_t k = 0;
+			while (k < NR_STATES && t->states[j].state != state_ids[k])
+				k++;
+			rc = add_state(r, t->tid, &t->states[j], k < NR_STATES ? metric_of[k] : -1,
+				       t->states[j].state == blocked_sync);
+		}
+		for (size_t j = 0; j < t->nr_ops && !rc; j++) {
+			rc = add_point(r, &r->threads, t->tid, SYNC_OPS, t->ops[j].start_ns);
+			if (!rc)
+				rc = add_point(r, &r->objects, t->ops[j].object_id, OPS, t->ops[j].start_ns);
+		}
+		for (size_t j = 0; j < t->nr_syscalls && !rc; j++)
+			rc = add_point(r, &r->threads, t->tid, SYSCALLS, t->syscalls[j].start_ns);
+	}
+	return rc;
+}
+
+struct histogram_job {
+	struct run r;
+	const struct mtx_timeline *tl;
+	int has_threads, threaded, rc;
+	pthread_t thread;
+};
+
+static void *fill_job(void *arg)
+{
+	struct histogram_job *j = arg;
+	j->rc = fill_run(&j->r, j->tl);
+	return NULL;
+}
+
+int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **out, char **err)
+{
+	struct histogram_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	*out = j;
+	if (!j)
+		return -ENOMEM;
+	j->tl = tl;
+	j->r = (struct run){
 		.threads = { .kind = "thread", .metrics = thread_metrics, .nr_metrics = NR_THREAD_METRICS },
 		.objects = { .kind = "object", .metrics = object_metrics, .nr_metrics = NR_OBJECT_METRICS },
 	};
-	int rc, has_threads = 0;
+	rc = scan(db, "SELECT MIN(start_ns), MAX(COALESCE(end_ns, start_ns)) FROM threads", row_run_span, &j->r,
+		  &j->has_threads, err);
+	if (!rc && j->has_threads)
+		rc = find_subjects(db, &j->r, err);
+	if (!rc && j->has_threads)
+		j->threaded = pthread_create(&j->thread, NULL, fill_job, j) == 0;
+	if (!rc && j->has_threads && !j->threaded) /* no thread: count here */
+		j->rc = fill_run(&j->r, tl);
+	return rc;
+}
 
-	rc = scan(db, "SELECT MIN(start_ns), MAX(COALESCE(end_ns, start_ns)) FROM threads", row_run_span, &r,
-		  &has_threads, err);
-	if (rc || !has_threads)
-		return rc;
-	rc = fill_run(db, &r, err);
-	if (!rc)
-		rc = write_run(db, &r, err);
+int analysis_histograms_finish(sqlite3 *db, struct histogram_job *j, char **err)
+{
+	int rc;
+	if (!j)
+		return -ENOMEM;
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	rc = j->rc;
+	if (!rc && j->has_threads && db)
+		rc = write_run(db, &j->r, err);
 	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)
 		*err = NULL;
-	subjects_free(&r.threads);
-	subjects_free(&r.objects);
+	subjects_free(&j->r.threads);
+	subjects_free(&j->r.objects);
+	free(j);
 	return rc;
+}
+
+int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+{
+	struct histogram_job *j;
+	int rc = analysis_histograms_start(db, tl, &j, err);
+	int done = analysis_histograms_finish(rc ? NULL : db, j, rc ? NULL : err);
+	return rc ? rc : done;
 }

@@ -15,8 +15,11 @@ libmtx_a_SOURCES = \
 	src/browse-queries.c \
 	src/columns.c src/columns.h \
 	src/report-format.c src/report-format.h \
+	src/timeline.c src/timeline.h \
+	src/keyhash.h \
 	src/state-causes.c \
 	src/wait-for.c \
+	src/summaries.c \
 	src/critical-path.c \
 	src/histogram.c src/histogram.h \
 	src/cmd-collect.c \

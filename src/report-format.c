@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define TEXT_SAMPLE_ROWS 1000
+#define CELL_SIZE 256 /* a text cell's longest text, cut beyond */
 
 int report_format_parse(const char *name)
 {
@@ -49,25 +50,38 @@ struct text_table {
 	size_t nr_rows, cap;
 };
 
+/* @n spaces. */
+static void pad(FILE *out, int n)
+{
+	static const char spaces[] = "                                                                ";
+	for (; n > 0; n -= (int)sizeof(spaces) - 1)
+		fwrite(spaces, 1, n < (int)sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1, out);
+}
+
 static void print_text_row(const struct report_printer *p, const struct text_table *t, char *const *cells)
 {
 	for (int c = 0; c < t->nr_cols; c++) {
 		const char *s = cells[c];
 		int w = t->widths[c], len = (int)strlen(s);
-		const char *gap = c ? "  " : "";
-		if (len > w)
-			fprintf(p->out, "%s%.*s~", gap, w - 1, s);
-		else if (t->left[c] && c == t->nr_cols - 1)
-			fprintf(p->out, "%s%s", gap, s);
-		else
-			fprintf(p->out, t->left[c] ? "%s%-*s" : "%s%*s", gap, w, s);
+		if (c)
+			pad(p->out, COLUMN_GAP);
+		if (len > w) {
+			fwrite(s, 1, (size_t)(w - 1), p->out);
+			fputc('~', p->out);
+			continue;
+		}
+		if (!t->left[c])
+			pad(p->out, w - len);
+		fwrite(s, 1, (size_t)len, p->out);
+		if (t->left[c] && c < t->nr_cols - 1)
+			pad(p->out, w - len);
 	}
 	fputc('\n', p->out);
 }
 
 static char **row_cells(const struct report_printer *p, sqlite3_stmt *st, const struct text_table *t)
 {
-	char **cells = calloc((size_t)t->nr_cols, sizeof(char *)), buf[256];
+	char **cells = calloc((size_t)t->nr_cols, sizeof(char *)), buf[CELL_SIZE];
 	if (!cells)
 		return NULL;
 	for (int c = 0; c < t->nr_cols; c++) {
@@ -82,6 +96,21 @@ static void free_cells(char **cells, int n)
 	for (int c = 0; c < n && cells; c++)
 		free(cells[c]);
 	free(cells);
+}
+
+/* Whether @n rows are all that may be printed. */
+static bool limited(const struct report_printer *p, long n)
+{
+	return p->limit_rows > 0 && n >= p->limit_rows;
+}
+
+/* Step @st to its end; the rows left. */
+static long count_rest(sqlite3_stmt *st, int *rc)
+{
+	long n = 0;
+	while ((*rc = sqlite3_step(st)) == SQLITE_ROW)
+		n++;
+	return n;
 }
 
 static long print_text(struct report_printer *p, const char *title, sqlite3_stmt *st, int *rc)
@@ -103,7 +132,8 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		t.widths[c] = (int)strlen(h);
 	}
 	/* Size the columns on the first rows. */
-	while (n < TEXT_SAMPLE_ROWS && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+	long sampled = p->limit_rows > 0 && p->limit_rows < TEXT_SAMPLE_ROWS ? p->limit_rows : TEXT_SAMPLE_ROWS;
+	while (n < sampled && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char ***more = grow_array(rows, &cap, (size_t)n + 1, sizeof(*rows), 64);
 		if (!more)
 			break;
@@ -129,16 +159,23 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		free_cells(rows[i], t.nr_cols);
 	}
 	free(rows);
-	/* Stream the rest with those widths. */
-	while (n >= TEXT_SAMPLE_ROWS && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char **cells = row_cells(p, st, &t);
-		if (cells)
-			print_text_row(p, &t, cells);
-		free_cells(cells, t.nr_cols);
+	/* Stream the rest with those widths, each cell formatted in place. */
+	char (*scratch)[CELL_SIZE] = calloc((size_t)t.nr_cols, CELL_SIZE);
+	char **cells = calloc((size_t)t.nr_cols, sizeof(*cells));
+	for (int c = 0; scratch && cells && c < t.nr_cols; c++)
+		cells[c] = scratch[c];
+	while (scratch && cells && n >= sampled && !limited(p, n) && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < t.nr_cols; c++)
+			column_cell(st, c, t.kinds[c], p->origin_ns, scratch[c], CELL_SIZE);
+		print_text_row(p, &t, cells);
 		n++;
 	}
+	free(scratch);
+	free(cells);
 	if (n == 0)
 		fprintf(p->out, "(none)\n");
+	if (limited(p, n) && (p->nr_more = count_rest(st, rc)) > 0)
+		fprintf(p->out, "... %ld more rows (--limit 0 for all)\n", p->nr_more);
 	for (int c = 0; c < t.nr_cols; c++)
 		free(t.headers[c]);
 	free(t.headers);
@@ -220,7 +257,7 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 		}
 		fputc('\n', p->out);
 	}
-	while ((*rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!limited(p, n) && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (json)
 			fprintf(p->out, "%s\n    {", n ? "," : "");
 		for (int c = 0; c < nr_cols; c++) {
@@ -238,12 +275,15 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 	}
 	if (json)
 		fputs(n ? "\n  ]" : "]", p->out);
+	if (limited(p, n))
+		p->nr_more = count_rest(st, rc);
 	return n;
 }
 
 long report_print(struct report_printer *p, const char *name, const char *title, sqlite3_stmt *st, char **err)
 {
 	int rc = SQLITE_DONE;
+	p->nr_more = 0;
 	long n = p->format == REPORT_TEXT ? print_text(p, title, st, &rc) : print_raw(p, name, st, &rc);
 	p->nr_sections++;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {

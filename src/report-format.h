@@ -20,6 +20,8 @@ struct report_printer {
 	int64_t origin_ns; /* the run's start, for times in text */
 	int width;         /* text: columns to fit (80) */
 	int nr_sections;   /* printed so far */
+	long limit_rows;   /* rows printed per section at most, 0: all */
+	long nr_more;      /* rows of the last section left out by the limit */
 };
 
 /* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
@@ -31,8 +33,10 @@ void report_end(struct report_printer *p);
 
 /*
  * report_print - step @st to its end and print its rows under @title (the
- * JSON key is @name). Returns the number of rows, or -EIO with the SQLite
- * message in @err (caller frees).
+ * JSON key is @name), at most p->limit_rows of them (when not 0): the rows
+ * left out are counted in p->nr_more, and text says so below the table.
+ * Returns the number of rows printed, or -EIO with the SQLite message in
+ * @err (caller frees).
  */
 long report_print(struct report_printer *p, const char *name, const char *title, sqlite3_stmt *st, char **err);
 

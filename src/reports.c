@@ -23,44 +23,72 @@
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
 #define PCT(part, whole) "ROUND(100.0 * (" part ") / MAX(" whole ", 1), 1)"
 
+/* The whole run (no --from/--to): a query reads the summary tables of
+ * schema/derived.sql, added up once, instead of the recorded rows. */
+#define WHOLE_RUN "(:from IS NULL AND :to IS NULL)"
+#define WINDOWED "(:from IS NOT NULL OR :to IS NOT NULL)"
+
 /* Seed 001 Table 1. */
 #define STATE_PCT(cond, name) \
 	PCT("SUM(CASE WHEN " cond " THEN " CLIPPED("s.start_ns", "s.end_ns") " ELSE 0 END)", \
 	    CLIPPED("t.start_ns", "t.end_ns")) " AS " name
+#define TOTAL_PCT(column, name) PCT("x." column, "x.end_ns - x.start_ns") " AS " name
 static const struct mtx_query threads_queries[] = {
 	{ "threads", "Threads: lifetime and the share of it spent in each state (seed 001, Table 1)",
+	  "SELECT r.tid, r.name, r.lifetime_ns, r.running_pct, r.runnable_pct, r.sync_pct, r.io_pct, r.sleep_pct, "
+	  "r.other_pct FROM ("
+	  "SELECT x.tid, x.name, x.end_ns - x.start_ns AS lifetime_ns, "
+	  TOTAL_PCT("running_ns", "running_pct") ", " TOTAL_PCT("runnable_ns", "runnable_pct") ", "
+	  TOTAL_PCT("blocked_sync_ns", "sync_pct") ", " TOTAL_PCT("blocked_io_ns", "io_pct") ", "
+	  TOTAL_PCT("sleeping_ns", "sleep_pct") ", " TOTAL_PCT("blocked_other_ns", "other_pct") ", "
+	  "x.start_ns AS t0 FROM thread_totals x "
+	  "WHERE " WHOLE_RUN " AND x.nr_states > 0 AND " THREAD_IS("x.tid") " "
+	  "UNION ALL "
 	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
 	  STATE_PCT("s.state = 'running'", "running_pct") ", "
 	  STATE_PCT("s.state = 'runnable'", "runnable_pct") ", "
 	  STATE_PCT("s.state = 'blocked_sync'", "sync_pct") ", "
 	  STATE_PCT("s.state = 'blocked_io'", "io_pct") ", "
 	  STATE_PCT("s.state = 'sleeping'", "sleep_pct") ", "
-	  STATE_PCT("s.state = 'blocked'", "other_pct") " "
+	  STATE_PCT("s.state = 'blocked'", "other_pct") ", t.start_ns AS t0 "
 	  "FROM threads t JOIN thread_states s ON s.tid = t.tid AND s.start_ns >= t.start_ns "
 	  "AND s.end_ns <= t.end_ns AND " IN_WINDOW("s.start_ns", "s.end_ns") " "
-	  "WHERE " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "
-	  "GROUP BY t.rowid ORDER BY t.start_ns, t.tid" },
+	  "WHERE " WINDOWED " AND " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "
+	  "GROUP BY t.rowid) r ORDER BY r.t0, r.tid" },
 	{ 0 },
 };
 
 /* Seed 001 Table 2. */
 static const struct mtx_query sync_queries[] = {
 	{ "sync", "Synchronization calls per thread and operation (seed 001, Table 2)",
-	  "SELECT op.tid, " NAME_OF("op.tid") " AS name, o.kind, op.op, COUNT(*) AS calls, "
+	  "SELECT r.tid, " NAME_OF("r.tid") " AS name, r.kind, r.op, r.calls, r.blocking, r.wait_ns, r.max_wait_ns "
+	  "FROM ("
+	  "SELECT x.tid, o.kind, x.op, SUM(x.calls) AS calls, SUM(x.blocked) AS blocking, "
+	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns "
+	  "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("o.id", "o.addr") " "
+	  "GROUP BY x.tid, o.kind, x.op "
+	  "UNION ALL "
+	  "SELECT op.tid, o.kind, op.op, COUNT(*) AS calls, "
 	  "SUM(op.blocked) AS blocking, SUM(op.wait_ns) AS wait_ns, MAX(op.wait_ns) AS max_wait_ns "
 	  "FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
-	  "WHERE " THREAD_IS("op.tid") " AND " OBJECT_IS("o.id", "o.addr") " AND "
+	  "WHERE " WINDOWED " AND " THREAD_IS("op.tid") " AND " OBJECT_IS("o.id", "o.addr") " AND "
 	  IN_WINDOW("op.start_ns", "op.end_ns") " "
-	  "GROUP BY op.tid, o.kind, op.op ORDER BY op.tid, o.kind, op.op" },
+	  "GROUP BY op.tid, o.kind, op.op) r ORDER BY r.tid, r.kind, r.op" },
 	{ 0 },
 };
 
+/* Per lock: the sums of sync_totals, and the holder whose holding made
+ * others wait longest (then most often, then the lowest tid). */
 static const struct mtx_query locks_queries[] = {
 	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
-	  "SELECT addr, kind, ops, contended, total_wait_ns AS wait_ns, max_wait_ns, "
-	  "total_hold_ns AS hold_ns, top_holder_tid AS holder "
-	  "FROM lock_contention WHERE " OBJECT_IS("object_id", "addr") " "
-	  "ORDER BY total_wait_ns DESC, ops DESC, object_id" },
+	  "SELECT o.addr, o.kind, SUM(x.calls) AS ops, SUM(x.contended) AS contended, SUM(x.wait_ns) AS wait_ns, "
+	  "MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, "
+	  "(SELECT h.holder_tid FROM lock_holders h WHERE h.object_id = o.id "
+	  " ORDER BY h.wait_ns DESC, h.ops DESC, h.holder_tid LIMIT 1) AS holder "
+	  "FROM sync_objects o JOIN sync_totals x ON x.object_id = o.id "
+	  "WHERE o.kind IN ('mutex', 'rwlock', 'spinlock') AND " OBJECT_IS("o.id", "o.addr") " "
+	  "GROUP BY o.id ORDER BY SUM(x.wait_ns) DESC, SUM(x.calls) DESC, o.id" },
 	{ 0 },
 };
 
@@ -73,14 +101,15 @@ static const struct mtx_query object_queries[] = {
 	{ "object.history", "History: every operation on it, in time order (seed 001, Figure 7 left)",
 	  "SELECT h.start_ns, h.tid, " NAME_OF("h.tid") " AS name, h.op, h.blocked, h.wait_ns, "
 	  "h.holder_tid AS holder, h.hold_ns, h.callsite "
-	  "FROM object_history h WHERE " OBJECT_IS("h.object_id", "h.addr") " AND " THREAD_IS("h.tid")
-	  " AND " IN_WINDOW("h.start_ns", "h.end_ns") " ORDER BY h.start_ns, h.tid" },
+	  /* sync_ops by object, on its (object_id, start_ns) index */
+	  "FROM sync_ops h WHERE h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ") "
+	  "AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns") " ORDER BY h.start_ns, h.tid" },
 	{ 0 },
 };
 
 /* Where the thread was when it gave up the CPU (the interval's cause). */
 #define POSITION                                                                      \
-	"CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || op.op, 'sync') "     \
+	"CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || c.op, 'sync') "      \
 	"WHEN 'syscall' THEN c.syscall WHEN 'sleep' THEN COALESCE(c.syscall, 'sleep') " \
 	"ELSE c.cause END"
 #define TID_NAME(col) \
@@ -90,13 +119,16 @@ static const struct mtx_query object_queries[] = {
 /* Seed 001 Figure 7, right. */
 static const struct mtx_query switches_queries[] = {
 	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
-	  "SELECT c.tid AS from_tid, " NAME_OF("c.tid") " AS from_name, c.next_tid AS to_tid, "
-	  TID_NAME("c.next_tid") " AS to_name, " POSITION " AS at, COUNT(*) AS count "
-	  "FROM state_causes c LEFT JOIN sync_ops op ON op.id = c.op_id "
-	  "LEFT JOIN sync_objects o ON o.id = c.object_id "
-	  "WHERE c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
+	  "SELECT r.from_tid, " NAME_OF("r.from_tid") " AS from_name, r.to_tid, " TID_NAME("r.to_tid") " AS to_name, "
+	  "r.at, r.count FROM ("
+	  "SELECT x.from_tid, x.to_tid, x.at, x.count FROM switch_totals x "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.from_tid") " "
+	  "UNION ALL "
+	  "SELECT c.tid AS from_tid, c.next_tid AS to_tid, " POSITION " AS at, COUNT(*) AS count "
+	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
 	  IN_WINDOW("c.start_ns", "c.end_ns") " "
-	  "GROUP BY c.tid, c.next_tid, at ORDER BY count DESC, from_tid, to_tid" },
+	  "GROUP BY c.tid, c.next_tid, at) r ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at" },
 	{ 0 },
 };
 
@@ -189,9 +221,8 @@ static const struct mtx_query critical_path_queries[] = {
 static const struct mtx_query states_queries[] = {
 	{ "states", "Why each thread was not running, and what ended each wait",
 	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, c.cause, "
-	  "COALESCE(printf('0x%x ', o.addr) || op.op, c.syscall || COALESCE(' ' || c.fd_kind, '')) AS 'on', "
-	  "c.ended_by, c.waker_tid AS waker FROM state_causes c "
-	  "LEFT JOIN sync_ops op ON op.id = c.op_id LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "COALESCE(printf('0x%x ', o.addr) || c.op, c.syscall || COALESCE(' ' || c.fd_kind, '')) AS 'on', "
+	  "c.ended_by, c.waker_tid AS waker FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
 	  "WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
 	  "ORDER BY c.tid, c.start_ns" },
 	{ 0 },

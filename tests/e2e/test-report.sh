@@ -54,6 +54,28 @@ DB=profile.db check calls calls
 DB=profile.db check calls-hash calls --thread main --function '^hash$'
 DB=calls.db check calls-exact calls
 
+# The whole-run reports read the summary tables; a window that covers the
+# whole run adds up the recorded rows instead, and must give the same.
+for r in threads sync switches; do
+	"$MTX" report waits.db $r > whole.out 2>&1
+	"$MTX" report waits.db $r --from 0 --to 100000s > window.out 2>&1
+	diff -u whole.out window.out > window.diff && pass "report $r: summary = a window over the whole run" ||
+		{ fail "report $r over a whole-run window differs from its summary:"; head -20 window.diff; }
+done
+
+# --limit: the first N rows of each section and how many were left out;
+# CSV and JSON print the same rows and say it on stderr.
+rows=$(($(wc -l < "$EXPECTED/states.txt") - 2))
+# (Columns are sized to the rows shown: compare with the spacing squeezed.)
+"$MTX" report waits.db states --limit 3 | tr -s ' ' > limit.out 2> limit.err || fail "states --limit 3: $(cat limit.err)"
+{ head -5 "$EXPECTED/states.txt"; echo "... $((rows - 3)) more rows (--limit 0 for all)"; } | tr -s ' ' > limit.want
+diff -u limit.want limit.out > limit.diff && pass "states --limit 3" || { fail "states --limit 3:"; cat limit.diff; }
+"$MTX" report waits.db states --limit 3 --format csv > limit.csv 2> limit.err
+[ "$(wc -l < limit.csv)" = 4 ] && grep -q "$((rows - 3)) more rows" limit.err && [ "$(wc -l < limit.err)" = 1 ] &&
+	pass "states --limit 3 --format csv" || fail "states --limit 3 --format csv: $(cat limit.csv limit.err)"
+"$MTX" report waits.db states --limit "$rows" > limit.out 2>&1
+diff -q "$EXPECTED/states.txt" limit.out > /dev/null || fail "states --limit $rows (all of them) differs from states"
+
 # Every report of --list runs on the fixture (the ones above and any new one).
 for r in $("$MTX" report --list | awk '{ print $1 }'); do
 	arg=
@@ -92,6 +114,8 @@ bad "bad time" waits.db states --from soon
 bad "bad pattern" waits.db critical-path --function '('
 bad "object without its argument" waits.db object
 bad "unknown format" waits.db threads --format xml
+bad "negative limit" waits.db states --limit -1
+bad "limit not a number" waits.db states --limit many
 
 "$MTX" report nonexistent.db threads > /dev/null 2> missing.err
 [ $? = 1 ] && [ "$(wc -l < missing.err)" = 1 ] || fail "missing file: $(cat missing.err)"

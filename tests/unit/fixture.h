@@ -7,7 +7,9 @@
 #define MTX_TEST_FIXTURE_H
 
 #include "schema/schema.h"
+#include "src/analysis.h"
 #include "src/db.h"
+#include "src/timeline.h"
 #include "tests/fixture-load.h"
 
 #include <criterion/criterion.h>
@@ -26,6 +28,17 @@ static inline sqlite3 *fixture_open(const char *name, char *path)
 	snprintf(file, sizeof(file), "%s/%s.sql", FIXTURES_DIR, name);
 	cr_assert_eq(fixture_load(file, path, &db, &err), 0, "%s", err ? err : "");
 	return db;
+}
+
+/* fixture_analyse - run @analysis on @db with the timeline of @db, as
+ * analysis_build does. Fails the test on any error. */
+static inline void fixture_analyse(sqlite3 *db, int (*analysis)(sqlite3 *, const struct mtx_timeline *, char **))
+{
+	struct mtx_timeline *tl = NULL;
+	char *err = NULL;
+	cr_assert_eq(timeline_load(db, &tl, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(analysis(db, tl, &err), 0, "%s", err ? err : "");
+	timeline_free(tl);
 }
 
 /* fixture_close - close and remove the database. */

@@ -280,7 +280,7 @@ static sqlite3 *fixture_histograms(char *path)
 	sqlite3 *db = fixture_open("histogram", path);
 	char *err = NULL;
 	cr_assert_eq(db_exec(db, schema_derived_sql, &err), 0, "%s", err);
-	cr_assert_eq(analysis_histograms(db, &err), 0, "%s", err ? err : "");
+	fixture_analyse(db, analysis_histograms);
 	return db;
 }
 
@@ -445,7 +445,7 @@ Test(analysis, a_run_without_threads_has_no_histograms)
 	char path[64], *err = NULL;
 	sqlite3 *db = fixture_histograms(path);
 	cr_assert_eq(db_exec(db, "DELETE FROM time_histograms; DELETE FROM threads", &err), 0, "%s", err);
-	cr_assert_eq(analysis_histograms(db, &err), 0, "%s", err ? err : "");
+	fixture_analyse(db, analysis_histograms);
 	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM time_histograms", -1), 0);
 	fixture_close(db, path);
 }

@@ -21,8 +21,8 @@ static void setup(void)
 	char *err = NULL;
 	db = fixture_open("waits", path);
 	cr_assert_eq(db_exec(db, schema_derived_sql, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(analysis_state_causes(db, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(analysis_wait_for(db, &err), 0, "%s", err ? err : "");
+	fixture_analyse(db, analysis_state_causes);
+	fixture_analyse(db, analysis_wait_for);
 }
 
 static void teardown(void)

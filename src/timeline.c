@@ -1,0 +1,624 @@
+/*
+ * src/timeline.c - see timeline.h.
+ */
+#include "config.h"
+#include "src/timeline.h"
+#include "src/db.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loading ---- */
+
+/* Small direct-mapped caches in front of the hashes: most rows find their
+ * thread, their strings and their totals there. Each entry holds an index
+ * + 1 (0: empty) and what it is checked against. */
+#define NR_RECENT 4096
+
+struct recent_thread {
+	size_t index; /* in tl->threads */
+};
+
+struct recent_string {
+	uint64_t head; /* the first 8 bytes */
+	size_t len, index; /* in tl->strings */
+};
+
+struct recent_total {
+	int64_t tid, object_id;
+	uint16_t op;
+	size_t index; /* in tl->op_totals */
+};
+
+static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
+{
+	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ c) >> 52) % NR_RECENT;
+}
+
+struct loader {
+	sqlite3 *db;
+	struct recent_thread recent[NR_RECENT];
+	struct recent_string recent_strings[NR_RECENT];
+	struct recent_total recent_totals[NR_RECENT];
+	struct mtx_timeline *tl;
+	struct keyhash threads, strings, op_totals, holder_totals;
+	size_t cap_threads, cap_strings, cap_op_totals, cap_holder_totals, cap_objects;
+};
+
+/* The interned index of @s (TL_NONE for NULL), or -ENOMEM / -E2BIG. */
+static int intern_text(struct loader *l, const char *s)
+{
+	struct mtx_timeline *tl = l->tl;
+
+	if (!s)
+		return TL_NONE;
+	/* Keyed by a hash of the text, and checked: collisions chain on. */
+	uint64_t fnv = 1469598103934665603ULL;
+	for (const char *p = s; *p; p++)
+		fnv = (fnv ^ (unsigned char)*p) * 1099511628211ULL;
+	for (int64_t b = 0;; b++) {
+		struct keyhash_slot *sl = keyhash_slot(&l->strings, (int64_t)fnv, b, 0);
+		if (!sl)
+			return -ENOMEM;
+		if (sl->v && !strcmp(tl->strings[sl->v - 1], s))
+			return (int)(sl->v - 1);
+		if (sl->v)
+			continue;
+		if (tl->nr_strings >= TL_NONE)
+			return -E2BIG;
+		char **more = grow_array(tl->strings, &l->cap_strings, tl->nr_strings, sizeof(*more), 64);
+		if (!more)
+			return -ENOMEM;
+		tl->strings = more;
+		if (!(tl->strings[tl->nr_strings] = strdup(s)))
+			return -ENOMEM;
+		sl->v = ++tl->nr_strings;
+		l->strings.len++;
+		return (int)(sl->v - 1);
+	}
+}
+
+/* The interned index of column @col of @st. */
+static int intern(struct loader *l, sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	size_t len = (size_t)sqlite3_column_bytes(st, col);
+	uint64_t head = 0;
+	if (!s)
+		return TL_NONE;
+	memcpy(&head, s, len < sizeof(head) ? len : sizeof(head));
+	struct recent_string *r = &l->recent_strings[recent_slot(head, len, 0)];
+	if (r->index && r->len == len && r->head == head && !memcmp(l->tl->strings[r->index - 1], s, len))
+		return (int)r->index - 1;
+	int k = intern_text(l, s);
+	if (k >= 0)
+		*r = (struct recent_string){ head, len, (size_t)k + 1 };
+	return k;
+}
+
+uint16_t timeline_intern_find(const struct mtx_timeline *tl, const char *s)
+{
+	for (size_t i = 0; i < tl->nr_strings; i++)
+		if (!strcmp(tl->strings[i], s))
+			return (uint16_t)i;
+	return TL_NONE;
+}
+
+/* The thread @tid, added when new; NULL when out of memory. */
+static struct tl_thread *thread_of(struct loader *l, int64_t tid)
+{
+	struct mtx_timeline *tl = l->tl;
+	/* Most rows find their thread in this cache, not in the hash. */
+	struct recent_thread *r = &l->recent[recent_slot((uint64_t)tid, 0, 0)];
+	if (r->index && tl->threads[r->index - 1].tid == tid)
+		return &tl->threads[r->index - 1];
+	struct keyhash_slot *sl = keyhash_slot(&l->threads, tid, 0, 0);
+	if (!sl)
+		return NULL;
+	if (!sl->v) {
+		struct tl_thread *more = grow_array(tl->threads, &l->cap_threads, tl->nr_threads, sizeof(*more), 64);
+		if (!more)
+			return NULL;
+		tl->threads = more;
+		memset(&tl->threads[tl->nr_threads], 0, sizeof(*more));
+		tl->threads[tl->nr_threads].tid = tid;
+		sl->v = ++tl->nr_threads;
+		l->threads.len++;
+	}
+	r->index = sl->v;
+	return &tl->threads[sl->v - 1];
+}
+
+/* Room for one more row in one of a thread's arrays. */
+#define APPEND(t, name)                                                                                    \
+	({                                                                                                 \
+		__typeof__((t)->name) _a =                                                                 \
+			grow_array((t)->name, &(t)->cap_##name, (t)->nr_##name, sizeof(*(t)->name), 64);   \
+		_a ? ((t)->name = _a, &_a[(t)->nr_##name++]) : NULL;                                       \
+	})
+
+static int64_t col_int(sqlite3_stmt *st, int col, uint8_t *flags, uint8_t flag)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	*flags |= flag;
+	return sqlite3_column_int64(st, col);
+}
+
+static int row_state(struct loader *l, sqlite3_stmt *st)
+{
+	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
+	struct tl_state *s = t ? APPEND(t, states) : NULL;
+	int state = intern(l, st, 3), syscall = intern(l, st, 6);
+	if (!s || state < 0 || syscall < 0)
+		return state < 0 ? state : syscall < 0 ? syscall : -ENOMEM;
+	s->flags = 0;
+	s->start_ns = sqlite3_column_int64(st, 1);
+	s->end_ns = sqlite3_column_int64(st, 2);
+	s->state = (uint16_t)state;
+	s->cpu = (int32_t)col_int(st, 4, &s->flags, TL_HAS_CPU);
+	s->object_id = col_int(st, 5, &s->flags, TL_HAS_OBJECT);
+	s->syscall = (uint16_t)syscall;
+	if (syscall != TL_NONE)
+		s->flags |= TL_HAS_SYSCALL;
+	return 0;
+}
+
+static int row_switch(struct loader *l, sqlite3_stmt *st)
+{
+	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
+	struct tl_switch *s = t ? APPEND(t, switches) : NULL;
+	if (!s)
+		return -ENOMEM;
+	s->ts_ns = sqlite3_column_int64(st, 1);
+	s->next_tid = (int32_t)sqlite3_column_int64(st, 2);
+	s->preempt = sqlite3_column_int(st, 3) != 0;
+	return 0;
+}
+
+static int row_wakeup(struct loader *l, sqlite3_stmt *st)
+{
+	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
+	struct tl_wakeup *w = t ? APPEND(t, wakeups) : NULL;
+	if (!w)
+		return -ENOMEM;
+	w->ts_ns = sqlite3_column_int64(st, 1);
+	w->waker_tid = (int32_t)sqlite3_column_int64(st, 2);
+	return 0;
+}
+
+static int row_syscall(struct loader *l, sqlite3_stmt *st)
+{
+	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
+	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
+	int kind = intern(l, st, 4);
+	if (!s || kind < 0)
+		return kind < 0 ? kind : -ENOMEM;
+	s->flags = 0;
+	s->start_ns = sqlite3_column_int64(st, 1);
+	s->end_ns = col_int(st, 2, &s->flags, TL_HAS_END);
+	s->fd = col_int(st, 3, &s->flags, TL_HAS_FD);
+	s->fd_kind = (uint16_t)kind;
+	return 0;
+}
+
+/* Add @t to the totals of @l (for the same key: sums and maxima). */
+static int merge_op_total(struct loader *l, const struct tl_op_total *t)
+{
+	struct mtx_timeline *tl = l->tl;
+	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, t->op)];
+	size_t index = r->index;
+	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op) {
+		struct keyhash_slot *sl = keyhash_slot(&l->op_totals, t->tid, t->object_id, t->op);
+		if (!sl)
+			return -ENOMEM;
+		if (!sl->v) {
+			struct tl_op_total *more =
+				grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals, sizeof(*more), 256);
+			if (!more)
+				return -ENOMEM;
+			tl->op_totals = more;
+			tl->op_totals[tl->nr_op_totals] = *t;
+			sl->v = ++tl->nr_op_totals;
+			l->op_totals.len++;
+			*r = (struct recent_total){ t->tid, t->object_id, t->op, sl->v };
+			return 0;
+		}
+		*r = (struct recent_total){ t->tid, t->object_id, t->op, index = sl->v };
+	}
+	struct tl_op_total *to = &tl->op_totals[index - 1];
+	to->calls += t->calls;
+	to->blocked += t->blocked;
+	to->contended += t->contended;
+	to->wait_ns += t->wait_ns;
+	to->hold_ns += t->hold_ns;
+	if (t->max_wait_ns > to->max_wait_ns)
+		to->max_wait_ns = t->max_wait_ns;
+	if (t->max_hold_ns > to->max_hold_ns)
+		to->max_hold_ns = t->max_hold_ns;
+	return 0;
+}
+
+static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
+{
+	struct mtx_timeline *tl = l->tl;
+	struct keyhash_slot *sl = keyhash_slot(&l->holder_totals, h->object_id, h->holder_tid, 0);
+	if (!sl)
+		return -ENOMEM;
+	if (!sl->v) {
+		struct tl_holder_total *more = grow_array(tl->holder_totals, &l->cap_holder_totals,
+							  tl->nr_holder_totals, sizeof(*more), 256);
+		if (!more)
+			return -ENOMEM;
+		tl->holder_totals = more;
+		tl->holder_totals[tl->nr_holder_totals] = *h;
+		sl->v = ++tl->nr_holder_totals;
+		l->holder_totals.len++;
+		return 0;
+	}
+	tl->holder_totals[sl->v - 1].ops += h->ops;
+	tl->holder_totals[sl->v - 1].wait_ns += h->wait_ns;
+	return 0;
+}
+
+/* Add one op to the totals of its (tid, object, op) and of its holder. */
+static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqlite3_stmt *st)
+{
+	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
+	int64_t hold_ns = sqlite3_column_type(st, 10) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 10);
+	const struct tl_op_total one = {
+		.tid = tid, .object_id = o->object_id, .op = o->op, .calls = 1, .blocked = blocked,
+		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
+		.hold_ns = hold_ns, .max_hold_ns = hold_ns,
+	};
+	int rc = merge_op_total(l, &one);
+	if (rc || !(o->flags & TL_HAS_HOLDER))
+		return rc;
+	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, 1, wait_ns });
+}
+
+static int row_op(struct loader *l, sqlite3_stmt *st)
+{
+	int64_t tid = sqlite3_column_int64(st, 0);
+	struct tl_thread *t = thread_of(l, tid);
+	struct tl_op *o = t ? APPEND(t, ops) : NULL;
+	int op = intern(l, st, 5);
+	if (!o || op < 0)
+		return op < 0 ? op : -ENOMEM;
+	o->flags = 0;
+	o->start_ns = sqlite3_column_int64(st, 1);
+	o->end_ns = sqlite3_column_int64(st, 2);
+	o->id = sqlite3_column_int64(st, 3);
+	o->object_id = sqlite3_column_int64(st, 4);
+	o->op = (uint16_t)op;
+	o->result = (int32_t)col_int(st, 6, &o->flags, TL_HAS_RESULT);
+	o->holder_tid = (int32_t)col_int(st, 7, &o->flags, TL_HAS_HOLDER);
+	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
+	return add_totals(l, tid, o, st);
+}
+
+static int row_object(struct loader *l, sqlite3_stmt *st)
+{
+	struct mtx_timeline *tl = l->tl;
+	struct tl_object *more = grow_array(tl->objects, &l->cap_objects, tl->nr_objects, sizeof(*more), 64);
+	int kind = intern(l, st, 1);
+	if (!more || kind < 0)
+		return kind < 0 ? kind : -ENOMEM;
+	tl->objects = more;
+	tl->objects[tl->nr_objects++] =
+		(struct tl_object){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2), (uint16_t)kind };
+	return 0;
+}
+
+static int scan(struct loader *l, const char *sql, int (*row)(struct loader *, sqlite3_stmt *), char **err)
+{
+	sqlite3_stmt *st;
+	int rc = 0, step = SQLITE_DONE;
+	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		if (asprintf(err, "loading the run: %s", sqlite3_errmsg(l->db)) < 0)
+			*err = NULL;
+		return -EIO;
+	}
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = row(l, st);
+	if (!rc && step != SQLITE_DONE)
+		rc = sqlite3_errcode(l->db) == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	if (rc && asprintf(err, "loading the run: %s",
+			   rc == -ENOMEM ? "out of memory" : rc == -E2BIG ? "too many distinct names"
+							     : sqlite3_errmsg(l->db)) < 0)
+		*err = NULL;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- sorting what came out of order ---- */
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static int cmp_state(const void *a, const void *b)
+{
+	const struct tl_state *x = a, *y = b;
+	return CMP(x->start_ns, y->start_ns) ? CMP(x->start_ns, y->start_ns) : CMP(x->end_ns, y->end_ns);
+}
+/* A comparison of two @type by their @field. */
+#define CMP_BY(name, type, field)                                            \
+	static int name(const void *a, const void *b)                        \
+	{                                                                    \
+		return CMP(((const type *)a)->field, ((const type *)b)->field); \
+	}
+CMP_BY(cmp_switch, struct tl_switch, ts_ns)
+CMP_BY(cmp_wakeup, struct tl_wakeup, ts_ns)
+CMP_BY(cmp_syscall, struct tl_syscall, start_ns)
+CMP_BY(cmp_thread, struct tl_thread, tid)
+CMP_BY(cmp_object, struct tl_object, id)
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct tl_op *x = a, *y = b;
+	return CMP(x->start_ns, y->start_ns) ? CMP(x->start_ns, y->start_ns) : CMP(x->id, y->id);
+}
+
+/* Sort @n rows of @size bytes unless they already are (the usual case). */
+static void sort_rows(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp((char *)rows + (i - 1) * size, (char *)rows + i * size) > 0) {
+			qsort(rows, n, size, cmp);
+			return;
+		}
+}
+
+static void sort_thread(struct tl_thread *t)
+{
+	sort_rows(t->states, t->nr_states, sizeof(*t->states), cmp_state);
+	sort_rows(t->switches, t->nr_switches, sizeof(*t->switches), cmp_switch);
+	sort_rows(t->wakeups, t->nr_wakeups, sizeof(*t->wakeups), cmp_wakeup);
+	sort_rows(t->syscalls, t->nr_syscalls, sizeof(*t->syscalls), cmp_syscall);
+	sort_rows(t->ops, t->nr_ops, sizeof(*t->ops), cmp_op);
+}
+
+#define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
+		"callsite FROM sync_ops"
+
+static void loader_free_hashes(struct loader *l)
+{
+	keyhash_free(&l->threads);
+	keyhash_free(&l->strings);
+	keyhash_free(&l->op_totals);
+	keyhash_free(&l->holder_totals);
+}
+
+/*
+ * sync_ops, the largest table, is read in two parts by id: the first by a
+ * second thread on its own read-only connection while this one reads the
+ * other tables, the rest by this one after them (the split evens out the
+ * two threads' work on the bench run); SQLite runs one statement on one
+ * core.
+ */
+#define OPS_SHARE_OF_JOB 0.78
+
+struct ops_job {
+	const char *path;
+	char sql[160];
+	struct loader l;
+	pthread_t thread;
+	int rc;
+	char *err;
+};
+
+static void *ops_job_run(void *arg)
+{
+	struct ops_job *j = arg;
+	if (sqlite3_open_v2(j->path, &j->l.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		j->rc = -EIO;
+		if (asprintf(&j->err, "loading the run: %s: %s", j->path, sqlite3_errmsg(j->l.db)) < 0)
+			j->err = NULL;
+	} else {
+		sqlite3_busy_timeout(j->l.db, 5000);
+		j->rc = scan(&j->l, j->sql, row_op, &j->err);
+	}
+	sqlite3_close(j->l.db);
+	loader_free_hashes(&j->l);
+	return NULL;
+}
+
+/* Start @j on the ops of @db with ids up to @last_id; 0, or -1 when it
+ * cannot be (a database without a file, no thread). */
+static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id)
+{
+	j->path = sqlite3_db_filename(db, "main");
+	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)last_id);
+	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
+		return -1;
+	if (pthread_create(&j->thread, NULL, ops_job_run, j)) {
+		free(j->l.tl);
+		j->l.tl = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Put the ops the job read (the lower ids) before each thread's ops read
+ * here, and add its totals to these; its op names interned here. */
+static int ops_job_merge(struct loader *l, struct ops_job *j)
+{
+	struct mtx_timeline *from = j->l.tl;
+	uint16_t *map = calloc(from->nr_strings ? from->nr_strings : 1, sizeof(*map));
+	int rc = map ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < from->nr_strings && !rc; i++) {
+		int k = intern_text(l, from->strings[i]);
+		if (k < 0)
+			rc = k;
+		else
+			map[i] = (uint16_t)k;
+	}
+	for (size_t i = 0; i < from->nr_threads && !rc; i++) {
+		struct tl_thread *src = &from->threads[i], *dst = thread_of(l, src->tid);
+		struct tl_op *ops = dst ? malloc(sizeof(*ops) * (src->nr_ops + dst->nr_ops + 1)) : NULL;
+		if (!ops) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < src->nr_ops; k++) {
+			ops[k] = src->ops[k];
+			ops[k].op = map[src->ops[k].op];
+		}
+		if (dst->nr_ops)
+			memcpy(ops + src->nr_ops, dst->ops, sizeof(*ops) * dst->nr_ops);
+		free(dst->ops);
+		dst->ops = ops;
+		dst->nr_ops += src->nr_ops;
+		dst->cap_ops = dst->nr_ops + 1;
+	}
+	for (size_t i = 0; i < from->nr_op_totals && !rc; i++) {
+		struct tl_op_total t = from->op_totals[i];
+		t.op = map[t.op];
+		rc = merge_op_total(l, &t);
+	}
+	for (size_t i = 0; i < from->nr_holder_totals && !rc; i++)
+		rc = merge_holder_total(l, &from->holder_totals[i]);
+	free(map);
+	return rc;
+}
+
+int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
+{
+	/* Runs recorded before syscalls had fd columns still load. */
+	const char *syscalls_sql = db_has_column(db, "syscalls", "fd_kind")
+					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind FROM syscalls"
+					   : "SELECT tid, start_ns, end_ns, NULL, NULL FROM syscalls";
+	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
+	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
+	int64_t split_id = first_id + (int64_t)((double)(last_id - first_id) * OPS_SHARE_OF_JOB);
+	struct loader l = { .db = db };
+	struct ops_job job = { 0 };
+	char rest_sql[160];
+	int rc, parallel;
+
+	*out = NULL;
+	if (!(l.tl = calloc(1, sizeof(*l.tl)))) {
+		if (asprintf(err, "loading the run: out of memory") < 0)
+			*err = NULL;
+		return -ENOMEM;
+	}
+	parallel = ops_job_start(db, &job, split_id) == 0;
+	rc = scan(&l, "SELECT id, kind, addr FROM sync_objects", row_object, err);
+	if (!rc)
+		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
+			  row_state, err);
+	if (!rc)
+		rc = scan(&l, "SELECT prev_tid, ts_ns, next_tid, preempt FROM switches", row_switch, err);
+	if (!rc)
+		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
+	if (!rc)
+		rc = scan(&l, syscalls_sql, row_syscall, err);
+	snprintf(rest_sql, sizeof(rest_sql), OPS_SQL " WHERE id > %lld", (long long)split_id);
+	if (!rc)
+		rc = scan(&l, parallel ? rest_sql : OPS_SQL, row_op, err);
+	if (parallel) {
+		pthread_join(job.thread, NULL);
+		if (!rc && job.rc) {
+			rc = job.rc;
+			*err = job.err;
+			job.err = NULL;
+		}
+		if (!rc && (rc = ops_job_merge(&l, &job)) && asprintf(err, "loading the run: out of memory") < 0)
+			*err = NULL;
+		free(job.err);
+		timeline_free(job.l.tl);
+	}
+	loader_free_hashes(&l);
+	if (rc) {
+		timeline_free(l.tl);
+		return rc;
+	}
+	for (size_t i = 0; i < l.tl->nr_threads; i++)
+		sort_thread(&l.tl->threads[i]);
+	sort_rows(l.tl->threads, l.tl->nr_threads, sizeof(*l.tl->threads), cmp_thread);
+	sort_rows(l.tl->objects, l.tl->nr_objects, sizeof(*l.tl->objects), cmp_object);
+	*out = l.tl;
+	return 0;
+}
+
+void timeline_free(struct mtx_timeline *tl)
+{
+	if (!tl)
+		return;
+	for (size_t i = 0; i < tl->nr_threads; i++) {
+		struct tl_thread *t = &tl->threads[i];
+		free(t->states);
+		free(t->switches);
+		free(t->wakeups);
+		free(t->syscalls);
+		free(t->ops);
+	}
+	for (size_t i = 0; i < tl->nr_strings; i++)
+		free(tl->strings[i]);
+	free(tl->strings);
+	free(tl->threads);
+	free(tl->objects);
+	free(tl->op_totals);
+	free(tl->holder_totals);
+	free(tl);
+}
+
+/* ---- lookups ---- */
+
+const struct tl_thread *timeline_thread(const struct mtx_timeline *tl, int64_t tid)
+{
+	size_t lo = 0, hi = tl->nr_threads;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tl->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tl->nr_threads && tl->threads[lo].tid == tid ? &tl->threads[lo] : NULL;
+}
+
+const struct tl_object *timeline_object(const struct mtx_timeline *tl, int64_t id)
+{
+	size_t lo = 0, hi = tl->nr_objects;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tl->objects[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tl->nr_objects && tl->objects[lo].id == id ? &tl->objects[lo] : NULL;
+}
+
+size_t timeline_states_from(const struct tl_thread *t, int64_t ns)
+{
+	size_t lo = 0, hi = t->nr_states;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->states[mid].start_ns < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t timeline_ops_after(const struct tl_thread *t, int64_t ns)
+{
+	size_t lo = 0, hi = t->nr_ops;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ops[mid].start_ns <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -1,0 +1,146 @@
+/*
+ * src/timeline.h - the recorded rows of one run, per thread and in time
+ * order, in memory: what the analyses of analysis_build walk.
+ *
+ * Reading a table through its (tid, time) index costs a table lookup per
+ * row, four times a plain scan on a 10 M-event run. So each recorded table
+ * is read once, in the order it is stored, and its rows are dealt out to
+ * their thread; the collector writes each thread's rows in time order, so
+ * a thread's rows are sorted as they come (they are sorted when they are
+ * not). While sync_ops is read, the per-(tid, object, op) totals of the
+ * summary tables are added up too, so that no later pass reads it again.
+ *
+ * Memory: about 40 bytes per row of the five tables (a 10 M-event run:
+ * ~350 MB), freed by timeline_free.
+ */
+#ifndef MTX_TIMELINE_H
+#define MTX_TIMELINE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Flags of the rows below: which nullable columns have a value. */
+enum {
+	TL_HAS_OBJECT = 1,  /* state: object_id */
+	TL_HAS_CPU = 2,     /* state: cpu */
+	TL_HAS_SYSCALL = 4, /* state: syscall */
+	TL_HAS_END = 8,     /* syscall: end_ns */
+	TL_HAS_FD = 16,     /* syscall: fd */
+	TL_HAS_RESULT = 32, /* op: result */
+	TL_HAS_HOLDER = 64, /* op: holder_tid */
+	TL_HAS_CALLSITE = 128, /* op: callsite */
+};
+
+/* Strings (states, syscall names, fd kinds, ops) are interned: a row holds
+ * the index of its string in struct mtx_timeline.strings; TL_NONE is none. */
+#define TL_NONE UINT16_MAX
+
+struct tl_state {
+	int64_t start_ns, end_ns, object_id;
+	int32_t cpu;
+	uint16_t state, syscall;
+	uint8_t flags;
+};
+
+struct tl_switch {
+	int64_t ts_ns;
+	int32_t next_tid;
+	uint8_t preempt;
+};
+
+struct tl_wakeup {
+	int64_t ts_ns;
+	int32_t waker_tid;
+};
+
+struct tl_syscall {
+	int64_t start_ns, end_ns, fd;
+	uint16_t fd_kind;
+	uint8_t flags;
+};
+
+struct tl_op {
+	int64_t start_ns, end_ns, id, object_id, callsite;
+	int32_t holder_tid, result;
+	uint16_t op;
+	uint8_t flags;
+};
+
+/* A thread's rows of each table (all its lifetimes), oldest first. */
+struct tl_thread {
+	int64_t tid;
+	struct tl_state *states;
+	struct tl_switch *switches;
+	struct tl_wakeup *wakeups;
+	struct tl_syscall *syscalls;
+	struct tl_op *ops;
+	size_t nr_states, nr_switches, nr_wakeups, nr_syscalls, nr_ops;
+	size_t cap_states, cap_switches, cap_wakeups, cap_syscalls, cap_ops;
+};
+
+/* One sync_objects row. */
+struct tl_object {
+	int64_t id, addr;
+	uint16_t kind;
+};
+
+/* The ops of one thread on one object with one op name, added up. */
+struct tl_op_total {
+	int64_t tid, object_id;
+	uint16_t op;
+	int64_t calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns;
+};
+
+/* The ops on one object that found one holder, added up. */
+struct tl_holder_total {
+	int64_t object_id, holder_tid, ops, wait_ns;
+};
+
+struct mtx_timeline {
+	struct tl_thread *threads; /* sorted by tid */
+	size_t nr_threads;
+	struct tl_object *objects; /* sorted by id */
+	size_t nr_objects;
+	char **strings;
+	size_t nr_strings;
+	struct tl_op_total *op_totals; /* in no particular order */
+	size_t nr_op_totals;
+	struct tl_holder_total *holder_totals;
+	size_t nr_holder_totals;
+};
+
+/*
+ * timeline_load - read the recorded tables of @db into a new timeline.
+ * Returns 0 and the timeline in @out (timeline_free it), or -errno with a
+ * message in @err.
+ */
+int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err);
+
+/* timeline_free - free @tl and everything in it (NULL is fine). */
+void timeline_free(struct mtx_timeline *tl);
+
+/* timeline_thread - the rows of @tid, or NULL when it has none. */
+const struct tl_thread *timeline_thread(const struct mtx_timeline *tl, int64_t tid);
+
+/* timeline_object - the sync_objects row of @id, or NULL. */
+const struct tl_object *timeline_object(const struct mtx_timeline *tl, int64_t id);
+
+/* timeline_string - interned string @i, or NULL for TL_NONE. */
+static inline const char *timeline_string(const struct mtx_timeline *tl, uint16_t i)
+{
+	return i == TL_NONE || i >= tl->nr_strings ? NULL : tl->strings[i];
+}
+
+/* timeline_intern_find - the index of @s if it was interned, else TL_NONE. */
+uint16_t timeline_intern_find(const struct mtx_timeline *tl, const char *s);
+
+/* timeline_states_from - the index of the first of @t's states that starts
+ * at or after @ns (nr_states if none). */
+size_t timeline_states_from(const struct tl_thread *t, int64_t ns);
+
+/* timeline_ops_after - the index of the first of @t's ops that starts after
+ * @ns (nr_ops if none): the ops begun by @ns are the ones before it. */
+size_t timeline_ops_after(const struct tl_thread *t, int64_t ns);
+
+#endif
