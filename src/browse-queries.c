@@ -31,11 +31,12 @@
 	"WHERE s.tid = :tid AND s.name = :syscall AND "
 
 static const struct mtx_query browse_queries[] = {
+	/* From the per (thread, object, op) sums of schema/derived.sql. */
 	{ "objects", "Synchronization objects: operations, waits and holds, most waited-on first",
-	  "SELECT o.id, o.addr, o.kind, COUNT(op.id) AS ops, COALESCE(SUM(op.blocked), 0) AS blocked, "
-	  "COALESCE(SUM(op.wait_ns), 0) AS wait_ns, COALESCE(MAX(op.wait_ns), 0) AS max_wait_ns, "
-	  "COALESCE(SUM(op.hold_ns), 0) AS hold_ns, COUNT(DISTINCT op.tid) AS threads "
-	  "FROM sync_objects o LEFT JOIN sync_ops op ON op.object_id = o.id "
+	  "SELECT o.id, o.addr, o.kind, COALESCE(SUM(x.calls), 0) AS ops, COALESCE(SUM(x.blocked), 0) AS blocked, "
+	  "COALESCE(SUM(x.wait_ns), 0) AS wait_ns, COALESCE(MAX(x.max_wait_ns), 0) AS max_wait_ns, "
+	  "COALESCE(SUM(x.hold_ns), 0) AS hold_ns, COUNT(DISTINCT x.tid) AS threads "
+	  "FROM sync_objects o LEFT JOIN sync_totals x ON x.object_id = o.id "
 	  "WHERE o.kind NOT IN ('thread', 'signal') GROUP BY o.id ORDER BY wait_ns DESC, ops DESC, o.id" },
 	{ "object.history.next", NULL, HISTORY_SELECT AFTER("op.start_ns", "op.id")
 	  " ORDER BY op.start_ns, op.id LIMIT :limit" },
