@@ -56,10 +56,11 @@ wait_for "exit=0"
 # and canonical mode back on), for SIGTERM and for a crash (SIGSEGV).
 for sig in TERM SEGV; do
 	session 80x24 \
-		"env TERM=xterm-256color $MTX browse $TMP/run.db; echo exit=\$?; stty -a | tr ' ;' '\n\n' | grep -x -e echo -e icanon | tr '\n' ' '; echo; sleep 600"
+		"env TERM=xterm-256color $MTX browse $TMP/run.db; echo exit=\$? tty: \$(stty -a | tr ' ;' '\n\n' | grep -x -e echo -e icanon | tr '\n' ' ').; sleep 600"
 	wait_for "row 1 of 3" || continue
 	pkill -"$sig" -f "^$MTX browse $TMP/run.db"
-	if wait_for "exit=" && screen | grep -Eq "(^| )echo( |$)" && screen | grep -Eq "(^| )icanon( |$)"; then
+	# One line, printed once stty has answered: "exit=N tty: icanon echo ."
+	if wait_for " ." && screen | grep -Eq "(^| )echo( |$)" && screen | grep -Eq "(^| )icanon( |$)"; then
 		pass "SIG$sig: terminal restored ($(screen | grep -o 'exit=[0-9]*'))"
 	else
 		fail "SIG$sig: terminal not restored"
