@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
 #define AFTER(a, b) "(" a ", " b ") > (:k0, :k1)"
 #define BEFORE(a, b) "(" a ", " b ") < (:k0, :k1)"
 

@@ -85,24 +85,6 @@ static void list_reports(void)
 		       r[i].summary);
 }
 
-/* Bind every filter parameter @st has (NULL when not given). */
-static void bind_filters(sqlite3_stmt *st, const int64_t *values, const bool *given, const char *function)
-{
-	static const char *const names[] = { ":tid", ":object_id", ":addr", ":from", ":to" };
-	for (int i = 0; i < 5; i++) {
-		int idx = sqlite3_bind_parameter_index(st, names[i]);
-		if (idx && given[i])
-			sqlite3_bind_int64(st, idx, values[i]);
-		else if (idx)
-			sqlite3_bind_null(st, idx);
-	}
-	int idx = sqlite3_bind_parameter_index(st, ":function");
-	if (idx && function)
-		sqlite3_bind_text(st, idx, function, -1, SQLITE_STATIC);
-	else if (idx)
-		sqlite3_bind_null(st, idx);
-}
-
 static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
 		      enum report_format format, long limit_rows)
 {
@@ -192,9 +174,17 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 			goto out;
 		}
 	}
+	const struct mtx_query_params params_given = {
+		.tid = values[P_TID], .has_tid = given[P_TID],
+		.object_id = values[P_OBJECT_ID], .has_object_id = given[P_OBJECT_ID],
+		.addr = values[P_ADDR], .has_addr = given[P_ADDR],
+		.from = values[P_FROM], .has_from = given[P_FROM],
+		.to = values[P_TO], .has_to = given[P_TO],
+		.function = f->function,
+	};
 	report_begin(&printer);
 	for (int i = 0; i < nr; i++) {
-		bind_filters(stmts[i], values, given, f->function);
+		query_bind(stmts[i], &params_given);
 		if (report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err) < 0) {
 			fflush(stdout);
 			if (db_error_is_corrupt(sqlite3_errcode(db)))

@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
 /* The --from/--to window, whole run when not given. */
 #define FROM_NS "COALESCE(:from, -9223372036854775807)"
 #define TO_NS "COALESCE(:to, 9223372036854775807)"

@@ -16,6 +16,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* SQL for the name of thread @tid (a column or parameter): its latest
+ * lifetime's, as every named query shows it. */
+#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
+
 struct mtx_query {
 	const char *name;  /* report.section, e.g. "waits.objects" */
 	const char *title; /* one line above the table */
