@@ -25,7 +25,8 @@
 	X(LOST, "lost")             \
 	X(MMAP, "mmap")             \
 	X(SAMPLE, "sample")         \
-	X(UPROBE, "uprobe")
+	X(UPROBE, "uprobe")           \
+	X(CALL, "call")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -97,6 +98,13 @@ struct mtx_event {
 		/* A uprobe hit (collector/sync-uprobes.c): probe is the probe's
 		 * index, arg its fetched values in the order it defines them. */
 		struct { uint32_t probe; uint32_t at_return; uint64_t arg[7]; } uprobe;
+		/* A function entered or left, from uprobes on --functions or the
+		 * -pg / -finstrument-functions hooks of the preload library:
+		 * @fn an address inside the function in process pid (its entry
+		 * where known; it is named like a sample's pc), @callsite the
+		 * return address in the caller (0 if unknown). Time-ordered per
+		 * thread; collector/calls.c pairs them into calls rows. */
+		struct { uint64_t fn; uint64_t callsite; uint8_t at_return; } call;
 	} u;
 };
 
