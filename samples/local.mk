@@ -4,7 +4,7 @@
 
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
-	samples/signals samples/c11threads
+	samples/signals samples/c11threads samples/calltree
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -46,5 +46,9 @@ samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_c11threads_LDFLAGS = -pthread
+samples_calltree_SOURCES = samples/calltree.c samples/selfcheck.h
+samples_calltree_LDADD = -lpthread
+samples_calltree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_calltree_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README samples/args.h
