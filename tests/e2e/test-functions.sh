@@ -14,7 +14,8 @@
 #    three calls: those three are closed when the thread ended and marked
 #    thread_exit, the rest as above; the output and status are unchanged;
 #  - a static program (sync operations through uprobes too) likewise;
-#  - mtx report calls shows the thread's counts; the probes are removed.
+#  - mtx report calls shows the thread's counts; the probes are removed
+#    when the run ends, and those a killed collector left at the next start.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/samples.sh"
 require_perf
@@ -134,6 +135,23 @@ SAMPLES=$BUILDDIR/tests/e2e SAMPLE_SUFFIX=-static check_sample calltree 2 20
 check_calls "$TMP/calltree.db" "$TMP/calltree.check.db"
 [ "$(sql "$TMP/calltree.db" "SELECT value FROM meta WHERE key = 'sync_method'")" = uprobes ] ||
 	fail "static calltree: sync operations not traced with uprobes"
+
+# A collector killed with its probes defined leaves them behind; the next
+# mtx collect with uprobes removes them as it starts.
+"$MTX" collect -q --functions '^tree_' -o killed.db -- "$CALLTREE" 1 1000000 > /dev/null 2>&1 &
+killed=$!
+for _ in $(seq 100); do
+	[ -d "/sys/kernel/tracing/events/mtx_$killed" ] && break
+	sleep 0.1
+done
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] || fail "no probes appeared for the collector to be killed"
+program=$(pgrep -P "$killed")
+kill -9 "$killed"
+wait "$killed" 2>/dev/null
+[ -n "$program" ] && kill -9 "$program" 2>/dev/null
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] || fail "a killed collector's probes were removed by nobody (test broken?)"
+"$MTX" collect -q --functions '^tree_leaf$' -o next.db -- "$CALLTREE" 1 1 > /dev/null || fail "collect after a killed one"
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] && fail "the probes of the killed collector mtx_$killed were not removed"
 
 # The probes of the abort run's collector are gone once its closing child
 # has finished (bounded wait).
