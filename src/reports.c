@@ -265,7 +265,7 @@ static const struct mtx_query histogram_queries[] = {
 static const struct mtx_query flat_queries[] = {
 	{ "flat.summary", "CPU samples (mtx collect --sample) and how their stacks were walked",
 	  "SELECT COUNT(*) AS samples, (SELECT value FROM meta WHERE key = 'sample_hz') AS hz, "
-	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, "
+	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, SUM(unwind = 'dwarf') AS dwarf, "
 	  "SUM(stack_id IS NULL) AS no_stack FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " FROM_NS
 	  " AND ts_ns < " TO_NS },
 	{ "flat", "Flat profile per thread: samples in the function itself, and with its callees",
