@@ -71,7 +71,8 @@ struct mtx_profile {
 	size_t nr_function_slots, nr_functions;
 	uint64_t nr_samples, nr_samples_without_stack;
 	int dwarf;                     /* unwind samples' stack copies */
-	uint64_t nr_dwarf, nr_truncated, unwind_ns;
+	uint64_t nr_dwarf, nr_truncated;
+	uint64_t unwind_ns, unwind_setup_ns; /* walking; telling unwinders of files */
 	uint64_t nr_fallback[UNWIND_FAIL__COUNT];
 };
 
@@ -248,11 +249,13 @@ static uint32_t intern_sample(struct mtx_profile *p, uint32_t space, const struc
 	*method = "fp";
 	if (p->dwarf) {
 		enum unwind_fail why = UNWIND_FAIL_ERROR;
-		uint64_t t0 = clock_now_ns();
+		uint64_t t0 = clock_now_ns(), t1;
 		struct mtx_unwinder *u = space_unwinder(p, space);
-		int truncated = 0;
-		int n = u ? unwinder_walk(u, ev->tid, ev->u.sample.stack, pcs, &why, &truncated) : 0;
-		p->unwind_ns += clock_now_ns() - t0;
+		int truncated = 0, n;
+		t1 = clock_now_ns();
+		n = u ? unwinder_walk(u, ev->tid, ev->u.sample.stack, pcs, &why, &truncated) : 0;
+		p->unwind_setup_ns += t1 - t0;
+		p->unwind_ns += clock_now_ns() - t1;
 		if (n >= 2 || (n == 1 && ev->u.sample.nr <= 1)) {
 			*method = "dwarf";
 			p->nr_dwarf++;
@@ -521,6 +524,7 @@ int profile_finish(struct mtx_profile *p)
 		writer_meta_int(p->w, "unwind_dwarf", (int64_t)p->nr_dwarf);
 		writer_meta_int(p->w, "unwind_truncated", (int64_t)p->nr_truncated);
 		writer_meta_int(p->w, "unwind_ns", (int64_t)p->unwind_ns);
+		writer_meta_int(p->w, "unwind_setup_ns", (int64_t)p->unwind_setup_ns);
 		for (unsigned i = 0; i < UNWIND_FAIL__COUNT; i++) {
 			snprintf(key, sizeof(key), "unwind_fallback_%s", unwind_fail_name(i));
 			writer_meta_int(p->w, key, (int64_t)p->nr_fallback[i]);
