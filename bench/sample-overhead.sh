@@ -16,7 +16,9 @@
 # of each +fp/+dwarf kind to the same kind without sampling (the cost of
 # the sampling itself), of each dwarf kind to its fp kind, the samples
 # recorded, and for mtx's dwarf kind the samples unwound per second of the
-# collector's unwinding time (meta unwind_dwarf / unwind_ns). Then the fixed
+# collector's unwinding time (meta unwind_dwarf / unwind_ns), and the same
+# ratios again for CPU time (user + system of the collector and the program
+# together), which a shared machine disturbs far less. Then the fixed
 # start-up + tear-down cost of each, from the same kinds around /bin/true,
 # and the ratios net of it. (perf unwinds its dwarf samples later, in perf
 # report; mtx unwinds while the program runs.)
@@ -54,11 +56,9 @@ command -v "$PERF" >/dev/null && kinds+=(perf-fp perf-dwarf) || echo "sample-ove
 work=$(mktemp -d /tmp/mtx-sample-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-run_one() { # KIND REP PROGRAM... : one timed run, a line "kind rep prog us samples status unwound/s" in $work/runs
-	local kind=$1 rep=$2 prog=$3 t0 t1 rc samples=0 rate=0
-	shift 2
-	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data"
-	t0=$(now_us)
+run_kind() { # KIND PROGRAM... : run it one way
+	local kind=$1
+	shift
 	case $kind in
 	plain) "$@" > /dev/null 2> "$work/err" ;;
 	sched) "$MTX" collect -q -e sched -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
@@ -69,13 +69,26 @@ run_one() { # KIND REP PROGRAM... : one timed run, a line "kind rep prog us samp
 	perf-fp) "$PERF" record -q -F "$hz" -g -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
 	perf-dwarf) "$PERF" record -q -F "$hz" --call-graph dwarf -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
 	esac
+}
+
+# One timed run: a line "kind rep prog us samples status unwound/s cpu_ms" in
+# $work/runs. cpu_ms is the user + system time of the run's whole process
+# tree (collector and program): on a shared machine it moves far less than
+# the wall time does.
+run_one() { # KIND REP PROGRAM...
+	local kind=$1 rep=$2 prog=$3 t0 t1 rc samples=0 rate=0 cpu
+	shift 2
+	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data"
+	t0=$(now_us)
+	{ TIMEFORMAT='%3U %3S'; time run_kind "$kind" "$@"; } 2> "$work/time"
 	rc=$?
 	t1=$(now_us)
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/time")
 	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
 	[ -f "$work/run.db" ] && rate=$(sqlite3 "$work/run.db" "SELECT COALESCE(CAST(1e9 * (SELECT value FROM meta WHERE key = 'unwind_dwarf')
 		/ (SELECT value FROM meta WHERE key = 'unwind_ns') AS INTEGER), 0)" 2> /dev/null || echo 0)
 	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
-	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc ${rate:-0}" >> "$work/runs"
+	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc ${rate:-0} ${cpu:-0}" >> "$work/runs"
 }
 
 for prog in "$*" /bin/true; do
@@ -98,7 +111,7 @@ prog=$(basename "${1}")
 {
 	echo "# mtx sample overhead, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, kernel $(uname -r)"
 	echo "# program: $*; $reps interleaved repetitions; medians; HZ=$hz; net = (t - t(/bin/true)) / (plain - plain(/bin/true))"
-	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tdwarf_to_fp\tnet_ratio\tsamples\tunwound_per_s\tfixed_ms\n"
+	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tdwarf_to_fp\tnet_ratio\tsamples\tunwound_per_s\tfixed_ms\tcpu_ms\tcpu_to_plain\tcpu_to_same_without_sampling\tcpu_dwarf_to_fp\n"
 	p=$(med plain "$prog" 4)
 	p0=$(med plain true 4)
 	for kind in "${kinds[@]}"; do
@@ -109,11 +122,18 @@ prog=$(basename "${1}")
 		s=$(med "$kind" "$prog" 5)
 		r=$(med "$kind" "$prog" 7)
 		fp=$t
-		case $kind in *dwarf) fp=$(med "${kind%dwarf}fp" "$prog" 4) ;; esac
+		c=$(med "$kind" "$prog" 8)
+		cp=$(med plain "$prog" 8)
+		cb=$(med "$base" "$prog" 8)
+		cfp=$c
+		case $kind in *dwarf) fp=$(med "${kind%dwarf}fp" "$prog" 4) cfp=$(med "${kind%dwarf}fp" "$prog" 8) ;; esac
 		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v r="$r" -v fp="$fp" \
+			-v c="$c" -v cp="$cp" -v cb="$cb" -v cfp="$cfp" \
 			-v same="$([ "$base" != "$kind" ] && echo 1 || echo 0)" 'BEGIN {
-			printf "%s\t%.1f\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%.1f\n", k, t / 1000, t / p, same ? sprintf("%.3f", t / b) : "-",
-				k ~ /dwarf$/ ? sprintf("%.3f", t / fp) : "-", (t - t0) / (p - p0), s, r, (t0 - p0) / 1000 }'
+			printf "%s\t%.1f\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%d\t%.3f\t%s\t%s\n", k, t / 1000, t / p,
+				same ? sprintf("%.3f", t / b) : "-", k ~ /dwarf$/ ? sprintf("%.3f", t / fp) : "-",
+				(t - t0) / (p - p0), s, r, (t0 - p0) / 1000, c, c / cp, same ? sprintf("%.3f", c / cb) : "-",
+				k ~ /dwarf$/ ? sprintf("%.3f", c / cfp) : "-" }'
 	done
 } > "$work/results"
 grep '^#' "$work/results"
