@@ -73,6 +73,26 @@ static int parse_call_graph(const char *text, unsigned *stack_bytes)
 	return -1;
 }
 
+/* Bytes of a dwarf sample's record beyond its stack copy (header, ids,
+ * registers, the callchain's first frames), roughly. */
+#define SAMPLE_RECORD_EXTRA 400
+/* The collector drains every 100 ms, and is woken at a quarter full. */
+#define RING_FILL_MIN_MS 250
+
+/* Stack copies make sample records large: say so when one thread running
+ * on a CPU fills that CPU's ring faster than the collector is sure to
+ * drain it. */
+static void warn_ring_fill(const struct collect_options *o)
+{
+	double ring = (double)o->ring_pages * (double)sysconf(_SC_PAGESIZE);
+	double per_s = (double)o->sample_hz * (o->sample_stack_bytes + SAMPLE_RECORD_EXTRA);
+	if (!o->sample_stack_bytes || ring * 1000 >= per_s * RING_FILL_MIN_MS)
+		return;
+	log_warn("--call-graph dwarf,%u at %u Hz fills a %.0f MiB buffer in %.0f ms per busy CPU: samples may "
+		 "be lost (meta lost_samples); a larger --buffer-size or a smaller copy helps",
+		 o->sample_stack_bytes, o->sample_hz, ring / 1048576, 1000 * ring / per_s);
+}
+
 /* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
  * the sched source is always in. */
 static int parse_events(const char *list, unsigned *mask, int *sync)
@@ -217,6 +237,7 @@ int cmd_collect(int argc, char **argv)
 	while (pages & (pages - 1))
 		pages &= pages - 1;
 	o.ring_pages = pages;
+	warn_ring_fill(&o);
 	command = join_command(argc - optind, argv + optind);
 	o.command = command;
 

@@ -10,7 +10,8 @@
 #    the fp method of the same program gives that path to almost none;
 #  - every spinner's flat profile has hot on top;
 #  - a stack copy too small to reach the outer frames is said so
-#    (meta.unwind_truncated) and the run is still recorded;
+#    (meta.unwind_truncated) and the run is still recorded; copies too
+#    large for the ring are warned about, the default ones not;
 #  - bad --call-graph values: one line, exit 2, nothing recorded.
 . "$(dirname "$0")/lib.sh"
 require_perf
@@ -78,6 +79,15 @@ done
 t=$(sql small.db "SELECT value FROM meta WHERE key = 'unwind_truncated'")
 [ "${t:-0}" -gt 0 ] && pass "dwarf,64: $t samples said truncated" || fail "dwarf,64: no sample said truncated"
 [ "$(sql small.db "SELECT value FROM meta WHERE key = 'sample_stack_bytes'")" = 64 ] || fail "dwarf,64: meta.sample_stack_bytes"
+
+# A copy that fills the ring within 250 ms of one busy thread is warned
+# about, and the run still goes as without mtx.
+"$MTX" collect --sample 10000 --call-graph dwarf,65528 -m 1 -o big.db -- "$NOFP" 1 1 > big.out 2> big.err
+[ $? = 0 ] && "$NOFP" 1 1 | cmp -s - big.out || fail "dwarf,65528 -m 1: $(head -1 big.err)"
+grep -q "^mtx: warning: --call-graph dwarf,65528 at 10000 Hz fills a 1 MiB buffer" big.err &&
+	pass "a ring too small for the copies is warned about" || fail "no warning about the ring: $(cat big.err)"
+"$MTX" collect --sample 999 --call-graph dwarf -o small-ok.db -- "$NOFP" 1 1 > /dev/null 2> ok.err
+grep -q "buffer in" ok.err && fail "the default copy and buffer were warned about: $(cat ok.err)"
 
 # Bad input: one error line (and the usage line), exit 2, nothing recorded.
 for args in "--sample 99 --call-graph lbr" "--sample 99 --call-graph dwarf,10" "--sample 99 --call-graph dwarf,x" \
