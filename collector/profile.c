@@ -222,8 +222,6 @@ void profile_unwind_dwarf(struct mtx_profile *p, int on)
 	p->dwarf = on;
 }
 
-static int map_module(struct mtx_profile *p, struct profile_map *m);
-
 /* Space @id's unwinder, told of every file mapped so far; NULL when out
  * of memory. */
 static struct mtx_unwinder *space_unwinder(struct mtx_profile *p, uint32_t id)
@@ -232,9 +230,10 @@ static struct mtx_unwinder *space_unwinder(struct mtx_profile *p, uint32_t id)
 	if (!s || (!s->unwinder && !(s->unwinder = unwinder_new())))
 		return NULL;
 	for (; s->nr_unwinder_maps < s->nr_maps; s->nr_unwinder_maps++) {
-		struct profile_map *m = &s->maps[s->nr_unwinder_maps];
-		if (map_module(p, m) == 0)
-			unwinder_add_file(s->unwinder, p->paths[m->path], m->start, m->bias);
+		const struct profile_map *m = &s->maps[s->nr_unwinder_maps];
+		const char *path = p->paths[m->path];
+		if (path[0] == '/') /* not [vdso], [anon:...], //anon */
+			unwinder_add_file(s->unwinder, path, m->start, m->pgoff, m->build_id, m->build_id_size);
 	}
 	return s->unwinder;
 }

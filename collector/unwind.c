@@ -19,12 +19,16 @@
  */
 #include "config.h"
 #include "collector/unwind.h"
+#include "src/symbols.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DWARF_REG_SP 7
 #define DWARF_REG_IP 16
@@ -65,8 +69,10 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 struct mtx_unwinder *unwinder_new(void)
 {
 	struct mtx_unwinder *u = calloc(1, sizeof(*u));
-	if (!u)
+	if (!u || elf_version(EV_CURRENT) == EV_NONE) {
+		free(u);
 		return NULL;
+	}
 	u->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!u->dwfl) {
 		free(u);
@@ -75,14 +81,54 @@ struct mtx_unwinder *unwinder_new(void)
 	return u;
 }
 
-int unwinder_add_file(struct mtx_unwinder *u, const char *path, uint64_t start, uint64_t bias)
+/* Whether @elf's build-id is @id (unknown: yes). */
+static int same_build(Elf *elf, const uint8_t *id, size_t size)
 {
+	const void *bits;
+	ssize_t n;
+	if (!size)
+		return 1;
+	n = dwelf_elf_gnu_build_id(elf, &bits);
+	return n == (ssize_t)size && memcmp(bits, id, size) == 0;
+}
+
+/*
+ * Only the load bias and the build-id are read here, from the program
+ * headers and notes; CFI is read by libdwfl when a walk first needs it.
+ * (The naming at the end opens the file again with its symbols, which
+ * takes far longer for a large library: not something to do during the
+ * run.)
+ */
+int unwinder_add_file(struct mtx_unwinder *u, const char *path, uint64_t start, uint64_t pgoff,
+		      const uint8_t *build_id, size_t build_id_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	Dwfl_Module *mod;
+	uint64_t bias = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		rc = -ENOEXEC;
+	else if (!same_build(elf, build_id, build_id_size))
+		rc = -ESTALE;
+	else if (symbols_elf_bias(elf, start, pgoff, &bias))
+		rc = -ENOEXEC;
+	elf_end(elf);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	/* The fd is libdwfl's when it succeeds. */
 	dwfl_report_begin_add(u->dwfl);
-	mod = dwfl_report_elf(u->dwfl, path, path, -1, bias, false);
+	mod = dwfl_report_elf(u->dwfl, path, path, fd, bias, false);
 	dwfl_report_end(u->dwfl, NULL, NULL);
-	if (!mod)
+	if (!mod) {
+		close(fd);
 		return -ENOEXEC;
+	}
 	u->nr_files++;
 	return 0;
 }

@@ -45,13 +45,15 @@ struct mtx_unwinder;
 struct mtx_unwinder *unwinder_new(void);
 
 /*
- * unwinder_add_file - report the ELF file @path mapped at run-time
- * address @start (the mapping's start) with load bias @bias (run-time
- * address minus file address, collector/profile.c). Returns 0, or -errno
- * when libdwfl cannot use it (not ELF, overlapping an earlier mapping):
+ * unwinder_add_file - report the ELF file @path mapped at run-time address
+ * @start from file offset @pgoff (a PERF_RECORD_MMAP2), with its build-id
+ * (@build_id_size 0: unknown). Returns 0, or -errno when it cannot be used
+ * (-ESTALE: the file's build-id is another, it was replaced after the run
+ * mapped it; -ENOEXEC: not ELF, or overlapping an earlier mapping):
  * samples in it then fall back.
  */
-int unwinder_add_file(struct mtx_unwinder *u, const char *path, uint64_t start, uint64_t bias);
+int unwinder_add_file(struct mtx_unwinder *u, const char *path, uint64_t start, uint64_t pgoff,
+		      const uint8_t *build_id, size_t build_id_size);
 
 /*
  * unwinder_walk - unwind thread @tid from the registers and stack copy of
