@@ -25,8 +25,9 @@
 #define KEEP_CALL __attribute__((noinline))
 #endif
 
-/* The executable mapping of this test's own file: start and offset. */
-static int own_mapping(char *path, uint64_t *start, uint64_t *pgoff)
+/* The executable mapping of this test's own file (@lib NULL), or of the
+ * file whose name ends in @lib: its path, start and offset. */
+static int mapping_of(const char *lib, char *path, uint64_t *start, uint64_t *pgoff)
 {
 	char line[PATH_MAX + 128], exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -38,11 +39,15 @@ static int own_mapping(char *path, uint64_t *start, uint64_t *pgoff)
 	while (!found && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi, off;
 		char perms[8], file[PATH_MAX];
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perms, &off, file) == 5 &&
-		    perms[2] == 'x' && !strcmp(file, exe)) {
+		size_t len;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perms, &off, file) != 5 ||
+		    perms[2] != 'x')
+			continue;
+		len = strlen(file);
+		if (lib ? len >= strlen(lib) && !strcmp(file + len - strlen(lib), lib) : !strcmp(file, exe)) {
 			*start = lo;
 			*pgoff = off;
-			strcpy(path, exe);
+			strcpy(path, file);
 			found = 1;
 		}
 	}
@@ -122,7 +127,7 @@ Test(unwind, own_stack_without_frame_pointers)
 	struct mtx_unwinder *u = unwinder_new();
 
 	cr_assert_not_null(u);
-	cr_assert_eq(own_mapping(path, &start, &pgoff), 0, "no executable mapping of this test in /proc/self/maps");
+	cr_assert_eq(mapping_of(NULL, path, &start, &pgoff), 0, "no executable mapping of this test in /proc/self/maps");
 	cr_assert_eq(unwinder_add_file(u, path, start, pgoff, NULL, 0), 0);
 	cr_assert_eq(level1(1), 6);
 	cr_assert_not_null(sample);
@@ -132,6 +137,12 @@ Test(unwind, own_stack_without_frame_pointers)
 	cr_assert_geq(n, 3, "only %d frames (why %s)", n, unwind_fail_name(why));
 	cr_assert_eq(pcs[0], sample->regs[16]);
 	cr_assert_eq(pcs[1], ret_into_level2);
+	cr_assert_eq(pcs[2], ret_into_level1);
+	/* A file mapped later (dlopen) is added to the attached session,
+	 * which walks the same afterwards. */
+	cr_assert_eq(mapping_of("/libc.so.6", path, &start, &pgoff), 0, "libc is not mapped");
+	cr_assert_eq(unwinder_add_file(u, path, start, pgoff, NULL, 0), 0);
+	cr_assert_geq(unwinder_walk(u, (int32_t)gettid(), sample, pcs, &why, &truncated), 3);
 	cr_assert_eq(pcs[2], ret_into_level1);
 	/* Without the copy, only the leaf: the callers needed stack. */
 	sample->size = 0;
@@ -153,7 +164,7 @@ Test(unwind, refusals)
 	int truncated;
 	struct mtx_unwinder *u = unwinder_new();
 
-	cr_assert_eq(own_mapping(path, &start, &pgoff), 0);
+	cr_assert_eq(mapping_of(NULL, path, &start, &pgoff), 0);
 	memset(wrong, 0xab, sizeof(wrong));
 	cr_assert_eq(unwinder_add_file(u, path, start, pgoff, wrong, sizeof(wrong)), -ESTALE,
 		     "a file with another build-id is used");
