@@ -15,6 +15,8 @@ struct collect_options {
 	int sync;               /* inject libmtx-preload.so: sync operations */
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
 	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
+	unsigned sample_stack_bytes; /* --call-graph dwarf: user stack copied per sample;
+	                              * 0: frame-pointer chains only */
 	const char *command;    /* the command line, for meta */
 	const char *functions;  /* [LIB:]REGEX: trace these functions' calls (NULL: none) */
 	const char *functions_in; /* libraries where a plain REGEX applies too (NULL: none) */
