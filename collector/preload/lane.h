@@ -53,7 +53,10 @@ struct mtx_lane_region {
 /* One thread's writing state. Zero-initialized means "no lane yet". */
 struct mtx_lane_writer {
 	struct mtx_shm_lane *lane;
-	struct mtx_sync_record *recs;
+	union {
+		struct mtx_sync_record *recs;       /* a sync region's lane */
+		struct mtx_call_record *call_recs;  /* a call region's lane */
+	};
 	uint64_t mask;
 	uint64_t reserve;    /* next record index; head once all writes are done */
 	uint64_t limit;      /* reserve may reach this without rereading tail */
@@ -65,23 +68,25 @@ struct mtx_lane_writer {
 };
 
 /*
- * lane_region_open - validate the header of a region mapped at @base (@size
- * bytes) and fill @r. Returns 0, or -EPROTO when it is not a region of this
+ * lane_region_open_as - validate the header of a region mapped at @base
+ * (@size bytes) whose magic must be @magic and records @record_size bytes,
+ * and fill @r. Returns 0, or -EPROTO when it is not such a region of this
  * version or its geometry does not fit in @size.
  */
-static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t size)
+static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, size_t size,
+				      const char *magic, uint32_t record_size)
 {
 	struct mtx_shm_header *h = base;
 	uint64_t end;
 
-	if (size < MTX_SHM_HEADER_SIZE || memcmp(h->magic, MTX_SHM_MAGIC, 8) != 0 ||
-	    h->version != MTX_SHM_VERSION || h->record_size != MTX_SHM_RECORD_SIZE ||
+	if (size < MTX_SHM_HEADER_SIZE || memcmp(h->magic, magic, 8) != 0 ||
+	    h->version != MTX_SHM_VERSION || h->record_size != record_size ||
 	    h->lane_header_size != MTX_SHM_LANE_HEADER_SIZE)
 		return -EPROTO;
 	if (h->lane_count == 0 || h->lane_records < 2 * LANE_SLACK ||
 	    (h->lane_records & (h->lane_records - 1)) != 0 ||
 	    h->lane_offset < MTX_SHM_HEADER_SIZE ||
-	    h->lane_stride < MTX_SHM_LANE_HEADER_SIZE + (uint64_t)h->lane_records * MTX_SHM_RECORD_SIZE)
+	    h->lane_stride < MTX_SHM_LANE_HEADER_SIZE + (uint64_t)h->lane_records * record_size)
 		return -EPROTO;
 	end = h->lane_offset + (uint64_t)h->lane_count * h->lane_stride;
 	if (end > size || end < h->lane_offset)
@@ -93,6 +98,12 @@ static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t
 	r->lane_count = h->lane_count;
 	r->lane_records = h->lane_records;
 	return 0;
+}
+
+/* lane_region_open - lane_region_open_as for a sync region. */
+static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t size)
+{
+	return lane_region_open_as(r, base, size, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE);
 }
 
 static inline struct mtx_shm_lane *lane_at(const struct mtx_lane_region *r, uint32_t i)
@@ -166,7 +177,7 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
 			tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
 			w->lane = l;
-			w->recs = mtx_shm_lane_records(l);
+			w->recs = mtx_shm_lane_records(l); /* call_recs: same address */
 			w->mask = r->lane_records - 1;
 			w->reserve = head;
 			w->limit = tail + r->lane_records - LANE_SLACK;
@@ -325,6 +336,38 @@ static inline __attribute__((always_inline)) void lane_write(const struct mtx_la
 	rec->kind = kind;
 	rec->op = op;
 	rec->result = result;
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--w->depth == 0)
+		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+}
+
+/*
+ * lane_write_call - append one call record (the call region's lanes): the
+ * same protocol as lane_write with a 16-byte record. @make_room is called
+ * when the cached limit is reached (lane_make_room, or a wrapper of it that
+ * saves registers its caller must not lose: see preload-calls.c).
+ */
+static inline __attribute__((always_inline)) void
+lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+		uint64_t fn,
+		int (*make_room)(const struct mtx_lane_region *, struct mtx_lane_writer *, uint32_t))
+{
+	uint32_t depth = ++w->depth;
+	struct mtx_call_record *rec;
+	uint64_t pos;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(w->reserve >= w->limit, 0) && !make_room(r, w, depth)) {
+		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	pos = lane_reserve_one(&w->reserve);
+	rec = &w->call_recs[pos & w->mask];
+	/* four records a line: ask for the line two ahead */
+	lane_prefetch_write(&w->call_recs[(pos + 8) & w->mask]);
+	rec->stamp = stamp;
+	rec->fn = fn;
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (--w->depth == 0)

@@ -1,0 +1,319 @@
+/*
+ * collector/preload/preload-calls.c - exact function calls of programs built
+ * with -pg or -finstrument-functions: the library defines the hooks the
+ * compiler calls (mcount, __fentry__, __cyg_profile_func_enter/exit) and
+ * writes one record per entry and per exit into the call region
+ * (collector/preload/shm.h, THE CALL REGION). The collector turns them into
+ * MTX_EV_CALL events (collector/source-sync.c) that collector/calls.c pairs
+ * into calls rows.
+ *
+ * Without MTX_CALL_REGION in the environment every hook returns at once,
+ * so a program built with -pg runs as it would with glibc's mcount (minus
+ * gprof's arcs: see mtx-collect(1)).
+ *
+ * COST. The goal is a traced call under 50 ns with two stamps of 16-20 ns
+ * each (rdtsc), so a record is 16 bytes (stamp with an exit bit, function
+ * address) in a lane of its own: pid and tid are the lane's, not the
+ * record's. No syscall, lock or allocation on the hot path; lane_write_call
+ * nests safely under signal handlers, like lane_write.
+ *
+ * -finstrument-functions: gcc calls __cyg_profile_func_enter(fn, callsite)
+ * after a function's prologue and __cyg_profile_func_exit(fn, callsite)
+ * before each of its returns, and also when a C++ exception unwinds through
+ * it. These are ordinary calls, so the hooks are ordinary C functions.
+ *
+ * -pg (x86-64): gcc calls mcount after the prologue (push %rbp; mov %rsp,
+ * %rbp), and with -mfentry __fentry__ before it. Neither tells of the
+ * return, so the hook replaces the function's return address with
+ * preload_pg_return and keeps the real one on a per-thread shadow stack
+ * (entry: real return address, address of the slot it was in, function).
+ * When the function returns into the trampoline, the trampoline saves the
+ * return registers (rax, rdx), records the exit, and jumps to the real
+ * address. The compiler's mcount call is invisible to it, so the hooks must
+ * keep every register that may be live there: the argument registers (and
+ * r10, the static chain), saved by the assembly, and xmm0-7/x87, which the C
+ * code never touches (general-regs-only) except on its slow paths, which
+ * save xmm0-7 themselves. After a return only rax/rdx/xmm0-1/st0-1 are live.
+ *
+ * Non-local exits: an entry whose slot lies below the stack pointer the
+ * trampoline is reached with belongs to a frame that longjmp (or a signal
+ * handler's siglongjmp) abandoned; the trampoline records its exit at that
+ * moment and drops it, so nesting stays exact. pthread_exit and thrd_exit
+ * put the real return addresses back before unwinding the thread (its open
+ * calls have no exit record; collector/calls.c closes calls left open at
+ * thread exit, as it does for exit() called from inside functions). Not
+ * handled: thread cancellation, and a C++ exception thrown through a -pg frame (the unwinder cannot
+ * step through the trampoline and calls terminate): C++ programs should use
+ * -finstrument-functions. Calls deeper than SHADOW_DEPTH on one thread are
+ * not recorded (their entry is counted lost), nor are functions run while
+ * the thread has no lane and none can be had (lost_nolane).
+ *
+ * fork keeps the shadow stack (the child has the same frames); the child's
+ * first record claims a lane of its own (preload.c's atfork handler).
+ */
+#define _GNU_SOURCE
+/* No SSE/x87 code in this file (the lane code it inlines included): the
+ * hooks run where the compiler assumes no call was made. */
+#pragma GCC target("general-regs-only")
+#include "collector/preload/preload.h"
+
+/* Nesting depth of -pg calls tracked per thread. */
+#define SHADOW_DEPTH 2048u
+
+struct shadow_entry {
+	uint64_t ret;   /* the real return address */
+	uint64_t *slot; /* where it was, in the caller's frame */
+	uint64_t fn;    /* what the entry record named */
+};
+
+struct shadow_stack {
+	uint32_t sp; /* entries in use */
+	struct shadow_entry e[SHADOW_DEPTH];
+};
+
+static __thread struct shadow_stack shadow __attribute__((tls_model("initial-exec")));
+
+/* The trampoline and the C halves of the assembly below. */
+void preload_pg_return(void);
+void preload_pg_enter(uint64_t *slot, uint64_t fn);
+uint64_t preload_pg_exit(uint64_t sp_at_return);
+
+#define HOOK
+/* Slow paths call into libc, which may use xmm0-7: keep them for the
+ * instrumented function (its float arguments or return value). */
+#define SAVE_XMM(buf)                                                            \
+	__asm__ __volatile__("movdqu %%xmm0, 0(%0)\n\tmovdqu %%xmm1, 16(%0)\n\t"      \
+			     "movdqu %%xmm2, 32(%0)\n\tmovdqu %%xmm3, 48(%0)\n\t"     \
+			     "movdqu %%xmm4, 64(%0)\n\tmovdqu %%xmm5, 80(%0)\n\t"     \
+			     "movdqu %%xmm6, 96(%0)\n\tmovdqu %%xmm7, 112(%0)"        \
+			     : : "r"(buf) : "memory")
+#define RESTORE_XMM(buf)                                                         \
+	__asm__ __volatile__("movdqu 0(%0), %%xmm0\n\tmovdqu 16(%0), %%xmm1\n\t"      \
+			     "movdqu 32(%0), %%xmm2\n\tmovdqu 48(%0), %%xmm3\n\t"     \
+			     "movdqu 64(%0), %%xmm4\n\tmovdqu 80(%0), %%xmm5\n\t"     \
+			     "movdqu 96(%0), %%xmm6\n\tmovdqu 112(%0), %%xmm7"        \
+			     : : "r"(buf) : "memory")
+
+static HOOK __attribute__((noinline, cold)) int
+make_room_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint32_t depth)
+{
+	uint64_t xmm[16];
+	int ok;
+
+	SAVE_XMM(xmm);
+	ok = lane_make_room(r, w, depth);
+	RESTORE_XMM(xmm);
+	return ok;
+}
+
+static HOOK __attribute__((noinline, cold)) int claim_saving(struct preload_thread *t)
+{
+	uint64_t xmm[16];
+	int ok;
+
+	SAVE_XMM(xmm);
+	ok = preload_claim_in(t, &t->cw, &preload_call_region);
+	RESTORE_XMM(xmm);
+	return ok;
+}
+
+/* preload_now without its clock_gettime fallback, which may touch xmm. */
+static inline HOOK uint64_t hook_now(void)
+{
+	if (__builtin_expect(preload_tsc, 1))
+		return __rdtsc();
+	{
+		uint64_t xmm[16], ns;
+
+		SAVE_XMM(xmm);
+		ns = preload_now();
+		RESTORE_XMM(xmm);
+		return ns;
+	}
+}
+
+static inline __attribute__((always_inline)) HOOK void call_record(struct preload_thread *t,
+								    uint64_t stamp, uint64_t fn)
+{
+	if (__builtin_expect(t->cw.lane == NULL, 0) && !claim_saving(t))
+		return;
+	lane_write_call(&preload_call_region, &t->cw, stamp, fn, make_room_saving);
+}
+
+PRELOAD_EXPORT HOOK void __cyg_profile_func_enter(void *fn, void *callsite)
+{
+	(void)callsite;
+	if (!__builtin_expect(preload_calls_attached, 1))
+		return;
+	call_record(&preload_tls, hook_now(), (uint64_t)(uintptr_t)fn);
+}
+
+PRELOAD_EXPORT HOOK void __cyg_profile_func_exit(void *fn, void *callsite)
+{
+	(void)callsite;
+	if (!__builtin_expect(preload_calls_attached, 1))
+		return;
+	call_record(&preload_tls, hook_now() | MTX_CALL_EXIT, (uint64_t)(uintptr_t)fn);
+}
+
+/*
+ * preload_pg_enter - from mcount/__fentry__: @slot holds the function's
+ * return address, @fn is the hook's own return address (inside the
+ * function). The entry is pushed before the slot is redirected, and sp is
+ * raised before the entry is filled, so a signal handler's calls in between
+ * stack above it.
+ */
+HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
+{
+	struct shadow_stack *s = &shadow;
+	struct shadow_entry *e;
+	uint32_t sp;
+
+	if (!__builtin_expect(preload_calls_attached, 1))
+		return;
+	sp = s->sp;
+	if (__builtin_expect(sp >= SHADOW_DEPTH, 0)) {
+		__atomic_fetch_add(&preload_call_region.hdr->lost_full, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	s->sp = sp + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e = &s->e[sp];
+	e->ret = *slot;
+	e->slot = slot;
+	e->fn = fn;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = (uint64_t)(uintptr_t)preload_pg_return;
+	call_record(&preload_tls, hook_now(), fn);
+}
+
+/*
+ * preload_pg_exit - from the trampoline, whose stack pointer on arrival is
+ * @sp_at_return (just above the slot the returning function's address was
+ * in). Records the exit of that function, and of every deeper one a longjmp
+ * skipped, and returns the real return address.
+ */
+HOOK uint64_t preload_pg_exit(uint64_t sp_at_return)
+{
+	struct shadow_stack *s = &shadow;
+	uint64_t stamp = hook_now() | MTX_CALL_EXIT;
+
+	while (s->sp > 0) {
+		struct shadow_entry *e = &s->e[s->sp - 1];
+		uint64_t ret = e->ret;
+
+		call_record(&preload_tls, stamp, e->fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->sp--;
+		if ((uint64_t)(uintptr_t)e->slot + 8 >= sp_at_return)
+			return ret;
+		/* a frame below ours: abandoned by longjmp, closed just now */
+	}
+	/* Only a program that rewrote its own return addresses gets here. */
+	__builtin_trap();
+}
+
+void preload_calls_thread_exit(void)
+{
+	struct shadow_stack *s = &shadow;
+
+	/* Top down: with tail calls an entry's "real" address may be the
+	 * trampoline, put right by an entry further down. */
+	while (s->sp > 0) {
+		struct shadow_entry *e = &s->e[--s->sp];
+
+		if (*e->slot == (uint64_t)(uintptr_t)preload_pg_return)
+			*e->slot = e->ret;
+	}
+}
+
+/*
+ * The entry points. mcount: called after push %rbp; mov %rsp, %rbp, so the
+ * return address is at 8(%rbp); the stack is 8 off 16-byte alignment on
+ * arrival. __fentry__: called first thing, return address at 8(%rsp) on
+ * arrival, stack aligned. Both keep rax (varargs count), the six argument
+ * registers and r10. The trampoline arrives with the stack aligned (the
+ * function's ret popped the slot) and keeps rax and rdx.
+ */
+__asm__(
+	"	.text\n"
+	"	.globl mcount\n"
+	"	.type mcount, @function\n"
+	"	.p2align 4\n"
+	"mcount:\n"
+	"	.cfi_startproc\n"
+	"	subq $72, %rsp\n"
+	"	.cfi_adjust_cfa_offset 72\n"
+	"	movq %rax, 0(%rsp)\n"
+	"	movq %rcx, 8(%rsp)\n"
+	"	movq %rdx, 16(%rsp)\n"
+	"	movq %rsi, 24(%rsp)\n"
+	"	movq %rdi, 32(%rsp)\n"
+	"	movq %r8, 40(%rsp)\n"
+	"	movq %r9, 48(%rsp)\n"
+	"	movq %r10, 56(%rsp)\n"
+	"	leaq 8(%rbp), %rdi\n"
+	"	movq 72(%rsp), %rsi\n"
+	"	call preload_pg_enter\n"
+	"	movq 0(%rsp), %rax\n"
+	"	movq 8(%rsp), %rcx\n"
+	"	movq 16(%rsp), %rdx\n"
+	"	movq 24(%rsp), %rsi\n"
+	"	movq 32(%rsp), %rdi\n"
+	"	movq 40(%rsp), %r8\n"
+	"	movq 48(%rsp), %r9\n"
+	"	movq 56(%rsp), %r10\n"
+	"	addq $72, %rsp\n"
+	"	.cfi_adjust_cfa_offset -72\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size mcount, .-mcount\n"
+	"\n"
+	"	.globl __fentry__\n"
+	"	.type __fentry__, @function\n"
+	"	.p2align 4\n"
+	"__fentry__:\n"
+	"	.cfi_startproc\n"
+	"	subq $64, %rsp\n"
+	"	.cfi_adjust_cfa_offset 64\n"
+	"	movq %rax, 0(%rsp)\n"
+	"	movq %rcx, 8(%rsp)\n"
+	"	movq %rdx, 16(%rsp)\n"
+	"	movq %rsi, 24(%rsp)\n"
+	"	movq %rdi, 32(%rsp)\n"
+	"	movq %r8, 40(%rsp)\n"
+	"	movq %r9, 48(%rsp)\n"
+	"	movq %r10, 56(%rsp)\n"
+	"	leaq 72(%rsp), %rdi\n"
+	"	movq 64(%rsp), %rsi\n"
+	"	call preload_pg_enter\n"
+	"	movq 0(%rsp), %rax\n"
+	"	movq 8(%rsp), %rcx\n"
+	"	movq 16(%rsp), %rdx\n"
+	"	movq 24(%rsp), %rsi\n"
+	"	movq 32(%rsp), %rdi\n"
+	"	movq 40(%rsp), %r8\n"
+	"	movq 48(%rsp), %r9\n"
+	"	movq 56(%rsp), %r10\n"
+	"	addq $64, %rsp\n"
+	"	.cfi_adjust_cfa_offset -64\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size __fentry__, .-__fentry__\n"
+	"\n"
+	"	.globl preload_pg_return\n"
+	"	.hidden preload_pg_return\n"
+	"	.type preload_pg_return, @function\n"
+	"	.p2align 4\n"
+	"preload_pg_return:\n"
+	"	subq $16, %rsp\n"
+	"	movq %rax, 0(%rsp)\n"
+	"	movq %rdx, 8(%rsp)\n"
+	"	leaq 16(%rsp), %rdi\n"
+	"	call preload_pg_exit\n"
+	"	movq %rax, %r11\n"
+	"	movq 0(%rsp), %rax\n"
+	"	movq 8(%rsp), %rdx\n"
+	"	addq $16, %rsp\n"
+	"	jmp *%r11\n"
+	"	.size preload_pg_return, .-preload_pg_return\n");
