@@ -41,7 +41,8 @@ enum mtx_event_type {
 	X(SYSCALLS, "syscalls")        \
 	X(WAKEUPS, "wakeups")          \
 	X(SYNC, "sync")                \
-	X(SAMPLES, "samples")
+	X(SAMPLES, "samples")          \
+	X(CALLS, "calls")
 
 enum mtx_source_id {
 #define X(e, n) MTX_SRC_##e,
