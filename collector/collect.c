@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/calls.h"
 #include "collector/collect-sync.h"
 #include "collector/fd-kind.h"
 #include "collector/model.h"
@@ -38,11 +39,12 @@
 #define COMMIT_EVERY_NS 500000000ull  /* 0.5 s */
 #define POLL_MS 100
 
-/* Where the ordered events go: the thread model, then the code profile. */
-/* Where the ordered stream goes: uprobe hits to the sync side, every
+/* Where the ordered stream goes: sync uprobe hits to the sync side,
+ * function entries and returns to the calls (which also see exits), every
  * other event to the thread model and to the profile (maps, samples). */
 struct sinks {
 	struct collect_sync *cs;
+	struct mtx_calls *calls;
 	struct mtx_model *model;
 	struct mtx_profile *profile;
 };
@@ -50,7 +52,7 @@ struct sinks {
 static void emit(void *ctx, const struct mtx_event *ev)
 {
 	struct sinks *k = ctx;
-	if (collect_sync_event(k->cs, ev))
+	if (collect_sync_event(k->cs, ev) || calls_event(k->calls, ev))
 		return;
 	model_event(k->model, ev);
 	profile_event(k->profile, ev);
@@ -194,6 +196,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_writer *w = NULL;
 	struct mtx_model *m = NULL;
 	struct mtx_profile *prof = NULL;
+	struct mtx_calls *calls = NULL;
 	struct sinks sinks;
 	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct collect_sync cs = { 0 };
@@ -248,8 +251,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	writer_commit(w);
 	m = model_new(w);
 	prof = profile_new(w);
-	sinks = (struct sinks){ .cs = &cs, .model = m, .profile = prof };
-	if (!m || !prof) {
+	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
+	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof };
+	if (!m || !prof || !calls) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
@@ -310,6 +314,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	model_finish(m, clock_now_ns(), t.pid, r->status);
 	if (collect_sync_finish(&cs, w) && !r->record_failed)
 		r->record_failed = 1;
+	if (calls_finish(calls, model_last_ns(m)) && !r->record_failed)
+		r->record_failed = 1;
 	/* After the sync tables: their call sites get named too. */
 	if (profile_finish(prof) && !r->record_failed)
 		r->record_failed = 1;
@@ -342,6 +348,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_error("writing %s: %s", o->output, rc == -ENOSPC ? "the disk is full" : strerror(-rc));
 	}
 	model_free(m);
+	calls_free(calls);
 	profile_free(prof);
 	session_close(&s);
 	collect_sync_free(&cs);
@@ -353,6 +360,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 fail_unstarted:
 	target_kill(&t);
 	model_free(m);
+	calls_free(calls);
 	profile_free(prof);
 	session_close(&s); /* before collect_sync_free: it may remove probes */
 	collect_sync_free(&cs);

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "collector/profile.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 #include "src/log.h"
 #include "src/symbols.h"
 
@@ -59,6 +60,7 @@ struct mtx_profile {
 	struct mtx_symbols *symbols;
 	struct function_slot *functions; /* open addressing, power-of-two size */
 	size_t nr_function_slots, nr_functions;
+	struct keyhash function_at;      /* (space, pc) -> functions.id, for calls */
 	uint64_t nr_samples, nr_samples_without_stack;
 };
 
@@ -364,6 +366,28 @@ static int name_address(struct mtx_profile *p, uint32_t space, uint64_t pc, int6
 	return n;
 }
 
+int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc)
+{
+	int64_t ids[SYMBOLS_MAX_FRAMES];
+	uint32_t space = profile_space(p, pid, ts_ns);
+	struct keyhash_slot *slot = space ? keyhash_slot(&p->function_at, space, (int64_t)pc, 0) : NULL;
+	if (!slot)
+		return -1;
+	if (slot->v)
+		return (int64_t)slot->v;
+	/* The function the code belongs to, not one inlined at its start. */
+	if (name_address(p, space, pc, ids) == 0)
+		return -1;
+	slot->v = (size_t)ids[0];
+	p->function_at.len++;
+	return ids[0];
+}
+
+int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc)
+{
+	return profile_function_at(profile, pid, ts_ns, pc);
+}
+
 static int write_stacks(struct mtx_profile *p)
 {
 	uint32_t nr = stacks_count(p->stacks), next = nr;
@@ -471,6 +495,7 @@ void profile_free(struct mtx_profile *p)
 	for (size_t i = 0; p->functions && i < p->nr_function_slots; i++)
 		free(p->functions[i].key);
 	free(p->functions);
+	keyhash_free(&p->function_at);
 	stacks_free(p->stacks);
 	symbols_free(p->symbols);
 	free(p);

@@ -38,6 +38,17 @@ void profile_emit(void *ctx, const struct mtx_event *ev);
  * memory. */
 uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns);
 
+/*
+ * profile_function_at - the functions.id of the function whose code is at
+ * @pc in @pid's address space at @ts_ns (the physical function, not one
+ * inlined there), its row written when new; cached per (space, pc), so
+ * call it in time order, as the maps are known up to then. -1 when out of
+ * memory. profile_function_at_cb is the same with @profile a void pointer
+ * (calls_function_fn, collector/calls.h).
+ */
+int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc);
+int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc);
+
 /* profile_stacks - the stack trie (owned by the profile). */
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 

@@ -37,6 +37,8 @@
 	X(MAP, "INSERT INTO maps(pid, ts_ns, start_addr, end_addr, pgoff, path, build_id, "     \
 	       "symbols) VALUES (?,?,?,?,?,?,?,?)")                                             \
 	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id) VALUES (?,?,?)")             \
+	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
+		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                       \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -307,6 +309,23 @@ int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start
 	db_bind_text_or_null(st, 7, build_id);
 	db_bind_text_or_null(st, 8, symbols);
 	return run(w, STMT_MAP);
+}
+
+int writer_call(struct mtx_writer *w, int64_t id, int32_t tid, int64_t function_id, int64_t parent_id, int depth,
+		uint64_t start_ns, uint64_t end_ns, const char *unfinished)
+{
+	sqlite3_stmt *st = w->stmt[STMT_CALL];
+	if (w->error)
+		return w->error;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, tid);
+	sqlite3_bind_int64(st, 3, function_id);
+	db_bind_int_or_null(st, 4, parent_id, parent_id > 0);
+	sqlite3_bind_int(st, 5, depth);
+	sqlite3_bind_int64(st, 6, (int64_t)start_ns);
+	sqlite3_bind_int64(st, 7, (int64_t)end_ns);
+	db_bind_text_or_null(st, 8, unfinished);
+	return run(w, STMT_CALL);
 }
 
 int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id)

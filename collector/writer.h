@@ -65,6 +65,10 @@ int writer_function(struct mtx_writer *w, int64_t id, const char *name, const ch
 int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start, uint64_t end, uint64_t pgoff,
 	       const char *path, const char *build_id, const char *symbols);
 int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id);
+/* A calls row (collector/calls.c): @parent_id <= 0 for none (NULL);
+ * @unfinished NULL when the call returned, else why it was closed. */
+int writer_call(struct mtx_writer *w, int64_t id, int32_t tid, int64_t function_id, int64_t parent_id, int depth,
+		uint64_t start_ns, uint64_t end_ns, const char *unfinished);
 
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);

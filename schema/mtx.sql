@@ -141,15 +141,23 @@ CREATE TABLE functions (
 	line   INTEGER             -- declaration line
 );
 
--- Exact function invocations (uprobes or -pg / -finstrument-functions hooks).
+-- Exact function invocations (uprobes on mtx collect --functions, or the
+-- -pg / -finstrument-functions hooks), one row per call, entry and return
+-- paired per thread. ids follow entry order; a call's callees have it as
+-- parent_id. A call whose return was never seen is closed at the moment
+-- that made it impossible, and says which in unfinished.
 CREATE TABLE calls (
 	id          INTEGER PRIMARY KEY,
 	tid         INTEGER NOT NULL,
-	function_id INTEGER NOT NULL,
-	parent_id   INTEGER,
-	depth       INTEGER NOT NULL,
-	start_ns    INTEGER NOT NULL,
-	end_ns      INTEGER
+	function_id INTEGER NOT NULL,  -- functions.id
+	parent_id   INTEGER,           -- the calling call's id, NULL at depth 0
+	depth       INTEGER NOT NULL,  -- 0: outermost recorded call of its thread
+	start_ns    INTEGER NOT NULL,  -- entry
+	end_ns      INTEGER,           -- return, or when it was closed unfinished
+	unfinished  TEXT               -- NULL: it returned; else thread_exit (its thread
+	                               -- exited, or crashed), exec, run_end (the run
+	                               -- ended first), caller_returned (a call below
+	                               -- it returned first, e.g. by longjmp)
 );
 
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.

@@ -14,7 +14,8 @@ UNIT_TESTS = \
 	tests/unit/test-summaries \
 	tests/unit/test-fd-kind \
 	tests/unit/test-symbols \
-	tests/unit/test-stacks
+	tests/unit/test-stacks \
+	tests/unit/test-calls
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
 TESTS += $(UNIT_TESTS)
@@ -71,6 +72,9 @@ tests_unit_test_fd_kind_SOURCES = tests/unit/test-fd-kind.c
 tests_unit_test_fd_kind_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_fd_kind_LDADD = $(UNIT_LIBS)
 
+tests_unit_test_calls_SOURCES = tests/unit/test-calls.c
+tests_unit_test_calls_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_calls_LDADD = $(UNIT_LIBS)
 tests_unit_test_stacks_SOURCES = tests/unit/test-stacks.c
 tests_unit_test_stacks_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stacks_LDADD = $(UNIT_LIBS)

@@ -1,0 +1,181 @@
+/*
+ * collector/calls.c - see calls.h.
+ */
+#include "config.h"
+#include "collector/calls.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why a call was closed without its own return (calls.unfinished). */
+#define CLOSED_BY_CALLER "caller_returned"
+#define CLOSED_BY_EXIT "thread_exit"
+#define CLOSED_BY_EXEC "exec"
+#define CLOSED_BY_RUN_END "run_end"
+
+struct call_frame {
+	uint64_t fn;        /* as in the event: matches entry and return */
+	uint64_t start_ns;
+	int64_t id;         /* calls.id */
+	int64_t function_id;
+};
+
+struct call_stack {
+	struct call_frame *frames;
+	size_t depth, cap;
+	int32_t tid;
+};
+
+struct mtx_calls {
+	struct mtx_writer *w;
+	calls_function_fn name_fn;
+	void *name_ctx;
+	struct keyhash by_tid;     /* tid -> index into stacks */
+	struct call_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	int64_t next_id;
+	uint64_t written, unfinished, unmatched, no_memory;
+};
+
+struct mtx_calls *calls_new(struct mtx_writer *w, calls_function_fn name_fn, void *name_ctx)
+{
+	struct mtx_calls *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->w = w;
+	c->name_fn = name_fn;
+	c->name_ctx = name_ctx;
+	c->next_id = 1;
+	return c;
+}
+
+/* The stack of @tid, created empty; NULL when out of memory. */
+static struct call_stack *stack_of(struct mtx_calls *c, int32_t tid, int create)
+{
+	struct keyhash_slot *slot = keyhash_slot(&c->by_tid, tid, 0, 0);
+	struct call_stack *stacks;
+	if (!slot)
+		return NULL;
+	if (slot->v)
+		return &c->stacks[slot->v - 1];
+	if (!create)
+		return NULL;
+	stacks = grow_array(c->stacks, &c->cap_stacks, c->nr_stacks, sizeof(*stacks), 64);
+	if (!stacks)
+		return NULL;
+	c->stacks = stacks;
+	memset(&c->stacks[c->nr_stacks], 0, sizeof(c->stacks[0]));
+	c->stacks[c->nr_stacks].tid = tid;
+	slot->v = ++c->nr_stacks;
+	c->by_tid.len++;
+	return &c->stacks[c->nr_stacks - 1];
+}
+
+/* Close the newest frame of @s at @end_ns (@why NULL: it returned). */
+static void close_top(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
+{
+	const struct call_frame *f = &s->frames[--s->depth];
+	const struct call_frame *parent = s->depth ? &s->frames[s->depth - 1] : NULL;
+	writer_call(c->w, f->id, s->tid, f->function_id, parent ? parent->id : -1, (int)s->depth, f->start_ns,
+		    end_ns, why);
+	c->written++;
+	if (why)
+		c->unfinished++;
+}
+
+static void close_all(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
+{
+	while (s->depth)
+		close_top(c, s, end_ns, why);
+}
+
+static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
+{
+	struct call_stack *s = stack_of(c, ev->tid, 1);
+	struct call_frame *frames;
+	int64_t function_id;
+	if (!s) {
+		c->no_memory++;
+		return;
+	}
+	frames = grow_array(s->frames, &s->cap, s->depth, sizeof(*frames), 32);
+	function_id = c->name_fn(c->name_ctx, ev->pid, ev->ts_ns, ev->u.call.fn);
+	if (!frames || function_id < 0) {
+		c->no_memory++;
+		return;
+	}
+	s->frames = frames;
+	s->frames[s->depth++] = (struct call_frame){
+		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .id = c->next_id++, .function_id = function_id,
+	};
+}
+
+static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
+{
+	struct call_stack *s = stack_of(c, ev->tid, 0);
+	size_t match = s ? s->depth : 0;
+	while (match > 0 && s->frames[match - 1].fn != ev->u.call.fn)
+		match--;
+	if (match == 0) {
+		c->unmatched++;
+		return;
+	}
+	while (s->depth > match)
+		close_top(c, s, ev->ts_ns, CLOSED_BY_CALLER);
+	close_top(c, s, ev->ts_ns, NULL);
+}
+
+int calls_event(struct mtx_calls *c, const struct mtx_event *ev)
+{
+	struct call_stack *s;
+	switch (ev->type) {
+	case MTX_EV_CALL:
+		if (ev->u.call.at_return)
+			on_return(c, ev);
+		else
+			on_entry(c, ev);
+		return 1;
+	case MTX_EV_EXIT:
+		if ((s = stack_of(c, ev->tid, 0)))
+			close_all(c, s, ev->ts_ns, CLOSED_BY_EXIT);
+		return 0;
+	case MTX_EV_COMM:
+		/* exec replaces the image: nothing open can return into it. */
+		if (ev->u.comm.exec && (s = stack_of(c, ev->tid, 0)))
+			close_all(c, s, ev->ts_ns, CLOSED_BY_EXEC);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int calls_finish(struct mtx_calls *c, uint64_t end_ns)
+{
+	for (size_t i = 0; i < c->nr_stacks; i++)
+		close_all(c, &c->stacks[i], end_ns, CLOSED_BY_RUN_END);
+	writer_meta_int(c->w, "calls", (int64_t)c->written);
+	writer_meta_int(c->w, "calls_unfinished", (int64_t)c->unfinished);
+	writer_meta_int(c->w, "calls_unmatched_returns", (int64_t)c->unmatched);
+	if (c->no_memory)
+		writer_meta_int(c->w, "calls_dropped_no_memory", (int64_t)c->no_memory);
+	return writer_commit(c->w);
+}
+
+uint64_t calls_count(const struct mtx_calls *c)
+{
+	return c->written;
+}
+
+void calls_free(struct mtx_calls *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_stacks; i++)
+		free(c->stacks[i].frames);
+	free(c->stacks);
+	keyhash_free(&c->by_tid);
+	free(c);
+}

@@ -1,0 +1,61 @@
+/*
+ * collector/calls.h - exact function calls: MTX_EV_CALL entries and returns
+ * (uprobes on --functions, or the -pg / -finstrument-functions hooks of the
+ * preload library) paired per thread into `calls` rows.
+ *
+ * Each thread has a stack of open calls. An entry pushes a frame (its row
+ * id is taken then, so its callees can name it as their parent); a return
+ * pops to the newest frame of the same function, closing it, and closes
+ * every frame above it as well, as unfinished ("caller_returned": their
+ * own return was never seen, e.g. a longjmp across them). A return that
+ * matches no open frame (its entry came before the trace began) is counted
+ * and dropped. Calls still open when their thread exits or execs, or when
+ * the run ends, are closed then and marked (calls.unfinished in mtx-db(5)).
+ *
+ * A row is written when its call is closed, so a child's row precedes its
+ * parent's; ids follow entry order.
+ */
+#ifndef MTX_COLLECTOR_CALLS_H
+#define MTX_COLLECTOR_CALLS_H
+
+#include "collector/event.h"
+#include "collector/writer.h"
+
+#include <stdint.h>
+
+struct mtx_calls;
+
+/*
+ * calls_function_fn - the functions.id of the function at address @pc in
+ * process @pid at time @ts_ns (collector/profile.c: profile_function_at),
+ * or -1 when it cannot be named (out of memory).
+ */
+typedef int64_t (*calls_function_fn)(void *ctx, int32_t pid, uint64_t ts_ns, uint64_t pc);
+
+/* calls_new - a call builder writing into @w, naming functions with
+ * @name_fn(@name_ctx, ...). NULL when out of memory. */
+struct mtx_calls *calls_new(struct mtx_writer *w, calls_function_fn name_fn, void *name_ctx);
+
+/*
+ * calls_event - feed one event of the time-ordered stream. Consumes CALL
+ * (returns 1); closes the open calls of a thread on its EXIT and on an
+ * exec (COMM with exec), leaving the event to the others (returns 0), as
+ * every other event.
+ */
+int calls_event(struct mtx_calls *c, const struct mtx_event *ev);
+
+/*
+ * calls_finish - the run ended at @end_ns: close every call still open,
+ * and write meta calls, calls_unfinished and calls_unmatched_returns.
+ * Returns 0 or the writer's -errno.
+ */
+int calls_finish(struct mtx_calls *c, uint64_t end_ns);
+
+/* calls_count - rows written so far. */
+uint64_t calls_count(const struct mtx_calls *c);
+
+/* calls_free - release everything (rows written stay; open calls are lost
+ * unless calls_finish ran). NULL is fine. */
+void calls_free(struct mtx_calls *c);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * tests/unit/test-calls.c - the calls builder: entries and returns pair per
+ * thread into rows whose parent and depth follow the nesting, recursion
+ * returns to the newest frame, a return closes the frames left above its
+ * own, and calls left open are closed at their thread's exit or the run's
+ * end and marked so; a return without an entry is counted, not written.
+ */
+#include "config.h"
+#include "collector/calls.h"
+#include "collector/writer.h"
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[64];
+static struct mtx_writer *w;
+static struct mtx_calls *c;
+static int names_asked;
+
+/* Functions are named by their address: 0x100 is function 1, 0x200 is 2... */
+static int64_t name_by_address(void *ctx, int32_t pid, uint64_t ts_ns, uint64_t pc)
+{
+	(void)ctx;
+	(void)pid;
+	(void)ts_ns;
+	names_asked++;
+	return (int64_t)(pc >> 8);
+}
+
+static void setup(void)
+{
+	char *err = NULL;
+	snprintf(path, sizeof(path), "/tmp/mtx-test-calls-%d.db", getpid());
+	unlink(path);
+	cr_assert_eq(writer_open(&w, path, &err), 0, "%s", err ? err : "");
+	c = calls_new(w, name_by_address, NULL);
+	cr_assert_not_null(c);
+	names_asked = 0;
+}
+
+static void teardown(void)
+{
+	unlink(path);
+}
+
+TestSuite(calls, .init = setup, .fini = teardown);
+
+static int feed_call(uint64_t ts, int32_t tid, uint64_t fn, int at_return)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = 0 };
+	ev.u.call.fn = fn;
+	ev.u.call.callsite = 0x999;
+	ev.u.call.at_return = (uint8_t)at_return;
+	return calls_event(c, &ev);
+}
+
+#define ENTER(ts, tid, fn) feed_call(ts, tid, fn, 0)
+#define LEAVE(ts, tid, fn) feed_call(ts, tid, fn, 1)
+
+/* Finish the run at @end_ns, close the writer, and open the database. */
+static sqlite3 *finish(uint64_t end_ns)
+{
+	sqlite3 *db;
+	cr_assert_eq(calls_finish(c, end_ns), 0);
+	calls_free(c);
+	cr_assert_eq(writer_close(w, 1), 0);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	return db;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The row of call @id as "tid fn parent depth start end unfinished". */
+static void expect_row(sqlite3 *db, int id, const char *want)
+{
+	char sql[256];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof(sql),
+		 "SELECT tid || ' ' || function_id || ' ' || COALESCE(parent_id, '-') || ' ' || depth || ' ' || "
+		 "start_ns || ' ' || end_ns || ' ' || COALESCE(unfinished, '-') FROM calls WHERE id = %d", id);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no call %d", id);
+	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0), want, "call %d", id);
+	sqlite3_finalize(st);
+}
+
+Test(calls, nested_calls_get_parent_and_depth)
+{
+	sqlite3 *db;
+	cr_expect_eq(ENTER(100, 7, 0x100), 1); /* a */
+	ENTER(110, 7, 0x200);                  /* a -> b */
+	ENTER(120, 7, 0x300);                  /* a -> b -> c */
+	LEAVE(130, 7, 0x300);
+	LEAVE(140, 7, 0x200);
+	ENTER(150, 7, 0x300); /* a -> c */
+	LEAVE(160, 7, 0x300);
+	LEAVE(170, 7, 0x100);
+	db = finish(1000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 4);
+	expect_row(db, 1, "7 1 - 0 100 170 -");
+	expect_row(db, 2, "7 2 1 1 110 140 -");
+	expect_row(db, 3, "7 3 2 2 120 130 -");
+	expect_row(db, 4, "7 3 1 1 150 160 -");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls'"), 4);
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unfinished'"), 0);
+	sqlite3_close(db);
+}
+
+Test(calls, recursion_returns_to_the_newest_frame)
+{
+	sqlite3 *db;
+	ENTER(100, 7, 0x100);
+	ENTER(110, 7, 0x100);
+	ENTER(120, 7, 0x100);
+	LEAVE(130, 7, 0x100);
+	LEAVE(140, 7, 0x100);
+	LEAVE(150, 7, 0x100);
+	db = finish(1000);
+	expect_row(db, 1, "7 1 - 0 100 150 -");
+	expect_row(db, 2, "7 1 1 1 110 140 -");
+	expect_row(db, 3, "7 1 2 2 120 130 -");
+	sqlite3_close(db);
+}
+
+Test(calls, threads_have_stacks_of_their_own)
+{
+	sqlite3 *db;
+	ENTER(100, 7, 0x100);
+	ENTER(105, 8, 0x200);
+	ENTER(110, 7, 0x200);
+	LEAVE(115, 8, 0x200);
+	LEAVE(120, 7, 0x200);
+	LEAVE(130, 7, 0x100);
+	db = finish(1000);
+	expect_row(db, 1, "7 1 - 0 100 130 -");
+	expect_row(db, 2, "8 2 - 0 105 115 -");
+	expect_row(db, 3, "7 2 1 1 110 120 -");
+	sqlite3_close(db);
+}
+
+Test(calls, a_return_closes_the_frames_above_its_own)
+{
+	sqlite3 *db;
+	ENTER(100, 7, 0x100);
+	ENTER(110, 7, 0x200);
+	ENTER(120, 7, 0x300);
+	LEAVE(150, 7, 0x100); /* longjmp out of b and c */
+	db = finish(1000);
+	expect_row(db, 1, "7 1 - 0 100 150 -");
+	expect_row(db, 2, "7 2 1 1 110 150 caller_returned");
+	expect_row(db, 3, "7 3 2 2 120 150 caller_returned");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unfinished'"), 2);
+	sqlite3_close(db);
+}
+
+Test(calls, a_return_without_entry_is_counted_not_written)
+{
+	sqlite3 *db;
+	ENTER(100, 7, 0x100);
+	LEAVE(110, 7, 0x200); /* entered before the trace began */
+	LEAVE(120, 7, 0x100);
+	LEAVE(130, 9, 0x100); /* a thread never seen */
+	db = finish(1000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 1);
+	expect_row(db, 1, "7 1 - 0 100 120 -");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 2);
+	sqlite3_close(db);
+}
+
+Test(calls, open_calls_close_at_thread_exit_and_run_end)
+{
+	struct mtx_event exit_ev = { .ts_ns = 200, .type = MTX_EV_EXIT, .pid = 10, .tid = 7, .cpu = 0 };
+	sqlite3 *db;
+	ENTER(100, 7, 0x100);
+	ENTER(110, 7, 0x200);
+	ENTER(120, 8, 0x300);
+	cr_expect_eq(calls_event(c, &exit_ev), 0, "the exit is the model's too");
+	/* The tid comes back as a new thread: a fresh stack. */
+	ENTER(300, 7, 0x300);
+	LEAVE(310, 7, 0x300);
+	db = finish(1000);
+	expect_row(db, 1, "7 1 - 0 100 200 thread_exit");
+	expect_row(db, 2, "7 2 1 1 110 200 thread_exit");
+	expect_row(db, 3, "8 3 - 0 120 1000 run_end");
+	expect_row(db, 4, "7 3 - 0 300 310 -");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unfinished'"), 3);
+	sqlite3_close(db);
+}
+
+Test(calls, other_events_are_left_alone)
+{
+	struct mtx_event ev = { .ts_ns = 100, .type = MTX_EV_SWITCH_OUT, .pid = 10, .tid = 7, .cpu = 0 };
+	sqlite3 *db;
+	cr_expect_eq(calls_event(c, &ev), 0);
+	db = finish(1000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 0);
+	cr_expect_eq(names_asked, 0);
+	sqlite3_close(db);
+}
