@@ -293,8 +293,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		session_drain(&s);
 		{
 			/* no further than every call record has been drained */
-			uint64_t upto = round_ns - FLUSH_MARGIN_NS, calls = collect_sync_calls(&cs);
-			order_flush(&s.order, calls < upto ? calls : upto, emit, &sinks);
+			uint64_t upto = round_ns - FLUSH_MARGIN_NS, calls_upto = collect_sync_calls(&cs);
+			order_flush(&s.order, calls_upto < upto ? calls_upto : upto, emit, &sinks);
 		}
 		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
