@@ -97,6 +97,8 @@ E2E_TESTS = \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \
+	tests/e2e/test-function-hooks.sh \
+	tests/e2e/test-function-hooks-uftrace.sh \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
