@@ -36,13 +36,18 @@
  * save xmm0-7 themselves. After a return only rax/rdx/xmm0-1/st0-1 are live.
  *
  * Non-local exits: an entry whose slot lies below the stack pointer the
- * trampoline is reached with belongs to a frame that longjmp (or a signal
- * handler's siglongjmp) abandoned; the trampoline records its exit at that
- * moment and drops it, so nesting stays exact. pthread_exit and thrd_exit
+ * trampoline is reached with, or below the slot of a function being entered,
+ * belongs to a frame that longjmp (or a signal handler's siglongjmp)
+ * abandoned; its exit is recorded at that moment and the entry dropped, so
+ * nesting stays exact. (With -finstrument-functions such frames simply get
+ * no exit: collector/calls.c closes them, marked, when their caller returns.) pthread_exit and thrd_exit
  * put the real return addresses back before unwinding the thread (its open
  * calls have no exit record; collector/calls.c closes calls left open at
  * thread exit, as it does for exit() called from inside functions). Not
- * handled: thread cancellation, and a C++ exception thrown through a -pg frame (the unwinder cannot
+ * handled: thread cancellation, instrumented functions run by a signal
+ * handler on an alternate stack less than STALE_SPAN above the thread's own
+ * (their entries would take the interrupted frames for abandoned ones), and
+ * a C++ exception thrown through a -pg frame (the unwinder cannot
  * step through the trampoline and calls terminate): C++ programs should use
  * -finstrument-functions. Calls deeper than SHADOW_DEPTH on one thread are
  * not recorded (their entry is counted lost), nor are functions run while
@@ -59,6 +64,8 @@
 
 /* Nesting depth of -pg calls tracked per thread. */
 #define SHADOW_DEPTH 2048u
+/* Frames further apart than this are not on the same stack (bytes). */
+#define STALE_SPAN (64ull << 20)
 
 struct shadow_entry {
 	uint64_t ret;   /* the real return address */
@@ -156,6 +163,15 @@ PRELOAD_EXPORT HOOK void __cyg_profile_func_exit(void *fn, void *callsite)
 	call_record(&preload_tls, hook_now() | MTX_CALL_EXIT, (uint64_t)(uintptr_t)fn);
 }
 
+/* Whether @e is a frame abandoned by a longjmp, seen from a function
+ * being entered whose return address is at @slot (see preload_pg_enter). */
+static inline int stale(const struct shadow_entry *e, const uint64_t *slot)
+{
+	if (e->slot == slot)
+		return *slot != (uint64_t)(uintptr_t)preload_pg_return;
+	return e->slot < slot && (uint64_t)((const char *)slot - (const char *)e->slot) < STALE_SPAN;
+}
+
 /*
  * preload_pg_enter - from mcount/__fentry__: @slot holds the function's
  * return address, @fn is the hook's own return address (inside the
@@ -167,10 +183,24 @@ HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
 {
 	struct shadow_stack *s = &shadow;
 	struct shadow_entry *e;
+	uint64_t stamp;
 	uint32_t sp;
 
 	if (!__builtin_expect(preload_calls_attached, 1))
 		return;
+	stamp = hook_now();
+	/* Entries of frames below this one, or of an earlier call from the
+	 * same place, were abandoned by a longjmp since: close them first, or
+	 * this call would nest under them. The same slot still holding the
+	 * trampoline is a tail call's (its caller jumped here and is closed
+	 * by the trampoline); a fresh call wrote a real return address there.
+	 * A frame further away than STALE_SPAN is on another stack: a signal
+	 * handler's alternate one, above the thread's. */
+	while (__builtin_expect(s->sp > 0 && stale(&s->e[s->sp - 1], slot), 0)) {
+		call_record(&preload_tls, stamp | MTX_CALL_EXIT, s->e[s->sp - 1].fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->sp--;
+	}
 	sp = s->sp;
 	if (__builtin_expect(sp >= SHADOW_DEPTH, 0)) {
 		__atomic_fetch_add(&preload_call_region.hdr->lost_full, 1, __ATOMIC_RELAXED);
@@ -184,7 +214,7 @@ HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
 	e->fn = fn;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = (uint64_t)(uintptr_t)preload_pg_return;
-	call_record(&preload_tls, hook_now(), fn);
+	call_record(&preload_tls, stamp, fn);
 }
 
 /*

@@ -135,9 +135,10 @@ struct mtx_call_record {
 };
 
 #define MTX_CALL_RECORD_SIZE ((uint32_t)sizeof(struct mtx_call_record))
-/* 1 MiB a lane: ~26 ms of a thread doing nothing but calls (2 records per
- * ~40 ns call), far more than the drain's 1 ms period. */
-#define MTX_CALL_DEFAULT_LANE_RECORDS 65536u
+/* 4 MiB a lane: ~5 ms of a thread doing nothing but calls (two records per
+ * ~40 ns call), so the drain (every ms) can be a few periods late before a
+ * writer waits; tmpfs gives pages only to lanes written to. */
+#define MTX_CALL_DEFAULT_LANE_RECORDS 262144u
 
 /*
  * Defaults: 1024 lanes (programs with 1000 live threads exist among our
