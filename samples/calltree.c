@@ -3,7 +3,7 @@
  * function calls (mtx's -pg / -finstrument-functions hooks, uprobes on
  * --functions) and their cost (bench/function-hook-cost.sh).
  *
- * Usage: calltree [threads=3] [rounds=200] [depth=6]
+ * Usage: calltree [threads=3] [rounds=200] [depth=6] [jump=0]
  *
  * main starts `threads` workers (pthread) and calls ct_leaf once itself.
  * Worker i runs rounds + i rounds of ct_walk(depth): ct_walk(d) calls
@@ -20,7 +20,16 @@
  * Ground truth: with MTX_SELFCHECK=<file> every thread appends, as it ends,
  *   call pid=<pid> tid=<tid> fn=<name> parent=<name or -> count=<n>
  * one line per (function, calling function) it ran, counted by the functions
- * themselves (a per-thread "current function" kept by the same code). A run
+ * themselves (a per-thread "current function" kept by the same code).
+ *
+ * jump=1: every 16th round (the first included) a worker also calls
+ * ct_jump, which setjmps and calls ct_dive(3); ct_dive recurses to depth 0
+ * and longjmps back, so the four ct_dive calls never return. jump=2: ct_jump
+ * then calls ct_leaf after landing. Under -pg the hooks close abandoned
+ * frames when the next instrumented function is entered or returns, so
+ * nesting stays exact with jump=2; -finstrument-functions gets no exit for
+ * them (they are closed, marked unfinished, when ct_jump returns), so only
+ * jump=1 keeps its nesting exact. A run
  * under mtx must show in its calls table exactly these counts per thread,
  * function and parent function. With CALLTREE_NS=1 the program also writes
  * "calltree: calls=<n> ns=<t>" to stderr: the calls made and the time they
@@ -29,6 +38,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +51,9 @@
 #define NOTRACE __attribute__((no_instrument_function))
 #define COUNTED __attribute__((noinline))
 
-enum ct_fn { CT_NONE, CT_MAIN, CT_WORKER, CT_WALK, CT_LEAF, CT_SPIN, CT__COUNT };
+enum ct_fn { CT_NONE, CT_MAIN, CT_WORKER, CT_WALK, CT_LEAF, CT_SPIN, CT_JUMP, CT_DIVE, CT__COUNT };
 static const char *const ct_names[CT__COUNT] = { "-", "main", "ct_worker", "ct_walk", "ct_leaf",
-						 "ct_spin" };
+						 "ct_spin", "ct_jump", "ct_dive" };
 
 static __thread unsigned long ct_counts[CT__COUNT][CT__COUNT]; /* [fn][parent] */
 static __thread enum ct_fn ct_current;
@@ -130,9 +140,36 @@ static COUNTED void ct_walk(int depth)
 	LEAVE();
 }
 
+static __thread jmp_buf ct_landing;
+
+/* gcc 12 takes the longjmp-only base case for no base case at all. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+static COUNTED void ct_dive(int depth)
+{
+	ENTER(CT_DIVE);
+	if (depth > 0)
+		ct_dive(depth - 1);
+	else
+		longjmp(ct_landing, 1); /* never LEAVEs: ct_jump restores its caller */
+	LEAVE(); /* not reached */
+}
+#pragma GCC diagnostic pop
+
+static COUNTED void ct_jump(int call_after)
+{
+	ENTER(CT_JUMP);
+	if (setjmp(ct_landing) == 0)
+		ct_dive(3);
+	ct_current = CT_JUMP;
+	if (call_after)
+		ct_leaf();
+	LEAVE();
+}
+
 struct worker_arg {
-	int rounds, depth;
-	unsigned long walks, leaves, spins;
+	int rounds, depth, jump;
+	unsigned long walks, leaves, spins, calls;
 };
 
 static COUNTED void *ct_worker(void *p)
@@ -140,26 +177,32 @@ static COUNTED void *ct_worker(void *p)
 	struct worker_arg *a = p;
 
 	ENTER(CT_WORKER);
-	for (int r = 0; r < a->rounds; r++)
+	for (int r = 0; r < a->rounds; r++) {
 		ct_walk(a->depth);
+		if (a->jump && r % 16 == 0)
+			ct_jump(a->jump == 2);
+	}
 	LEAVE();
 	a->walks = ct_counts[CT_WALK][CT_WORKER] + ct_counts[CT_WALK][CT_WALK];
-	a->leaves = ct_counts[CT_LEAF][CT_WALK];
+	a->leaves = ct_counts[CT_LEAF][CT_WALK] + ct_counts[CT_LEAF][CT_JUMP];
 	a->spins = ct_counts[CT_SPIN][CT_LEAF];
+	a->calls = thread_calls();
 	report_thread();
 	return NULL;
 }
 
 static NOTRACE int parse_args(int argc, char **argv, unsigned long *threads,
-			       unsigned long *rounds, unsigned long *depth)
+			       unsigned long *rounds, unsigned long *depth, unsigned long *jump)
 {
 	*threads = 3;
 	*rounds = 200;
 	*depth = 6;
-	if (argc > 4 || (argc > 1 && parse_arg(argv[1], 1, 64, threads)) ||
+	*jump = 0;
+	if (argc > 5 || (argc > 1 && parse_arg(argv[1], 1, 64, threads)) ||
 	    (argc > 2 && parse_arg(argv[2], 1, 10000000, rounds)) ||
-	    (argc > 3 && parse_arg(argv[3], 0, 20, depth))) {
-		fprintf(stderr, "usage: %s [threads 1-64] [rounds] [depth 0-20]\n", argv[0]);
+	    (argc > 3 && parse_arg(argv[3], 0, 20, depth)) ||
+	    (argc > 4 && parse_arg(argv[4], 0, 2, jump))) {
+		fprintf(stderr, "usage: %s [threads 1-64] [rounds] [depth 0-20] [jump 0-2]\n", argv[0]);
 		return -1;
 	}
 	return 0;
@@ -169,18 +212,19 @@ int main(int argc, char **argv)
 {
 	struct worker_arg args[64];
 	pthread_t tids[64];
-	unsigned long total = 0, threads, rounds, depth;
+	unsigned long total = 0, threads, rounds, depth, jump;
 	unsigned long long t0;
 	int rc;
 
 	ENTER(CT_MAIN);
-	if (parse_args(argc, argv, &threads, &rounds, &depth)) {
+	if (parse_args(argc, argv, &threads, &rounds, &depth, &jump)) {
 		LEAVE();
 		return 2;
 	}
 	t0 = now_ns();
 	for (unsigned long i = 0; i < threads; i++) {
-		args[i] = (struct worker_arg){ .rounds = (int)(rounds + i), .depth = (int)depth };
+		args[i] = (struct worker_arg){ .rounds = (int)(rounds + i), .depth = (int)depth,
+					       .jump = (int)jump };
 		rc = pthread_create(&tids[i], NULL, ct_worker, &args[i]);
 		if (rc) {
 			fprintf(stderr, "calltree: pthread_create: %s\n", strerror(rc));
@@ -192,7 +236,7 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 		printf("worker %lu: ct_walk=%lu ct_leaf=%lu ct_spin=%lu\n", i, args[i].walks,
 		       args[i].leaves, args[i].spins);
-		total += args[i].walks + args[i].leaves + args[i].spins + 1; /* + ct_worker */
+		total += args[i].calls;
 	}
 	total += thread_calls();
 	if (getenv("CALLTREE_NS"))

@@ -6,12 +6,22 @@
 # (MTX_SELFCHECK "call" lines), properly nested; the program's output and
 # exit status are the same with and without mtx, and with the library
 # preloaded but no collector (the hooks then do nothing).
+#
+# Both builds also leave functions by longjmp (calltree's jump argument):
+# under -pg the hooks close the abandoned frames themselves, so nothing is
+# unfinished even when a call follows the landing (jump=2); under
+# -finstrument-functions those frames get no exit, and exactly they are
+# closed as unfinished when their caller returns (jump=1: no call follows
+# the landing, whose parent would be the abandoned frame).
 . "$(dirname "$0")/lib.sh"
 require_perf
 LIB=$BUILDDIR/collector/preload/.libs/libmtx-preload.so
-ARGS="3 60 5"
 
 for build in pg finstr; do
+	case $build in
+	pg) ARGS="3 60 5 2" ;;
+	finstr) ARGS="3 60 5 1" ;;
+	esac
 	name=calltree-$build
 	prog=$SAMPLES/$name
 	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; continue; }
@@ -68,9 +78,22 @@ SQL
 		WHERE (p.id IS NULL AND c.depth <> 0) OR (p.id IS NOT NULL AND (c.depth <> p.depth + 1
 		OR c.tid <> p.tid OR c.start_ns < p.start_ns OR c.end_ns > p.end_ns OR c.start_ns > c.end_ns))")
 	[ "$bad" = 0 ] || fail "$name: $bad calls badly nested"
-	for key in calls_unfinished calls_unmatched_returns lost_calls; do
+	for key in calls_unmatched_returns lost_calls; do
 		v=$(sql "$check" "SELECT value FROM meta WHERE key = '$key'")
 		[ "$v" = 0 ] || fail "$name: meta $key is '$v', not 0"
 	done
+	dives=$(sql "$check" "SELECT TOTAL(count) FROM sc_call WHERE fn = 'ct_dive'" | cut -d. -f1)
+	[ "$dives" -gt 0 ] || fail "$name: the sample made no longjmp"
+	unfinished=$(sql "$check" "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND unfinished <> 0")
+	dive_unfinished=$(sql "$check" "SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id
+		WHERE f.name = 'ct_dive' AND c.unfinished IS NOT NULL AND c.unfinished <> 0")
+	[ "$(sql "$check" "SELECT value FROM meta WHERE key = 'calls_unfinished'")" = "$unfinished" ] ||
+		fail "$name: meta calls_unfinished disagrees with the calls table"
+	case $build in
+	pg) want=0 ;;
+	finstr) want=$dives ;;
+	esac
+	[ "$unfinished" = "$want" ] && [ "$dive_unfinished" = "$want" ] ||
+		fail "$name: $unfinished unfinished calls ($dive_unfinished of ct_dive), not $want"
 done
 finish
