@@ -30,20 +30,29 @@ struct sync_pump {
 	uint64_t calls_dropped;
 };
 
+/* Make room for @n more elements of @size bytes after the @len in *@buf
+ * (*@cap of them), doubling it as needed. Returns 0 or -ENOMEM. */
+static int reserve(void **buf, size_t *cap, size_t len, size_t n, size_t size)
+{
+	if (*cap - len < n) {
+		size_t c = *cap ? *cap : 4096;
+		void *grown;
+		while (c - len < n)
+			c *= 2;
+		grown = realloc(*buf, c * size);
+		if (!grown)
+			return -ENOMEM;
+		*buf = grown;
+		*cap = c;
+	}
+	return 0;
+}
+
 /* Append @n records to @b, doubling its buffer as needed. */
 static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
 {
-	if (b->cap - b->len < n) {
-		size_t cap = b->cap ? b->cap : 4096;
-		struct mtx_sync_record *grown;
-		while (cap - b->len < n)
-			cap *= 2;
-		grown = realloc(b->recs, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		b->recs = grown;
-		b->cap = cap;
-	}
+	if (reserve((void **)&b->recs, &b->cap, b->len, n, sizeof(*recs)))
+		return -ENOMEM;
 	memcpy(b->recs + b->len, recs, n * sizeof(*recs));
 	b->len += n;
 	return 0;
@@ -58,18 +67,7 @@ static void on_record(void *ctx, const struct mtx_event *ev)
 
 static int call_batch_reserve(struct call_batch *b, size_t n)
 {
-	if (b->cap - b->len < n) {
-		size_t cap = b->cap ? b->cap : 4096;
-		struct call_entry *grown;
-		while (cap - b->len < n)
-			cap *= 2;
-		grown = realloc(b->ev, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		b->ev = grown;
-		b->cap = cap;
-	}
-	return 0;
+	return reserve((void **)&b->ev, &b->cap, b->len, n, sizeof(*b->ev));
 }
 
 static void on_call(void *ctx, const struct mtx_event *ev)

@@ -299,6 +299,37 @@ static inline uint64_t lane_reserve_one(uint64_t *reserve)
 #endif
 }
 
+/* What a writer calls when the lane seems full: lane_make_room, or a
+ * wrapper of it (preload-calls.c keeps registers around it). */
+typedef int (*lane_room_fn)(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+			    uint32_t depth);
+
+/*
+ * lane_begin - start appending one record: returns the index of the record
+ * reserved for it, or UINT64_MAX when the lane stayed full (counted in
+ * hdr->lost_full). Every lane_begin is followed by one lane_end, which
+ * publishes the record unless a signal handler interrupted an outer write.
+ */
+static inline __attribute__((always_inline)) uint64_t
+lane_begin(const struct mtx_lane_region *r, struct mtx_lane_writer *w, lane_room_fn make_room)
+{
+	uint32_t depth = ++w->depth;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(w->reserve >= w->limit, 0) && !make_room(r, w, depth)) {
+		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
+		return UINT64_MAX;
+	}
+	return lane_reserve_one(&w->reserve);
+}
+
+static inline __attribute__((always_inline)) void lane_end(struct mtx_lane_writer *w)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--w->depth == 0)
+		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+}
+
 /*
  * lane_write - append one record. The writer must have a lane (lane_claim);
  * when the lane stays full the record is counted in hdr->lost_full. pid and
@@ -309,37 +340,30 @@ static inline __attribute__((always_inline)) void lane_write(const struct mtx_la
 			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
 			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
 {
-	uint32_t depth = ++w->depth;
+	uint64_t pos = lane_begin(r, w, lane_make_room);
 	struct mtx_sync_record *rec;
-	uint64_t pos;
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(w->reserve >= w->limit, 0) && !lane_make_room(r, w, depth)) {
-		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
-		goto out;
+	if (pos != UINT64_MAX) {
+		rec = &w->recs[pos & w->mask];
+		/*
+		 * Ask for the line a few records ahead now: the lane is bigger
+		 * than the cache, so without this every new line is a
+		 * read-for-ownership miss that the next locked instruction of
+		 * the traced program waits for.
+		 */
+		lane_prefetch_write(&w->recs[(pos + LANE_PREFETCH_AHEAD) & w->mask]);
+		rec->start_ns = start_ns;
+		rec->end_ns = end_ns;
+		rec->addr = addr;
+		rec->arg = arg;
+		rec->callsite = callsite;
+		rec->tid = w->tid;
+		rec->pid = w->pid;
+		rec->kind = kind;
+		rec->op = op;
+		rec->result = result;
 	}
-	pos = lane_reserve_one(&w->reserve);
-	rec = &w->recs[pos & w->mask];
-	/*
-	 * Ask for the line a few records ahead now: the lane is bigger than the
-	 * cache, so without this every new line is a read-for-ownership miss
-	 * that the next locked instruction of the traced program waits for.
-	 */
-	lane_prefetch_write(&w->recs[(pos + LANE_PREFETCH_AHEAD) & w->mask]);
-	rec->start_ns = start_ns;
-	rec->end_ns = end_ns;
-	rec->addr = addr;
-	rec->arg = arg;
-	rec->callsite = callsite;
-	rec->tid = w->tid;
-	rec->pid = w->pid;
-	rec->kind = kind;
-	rec->op = op;
-	rec->result = result;
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (--w->depth == 0)
-		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+	lane_end(w);
 }
 
 /*
@@ -350,30 +374,21 @@ out:
  */
 static inline __attribute__((always_inline)) void
 lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
-		uint64_t fn,
-		int (*make_room)(const struct mtx_lane_region *, struct mtx_lane_writer *, uint32_t))
+		uint64_t fn, lane_room_fn make_room)
 {
-	uint32_t depth = ++w->depth;
-	struct mtx_call_record *rec;
-	uint64_t pos;
+	uint64_t pos = lane_begin(r, w, make_room);
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(w->reserve >= w->limit, 0) && !make_room(r, w, depth)) {
-		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
-		goto out;
-	}
-	pos = lane_reserve_one(&w->reserve);
-	rec = &w->call_recs[pos & w->mask];
 	/* No prefetchw here, unlike lane_write: with four records a line it
 	 * measured slower (bench/function-hook-cost.sh, hooks-* 84 -> 35 ns
 	 * per call at best; non-temporal stores with the sfence they need
 	 * before head: ~500 ns). */
-	rec->stamp = stamp;
-	rec->fn = fn;
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (--w->depth == 0)
-		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+	if (pos != UINT64_MAX) {
+		struct mtx_call_record *rec = &w->call_recs[pos & w->mask];
+
+		rec->stamp = stamp;
+		rec->fn = fn;
+	}
+	lane_end(w);
 }
 
 #endif

@@ -264,73 +264,42 @@ void preload_calls_thread_exit(void)
  * arrival, stack aligned. Both keep rax (varargs count), the six argument
  * registers and r10. The trampoline arrives with the stack aligned (the
  * function's ret popped the slot) and keeps rax and rdx.
+ *
+ * The registers the entry hooks keep, in the 64 bytes at the stack pointer:
  */
+#define SAVE_ARG_REGS                                                          \
+	"	movq %rax, 0(%rsp)\n	movq %rcx, 8(%rsp)\n	movq %rdx, 16(%rsp)\n"  \
+	"	movq %rsi, 24(%rsp)\n	movq %rdi, 32(%rsp)\n	movq %r8, 40(%rsp)\n"   \
+	"	movq %r9, 48(%rsp)\n	movq %r10, 56(%rsp)\n"
+#define RESTORE_ARG_REGS                                                       \
+	"	movq 0(%rsp), %rax\n	movq 8(%rsp), %rcx\n	movq 16(%rsp), %rdx\n"  \
+	"	movq 24(%rsp), %rsi\n	movq 32(%rsp), %rdi\n	movq 40(%rsp), %r8\n"   \
+	"	movq 48(%rsp), %r9\n	movq 56(%rsp), %r10\n"
+/* An entry hook @name: @frame bytes of stack (64 + alignment), @slot and
+ * @selfpc the operands giving preload_pg_enter its two arguments. */
+#define ENTRY_HOOK(name, frame, slot, selfpc)                                  \
+	"	.globl " name "\n"                                                  \
+	"	.type " name ", @function\n"                                         \
+	"	.p2align 4\n"                                                        \
+	name ":\n"                                                               \
+	"	.cfi_startproc\n"                                                    \
+	"	subq $" #frame ", %rsp\n"                                            \
+	"	.cfi_adjust_cfa_offset " #frame "\n"                                 \
+	SAVE_ARG_REGS                                                          \
+	"	leaq " slot ", %rdi\n"                                               \
+	"	movq " selfpc ", %rsi\n"                                             \
+	"	call preload_pg_enter\n"                                             \
+	RESTORE_ARG_REGS                                                       \
+	"	addq $" #frame ", %rsp\n"                                            \
+	"	.cfi_adjust_cfa_offset -" #frame "\n"                                \
+	"	ret\n"                                                               \
+	"	.cfi_endproc\n"                                                      \
+	"	.size " name ", .-" name "\n"
+
 __asm__(
 	"	.text\n"
-	"	.globl mcount\n"
-	"	.type mcount, @function\n"
-	"	.p2align 4\n"
-	"mcount:\n"
-	"	.cfi_startproc\n"
-	"	subq $72, %rsp\n"
-	"	.cfi_adjust_cfa_offset 72\n"
-	"	movq %rax, 0(%rsp)\n"
-	"	movq %rcx, 8(%rsp)\n"
-	"	movq %rdx, 16(%rsp)\n"
-	"	movq %rsi, 24(%rsp)\n"
-	"	movq %rdi, 32(%rsp)\n"
-	"	movq %r8, 40(%rsp)\n"
-	"	movq %r9, 48(%rsp)\n"
-	"	movq %r10, 56(%rsp)\n"
-	"	leaq 8(%rbp), %rdi\n"
-	"	movq 72(%rsp), %rsi\n"
-	"	call preload_pg_enter\n"
-	"	movq 0(%rsp), %rax\n"
-	"	movq 8(%rsp), %rcx\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rsi\n"
-	"	movq 32(%rsp), %rdi\n"
-	"	movq 40(%rsp), %r8\n"
-	"	movq 48(%rsp), %r9\n"
-	"	movq 56(%rsp), %r10\n"
-	"	addq $72, %rsp\n"
-	"	.cfi_adjust_cfa_offset -72\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	"	.size mcount, .-mcount\n"
-	"\n"
-	"	.globl __fentry__\n"
-	"	.type __fentry__, @function\n"
-	"	.p2align 4\n"
-	"__fentry__:\n"
-	"	.cfi_startproc\n"
-	"	subq $64, %rsp\n"
-	"	.cfi_adjust_cfa_offset 64\n"
-	"	movq %rax, 0(%rsp)\n"
-	"	movq %rcx, 8(%rsp)\n"
-	"	movq %rdx, 16(%rsp)\n"
-	"	movq %rsi, 24(%rsp)\n"
-	"	movq %rdi, 32(%rsp)\n"
-	"	movq %r8, 40(%rsp)\n"
-	"	movq %r9, 48(%rsp)\n"
-	"	movq %r10, 56(%rsp)\n"
-	"	leaq 72(%rsp), %rdi\n"
-	"	movq 64(%rsp), %rsi\n"
-	"	call preload_pg_enter\n"
-	"	movq 0(%rsp), %rax\n"
-	"	movq 8(%rsp), %rcx\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rsi\n"
-	"	movq 32(%rsp), %rdi\n"
-	"	movq 40(%rsp), %r8\n"
-	"	movq 48(%rsp), %r9\n"
-	"	movq 56(%rsp), %r10\n"
-	"	addq $64, %rsp\n"
-	"	.cfi_adjust_cfa_offset -64\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	"	.size __fentry__, .-__fentry__\n"
-	"\n"
+	ENTRY_HOOK("mcount", 72, "8(%rbp)", "72(%rsp)")
+	ENTRY_HOOK("__fentry__", 64, "72(%rsp)", "64(%rsp)")
 	"	.globl preload_pg_return\n"
 	"	.hidden preload_pg_return\n"
 	"	.type preload_pg_return, @function\n"
