@@ -4,14 +4,14 @@
 # (goal: the hook path <= 50 ns per call, half of uftrace's).
 #
 # Usage: cd BUILD && ../bench/function-hook-cost.sh [rounds=5] [threads rounds depth]
-#        (calltree's arguments, default "1 300 10": 1.3 M calls on one worker)
+#        (hooktree's arguments, default "1 300 10": 1.3 M calls on one worker)
 # Environment: MTX, SAMPLES_DIR, BENCH (bench/sync-op-cost), LIB, RESULTS
 # (default bench/results/function-hook-cost.txt in the source tree; - for none).
 #
-# Every round runs each kind once, in this order, on samples/calltree built
-# plain, with -pg (calltree-pg) and with -finstrument-functions
-# (calltree-finstr):
-#   plain        calltree                     (the calls, uninstrumented)
+# Every round runs each kind once, in this order, on samples/hooktree built
+# plain, with -pg (hooktree-pg) and with -finstrument-functions
+# (hooktree-finstr):
+#   plain        hooktree                     (the calls, uninstrumented)
 #   pg, finstr   the builds alone             (glibc's mcount / empty hooks)
 #   hooks-*      the build with the library preloaded and a live call region
 #                drained every ms (`sync-op-cost collect-calls`): the hook
@@ -20,7 +20,7 @@
 #   mtx-*        `mtx collect -q -e sched,sync` of the build: end to end,
 #                calls rows written to run.db included
 # Each run reports the time its calls took from inside the program
-# (CALLTREE_NS) and the script times the whole command. ns per call =
+# (HOOKTREE_NS) and the script times the whole command. ns per call =
 # (median of the kind - median of plain) / calls, both ways.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +33,7 @@ SAMPLES_DIR=${SAMPLES_DIR:-./samples}
 BENCH=${BENCH:-./bench/sync-op-cost}
 LIB=${LIB:-./collector/preload/.libs/libmtx-preload.so}
 RESULTS=${RESULTS:-$src/bench/results/function-hook-cost.txt}
-for f in "$MTX" "$BENCH" "$LIB" "$SAMPLES_DIR/calltree" "$SAMPLES_DIR/calltree-pg" "$SAMPLES_DIR/calltree-finstr"; do
+for f in "$MTX" "$BENCH" "$LIB" "$SAMPLES_DIR/hooktree" "$SAMPLES_DIR/hooktree-pg" "$SAMPLES_DIR/hooktree-finstr"; do
 	[ -e "$f" ] || { echo "function-hook-cost.sh: $f not found (build first)" >&2; exit 1; }
 done
 command -v uftrace >/dev/null || { echo "function-hook-cost.sh: uftrace not installed (apt-get install uftrace)" >&2; exit 1; }
@@ -47,17 +47,17 @@ KINDS="plain pg finstr hooks-pg hooks-finstr uftrace-pg uftrace-finstr mtx-pg mt
 run_kind() {
 	local kind=$1 build
 	case $kind in
-	plain) build=calltree ;;
-	*pg) build=calltree-pg ;;
-	*finstr) build=calltree-finstr ;;
+	plain) build=hooktree ;;
+	*pg) build=hooktree-pg ;;
+	*finstr) build=hooktree-finstr ;;
 	esac
 	local prog=$SAMPLES_DIR/$build
 	# shellcheck disable=SC2086
 	case $kind in
-	plain|pg|finstr) CALLTREE_NS=1 "$prog" $args ;;
-	hooks-*) CALLTREE_NS=1 "$BENCH" collect-calls "$LIB" 262144 1000 -- "$prog" $args ;;
-	uftrace-*) rm -rf ud; CALLTREE_NS=1 uftrace record --no-libcall -d ud "$prog" $args ;;
-	mtx-*) CALLTREE_NS=1 "$MTX" collect -q -e sched,sync -o run.db -- "$prog" $args ;;
+	plain|pg|finstr) HOOKTREE_NS=1 "$prog" $args ;;
+	hooks-*) HOOKTREE_NS=1 "$BENCH" collect-calls "$LIB" 262144 1000 -- "$prog" $args ;;
+	uftrace-*) rm -rf ud; HOOKTREE_NS=1 uftrace record --no-libcall -d ud "$prog" $args ;;
+	mtx-*) HOOKTREE_NS=1 "$MTX" collect -q -e sched,sync -o run.db -- "$prog" $args ;;
 	esac
 }
 
@@ -67,8 +67,8 @@ for r in $(seq "$rounds"); do
 		t0=$(now_us)
 		run_kind "$kind" > out.txt 2> err.txt || echo "round $r: $kind failed: $(head -1 err.txt)" >&2
 		t1=$(now_us)
-		ns=$(awk '/^calltree: calls=/ { sub("ns=", "", $3); print $3 }' err.txt)
-		calls=$(awk '/^calltree: calls=/ { sub("calls=", "", $2); print $2 }' err.txt)
+		ns=$(awk '/^hooktree: calls=/ { sub("ns=", "", $3); print $3 }' err.txt)
+		calls=$(awk '/^hooktree: calls=/ { sub("calls=", "", $2); print $2 }' err.txt)
 		lost=$(awk '/^records/ { print $4 }' err.txt)
 		echo "$((t1 - t0))" >> "wall.$kind"
 		echo "$ns" >> "in.$kind"
@@ -80,7 +80,7 @@ done
 report() {
 	echo "# function-hook-cost: $(date -u +%Y-%m-%dT%H:%MZ) commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null)" \
 		"load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# calltree $args: $calls calls per run, $rounds rounds, medians"
+	echo "# hooktree $args: $calls calls per run, $rounds rounds, medians"
 	printf '%-16s %12s %12s %14s %14s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call
 	local pin pw
 	pin=$(median < in.plain); pw=$(median < wall.plain)

@@ -8,7 +8,8 @@ bench_writer_throughput_LDADD = $(MTX_LIBS)
 
 dist_noinst_SCRIPTS += bench/collect-overhead.sh bench/sample-overhead.sh
 EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt \
-	bench/results/report-speed.txt bench/results/sample-overhead.txt
+	bench/results/report-speed.txt bench/results/sample-overhead.txt \
+	bench/results/function-uprobe-cost.txt
 
 noinst_PROGRAMS += bench/sync-op-cost
 bench_sync_op_cost_SOURCES = bench/sync-op-cost.c bench/lock-pairs.h
@@ -33,3 +34,9 @@ bench_lock_pairs_static_SOURCES = bench/lock-pairs.c bench/lock-pairs.h
 bench_lock_pairs_static_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
 bench_lock_pairs_static_LDFLAGS = -all-static -pthread
 dist_noinst_SCRIPTS += bench/sync-uprobe-cost.sh
+
+# One small function called in a loop: the cost of an exactly traced call.
+noinst_PROGRAMS += bench/call-loop
+bench_call_loop_SOURCES = bench/call-loop.c
+bench_call_loop_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
+dist_noinst_SCRIPTS += bench/function-uprobe-cost.sh

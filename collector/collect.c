@@ -13,6 +13,7 @@
 #include "collector/calls.h"
 #include "collector/collect-sync.h"
 #include "collector/fd-kind.h"
+#include "collector/function-uprobes.h"
 #include "collector/model.h"
 #include "collector/profile.h"
 #include "collector/session.h"
@@ -89,7 +90,14 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 		strncat(events, ",sync", sizeof(events) - strlen(events) - 1);
 	if (o->sample_hz)
 		strncat(events, ",samples", sizeof(events) - strlen(events) - 1);
+	if (o->functions)
+		strncat(events, ",functions", sizeof(events) - strlen(events) - 1);
 	writer_meta(w, "events", events);
+	if (o->functions) {
+		writer_meta(w, "functions_pattern", o->functions);
+		if (o->functions_in)
+			writer_meta(w, "functions_in", o->functions_in);
+	}
 	if (o->sample_hz) {
 		writer_meta_int(w, "sample_hz", o->sample_hz);
 		writer_meta_int(w, "sample_period_ns", (int64_t)(1000000000ull / o->sample_hz));
@@ -117,6 +125,28 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 	writer_meta_int(w, "duration_ns", (int64_t)(model_last_ns(m) - model_first_ns(m)));
 	writer_meta_int(w, "exit_status", status);
 	writer_meta(w, "complete", "1");
+}
+
+/* Find and define the probes of --functions; none found is an error. */
+static int prepare_functions(struct function_uprobes **fu, const struct collect_options *o, char **err)
+{
+	char path[PATH_MAX];
+	int rc;
+	if (target_find_program(o->argv[0], path, sizeof(path)))
+		return 0; /* starting it will say why */
+	rc = function_uprobes_find(fu, path, o->functions, o->functions_in, err);
+	if (rc)
+		return rc;
+	if (!function_uprobes_count(*fu)) {
+		if (asprintf(err, "no function of %s matches '%s' (see mtx collect --list-functions)", o->argv[0],
+			     o->functions) < 0)
+			*err = NULL;
+		return -ENOENT;
+	}
+	rc = function_uprobes_define(*fu, err);
+	if (!rc)
+		log_info("tracing the calls of %zu functions", function_uprobes_count(*fu));
+	return rc;
 }
 
 /* Keep an existing output as NAME.old, as perf does, never destroying it.
@@ -200,6 +230,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct sinks sinks;
 	struct mtx_target t = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct collect_sync cs = { 0 };
+	struct function_uprobes *fu = NULL;
 	struct pollfd *pfds = NULL;
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, kept;
@@ -211,6 +242,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = tracefs_ensure(err);
 	if (rc)
 		return rc;
+	if (o->functions) {
+		rc = prepare_functions(&fu, o, err);
+		if (rc) {
+			function_uprobes_free(fu);
+			return rc;
+		}
+	}
 	kept = keep_previous(o->output, err);
 	if (kept < 0)
 		return kept;
@@ -248,6 +286,15 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = collect_sync_open(&cs, &s, w, err);
 	if (rc)
 		goto fail_unstarted;
+	if (fu) {
+		rc = function_uprobes_open(fu, &s);
+		if (rc) {
+			if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
+				*err = NULL;
+			goto fail_unstarted;
+		}
+		writer_meta_int(w, "functions_probed", (int64_t)function_uprobes_count(fu));
+	}
 	writer_commit(w);
 	m = model_new(w);
 	prof = profile_new(w);
@@ -352,6 +399,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	profile_free(prof);
 	session_close(&s);
 	collect_sync_free(&cs);
+	function_uprobes_free(fu);
 	free(pfds);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
@@ -364,6 +412,7 @@ fail_unstarted:
 	profile_free(prof);
 	session_close(&s); /* before collect_sync_free: it may remove probes */
 	collect_sync_free(&cs);
+	function_uprobes_free(fu);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the
 	 * previous one back where it was. */

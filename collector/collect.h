@@ -16,6 +16,8 @@ struct collect_options {
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
 	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
 	const char *command;    /* the command line, for meta */
+	const char *functions;  /* [LIB:]REGEX: trace these functions' calls (NULL: none) */
+	const char *functions_in; /* libraries where a plain REGEX applies too (NULL: none) */
 };
 
 struct collect_result {

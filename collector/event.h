@@ -42,6 +42,7 @@ enum mtx_event_type {
 	X(WAKEUPS, "wakeups")          \
 	X(SYNC, "sync")                \
 	X(SAMPLES, "samples")          \
+	X(FUNCTIONS, "functions")      \
 	X(CALLS, "calls")
 
 enum mtx_source_id {

@@ -27,6 +27,7 @@ collector_sources = \
 	collector/collect-sync.c collector/collect-sync.h \
 	collector/elf-symbols.c collector/elf-symbols.h \
 	collector/uprobes.c collector/uprobes.h \
+	collector/function-uprobes.c collector/function-uprobes.h \
 	collector/sync-uprobes.c collector/sync-uprobes.h \
 	collector/sync-uprobes-pair.c collector/sync-uprobes-impl.h \
 	collector/syscall-names.h

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "collector/session.h"
+#include "collector/tracepoint.h"
 #include "src/grow.h"
 
 #include <errno.h>
@@ -88,6 +89,16 @@ int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const
 			return session_set_error(s, rc, "reading the id of a %s event: %s", source->name, strerror(-rc));
 	}
 	return 0;
+}
+
+int session_add_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag)
+{
+	struct perf_event_attr attr;
+	tp_attr(&attr, id);
+	attr.inherit = 1;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	return session_add_event(s, &attr, source, tag, 0);
 }
 
 static int open_leaders(struct mtx_session *s)
@@ -358,7 +369,21 @@ void session_disable(struct mtx_session *s)
  * depends on it, so a short-lived child holds the last references and pays
  * for them after mtx has exited; our own closes are then cheap.
  */
-static void close_in_background(int *fds, size_t n, void (*after)(void *), void *ctx)
+int session_after_close(struct mtx_session *s, void (*fn)(void *ctx), void *ctx)
+{
+	if (s->nr_after_close >= SESSION_MAX_HOOKS)
+		return -ENOSPC;
+	s->after_close[s->nr_after_close++] = (struct session_hook){ fn, ctx };
+	return 0;
+}
+
+static void run_hooks(const struct session_hook *hooks, int n)
+{
+	for (int i = 0; i < n; i++)
+		hooks[i].fn(hooks[i].ctx);
+}
+
+static void close_in_background(int *fds, size_t n, const struct session_hook *after, int nr_after)
 {
 	int go[2] = { -1, -1 };
 	pid_t pid = -1;
@@ -374,8 +399,7 @@ static void close_in_background(int *fds, size_t n, void (*after)(void *), void 
 				;
 			for (size_t i = 0; i < n; i++)
 				close(fds[i]);
-			if (after)
-				after(ctx);
+			run_hooks(after, nr_after);
 			_exit(0);
 		}
 		close(go[0]);
@@ -384,13 +408,13 @@ static void close_in_background(int *fds, size_t n, void (*after)(void *), void 
 		close(fds[i]);
 	if (go[1] >= 0)
 		close(go[1]); /* EOF releases the child (if fork failed: nobody) */
-	if (pid < 0 && after)
-		after(ctx);
+	if (pid < 0)
+		run_hooks(after, nr_after);
 }
 
 void session_close(struct mtx_session *s)
 {
-	close_in_background(s->fds, s->nr_fds, s->after_close, s->after_close_ctx);
+	close_in_background(s->fds, s->nr_fds, s->after_close, s->nr_after_close);
 	for (int cpu = 0; s->rings && cpu < s->nr_cpus; cpu++)
 		if (s->rings[cpu].fd >= 0)
 			ring_unmap(&s->rings[cpu]);

@@ -22,6 +22,8 @@ struct session_event {
 	uint64_t extra;                   /* sample_type bits beyond MTX_SAMPLE_TYPE */
 };
 
+#define SESSION_MAX_HOOKS 4 /* uprobe users: the sync fallback, --functions */
+
 struct mtx_session {
 	pid_t pid;                 /* the traced process (-1: none yet) */
 	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
@@ -39,10 +41,19 @@ struct mtx_session {
 	uint64_t undecodable;                /* records we could not parse */
 	char *error;                         /* last error message */
 	/* Run once every event is closed (session_close), possibly in a
-	 * child after mtx exited: only open/write/close-like work there. */
-	void (*after_close)(void *ctx);
-	void *after_close_ctx;
+	 * child after mtx exited: only open/write/close-like work there.
+	 * Added with session_after_close. */
+	struct session_hook {
+		void (*fn)(void *ctx);
+		void *ctx;
+	} after_close[SESSION_MAX_HOOKS];
+	int nr_after_close;
 };
+
+/* session_after_close - run @fn(@ctx) once the session's events are all
+ * closed (uprobes can only be removed then). Returns 0, or -ENOSPC when
+ * SESSION_MAX_HOOKS are taken. */
+int session_after_close(struct mtx_session *s, void (*fn)(void *ctx), void *ctx);
 
 /*
  * session_open - open the rings and the events of the sources in @mask
@@ -60,6 +71,13 @@ int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pa
  */
 int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
 		      int tag, int system_wide);
+
+/*
+ * session_add_tracepoint - session_add_event for tracepoint @id (a uprobe
+ * defined in tracefs, say), sampled with its raw payload, inherited by
+ * the traced process's threads and children and enabled at its exec.
+ */
+int session_add_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag);
 
 /*
  * session_open_offline - a session with no perf events, for decoding stored

@@ -279,23 +279,6 @@ static int on_library(void *ctx, const char *path)
 	return 0;
 }
 
-/* How far into @p's function its probes must go, or -EINVAL. */
-static int entry_skip(const struct uprobe_probe *p)
-{
-	uint8_t code[16];
-	ssize_t n;
-	int fd = open(p->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -EINVAL;
-	n = pread(fd, code, sizeof(code), (off_t)p->offset);
-	close(fd);
-	if (n <= 0)
-		return -EINVAL;
-	if ((uint64_t)n > p->size)
-		n = (ssize_t)p->size;
-	return uprobe_entry_offset(code, (size_t)n);
-}
-
 /* Define the probes of every function found; the probe array is compacted. */
 static int define_probes(struct sync_uprobes *u, char **err)
 {
@@ -309,7 +292,7 @@ static int define_probes(struct sync_uprobes *u, char **err)
 		int skip;
 		if (!p.path)
 			continue;
-		skip = entry_skip(&p);
+		skip = uprobe_file_entry_offset(p.path, p.offset, p.size);
 		if (skip < 0) {
 			log_debug("%s in %s begins with an instruction uprobes refuse: not traced",
 				  p.spec->symbol, p.path);
@@ -466,19 +449,15 @@ int sync_uprobes_open(struct sync_uprobes *u, struct mtx_session *s)
 	int rc = learn_layout(u, s);
 	if (rc)
 		return rc;
-	s->after_close = remove_probes;
-	s->after_close_ctx = u->group;
+	rc = session_after_close(s, remove_probes, u->group);
+	if (rc)
+		return rc;
 	u->removal_handed = 1;
 	for (size_t i = 0; i < u->nr_probes; i++) {
 		for (int r = 0; r < 2; r++) {
-			struct perf_event_attr attr;
 			if (u->probes[i].id[r] <= 0)
 				continue;
-			tp_attr(&attr, u->probes[i].id[r]);
-			attr.inherit = 1;
-			attr.disabled = 1;
-			attr.enable_on_exec = 1;
-			rc = session_add_event(s, &attr, &source_sync_uprobes, (int)(i * 2) + r, 0);
+			rc = session_add_tracepoint(s, u->probes[i].id[r], &source_sync_uprobes, (int)(i * 2) + r);
 			if (rc)
 				return rc;
 		}

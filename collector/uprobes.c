@@ -273,6 +273,22 @@ int uprobe_entry_offset(const uint8_t *code, size_t len)
 	return (int)(i + (size_t)n + (size_t)imm);
 }
 
+int uprobe_file_entry_offset(const char *path, uint64_t offset, uint64_t size)
+{
+	uint8_t code[16];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EINVAL;
+	n = pread(fd, code, sizeof(code), (off_t)offset);
+	close(fd);
+	if (n <= 0)
+		return -EINVAL;
+	if ((uint64_t)n > size)
+		n = (ssize_t)size;
+	return uprobe_entry_offset(code, (size_t)n);
+}
+
 const char *uprobe_group_name(const struct uprobe_group *g)
 {
 	return g->name;

@@ -56,6 +56,10 @@ long uprobe_group_add(struct uprobe_group *g, const char *event, int at_return, 
  */
 int uprobe_entry_offset(const uint8_t *code, size_t len);
 
+/* uprobe_file_entry_offset - uprobe_entry_offset for the function of
+ * @size bytes at file @offset of @path (read from the file). */
+int uprobe_file_entry_offset(const char *path, uint64_t offset, uint64_t size);
+
 /* uprobe_group_name - "mtx_<pid>", the tracefs system of the probes. */
 const char *uprobe_group_name(const struct uprobe_group *g);
 

@@ -1,248 +1,212 @@
 /*
- * samples/calltree.c - a call-heavy program with known nesting, for exact
- * function calls (mtx's -pg / -finstrument-functions hooks, uprobes on
- * --functions) and their cost (bench/function-hook-cost.sh).
+ * calltree - threads calling a small tree of functions, for exact call
+ * tracing (mtx collect --functions '^tree_').
  *
- * Usage: calltree [threads=3] [rounds=200] [depth=6] [jump=0]
+ * Usage: calltree [threads=3] [rounds=40] [ending=return]
+ *        (1 <= threads <= 64, 1 <= rounds <= 1000000, ending: return, exit, abort)
  *
- * main starts `threads` workers (pthread) and calls ct_leaf once itself.
- * Worker i runs rounds + i rounds of ct_walk(depth): ct_walk(d) calls
- * ct_leaf, then, for d > 0, ct_walk(d - 1) twice, and ct_spin every eighth
- * leaf, so a round is 2^(depth+1) - 1 ct_walk calls, as many ct_leaf calls
- * and calls of ct_spin in between. Every counted function is noinline; the
- * program's other code is no_instrument_function, so the counted functions
- * (main, ct_worker, ct_walk, ct_leaf, ct_spin) are exactly the instrumented
- * ones.
+ * Thread i ("tree-i") runs rounds * (i + 1) rounds of tree_round(), which
+ * calls tree_walk(depth) with depth = 1 + i % 3, recursing down to
+ * tree_walk(0), which calls tree_leaf(); then tree_branch(), which calls
+ * tree_leaf() twice. Per round: tree_round 1, tree_walk depth + 1,
+ * tree_branch 1, tree_leaf 3 calls, nested as just said; tree_round is
+ * called from the thread's start function, which is not a tree_ function.
  *
- * stdout: one line per worker with its counts, then the total (the same for
- * the same arguments). Exit 0; 2 with one line on stderr for bad arguments.
+ * With ending exit or abort, the last thread runs alone, after the others
+ * were joined, and its very last tree_leaf() (under tree_branch, under
+ * tree_round) calls pthread_exit() or abort() instead of returning: those
+ * three calls never return. abort ends the program with SIGABRT.
  *
- * Ground truth: with MTX_SELFCHECK=<file> every thread appends, as it ends,
- *   call pid=<pid> tid=<tid> fn=<name> parent=<name or -> count=<n>
- * one line per (function, calling function) it ran, counted by the functions
- * themselves (a per-thread "current function" kept by the same code).
- *
- * jump=1: every 16th round (the first included) a worker also calls
- * ct_jump, which setjmps and calls ct_dive(3); ct_dive recurses to depth 0
- * and longjmps back, so the four ct_dive calls never return. jump=2: ct_jump
- * then calls ct_leaf after landing. Under -pg the hooks close abandoned
- * frames when the next instrumented function is entered or returns, so
- * nesting stays exact with jump=2; -finstrument-functions gets no exit for
- * them (they are closed, marked unfinished, when ct_jump returns), so only
- * jump=1 keeps its nesting exact. A run
- * under mtx must show in its calls table exactly these counts per thread,
- * function and parent function. With CALLTREE_NS=1 the program also writes
- * "calltree: calls=<n> ns=<t>" to stderr: the calls made and the time they
- * took (for benchmarks; not compared by tests).
+ * A run under mtx --functions '^tree_' must show, per thread, exactly the
+ * calls counted here and their nesting (calls.parent_id), every call
+ * returned except, with exit or abort, the three left open, closed when
+ * the thread ended and marked so.
+ * Output: "tree-<i>: <calls> calls" per thread as it is joined, then the
+ * total (not with abort); the same for the same arguments.
+ * Self-check (MTX_SELFCHECK, see selfcheck.h): besides the thread and op
+ * lines, "call pid=<pid> tid=<tid> caller=<fn or -> callee=<fn> count=<n>"
+ * per (caller, callee) a thread called, and "open pid= tid= count=" for
+ * calls that never returned.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "samples/args.h"
+#include "samples/selfcheck.h"
 
-#define NOTRACE __attribute__((no_instrument_function))
-#define COUNTED __attribute__((noinline))
+enum tree_fn { FN_NONE, FN_ROUND, FN_WALK, FN_BRANCH, FN_LEAF, FN__COUNT };
+static const char *const fn_names[FN__COUNT] = { "-", "tree_round", "tree_walk", "tree_branch", "tree_leaf" };
 
-enum ct_fn { CT_NONE, CT_MAIN, CT_WORKER, CT_WALK, CT_LEAF, CT_SPIN, CT_JUMP, CT_DIVE, CT__COUNT };
-static const char *const ct_names[CT__COUNT] = { "-", "main", "ct_worker", "ct_walk", "ct_leaf",
-						 "ct_spin", "ct_jump", "ct_dive" };
+enum ending { END_RETURN, END_EXIT, END_ABORT };
 
-static __thread unsigned long ct_counts[CT__COUNT][CT__COUNT]; /* [fn][parent] */
-static __thread enum ct_fn ct_current;
-static __thread unsigned long ct_leaves;
-static volatile unsigned long ct_sink;
+struct tree_thread {
+	pthread_t thread;
+	int index;
+	unsigned long rounds;
+	unsigned long calls;
+};
 
-/* ENTER/LEAVE: count this call under its caller; the caller is current again on return. */
-#define ENTER(fn)                                   \
-	enum ct_fn ct_parent_ = ct_current;         \
-	ct_counts[fn][ct_parent_]++;                \
-	ct_current = fn
-#define LEAVE() (ct_current = ct_parent_)
+static unsigned long nr_threads = 3, rounds = 40;
+static enum ending ending = END_RETURN;
 
-static NOTRACE unsigned long long now_ns(void)
-{
-	struct timespec ts;
+/* Calls by (caller, callee) of this thread, and whether this is its last round. */
+static __thread unsigned long edges[FN__COUNT][FN__COUNT];
+static __thread int last_round_of_last_thread;
+/* Stored to after every call: no call is then a tail call, nor the
+ * recursion a loop (gcc turns "return f(d - 1) + 1" into one). */
+static volatile unsigned long sink;
+#define AFTER_CALL(n) (sink = (n))
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-}
+#define NOT_FOLDED __attribute__((noinline, noipa))
 
-static NOTRACE unsigned long thread_calls(void)
-{
-	unsigned long n = 0;
-
-	for (int f = 0; f < CT__COUNT; f++)
-		for (int p = 0; p < CT__COUNT; p++)
-			n += ct_counts[f][p];
-	return n;
-}
-
-/* Append this thread's ground truth to $MTX_SELFCHECK (one write a line). */
-static NOTRACE void report_thread(void)
+static void write_calls(int still_open)
 {
 	const char *path = getenv("MTX_SELFCHECK");
-	char line[200];
-	int fd;
-
+	char line[512];
+	int fd, pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
 	if (!path || !*path)
 		return;
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	for (int f = 1; f < CT__COUNT; f++) {
-		for (int p = 0; p < CT__COUNT; p++) {
-			int n;
-
-			if (!ct_counts[f][p])
-				continue;
-			n = snprintf(line, sizeof(line), "call pid=%d tid=%d fn=%s parent=%s count=%lu\n",
-				     (int)getpid(), (int)syscall(SYS_gettid), ct_names[f], ct_names[p],
-				     ct_counts[f][p]);
-			if (write(fd, line, (size_t)n) < 0)
-				break;
-		}
-	}
+	for (int from = 0; from < FN__COUNT; from++)
+		for (int to = 1; to < FN__COUNT; to++)
+			if (edges[from][to])
+				selfcheck_write_line(fd, line, snprintf(line, sizeof(line),
+						     "call pid=%d tid=%d caller=%s callee=%s count=%lu\n", pid,
+						     tid, fn_names[from], fn_names[to], edges[from][to]));
+	selfcheck_write_line(fd, line, snprintf(line, sizeof(line), "open pid=%d tid=%d count=%d\n", pid, tid, still_open));
 	close(fd);
 }
 
-static COUNTED void ct_spin(void)
+/* The last thread's end, from inside three open calls (see the top). */
+static void end_inside(void)
 {
-	ENTER(CT_SPIN);
-	ct_sink++;
-	LEAVE();
+	write_calls(3);
+	if (ending == END_EXIT) {
+		selfcheck_count("thread", "exit");
+		selfcheck_thread_done("tree");
+		pthread_exit(NULL);
+	}
+	selfcheck_thread_done("tree");
+	fflush(stdout);
+	abort();
 }
 
-static COUNTED void ct_leaf(void)
+NOT_FOLDED static unsigned long tree_leaf(int from_branch)
 {
-	ENTER(CT_LEAF);
-	if ((++ct_leaves & 7) == 0)
-		ct_spin();
-	ct_sink++;
-	LEAVE();
+	sink++;
+	if (from_branch == 2 && last_round_of_last_thread)
+		end_inside();
+	return 1;
 }
 
-static COUNTED void ct_walk(int depth)
+NOT_FOLDED static unsigned long tree_walk(int depth)
 {
-	ENTER(CT_WALK);
-	ct_leaf();
+	unsigned long n;
 	if (depth > 0) {
-		ct_walk(depth - 1);
-		ct_walk(depth - 1);
+		edges[FN_WALK][FN_WALK]++;
+		n = tree_walk(depth - 1);
+	} else {
+		edges[FN_WALK][FN_LEAF]++;
+		n = tree_leaf(0);
 	}
-	LEAVE();
+	AFTER_CALL(n);
+	return n + 1;
 }
 
-static __thread jmp_buf ct_landing;
-
-/* gcc 12 takes the longjmp-only base case for no base case at all. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winfinite-recursion"
-static COUNTED void ct_dive(int depth)
+NOT_FOLDED static unsigned long tree_branch(void)
 {
-	ENTER(CT_DIVE);
-	if (depth > 0)
-		ct_dive(depth - 1);
-	else
-		longjmp(ct_landing, 1); /* never LEAVEs: ct_jump restores its caller */
-	LEAVE(); /* not reached */
-}
-#pragma GCC diagnostic pop
-
-static COUNTED void ct_jump(int call_after)
-{
-	ENTER(CT_JUMP);
-	if (setjmp(ct_landing) == 0)
-		ct_dive(3);
-	ct_current = CT_JUMP;
-	if (call_after)
-		ct_leaf();
-	LEAVE();
+	unsigned long n;
+	edges[FN_BRANCH][FN_LEAF]++;
+	n = tree_leaf(1);
+	edges[FN_BRANCH][FN_LEAF]++;
+	n += tree_leaf(2);
+	AFTER_CALL(n);
+	return n + 1;
 }
 
-struct worker_arg {
-	int rounds, depth, jump;
-	unsigned long walks, leaves, spins, calls;
-};
-
-static COUNTED void *ct_worker(void *p)
+NOT_FOLDED static unsigned long tree_round(int depth)
 {
-	struct worker_arg *a = p;
+	unsigned long n;
+	edges[FN_ROUND][FN_WALK]++;
+	n = tree_walk(depth);
+	edges[FN_ROUND][FN_BRANCH]++;
+	n += tree_branch();
+	AFTER_CALL(n);
+	return n + 1;
+}
 
-	ENTER(CT_WORKER);
-	for (int r = 0; r < a->rounds; r++) {
-		ct_walk(a->depth);
-		if (a->jump && r % 16 == 0)
-			ct_jump(a->jump == 2);
+static void *calltree_thread(void *arg)
+{
+	struct tree_thread *t = arg;
+	char name[16];
+	snprintf(name, sizeof(name), "tree-%d", t->index);
+	pthread_setname_np(pthread_self(), name);
+	for (unsigned long r = 0; r < t->rounds; r++) {
+		last_round_of_last_thread = ending != END_RETURN && t->index == (int)nr_threads - 1 &&
+					    r + 1 == t->rounds;
+		edges[FN_NONE][FN_ROUND]++;
+		t->calls += tree_round(1 + t->index % 3);
 	}
-	LEAVE();
-	a->walks = ct_counts[CT_WALK][CT_WORKER] + ct_counts[CT_WALK][CT_WALK];
-	a->leaves = ct_counts[CT_LEAF][CT_WALK] + ct_counts[CT_LEAF][CT_JUMP];
-	a->spins = ct_counts[CT_SPIN][CT_LEAF];
-	a->calls = thread_calls();
-	report_thread();
+	write_calls(0);
+	selfcheck_thread_done("tree");
 	return NULL;
 }
 
-static NOTRACE int parse_args(int argc, char **argv, unsigned long *threads,
-			       unsigned long *rounds, unsigned long *depth, unsigned long *jump)
+static void start(struct tree_thread *t)
 {
-	*threads = 3;
-	*rounds = 200;
-	*depth = 6;
-	*jump = 0;
-	if (argc > 5 || (argc > 1 && parse_arg(argv[1], 1, 64, threads)) ||
-	    (argc > 2 && parse_arg(argv[2], 1, 10000000, rounds)) ||
-	    (argc > 3 && parse_arg(argv[3], 0, 20, depth)) ||
-	    (argc > 4 && parse_arg(argv[4], 0, 2, jump))) {
-		fprintf(stderr, "usage: %s [threads 1-64] [rounds] [depth 0-20] [jump 0-2]\n", argv[0]);
-		return -1;
+	selfcheck_count("thread", "create");
+	if (pthread_create(&t->thread, NULL, calltree_thread, t) != 0) {
+		fprintf(stderr, "calltree: cannot create a thread\n");
+		exit(1);
 	}
-	return 0;
+}
+
+static unsigned long join(struct tree_thread *t)
+{
+	selfcheck_count("thread", "join");
+	pthread_join(t->thread, NULL);
+	printf("tree-%d: %lu calls\n", t->index, t->calls);
+	fflush(stdout);
+	return t->calls;
 }
 
 int main(int argc, char **argv)
 {
-	struct worker_arg args[64];
-	pthread_t tids[64];
-	unsigned long total = 0, threads, rounds, depth, jump;
-	unsigned long long t0;
-	int rc;
-
-	ENTER(CT_MAIN);
-	if (parse_args(argc, argv, &threads, &rounds, &depth, &jump)) {
-		LEAVE();
+	struct tree_thread threads[64];
+	unsigned long total = 0, alone;
+	if (argc > 4 || (argc > 1 && parse_arg(argv[1], 1, 64, &nr_threads)) ||
+	    (argc > 2 && parse_arg(argv[2], 1, 1000000, &rounds))) {
+		fprintf(stderr, "usage: calltree [threads=3] [rounds=40] [return|exit|abort]\n");
 		return 2;
 	}
-	t0 = now_ns();
-	for (unsigned long i = 0; i < threads; i++) {
-		args[i] = (struct worker_arg){ .rounds = (int)(rounds + i), .depth = (int)depth,
-					       .jump = (int)jump };
-		rc = pthread_create(&tids[i], NULL, ct_worker, &args[i]);
-		if (rc) {
-			fprintf(stderr, "calltree: pthread_create: %s\n", strerror(rc));
-			exit(1);
+	if (argc > 3) {
+		if (!strcmp(argv[3], "exit"))
+			ending = END_EXIT;
+		else if (!strcmp(argv[3], "abort"))
+			ending = END_ABORT;
+		else if (strcmp(argv[3], "return") != 0) {
+			fprintf(stderr, "usage: calltree [threads=3] [rounds=40] [return|exit|abort]\n");
+			return 2;
 		}
 	}
-	ct_leaf();
-	for (unsigned long i = 0; i < threads; i++) {
-		pthread_join(tids[i], NULL);
-		printf("worker %lu: ct_walk=%lu ct_leaf=%lu ct_spin=%lu\n", i, args[i].walks,
-		       args[i].leaves, args[i].spins);
-		total += args[i].calls;
+	for (unsigned long i = 0; i < nr_threads; i++)
+		threads[i] = (struct tree_thread){ .index = (int)i, .rounds = rounds * (i + 1) };
+	alone = ending == END_RETURN ? nr_threads : nr_threads - 1;
+	for (unsigned long i = 0; i < alone; i++)
+		start(&threads[i]);
+	for (unsigned long i = 0; i < alone; i++)
+		total += join(&threads[i]);
+	if (alone < nr_threads) {
+		/* The last thread alone: nothing else is inside a call when it ends. */
+		start(&threads[alone]);
+		total += join(&threads[alone]);
 	}
-	total += thread_calls();
-	if (getenv("CALLTREE_NS"))
-		fprintf(stderr, "calltree: calls=%lu ns=%llu\n", total, now_ns() - t0);
-	printf("total calls: %lu\n", total);
-	LEAVE();
-	report_thread();
+	printf("total %lu calls\n", total);
+	selfcheck_thread_done("main");
 	return 0;
 }

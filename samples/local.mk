@@ -4,8 +4,8 @@
 
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
-	samples/signals samples/c11threads samples/calltree samples/calltree-pg \
-	samples/calltree-finstr
+	samples/signals samples/c11threads samples/calltree samples/hooktree \
+	samples/hooktree-pg samples/hooktree-finstr
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -47,18 +47,22 @@ samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_c11threads_LDFLAGS = -pthread
-
-# calltree three ways: plain, and built for the preload library's hooks.
-# The instrumented builds keep the plain build's flags; -pg links gcrt1.o,
-# which writes gmon.out in the working directory at exit.
-samples_calltree_SOURCES = samples/calltree.c samples/args.h
+samples_calltree_SOURCES = samples/calltree.c samples/selfcheck.h
+samples_calltree_LDADD = -lpthread
 samples_calltree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_calltree_LDFLAGS = -pthread
-samples_calltree_pg_SOURCES = samples/calltree.c samples/args.h
-samples_calltree_pg_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg
-samples_calltree_pg_LDFLAGS = -pthread -pg
-samples_calltree_finstr_SOURCES = samples/calltree.c samples/args.h
-samples_calltree_finstr_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -finstrument-functions
-samples_calltree_finstr_LDFLAGS = -pthread
+
+# hooktree three ways: plain, and built for the preload library's hooks.
+# The instrumented builds keep the plain build's flags; -pg links gcrt1.o,
+# which writes gmon.out in the working directory at exit.
+samples_hooktree_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_hooktree_LDFLAGS = -pthread
+samples_hooktree_pg_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_pg_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg
+samples_hooktree_pg_LDFLAGS = -pthread -pg
+samples_hooktree_finstr_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_finstr_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -finstrument-functions
+samples_hooktree_finstr_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README samples/args.h

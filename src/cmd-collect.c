@@ -1,10 +1,13 @@
 /* src/cmd-collect.c - 'mtx collect': parse the command line, run the collector. */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/function-uprobes.h"
 #include "collector/source.h"
+#include "collector/target.h"
 #include "src/analysis.h"
 #include "src/cmd.h"
 #include "src/log.h"
+#include "src/match.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +17,9 @@
 #include <unistd.h>
 
 const char cmd_collect_usage[] =
-	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [--functions [LIB:]REGEX] [-m MIB] [-q|-v]\n"
+	"                   [--] PROGRAM [ARGS...]\n"
+	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
 	"\n"
@@ -29,6 +34,14 @@ const char cmd_collect_usage[] =
 	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
 	"                          CPU time, with their call stacks (frame pointers),\n"
 	"                          for 'mtx report FILE flat' and 'calls' (1 to 10000)\n"
+	"      --functions [LIB:]REGEX\n"
+	"                          record every call of the functions of PROGRAM whose\n"
+	"                          names REGEX (PCRE2) matches, with uprobes; LIB:REGEX:\n"
+	"                          of the libraries it loads whose file names begin\n"
+	"                          with LIB instead (lib: all of them)\n"
+	"      --functions-in LIB  a plain REGEX applies to these libraries too\n"
+	"      --list-functions [LIB:]REGEX\n"
+	"                          list the functions --functions would trace, and exit\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
@@ -75,6 +88,49 @@ static int parse_events(const char *list, unsigned *mask, int *sync)
 	return 0;
 }
 
+/* --list-functions: what --functions @pattern would trace in @prog. Exits
+ * 0 when something matches, 1 when nothing does. */
+static int list_functions(const char *prog, const char *pattern, const char *also_in)
+{
+	struct function_uprobes *fu = NULL;
+	char path[4096], *err = NULL;
+	size_t n;
+	int rc = target_find_program(prog, path, sizeof(path));
+	if (rc) {
+		log_error("%s: %s", prog, strerror(-rc));
+		return EXIT_FAILURE_MTX;
+	}
+	rc = function_uprobes_find(&fu, path, pattern, also_in, &err);
+	if (rc) {
+		log_error("%s", err ? err : strerror(-rc));
+		free(err);
+		return EXIT_FAILURE_MTX;
+	}
+	n = function_uprobes_count(fu);
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *module;
+		function_uprobes_get(fu, i, &name, &module);
+		printf("%-32s %s\n", name, module);
+	}
+	printf("%zu function%s match%s '%s'\n", n, n == 1 ? "" : "s", n == 1 ? "es" : "", pattern);
+	function_uprobes_free(fu);
+	return n ? 0 : EXIT_FAILURE_MTX;
+}
+
+/* A bad REGEX is a bad command line: say so before anything starts. */
+static int check_pattern(const char *option, const char *pattern)
+{
+	char *err = NULL;
+	struct mtx_match *m = match_compile(function_uprobes_regex(pattern), &err);
+	if (m) {
+		match_free(m);
+		return 0;
+	}
+	log_error("%s: %s", option, err ? err : "bad pattern");
+	free(err);
+	return -1;
+}
+
 static char *join_command(int argc, char **argv)
 {
 	size_t len = 1;
@@ -111,6 +167,9 @@ int cmd_collect(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 'S' },
+		{ "functions", required_argument, NULL, 'F' },
+		{ "functions-in", required_argument, NULL, 'I' },
+		{ "list-functions", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -118,6 +177,7 @@ int cmd_collect(int argc, char **argv)
 	};
 	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
 	long mib = 16;
+	const char *list = NULL;
 	struct collect_result r;
 	int opt, rc;
 	char *err = NULL, *command;
@@ -151,6 +211,19 @@ int cmd_collect(int argc, char **argv)
 			o.sample_hz = (unsigned)hz;
 			break;
 		}
+		case 'F':
+			if (check_pattern("--functions", optarg))
+				return EXIT_USAGE;
+			o.functions = optarg;
+			break;
+		case 'I':
+			o.functions_in = optarg;
+			break;
+		case 'L':
+			if (check_pattern("--list-functions", optarg))
+				return EXIT_USAGE;
+			list = optarg;
+			break;
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -168,6 +241,10 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("collect", "no program to run");
+	if (list)
+		return list_functions(argv[optind], list, o.functions_in);
+	if (o.functions_in && !o.functions)
+		return cmd_usage_error("collect", "--functions-in LIB needs --functions REGEX");
 	o.argv = argv + optind;
 	/* Ring sizes must be a power of two pages. */
 	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);

@@ -94,6 +94,7 @@ E2E_TESTS = \
 	tests/e2e/test-bad-input.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-sync-uprobes.sh \
+	tests/e2e/test-functions.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \
@@ -136,7 +137,7 @@ AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
 STATIC_SAMPLES = tests/e2e/philosophers-static tests/e2e/clientserver-static \
 	tests/e2e/crossroad-static tests/e2e/farm-static tests/e2e/barber-static \
 	tests/e2e/forkexec-static tests/e2e/iobound-static tests/e2e/signals-static \
-	tests/e2e/c11threads-static
+	tests/e2e/c11threads-static tests/e2e/calltree-static
 check_PROGRAMS += $(STATIC_SAMPLES)
 STATIC_LINK_FLAGS = -all-static -pthread
 tests_e2e_philosophers_static_SOURCES = samples/philosophers.c samples/selfcheck.h
@@ -166,4 +167,7 @@ tests_e2e_signals_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 tests_e2e_c11threads_static_SOURCES = samples/c11threads.c samples/selfcheck.h
 tests_e2e_c11threads_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 tests_e2e_c11threads_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_calltree_static_SOURCES = samples/calltree.c samples/selfcheck.h
+tests_e2e_calltree_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_calltree_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 EXTRA_DIST += tests/fixtures

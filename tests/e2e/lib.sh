@@ -29,8 +29,10 @@ require_perf() {
 }
 
 # import_selfcheck SC DB - load a samples/selfcheck.h file into tables
-# sc_thread(pid, tid, role, nvcsw, nivcsw, ts_before, ts_after) and
-# sc_op(pid, tid, kind, op, count) of DB (a scratch copy, never run.db).
+# sc_thread(pid, tid, role, nvcsw, nivcsw, ts_before, ts_after),
+# sc_op(pid, tid, kind, op, count), and calltree's sc_call(pid, tid, caller,
+# callee, count) and sc_open(pid, tid, count) of DB (a scratch copy, never
+# run.db).
 import_selfcheck() {
 	awk '$1 == "thread" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		print v["pid"] "," v["tid"] "," v["role"] "," v["nvcsw"] "," v["nivcsw"] "," v["ts_before"] "," v["ts_after"] }' \
@@ -38,11 +40,22 @@ import_selfcheck() {
 	awk '$1 == "op" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		print v["pid"] "," v["tid"] "," v["kind"] "," v["op"] "," v["count"] }' \
 		"$1" > "$TMP/sc_op.csv"
+	# calltree's calls per (caller, callee), and calls that never returned.
+	awk '$1 == "call" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print v["pid"] "," v["tid"] "," v["caller"] "," v["callee"] "," v["count"] }' \
+		"$1" > "$TMP/sc_call.csv"
+	awk '$1 == "open" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print v["pid"] "," v["tid"] "," v["count"] }' \
+		"$1" > "$TMP/sc_open.csv"
 	sqlite3 -batch "$2" <<SQL
 CREATE TABLE sc_thread(pid INTEGER, tid INTEGER, role TEXT, nvcsw INTEGER, nivcsw INTEGER, ts_before INTEGER, ts_after INTEGER);
 CREATE TABLE sc_op(pid INTEGER, tid INTEGER, kind TEXT, op TEXT, count INTEGER);
+CREATE TABLE sc_call(pid INTEGER, tid INTEGER, caller TEXT, callee TEXT, count INTEGER);
+CREATE TABLE sc_open(pid INTEGER, tid INTEGER, count INTEGER);
 .mode csv
 .import $TMP/sc_thread.csv sc_thread
 .import $TMP/sc_op.csv sc_op
+.import $TMP/sc_call.csv sc_call
+.import $TMP/sc_open.csv sc_open
 SQL
 }

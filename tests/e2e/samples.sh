@@ -9,7 +9,9 @@
 # switches read by the thread itself just before it exits); and its sync
 # operations, per thread, kind and op, equal the counts the sample kept.
 # iobound's reads and writes also name their descriptor, of the right kind.
+# COLLECT_OPTS: more options for mtx collect (words, split on spaces).
 : "${SAMPLE_SUFFIX:=}"
+: "${COLLECT_OPTS:=}"
 
 # name and arguments: small problem sizes, the tests run them twice each.
 SAMPLE_RUNS="
@@ -28,10 +30,12 @@ check_sample() {
 	local name=$1; shift
 	local prog="$SAMPLES/$name$SAMPLE_SUFFIX" db="$TMP/$name.db" check="$TMP/$name.check.db"
 	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; return; }
+	rm -f "$TMP/$name.plain.sc" "$TMP/$name.mtx.sc" "$check" # from an earlier run of the same sample
 
 	MTX_SELFCHECK="$TMP/$name.plain.sc" "$prog" "$@" > "$TMP/$name.plain.out" 2>/dev/null
 	local plain_status=$?
-	MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
+	# shellcheck disable=SC2086
+	MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q $COLLECT_OPTS -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
 	local mtx_status=$?
 
 	[ "$plain_status" = "$mtx_status" ] || fail "$name: exit status $mtx_status under mtx, $plain_status without"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mtx's exact calls agree with uftrace's on the same binaries: calltree
+# mtx's exact calls agree with uftrace's on the same binaries: hooktree
 # built with -pg and with -finstrument-functions, run once under
 # 'mtx collect' and once under 'uftrace record'; the calls per function
 # must be equal (uftrace's kernel events, "linux:...", left aside). Skips
@@ -15,7 +15,7 @@ fi
 ARGS="2 40 5"
 
 for build in pg finstr; do
-	name=calltree-$build
+	name=hooktree-$build
 	prog=$SAMPLES/$name
 	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; continue; }
 	mkdir -p "$TMP/$build"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Exact calls from programs built with -pg and with -finstrument-functions
-# (samples/calltree, built both ways): libmtx-preload.so's hooks write every
+# (samples/hooktree, built both ways): libmtx-preload.so's hooks write every
 # entry and exit, and run.db's calls must hold, per thread, exactly the
 # calls the sample counted itself, per function and calling function
 # (MTX_SELFCHECK "call" lines), properly nested; the program's output and
 # exit status are the same with and without mtx, and with the library
 # preloaded but no collector (the hooks then do nothing).
 #
-# Both builds also leave functions by longjmp (calltree's jump argument):
+# Both builds also leave functions by longjmp (hooktree's jump argument):
 # under -pg the hooks close the abandoned frames themselves, so nothing is
 # unfinished even when a call follows the landing (jump=2); under
 # -finstrument-functions those frames get no exit, and exactly they are
@@ -22,7 +22,7 @@ for build in pg finstr; do
 	pg) ARGS="3 60 5 2" ;;
 	finstr) ARGS="3 60 5 1" ;;
 	esac
-	name=calltree-$build
+	name=hooktree-$build
 	prog=$SAMPLES/$name
 	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; continue; }
 	# -pg programs write gmon.out where they run: keep each run's apart

@@ -1,0 +1,334 @@
+/*
+ * collector/function-uprobes.c - see function-uprobes.h.
+ *
+ * What a hit carries (tracefs uprobe fields, Documentation/trace/
+ * uprobetracer.rst): an entry probe __probe_ip, the address it hit in the
+ * process, and, fetched, the return address at the top of the stack; a
+ * return probe __probe_func, the address of the probe whose function
+ * returned (the same value as the entry's __probe_ip), and __probe_ret_ip,
+ * where it returned to. So entry and return of one function carry the
+ * same fn, which is how collector/calls.c pairs them.
+ */
+#include "config.h"
+#include "collector/function-uprobes.h"
+#include "collector/elf-symbols.h"
+#include "collector/session.h"
+#include "collector/tracepoint.h"
+#include "collector/uprobes.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+#include "src/log.h"
+#include "src/match.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#define ENTRY_ARGS "ret=+0(%sp):u64"
+
+struct function_probe {
+	char *name;
+	size_t module;    /* index into modules */
+	uint64_t offset;  /* of the function in its file */
+	uint64_t size;
+	long id[2];       /* tracepoint ids: entry, return */
+};
+
+struct function_uprobes {
+	struct uprobe_group *group;
+	int removal_handed;          /* a session removes the probes */
+	char **modules;              /* real paths: [0] the program, then its libraries */
+	size_t nr_modules, cap_modules;
+	struct function_probe *probes;
+	size_t nr_probes, cap_probes;
+};
+
+/* Add @path (resolved) to the modules unless it is there. */
+static int add_module(struct function_uprobes *u, const char *path)
+{
+	char real[PATH_MAX], **mods;
+	if (!realpath(path, real))
+		return -errno;
+	for (size_t i = 0; i < u->nr_modules; i++)
+		if (!strcmp(u->modules[i], real))
+			return 0;
+	mods = grow_array(u->modules, &u->cap_modules, u->nr_modules, sizeof(*mods), 8);
+	if (!mods)
+		return -ENOMEM;
+	u->modules = mods;
+	if (!(u->modules[u->nr_modules] = strdup(real)))
+		return -ENOMEM;
+	u->nr_modules++;
+	return 0;
+}
+
+static int on_library(void *ctx, const char *path)
+{
+	add_module(ctx, path); /* a library we cannot resolve is one we cannot probe */
+	return 0;
+}
+
+/* Whether @path's file name begins with @lib. */
+static int is_library(const char *path, const char *lib)
+{
+	const char *base = strrchr(path, '/');
+	return !strncmp(base ? base + 1 : path, lib, strlen(lib));
+}
+
+struct scan {
+	struct function_uprobes *u;
+	const struct mtx_match *match;
+	size_t module;
+	struct keyhash offsets; /* of this module's functions found so far */
+	int error;
+};
+
+static int on_symbol(void *ctx, const struct elf_symbol *sym)
+{
+	struct scan *sc = ctx;
+	struct function_uprobes *u = sc->u;
+	struct keyhash_slot *slot;
+	struct function_probe *p;
+	if (!match_test(sc->match, sym->name))
+		return 0;
+	slot = keyhash_slot(&sc->offsets, (int64_t)sym->offset, 0, 0);
+	if (!slot)
+		return sc->error = -ENOMEM;
+	if (slot->v)
+		return 0; /* an alias, or the same symbol in .dynsym */
+	p = grow_array(u->probes, &u->cap_probes, u->nr_probes, sizeof(*p), 64);
+	if (!p)
+		return sc->error = -ENOMEM;
+	u->probes = p;
+	p = &u->probes[u->nr_probes];
+	*p = (struct function_probe){ .name = strdup(sym->name), .module = sc->module, .offset = sym->offset,
+				      .size = sym->size };
+	if (!p->name)
+		return sc->error = -ENOMEM;
+	slot->v = ++u->nr_probes;
+	sc->offsets.len++;
+	return 0;
+}
+
+static int scan_module(struct function_uprobes *u, size_t module, const struct mtx_match *match, char **err)
+{
+	struct scan sc = { .u = u, .match = match, .module = module };
+	int rc = elf_symbols_each(u->modules[module], on_symbol, &sc, err);
+	keyhash_free(&sc.offsets);
+	return rc ? rc : sc.error;
+}
+
+/* Split "LIB:REGEX" (LIB: a file name's start, so no ':' right after, which
+ * a C++ name's "ns::f" has). Returns the length of LIB, 0 if none. */
+static size_t library_prefix(const char *pattern)
+{
+	size_t n = strspn(pattern, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-");
+	return n > 0 && pattern[n] == ':' && pattern[n + 1] != ':' ? n : 0;
+}
+
+const char *function_uprobes_regex(const char *pattern)
+{
+	size_t n = library_prefix(pattern);
+	return n ? pattern + n + 1 : pattern;
+}
+
+int function_uprobes_find(struct function_uprobes **out, const char *prog, const char *pattern,
+			  const char *also_in, char **err)
+{
+	struct function_uprobes *u = calloc(1, sizeof(*u));
+	size_t lib_len = library_prefix(pattern);
+	char *lib = lib_len ? strndup(pattern, lib_len) : NULL;
+	const char *regex = lib_len ? pattern + lib_len + 1 : pattern;
+	const char *libs = lib ? lib : also_in;
+	struct mtx_match *match = NULL;
+	size_t scanned = 0;
+	int rc;
+
+	*out = NULL;
+	if (!u || (lib_len && !lib)) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	match = match_compile(regex, err);
+	if (!match) {
+		rc = -EINVAL;
+		goto done;
+	}
+	rc = add_module(u, prog);
+	if (rc) {
+		if (asprintf(err, "%s: %s", prog, strerror(-rc)) < 0)
+			*err = NULL;
+		goto done;
+	}
+	if (libs) {
+		/* The libraries the program loads, and theirs, breadth first. */
+		for (size_t i = 0; i < u->nr_modules; i++)
+			elf_needed_each(u->modules[i], on_library, u);
+	}
+	for (size_t i = 0; i < u->nr_modules && !rc; i++) {
+		int wanted = i == 0 ? !lib : (libs && is_library(u->modules[i], libs));
+		if (!wanted)
+			continue;
+		rc = scan_module(u, i, match, err);
+		scanned++;
+	}
+	if (!rc && libs && scanned == (lib ? 0u : 1u)) {
+		rc = -ENOENT;
+		if (asprintf(err, "%s loads no library whose name begins with '%s'", prog, libs) < 0)
+			*err = NULL;
+	}
+done:
+	match_free(match);
+	free(lib);
+	if (rc)
+		function_uprobes_free(u);
+	else
+		*out = u;
+	return rc;
+}
+
+size_t function_uprobes_count(const struct function_uprobes *u)
+{
+	return u ? u->nr_probes : 0;
+}
+
+void function_uprobes_get(const struct function_uprobes *u, size_t i, const char **name, const char **path)
+{
+	*name = u->probes[i].name;
+	*path = u->modules[u->probes[i].module];
+}
+
+int function_uprobes_define(struct function_uprobes *u, char **err)
+{
+	size_t kept = 0;
+	int rc = uprobe_group_new(&u->group, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < u->nr_probes; i++) {
+		struct function_probe p = u->probes[i];
+		const char *path = u->modules[p.module];
+		int skip = uprobe_file_entry_offset(path, p.offset, p.size);
+		char event[32];
+		if (skip < 0) {
+			log_warn("%s in %s begins with an instruction uprobes refuse: not traced", p.name, path);
+			free(p.name);
+			continue;
+		}
+		/* Numbered: symbol names may hold characters tracefs refuses. */
+		for (int r = 0; r < 2; r++) {
+			long id;
+			snprintf(event, sizeof(event), "fn%zu_%s", kept, r ? "return" : "entry");
+			id = uprobe_group_add(u->group, event, r, path, p.offset + (uint64_t)skip,
+					      r ? NULL : ENTRY_ARGS, err);
+			if (id < 0) {
+				for (size_t j = i; j < u->nr_probes; j++)
+					free(u->probes[j].name);
+				u->nr_probes = kept;
+				return (int)id;
+			}
+			p.id[r] = id;
+		}
+		u->probes[kept++] = p;
+	}
+	u->nr_probes = kept;
+	return 0;
+}
+
+struct function_layout {
+	struct tp_field ip, callsite;   /* entry */
+	struct tp_field func, ret_ip;   /* return */
+};
+
+static int fu_decode(struct mtx_session *s, int tag, const struct perf_sample *sample, struct mtx_event *ev)
+{
+	const struct function_layout *l = s->source_state[MTX_SRC_FUNCTIONS];
+	int at_return = tag & 1;
+	ev->type = MTX_EV_CALL;
+	ev->u.call.at_return = (uint8_t)at_return;
+	ev->u.call.fn = (uint64_t)tp_read(sample, at_return ? &l->func : &l->ip, 0);
+	ev->u.call.callsite = (uint64_t)tp_read(sample, at_return ? &l->ret_ip : &l->callsite, 0);
+	return 1;
+}
+
+static const struct mtx_source source_function_uprobes = {
+	.id = MTX_SRC_FUNCTIONS,
+	.name = "functions (uprobes)",
+	.summary = "entries and returns of the functions --functions chooses",
+	.decode = fu_decode,
+};
+
+static int learn_layout(struct function_uprobes *u, struct mtx_session *s)
+{
+	const char *group = uprobe_group_name(u->group);
+	struct function_layout *l = calloc(1, sizeof(*l));
+	int bad = 0;
+	if (!l)
+		return -ENOMEM;
+	s->source_state[MTX_SRC_FUNCTIONS] = l; /* the session frees it */
+	/* Every probe has the same fields as the first pair. */
+	bad |= tp_lookup(group, "fn0_entry", "__probe_ip", &l->ip);
+	bad |= tp_lookup(group, "fn0_entry", "ret", &l->callsite);
+	bad |= tp_lookup(group, "fn0_return", "__probe_func", &l->func);
+	bad |= tp_lookup(group, "fn0_return", "__probe_ret_ip", &l->ret_ip);
+	return bad ? session_set_error(s, -EINVAL, "the uprobes of %s have an unknown format", group) : 0;
+}
+
+/* Each probe is one open file per CPU: make room, up to the hard limit. */
+static int make_room(struct function_uprobes *u, struct mtx_session *s)
+{
+	struct rlimit lim;
+	rlim_t need = (rlim_t)(u->nr_probes * 2 * (size_t)s->nr_cpus + s->nr_fds + 256);
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur >= need)
+		return 0;
+	lim.rlim_cur = lim.rlim_max < need ? lim.rlim_max : need;
+	setrlimit(RLIMIT_NOFILE, &lim);
+	if (lim.rlim_cur >= need)
+		return 0;
+	return session_set_error(s, -EMFILE,
+				 "%zu functions need %llu open files and the limit is %llu: choose fewer with "
+				 "--functions (see --list-functions), or raise ulimit -n",
+				 u->nr_probes, (unsigned long long)need, (unsigned long long)lim.rlim_max);
+}
+
+static void remove_probes(void *ctx)
+{
+	uprobe_group_remove(ctx);
+}
+
+int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s)
+{
+	int rc;
+	if (!u->nr_probes)
+		return 0;
+	rc = learn_layout(u, s);
+	if (!rc)
+		rc = make_room(u, s);
+	if (!rc)
+		rc = session_after_close(s, remove_probes, u->group);
+	if (rc)
+		return rc;
+	u->removal_handed = 1;
+	for (size_t i = 0; i < u->nr_probes && !rc; i++)
+		for (int r = 0; r < 2 && !rc; r++)
+			rc = session_add_tracepoint(s, u->probes[i].id[r], &source_function_uprobes, (int)(i * 2) + r);
+	return rc;
+}
+
+void function_uprobes_free(struct function_uprobes *u)
+{
+	if (!u)
+		return;
+	if (u->group && !u->removal_handed)
+		uprobe_group_remove(u->group);
+	uprobe_group_free(u->group);
+	for (size_t i = 0; i < u->nr_probes; i++)
+		free(u->probes[i].name);
+	free(u->probes);
+	for (size_t i = 0; i < u->nr_modules; i++)
+		free(u->modules[i]);
+	free(u->modules);
+	free(u);
+}

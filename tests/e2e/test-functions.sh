@@ -1,0 +1,163 @@
+#!/bin/bash
+# tests/e2e/test-functions.sh - exact calls with uprobes (mtx collect
+# --functions), on the calltree sample, which counts its own calls per
+# thread and (caller, callee):
+#  - --list-functions lists exactly the functions the pattern matches; a
+#    bad pattern is one error line and exit 2, a pattern matching nothing
+#    exit 1 (and --functions then runs nothing);
+#  - under --functions '^tree_', check_sample (samples.sh) holds (same
+#    output and status, threads, states, switches, sync ops), and the calls
+#    table holds, per thread, exactly the calls the sample made from each
+#    caller to each callee (the caller read through calls.parent_id), each
+#    call inside its parent one level deeper, all returned;
+#  - a thread that ends with pthread_exit, or a program that aborts, inside
+#    three calls: those three are closed when the thread ended and marked
+#    thread_exit, the rest as above; the output and status are unchanged;
+#  - a static program (sync operations through uprobes too) likewise;
+#  - mtx report calls shows the thread's counts; the probes are removed
+#    when the run ends, and those a killed collector left at the next start.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/samples.sh"
+require_perf
+cd "$TMP" || exit 1
+CALLTREE=$SAMPLES/calltree
+
+# --list-functions: the four tree_ functions, and the count.
+"$MTX" collect --list-functions '^tree_' -- "$CALLTREE" > list.out 2> list.err || fail "--list-functions exited $?"
+[ "$(awk '{ print $1 }' list.out | head -n -1 | sort | tr '\n' ' ')" = "tree_branch tree_leaf tree_round tree_walk " ] ||
+	fail "--list-functions '^tree_' listed: $(cat list.out)"
+[ "$(tail -1 list.out)" = "4 functions match '^tree_'" ] || fail "--list-functions count line: $(tail -1 list.out)"
+
+# A bad pattern: one line on stderr, exit 2, nothing run.
+for opt in --list-functions --functions; do
+	"$MTX" collect -o bad.db $opt 'tree_(' -- "$CALLTREE" > bad.out 2> bad.err
+	status=$?
+	[ "$status" = 2 ] || fail "$opt with a bad pattern exited $status, not 2"
+	[ "$(wc -l < bad.err)" = 1 ] && grep -q "tree_(" bad.err || fail "$opt bad pattern said: $(cat bad.err)"
+	[ -s bad.out ] && fail "$opt with a bad pattern printed: $(cat bad.out)"
+	[ -e bad.db ] && fail "$opt with a bad pattern left a database"
+done
+
+# A pattern matching nothing: listed as none (exit 1); --functions refuses
+# to run the program, in one line.
+"$MTX" collect --list-functions '^no_such_function$' -- "$CALLTREE" > none.out 2> none.err
+status=$?
+[ "$status" = 1 ] || fail "--list-functions matching nothing exited $status, not 1"
+[ "$(cat none.out)" = "0 functions match '^no_such_function\$'" ] || fail "--list-functions matching nothing: $(cat none.out)"
+"$MTX" collect -o none.db --functions '^no_such_function$' -- "$CALLTREE" > none.out 2> none.err
+status=$?
+[ "$status" = 1 ] || fail "--functions matching nothing exited $status, not 1"
+[ "$(wc -l < none.err)" = 1 ] && grep -q "no function of" none.err || fail "--functions matching nothing said: $(cat none.err)"
+[ -s none.out ] && fail "--functions matching nothing ran the program"
+[ -e none.db ] && fail "--functions matching nothing left a database"
+
+# check_calls DB CHECK - the calls of DB against the sample's own counts
+# (CHECK: a copy of DB with the self-check imported). Unfinished calls
+# must be exactly the ones the sample left open, marked thread_exit.
+check_calls() {
+	local db=$1 check=$2 bad
+	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'lost_functions'")" = 0 ] || fail "$db: function hits lost"
+	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'")" = 0 ] ||
+		fail "$db: returns without their entry"
+	[ "$(sql "$db" "SELECT COUNT(*) FROM calls")" -gt 0 ] || { fail "$db: no calls recorded"; return; }
+	# Per thread and (caller, callee), both ways: nothing missing or extra.
+	sql "$check" "CREATE TABLE cmp_calls AS
+		SELECT tid, caller, callee, SUM(sc) AS sc, SUM(db) AS db FROM (
+			SELECT tid, caller, callee, count AS sc, 0 AS db FROM sc_call
+			UNION ALL SELECT c.tid, COALESCE(pf.name, '-'), f.name, 0, COUNT(*) FROM calls c
+			JOIN functions f ON f.id = c.function_id
+			LEFT JOIN calls p ON p.id = c.parent_id LEFT JOIN functions pf ON pf.id = p.function_id
+			GROUP BY 1, 2, 3)
+		GROUP BY 1, 2, 3"
+	bad=$(sql "$check" "SELECT COUNT(*) FROM cmp_calls WHERE sc <> db")
+	if [ "$bad" != 0 ]; then
+		fail "$db: calls differ from the sample's for $bad (thread, caller, callee)"
+		sql "$check" "SELECT * FROM cmp_calls WHERE sc <> db LIMIT 8"
+	fi
+	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_call")" -gt 0 ] || fail "$db: the sample reported no call"
+	# Nesting: a child is its parent's thread, one level deeper, inside it.
+	bad=$(sql "$db" "SELECT COUNT(*) FROM calls c LEFT JOIN calls p ON p.id = c.parent_id WHERE
+		(p.id IS NULL AND (c.parent_id IS NOT NULL OR c.depth <> 0)) OR
+		(p.id IS NOT NULL AND (p.tid <> c.tid OR c.depth <> p.depth + 1 OR c.start_ns < p.start_ns
+			OR c.end_ns > p.end_ns)) OR c.end_ns < c.start_ns")
+	[ "$bad" = 0 ] || fail "$db: $bad calls not nested in their parent"
+	# Unfinished: exactly the sample's open calls, per thread.
+	bad=$(sql "$check" "SELECT COUNT(*) FROM (SELECT tid, SUM(n) AS n FROM (
+		SELECT tid, count AS n FROM sc_open UNION ALL
+		SELECT tid, -COUNT(*) FROM calls WHERE unfinished = 'thread_exit' GROUP BY tid) GROUP BY tid) WHERE n <> 0")
+	[ "$bad" = 0 ] || fail "$db: unfinished calls differ from the sample's open ones for $bad threads"
+	bad=$(sql "$db" "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND unfinished <> 'thread_exit'")
+	[ "$bad" = 0 ] || fail "$db: $bad calls closed for another reason than their thread's end"
+}
+
+COLLECT_OPTS="--functions ^tree_"
+for ending in return exit; do
+	FAILED_BEFORE=$FAILED
+	check_sample calltree 3 30 "$ending"
+	cp "$TMP/calltree.db" "$TMP/calltree-$ending.db"
+	cp "$TMP/calltree.check.db" "$TMP/calltree-$ending.check.db"
+	check_calls "$TMP/calltree.db" "$TMP/calltree-$ending.check.db"
+	[ "$FAILED" = "$FAILED_BEFORE" ] && pass "calls of calltree 3 30 $ending"
+done
+# The open calls of the exit run are the three the sample names.
+[ "$(sql "$TMP/calltree.db" "SELECT GROUP_CONCAT(f.name, '>') FROM (SELECT * FROM calls WHERE unfinished
+	IS NOT NULL ORDER BY depth) c JOIN functions f ON f.id = c.function_id")" = "tree_round>tree_branch>tree_leaf" ] ||
+	fail "the calls left open by pthread_exit are not tree_round > tree_branch > tree_leaf"
+
+# mtx report calls, for one thread: tree_leaf's count is the sample's.
+check=$TMP/calltree-return.check.db
+tid=$(sql "$check" "SELECT tid FROM sc_call GROUP BY tid ORDER BY SUM(count) DESC LIMIT 1")
+want=$(sql "$check" "SELECT SUM(count) FROM sc_call WHERE tid = $tid AND callee = 'tree_leaf'")
+"$MTX" report "$TMP/calltree-return.db" calls --format csv > report.csv 2> report.err || fail "report calls: $(cat report.err)"
+grep -q "^exact calls," report.csv || fail "report calls does not say it used exact calls"
+"$MTX" report "$TMP/calltree-return.db" calls --thread "$tid" --format csv > thread.csv 2>&1 ||
+	fail "report calls --thread: $(cat thread.csv)"
+got=$(awk -F, '$NF ~ /^\[[0-9]+\] tree_leaf$/ { print $(NF-1) }' thread.csv)
+[ "$got" = "$want" ] || fail "report calls --thread $tid: tree_leaf called '$got' times, the sample says $want"
+
+# A crash inside three calls: same output and status; those three closed.
+MTX_SELFCHECK="$TMP/abort.plain.sc" "$CALLTREE" 3 30 abort > abort.plain.out 2> /dev/null
+plain_status=$?
+MTX_SELFCHECK="$TMP/abort.mtx.sc" "$MTX" collect -q --functions '^tree_' -o abort.db -- "$CALLTREE" 3 30 abort \
+	> abort.mtx.out 2> abort.mtx.err &
+mtx_pid=$!
+wait $mtx_pid
+mtx_status=$?
+[ "$plain_status" = 134 ] || fail "calltree abort exited $plain_status, not 134 (SIGABRT)"
+[ "$mtx_status" = "$plain_status" ] || fail "calltree abort: exit status $mtx_status under mtx, $plain_status without"
+cmp -s abort.plain.out abort.mtx.out || fail "calltree abort: output differs under mtx"
+cp abort.db abort.check.db
+import_selfcheck "$TMP/abort.mtx.sc" abort.check.db
+check_calls abort.db abort.check.db
+
+# A static program: its sync operations through uprobes as well.
+SAMPLES=$BUILDDIR/tests/e2e SAMPLE_SUFFIX=-static check_sample calltree 2 20
+check_calls "$TMP/calltree.db" "$TMP/calltree.check.db"
+[ "$(sql "$TMP/calltree.db" "SELECT value FROM meta WHERE key = 'sync_method'")" = uprobes ] ||
+	fail "static calltree: sync operations not traced with uprobes"
+
+# A collector killed with its probes defined leaves them behind; the next
+# mtx collect with uprobes removes them as it starts.
+"$MTX" collect -q --functions '^tree_' -o killed.db -- "$CALLTREE" 1 1000000 > /dev/null 2>&1 &
+killed=$!
+for _ in $(seq 100); do
+	[ -d "/sys/kernel/tracing/events/mtx_$killed" ] && break
+	sleep 0.1
+done
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] || fail "no probes appeared for the collector to be killed"
+program=$(pgrep -P "$killed")
+kill -9 "$killed"
+wait "$killed" 2>/dev/null
+[ -n "$program" ] && kill -9 "$program" 2>/dev/null
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] || fail "a killed collector's probes were removed by nobody (test broken?)"
+"$MTX" collect -q --functions '^tree_leaf$' -o next.db -- "$CALLTREE" 1 1 > /dev/null || fail "collect after a killed one"
+[ -d "/sys/kernel/tracing/events/mtx_$killed" ] && fail "the probes of the killed collector mtx_$killed were not removed"
+
+# The probes of the abort run's collector are gone once its closing child
+# has finished (bounded wait).
+for _ in $(seq 100); do
+	[ -d "/sys/kernel/tracing/events/mtx_$mtx_pid" ] || break
+	sleep 0.1
+done
+[ -d "/sys/kernel/tracing/events/mtx_$mtx_pid" ] && fail "the probes of mtx_$mtx_pid were left behind"
+finish
