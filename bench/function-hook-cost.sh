@@ -21,7 +21,9 @@
 #                calls rows written to run.db included
 # Each run reports the time its calls took from inside the program
 # (HOOKTREE_NS) and the script times the whole command. ns per call =
-# (median of the kind - median of plain) / calls, both ways.
+# (median of the kind - median of plain) / calls, both ways; "best" is the
+# same from the fastest run of each (on a shared machine the least
+# disturbed one).
 set -u
 . "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,14 +83,14 @@ report() {
 	echo "# function-hook-cost: $(date -u +%Y-%m-%dT%H:%MZ) commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null)" \
 		"load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# hooktree $args: $calls calls per run, $rounds rounds, medians"
-	printf '%-16s %12s %12s %14s %14s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call
-	local pin pw
-	pin=$(median < in.plain); pw=$(median < wall.plain)
+	printf '%-16s %12s %12s %16s %14s %16s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call best_in-prog_ns
+	local pin pw pbest
+	pin=$(median < in.plain); pw=$(median < wall.plain); pbest=$(sort -n in.plain | head -1)
 	for kind in $KINDS; do
-		local min mw
-		min=$(median < "in.$kind"); mw=$(median < "wall.$kind")
-		awk -v k="$kind" -v i="$min" -v w="$mw" -v pi="$pin" -v pw="$pw" -v n="$calls" 'BEGIN {
-			printf "%-16s %12.1f %12.1f %14.1f %14.1f\n", k, i / 1e6, w / 1e3, (i - pi) / n, (w - pw) * 1e3 / n }'
+		local min mw best
+		min=$(median < "in.$kind"); mw=$(median < "wall.$kind"); best=$(sort -n "in.$kind" | head -1)
+		awk -v k="$kind" -v i="$min" -v w="$mw" -v pi="$pin" -v pw="$pw" -v n="$calls" -v b="$best" -v pb="$pbest" 'BEGIN {
+			printf "%-16s %12.1f %12.1f %16.1f %14.1f %16.1f\n", k, i / 1e6, w / 1e3, (i - pi) / n, (w - pw) * 1e3 / n, (b - pb) / n }'
 	done
 }
 if [ "$RESULTS" = - ]; then

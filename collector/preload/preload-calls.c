@@ -124,19 +124,22 @@ static HOOK __attribute__((noinline, cold)) int claim_saving(struct preload_thre
 	return ok;
 }
 
-/* preload_now without its clock_gettime fallback, which may touch xmm. */
+/* preload_now's clock_gettime, which may touch xmm: out of line. */
+static HOOK __attribute__((noinline, cold)) uint64_t now_saving(void)
+{
+	uint64_t xmm[16], ns;
+
+	SAVE_XMM(xmm);
+	ns = preload_now();
+	RESTORE_XMM(xmm);
+	return ns;
+}
+
 static inline HOOK uint64_t hook_now(void)
 {
 	if (__builtin_expect(preload_tsc, 1))
 		return __rdtsc();
-	{
-		uint64_t xmm[16], ns;
-
-		SAVE_XMM(xmm);
-		ns = preload_now();
-		RESTORE_XMM(xmm);
-		return ns;
-	}
+	return now_saving();
 }
 
 static inline __attribute__((always_inline)) HOOK void call_record(struct preload_thread *t,
@@ -165,11 +168,24 @@ PRELOAD_EXPORT HOOK void __cyg_profile_func_exit(void *fn, void *callsite)
 
 /* Whether @e is a frame abandoned by a longjmp, seen from a function
  * being entered whose return address is at @slot (see preload_pg_enter). */
-static inline int stale(const struct shadow_entry *e, const uint64_t *slot)
+static inline int stale(const struct shadow_entry *e, const uint64_t *slot, uint64_t span)
 {
 	if (e->slot == slot)
 		return *slot != (uint64_t)(uintptr_t)preload_pg_return;
-	return e->slot < slot && (uint64_t)((const char *)slot - (const char *)e->slot) < STALE_SPAN;
+	return e->slot < slot && (uint64_t)((const char *)slot - (const char *)e->slot) < span;
+}
+
+/* Record the exits of the abandoned frames on top of @s (at @stamp) and
+ * drop them; out of line, as it is rare. The trampoline knows @slot is the
+ * returning frame's, so everything below it goes (@span UINT64_MAX). */
+static __attribute__((noinline, cold)) void close_stale(struct shadow_stack *s, const uint64_t *slot,
+							 uint64_t stamp, uint64_t span)
+{
+	while (s->sp > 0 && stale(&s->e[s->sp - 1], slot, span)) {
+		call_record(&preload_tls, stamp | MTX_CALL_EXIT, s->e[s->sp - 1].fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->sp--;
+	}
 }
 
 /*
@@ -196,11 +212,8 @@ HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
 	 * by the trampoline); a fresh call wrote a real return address there.
 	 * A frame further away than STALE_SPAN is on another stack: a signal
 	 * handler's alternate one, above the thread's. */
-	while (__builtin_expect(s->sp > 0 && stale(&s->e[s->sp - 1], slot), 0)) {
-		call_record(&preload_tls, stamp | MTX_CALL_EXIT, s->e[s->sp - 1].fn);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		s->sp--;
-	}
+	if (__builtin_expect(s->sp > 0 && stale(&s->e[s->sp - 1], slot, STALE_SPAN), 0))
+		close_stale(s, slot, stamp, STALE_SPAN);
 	sp = s->sp;
 	if (__builtin_expect(sp >= SHADOW_DEPTH, 0)) {
 		__atomic_fetch_add(&preload_call_region.hdr->lost_full, 1, __ATOMIC_RELAXED);
@@ -227,20 +240,24 @@ HOOK uint64_t preload_pg_exit(uint64_t sp_at_return)
 {
 	struct shadow_stack *s = &shadow;
 	uint64_t stamp = hook_now() | MTX_CALL_EXIT;
+	struct shadow_entry *e;
+	uint64_t ret;
 
-	while (s->sp > 0) {
-		struct shadow_entry *e = &s->e[s->sp - 1];
-		uint64_t ret = e->ret;
-
-		call_record(&preload_tls, stamp, e->fn);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		s->sp--;
-		if ((uint64_t)(uintptr_t)e->slot + 8 >= sp_at_return)
-			return ret;
-		/* a frame below ours: abandoned by longjmp, closed just now */
+	if (__builtin_expect(s->sp == 0, 0))
+		__builtin_trap(); /* only a program that rewrote its own return addresses */
+	e = &s->e[s->sp - 1];
+	if (__builtin_expect((uint64_t)(uintptr_t)e->slot + 8 < sp_at_return, 0)) {
+		/* frames below ours, abandoned by longjmp: closed just now */
+		close_stale(s, (const uint64_t *)(uintptr_t)(sp_at_return - 8), stamp, UINT64_MAX);
+		if (s->sp == 0)
+			__builtin_trap();
+		e = &s->e[s->sp - 1];
 	}
-	/* Only a program that rewrote its own return addresses gets here. */
-	__builtin_trap();
+	ret = e->ret;
+	call_record(&preload_tls, stamp, e->fn);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->sp--;
+	return ret;
 }
 
 void preload_calls_thread_exit(void)
