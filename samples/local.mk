@@ -5,7 +5,7 @@
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/c11threads samples/calltree samples/hooktree \
-	samples/hooktree-pg samples/hooktree-finstr
+	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -52,7 +52,8 @@ samples_calltree_LDADD = -lpthread
 samples_calltree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_calltree_LDFLAGS = -pthread
 
-# hooktree three ways: plain, and built for the preload library's hooks.
+# hooktree four ways: plain, and built for each of the preload library's
+# hooks (mcount, __fentry__, __cyg_profile_func_enter/exit).
 # The instrumented builds keep the plain build's flags; -pg links gcrt1.o,
 # which writes gmon.out in the working directory at exit.
 samples_hooktree_SOURCES = samples/hooktree.c samples/args.h
@@ -61,6 +62,9 @@ samples_hooktree_LDFLAGS = -pthread
 samples_hooktree_pg_SOURCES = samples/hooktree.c samples/args.h
 samples_hooktree_pg_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg
 samples_hooktree_pg_LDFLAGS = -pthread -pg
+samples_hooktree_fentry_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_fentry_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg -mfentry
+samples_hooktree_fentry_LDFLAGS = -pthread -pg
 samples_hooktree_finstr_SOURCES = samples/hooktree.c samples/args.h
 samples_hooktree_finstr_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -finstrument-functions
 samples_hooktree_finstr_LDFLAGS = -pthread

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Exact calls from programs built with -pg and with -finstrument-functions
-# (samples/hooktree, built both ways): libmtx-preload.so's hooks write every
+# Exact calls from programs built with -pg (also -pg -mfentry) and with
+# -finstrument-functions (samples/hooktree, built each way): libmtx-preload.so's hooks write every
 # entry and exit, and run.db's calls must hold, per thread, exactly the
 # calls the sample counted itself, per function and calling function
 # (MTX_SELFCHECK "call" lines), properly nested; the program's output and
@@ -17,9 +17,9 @@
 require_perf
 LIB=$BUILDDIR/collector/preload/.libs/libmtx-preload.so
 
-for build in pg finstr; do
+for build in pg fentry finstr; do
 	case $build in
-	pg) ARGS="3 60 5 2" ;;
+	pg|fentry) ARGS="3 60 5 2" ;;
 	finstr) ARGS="3 60 5 1" ;;
 	esac
 	name=hooktree-$build
@@ -90,7 +90,7 @@ SQL
 	[ "$(sql "$check" "SELECT value FROM meta WHERE key = 'calls_unfinished'")" = "$unfinished" ] ||
 		fail "$name: meta calls_unfinished disagrees with the calls table"
 	case $build in
-	pg) want=0 ;;
+	pg|fentry) want=0 ;;
 	finstr) want=$dives ;;
 	esac
 	[ "$unfinished" = "$want" ] && [ "$dive_unfinished" = "$want" ] ||
