@@ -52,7 +52,12 @@ struct call_batch {
 	uint64_t upto_ns;
 };
 
-#define CALL_PUMP_MAX_QUEUED (8u << 20) /* entries: 256 MiB */
+/* Entries: 8 MiB, about a quarter second of the main loop's work (ordering,
+ * pairing, one SQLite row per call). The main loop takes the whole queue
+ * at once; a bound this low keeps the wait of the program's threads, while
+ * the pump waits for the main loop, well under the lanes' budget
+ * (LANE_CALL_WAIT_BUDGET_NS). */
+#define CALL_PUMP_MAX_QUEUED (1u << 18)
 
 /* sync_pump_start - start draining @r and, unless NULL, the call region
  * @calls (both still owned by the caller). Returns 0 or -errno. */

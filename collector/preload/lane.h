@@ -39,6 +39,8 @@
 #define LANE_PREFETCH_AHEAD 8u
 /* How long a writer waits for the collector before counting losses. */
 #define LANE_WAIT_BUDGET_NS 500000000ull
+/* The same for call lanes, where one lost record breaks the nesting of many. */
+#define LANE_CALL_WAIT_BUDGET_NS 10000000000ull
 
 /* A validated view of a mapped region: geometry copied out of the header. */
 struct mtx_lane_region {
@@ -48,6 +50,10 @@ struct mtx_lane_region {
 	uint64_t lane_stride;
 	uint32_t lane_count;
 	uint32_t lane_records;
+	/* Set by lane_region_open_as to LANE_SLACK and LANE_WAIT_BUDGET_NS;
+	 * the library raises both for call lanes (preload.c). */
+	uint32_t slack;          /* records kept free for nested writers */
+	uint64_t wait_budget_ns; /* how long a full lane is waited for */
 };
 
 /* One thread's writing state. Zero-initialized means "no lane yet". */
@@ -97,6 +103,8 @@ static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, siz
 	r->lane_stride = h->lane_stride;
 	r->lane_count = h->lane_count;
 	r->lane_records = h->lane_records;
+	r->slack = LANE_SLACK;
+	r->wait_budget_ns = LANE_WAIT_BUDGET_NS;
 	return 0;
 }
 
@@ -180,7 +188,7 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			w->recs = mtx_shm_lane_records(l); /* call_recs: same address */
 			w->mask = r->lane_records - 1;
 			w->reserve = head;
-			w->limit = tail + r->lane_records - LANE_SLACK;
+			w->limit = tail + r->lane_records - r->slack;
 			if (w->limit < head || w->limit - head > r->lane_records)
 				w->limit = head; /* scribbled indices: reread tail at once */
 			w->pid = pid;
@@ -256,8 +264,8 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 	}
 	for (;;) {
 		tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
-		if (w->reserve + LANE_SLACK < tail + n) {
-			w->limit = tail + n - LANE_SLACK;
+		if (w->reserve + r->slack < tail + n) {
+			w->limit = tail + n - r->slack;
 			w->stalled = 0;
 			return 1;
 		}
@@ -265,7 +273,7 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 			return 0; /* the collector is not draining: don't wait on every op */
 		if (step == 0)
 			start_ns = lane_now_ns();
-		if (lane_backoff(step++, start_ns) > LANE_WAIT_BUDGET_NS) {
+		if (lane_backoff(step++, start_ns) > r->wait_budget_ns) {
 			w->stalled = 1;
 			w->stalled_tail = tail;
 			return 0;

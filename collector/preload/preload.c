@@ -228,6 +228,16 @@ __attribute__((constructor)) static void preload_init(void)
 	if (attach_region(MTX_CALL_ENV, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE,
 			  &preload_call_region) == 0) {
 		lane_reap_pid(&preload_call_region, getpid());
+		/*
+		 * A call's records must all be kept for nesting to stay exact, and
+		 * a program that makes calls faster than the collector writes rows
+		 * waits for it over and over: wait longer before counting losses,
+		 * and keep more room for signal handlers that run meanwhile (they
+		 * cannot wait under the interrupted writer).
+		 */
+		preload_call_region.wait_budget_ns = LANE_CALL_WAIT_BUDGET_NS;
+		if (preload_call_region.lane_records / 4 > preload_call_region.slack)
+			preload_call_region.slack = preload_call_region.lane_records / 4;
 		__atomic_store_n(&preload_calls_attached, 1, __ATOMIC_RELEASE);
 	}
 	if (preload_attached || preload_calls_attached) {
