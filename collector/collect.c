@@ -137,6 +137,9 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 	rc = function_uprobes_find(fu, path, o->functions, o->functions_in, err);
 	if (rc)
 		return rc;
+	if (function_uprobes_skipped(*fu))
+		log_warn("not traced: %s (never called, only jumped to: a return probe would overwrite its stack)",
+			 function_uprobes_skipped(*fu));
 	if (!function_uprobes_count(*fu)) {
 		if (asprintf(err, "no function of %s matches '%s' (see mtx collect --list-functions)", o->argv[0],
 			     o->functions) < 0)

@@ -44,7 +44,46 @@ struct function_uprobes {
 	size_t nr_modules, cap_modules;
 	struct function_probe *probes;
 	size_t nr_probes, cap_probes;
+	char *skipped;               /* names left out (not_called), space-separated */
 };
+
+/*
+ * Functions that are jumped to, never called: a return probe takes the
+ * word at the top of the stack on entry for the return address and
+ * replaces it, which for these is data (argc for _start, which changed a
+ * program's exit status here; the signal frame for __restore_rt; the
+ * loader's arguments for _dl_runtime_resolve*; the frame of the function
+ * whose cold part gcc split out as NAME.cold), so they are never probed.
+ */
+static const char *const not_called[] = {
+	"_start", "_dl_start_user", "__restore_rt", "_dl_runtime_resolve", "_dl_runtime_profile",
+};
+
+static int is_not_called(const char *name)
+{
+	if (strstr(name, ".cold"))
+		return 1;
+	for (size_t i = 0; i < sizeof(not_called) / sizeof(not_called[0]); i++)
+		if (!strncmp(name, not_called[i], strlen(not_called[i])) &&
+		    (!name[strlen(not_called[i])] || !strncmp(not_called[i], "_dl_runtime_", 12)))
+			return 1;
+	return 0;
+}
+
+/* Note @name as left out, once. */
+static int note_skipped(struct function_uprobes *u, const char *name)
+{
+	char *more;
+	size_t len = strlen(name);
+	for (const char *at = u->skipped; at && (at = strstr(at, name)); at += len)
+		if ((at == u->skipped || at[-1] == ' ') && (!at[len] || at[len] == ' '))
+			return 0;
+	if (asprintf(&more, "%s%s%s", u->skipped ? u->skipped : "", u->skipped ? " " : "", name) < 0)
+		return -ENOMEM;
+	free(u->skipped);
+	u->skipped = more;
+	return 0;
+}
 
 /* Add @path (resolved) to the modules unless it is there. */
 static int add_module(struct function_uprobes *u, const char *path)
@@ -94,6 +133,8 @@ static int on_symbol(void *ctx, const struct elf_symbol *sym)
 	struct function_probe *p;
 	if (!match_test(sc->match, sym->name))
 		return 0;
+	if (is_not_called(sym->name))
+		return sc->error = note_skipped(u, sym->name);
 	slot = keyhash_slot(&sc->offsets, (int64_t)sym->offset, 0, 0);
 	if (!slot)
 		return sc->error = -ENOMEM;
@@ -193,6 +234,11 @@ done:
 size_t function_uprobes_count(const struct function_uprobes *u)
 {
 	return u ? u->nr_probes : 0;
+}
+
+const char *function_uprobes_skipped(const struct function_uprobes *u)
+{
+	return u ? u->skipped : NULL;
 }
 
 void function_uprobes_get(const struct function_uprobes *u, size_t i, const char **name, const char **path)
@@ -330,5 +376,6 @@ void function_uprobes_free(struct function_uprobes *u)
 	for (size_t i = 0; i < u->nr_modules; i++)
 		free(u->modules[i]);
 	free(u->modules);
+	free(u->skipped);
 	free(u);
 }

@@ -9,7 +9,8 @@
  * libraries the program loads whose file name begins with LIB ("libc",
  * "libm.so.6"; "lib" is every library). --functions-in LIB applies a plain
  * REGEX to those libraries as well as to the program. One probe pair per
- * address: aliases are traced once, under the first name found.
+ * address: aliases are traced once, under the first name found. Functions
+ * that are jumped to rather than called (_start, ...) are left out.
  *
  * How: the probes are defined in tracefs (collector/uprobes.h, group
  * mtx_<pid>) and opened as tracepoints per CPU with inherit, like the sync
@@ -44,6 +45,11 @@ const char *function_uprobes_regex(const char *pattern);
 
 /* function_uprobes_count - functions found (probe pairs to define). */
 size_t function_uprobes_count(const struct function_uprobes *u);
+
+/* function_uprobes_skipped - the names the pattern matched that are never
+ * probed, space-separated (functions jumped to, not called, such as
+ * _start: a return probe would overwrite their stack), or NULL. */
+const char *function_uprobes_skipped(const struct function_uprobes *u);
 
 /* function_uprobes_get - the name and the file of function @i (< count),
  * valid while @u lives. */

@@ -107,6 +107,9 @@ static int list_functions(const char *prog, const char *pattern, const char *als
 		return EXIT_FAILURE_MTX;
 	}
 	n = function_uprobes_count(fu);
+	if (function_uprobes_skipped(fu))
+		log_warn("not traced: %s (never called, only jumped to: a return probe would overwrite its stack)",
+			 function_uprobes_skipped(fu));
 	for (size_t i = 0; i < n; i++) {
 		const char *name, *module;
 		function_uprobes_get(fu, i, &name, &module);

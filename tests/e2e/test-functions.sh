@@ -4,7 +4,8 @@
 # thread and (caller, callee):
 #  - --list-functions lists exactly the functions the pattern matches; a
 #    bad pattern is one error line and exit 2, a pattern matching nothing
-#    exit 1 (and --functions then runs nothing);
+#    exit 1 (and --functions then runs nothing); with '.', functions that
+#    are jumped to (_start) are left out and the program runs unchanged;
 #  - under --functions '^tree_', check_sample (samples.sh) holds (same
 #    output and status, threads, states, switches, sync ops), and the calls
 #    table holds, per thread, exactly the calls the sample made from each
@@ -50,6 +51,18 @@ status=$?
 [ "$(wc -l < none.err)" = 1 ] && grep -q "no function of" none.err || fail "--functions matching nothing said: $(cat none.err)"
 [ -s none.out ] && fail "--functions matching nothing ran the program"
 [ -e none.db ] && fail "--functions matching nothing left a database"
+
+# Every function of the program: those jumped to, not called (_start,
+# NAME.cold), are left out and named; the program runs as it does alone
+# (a return probe on _start overwrote argc: the arguments were lost).
+"$CALLTREE" 2 5 > all.plain.out 2>&1
+"$MTX" collect -o all.db --functions . -- "$CALLTREE" 2 5 > all.mtx.out 2> all.err
+status=$?
+[ "$status" = 0 ] || fail "--functions . exited $status: $(cat all.err)"
+cmp -s all.plain.out all.mtx.out || fail "--functions .: the program's output differs under mtx"
+grep -q "not traced: .*_start" all.err || fail "--functions . did not say that _start is left out: $(cat all.err)"
+[ "$(sql all.db "SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'main'")" = 1 ] ||
+	fail "--functions .: main not recorded once"
 
 # check_calls DB CHECK - the calls of DB against the sample's own counts
 # (CHECK: a copy of DB with the self-check imported). Unfinished calls
