@@ -15,7 +15,8 @@ noinst_PROGRAMS += bench/sync-op-cost
 bench_sync_op_cost_SOURCES = bench/sync-op-cost.c bench/lock-pairs.h
 bench_sync_op_cost_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_sync_op_cost_LDADD = $(MTX_LIBS)
-dist_noinst_SCRIPTS += bench/sync-op-cost.sh
+dist_noinst_SCRIPTS += bench/sync-op-cost.sh bench/function-hook-cost.sh
+EXTRA_DIST += bench/results/function-hook-cost.txt
 
 noinst_PROGRAMS += bench/gen-rundb
 bench_gen_rundb_SOURCES = bench/gen-rundb.c

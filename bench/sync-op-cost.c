@@ -13,6 +13,9 @@
  *       PERIOD_US microseconds while it runs (-1: never; records are counted,
  *       not stored), print "records N lost N (...)" on stderr and exit with
  *       COMMAND's status.
+ *   sync-op-cost collect-calls LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]
+ *       the same with a call region (the -pg / -finstrument-functions hooks,
+ *       bench/function-hook-cost.sh) instead of a sync region.
  *
  * bench/sync-op-cost.sh runs both and prints the figures.
  */
@@ -36,14 +39,15 @@ static void count_emit(void *ctx, const struct mtx_event *ev)
 	(*(uint64_t *)ctx)++;
 }
 
-static int collect(const char *lib, char **argv, uint32_t lane_records, long period_us)
+static int collect(const char *lib, char **argv, uint32_t lane_records, long period_us, int calls)
 {
 	struct sync_region *region;
 	uint64_t records = 0;
 	int rc, status;
 	pid_t pid;
 
-	rc = sync_region_create_sized(&region, 64, lane_records);
+	rc = calls ? call_region_create_sized(&region, 64, lane_records) :
+		     sync_region_create_sized(&region, 64, lane_records);
 	if (rc < 0) {
 		fprintf(stderr, "sync-op-cost: cannot create the region: %s\n", strerror(-rc));
 		return 1;
@@ -92,9 +96,11 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "measure"))
 		return measure(argc > 2 ? atol(argv[2]) : 5000000, argc > 3 ? atoi(argv[3]) : 7);
-	if (argc >= 7 && !strcmp(argv[1], "collect") && !strcmp(argv[5], "--"))
-		return collect(argv[2], argv + 6, (uint32_t)atol(argv[3]), atol(argv[4]));
+	if (argc >= 7 && (!strcmp(argv[1], "collect") || !strcmp(argv[1], "collect-calls")) &&
+	    !strcmp(argv[5], "--"))
+		return collect(argv[2], argv + 6, (uint32_t)atol(argv[3]), atol(argv[4]),
+			       !strcmp(argv[1], "collect-calls"));
 	fprintf(stderr, "usage: sync-op-cost measure [pairs] [runs]\n"
-			"       sync-op-cost collect LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]\n");
+			"       sync-op-cost collect[-calls] LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]\n");
 	return 2;
 }

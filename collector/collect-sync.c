@@ -96,11 +96,21 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 			*err = NULL;
 		return rc;
 	}
+	/* Lanes are claimed only by threads that reach a hook, so a program
+	 * built without -pg / -finstrument-functions costs an empty region. */
+	rc = call_region_create(&cs->calls);
+	if (rc) {
+		if (asprintf(err, "cannot create the shared memory for call records in /dev/shm: %s",
+			     strerror(-rc)) < 0)
+			*err = NULL;
+		return rc;
+	}
 	cs->objects = sync_objects_new();
 	if (!cs->objects)
 		return -ENOMEM;
 	cs->env[0] = cs->ld_preload;
 	cs->env[1] = (char *)sync_region_env(cs->region);
+	cs->env[2] = (char *)sync_region_env(cs->calls);
 	cs->method = "preload";
 	cs->on = 1;
 	return 0;
@@ -120,6 +130,12 @@ int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx
 	if (!cs->method)
 		return 0; /* sync not asked for */
 	writer_meta(w, "sync_method", cs->method);
+	if (cs->calls) {
+		cs->order = &s->order;
+		cs->calls_queue = order_add_queue(&s->order);
+		if (cs->calls_queue < 0)
+			return cs->calls_queue;
+	}
 	if (!cs->uprobes)
 		return 0;
 	cs->w = w;
@@ -139,7 +155,7 @@ int collect_sync_start(struct collect_sync *cs, char **err)
 	int rc;
 	if (!cs->region)
 		return 0;
-	rc = sync_pump_start(&cs->pump, cs->region);
+	rc = sync_pump_start(&cs->pump, cs->region, cs->calls);
 	if (rc && asprintf(err, "cannot start the sync drain thread: %s", strerror(-rc)) < 0)
 		*err = NULL;
 	return rc;
@@ -152,6 +168,54 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w)
 			break; /* the writer's error is sticky and reported by the caller */
 	cs->records += cs->batch.len;
 	cs->batch.len = 0;
+}
+
+/* Push the taken call entries into the ordering stage. */
+static void push_calls(struct collect_sync *cs)
+{
+	struct mtx_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MTX_EV_CALL;
+	ev.cpu = -1;
+	for (size_t i = 0; i < cs->call_batch.len; i++) {
+		const struct call_entry *e = &cs->call_batch.ev[i];
+
+		ev.ts_ns = e->ts_ns;
+		ev.pid = e->pid;
+		ev.tid = e->tid;
+		ev.u.call.fn = e->fn;
+		ev.u.call.at_return = e->at_return;
+		if (order_push(cs->order, cs->calls_queue, &ev))
+			cs->calls_lost++;
+		else
+			cs->call_events++;
+	}
+	cs->call_batch.len = 0;
+}
+
+uint64_t collect_sync_calls(struct collect_sync *cs)
+{
+	if (!cs->pump || !cs->calls)
+		return UINT64_MAX;
+	sync_pump_take_calls(cs->pump, &cs->call_batch);
+	push_calls(cs);
+	return cs->call_batch.upto_ns;
+}
+
+void collect_sync_stop(struct collect_sync *cs)
+{
+	uint64_t dropped = 0;
+
+	if (!cs->pump)
+		return;
+	cs->lost = sync_pump_stop(cs->pump, &cs->batch, cs->calls ? &cs->call_batch : NULL, &dropped);
+	cs->pump = NULL;
+	cs->calls_lost += dropped;
+	if (cs->calls) {
+		push_calls(cs);
+		cs->calls_lost += sync_region_lost(cs->calls);
+	}
 }
 
 void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w)
@@ -173,9 +237,8 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 
 	if (!cs->on)
 		return 0;
-	if (cs->pump) {
-		cs->lost = sync_pump_stop(cs->pump, &cs->batch);
-		cs->pump = NULL;
+	collect_sync_stop(cs);
+	if (cs->region) {
 		write_batch(cs, w);
 		cs->lost += sync_region_lost(cs->region);
 	}
@@ -208,8 +271,11 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 void collect_sync_free(struct collect_sync *cs)
 {
 	if (cs->pump)
-		sync_pump_stop(cs->pump, &cs->batch);
+		sync_pump_stop(cs->pump, &cs->batch, NULL, NULL);
 	sync_batch_free(&cs->batch);
+	call_batch_free(&cs->call_batch);
+	if (cs->calls)
+		sync_region_destroy(cs->calls);
 	sync_objects_free(cs->objects);
 	if (cs->region)
 		sync_region_destroy(cs->region);

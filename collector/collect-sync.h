@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "collector/order.h"
 #include "collector/sync-pump.h"
 #include "collector/writer.h"
 
@@ -29,8 +30,15 @@ struct collect_sync {
 	struct sync_objects *objects;
 	struct sync_batch batch;
 	uint64_t records, lost;
+	/* -pg / -finstrument-functions hooks: their region, and the queue of
+	 * the session's ordering stage their MTX_EV_CALL events go into. */
+	struct sync_region *calls;
+	struct call_batch call_batch;
+	struct mtx_order *order;
+	int calls_queue;
+	uint64_t call_events, calls_lost;
 	char ld_preload[PATH_MAX + 64];
-	char *env[3];                 /* for target_spawn: LD_PRELOAD, MTX_SYNC_REGION */
+	char *env[4];                 /* for target_spawn: LD_PRELOAD, MTX_SYNC_REGION, MTX_CALL_REGION */
 };
 
 /*
@@ -59,6 +67,19 @@ int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev);
 
 /* collect_sync_start - start draining (after the program was spawned). */
 int collect_sync_start(struct collect_sync *cs, char **err);
+
+/*
+ * collect_sync_calls - move the call events drained so far into the ordering
+ * stage. Returns the time the stage may be flushed up to: every call record
+ * stamped before it is in (UINT64_MAX without a call region).
+ */
+uint64_t collect_sync_calls(struct collect_sync *cs);
+
+/*
+ * collect_sync_stop - the program is gone: drain everything left, and push
+ * the last call events into the ordering stage (before its final flush).
+ */
+void collect_sync_stop(struct collect_sync *cs);
 
 /* collect_sync_write - write what was drained since the last call. */
 void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w);

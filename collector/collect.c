@@ -345,7 +345,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			done = on_signal(sfd, t.pid, &wstatus);
 		round_ns = clock_now_ns();
 		session_drain(&s);
-		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, emit, &sinks);
+		{
+			/* no further than every call record has been drained */
+			uint64_t upto = round_ns - FLUSH_MARGIN_NS, calls_upto = collect_sync_calls(&cs);
+			order_flush(&s.order, calls_upto < upto ? calls_upto : upto, emit, &sinks);
+		}
 		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
@@ -358,6 +362,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* The program is gone: take what is left in the rings, in order. */
 	session_disable(&s);
 	session_drain(&s);
+	collect_sync_stop(&cs);
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);
 	r->status = decode_status(wstatus);
 	model_finish(m, clock_now_ns(), t.pid, r->status);
@@ -370,18 +375,23 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		r->record_failed = 1;
 	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
+	s.decoded[MTX_EV_CALL] += cs.call_events;
+	s.lost[MTX_SRC_CALLS] += cs.calls_lost;
 	write_end_meta(w, &s, m, r->status);
 	{
 		uint64_t lost = 0;
 		for (int i = 0; i < MTX_SRC__COUNT; i++)
 			lost += s.lost[i];
-		lost -= s.lost[MTX_SRC_SYNC];
+		lost -= s.lost[MTX_SRC_SYNC] + s.lost[MTX_SRC_CALLS];
 		if (lost)
 			log_warn("%llu kernel records were lost (see 'mtx info %s'); a larger --buffer-size helps",
 				 (unsigned long long)lost, o->output);
 		if (s.lost[MTX_SRC_SYNC])
 			log_warn("%llu sync records were lost (see 'mtx info %s'): the collector could not keep up",
 				 (unsigned long long)s.lost[MTX_SRC_SYNC], o->output);
+		if (s.lost[MTX_SRC_CALLS])
+			log_warn("%llu function entry/exit records were lost (see 'mtx info %s')",
+				 (unsigned long long)s.lost[MTX_SRC_CALLS], o->output);
 		log_info("recorded %llu threads, %llu rows into %s",
 			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
 	}

@@ -42,7 +42,8 @@ enum mtx_event_type {
 	X(WAKEUPS, "wakeups")          \
 	X(SYNC, "sync")                \
 	X(SAMPLES, "samples")          \
-	X(FUNCTIONS, "functions")
+	X(FUNCTIONS, "functions")      \
+	X(CALLS, "calls")
 
 enum mtx_source_id {
 #define X(e, n) MTX_SRC_##e,

@@ -16,6 +16,17 @@ int order_init(struct mtx_order *o, int nr_queues)
 	return 0;
 }
 
+int order_add_queue(struct mtx_order *o)
+{
+	struct order_queue *q = realloc(o->queues, ((size_t)o->nr_queues + 1) * sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	memset(&q[o->nr_queues], 0, sizeof(*q));
+	o->queues = q;
+	return o->nr_queues++;
+}
+
 static struct mtx_event *queue_at(struct order_queue *q, size_t i)
 {
 	return &q->ev[(q->head + i) & (q->cap - 1)];

@@ -29,6 +29,10 @@ typedef void (*order_emit_fn)(void *ctx, const struct mtx_event *ev);
 /* order_init - @nr_queues input streams (one per CPU). Returns 0 or -ENOMEM. */
 int order_init(struct mtx_order *o, int nr_queues);
 
+/* order_add_queue - one more input stream (e.g. the preload library's
+ * call records, collector/collect-sync.c). Returns its index or -ENOMEM. */
+int order_add_queue(struct mtx_order *o);
+
 /* order_push - add @ev to stream @queue. Returns 0 or -ENOMEM. */
 int order_push(struct mtx_order *o, int queue, const struct mtx_event *ev);
 

@@ -28,8 +28,9 @@
 struct sync_region {
 	void *base;
 	size_t size;
-	char name[64];       /* shm_open name, "/mtx-sync-..." */
-	char env[80];        /* MTX_SHM_ENV "=" name */
+	char name[64];       /* shm_open name, "/mtx-sync-..." or "/mtx-call-..." */
+	char env[80];        /* MTX_SHM_ENV or MTX_CALL_ENV "=" name */
+	uint32_t record_size;
 	uint32_t lane_count;
 	uint32_t lane_records;
 	uint64_t lane_offset;
@@ -51,8 +52,11 @@ int sync_region_create(struct sync_region **out)
 	return sync_region_create_sized(out, MTX_SHM_DEFAULT_LANES, MTX_SHM_DEFAULT_LANE_RECORDS);
 }
 
-int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
-			     uint32_t lane_records)
+/* Create a region of either kind: @magic, @record_size, @prefix of its
+ * shm name, @env the variable that names it. */
+static int region_create(struct sync_region **out, const char *magic, uint32_t record_size,
+			 const char *prefix, const char *env, uint32_t lane_count,
+			 uint32_t lane_records)
 {
 	struct mtx_shm_header *h;
 	struct sync_region *r;
@@ -64,7 +68,7 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 	if (lane_count == 0 || lane_count > (1u << 20) || lane_records < 32 ||
 	    lane_records > (1u << 24) || (lane_records & (lane_records - 1)) != 0)
 		return -EINVAL;
-	stride = MTX_SHM_LANE_HEADER_SIZE + (uint64_t)lane_records * MTX_SHM_RECORD_SIZE;
+	stride = MTX_SHM_LANE_HEADER_SIZE + (uint64_t)lane_records * record_size;
 	stride = (stride + 4095) & ~(uint64_t)4095; /* lanes start on their own page */
 	size = MTX_SHM_HEADER_SIZE + stride * lane_count;
 
@@ -80,7 +84,7 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 		rnd = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)r;
 	/* O_EXCL and a random part: never attach to someone else's object. */
 	for (int attempt = 0;; attempt++) {
-		snprintf(r->name, sizeof(r->name), "/mtx-sync-%d-%08x", (int)getpid(),
+		snprintf(r->name, sizeof(r->name), "/%s-%d-%08x", prefix, (int)getpid(),
 			 rnd + (uint32_t)attempt);
 		fd = shm_open(r->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST || attempt == 16)
@@ -108,13 +112,14 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 	r->lane_records = lane_records;
 	r->lane_offset = MTX_SHM_HEADER_SIZE;
 	r->lane_stride = stride;
-	snprintf(r->env, sizeof(r->env), "%s=%s", MTX_SHM_ENV, r->name);
+	r->record_size = record_size;
+	snprintf(r->env, sizeof(r->env), "%s=%s", env, r->name);
 
 	/* ftruncate gave zeroes: every lane FREE with head == tail == 0. */
 	h = r->base;
 	h->version = MTX_SHM_VERSION;
 	h->header_size = MTX_SHM_HEADER_SIZE;
-	h->record_size = MTX_SHM_RECORD_SIZE;
+	h->record_size = record_size;
 	h->lane_count = lane_count;
 	h->lane_records = lane_records;
 	h->lane_header_size = MTX_SHM_LANE_HEADER_SIZE;
@@ -132,7 +137,7 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 	h->creator_pid = getpid();
 	/* magic last: a library that sees it sees a complete header */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(h->magic, MTX_SHM_MAGIC, sizeof(h->magic));
+	memcpy(h->magic, magic, sizeof(h->magic));
 	r->free_lanes = 0; /* so the first drain checks liveness too */
 	*out = r;
 	return 0;
@@ -141,6 +146,25 @@ fail:
 	free(r->tail);
 	free(r);
 	return err;
+}
+
+int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
+			     uint32_t lane_records)
+{
+	return region_create(out, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE, "mtx-sync", MTX_SHM_ENV,
+			     lane_count, lane_records);
+}
+
+int call_region_create_sized(struct sync_region **out, uint32_t lane_count,
+			     uint32_t lane_records)
+{
+	return region_create(out, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE, "mtx-call", MTX_CALL_ENV,
+			     lane_count, lane_records);
+}
+
+int call_region_create(struct sync_region **out)
+{
+	return call_region_create_sized(out, MTX_SHM_DEFAULT_LANES, MTX_CALL_DEFAULT_LANE_RECORDS);
 }
 
 const char *sync_region_env(struct sync_region *r)
@@ -189,14 +213,87 @@ static int record_valid(const struct mtx_sync_record *rec)
 	       rec->end_ns >= rec->start_ns;
 }
 
+/* Emit the records [@tail, @head) of lane @l as events (one kind of region
+ * each); returns how many were emitted, counting the rest in r->rejected. */
+typedef size_t (*lane_emit_fn)(struct sync_region *r, struct mtx_shm_lane *l, uint64_t tail,
+			       uint64_t head, sync_emit_fn emit, void *ctx);
+
+static size_t emit_sync_records(struct sync_region *r, struct mtx_shm_lane *l, uint64_t tail,
+				uint64_t head, sync_emit_fn emit, void *ctx)
+{
+	struct mtx_sync_record *recs = mtx_shm_lane_records(l);
+	uint64_t mask = r->lane_records - 1;
+	struct mtx_event ev;
+	size_t emitted = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MTX_EV_SYNC;
+	ev.cpu = -1;
+	for (; tail != head; tail++) {
+		ev.u.sync = recs[tail & mask]; /* copy out, then look */
+		if (r->tsc) {
+			ev.u.sync.start_ns = tsc_map_ns(&r->map, ev.u.sync.start_ns);
+			ev.u.sync.end_ns = tsc_map_ns(&r->map, ev.u.sync.end_ns);
+		}
+		if (!record_valid(&ev.u.sync)) {
+			r->rejected++;
+			continue;
+		}
+		ev.ts_ns = ev.u.sync.start_ns;
+		ev.pid = ev.u.sync.pid;
+		ev.tid = ev.u.sync.tid;
+		emit(ctx, &ev);
+		emitted++;
+	}
+	return emitted;
+}
+
+/* Call records carry no pid/tid: they are the lane owner's (see shm.h),
+ * read after the state, which the caller loaded with acquire order. */
+static size_t emit_call_records(struct sync_region *r, struct mtx_shm_lane *l, uint64_t tail,
+				uint64_t head, sync_emit_fn emit, void *ctx)
+{
+	const struct mtx_call_record *recs =
+		(const struct mtx_call_record *)((char *)l + MTX_SHM_LANE_HEADER_SIZE);
+	uint64_t mask = r->lane_records - 1;
+	struct mtx_event ev;
+	size_t emitted = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MTX_EV_CALL;
+	ev.cpu = -1;
+	ev.pid = l->owner_pid;
+	ev.tid = l->owner_tid;
+	if (ev.pid <= 0 || ev.tid <= 0) {
+		r->rejected += head - tail;
+		return 0;
+	}
+	for (; tail != head; tail++) {
+		struct mtx_call_record rec = recs[tail & mask];
+		uint64_t stamp = rec.stamp & ~MTX_CALL_EXIT;
+
+		if (rec.fn == 0) {
+			r->rejected++;
+			continue;
+		}
+		ev.ts_ns = r->tsc ? tsc_map_ns(&r->map, stamp) : stamp;
+		ev.u.call.fn = rec.fn;
+		ev.u.call.at_return = (rec.stamp & MTX_CALL_EXIT) != 0;
+		emit(ctx, &ev);
+		emitted++;
+	}
+	return emitted;
+}
+
 size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 {
-	uint64_t n = r->lane_records, mask = n - 1;
+	uint64_t n = r->lane_records;
 	struct mtx_shm_header *h = r->base;
 	uint32_t used = __atomic_load_n(&h->lanes_used, __ATOMIC_ACQUIRE);
+	lane_emit_fn emit_lane = r->record_size == MTX_CALL_RECORD_SIZE ? emit_call_records :
+				 emit_sync_records;
 	uint32_t free_lanes;
 	size_t emitted = 0;
-	struct mtx_event ev;
 
 	if (r->free_lanes < r->lane_count / 4 + 1)
 		reap_dead_lanes(r);
@@ -209,12 +306,8 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	 * but possibly after this sample: the map extrapolates that bit. */
 	if (r->tsc)
 		tsc_map_add(&r->map, tsc_sample());
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MTX_EV_SYNC;
-	ev.cpu = -1;
 	for (uint32_t i = 0; i < used; i++) {
 		struct mtx_shm_lane *l = lane_of(r, i);
-		struct mtx_sync_record *recs = mtx_shm_lane_records(l);
 		/* state before head: an EXITED state guarantees the head is final */
 		uint32_t state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE);
 		uint64_t head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
@@ -229,22 +322,8 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 			r->rejected += head > tail && head - tail < 2 * n ? head - tail : n;
 			tail = head;
 		}
-		for (; tail != head; tail++) {
-			ev.u.sync = recs[tail & mask]; /* copy out, then look */
-			if (r->tsc) {
-				ev.u.sync.start_ns = tsc_map_ns(&r->map, ev.u.sync.start_ns);
-				ev.u.sync.end_ns = tsc_map_ns(&r->map, ev.u.sync.end_ns);
-			}
-			if (!record_valid(&ev.u.sync)) {
-				r->rejected++;
-				continue;
-			}
-			ev.ts_ns = ev.u.sync.start_ns;
-			ev.pid = ev.u.sync.pid;
-			ev.tid = ev.u.sync.tid;
-			emit(ctx, &ev);
-			emitted++;
-		}
+		emitted += emit_lane(r, l, tail, head, emit, ctx);
+		tail = head;
 		r->tail[i] = tail;
 		/* release: the writer may reuse the slots only after we copied them */
 		if (tail != old_tail)

@@ -39,6 +39,22 @@ int sync_region_create_sized(struct sync_region **out, uint32_t lane_count,
 			     uint32_t lane_records);
 
 /**
+ * call_region_create - create a call region (THE CALL REGION in
+ * collector/preload/shm.h) of MTX_SHM_DEFAULT_LANES lanes of
+ * MTX_CALL_DEFAULT_LANE_RECORDS records, for the -pg /
+ * -finstrument-functions hooks. Every sync_region_* function below works on
+ * it too; its drain emits MTX_EV_CALL events (ts_ns the entry's or exit's
+ * time, pid/tid the lane owner's, u.call.callsite 0).
+ *
+ * Return: 0, or -errno as sync_region_create.
+ */
+int call_region_create(struct sync_region **out);
+
+/* call_region_create_sized - the same with a geometry (as sync_region_create_sized). */
+int call_region_create_sized(struct sync_region **out, uint32_t lane_count,
+			     uint32_t lane_records);
+
+/**
  * sync_region_env - the "MTX_SYNC_REGION=/name" string to add to the target's
  * environment next to LD_PRELOAD. Owned by the region.
  */

@@ -9,6 +9,11 @@
  * traced threads wait for the collector (and count a loss only past their
  * bounded wait), so a run that outpaces the writer slows down rather than
  * exhausting memory.
+ *
+ * The same thread drains the call region (-pg / -finstrument-functions
+ * hooks) when there is one. Call events go into the collector's time-ordered
+ * stream, so each batch comes with a watermark: every call record stamped
+ * before it has been drained, and the main loop flushes no later than that.
  */
 #ifndef MTX_COLLECTOR_SYNC_PUMP_H
 #define MTX_COLLECTOR_SYNC_PUMP_H
@@ -29,19 +34,52 @@ struct sync_batch {
 	size_t len, cap;
 };
 
-/* sync_pump_start - start draining @r (still owned by the caller).
- * Returns 0 or -errno. */
-int sync_pump_start(struct sync_pump **out, struct sync_region *r);
+/* A function entry or exit drained from the call region. */
+struct call_entry {
+	uint64_t ts_ns;
+	uint64_t fn;
+	int32_t pid, tid;
+	uint32_t seq;      /* drain order, so sorting by time keeps each lane's order */
+	uint8_t at_return;
+};
+
+/* Call entries handed to the main loop, sorted by ts_ns one drain pass at a
+ * time; @upto_ns: every record stamped before it is in this or an earlier
+ * batch (0 while nothing is known). */
+struct call_batch {
+	struct call_entry *ev;
+	size_t len, cap;
+	uint64_t upto_ns;
+};
+
+/* Entries: 8 MiB, about a quarter second of the main loop's work (ordering,
+ * pairing, one SQLite row per call). The main loop takes the whole queue
+ * at once; a bound this low keeps the wait of the program's threads, while
+ * the pump waits for the main loop, well under the lanes' budget
+ * (LANE_CALL_WAIT_BUDGET_NS). */
+#define CALL_PUMP_MAX_QUEUED (1u << 18)
+
+/* sync_pump_start - start draining @r and, unless NULL, the call region
+ * @calls (both still owned by the caller). Returns 0 or -errno. */
+int sync_pump_start(struct sync_pump **out, struct sync_region *r, struct sync_region *calls);
+
+/* sync_pump_take_calls - swap the call entries queued so far into @b (its
+ * buffer is reused), with the watermark. */
+void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b);
 
 /* sync_pump_take - swap everything queued so far into @b (whose old
  * contents are dropped; its buffer is reused). */
 void sync_pump_take(struct sync_pump *p, struct sync_batch *b);
 
 /* sync_pump_stop - drain once more, stop the thread, free the pump; what
- * remains queued is moved into @b. Returns the records dropped because
- * memory ran out (a loss to report). */
-uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b);
+ * remains queued is moved into @b and @cb (may be NULL when there is no
+ * call region; its upto_ns is then UINT64_MAX). Returns the records dropped
+ * because memory ran out (a loss to report); *@calls_dropped the same for
+ * call records. */
+uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
+			uint64_t *calls_dropped);
 
 void sync_batch_free(struct sync_batch *b);
+void call_batch_free(struct call_batch *b);
 
 #endif

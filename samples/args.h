@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* Never instrumented (-pg, -finstrument-functions): parsing arguments is
+ * not part of what a sample counts about itself. */
+__attribute__((no_instrument_function))
 static inline int parse_arg(const char *s, unsigned long min, unsigned long max, unsigned long *out)
 {
 	char *end;

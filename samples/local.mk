@@ -4,7 +4,8 @@
 
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
-	samples/signals samples/c11threads samples/nofp samples/calltree
+	samples/signals samples/c11threads samples/nofp samples/calltree samples/hooktree \
+	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -57,5 +58,22 @@ samples_nofp_SOURCES = samples/nofp.c samples/args.h
 samples_nofp_LDADD = -lpthread
 samples_nofp_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer
 samples_nofp_LDFLAGS = -pthread
+
+# hooktree four ways: plain, and built for each of the preload library's
+# hooks (mcount, __fentry__, __cyg_profile_func_enter/exit).
+# The instrumented builds keep the plain build's flags; -pg links gcrt1.o,
+# which writes gmon.out in the working directory at exit.
+samples_hooktree_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_hooktree_LDFLAGS = -pthread
+samples_hooktree_pg_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_pg_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg
+samples_hooktree_pg_LDFLAGS = -pthread -pg
+samples_hooktree_fentry_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_fentry_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -pg -mfentry
+samples_hooktree_fentry_LDFLAGS = -pthread -pg
+samples_hooktree_finstr_SOURCES = samples/hooktree.c samples/args.h
+samples_hooktree_finstr_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -finstrument-functions
+samples_hooktree_finstr_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README samples/args.h

@@ -103,6 +103,8 @@ E2E_TESTS = \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-unwind.sh \
+	tests/e2e/test-function-hooks.sh \
+	tests/e2e/test-function-hooks-uftrace.sh \
 	tests/e2e/test-man.sh \
 	tests/e2e/test-functions.sh
 # test-functions last: closing many uprobe events takes the kernel's

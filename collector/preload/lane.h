@@ -39,6 +39,8 @@
 #define LANE_PREFETCH_AHEAD 8u
 /* How long a writer waits for the collector before counting losses. */
 #define LANE_WAIT_BUDGET_NS 500000000ull
+/* The same for call lanes, where one lost record breaks the nesting of many. */
+#define LANE_CALL_WAIT_BUDGET_NS 10000000000ull
 
 /* A validated view of a mapped region: geometry copied out of the header. */
 struct mtx_lane_region {
@@ -48,12 +50,19 @@ struct mtx_lane_region {
 	uint64_t lane_stride;
 	uint32_t lane_count;
 	uint32_t lane_records;
+	/* Set by lane_region_open_as to LANE_SLACK and LANE_WAIT_BUDGET_NS;
+	 * the library raises both for call lanes (preload.c). */
+	uint32_t slack;          /* records kept free for nested writers */
+	uint64_t wait_budget_ns; /* how long a full lane is waited for */
 };
 
 /* One thread's writing state. Zero-initialized means "no lane yet". */
 struct mtx_lane_writer {
 	struct mtx_shm_lane *lane;
-	struct mtx_sync_record *recs;
+	union {
+		struct mtx_sync_record *recs;       /* a sync region's lane */
+		struct mtx_call_record *call_recs;  /* a call region's lane */
+	};
 	uint64_t mask;
 	uint64_t reserve;    /* next record index; head once all writes are done */
 	uint64_t limit;      /* reserve may reach this without rereading tail */
@@ -65,23 +74,25 @@ struct mtx_lane_writer {
 };
 
 /*
- * lane_region_open - validate the header of a region mapped at @base (@size
- * bytes) and fill @r. Returns 0, or -EPROTO when it is not a region of this
+ * lane_region_open_as - validate the header of a region mapped at @base
+ * (@size bytes) whose magic must be @magic and records @record_size bytes,
+ * and fill @r. Returns 0, or -EPROTO when it is not such a region of this
  * version or its geometry does not fit in @size.
  */
-static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t size)
+static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, size_t size,
+				      const char *magic, uint32_t record_size)
 {
 	struct mtx_shm_header *h = base;
 	uint64_t end;
 
-	if (size < MTX_SHM_HEADER_SIZE || memcmp(h->magic, MTX_SHM_MAGIC, 8) != 0 ||
-	    h->version != MTX_SHM_VERSION || h->record_size != MTX_SHM_RECORD_SIZE ||
+	if (size < MTX_SHM_HEADER_SIZE || memcmp(h->magic, magic, 8) != 0 ||
+	    h->version != MTX_SHM_VERSION || h->record_size != record_size ||
 	    h->lane_header_size != MTX_SHM_LANE_HEADER_SIZE)
 		return -EPROTO;
 	if (h->lane_count == 0 || h->lane_records < 2 * LANE_SLACK ||
 	    (h->lane_records & (h->lane_records - 1)) != 0 ||
 	    h->lane_offset < MTX_SHM_HEADER_SIZE ||
-	    h->lane_stride < MTX_SHM_LANE_HEADER_SIZE + (uint64_t)h->lane_records * MTX_SHM_RECORD_SIZE)
+	    h->lane_stride < MTX_SHM_LANE_HEADER_SIZE + (uint64_t)h->lane_records * record_size)
 		return -EPROTO;
 	end = h->lane_offset + (uint64_t)h->lane_count * h->lane_stride;
 	if (end > size || end < h->lane_offset)
@@ -92,7 +103,15 @@ static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t
 	r->lane_stride = h->lane_stride;
 	r->lane_count = h->lane_count;
 	r->lane_records = h->lane_records;
+	r->slack = LANE_SLACK;
+	r->wait_budget_ns = LANE_WAIT_BUDGET_NS;
 	return 0;
+}
+
+/* lane_region_open - lane_region_open_as for a sync region. */
+static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t size)
+{
+	return lane_region_open_as(r, base, size, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE);
 }
 
 static inline struct mtx_shm_lane *lane_at(const struct mtx_lane_region *r, uint32_t i)
@@ -166,10 +185,10 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
 			tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
 			w->lane = l;
-			w->recs = mtx_shm_lane_records(l);
+			w->recs = mtx_shm_lane_records(l); /* call_recs: same address */
 			w->mask = r->lane_records - 1;
 			w->reserve = head;
-			w->limit = tail + r->lane_records - LANE_SLACK;
+			w->limit = tail + r->lane_records - r->slack;
 			if (w->limit < head || w->limit - head > r->lane_records)
 				w->limit = head; /* scribbled indices: reread tail at once */
 			w->pid = pid;
@@ -245,8 +264,8 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 	}
 	for (;;) {
 		tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
-		if (w->reserve + LANE_SLACK < tail + n) {
-			w->limit = tail + n - LANE_SLACK;
+		if (w->reserve + r->slack < tail + n) {
+			w->limit = tail + n - r->slack;
 			w->stalled = 0;
 			return 1;
 		}
@@ -254,7 +273,7 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 			return 0; /* the collector is not draining: don't wait on every op */
 		if (step == 0)
 			start_ns = lane_now_ns();
-		if (lane_backoff(step++, start_ns) > LANE_WAIT_BUDGET_NS) {
+		if (lane_backoff(step++, start_ns) > r->wait_budget_ns) {
 			w->stalled = 1;
 			w->stalled_tail = tail;
 			return 0;
@@ -288,6 +307,37 @@ static inline uint64_t lane_reserve_one(uint64_t *reserve)
 #endif
 }
 
+/* What a writer calls when the lane seems full: lane_make_room, or a
+ * wrapper of it (preload-calls.c keeps registers around it). */
+typedef int (*lane_room_fn)(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+			    uint32_t depth);
+
+/*
+ * lane_begin - start appending one record: returns the index of the record
+ * reserved for it, or UINT64_MAX when the lane stayed full (counted in
+ * hdr->lost_full). Every lane_begin is followed by one lane_end, which
+ * publishes the record unless a signal handler interrupted an outer write.
+ */
+static inline __attribute__((always_inline)) uint64_t
+lane_begin(const struct mtx_lane_region *r, struct mtx_lane_writer *w, lane_room_fn make_room)
+{
+	uint32_t depth = ++w->depth;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(w->reserve >= w->limit, 0) && !make_room(r, w, depth)) {
+		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
+		return UINT64_MAX;
+	}
+	return lane_reserve_one(&w->reserve);
+}
+
+static inline __attribute__((always_inline)) void lane_end(struct mtx_lane_writer *w)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--w->depth == 0)
+		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+}
+
 /*
  * lane_write - append one record. The writer must have a lane (lane_claim);
  * when the lane stays full the record is counted in hdr->lost_full. pid and
@@ -298,37 +348,55 @@ static inline __attribute__((always_inline)) void lane_write(const struct mtx_la
 			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
 			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
 {
-	uint32_t depth = ++w->depth;
+	uint64_t pos = lane_begin(r, w, lane_make_room);
 	struct mtx_sync_record *rec;
-	uint64_t pos;
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(w->reserve >= w->limit, 0) && !lane_make_room(r, w, depth)) {
-		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
-		goto out;
+	if (pos != UINT64_MAX) {
+		rec = &w->recs[pos & w->mask];
+		/*
+		 * Ask for the line a few records ahead now: the lane is bigger
+		 * than the cache, so without this every new line is a
+		 * read-for-ownership miss that the next locked instruction of
+		 * the traced program waits for.
+		 */
+		lane_prefetch_write(&w->recs[(pos + LANE_PREFETCH_AHEAD) & w->mask]);
+		rec->start_ns = start_ns;
+		rec->end_ns = end_ns;
+		rec->addr = addr;
+		rec->arg = arg;
+		rec->callsite = callsite;
+		rec->tid = w->tid;
+		rec->pid = w->pid;
+		rec->kind = kind;
+		rec->op = op;
+		rec->result = result;
 	}
-	pos = lane_reserve_one(&w->reserve);
-	rec = &w->recs[pos & w->mask];
-	/*
-	 * Ask for the line a few records ahead now: the lane is bigger than the
-	 * cache, so without this every new line is a read-for-ownership miss
-	 * that the next locked instruction of the traced program waits for.
-	 */
-	lane_prefetch_write(&w->recs[(pos + LANE_PREFETCH_AHEAD) & w->mask]);
-	rec->start_ns = start_ns;
-	rec->end_ns = end_ns;
-	rec->addr = addr;
-	rec->arg = arg;
-	rec->callsite = callsite;
-	rec->tid = w->tid;
-	rec->pid = w->pid;
-	rec->kind = kind;
-	rec->op = op;
-	rec->result = result;
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (--w->depth == 0)
-		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+	lane_end(w);
+}
+
+/*
+ * lane_write_call - append one call record (the call region's lanes): the
+ * same protocol as lane_write with a 16-byte record. @make_room is called
+ * when the cached limit is reached (lane_make_room, or a wrapper of it that
+ * saves registers its caller must not lose: see preload-calls.c).
+ */
+static inline __attribute__((always_inline)) void
+lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+		uint64_t fn, lane_room_fn make_room)
+{
+	uint64_t pos = lane_begin(r, w, make_room);
+
+	/* No prefetchw here, unlike lane_write: with four records a line it
+	 * measured slower (bench/function-hook-cost.sh, hooks-* 84 -> 35 ns
+	 * per call at best; non-temporal stores with the sfence they need
+	 * before head: ~500 ns). */
+	if (pos != UINT64_MAX) {
+		struct mtx_call_record *rec = &w->call_recs[pos & w->mask];
+
+		rec->stamp = stamp;
+		rec->fn = fn;
+	}
+	lane_end(w);
 }
 
 #endif

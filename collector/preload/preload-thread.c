@@ -65,6 +65,7 @@ PRELOAD_EXPORT void pthread_exit(void *retval)
 		preload_record(K, O(EXIT), (void *)pthread_self(), (uintptr_t)retval, t, t, 0,
 			       PRELOAD_CALLSITE);
 	}
+	preload_calls_thread_exit();
 	REAL(pthread_exit)(retval);
 	__builtin_unreachable();
 }
@@ -115,6 +116,7 @@ PRELOAD_EXPORT void thrd_exit(int res)
 		preload_record(K, O(EXIT), (void *)pthread_self(), (uint64_t)(uint32_t)res, t, t, 0,
 			       PRELOAD_CALLSITE);
 	}
+	preload_calls_thread_exit();
 	REAL(thrd_exit)(res);
 	__builtin_unreachable();
 }

@@ -26,6 +26,8 @@ PRELOAD_REALS(X)
 __thread struct preload_thread preload_tls __attribute__((tls_model("initial-exec")));
 struct mtx_lane_region preload_region;
 int preload_attached;
+struct mtx_lane_region preload_call_region;
+int preload_calls_attached;
 int preload_tid_offset = -1;
 
 int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
@@ -91,33 +93,40 @@ static void thread_exit_destructor(void *unused)
 {
 	(void)unused;
 	lane_release(&preload_tls.w);
+	lane_release(&preload_tls.cw);
 }
 
-int preload_claim(struct preload_thread *t)
+int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
+		     const struct mtx_lane_region *r)
 {
 	int saved, rc;
 
-	if (!preload_attached)
-		return 0;
-	if (t->guard || t->w.depth) {
+	if (t->guard || w->depth) {
 		/* inside our own code, or a signal handler interrupted a claim */
-		__atomic_fetch_add(&preload_region.hdr->lost_nolane, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->hdr->lost_nolane, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	t->guard = 1;
 	saved = errno;
-	rc = lane_claim(&preload_region, &t->w, getpid(), gettid(), !t->nolane_stalled);
+	rc = lane_claim(r, w, getpid(), gettid(), !t->nolane_stalled);
 	if (rc == 0) {
 		t->nolane_stalled = 0;
 		if (exit_key_ok)
 			pthread_setspecific(exit_key, (void *)1);
 	} else {
 		t->nolane_stalled = 1;
-		__atomic_fetch_add(&preload_region.hdr->lost_nolane, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->hdr->lost_nolane, 1, __ATOMIC_RELAXED);
 	}
 	errno = saved;
 	t->guard = 0;
 	return rc == 0;
+}
+
+int preload_claim(struct preload_thread *t)
+{
+	if (!preload_attached)
+		return 0;
+	return preload_claim_in(t, &t->w, &preload_region);
 }
 
 /*
@@ -128,6 +137,7 @@ int preload_claim(struct preload_thread *t)
 static void atfork_child(void)
 {
 	memset(&preload_tls.w, 0, sizeof(preload_tls.w));
+	memset(&preload_tls.cw, 0, sizeof(preload_tls.cw));
 	preload_tls.nolane_stalled = 0;
 }
 
@@ -169,9 +179,12 @@ static void find_vdso_clock(void)
 	dlclose(vdso);
 }
 
-static int attach_region(void)
+/* Map the region named by environment variable @env into @r (@magic and
+ * @record_size: which kind of region). Returns 0 or -errno. */
+static int attach_region(const char *env, const char *magic, uint32_t record_size,
+			 struct mtx_lane_region *r)
 {
-	const char *name = getenv(MTX_SHM_ENV);
+	const char *name = getenv(env);
 	struct stat st;
 	void *base;
 	int fd, rc;
@@ -189,12 +202,13 @@ static int attach_region(void)
 	close(fd);
 	if (base == MAP_FAILED)
 		return -errno;
-	rc = lane_region_open(&preload_region, base, (size_t)st.st_size);
+	rc = lane_region_open_as(r, base, (size_t)st.st_size, magic, record_size);
 	if (rc < 0) {
 		munmap(base, (size_t)st.st_size);
 		return rc;
 	}
-	preload_tsc = preload_region.hdr->clock_id == MTX_SHM_CLOCK_TSC;
+	/* The collector gives both regions the same clock. */
+	preload_tsc = r->hdr->clock_id == MTX_SHM_CLOCK_TSC;
 	return 0;
 }
 
@@ -206,12 +220,29 @@ __attribute__((constructor)) static void preload_init(void)
 	preload_tls.guard = 1;
 	find_tid_offset();
 	find_vdso_clock();
-	if (attach_region() == 0) {
+	if (attach_region(MTX_SHM_ENV, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE, &preload_region) == 0) {
 		/* A fresh image: lanes still LIVE under our pid predate an exec. */
 		lane_reap_pid(&preload_region, getpid());
+		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);
+	}
+	if (attach_region(MTX_CALL_ENV, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE,
+			  &preload_call_region) == 0) {
+		lane_reap_pid(&preload_call_region, getpid());
+		/*
+		 * A call's records must all be kept for nesting to stay exact, and
+		 * a program that makes calls faster than the collector writes rows
+		 * waits for it over and over: wait longer before counting losses,
+		 * and keep more room for signal handlers that run meanwhile (they
+		 * cannot wait under the interrupted writer).
+		 */
+		preload_call_region.wait_budget_ns = LANE_CALL_WAIT_BUDGET_NS;
+		if (preload_call_region.lane_records / 4 > preload_call_region.slack)
+			preload_call_region.slack = preload_call_region.lane_records / 4;
+		__atomic_store_n(&preload_calls_attached, 1, __ATOMIC_RELEASE);
+	}
+	if (preload_attached || preload_calls_attached) {
 		exit_key_ok = pthread_key_create(&exit_key, thread_exit_destructor) == 0;
 		pthread_atfork(NULL, NULL, atfork_child);
-		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);
 	}
 	preload_tls.guard = 0;
 	errno = saved;
@@ -226,4 +257,6 @@ __attribute__((destructor)) static void preload_fini(void)
 {
 	if (preload_attached)
 		lane_release(&preload_tls.w);
+	if (preload_calls_attached)
+		lane_release(&preload_tls.cw);
 }

@@ -133,6 +133,7 @@ PRELOAD_REALS(X)
 /* Per-thread state, in initial-exec TLS: no allocation, no __tls_get_addr. */
 struct preload_thread {
 	struct mtx_lane_writer w;
+	struct mtx_lane_writer cw; /* the call region's lane (preload-calls.c) */
 	uint32_t guard;        /* library code running in this thread: don't record */
 	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
 };
@@ -140,10 +141,20 @@ struct preload_thread {
 extern __thread struct preload_thread preload_tls __attribute__((tls_model("initial-exec")));
 extern struct mtx_lane_region preload_region;
 extern int preload_attached;
+/* The call region (MTX_CALL_ENV), for the -pg / -finstrument-functions hooks. */
+extern struct mtx_lane_region preload_call_region;
+extern int preload_calls_attached;
 extern int preload_tid_offset;
 
 /* Slow path of preload_record: claim a lane. Returns 1 when one was claimed. */
 int preload_claim(struct preload_thread *t);
+/* The same for writer @w of @t in region @r (a call lane). */
+int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
+		     const struct mtx_lane_region *r);
+
+/* pthread_exit/thrd_exit: give back the return addresses the -pg hooks
+ * replaced, so the unwinding they do finds the real frames. */
+void preload_calls_thread_exit(void);
 
 /* Kernel tid of a live thread handle, 0 when unknown (see preload.c). */
 static inline int32_t preload_thread_tid(pthread_t thread)

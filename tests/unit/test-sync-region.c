@@ -512,3 +512,66 @@ Test(tsc_map, a_region_in_tsc_mode_hands_out_monotonic_ns)
 	sync_region_destroy(r);
 	free(s.ev);
 }
+
+/* The call region: 16-byte records whose pid and tid are the lane owner's. */
+Test(sync_region, call_region_records_become_call_events)
+{
+	struct sync_region *r, *sync;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w1 = { 0 }, w2 = { 0 };
+	struct seen s = { 0 };
+	size_t size;
+	void *base;
+
+	cr_assert_eq(call_region_create_sized(&r, 2, 64), 0);
+	cr_assert(strncmp(sync_region_env(r), MTX_CALL_ENV "=/mtx-call-", strlen(MTX_CALL_ENV) + 11) == 0);
+	base = sync_region_map(r, &size);
+	/* neither kind of region passes for the other */
+	cr_assert_eq(lane_region_open(&view, base, size), -EPROTO);
+	cr_assert_eq(sync_region_create_sized(&sync, 2, 64), 0);
+	{
+		size_t ssize;
+		void *sbase = sync_region_map(sync, &ssize);
+		cr_assert_eq(lane_region_open_as(&view, sbase, ssize, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE), -EPROTO);
+	}
+	sync_region_destroy(sync);
+	cr_assert_eq(lane_region_open_as(&view, base, size, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE), 0);
+
+	cr_assert_eq(lane_claim(&view, &w1, 100, 101, 0), 0);
+	cr_assert_eq(lane_claim(&view, &w2, 100, 102, 0), 0);
+	lane_write_call(&view, &w1, 10, 0x4000, lane_make_room);
+	lane_write_call(&view, &w2, 11, 0x5000, lane_make_room);
+	lane_write_call(&view, &w1, 12, 0x4100, lane_make_room);
+	lane_write_call(&view, &w1, 13 | MTX_CALL_EXIT, 0x4100, lane_make_room);
+	lane_write_call(&view, &w1, 14 | MTX_CALL_EXIT, 0x4000, lane_make_room);
+	lane_write_call(&view, &w2, 15, 0, lane_make_room); /* no function: rejected */
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 5);
+	cr_assert_eq(sync_region_lost(r), 1);
+	for (size_t i = 0; i < s.count; i++) {
+		cr_assert_eq(s.ev[i].type, MTX_EV_CALL);
+		cr_assert_eq(s.ev[i].pid, 100);
+	}
+	/* each lane in its own order, lane after lane */
+	cr_assert_eq(s.ev[0].tid, 101);
+	cr_assert_eq(s.ev[0].ts_ns, 10);
+	cr_assert_eq(s.ev[0].u.call.fn, 0x4000);
+	cr_assert_eq(s.ev[0].u.call.at_return, 0);
+	cr_assert_eq(s.ev[2].ts_ns, 13);
+	cr_assert_eq(s.ev[2].u.call.at_return, 1);
+	cr_assert_eq(s.ev[3].u.call.fn, 0x4000);
+	cr_assert_eq(s.ev[3].u.call.at_return, 1);
+	cr_assert_eq(s.ev[4].tid, 102);
+	cr_assert_eq(s.ev[4].u.call.fn, 0x5000);
+
+	/* a lane given back and taken by another thread: its records carry
+	 * the new owner once the old ones were drained */
+	lane_release(&w1);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 0);
+	cr_assert_eq(lane_claim(&view, &w1, 100, 103, 0), 0);
+	lane_write_call(&view, &w1, 20, 0x6000, lane_make_room);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 1);
+	cr_assert_eq(s.ev[5].tid, 103);
+	cr_assert_eq(s.ev[5].ts_ns, 20);
+	sync_region_destroy(r);
+	free(s.ev);
+}
