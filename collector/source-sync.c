@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,30 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	}
 	r->free_lanes = free_lanes;
 	return emitted;
+}
+
+uint32_t sync_region_wake_seq(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	return __atomic_load_n(&h->drain_wake, __ATOMIC_ACQUIRE);
+}
+
+void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns)
+{
+	struct mtx_shm_header *h = r->base;
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+
+	/* shared futex: the writers are other processes */
+	syscall(SYS_futex, &h->drain_wake, FUTEX_WAIT, seq, &ts, NULL, 0);
+}
+
+void sync_region_wake(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	__atomic_fetch_add(&h->drain_wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h->drain_wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 uint64_t sync_region_lost(struct sync_region *r)

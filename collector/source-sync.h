@@ -68,6 +68,24 @@ void *sync_region_map(struct sync_region *r, size_t *size);
 size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
 
 /**
+ * sync_region_wake_seq - the region's drain_wake word (shm.h), to read
+ * before a drain and pass to sync_region_sleep after it.
+ */
+uint32_t sync_region_wake_seq(struct sync_region *r);
+
+/**
+ * sync_region_sleep - sleep until a writer wakes the drain (a lane reached
+ * half full, or no lane was free), sync_region_wake() is called, or
+ * @timeout_ns passes. Returns at once if the word no longer holds @seq.
+ */
+void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns);
+
+/**
+ * sync_region_wake - wake a sync_region_sleep (e.g. to stop the drain).
+ */
+void sync_region_wake(struct sync_region *r);
+
+/**
  * sync_region_lost - records lost so far: dropped by writers (lane full past
  * their bounded wait, or no lane free) plus records the drain rejected.
  */

@@ -8,7 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#define PUMP_PERIOD_NS 1000000L /* 1 ms */
+/*
+ * How long the pump sleeps when no writer wakes it. Writers wake it when a
+ * lane reaches half full (collector/preload/lane.h), so this only bounds how
+ * old a record of a quiet thread gets before it is queued. It used to be a
+ * fixed 1 ms: ~1000 wakeups a second that preempted the traced program's
+ * threads on a machine with few CPUs, whether or not anything was recorded.
+ */
+#define PUMP_IDLE_NS 20000000L /* 20 ms */
 
 struct sync_pump {
 	struct sync_region *region;
@@ -69,7 +76,7 @@ static void *pump_main(void *arg)
 	struct sync_pump *p = arg;
 	size_t queued = 0;
 	for (;;) {
-		struct timespec period = { 0, PUMP_PERIOD_NS };
+		uint32_t seq = sync_region_wake_seq(p->region);
 		int stop;
 		pthread_mutex_lock(&p->lock);
 		stop = p->stop;
@@ -80,7 +87,7 @@ static void *pump_main(void *arg)
 		/* Bounded queue: leave records in the lanes (see sync-pump.h). */
 		if (queued < SYNC_PUMP_MAX_QUEUED && sync_region_drain(p->region, on_record, p) > 0)
 			queued = publish(p);
-		nanosleep(&period, NULL);
+		sync_region_sleep(p->region, seq, PUMP_IDLE_NS);
 	}
 	return NULL;
 }
@@ -121,6 +128,7 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b)
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
 	pthread_mutex_unlock(&p->lock);
+	sync_region_wake(p->region);
 	pthread_join(p->thread, NULL);
 	/* The program is gone: whatever the lanes still hold is final. */
 	sync_region_drain(p->region, on_record, p);

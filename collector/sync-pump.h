@@ -1,6 +1,7 @@
 /*
- * collector/sync-pump.h - a thread that drains the sync region every
- * millisecond into a queue the main loop takes from.
+ * collector/sync-pump.h - a thread that drains the sync region into a queue
+ * the main loop takes from: when a writer wakes it (its lane is half full,
+ * or no lane is free), and at least every 20 ms.
  *
  * Why a thread: a lane holds ~2 ms of the fastest lock loop, while the main
  * loop can spend far longer in SQLite. Draining apart from writing keeps the

@@ -23,11 +23,14 @@
 #define MTX_COLLECTOR_PRELOAD_LANE_H
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector/preload/shm.h"
 
@@ -133,6 +136,29 @@ static inline uint64_t lane_backoff(unsigned step, uint64_t start_ns)
 }
 
 /*
+ * lane_wake_drain - bump the region's drain_wake futex word and wake the
+ * collector's drain (shm.h). Only on slow paths: once per half lane at most.
+ * errno is preserved.
+ */
+static inline void lane_wake_drain(const struct mtx_lane_region *r)
+{
+	int saved = errno;
+
+	__atomic_fetch_add(&r->hdr->drain_wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &r->hdr->drain_wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	errno = saved;
+}
+
+/*
+ * lane_next_limit - where a writer at @reserve next rereads tail: at half
+ * full, to wake the drain, then at full (less the signal handlers' slack).
+ */
+static inline uint64_t lane_next_limit(uint64_t reserve, uint64_t tail, uint64_t n)
+{
+	return reserve - tail < n / 2 ? tail + n / 2 : tail + n - LANE_SLACK;
+}
+
+/*
  * lane_claim - take a FREE lane for (@pid, @tid). If none is free, wait up to
  * LANE_WAIT_BUDGET_NS for the collector to free one, unless @wait is 0.
  * Returns 0, or -EAGAIN (nothing written: the caller counts the loss).
@@ -169,7 +195,7 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			w->recs = mtx_shm_lane_records(l);
 			w->mask = r->lane_records - 1;
 			w->reserve = head;
-			w->limit = tail + r->lane_records - LANE_SLACK;
+			w->limit = lane_next_limit(head, tail, r->lane_records);
 			if (w->limit < head || w->limit - head > r->lane_records)
 				w->limit = head; /* scribbled indices: reread tail at once */
 			w->pid = pid;
@@ -180,8 +206,10 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 		}
 		if (!wait)
 			return -EAGAIN;
-		if (step == 0)
+		if (step == 0) {
 			start_ns = lane_now_ns();
+			lane_wake_drain(r); /* it frees the lanes of exited threads */
+		}
 		waited = lane_backoff(step++, start_ns);
 		if (waited > LANE_WAIT_BUDGET_NS)
 			return -EAGAIN;
@@ -226,7 +254,8 @@ static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
 
 /*
  * lane_make_room - slow path when reserve reached the cached limit: reread
- * tail, and if the lane is really full wait (bounded) for the collector.
+ * tail, wake the drain when the lane is half full, and if it is really full
+ * wait (bounded) for the collector.
  * Nested writers (@depth > 1) never wait: the outermost one is suspended
  * under them and the collector cannot free what it has not published.
  * Returns 1 when one record may be reserved, 0 when it must be counted lost.
@@ -245,8 +274,11 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 	}
 	for (;;) {
 		tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
+		/* not while stalled: that would be a syscall on every op */
+		if (step == 0 && w->reserve - tail >= n / 2 && !(w->stalled && tail == w->stalled_tail))
+			lane_wake_drain(r);
 		if (w->reserve + LANE_SLACK < tail + n) {
-			w->limit = tail + n - LANE_SLACK;
+			w->limit = lane_next_limit(w->reserve, tail, n);
 			w->stalled = 0;
 			return 1;
 		}

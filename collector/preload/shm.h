@@ -43,6 +43,14 @@
  *     lost_nolane   records dropped because no lane was free.
  *     Both are only ever incremented (atomically, by writers); the collector
  *     reports their sum. Losses are never silent.
+ *     drain_wake    a futex word (shared, not FUTEX_PRIVATE). The collector's
+ *                   drain reads it, drains, and sleeps on it (FUTEX_WAIT with
+ *                   a timeout of tens of ms) while it still holds that value.
+ *                   A writer whose lane reaches half full, or that finds no
+ *                   free lane, increments it and FUTEX_WAKEs: one syscall per
+ *                   half lane of records at most, never per record. A region
+ *                   whose writers never wake still works: the drain's timeout
+ *                   bounds how long records wait, and a full lane waits.
  *
  * LANES
  *
@@ -101,11 +109,11 @@
 /*
  * Defaults: 1024 lanes (programs with 1000 live threads exist among our
  * samples) of 65536 records, 3.5 MiB each: enough for ~2 ms of the fastest
- * lock loop (28 M records/s), so a collector draining every millisecond never
- * makes a writer wait. That is 3.6 GiB of address space, but tmpfs allocates
- * pages only when written: the memory used is at most 3.5 MiB per thread
- * that was alive at the same time as the others, and far less for threads
- * that trace few operations.
+ * lock loop (28 M records/s). The writer wakes the drain at half full, so
+ * the drain has ~1 ms to empty the lane before the writer would wait. That
+ * is 3.6 GiB of address space, but tmpfs allocates pages only when written:
+ * the memory used is at most 3.5 MiB per thread that was alive at the same
+ * time as the others, and far less for threads that trace few operations.
  */
 #define MTX_SHM_DEFAULT_LANES 1024u
 #define MTX_SHM_DEFAULT_LANE_RECORDS 65536u
@@ -134,6 +142,9 @@ struct mtx_shm_header {
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;
 	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
+	/* Futex word the collector's drain sleeps on; writers bump it and wake
+	 * the drain when a lane reaches half full or no lane is free. */
+	uint32_t drain_wake __attribute__((aligned(64)));
 };
 
 struct mtx_shm_lane {
