@@ -226,7 +226,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
 	if (o->sync) {
-		rc = collect_sync_prepare(&cs, o->argv[0], err);
+		rc = collect_sync_prepare(&cs, o->argv[0], o->sync_stack_frames, err);
 		if (rc)
 			goto fail_unstarted;
 	}
@@ -242,10 +242,6 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
-	rc = collect_sync_open(&cs, &s, w, err);
-	if (rc)
-		goto fail_unstarted;
-	writer_commit(w);
 	m = model_new(w);
 	prof = profile_new(w);
 	sinks = (struct sinks){ .cs = &cs, .model = m, .profile = prof };
@@ -253,6 +249,10 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	rc = collect_sync_open(&cs, &s, w, prof, err);
+	if (rc)
+		goto fail_unstarted;
+	writer_commit(w);
 	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);
 	if (rc)
@@ -288,7 +288,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		round_ns = clock_now_ns();
 		session_drain(&s);
 		order_flush(&s.order, round_ns - FLUSH_MARGIN_NS, emit, &sinks);
-		collect_sync_write(&cs, w);
+		collect_sync_write(&cs, w, round_ns - FLUSH_MARGIN_NS);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
 				r->record_failed = 1;

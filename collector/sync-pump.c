@@ -27,8 +27,7 @@ struct sync_pump {
 	uint64_t dropped; /* records lost for want of memory */
 };
 
-/* Append @n records to @b, doubling its buffer as needed. */
-static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
+int sync_batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
 {
 	if (b->cap - b->len < n) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -49,7 +48,7 @@ static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs
 static void on_record(void *ctx, const struct mtx_event *ev)
 {
 	struct sync_pump *p = ctx;
-	if (batch_append(&p->local, &ev->u.sync, 1))
+	if (sync_batch_append(&p->local, &ev->u.sync, 1))
 		p->dropped++;
 }
 
@@ -62,7 +61,7 @@ static size_t publish(struct sync_pump *p)
 		struct sync_batch t = p->queue;
 		p->queue = p->local;
 		p->local = t;
-	} else if (batch_append(&p->queue, p->local.recs, p->local.len)) {
+	} else if (sync_batch_append(&p->queue, p->local.recs, p->local.len)) {
 		p->dropped += p->local.len;
 	}
 	p->local.len = 0;

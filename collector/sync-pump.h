@@ -43,6 +43,10 @@ void sync_pump_take(struct sync_pump *p, struct sync_batch *b);
  * memory ran out (a loss to report). */
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b);
 
+/* sync_batch_append - append @n records to @b, doubling its buffer as
+ * needed. Returns 0 or -ENOMEM (@b unchanged). */
+int sync_batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n);
+
 void sync_batch_free(struct sync_batch *b);
 
 #endif

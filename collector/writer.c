@@ -28,7 +28,7 @@
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite) VALUES (?,?,?,?,?,?,?,?)")                                     \
+		   "callsite, stack_id) VALUES (?,?,?,?,?,?,?,?,?)")                                     \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -220,7 +220,8 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, co
 }
 
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
-		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite)
+		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
+		   uint32_t stack_id)
 {
 	sqlite3_stmt *st = w->stmt[STMT_SYNC_OP];
 	if (w->error)
@@ -233,6 +234,7 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 	sqlite3_bind_int(st, 6, result);
 	sqlite3_bind_int64(st, 7, arg);
 	sqlite3_bind_int64(st, 8, (int64_t)callsite);
+	db_bind_int_or_null(st, 9, stack_id, stack_id != 0);
 	return run(w, STMT_SYNC_OP);
 }
 

@@ -128,7 +128,8 @@ CREATE TABLE sync_ops (
 	arg        INTEGER,            -- cond wait: the mutex's sync_objects.id; kill: pid; create/join: tid
 	callsite   INTEGER,            -- return address in the caller
 	holder_tid INTEGER,            -- lock ops: who held the lock when this one asked for it
-	hold_ns    INTEGER             -- acquiring lock ops: time until the matching unlock
+	hold_ns    INTEGER,            -- acquiring lock ops: time until the matching unlock
+	stack_id   INTEGER             -- stacks.id of the user stack (collect --sync-stacks), else NULL
 );
 
 -- Functions named by calls, stacks and sync call sites: one row per

@@ -1,6 +1,7 @@
 /* src/cmd-collect.c - 'mtx collect': parse the command line, run the collector. */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/preload/shm.h"
 #include "collector/source.h"
 #include "src/analysis.h"
 #include "src/cmd.h"
@@ -14,7 +15,8 @@
 #include <unistd.h>
 
 const char cmd_collect_usage[] =
-	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [--sync-stacks[=N]] [-m MIB] [-q|-v]\n"
+	"                   [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
 	"\n"
@@ -29,6 +31,9 @@ const char cmd_collect_usage[] =
 	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
 	"                          CPU time, with their call stacks (frame pointers),\n"
 	"                          for 'mtx report FILE flat' and 'calls' (1 to 10000)\n"
+	"      --sync-stacks[=N]   record the user call stack of every sync operation\n"
+	"                          (frame pointers, up to N frames, default and most 48)\n"
+	"                          into sync_ops.stack_id\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
@@ -111,6 +116,7 @@ int cmd_collect(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 'S' },
+		{ "sync-stacks", optional_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -151,6 +157,15 @@ int cmd_collect(int argc, char **argv)
 			o.sample_hz = (unsigned)hz;
 			break;
 		}
+		case 'K': {
+			char *end;
+			long n = optarg ? strtol(optarg, &end, 10) : (long)MTX_SYNC_STACK_MAX;
+			if (optarg && (*end || end == optarg || n < 1 || n > (long)MTX_SYNC_STACK_MAX))
+				return cmd_usage_error("collect", "--sync-stacks takes a depth from 1 to %u frames, not '%s'",
+						       MTX_SYNC_STACK_MAX, optarg);
+			o.sync_stack_frames = (unsigned)n;
+			break;
+		}
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -168,6 +183,8 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("collect", "no program to run");
+	if (o.sync_stack_frames && !o.sync)
+		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
 	o.argv = argv + optind;
 	/* Ring sizes must be a power of two pages. */
 	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);

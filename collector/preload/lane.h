@@ -253,15 +253,17 @@ static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
 }
 
 /*
- * lane_make_room - slow path when reserve reached the cached limit: reread
- * tail, wake the drain when the lane is half full, and if it is really full
- * wait (bounded) for the collector.
- * Nested writers (@depth > 1) never wait: the outermost one is suspended
- * under them and the collector cannot free what it has not published.
- * Returns 1 when one record may be reserved, 0 when it must be counted lost.
+ * lane_make_room - slow path when reserve + @need passed the cached limit:
+ * reread tail, wake the drain when the lane is half full, and if it is
+ * really full wait (bounded) for the collector.
+ * Nested writers (@depth > 1, one record each) never wait: the outermost
+ * one is suspended under them and the collector cannot free what it has
+ * not published.
+ * Returns 1 when @need records may be reserved, 0 when the operation must
+ * be counted lost.
  */
 static __attribute__((noinline, cold, unused)) int lane_make_room(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
-				 uint32_t depth)
+				 uint32_t depth, uint32_t need)
 {
 	struct mtx_shm_lane *l = w->lane;
 	uint64_t n = r->lane_records, start_ns = 0, tail;
@@ -277,7 +279,7 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 		/* not while stalled: that would be a syscall on every op */
 		if (step == 0 && w->reserve - tail >= n / 2 && !(w->stalled && tail == w->stalled_tail))
 			lane_wake_drain(r);
-		if (w->reserve + LANE_SLACK < tail + n) {
+		if (w->reserve + need - 1 + LANE_SLACK < tail + n) {
 			w->limit = lane_next_limit(w->reserve, tail, n);
 			w->stalled = 0;
 			return 1;
@@ -307,39 +309,61 @@ static inline void lane_prefetch_write(const void *p)
 #endif
 }
 
-/* Reserve one record index: one instruction, so a signal cannot split it. */
-static inline uint64_t lane_reserve_one(uint64_t *reserve)
+/* Reserve @n record indices: one instruction, so a signal cannot split it. */
+static inline uint64_t lane_reserve(uint64_t *reserve, uint64_t n)
 {
 #if defined(__x86_64__)
-	uint64_t v = 1;
+	uint64_t v = n;
 
 	__asm__ __volatile__("xaddq %0, %1" : "+r"(v), "+m"(*reserve) : : "memory");
 	return v;
 #else
-	return __atomic_fetch_add(reserve, 1, __ATOMIC_RELAXED);
+	return __atomic_fetch_add(reserve, n, __ATOMIC_RELAXED);
 #endif
 }
 
 /*
- * lane_write - append one record. The writer must have a lane (lane_claim);
- * when the lane stays full the record is counted in hdr->lost_full. pid and
- * tid come from the writer. Safe to call from a signal handler that
- * interrupted another lane_write of the same thread.
+ * lane_write_stack - append one record, preceded by frames records holding
+ * @pcs[0 .. @nr) (shm.h, FRAMES RECORDS) when @nr > 0 and this is not a
+ * nested write (a signal handler's record carries no stack). The writer
+ * must have a lane (lane_claim); when the lane stays full the record is
+ * counted in hdr->lost_full. pid and tid come from the writer. Safe to call
+ * from a signal handler that interrupted another lane_write of the same
+ * thread.
  */
-static inline __attribute__((always_inline)) void lane_write(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static inline __attribute__((always_inline)) void lane_write_stack(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
 			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
-			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
+			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite,
+			      const uint64_t *pcs, uint32_t nr)
 {
-	uint32_t depth = ++w->depth;
+	uint32_t depth = ++w->depth, frames = 0;
 	struct mtx_sync_record *rec;
 	uint64_t pos;
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(w->reserve >= w->limit, 0) && !lane_make_room(r, w, depth)) {
+	if (nr && depth == 1) {
+		if (nr > MTX_SYNC_STACK_MAX)
+			nr = MTX_SYNC_STACK_MAX;
+		frames = (nr + MTX_SYNC_FRAMES_PER_RECORD - 1) / MTX_SYNC_FRAMES_PER_RECORD;
+	}
+	if (__builtin_expect(w->reserve + frames >= w->limit, 0) && !lane_make_room(r, w, depth, frames + 1)) {
 		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	pos = lane_reserve_one(&w->reserve);
+	pos = lane_reserve(&w->reserve, frames + 1);
+	for (uint32_t i = 0; i < frames; i++) {
+		struct mtx_sync_frames *f = (struct mtx_sync_frames *)&w->recs[(pos + i) & w->mask];
+		uint32_t from = i * MTX_SYNC_FRAMES_PER_RECORD, k = nr - from;
+
+		if (k > MTX_SYNC_FRAMES_PER_RECORD)
+			k = MTX_SYNC_FRAMES_PER_RECORD;
+		memcpy(f->pcs, pcs + from, k * sizeof(*pcs));
+		f->kind = MTX_SYNC_KIND_FRAMES;
+		f->nr = (uint8_t)k;
+		f->index = (uint8_t)i;
+		f->count = (uint8_t)frames;
+	}
+	pos += frames;
 	rec = &w->recs[pos & w->mask];
 	/*
 	 * Ask for the line a few records ahead now: the lane is bigger than the
@@ -361,6 +385,14 @@ out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (--w->depth == 0)
 		__atomic_store_n(&w->lane->head, w->reserve, __ATOMIC_RELEASE);
+}
+
+/* lane_write - append one record without a stack (see lane_write_stack). */
+static inline __attribute__((always_inline)) void lane_write(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
+			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
+{
+	lane_write_stack(r, w, kind, op, addr, arg, start_ns, end_ns, result, callsite, NULL, 0);
 }
 
 #endif
