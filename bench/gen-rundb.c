@@ -388,7 +388,7 @@ static void switch_out(struct gen *g, struct gen_thread *t, uint64_t ts, const c
 	int cpu = t->cpu;
 	set_state(g, t, ts, state);
 	t->cpu = -1;
-	writer_switch(g->w, ts, cpu, t->tid, prev_state, preempt, dispatch(g, cpu, ts));
+	writer_switch(g->w, ts, cpu, t->tid, prev_state, preempt, dispatch(g, cpu, ts), 0);
 	g->rows[T_SWITCHES]++;
 	g->events++;
 }
@@ -443,7 +443,7 @@ static void preempt(struct gen *g, struct gen_thread *t)
 	runq_push(g, t);
 	set_state(g, t, g->now, ST_RUNNABLE);
 	t->cpu = -1;
-	writer_switch(g->w, g->now, cpu, t->tid, "R+", 1, next->tid);
+	writer_switch(g->w, g->now, cpu, t->tid, "R+", 1, next->tid, 0);
 	g->rows[T_SWITCHES]++;
 	g->events++;
 	switch_in(g, next, cpu, g->now);

@@ -52,6 +52,16 @@ static void emit(void *ctx, const struct mtx_event *ev)
 	struct sinks *k = ctx;
 	if (collect_sync_event(k->cs, ev))
 		return;
+	if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.pcs) {
+		/* The stack the thread left the CPU in, for its switches row. */
+		struct mtx_event e = *ev;
+		e.u.sw.stack_id = profile_intern(k->profile, ev->pid, ev->ts_ns, ev->u.sw.pcs, ev->u.sw.nr);
+		free(ev->u.sw.pcs);
+		e.u.sw.pcs = NULL;
+		model_event(k->model, &e);
+		profile_event(k->profile, &e);
+		return;
+	}
 	model_event(k->model, ev);
 	profile_event(k->profile, ev);
 }

@@ -38,6 +38,11 @@ void profile_emit(void *ctx, const struct mtx_event *ev);
  * memory. */
 uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns);
 
+/* profile_intern - the stack id of the user call chain @pcs (leaf first, as
+ * perf gives it) of process @pid at @ts_ns, in time order with the other
+ * events; 0 for none or out of memory. @pcs stays the caller's. */
+uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, const uint64_t *pcs, uint32_t nr);
+
 /* profile_stacks - the stack trie (owned by the profile). */
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 

@@ -21,8 +21,8 @@
 		   "VALUES (?,?,?,?,?,?)")                                                    \
 	X(STATE, "INSERT INTO thread_states(tid, start_ns, end_ns, state, cpu, syscall) "      \
 		 "VALUES (?,?,?,?,?,?)")                                                      \
-	X(SWITCH, "INSERT INTO switches(ts_ns, cpu, prev_tid, prev_state, preempt, next_tid) " \
-		  "VALUES (?,?,?,?,?,?)")                                                     \
+	X(SWITCH, "INSERT INTO switches(ts_ns, cpu, prev_tid, prev_state, preempt, next_tid, " \
+		  "stack_id) VALUES (?,?,?,?,?,?,?)")                                                     \
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
@@ -165,7 +165,7 @@ int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, ui
 }
 
 int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t prev_tid,
-		  const char *prev_state, int preempt, int32_t next_tid)
+		  const char *prev_state, int preempt, int32_t next_tid, uint32_t stack_id)
 {
 	sqlite3_stmt *st = w->stmt[STMT_SWITCH];
 	if (w->error)
@@ -176,6 +176,7 @@ int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t pre
 	sqlite3_bind_text(st, 4, prev_state, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 5, preempt);
 	sqlite3_bind_int(st, 6, next_tid);
+	db_bind_int_or_null(st, 7, stack_id, stack_id != 0);
 	return run(w, STMT_SWITCH);
 }
 
