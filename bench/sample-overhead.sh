@@ -22,7 +22,12 @@
 #            '-' for none)
 #   PROGRAM  default: the farm sample, 2 workers, 1200 tasks (~1 s of CPU
 #            per worker), from ./samples (run from the build folder).
-# Environment: MTX (default ./mtx), PERF (default perf).
+# With MTX_BASE set to another build's mtx (e.g. main's), one more kind,
+# sched+sample@base, runs that build the same way, to compare two versions
+# of sampling in one invocation. Each kind's CPU time (user + system of the
+# program and the collector, from bash's time) is reported too: it does not
+# grow while the machine is busy with others.
+# Environment: MTX (default ./mtx), MTX_BASE (none), PERF (default perf).
 # Needs root. Reports only; asserts nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -44,29 +49,37 @@ shift $((OPTIND - 1))
 MTX=${MTX:-$(pwd)/mtx}
 PERF=${PERF:-perf}
 [ -x "$MTX" ] || { echo "sample-overhead: no mtx binary (set MTX=)" >&2; exit 1; }
-kinds=(plain sched sched+sample all all+sample)
+kinds=(plain sched sched+sample all all+sample ${MTX_BASE:+sched+sample@base})
 command -v "$PERF" >/dev/null && kinds+=(perf) || echo "sample-overhead: no perf, its column is left out" >&2
 work=$(mktemp -d /tmp/mtx-sample-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-run_one() { # KIND REP PROGRAM... : one timed run, a line "kind rep prog us samples status" in $work/runs
+TIMEFORMAT='%3U %3S'
+run_one() { # KIND REP PROGRAM... : one timed run, a line "kind rep prog us samples status cpu_us" in $work/runs
 	local kind=$1 rep=$2 prog=$3 t0 t1 rc samples=0
 	shift 2
 	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data"
 	t0=$(now_us)
+	{ time one_kind "$kind" "$@"; } 2> "$work/cpu"
+	rc=$?
+	t1=$(now_us)
+	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
+	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
+	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc $(awk '{ printf "%d", ($1 + $2) * 1e6 }' "$work/cpu")" >> "$work/runs"
+}
+
+one_kind() { # KIND PROGRAM...
+	local kind=$1
+	shift
 	case $kind in
 	plain) "$@" > /dev/null 2> "$work/err" ;;
 	sched) "$MTX" collect -q -e sched -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
 	sched+sample) "$MTX" collect -q -e sched --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
 	all) "$MTX" collect -q -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
 	all+sample) "$MTX" collect -q --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
+	sched+sample@base) "$MTX_BASE" collect -q -e sched --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
 	perf) "$PERF" record -q -F "$hz" -g -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
 	esac
-	rc=$?
-	t1=$(now_us)
-	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
-	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
-	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc" >> "$work/runs"
 }
 
 for prog in "$*" /bin/true; do
@@ -89,18 +102,21 @@ prog=$(basename "${1}")
 {
 	echo "# mtx sample overhead, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, kernel $(uname -r)"
 	echo "# program: $*; $reps interleaved repetitions; medians; HZ=$hz; net = (t - t(/bin/true)) / (plain - plain(/bin/true))"
-	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tnet_ratio\tsamples\tfixed_ms\n"
+	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tnet_ratio\tsamples\tfixed_ms\tcpu_ms\tcpu_ratio_to_plain\n"
 	p=$(med plain "$prog" 4)
 	p0=$(med plain true 4)
+	pc=$(med plain "$prog" 7)
 	for kind in "${kinds[@]}"; do
 		t=$(med "$kind" "$prog" 4)
 		t0=$(med "$kind" true 4)
 		base=${kind%+sample}
 		b=$(med "$base" "$prog" 4)
 		s=$(med "$kind" "$prog" 5)
-		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v same="$([ "$base" != "$kind" ] && echo 1 || echo 0)" 'BEGIN {
-			printf "%s\t%.1f\t%.3f\t%s\t%.3f\t%d\t%.1f\n", k, t / 1000, t / p, same ? sprintf("%.3f", t / b) : "-",
-				(t - t0) / (p - p0), s, (t0 - p0) / 1000 }'
+		c=$(med "$kind" "$prog" 7)
+		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v c="$c" -v pc="$pc" \
+			-v same="$([ "$base" != "$kind" ] && echo 1 || echo 0)" 'BEGIN {
+			printf "%s\t%.1f\t%.3f\t%s\t%.3f\t%d\t%.1f\t%.1f\t%.3f\n", k, t / 1000, t / p, same ? sprintf("%.3f", t / b) : "-",
+				(t - t0) / (p - p0), s, (t0 - p0) / 1000, c / 1000, pc ? c / pc : 0 }'
 	done
 } > "$work/results"
 grep '^#' "$work/results"

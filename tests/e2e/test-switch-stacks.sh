@@ -12,19 +12,9 @@
 require_perf
 cd "$TMP" || exit 1
 
-# A copy: test-bad-input.sh ends stray runs with pkill -f $SAMPLES/philosophers,
-# which must not hit this test's runs when make check runs tests in parallel.
-[ -x "$SAMPLES/philosophers" ] || { fail "not built: $SAMPLES/philosophers"; finish; }
-cp "$SAMPLES/philosophers" "$TMP/philosophers" || { fail "cannot copy the sample"; finish; }
-PHILO=$TMP/philosophers
+PHILO=$(private_sample philosophers) || { fail "no copy of the philosophers sample"; finish; }
 
-"$PHILO" 5 40 > plain.out 2>&1
-plain_status=$?
-"$MTX" collect -q --sample 999 -o run.db -- "$PHILO" 5 40 > run.out 2> run.err
-status=$?
-[ "$status" = "$plain_status" ] || fail "exit $status under mtx --sample, $plain_status without"
-cmp -s plain.out run.out || fail "output differs under mtx --sample"
-[ -s run.err ] && fail "mtx said: $(head -3 run.err)"
+collect_same run.db --sample 999 -- "$PHILO" 5 40
 "$MTX" report run.db switches > report.txt 2> report.err || fail "mtx report switches failed: $(head -3 report.err)"
 grep -q ' function ' report.txt || fail "the switches report has no function column: $(head -2 report.txt)"
 

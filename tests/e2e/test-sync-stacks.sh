@@ -2,25 +2,16 @@
 # mtx collect --sync-stacks: every sync op of the philosophers sample gets
 # its user call stack, and the stack is the one the source says: the fork
 # locks and the butler's sem_wait are called from take_forks, which
-# philosopher calls (caller above callee); the unlocks from put_forks. The leaf of each stack is the op's own call site. Without the
-# option no op has a stack; the program's output and status never change.
+# philosopher calls (caller above callee); the unlocks from put_forks. The
+# leaf of each stack is the op's own call site. Without the option no op
+# has a stack; the program's output and status never change.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
 
-# A copy: test-bad-input.sh ends stray runs with pkill -f $SAMPLES/philosophers,
-# which must not hit this test's runs when make check runs tests in parallel.
-[ -x "$SAMPLES/philosophers" ] || { fail "not built: $SAMPLES/philosophers"; finish; }
-cp "$SAMPLES/philosophers" "$TMP/philosophers" || { fail "cannot copy the sample"; finish; }
-PHILO=$TMP/philosophers
+PHILO=$(private_sample philosophers) || { fail "no copy of the philosophers sample"; finish; }
 
-"$PHILO" 5 40 > plain.out 2>&1
-plain_status=$?
-"$MTX" collect -q --sync-stacks -o stacks.db -- "$PHILO" 5 40 > stacks.out 2> stacks.err
-status=$?
-[ "$status" = "$plain_status" ] || fail "exit $status under mtx --sync-stacks, $plain_status without"
-cmp -s plain.out stacks.out || fail "output differs under mtx --sync-stacks"
-[ -s stacks.err ] && fail "mtx said: $(head -3 stacks.err)"
+collect_same stacks.db --sync-stacks -- "$PHILO" 5 40
 
 [ "$(sql stacks.db "SELECT value FROM meta WHERE key = 'sync_stack_frames'")" = 48 ] ||
 	fail "meta sync_stack_frames is not 48"
