@@ -188,8 +188,11 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
  * (switches.stack_id, recorded with --sample): the innermost frame of its
  * stack that is the program's own code - not in a system library (/lib,
  * /usr/lib), not in libmtx-preload.so, not a [pseudo] module - since the
- * leaf is mostly a libc syscall wrapper; the leaf when no frame is. The
- * distinct stacks are few next to the switches: each is walked once.
+ * leaf is mostly a libc syscall wrapper. The walk by frame pointers often
+ * ends inside the C library (its functions keep none: sem_wait, join), so
+ * next comes the call site of the sync op the thread was in, if any (the
+ * latest one begun), then the leaf. The distinct stacks are few next to
+ * the switches: each is walked once.
  */
 #define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, NULL FROM switches"
 #define SWITCHES_AT_SQL                                                                          \
@@ -200,16 +203,22 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	"    JOIN stacks s ON s.id = up.node WHERE s.parent_id IS NOT NULL AND up.depth < 512), " \
 	"frames AS (SELECT up.stack_id, up.depth, s.function_id, f.module FROM up "              \
 	"  JOIN stacks s ON s.id = up.node JOIN functions f ON f.id = s.function_id), "          \
-	"pos AS (SELECT d.stack_id, COALESCE("                                                   \
+	"pos AS (SELECT d.stack_id, "                                                            \
 	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
 	"   AND g.module NOT LIKE '/lib/%' AND g.module NOT LIKE '/usr/lib/%' "                  \
 	"   AND g.module NOT LIKE '%/libmtx-preload.so' AND g.module NOT LIKE '[%' "             \
-	"   ORDER BY g.depth LIMIT 1), "                                                         \
+	"   ORDER BY g.depth LIMIT 1) AS program, "                                              \
 	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
-	"   ORDER BY g.depth LIMIT 1)) AS function_id "                                          \
+	"   ORDER BY g.depth LIMIT 1) AS leaf "                                                  \
 	"  FROM (SELECT DISTINCT stack_id FROM up) d) "                                          \
-	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, pos.function_id FROM switches w "    \
-	"LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
+	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, "                                    \
+	"  CASE WHEN w.stack_id IS NOT NULL THEN COALESCE(pos.program, "                         \
+	"   (SELECT c.function_id FROM (SELECT object_id, callsite, end_ns FROM sync_ops "       \
+	"     WHERE tid = w.prev_tid AND start_ns <= w.ts_ns ORDER BY start_ns DESC LIMIT 1) op " \
+	"    JOIN sync_objects o ON o.id = op.object_id "                                        \
+	"    JOIN callsites c ON c.pid = o.pid AND c.addr = op.callsite "                        \
+	"    WHERE op.end_ns >= w.ts_ns), pos.leaf) END "                                        \
+	"FROM switches w LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
 
 static int row_wakeup(struct loader *l, sqlite3_stmt *st)
 {
