@@ -6,15 +6,22 @@
 # repetition (so drift of a shared machine hits all alike), N times each:
 #   plain        PROGRAM
 #   sched        mtx collect -q -e sched -- PROGRAM          (mtx's minimum)
-#   sched+sample mtx collect -q -e sched --sample HZ -- PROGRAM
+#   sched+fp     mtx collect -q -e sched --sample HZ -- PROGRAM  (frame pointers)
+#   sched+dwarf  mtx collect -q -e sched --sample HZ --call-graph dwarf -- PROGRAM
 #   all          mtx collect -q -- PROGRAM                    (default sources)
-#   all+sample   mtx collect -q --sample HZ -- PROGRAM
-#   perf         perf record -q -F HZ -g -- PROGRAM           (if perf exists)
+#   all+fp       mtx collect -q --sample HZ -- PROGRAM
+#   perf-fp      perf record -q -F HZ -g -- PROGRAM           (if perf exists)
+#   perf-dwarf   perf record -q -F HZ --call-graph dwarf -- PROGRAM
 # and prints the median wall time of each, its ratio to plain, the ratio
-# of each +sample kind to the same kind without sampling (the cost of the
-# sampling itself), and the samples recorded. Then the fixed start-up +
-# tear-down cost of each, from the same kinds around /bin/true, and the
-# ratios net of it.
+# of each +fp/+dwarf kind to the same kind without sampling (the cost of
+# the sampling itself), of each dwarf kind to its fp kind, the samples
+# recorded, and for mtx's dwarf kind the samples unwound per second of the
+# collector's unwinding time (meta unwind_dwarf / unwind_ns), and the same
+# ratios again for CPU time (user + system of the collector and the program
+# together), which a shared machine disturbs far less. Then the fixed
+# start-up + tear-down cost of each, from the same kinds around /bin/true,
+# and the ratios net of it. (perf unwinds its dwarf samples later, in perf
+# report; mtx unwinds while the program runs.)
 #
 # Usage: bench/sample-overhead.sh [-n REPS] [-z HZ] [-o RESULTS] [PROGRAM ARGS...]
 #   REPS     repetitions (default 7); HZ (default 999)
@@ -22,12 +29,7 @@
 #            '-' for none)
 #   PROGRAM  default: the farm sample, 2 workers, 1200 tasks (~1 s of CPU
 #            per worker), from ./samples (run from the build folder).
-# With MTX_BASE set to another build's mtx (e.g. main's), one more kind,
-# sched+sample@base, runs that build the same way, to compare two versions
-# of sampling in one invocation. Each kind's CPU time (user + system of the
-# program and the collector, from bash's time) is reported too: it does not
-# grow while the machine is busy with others.
-# Environment: MTX (default ./mtx), MTX_BASE (none), PERF (default perf).
+# Environment: MTX (default ./mtx), PERF (default perf).
 # Needs root. Reports only; asserts nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -49,37 +51,44 @@ shift $((OPTIND - 1))
 MTX=${MTX:-$(pwd)/mtx}
 PERF=${PERF:-perf}
 [ -x "$MTX" ] || { echo "sample-overhead: no mtx binary (set MTX=)" >&2; exit 1; }
-kinds=(plain sched sched+sample all all+sample ${MTX_BASE:+sched+sample@base})
-command -v "$PERF" >/dev/null && kinds+=(perf) || echo "sample-overhead: no perf, its column is left out" >&2
+kinds=(plain sched sched+fp sched+dwarf all all+fp)
+command -v "$PERF" >/dev/null && kinds+=(perf-fp perf-dwarf) || echo "sample-overhead: no perf, its rows are left out" >&2
 work=$(mktemp -d /tmp/mtx-sample-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-TIMEFORMAT='%3U %3S'
-run_one() { # KIND REP PROGRAM... : one timed run, a line "kind rep prog us samples status cpu_us" in $work/runs
-	local kind=$1 rep=$2 prog=$3 t0 t1 rc samples=0
-	shift 2
-	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data"
-	t0=$(now_us)
-	{ time one_kind "$kind" "$@"; } 2> "$work/cpu"
-	rc=$?
-	t1=$(now_us)
-	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
-	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
-	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc $(awk '{ printf "%d", ($1 + $2) * 1e6 }' "$work/cpu")" >> "$work/runs"
-}
-
-one_kind() { # KIND PROGRAM...
+run_kind() { # KIND PROGRAM... : run it one way
 	local kind=$1
 	shift
 	case $kind in
 	plain) "$@" > /dev/null 2> "$work/err" ;;
 	sched) "$MTX" collect -q -e sched -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
-	sched+sample) "$MTX" collect -q -e sched --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
+	sched+fp) "$MTX" collect -q -e sched --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
+	sched+dwarf) "$MTX" collect -q -e sched --sample "$hz" --call-graph dwarf -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
 	all) "$MTX" collect -q -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
-	all+sample) "$MTX" collect -q --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
-	sched+sample@base) "$MTX_BASE" collect -q -e sched --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
-	perf) "$PERF" record -q -F "$hz" -g -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
+	all+fp) "$MTX" collect -q --sample "$hz" -o "$work/run.db" -- "$@" > /dev/null 2> "$work/err" ;;
+	perf-fp) "$PERF" record -q -F "$hz" -g -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
+	perf-dwarf) "$PERF" record -q -F "$hz" --call-graph dwarf -o "$work/perf.data" -- "$@" > /dev/null 2> "$work/err" ;;
 	esac
+}
+
+# One timed run: a line "kind rep prog us samples status unwound/s cpu_ms" in
+# $work/runs. cpu_ms is the user + system time of the run's whole process
+# tree (collector and program): on a shared machine it moves far less than
+# the wall time does.
+run_one() { # KIND REP PROGRAM...
+	local kind=$1 rep=$2 prog=$3 t0 t1 rc samples=0 rate=0 cpu
+	shift 2
+	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data"
+	t0=$(now_us)
+	{ TIMEFORMAT='%3U %3S'; time run_kind "$kind" "$@"; } 2> "$work/time"
+	rc=$?
+	t1=$(now_us)
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/time")
+	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
+	[ -f "$work/run.db" ] && rate=$(sqlite3 "$work/run.db" "SELECT COALESCE(CAST(1e9 * (SELECT value FROM meta WHERE key = 'unwind_dwarf')
+		/ (SELECT value FROM meta WHERE key = 'unwind_ns') AS INTEGER), 0)" 2> /dev/null || echo 0)
+	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
+	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc ${rate:-0} ${cpu:-0}" >> "$work/runs"
 }
 
 for prog in "$*" /bin/true; do
@@ -102,21 +111,29 @@ prog=$(basename "${1}")
 {
 	echo "# mtx sample overhead, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, kernel $(uname -r)"
 	echo "# program: $*; $reps interleaved repetitions; medians; HZ=$hz; net = (t - t(/bin/true)) / (plain - plain(/bin/true))"
-	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tnet_ratio\tsamples\tfixed_ms\tcpu_ms\tcpu_ratio_to_plain\n"
+	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tdwarf_to_fp\tnet_ratio\tsamples\tunwound_per_s\tfixed_ms\tcpu_ms\tcpu_to_plain\tcpu_to_same_without_sampling\tcpu_dwarf_to_fp\n"
 	p=$(med plain "$prog" 4)
 	p0=$(med plain true 4)
-	pc=$(med plain "$prog" 7)
 	for kind in "${kinds[@]}"; do
 		t=$(med "$kind" "$prog" 4)
 		t0=$(med "$kind" true 4)
-		base=${kind%+sample}
+		base=${kind%+*}
 		b=$(med "$base" "$prog" 4)
 		s=$(med "$kind" "$prog" 5)
-		c=$(med "$kind" "$prog" 7)
-		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v c="$c" -v pc="$pc" \
+		r=$(med "$kind" "$prog" 7)
+		fp=$t
+		c=$(med "$kind" "$prog" 8)
+		cp=$(med plain "$prog" 8)
+		cb=$(med "$base" "$prog" 8)
+		cfp=$c
+		case $kind in *dwarf) fp=$(med "${kind%dwarf}fp" "$prog" 4) cfp=$(med "${kind%dwarf}fp" "$prog" 8) ;; esac
+		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v r="$r" -v fp="$fp" \
+			-v c="$c" -v cp="$cp" -v cb="$cb" -v cfp="$cfp" \
 			-v same="$([ "$base" != "$kind" ] && echo 1 || echo 0)" 'BEGIN {
-			printf "%s\t%.1f\t%.3f\t%s\t%.3f\t%d\t%.1f\t%.1f\t%.3f\n", k, t / 1000, t / p, same ? sprintf("%.3f", t / b) : "-",
-				(t - t0) / (p - p0), s, (t0 - p0) / 1000, c / 1000, pc ? c / pc : 0 }'
+			printf "%s\t%.1f\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%d\t%.3f\t%s\t%s\n", k, t / 1000, t / p,
+				same ? sprintf("%.3f", t / b) : "-", k ~ /dwarf$/ ? sprintf("%.3f", t / fp) : "-",
+				(t - t0) / (p - p0), s, r, (t0 - p0) / 1000, c, c / cp, same ? sprintf("%.3f", c / cb) : "-",
+				k ~ /dwarf$/ ? sprintf("%.3f", c / cfp) : "-" }'
 	done
 } > "$work/results"
 grep '^#' "$work/results"

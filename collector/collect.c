@@ -101,6 +101,9 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 	if (o->sample_hz) {
 		writer_meta_int(w, "sample_hz", o->sample_hz);
 		writer_meta_int(w, "sample_period_ns", (int64_t)(1000000000ull / o->sample_hz));
+		writer_meta(w, "call_graph", o->sample_stack_bytes ? "dwarf" : "fp");
+		if (o->sample_stack_bytes)
+			writer_meta_int(w, "sample_stack_bytes", o->sample_stack_bytes);
 	}
 }
 
@@ -245,7 +248,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;
 	}
-	rc = session_open(&s, t.pid, o->sources, o->ring_pages, o->sample_hz);
+	rc = session_open(&s, t.pid, o->sources, o->ring_pages, o->sample_hz, o->sample_stack_bytes);
 	if (rc) {
 		if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
 			*err = NULL;
@@ -263,6 +266,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if (rc)
 		goto fail_unstarted;
 	writer_commit(w);
+	profile_unwind_dwarf(prof, o->sample_stack_bytes > 0);
 	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);
 	if (rc)

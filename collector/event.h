@@ -68,6 +68,18 @@ struct mtx_sync_record {
 	int32_t result;    /* return value of the call (0 or an errno) */
 };
 
+/*
+ * A copy of a thread's user stack and registers taken with a CPU sample
+ * (mtx collect --call-graph dwarf), for unwinding by DWARF CFI in the
+ * collector (collector/unwind.c). One malloc'd block.
+ */
+#define MTX_NR_DWARF_REGS 17 /* x86-64 DWARF registers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+struct mtx_user_stack {
+	uint64_t regs[MTX_NR_DWARF_REGS]; /* by DWARF number; regs[7] = sp, regs[16] = ip */
+	uint64_t size;                    /* bytes in data: the stack from sp up */
+	uint8_t data[];
+};
+
 struct mtx_event {
 	uint64_t ts_ns;
 	uint32_t type; /* enum mtx_event_type */
@@ -102,8 +114,10 @@ struct mtx_event {
 		} mmap;
 		/* A CPU sample: the user call chain, leaf first, as perf gives it
 		 * (callers are return addresses); @pcs is malloc'd and owned by
-		 * the consumer. @kernel: the CPU was in the kernel for this thread. */
-		struct { uint64_t *pcs; uint32_t nr; uint8_t kernel; } sample;
+		 * the consumer. @kernel: the CPU was in the kernel for this thread.
+		 * @stack: NULL, or (--call-graph dwarf) the user stack to unwind
+		 * instead of @pcs, malloc'd and owned by the consumer. */
+		struct { uint64_t *pcs; uint32_t nr; uint8_t kernel; struct mtx_user_stack *stack; } sample;
 		/* A uprobe hit (collector/sync-uprobes.c): probe is the probe's
 		 * index, arg its fetched values in the order it defines them. */
 		struct { uint32_t probe; uint32_t at_return; uint64_t arg[7]; } uprobe;

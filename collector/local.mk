@@ -12,6 +12,7 @@ collector_sources = \
 	collector/source-samples.c \
 	collector/stacks.c collector/stacks.h \
 	collector/profile.c collector/profile.h \
+	collector/unwind.c collector/unwind.h \
 	collector/model.c collector/model.h \
 	collector/fd-kind.c collector/fd-kind.h \
 	collector/writer.c collector/writer.h \

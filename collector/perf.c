@@ -228,6 +228,38 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t extra, struc
 			return -EINVAL;
 		out->raw = p;
 		out->raw_size = size;
+		p += size;
+	}
+	/* {u64 abi; u64 regs[weight(mask)]}, the regs only when abi is not
+	 * PERF_SAMPLE_REGS_ABI_NONE (a kernel thread). */
+	if (extra & PERF_SAMPLE_REGS_USER) {
+		if (end - p < 8)
+			return -EINVAL;
+		memcpy(&v, p, 8);
+		p += 8;
+		if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (end - p < 8 * MTX_NR_REGS_USER)
+				return -EINVAL;
+			out->regs_user = p;
+			p += 8 * MTX_NR_REGS_USER;
+		}
+	}
+	/* {u64 size; char data[size]; u64 dyn_size}: dyn_size (only there
+	 * when size is not 0) says how much of data the kernel could copy. */
+	if (extra & PERF_SAMPLE_STACK_USER) {
+		uint64_t dyn_size;
+		if (end - p < 8)
+			return -EINVAL;
+		memcpy(&v, p, 8);
+		p += 8;
+		if (v) {
+			if ((uint64_t)(end - p) < v || (uint64_t)(end - p) - v < 8)
+				return -EINVAL;
+			memcpy(&dyn_size, p + v, 8);
+			out->stack_user = p;
+			out->stack_user_size = dyn_size < v ? dyn_size : v;
+			p += v + 8;
+		}
 	}
 	return 0;
 }

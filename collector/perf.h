@@ -5,6 +5,7 @@
 #ifndef MTX_COLLECTOR_PERF_H
 #define MTX_COLLECTOR_PERF_H
 
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,12 @@
 /* Every event mtx opens samples these fields, so records from all events can
  * share one ring per CPU and be parsed the same way (see perf_sample_parse). */
 #define MTX_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/* The user registers a DWARF-unwound sample carries (PERF_SAMPLE_REGS_USER):
+ * the x86-64 general registers and ip, in perf's order (asm/perf_regs.h):
+ * ax bx cx dx si di bp sp ip, then r8 .. r15. */
+#define MTX_REGS_USER_MASK (((1ull << (PERF_REG_X86_IP + 1)) - 1) | (0xffull << PERF_REG_X86_R8))
+#define MTX_NR_REGS_USER 17
 
 /* The fields of a PERF_RECORD_SAMPLE, or of the sample_id trailer of other
  * records (attr.sample_id_all), for MTX_SAMPLE_TYPE [| PERF_SAMPLE_RAW]. */
@@ -27,6 +34,12 @@ struct perf_sample {
 	uint64_t nr_callchain;
 	const uint8_t *raw; /* tracepoint payload, NULL if none */
 	uint32_t raw_size;
+	const uint8_t *regs_user;  /* PERF_SAMPLE_REGS_USER: MTX_NR_REGS_USER u64 in the order
+	                            * of MTX_REGS_USER_MASK; NULL when the task had no user
+	                            * state (abi NONE) */
+	const uint8_t *stack_user; /* PERF_SAMPLE_STACK_USER: the copy of the user stack from
+	                            * its sp up, stack_user_size valid bytes; NULL if none */
+	uint64_t stack_user_size;
 };
 
 /*
@@ -63,7 +76,8 @@ int perf_nr_cpus(void);
 /*
  * perf_sample_parse - parse a PERF_RECORD_SAMPLE body of an event whose
  * attr.sample_type is MTX_SAMPLE_TYPE plus the bits of @extra
- * (PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW) or, for other records, the
+ * (PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW, PERF_SAMPLE_REGS_USER with
+ * MTX_REGS_USER_MASK, PERF_SAMPLE_STACK_USER) or, for other records, the
  * sample_id trailer (@extra ignored). Returns 0, or -EINVAL if the record is
  * too short.
  */

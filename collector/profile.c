@@ -14,9 +14,17 @@
  * The node's own row gets the innermost one; the outer ones get new rows
  * between it and its parent (ids after the last node's), so sample rows
  * written during the run keep their stack ids.
+ *
+ * Unwinding (--call-graph dwarf): a sample with a stack copy is unwound
+ * when it arrives, over the mappings its space has then (each space has an
+ * unwinder, told of its files as samples need them); its frame-pointer
+ * chain is kept when DWARF gives no caller and the chain does, and the
+ * reason is counted (meta unwind_fallback_*).
  */
 #include "config.h"
 #include "collector/profile.h"
+#include "collector/unwind.h"
+#include "src/clock.h"
 #include "src/grow.h"
 #include "src/log.h"
 #include "src/symbols.h"
@@ -42,6 +50,8 @@ struct profile_space {
 	uint64_t start_ns, end_ns; /* end UINT64_MAX while current */
 	struct profile_map *maps;
 	size_t nr_maps, cap_maps;
+	struct mtx_unwinder *unwinder; /* --call-graph dwarf: made at the first sample */
+	size_t nr_unwinder_maps;       /* maps[0 ..] already told to it */
 };
 
 struct function_slot {
@@ -60,6 +70,10 @@ struct mtx_profile {
 	struct function_slot *functions; /* open addressing, power-of-two size */
 	size_t nr_function_slots, nr_functions;
 	uint64_t nr_samples, nr_samples_without_stack;
+	int dwarf;                     /* unwind samples' stack copies */
+	uint64_t nr_dwarf, nr_truncated;
+	uint64_t unwind_ns, unwind_setup_ns; /* walking; telling unwinders of files */
+	uint64_t nr_fallback[UNWIND_FAIL__COUNT];
 };
 
 struct mtx_profile *profile_new(struct mtx_writer *w)
@@ -209,20 +223,71 @@ uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, cons
 	return space && nr ? stacks_intern_chain(p->stacks, space, pcs, nr) : 0;
 }
 
+void profile_unwind_dwarf(struct mtx_profile *p, int on)
+{
+	p->dwarf = on;
+}
+
+/* Space @id's unwinder, told of every file mapped so far; NULL when out
+ * of memory. */
+static struct mtx_unwinder *space_unwinder(struct mtx_profile *p, uint32_t id)
+{
+	struct profile_space *s = space_of(p, id);
+	if (!s || (!s->unwinder && !(s->unwinder = unwinder_new())))
+		return NULL;
+	for (; s->nr_unwinder_maps < s->nr_maps; s->nr_unwinder_maps++) {
+		const struct profile_map *m = &s->maps[s->nr_unwinder_maps];
+		const char *path = p->paths[m->path];
+		if (path[0] == '/') /* not [vdso], [anon:...], //anon */
+			unwinder_add_file(s->unwinder, path, m->start, m->pgoff, m->build_id, m->build_id_size);
+	}
+	return s->unwinder;
+}
+
+/* The leaf node of @ev's stack in @space: DWARF-unwound from its stack
+ * copy when asked for, unless that finds no caller where the frame
+ * pointers did; else the frame-pointer chain. *@method: "dwarf" or "fp". */
+static uint32_t intern_sample(struct mtx_profile *p, uint32_t space, const struct mtx_event *ev,
+			      const char **method)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	*method = "fp";
+	if (p->dwarf) {
+		enum unwind_fail why = UNWIND_FAIL_ERROR;
+		uint64_t t0 = clock_now_ns(), t1;
+		struct mtx_unwinder *u = space_unwinder(p, space);
+		int truncated = 0, n;
+		t1 = clock_now_ns();
+		n = u ? unwinder_walk(u, ev->tid, ev->u.sample.stack, pcs, &why, &truncated) : 0;
+		p->unwind_setup_ns += t1 - t0;
+		p->unwind_ns += clock_now_ns() - t1;
+		if (n >= 2 || (n == 1 && ev->u.sample.nr <= 1)) {
+			*method = "dwarf";
+			p->nr_dwarf++;
+			p->nr_truncated += (uint64_t)truncated;
+			return stacks_intern_chain(p->stacks, space, pcs, (size_t)n);
+		}
+		p->nr_fallback[why]++;
+	}
+	return ev->u.sample.nr ? stacks_intern_chain(p->stacks, space, ev->u.sample.pcs, ev->u.sample.nr) : 0;
+}
+
 static void on_sample(struct mtx_profile *p, const struct mtx_event *ev)
 {
 	uint32_t space = current_space(p, ev->pid, ev->ts_ns), node = 0;
-	if (space && ev->u.sample.nr)
-		node = stacks_intern_chain(p->stacks, space, ev->u.sample.pcs, ev->u.sample.nr);
+	const char *method = "fp";
+	if (space)
+		node = intern_sample(p, space, ev, &method);
 	/* A sample in the kernel: a [kernel] frame on top of where the thread
 	 * entered it, so self time in the kernel is charged to it. */
 	if (space && ev->u.sample.kernel)
 		node = stacks_intern(p->stacks, node, space, STACKS_PC_KERNEL);
 	free(ev->u.sample.pcs);
+	free(ev->u.sample.stack);
 	p->nr_samples++;
 	if (!node)
 		p->nr_samples_without_stack++;
-	writer_sample(p->w, ev->ts_ns, ev->tid, ev->cpu, node, "fp");
+	writer_sample(p->w, ev->ts_ns, ev->tid, ev->cpu, node, method);
 }
 
 void profile_event(struct mtx_profile *p, const struct mtx_event *ev)
@@ -459,6 +524,17 @@ int profile_finish(struct mtx_profile *p)
 	writer_meta_int(p->w, "samples", (int64_t)p->nr_samples);
 	writer_meta_int(p->w, "samples_without_stack", (int64_t)p->nr_samples_without_stack);
 	writer_meta_int(p->w, "functions", (int64_t)p->nr_functions);
+	if (p->dwarf) {
+		char key[64];
+		writer_meta_int(p->w, "unwind_dwarf", (int64_t)p->nr_dwarf);
+		writer_meta_int(p->w, "unwind_truncated", (int64_t)p->nr_truncated);
+		writer_meta_int(p->w, "unwind_ns", (int64_t)p->unwind_ns);
+		writer_meta_int(p->w, "unwind_setup_ns", (int64_t)p->unwind_setup_ns);
+		for (unsigned i = 0; i < UNWIND_FAIL__COUNT; i++) {
+			snprintf(key, sizeof(key), "unwind_fallback_%s", unwind_fail_name(i));
+			writer_meta_int(p->w, key, (int64_t)p->nr_fallback[i]);
+		}
+	}
 	if (rc)
 		return rc;
 	return writer_commit(p->w);
@@ -468,8 +544,10 @@ void profile_free(struct mtx_profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nr_spaces; i++)
+	for (size_t i = 0; i < p->nr_spaces; i++) {
 		free(p->spaces[i].maps);
+		unwinder_free(p->spaces[i].unwinder);
+	}
 	free(p->spaces);
 	for (size_t i = 0; i < p->nr_paths; i++)
 		free(p->paths[i]);

@@ -30,6 +30,12 @@ struct mtx_profile *profile_new(struct mtx_writer *w);
  */
 void profile_event(struct mtx_profile *p, const struct mtx_event *ev);
 
+/* profile_unwind_dwarf - @on: samples carry a copy of the user stack
+ * (--call-graph dwarf), to unwind with DWARF CFI (collector/unwind.c);
+ * samples then say 'dwarf', or 'fp' when they fell back, and meta counts
+ * why. Call before the first event. */
+void profile_unwind_dwarf(struct mtx_profile *p, int on);
+
 /* order_emit_fn adapter: @ctx is the profile. */
 void profile_emit(void *ctx, const struct mtx_event *ev);
 

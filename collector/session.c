@@ -129,12 +129,14 @@ static int open_leaders(struct mtx_session *s)
 	return 0;
 }
 
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz)
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz,
+		 unsigned sample_stack_bytes)
 {
 	int rc;
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->sample_hz = sample_hz;
+	s->sample_stack_bytes = sample_stack_bytes;
 	s->nr_cpus = perf_nr_cpus();
 	s->ring_pages = ring_pages;
 	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));

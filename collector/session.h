@@ -25,6 +25,8 @@ struct session_event {
 struct mtx_session {
 	pid_t pid;                 /* the traced process (-1: none yet) */
 	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
+	unsigned sample_stack_bytes; /* user stack copied per sample for DWARF
+	                              * unwinding, 0: frame-pointer chains only */
 	int nr_cpus;
 	size_t ring_pages;         /* data pages per CPU ring */
 	struct mtx_ring *rings;    /* [nr_cpus]; the ring's fd is that CPU's leader */
@@ -48,9 +50,12 @@ struct mtx_session {
  * session_open - open the rings and the events of the sources in @mask
  * (bit i = mtx_sources[i]) for process @pid (events enabled at its exec)
  * with @ring_pages data pages per CPU, and CPU samples at @sample_hz (0:
- * none; source_samples). Returns 0 or -errno with s->error.
+ * none; source_samples), each with a copy of @sample_stack_bytes of the
+ * user stack (0: none, frame-pointer chains only). Returns 0 or -errno
+ * with s->error.
  */
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz);
+int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz,
+		 unsigned sample_stack_bytes);
 
 /*
  * session_add_event - for sources: open @attr on every CPU, for the traced

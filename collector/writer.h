@@ -55,7 +55,7 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 
-/* CPU samples: @stack_id 0 for none (NULL), @unwind "fp". Stacks,
+/* CPU samples: @stack_id 0 for none (NULL), @unwind "fp" or "dwarf". Stacks,
  * functions, maps and callsites are written when the run ends
  * (collector/profile.c); strings are bound SQLITE_STATIC (they must live
  * until the call returns). */

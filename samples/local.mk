@@ -4,7 +4,7 @@
 
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
-	samples/signals samples/c11threads
+	samples/signals samples/c11threads samples/nofp
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -46,5 +46,12 @@ samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_c11threads_LDFLAGS = -pthread
+
+# nofp is the one built without frame pointers (and optimized, so that its
+# functions really lack them): DWARF unwinding's test case.
+samples_nofp_SOURCES = samples/nofp.c samples/args.h
+samples_nofp_LDADD = -lpthread
+samples_nofp_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer
+samples_nofp_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README samples/args.h

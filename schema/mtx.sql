@@ -172,7 +172,7 @@ CREATE TABLE samples (
 	tid      INTEGER NOT NULL,
 	cpu      INTEGER,
 	stack_id INTEGER,              -- the leaf's stacks.id; NULL: no user frame
-	unwind   TEXT                  -- how the stack was walked: fp (frame pointers)
+	unwind   TEXT                  -- how the stack was walked: fp (frame pointers) or dwarf (CFI over a stack copy)
 );
 
 -- Executable mappings of the traced processes (PERF_RECORD_MMAP2), as

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 const char cmd_collect_usage[] =
-	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ] [--sync-stacks[=N]] [-m MIB] [-q|-v]\n"
-	"                   [--] PROGRAM [ARGS...]\n"
+	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
+	"                   [--sync-stacks[=N]] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
 	"\n"
@@ -29,8 +29,12 @@ const char cmd_collect_usage[] =
 	"                            sync      every lock, semaphore, condvar, barrier,\n"
 	"                                      thread and signal call (LD_PRELOAD)\n"
 	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
-	"                          CPU time, with their call stacks (frame pointers),\n"
-	"                          for 'mtx report FILE flat' and 'calls' (1 to 10000)\n"
+	"                          CPU time, with their call stacks, for\n"
+	"                          'mtx report FILE flat' and 'calls' (1 to 10000)\n"
+	"      --call-graph HOW    how sampled stacks are walked: fp (default: frame\n"
+	"                          pointers, cheapest) or dwarf[,BYTES] (a BYTES copy of\n"
+	"                          the user stack, default 8192, unwound with DWARF CFI:\n"
+	"                          code built without frame pointers keeps its callers)\n"
 	"      --sync-stacks[=N]   record the user call stack of every sync operation\n"
 	"                          (frame pointers, up to N frames, default and most 48)\n"
 	"                          into sync_ops.stack_id\n"
@@ -42,6 +46,56 @@ const char cmd_collect_usage[] =
 	"mtx collect exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
 	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
 	"command line and 1 if mtx could not record.\n";
+
+#define DEFAULT_STACK_BYTES 8192
+/* The kernel keeps a sample record within its u16 size. */
+#define MAX_STACK_BYTES 65528
+
+/* Parse --call-graph: "fp" (0 bytes), "dwarf" or "dwarf,BYTES" (rounded
+ * up to 8). Returns 0 or -1 after the usage error. */
+static int parse_call_graph(const char *text, unsigned *stack_bytes)
+{
+	char *end;
+	long n;
+	if (!strcmp(text, "fp")) {
+		*stack_bytes = 0;
+		return 0;
+	}
+	if (!strcmp(text, "dwarf")) {
+		*stack_bytes = DEFAULT_STACK_BYTES;
+		return 0;
+	}
+	if (strncmp(text, "dwarf,", 6) == 0) {
+		n = strtol(text + 6, &end, 10);
+		if (end != text + 6 && !*end && n >= 64 && n <= MAX_STACK_BYTES) {
+			*stack_bytes = (unsigned)(n + 7) / 8 * 8;
+			return 0;
+		}
+	}
+	cmd_usage_error("collect", "--call-graph takes fp, dwarf or dwarf,BYTES (64 to %d), not '%s'",
+			MAX_STACK_BYTES, text);
+	return -1;
+}
+
+/* Bytes of a dwarf sample's record beyond its stack copy (header, ids,
+ * registers, the callchain's first frames), roughly. */
+#define SAMPLE_RECORD_EXTRA 400
+/* The collector drains every 100 ms, and is woken at a quarter full. */
+#define RING_FILL_MIN_MS 250
+
+/* Stack copies make sample records large: say so when one thread running
+ * on a CPU fills that CPU's ring faster than the collector is sure to
+ * drain it. */
+static void warn_ring_fill(const struct collect_options *o)
+{
+	double ring = (double)o->ring_pages * (double)sysconf(_SC_PAGESIZE);
+	double per_s = (double)o->sample_hz * (o->sample_stack_bytes + SAMPLE_RECORD_EXTRA);
+	if (!o->sample_stack_bytes || ring * 1000 >= per_s * RING_FILL_MIN_MS)
+		return;
+	log_warn("--call-graph dwarf,%u at %u Hz fills a %.0f MiB buffer in %.0f ms per busy CPU: samples may "
+		 "be lost (meta lost_samples); a larger --buffer-size or a smaller copy helps",
+		 o->sample_stack_bytes, o->sample_hz, ring / 1048576, 1000 * ring / per_s);
+}
 
 /* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
  * the sched source is always in. */
@@ -117,6 +171,7 @@ int cmd_collect(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 'S' },
 		{ "sync-stacks", optional_argument, NULL, 'K' },
+		{ "call-graph", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -125,7 +180,7 @@ int cmd_collect(int argc, char **argv)
 	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
 	long mib = 16;
 	struct collect_result r;
-	int opt, rc;
+	int opt, rc, call_graph_given = 0;
 	char *err = NULL, *command;
 	size_t pages;
 
@@ -166,6 +221,11 @@ int cmd_collect(int argc, char **argv)
 			o.sync_stack_frames = (unsigned)n;
 			break;
 		}
+		case 'G':
+			if (parse_call_graph(optarg, &o.sample_stack_bytes))
+				return EXIT_USAGE;
+			call_graph_given = 1;
+			break;
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -185,12 +245,15 @@ int cmd_collect(int argc, char **argv)
 		return cmd_usage_error("collect", "no program to run");
 	if (o.sync_stack_frames && !o.sync)
 		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
+	if (call_graph_given && !o.sample_hz)
+		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");
 	o.argv = argv + optind;
 	/* Ring sizes must be a power of two pages. */
 	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);
 	while (pages & (pages - 1))
 		pages &= pages - 1;
 	o.ring_pages = pages;
+	warn_ring_fill(&o);
 	command = join_command(argc - optind, argv + optind);
 	o.command = command;
 

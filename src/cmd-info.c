@@ -56,7 +56,10 @@ int cmd_info(int argc, char **argv)
 		{ "sync objects", "sync_objects",
 		  "SELECT group_concat(n || ' ' || kind, ', ') FROM "
 		  "(SELECT kind, COUNT(*) AS n FROM sync_objects GROUP BY kind ORDER BY n DESC, kind)" },
-		{ "calls", "calls", NULL }, { "samples", "samples", NULL },
+		{ "calls", "calls", NULL },
+		{ "samples", "samples",
+		  "SELECT group_concat(n || ' ' || unwind, ', ') FROM "
+		  "(SELECT unwind, COUNT(*) AS n FROM samples WHERE unwind IS NOT NULL GROUP BY unwind ORDER BY n DESC, unwind)" },
 	};
 	sqlite3 *db;
 	char *err = NULL, *complete, *sources;

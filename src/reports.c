@@ -266,7 +266,7 @@ static const struct mtx_query histogram_queries[] = {
 static const struct mtx_query flat_queries[] = {
 	{ "flat.summary", "CPU samples (mtx collect --sample) and how their stacks were walked",
 	  "SELECT COUNT(*) AS samples, (SELECT value FROM meta WHERE key = 'sample_hz') AS hz, "
-	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, "
+	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, SUM(unwind = 'dwarf') AS dwarf, "
 	  "SUM(stack_id IS NULL) AS no_stack FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " FROM_NS
 	  " AND ts_ns < " TO_NS },
 	{ "flat", "Flat profile per thread: samples in the function itself, and with its callees",
@@ -284,14 +284,16 @@ static const struct mtx_query flat_queries[] = {
 
 /* The call graph's nodes (tid, fn, self_ns, total_ns, count) and edges
  * (tid, caller, callee, self_ns, children_ns, count), from the calls table
- * when it has rows, else from the samples (count: samples then). */
+ * when it has rows, else from the samples (count: samples then). With
+ * --from/--to, a call counts with its time inside the window (clipped, as
+ * its children's), as the samples count those taken inside it. */
 #define CALLS_END "COALESCE(c.end_ns, (SELECT MAX(t.end_ns) FROM threads t WHERE t.tid = c.tid))"
 #define CALL_GRAPH_CTE                                                                                    \
 	"exact AS (SELECT EXISTS (SELECT 1 FROM calls) AS yes), "                                         \
 	SAMPLES_CTE ", "                                                                                  \
 	"e AS (SELECT tid, leaf, caller, fn, n, MAX(node = leaf) AS at_leaf FROM wf "                     \
 	"WHERE caller IS NOT NULL GROUP BY tid, leaf, caller, fn), "                                      \
-	"c AS (SELECT c.id, c.tid, c.function_id AS fn, c.parent_id, " CALLS_END " - c.start_ns AS dur "   \
+	"c AS (SELECT c.id, c.tid, c.function_id AS fn, c.parent_id, " CLIPPED("c.start_ns", CALLS_END) " AS dur " \
 	"FROM calls c WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", CALLS_END) "), "         \
 	"cs AS (SELECT c.*, c.dur - COALESCE((SELECT SUM(k.dur) FROM c k WHERE k.parent_id = c.id), 0) "  \
 	"AS self, p.fn AS caller FROM c LEFT JOIN c p ON p.id = c.parent_id), "                           \

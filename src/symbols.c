@@ -145,12 +145,19 @@ enum symbols_source symbols_module_source(const struct mtx_module *m)
 
 int symbols_bias(struct mtx_module *m, uint64_t map_start, uint64_t pgoff, uint64_t *bias)
 {
+	if (!m->elf || m->source == SYMBOLS_CHANGED)
+		return -ENOENT;
+	return symbols_elf_bias(m->elf, map_start, pgoff, bias);
+}
+
+int symbols_elf_bias(Elf *elf, uint64_t map_start, uint64_t pgoff, uint64_t *bias)
+{
 	size_t nr;
-	if (!m->elf || m->source == SYMBOLS_CHANGED || elf_getphdrnum(m->elf, &nr) != 0)
+	if (elf_getphdrnum(elf, &nr) != 0)
 		return -ENOENT;
 	for (size_t i = 0; i < nr; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		/* The mapping starts at the page holding p_offset: pgoff is
 		 * p_offset rounded down, map_start p_vaddr rounded down alike. */

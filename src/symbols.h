@@ -64,6 +64,11 @@ enum symbols_source symbols_module_source(const struct mtx_module *m);
  */
 int symbols_bias(struct mtx_module *m, uint64_t map_start, uint64_t pgoff, uint64_t *bias);
 
+/* symbols_elf_bias - the same for a mapping of the ELF file @elf opened
+ * elsewhere (collector/unwind.c). */
+struct Elf;
+int symbols_elf_bias(struct Elf *elf, uint64_t map_start, uint64_t pgoff, uint64_t *bias);
+
 /*
  * symbols_lookup - the frames at file address @addr of @m, outermost first:
  * the function that holds @addr, then each function inlined into it down

@@ -14,7 +14,8 @@ UNIT_TESTS = \
 	tests/unit/test-summaries \
 	tests/unit/test-fd-kind \
 	tests/unit/test-symbols \
-	tests/unit/test-stacks
+	tests/unit/test-stacks \
+	tests/unit/test-unwind
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
 TESTS += $(UNIT_TESTS)
@@ -74,6 +75,10 @@ tests_unit_test_fd_kind_LDADD = $(UNIT_LIBS)
 tests_unit_test_stacks_SOURCES = tests/unit/test-stacks.c
 tests_unit_test_stacks_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stacks_LDADD = $(UNIT_LIBS)
+# Unwinds itself: no frame pointers, so only DWARF CFI can find its callers.
+tests_unit_test_unwind_SOURCES = tests/unit/test-unwind.c
+tests_unit_test_unwind_CFLAGS = $(UNIT_CFLAGS) -O2 -fomit-frame-pointer
+tests_unit_test_unwind_LDADD = $(UNIT_LIBS)
 # The symbolizer's test looks itself up: built with DWARF, and with a
 # shared library of its own (libtool: -rpath makes it a shared one).
 check_LTLIBRARIES = tests/unit/libsymlib.la
@@ -95,6 +100,7 @@ E2E_TESTS = \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \
+	tests/e2e/test-unwind.sh \
 	tests/e2e/test-man.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)

@@ -53,6 +53,11 @@ DB=profile.db check flat-window flat --from 1.5ms --to 4ms
 DB=profile.db check calls calls
 DB=profile.db check calls-hash calls --thread main --function '^hash$'
 DB=calls.db check calls-exact calls
+# The filters of the function reports, in the other formats too.
+DB=profile.db check flat-function-json flat --function '^(hash|work)$' --format json
+DB=profile.db check calls-window-csv calls --from 1.5ms --to 4ms --format csv
+DB=calls.db check calls-exact-window calls --from 15us --to 50us
+DB=calls.db check calls-exact-hash-json calls --function '^hash$' --format json
 
 # The whole-run reports read the summary tables; a window that covers the
 # whole run adds up the recorded rows instead, and must give the same.
@@ -92,6 +97,9 @@ wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.') | awk 'length > 80' 
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; d=json.load(open("sync-json.out")); r=d["sync"]; assert len(r)==2 and r[0]["op"]=="lock" and r[0]["wait_ns"]==140000, r' ||
 		fail "sync --format json is not the expected JSON"
+	for f in flat-function-json calls-exact-hash-json; do
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f.out" || fail "$f.out is not JSON"
+	done
 fi
 
 # Bad input: one line on stderr, exit 2, nothing on stdout.
@@ -112,6 +120,8 @@ bad "filter the report cannot apply" waits.db locks --thread 100
 bad "no thread of that name" waits.db waits --thread nobody
 bad "bad time" waits.db states --from soon
 bad "bad pattern" waits.db critical-path --function '('
+bad "bad pattern (flat)" profile.db flat --function '('
+bad "bad time (calls)" profile.db calls --to later
 bad "object without its argument" waits.db object
 bad "unknown format" waits.db threads --format xml
 bad "negative limit" waits.db states --limit -1

@@ -50,7 +50,9 @@ where() {
 	if [ "$n" = 0 ] && [ "$optional" = 1 ]; then
 		pass "no switch left at '$at' in this run"
 	elif [ "$n" = 0 ]; then
-		fail "no switch left at '$at'"
+		fail "no switch left at '$at'; the switches were left at: $(sql run.db "SELECT at || ' ' ||
+			SUM(count) FROM switch_totals GROUP BY at" | tr '\n' ',') sync ops: $(sql run.db \
+			"SELECT COUNT(*) || ', lost ' || (SELECT value FROM meta WHERE key = 'lost_sync') FROM sync_ops")"
 	elif [ -n "$bad" ]; then
 		fail "switches at '$at' (of $n) in other functions than $*: $bad"
 	elif [ "$firsts" = 0 ]; then

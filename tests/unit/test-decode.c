@@ -9,6 +9,7 @@
 #include "tests/unit/record-builder.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 
 struct sink {
@@ -149,4 +150,88 @@ Test(decode, truncated_and_unknown_records_are_counted_not_trusted)
 	order_flush(&session.order, UINT64_MAX, collect, &s);
 	cr_assert_eq(s.n, 0);
 	cr_assert_eq(session.undecodable, 2);
+}
+
+/* A cpu-clock sample of --call-graph dwarf: identifier, tid, time, cpu,
+ * the callchain, the user registers (abi, then MTX_NR_REGS_USER values:
+ * 100 + perf's index), and a user stack copy of @stack_size bytes of
+ * which @dyn_size were readable. Returns the record's size. */
+static uint16_t dwarf_sample(struct rec *r, uint64_t abi, uint64_t stack_size, uint64_t dyn_size)
+{
+	uint8_t *p = r->bytes + sizeof(struct perf_event_header);
+	uint64_t v[] = { 7, (uint64_t)42 << 32 | 41, 1000, 1, 2, (uint64_t)PERF_CONTEXT_USER, 0x401000, abi };
+	memset(r, 0, sizeof(*r));
+	memcpy(p, v, sizeof(v));
+	p += sizeof(v);
+	for (uint64_t i = 0; abi && i < MTX_NR_REGS_USER; i++, p += 8) {
+		uint64_t reg = 100 + i;
+		memcpy(p, &reg, 8);
+	}
+	memcpy(p, &stack_size, 8);
+	p += 8;
+	for (uint64_t i = 0; i < stack_size; i++)
+		*p++ = (uint8_t)i;
+	if (stack_size) {
+		memcpy(p, &dyn_size, 8);
+		p += 8;
+	}
+	r->hdr.type = PERF_RECORD_SAMPLE;
+	r->hdr.size = (uint16_t)(p - r->bytes);
+	return r->hdr.size;
+}
+
+#define DWARF_EXTRA (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+Test(decode_dwarf, registers_and_stack_copy)
+{
+	struct rec r;
+	struct perf_sample sample;
+	struct mtx_event ev = { 0 };
+	const struct mtx_user_stack *st;
+
+	dwarf_sample(&r, PERF_SAMPLE_REGS_ABI_64, 32, 24);
+	cr_assert_eq(perf_sample_parse(&r.hdr, DWARF_EXTRA, &sample), 0);
+	cr_assert_eq(sample.nr_callchain, 2);
+	cr_assert_not_null(sample.regs_user);
+	cr_assert_eq(sample.stack_user_size, 24, "only dyn_size bytes are the stack's");
+	cr_assert_eq(source_samples.decode(NULL, 0, &sample, &ev), 1);
+	cr_assert_eq(ev.u.sample.nr, 1);
+	cr_assert_eq(ev.u.sample.pcs[0], 0x401000);
+	st = ev.u.sample.stack;
+	cr_assert_not_null(st);
+	/* perf order ax bx cx dx si di bp sp ip r8..r15 -> DWARF numbers. */
+	cr_assert_eq(st->regs[0], 100, "rax");
+	cr_assert_eq(st->regs[3], 101, "rbx");
+	cr_assert_eq(st->regs[1], 103, "rdx");
+	cr_assert_eq(st->regs[6], 106, "rbp");
+	cr_assert_eq(st->regs[7], 107, "rsp");
+	cr_assert_eq(st->regs[16], 108, "rip");
+	cr_assert_eq(st->regs[8], 109, "r8");
+	cr_assert_eq(st->regs[15], 116, "r15");
+	cr_assert_eq(st->size, 24);
+	cr_assert_eq(st->data[23], 23);
+	free(ev.u.sample.pcs);
+	free(ev.u.sample.stack);
+}
+
+Test(decode_dwarf, no_user_state_and_truncated_records)
+{
+	struct rec r;
+	struct perf_sample sample;
+	struct mtx_event ev = { 0 };
+
+	/* A kernel thread: abi NONE, no registers; an empty copy. */
+	dwarf_sample(&r, PERF_SAMPLE_REGS_ABI_NONE, 0, 0);
+	cr_assert_eq(perf_sample_parse(&r.hdr, DWARF_EXTRA, &sample), 0);
+	cr_assert_null(sample.regs_user);
+	cr_assert_null(sample.stack_user);
+	cr_assert_eq(source_samples.decode(NULL, 0, &sample, &ev), 1);
+	cr_assert_null(ev.u.sample.stack);
+	free(ev.u.sample.pcs);
+
+	/* Cut before dyn_size, or inside the registers: not trusted. */
+	r.hdr.size = (uint16_t)(dwarf_sample(&r, PERF_SAMPLE_REGS_ABI_64, 32, 32) - 8);
+	cr_assert_eq(perf_sample_parse(&r.hdr, DWARF_EXTRA, &sample), -EINVAL);
+	r.hdr.size = (uint16_t)(sizeof(r.hdr) + 8 * 8 + 8 * 4);
+	cr_assert_eq(perf_sample_parse(&r.hdr, DWARF_EXTRA, &sample), -EINVAL);
 }
