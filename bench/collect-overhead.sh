@@ -11,8 +11,14 @@
 #           sync records add is the difference from mtx)
 #   perf    perf record -q -e sched:sched_switch -e sched:sched_waking
 #                       -e 'raw_syscalls:*' -o DATA -- program
+#   base    (only with MTX_BASE set) the mtx run again with another build,
+#           e.g. main's, to compare two versions in the same invocation
 # and reports the median wall time of each, the ratios to plain, the events
 # recorded and lost, and bytes per event of run.db (perf.data for perf).
+# It also reports the median CPU time (user + system, the program and the
+# collector together, from bash's time): unlike wall time it does not grow
+# while the machine is busy with others, so on a shared machine its ratio
+# is the steadier figure of what recording costs.
 # Then the fixed start-up + tear-down cost: the same three around /bin/true.
 #
 # perf's events are not quite mtx's: perf records sched_waking per task (mtx
@@ -27,7 +33,7 @@
 #   PROGRAM  a sample name (looked up in $SAMPLES_DIR) or a path; several
 #            programs are separated by '---'.  Default: philosophers,
 #            clientserver, farm with their default arguments.
-# Environment: MTX (default ./mtx, else mtx on PATH), PERF (default perf),
+# Environment: MTX (default ./mtx, else mtx on PATH), MTX_BASE (none), PERF (default perf),
 #   SAMPLES_DIR (default ./samples; samples missing there are compiled from
 #   the source tree with gcc -O2 -g -pthread into a temporary folder).
 # Run it from the build folder, as root (or with perf_event_paranoid <= -1).
@@ -107,26 +113,29 @@ perf_stats() { # DATA -> "events lost"
 		END { printf "%d %d\n", ev, lost }'
 }
 
+TIMEFORMAT='%3U %3S'
 run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
-	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0
+	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0 cpu
 	read -r -a cmd <<<"${cmdline[$i]}"
 	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data" "$work/perf.data.old"
 	case $kind in
 	plain)
-		t0=$(now_us); "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?; t1=$(now_us) ;;
-	mtx | kernel)
-		local events=all
+		t0=$(now_us); { time "${cmd[@]}" >/dev/null 2>"$work/err"; } 2>"$work/cpu"; rc=$?; t1=$(now_us) ;;
+	mtx | kernel | base)
+		local events=all mtx=$MTX
 		[ "$kind" = kernel ] && events=sched,wakeups,syscalls
+		[ "$kind" = base ] && mtx=$MTX_BASE
 		t0=$(now_us)
-		"$MTX" collect -q -e "$events" -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
+		{ time "$mtx" collect -q -e "$events" -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; } \
+			2>"$work/cpu"; rc=$?
 		t1=$(now_us)
 		ev=$(meta "$work/run.db" "key = 'events_total'")
 		lost=$(meta "$work/run.db" "key LIKE 'lost!_%' ESCAPE '!'")
 		bytes=$(stat -c %s "$work/run.db" 2>/dev/null || echo 0) ;;
 	perf)
 		t0=$(now_us)
-		"$PERF" record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*' \
-			-o "$work/perf.data" -- "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?
+		{ time "$PERF" record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*' \
+			-o "$work/perf.data" -- "${cmd[@]}" >/dev/null 2>"$work/err"; } 2>"$work/cpu"; rc=$?
 		t1=$(now_us)
 		read -r ev lost < <(perf_stats "$work/perf.data")
 		bytes=$(stat -c %s "$work/perf.data" 2>/dev/null || echo 0) ;;
@@ -135,7 +144,8 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 		echo "collect-overhead: $kind run of '${cmdline[$i]}' exited $rc:" >&2
 		sed 's/^/  /' "$work/err" | head -5 >&2
 	fi
-	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc" >>"$work/runs"
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1e6 }' "$work/cpu")
+	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc ${cpu:-0}" >>"$work/runs"
 }
 
 cmdline=()
@@ -151,18 +161,19 @@ done
 # three rotates with each repetition so that none always runs first.
 : >"$work/runs"
 for i in "${!cmdline[@]}"; do
-	for kind in plain mtx kernel perf; do run_one "$kind" "$i" 0; done
+	for kind in plain mtx kernel perf ${MTX_BASE:+base}; do run_one "$kind" "$i" 0; done
 done
 : >"$work/runs"
-kinds=(plain mtx kernel perf)
+kinds=(plain mtx kernel perf ${MTX_BASE:+base})
+nk=${#kinds[@]}
 for ((rep = 1; rep <= reps; rep++)); do
 	echo "collect-overhead: repetition $rep of $reps" >&2
 	for i in "${!cmdline[@]}"; do
-		for k in 0 1 2 3; do run_one "${kinds[$(((k + rep) % 4))]}" "$i" "$rep"; done
+		for ((k = 0; k < nk; k++)); do run_one "${kinds[$(((k + rep) % nk))]}" "$i" "$rep"; done
 	done
 done
 
-# field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes) of each run
+# field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes, 9 cpu) of each run
 field() { awk -v i="$2" -v k="$1" -v c="$3" '$1 == i && $2 == k { print $c }' "$work/runs"; }
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 failures() { awk -v i="$1" '$1 == i && $8 != 0 { n++ } END { print n + 0 }' "$work/runs"; }
@@ -176,10 +187,12 @@ machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpu
 	echo "# mtx collect overhead, $date_now, commit $commit, kernel $kernel, $machine"
 	echo "# $reps interleaved repetitions per program; times are medians in ms; lost = sum over all repetitions"
 	echo "# mtx: mtx collect -q (default events, sync included); kernel: mtx collect -q -e sched,wakeups,syscalls; perf: perf record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*'"
+	echo "# cpu: user + system time of the program and the collector; base: mtx collect -q with MTX_BASE=${MTX_BASE:-(not set)}"
 	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
 		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event \
-		failed_runs kernel_ms
-	echo kernel_ratio
+		failed_runs kernel_ms kernel_ratio plain_cpu_ms mtx_cpu_ms mtx_cpu_ratio base_ms base_ratio \
+		base_cpu_ms
+	echo base_cpu_ratio
 } >"$work/results"
 
 for i in "${!cmdline[@]}"; do
@@ -196,11 +209,18 @@ for i in "${!cmdline[@]}"; do
 	fl=$(field perf "$i" 6 | sum)
 	fb=$(field perf "$i" 7 | median)
 	kt=$(field kernel "$i" 4 | median)
+	pc=$(field plain "$i" 9 | median)
+	mc=$(field mtx "$i" 9 | median)
+	bt=0 bc=0
+	[ -n "${MTX_BASE:-}" ] && bt=$(field base "$i" 4 | median) && bc=$(field base "$i" 9 | median)
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
-		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" 'BEGIN {
-		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f\n",
+		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" \
+		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" 'BEGIN {
+		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
-			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt }' >>"$work/results"
+			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt
+		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\n", pc / 1000, mc / 1000, pc ? mc / pc : 0,
+			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0 }' >>"$work/results"
 done
 
 # Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
@@ -217,18 +237,20 @@ awk -F'\t' -v OFS='\t' '
 echo
 awk -F'\t' '
 	/^#/ { next }
-	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
+	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
 		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "kern/pl", "perf/pl", "mtx net", "perfnet",
-		"mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
+		"cpu/pl", "base/pl", "mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
 	$1 == "true" { startup = $0; next }
-	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
-		$1, $2, $3, $4, $5, $17, $6, $18 == "n/a" ? $18 : $18 "x", $19 == "n/a" ? $19 : $19 "x",
+	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
+		$1, $2, $3, $4, $5, $17, $6, $25 == "n/a" ? $25 : $25 "x", $26 == "n/a" ? $26 : $26 "x",
+		$20, ($22 > 0 ? sprintf("%.2fx", $22) : "-"),
 		$7, $8, $10, $11, $12, $14, $15 ? "  (" $15 " failed runs)" : "" }
 	END { split(startup, s, "\t")
-		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)\n",
-			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2] }' "$work/results"
+		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)%s\n",
+			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2], (s[21] > 0 ? sprintf(", base %.1f ms", s[21]) : "") }' "$work/results"
 echo "($reps repetitions, medians; lost = sum over all repetitions; net = ratio once the"
-echo " /bin/true start-up + tear-down of each is taken off both sides)"
+echo " /bin/true start-up + tear-down of each is taken off both sides; cpu/pl = mtx's CPU"
+echo " time (program + collector) over the plain run's; base/pl = MTX_BASE's wall time)"
 
 if [ "$results" != "-" ]; then
 	mkdir -p "$(dirname "$results")"

@@ -315,7 +315,7 @@ static void op_begin(struct gen *g, struct gen_thread *t, const char *op, int ob
 static void op_end(struct gen *g, struct gen_thread *t, uint64_t end_ns)
 {
 	writer_sync_op(g->w, t->tid, obj_id(t->op_obj), t->op, t->op_start_ns, end_ns, 0, t->op_arg,
-		       callsite(t));
+		       callsite(t), 0);
 	g->rows[T_SYNC_OPS]++;
 	g->events++;
 	t->op = NULL;
@@ -388,7 +388,7 @@ static void switch_out(struct gen *g, struct gen_thread *t, uint64_t ts, const c
 	int cpu = t->cpu;
 	set_state(g, t, ts, state);
 	t->cpu = -1;
-	writer_switch(g->w, ts, cpu, t->tid, prev_state, preempt, dispatch(g, cpu, ts));
+	writer_switch(g->w, ts, cpu, t->tid, prev_state, preempt, dispatch(g, cpu, ts), 0);
 	g->rows[T_SWITCHES]++;
 	g->events++;
 }
@@ -443,7 +443,7 @@ static void preempt(struct gen *g, struct gen_thread *t)
 	runq_push(g, t);
 	set_state(g, t, g->now, ST_RUNNABLE);
 	t->cpu = -1;
-	writer_switch(g->w, g->now, cpu, t->tid, "R+", 1, next->tid);
+	writer_switch(g->w, g->now, cpu, t->tid, "R+", 1, next->tid, 0);
 	g->rows[T_SWITCHES]++;
 	g->events++;
 	switch_in(g, next, cpu, g->now);

@@ -12,7 +12,9 @@
  *       preloaded and the region in its environment, drain the region every
  *       PERIOD_US microseconds while it runs (-1: never; records are counted,
  *       not stored), print "records N lost N (...)" on stderr and exit with
- *       COMMAND's status.
+ *       COMMAND's status. With SYNC_OP_COST_STACK_FRAMES=N in the
+ *       environment the region asks for N frames of user stack per record
+ *       (mtx collect --sync-stacks=N); frames records count as records.
  *   sync-op-cost collect-calls LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]
  *       the same with a call region (the -pg / -finstrument-functions hooks,
  *       bench/function-hook-cost.sh) instead of a sync region.
@@ -39,7 +41,8 @@ static void count_emit(void *ctx, const struct mtx_event *ev)
 	(*(uint64_t *)ctx)++;
 }
 
-static int collect(const char *lib, char **argv, uint32_t lane_records, long period_us, int calls)
+static int collect(const char *lib, char **argv, uint32_t lane_records, long period_us, int calls,
+		   uint32_t stack_frames)
 {
 	struct sync_region *region;
 	uint64_t records = 0;
@@ -52,6 +55,7 @@ static int collect(const char *lib, char **argv, uint32_t lane_records, long per
 		fprintf(stderr, "sync-op-cost: cannot create the region: %s\n", strerror(-rc));
 		return 1;
 	}
+	sync_region_set_stack_frames(region, stack_frames);
 	pid = fork();
 	if (pid < 0) {
 		perror("sync-op-cost: fork");
@@ -97,9 +101,11 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "measure"))
 		return measure(argc > 2 ? atol(argv[2]) : 5000000, argc > 3 ? atoi(argv[3]) : 7);
 	if (argc >= 7 && (!strcmp(argv[1], "collect") || !strcmp(argv[1], "collect-calls")) &&
-	    !strcmp(argv[5], "--"))
+	    !strcmp(argv[5], "--")) {
+		const char *frames = getenv("SYNC_OP_COST_STACK_FRAMES");
 		return collect(argv[2], argv + 6, (uint32_t)atol(argv[3]), atol(argv[4]),
-			       !strcmp(argv[1], "collect-calls"));
+			       !strcmp(argv[1], "collect-calls"), frames ? (uint32_t)atol(frames) : 0);
+	}
 	fprintf(stderr, "usage: sync-op-cost measure [pairs] [runs]\n"
 			"       sync-op-cost collect[-calls] LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]\n");
 	return 2;

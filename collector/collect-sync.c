@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/collect-sync.h"
 #include "collector/inject.h"
+#include "collector/profile.h"
 #include "collector/source-sync.h"
 #include "collector/sync-objects.h"
 #include "collector/session.h"
@@ -68,7 +69,7 @@ static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char
 	return 0;
 }
 
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, uint32_t stack_frames, char **err)
 {
 	char lib[PATH_MAX], path[PATH_MAX];
 	const char *blocker;
@@ -76,8 +77,12 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 
 	memset(cs, 0, sizeof(*cs));
 	cs->method = "none";
-	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path)))
+	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path))) {
+		if (stack_frames)
+			log_warn("--sync-stacks needs libmtx-preload.so: the operations of %s are "
+				 "recorded without their stacks", prog);
 		return prepare_uprobes(cs, prog, path, blocker);
+	}
 	if (inject_find_library(lib, sizeof(lib))) {
 		if (asprintf(err, "cannot find libmtx-preload.so (looked for %s); "
 			     "set MTX_PRELOAD_LIB, or leave sync out of --events", lib) < 0)
@@ -111,6 +116,8 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err)
 	cs->env[0] = cs->ld_preload;
 	cs->env[1] = (char *)sync_region_env(cs->region);
 	cs->env[2] = (char *)sync_region_env(cs->calls);
+	cs->stack_frames = stack_frames > MTX_SYNC_STACK_MAX ? MTX_SYNC_STACK_MAX : stack_frames;
+	sync_region_set_stack_frames(cs->region, cs->stack_frames);
 	cs->method = "preload";
 	cs->on = 1;
 	return 0;
@@ -120,16 +127,19 @@ static void write_record(void *ctx, const struct mtx_sync_record *r)
 {
 	struct collect_sync *cs = ctx;
 	/* the writer's error is sticky and reported by the caller */
-	sync_objects_record(cs->objects, cs->w, r);
+	sync_objects_record(cs->objects, cs->w, r, 0);
 	cs->records++;
 }
 
-int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w, char **err)
+int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w,
+		      struct mtx_profile *prof, char **err)
 {
 	int rc;
 	if (!cs->method)
 		return 0; /* sync not asked for */
 	writer_meta(w, "sync_method", cs->method);
+	writer_meta_int(w, "sync_stack_frames", cs->stack_frames);
+	cs->profile = prof;
 	if (cs->calls) {
 		cs->order = &s->order;
 		cs->calls_queue = order_add_queue(&s->order);
@@ -161,13 +171,15 @@ int collect_sync_start(struct collect_sync *cs, char **err)
 	return rc;
 }
 
-static void write_batch(struct collect_sync *cs, struct mtx_writer *w)
+/* Keep the return addresses of a frames record (shm.h, FRAMES RECORDS)
+ * for the op record that follows it. */
+static void take_frames(struct collect_sync *cs, const struct mtx_sync_record *r)
 {
-	for (size_t i = 0; i < cs->batch.len; i++)
-		if (sync_objects_record(cs->objects, w, &cs->batch.recs[i]))
-			break; /* the writer's error is sticky and reported by the caller */
-	cs->records += cs->batch.len;
-	cs->batch.len = 0;
+	const struct mtx_sync_frames *f = (const struct mtx_sync_frames *)r;
+	if (f->index == 0)
+		cs->nr_pcs = 0; /* leftovers of an op the drain rejected */
+	for (unsigned i = 0; i < f->nr && cs->nr_pcs < MTX_SYNC_STACK_MAX; i++)
+		cs->pcs[cs->nr_pcs++] = f->pcs[i];
 }
 
 /* Push the taken call entries into the ordering stage. */
@@ -209,8 +221,14 @@ void collect_sync_stop(struct collect_sync *cs)
 
 	if (!cs->pump)
 		return;
-	cs->lost = sync_pump_stop(cs->pump, &cs->batch, cs->calls ? &cs->call_batch : NULL, &dropped);
+	/* cs->batch may hold ops waiting for their stacks: what the pump
+	 * still has comes after them */
+	cs->held.len = 0;
+	cs->lost += sync_pump_stop(cs->pump, &cs->held, cs->calls ? &cs->call_batch : NULL, &dropped);
 	cs->pump = NULL;
+	if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len))
+		cs->lost += cs->held.len;
+	cs->held.len = 0;
 	cs->calls_lost += dropped;
 	if (cs->calls) {
 		push_calls(cs);
@@ -218,12 +236,74 @@ void collect_sync_stop(struct collect_sync *cs)
 	}
 }
 
-void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w)
+/* The stack id of op @r from the frames taken before it; 0 without any. */
+static uint32_t op_stack(struct collect_sync *cs, const struct mtx_sync_record *r)
 {
+	uint32_t space, id;
+	if (!cs->nr_pcs || !cs->profile)
+		return 0;
+	space = profile_space(cs->profile, r->pid, r->start_ns);
+	/* All frames are return addresses, the innermost too (the call
+	 * site): minus 1 names the call instruction, as for callsites. The
+	 * trie subtracts it from all but the first. */
+	cs->pcs[0]--;
+	id = space ? stacks_intern_chain(profile_stacks(cs->profile), space, cs->pcs, cs->nr_pcs) : 0;
+	cs->nr_pcs = 0;
+	return id;
+}
+
+/* Write the first @n records of the batch and drop them. */
+static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
+{
+	const struct mtx_sync_record *recs = cs->batch.recs;
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].kind == MTX_SYNC_KIND_FRAMES) {
+			take_frames(cs, &recs[i]);
+			continue;
+		}
+		cs->records++;
+		/* the writer's error is sticky and reported by the caller */
+		if (!writer_error(w))
+			sync_objects_record(cs->objects, w, &recs[i], op_stack(cs, &recs[i]));
+	}
+	memmove(cs->batch.recs, recs + n, (cs->batch.len - n) * sizeof(*recs));
+	cs->batch.len -= n;
+}
+
+/* How many records of the batch may be written now: those before the first
+ * op (with the frames before it) that started at or after @done_ns. */
+static size_t ready_prefix(const struct sync_batch *b, uint64_t done_ns)
+{
+	size_t ready = 0;
+	for (size_t i = 0; i < b->len; i++) {
+		if (b->recs[i].kind == MTX_SYNC_KIND_FRAMES)
+			continue;
+		if (b->recs[i].start_ns >= done_ns)
+			return ready;
+		ready = i + 1;
+	}
+	return b->len;
+}
+
+void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns)
+{
+	size_t n;
 	if (!cs->pump)
 		return;
-	sync_pump_take(cs->pump, &cs->batch);
-	write_batch(cs, w);
+	if (!cs->stack_frames) {
+		sync_pump_take(cs->pump, &cs->batch);
+		write_batch(cs, w, cs->batch.len);
+		return;
+	}
+	/* The held records are in cs->batch already (see below). */
+	sync_pump_take(cs->pump, &cs->held);
+	if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len))
+		cs->lost += cs->held.len;
+	cs->held.len = 0;
+	/* An op's stack is named in its process's address space as of its
+	 * time, which the profile knows once the events before it came in. */
+	n = ready_prefix(&cs->batch, events_done_ns);
+	write_batch(cs, w, n);
 }
 
 int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
@@ -239,7 +319,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 		return 0;
 	collect_sync_stop(cs);
 	if (cs->region) {
-		write_batch(cs, w);
+		write_batch(cs, w, cs->batch.len);
 		cs->lost += sync_region_lost(cs->region);
 	}
 	if (cs->uprobes)
@@ -273,6 +353,7 @@ void collect_sync_free(struct collect_sync *cs)
 	if (cs->pump)
 		sync_pump_stop(cs->pump, &cs->batch, NULL, NULL);
 	sync_batch_free(&cs->batch);
+	sync_batch_free(&cs->held);
 	call_batch_free(&cs->call_batch);
 	if (cs->calls)
 		sync_region_destroy(cs->calls);

@@ -13,11 +13,13 @@
 #include <stdint.h>
 
 #include "collector/order.h"
+#include "collector/preload/shm.h"
 #include "collector/sync-pump.h"
 #include "collector/writer.h"
 
 struct mtx_session;
 struct mtx_event;
+struct mtx_profile;
 struct sync_uprobes;
 
 struct collect_sync {
@@ -37,6 +39,15 @@ struct collect_sync {
 	struct mtx_order *order;
 	int calls_queue;
 	uint64_t call_events, calls_lost;
+	/* --sync-stacks: frames per op asked of the library (0: none), where
+	 * stacks are interned (collect_sync_open), the frames of the op being
+	 * read, and the records held back until the kernel events of their
+	 * time have reached the profile (its address spaces). */
+	uint32_t stack_frames;
+	struct mtx_profile *profile;
+	uint64_t pcs[MTX_SYNC_STACK_MAX];
+	uint32_t nr_pcs;
+	struct sync_batch held;
 	char ld_preload[PATH_MAX + 64];
 	char *env[4];                 /* for target_spawn: LD_PRELOAD, MTX_SYNC_REGION, MTX_CALL_REGION */
 };
@@ -46,17 +57,21 @@ struct collect_sync {
  * check that @prog can load it, create the region. If it cannot, say why in
  * one line and define uprobes on @prog's pthread functions instead (or go
  * on without sync records when it has none). @cs->env is then the
- * environment to add (NULL-ended, empty when off). Returns 0, or -errno with
- * @err for a failure that must stop the collection.
+ * environment to add (NULL-ended, empty when off). @stack_frames > 0 asks
+ * the library for each op's user stack, up to that many frames
+ * (--sync-stacks; not with uprobes). Returns 0, or -errno with @err for a
+ * failure that must stop the collection.
  */
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, char **err);
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, uint32_t stack_frames, char **err);
 
 /*
  * collect_sync_open - once the session is open: record the method in meta
  * and, with uprobes, open their events in @s (records then go to @w).
+ * Op stacks are interned in @prof's trie and address spaces.
  * Returns 0 or -errno with @err.
  */
-int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w, char **err);
+int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w,
+		      struct mtx_profile *prof, char **err);
 
 /*
  * collect_sync_event - let the sync side see one event of the time-ordered
@@ -81,8 +96,10 @@ uint64_t collect_sync_calls(struct collect_sync *cs);
  */
 void collect_sync_stop(struct collect_sync *cs);
 
-/* collect_sync_write - write what was drained since the last call. */
-void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w);
+/* collect_sync_write - write what was drained since the last call. With
+ * op stacks, ops that started at or after @events_done_ns (the kernel
+ * events before it have all gone to the profile) wait for the next call. */
+void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns);
 
 /*
  * collect_sync_finish - the program is gone: drain the rest, write it,

@@ -55,6 +55,16 @@ static void emit(void *ctx, const struct mtx_event *ev)
 	struct sinks *k = ctx;
 	if (collect_sync_event(k->cs, ev) || calls_event(k->calls, ev))
 		return;
+	if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.pcs) {
+		/* The stack the thread left the CPU in, for its switches row. */
+		struct mtx_event e = *ev;
+		e.u.sw.stack_id = profile_intern(k->profile, ev->pid, ev->ts_ns, ev->u.sw.pcs, ev->u.sw.nr);
+		free(ev->u.sw.pcs);
+		e.u.sw.pcs = NULL;
+		model_event(k->model, &e);
+		profile_event(k->profile, &e);
+		return;
+	}
 	model_event(k->model, ev);
 	profile_event(k->profile, ev);
 }
@@ -273,7 +283,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
 	if (o->sync) {
-		rc = collect_sync_prepare(&cs, o->argv[0], err);
+		rc = collect_sync_prepare(&cs, o->argv[0], o->sync_stack_frames, err);
 		if (rc)
 			goto fail_unstarted;
 	}
@@ -289,7 +299,15 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
-	rc = collect_sync_open(&cs, &s, w, err);
+	m = model_new(w);
+	prof = profile_new(w);
+	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
+	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof };
+	if (!m || !prof || !calls) {
+		rc = -ENOMEM;
+		goto fail_unstarted;
+	}
+	rc = collect_sync_open(&cs, &s, w, prof, err);
 	if (rc)
 		goto fail_unstarted;
 	if (fu) {
@@ -302,14 +320,6 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		writer_meta_int(w, "functions_probed", (int64_t)function_uprobes_count(fu));
 	}
 	writer_commit(w);
-	m = model_new(w);
-	prof = profile_new(w);
-	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
-	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof };
-	if (!m || !prof || !calls) {
-		rc = -ENOMEM;
-		goto fail_unstarted;
-	}
 	profile_unwind_dwarf(prof, o->sample_stack_bytes > 0);
 	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);
@@ -348,9 +358,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		{
 			/* no further than every call record has been drained */
 			uint64_t upto = round_ns - FLUSH_MARGIN_NS, calls_upto = collect_sync_calls(&cs);
-			order_flush(&s.order, calls_upto < upto ? calls_upto : upto, emit, &sinks);
+			if (calls_upto < upto)
+				upto = calls_upto;
+			order_flush(&s.order, upto, emit, &sinks);
+			/* ops' stacks are named once the events before them went by */
+			collect_sync_write(&cs, w, upto);
 		}
-		collect_sync_write(&cs, w);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			if (writer_commit(w) && !r->record_failed) {
 				r->record_failed = 1;

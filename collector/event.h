@@ -91,7 +91,16 @@ struct mtx_event {
 	union {
 		struct { int32_t ppid, ptid; } fork;           /* pid/tid: the new task */
 		struct { char comm[16]; uint8_t exec; } comm;  /* exec: comm set by exec */
-		struct { int64_t prev_state; int32_t next_tid; uint8_t preempt; } sw;
+		/* A switch out; with --sample, @pcs (malloc'd, owned by the
+		 * consumer, NULL without) is the user call chain as for a
+		 * SAMPLE, and @stack_id the collector's id for it (0: none). */
+		struct {
+			int64_t prev_state;
+			int32_t next_tid;
+			uint8_t preempt;
+			uint32_t nr, stack_id;
+			uint64_t *pcs;
+		} sw;
 		struct { int32_t wakee_tid; int32_t target_cpu; } wakeup; /* tid: waker, 0 = interrupt/idle */
 		struct { int64_t nr; uint64_t arg0, arg1; } sys_enter;
 		struct { int64_t nr; int64_t ret; } sys_exit;

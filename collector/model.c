@@ -390,7 +390,8 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		/* preempt: left the CPU still runnable (involuntary, as the
 		 * kernel counts nivcsw), whether flagged R+ or plain R. */
 		writer_switch(m->w, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
-			      ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0, ev->u.sw.next_tid);
+			      ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0, ev->u.sw.next_tid,
+			      ev->u.sw.stack_id);
 		t = find_thread(m, ev->tid);
 		if (!t)
 			return; /* its final switch after EXIT */

@@ -263,3 +263,26 @@ int perf_sample_parse(const struct perf_event_header *hdr, uint64_t extra, struc
 	}
 	return 0;
 }
+
+uint64_t *perf_user_chain(const struct perf_sample *sample, uint32_t *nr)
+{
+	uint64_t *pcs;
+	*nr = 0;
+	if (!sample->nr_callchain)
+		return NULL;
+	pcs = malloc(sample->nr_callchain * sizeof(*pcs));
+	if (!pcs)
+		return NULL;
+	for (uint64_t i = 0; i < sample->nr_callchain; i++) {
+		uint64_t pc;
+		memcpy(&pc, sample->callchain + 8 * i, 8);
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX || pc == 0)
+			continue;
+		pcs[(*nr)++] = pc;
+	}
+	if (!*nr) {
+		free(pcs);
+		return NULL;
+	}
+	return pcs;
+}

@@ -83,4 +83,12 @@ int perf_nr_cpus(void);
  */
 int perf_sample_parse(const struct perf_event_header *hdr, uint64_t extra, struct perf_sample *out);
 
+/*
+ * perf_user_chain - the user addresses of @sample's callchain, leaf first,
+ * without the context markers (values from PERF_CONTEXT_MAX up), in a
+ * malloc'd array the caller frees; their number in @nr. NULL (and @nr 0)
+ * when there are none or memory ran out.
+ */
+uint64_t *perf_user_chain(const struct perf_sample *sample, uint32_t *nr);
+
 #endif

@@ -219,6 +219,12 @@ static void on_mmap(struct mtx_profile *p, const struct mtx_event *ev)
 		add_map(p, space, &m);
 }
 
+uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, const uint64_t *pcs, uint32_t nr)
+{
+	uint32_t space = current_space(p, pid, ts_ns);
+	return space && nr ? stacks_intern_chain(p->stacks, space, pcs, nr) : 0;
+}
+
 void profile_unwind_dwarf(struct mtx_profile *p, int on)
 {
 	p->dwarf = on;

@@ -55,6 +55,11 @@ uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns);
 int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc);
 int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc);
 
+/* profile_intern - the stack id of the user call chain @pcs (leaf first, as
+ * perf gives it) of process @pid at @ts_ns, in time order with the other
+ * events; 0 for none or out of memory. @pcs stays the caller's. */
+uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, const uint64_t *pcs, uint32_t nr);
+
 /* profile_stacks - the stack trie (owned by the profile). */
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 

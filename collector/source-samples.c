@@ -55,31 +55,6 @@ static int samples_open(struct mtx_session *s)
 	return session_add_event(s, &attr, &source_samples, 0, 0);
 }
 
-/* The user addresses of @sample's chain, without the context markers
- * (values from PERF_CONTEXT_MAX up), leaf first; NULL if there are none. */
-static uint64_t *user_chain(const struct perf_sample *sample, uint32_t *nr)
-{
-	uint64_t *pcs;
-	*nr = 0;
-	if (!sample->nr_callchain)
-		return NULL;
-	pcs = malloc(sample->nr_callchain * sizeof(*pcs));
-	if (!pcs)
-		return NULL;
-	for (uint64_t i = 0; i < sample->nr_callchain; i++) {
-		uint64_t pc;
-		memcpy(&pc, sample->callchain + 8 * i, 8);
-		if (pc >= (uint64_t)PERF_CONTEXT_MAX || pc == 0)
-			continue;
-		pcs[(*nr)++] = pc;
-	}
-	if (!*nr) {
-		free(pcs);
-		return NULL;
-	}
-	return pcs;
-}
-
 /* perf's register order (MTX_REGS_USER_MASK) to DWARF numbers. */
 static const uint8_t dwarf_of_perf_reg[MTX_NR_REGS_USER] = {
 	0, 3, 2, 1, 4, 5, 6, 7, 16, /* ax bx cx dx si di bp sp ip */
@@ -106,7 +81,7 @@ static struct mtx_user_stack *user_stack(const struct perf_sample *sample)
 static int samples_decode(struct mtx_session *s, int tag, const struct perf_sample *sample, struct mtx_event *ev)
 {
 	ev->type = MTX_EV_SAMPLE;
-	ev->u.sample.pcs = user_chain(sample, &ev->u.sample.nr);
+	ev->u.sample.pcs = perf_user_chain(sample, &ev->u.sample.nr);
 	ev->u.sample.kernel = sample->kernel_mode;
 	ev->u.sample.stack = user_stack(sample);
 	return 1;

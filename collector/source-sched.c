@@ -6,6 +6,12 @@
  * prev_state: the kernel reports a preempted task as TASK_REPORT_MAX (shown
  * "R+" by ftrace) since 4.14, and otherwise the TASK_REPORT bits
  * (1 S, 2 D, 4 T, 8 t, 0x10 X, 0x20 Z, 0x40 P, 0x80 I); 0 is R (yield).
+ *
+ * With --sample HZ the switch-out also carries the user call chain
+ * (PERF_SAMPLE_CALLCHAIN, exclude_callchain_kernel): the tracepoint fires in
+ * the context of the task leaving the CPU, so the chain is where that thread
+ * was in its own code - leaf first, the leaf being where it entered the
+ * kernel - walked by frame pointers like the CPU samples' chains.
  */
 #include "config.h"
 #include "collector/session.h"
@@ -42,6 +48,10 @@ static int sched_open(struct mtx_session *s)
 	attr.inherit = 1;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
+	if (s->sample_hz) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = 1;
+	}
 	return session_add_event(s, &attr, &source_sched, 0, 0);
 }
 
@@ -54,6 +64,7 @@ static int sched_decode(struct mtx_session *s, int tag, const struct perf_sample
 	ev->u.sw.next_tid = (int32_t)tp_read(sample, &l->next_pid, 0);
 	/* Bits above the TASK_REPORT mask mean "preempted" (TASK_REPORT_MAX). */
 	ev->u.sw.preempt = (state & ~(int64_t)0xff) != 0;
+	ev->u.sw.pcs = perf_user_chain(sample, &ev->u.sw.nr);
 	return 1;
 }
 

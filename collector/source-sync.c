@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,12 @@ static void reap_dead_lanes(struct sync_region *r)
 	}
 }
 
+static int frames_valid(const struct mtx_sync_frames *f)
+{
+	return f->nr >= 1 && f->nr <= MTX_SYNC_FRAMES_PER_RECORD && f->count >= 1 &&
+	       f->count <= MTX_SYNC_FRAMES_MAX_RECORDS && f->index < f->count;
+}
+
 static int record_valid(const struct mtx_sync_record *rec)
 {
 	return rec->kind < MTX_SYNC_KIND__COUNT && rec->op < MTX_SYNC_OP__COUNT &&
@@ -231,6 +238,20 @@ static size_t emit_sync_records(struct sync_region *r, struct mtx_shm_lane *l, u
 	ev.cpu = -1;
 	for (; tail != head; tail++) {
 		ev.u.sync = recs[tail & mask]; /* copy out, then look */
+		if (ev.u.sync.kind == MTX_SYNC_KIND_FRAMES) {
+			/* passed on as it is: addresses, no stamps */
+			const struct mtx_sync_frames *f = (const void *)&ev.u.sync;
+			if (!frames_valid(f)) {
+				r->rejected++;
+				continue;
+			}
+			ev.ts_ns = 0;
+			ev.pid = l->owner_pid;
+			ev.tid = l->owner_tid;
+			emit(ctx, &ev);
+			emitted++;
+			continue;
+		}
 		if (r->tsc) {
 			ev.u.sync.start_ns = tsc_map_ns(&r->map, ev.u.sync.start_ns);
 			ev.u.sync.end_ns = tsc_map_ns(&r->map, ev.u.sync.end_ns);
@@ -342,6 +363,37 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	}
 	r->free_lanes = free_lanes;
 	return emitted;
+}
+
+void sync_region_set_stack_frames(struct sync_region *r, uint32_t frames)
+{
+	struct mtx_shm_header *h = r->base;
+
+	h->stack_frames = frames > MTX_SYNC_STACK_MAX ? MTX_SYNC_STACK_MAX : frames;
+}
+
+uint32_t sync_region_wake_seq(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	return __atomic_load_n(&h->drain_wake, __ATOMIC_ACQUIRE);
+}
+
+void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns)
+{
+	struct mtx_shm_header *h = r->base;
+	struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+
+	/* shared futex: the writers are other processes */
+	syscall(SYS_futex, &h->drain_wake, FUTEX_WAIT, seq, &ts, NULL, 0);
+}
+
+void sync_region_wake(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	__atomic_fetch_add(&h->drain_wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h->drain_wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 uint64_t sync_region_lost(struct sync_region *r)

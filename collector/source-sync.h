@@ -84,6 +84,33 @@ void *sync_region_map(struct sync_region *r, size_t *size);
 size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
 
 /**
+ * sync_region_set_stack_frames - ask the library to precede each record with
+ * up to @frames return addresses of the user stack (collector/preload/shm.h,
+ * FRAMES RECORDS; at most MTX_SYNC_STACK_MAX). Call before the target starts.
+ * The drain then also emits those frames records, as they are (kind
+ * MTX_SYNC_KIND_FRAMES, no stamps), right before their operation's record.
+ */
+void sync_region_set_stack_frames(struct sync_region *r, uint32_t frames);
+
+/**
+ * sync_region_wake_seq - the region's drain_wake word (shm.h), to read
+ * before a drain and pass to sync_region_sleep after it.
+ */
+uint32_t sync_region_wake_seq(struct sync_region *r);
+
+/**
+ * sync_region_sleep - sleep until a writer wakes the drain (a lane reached
+ * half full, or no lane was free), sync_region_wake() is called, or
+ * @timeout_ns passes. Returns at once if the word no longer holds @seq.
+ */
+void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns);
+
+/**
+ * sync_region_wake - wake a sync_region_sleep (e.g. to stop the drain).
+ */
+void sync_region_wake(struct sync_region *r);
+
+/**
  * sync_region_lost - records lost so far: dropped by writers (lane full past
  * their bounded wait, or no lane free) plus records the drain rejected.
  */

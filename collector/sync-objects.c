@@ -123,7 +123,7 @@ static int note_lifetime_op(struct sync_objects *o, int64_t id)
 }
 
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
-			const struct mtx_sync_record *r)
+			const struct mtx_sync_record *r, uint32_t stack_id)
 {
 	int64_t id = object_id(o, w, r->pid, r->kind, r->addr, r->start_ns);
 	int64_t arg = (int64_t)r->arg;
@@ -138,7 +138,7 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			return (int)arg;
 	}
 	return writer_sync_op(w, r->tid, id, sync_op_name(r->op), r->start_ns, r->end_ns,
-			      r->result, arg, r->callsite);
+			      r->result, arg, r->callsite, stack_id);
 }
 
 int64_t sync_objects_count(const struct sync_objects *o)

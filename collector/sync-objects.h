@@ -24,10 +24,11 @@ struct sync_objects *sync_objects_new(void);
 /*
  * sync_objects_record - write @r as a sync_ops row (and its object's row if
  * it is new). A cond wait's arg, its mutex's address, becomes that mutex's
- * object id. Returns 0 or the writer's -errno.
+ * object id. @stack_id: the op's user stack (collector/stacks.h), 0 for none.
+ * Returns 0 or the writer's -errno.
  */
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
-			const struct mtx_sync_record *r);
+			const struct mtx_sync_record *r, uint32_t stack_id);
 
 /* sync_objects_count - object ids handed out so far (ids are 1..count). */
 int64_t sync_objects_count(const struct sync_objects *o);

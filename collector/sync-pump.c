@@ -8,7 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#define PUMP_PERIOD_NS 1000000L /* 1 ms */
+/*
+ * How long the pump sleeps when no writer wakes it. Writers wake it when a
+ * lane reaches half full (collector/preload/lane.h), so this only bounds how
+ * old a record of a quiet thread gets before it is queued. It used to be a
+ * fixed 1 ms: ~1000 wakeups a second that preempted the traced program's
+ * threads on a machine with few CPUs, whether or not anything was recorded.
+ */
+#define PUMP_IDLE_NS 20000000L /* 20 ms */
 
 /* Records stamped this long before a drain pass started may still be
  * unpublished when it reads their lane (a writer preempted between its
@@ -48,8 +55,7 @@ static int reserve(void **buf, size_t *cap, size_t len, size_t n, size_t size)
 	return 0;
 }
 
-/* Append @n records to @b, doubling its buffer as needed. */
-static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
+int sync_batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
 {
 	if (reserve((void **)&b->recs, &b->cap, b->len, n, sizeof(*recs)))
 		return -ENOMEM;
@@ -61,7 +67,7 @@ static int batch_append(struct sync_batch *b, const struct mtx_sync_record *recs
 static void on_record(void *ctx, const struct mtx_event *ev)
 {
 	struct sync_pump *p = ctx;
-	if (batch_append(&p->local, &ev->u.sync, 1))
+	if (sync_batch_append(&p->local, &ev->u.sync, 1))
 		p->dropped++;
 }
 
@@ -141,7 +147,7 @@ static size_t publish(struct sync_pump *p)
 		struct sync_batch t = p->queue;
 		p->queue = p->local;
 		p->local = t;
-	} else if (batch_append(&p->queue, p->local.recs, p->local.len)) {
+	} else if (sync_batch_append(&p->queue, p->local.recs, p->local.len)) {
 		p->dropped += p->local.len;
 	}
 	p->local.len = 0;
@@ -153,9 +159,11 @@ static size_t publish(struct sync_pump *p)
 static void *pump_main(void *arg)
 {
 	struct sync_pump *p = arg;
+	/* the region whose futex word the writers of both wake (preload.c) */
+	struct sync_region *waker = p->region ? p->region : p->calls;
 	size_t queued = 0, cqueued = 0;
 	for (;;) {
-		struct timespec period = { 0, PUMP_PERIOD_NS };
+		uint32_t seq = sync_region_wake_seq(waker);
 		int stop;
 		pthread_mutex_lock(&p->lock);
 		stop = p->stop;
@@ -170,7 +178,7 @@ static void *pump_main(void *arg)
 		if (p->region && queued < SYNC_PUMP_MAX_QUEUED &&
 		    sync_region_drain(p->region, on_record, p) > 0)
 			queued = publish(p);
-		nanosleep(&period, NULL);
+		sync_region_sleep(waker, seq, PUMP_IDLE_NS);
 	}
 	return NULL;
 }
@@ -225,6 +233,7 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_b
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
 	pthread_mutex_unlock(&p->lock);
+	sync_region_wake(p->region ? p->region : p->calls);
 	pthread_join(p->thread, NULL);
 	/* The program is gone: whatever the lanes still hold is final. */
 	if (p->calls) {

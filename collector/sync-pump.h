@@ -1,6 +1,7 @@
 /*
- * collector/sync-pump.h - a thread that drains the sync region every
- * millisecond into a queue the main loop takes from.
+ * collector/sync-pump.h - a thread that drains the sync region into a queue
+ * the main loop takes from: when a writer wakes it (its lane is half full,
+ * or no lane is free), and at least every 20 ms.
  *
  * Why a thread: a lane holds ~2 ms of the fastest lock loop, while the main
  * loop can spend far longer in SQLite. Draining apart from writing keeps the
@@ -78,6 +79,10 @@ void sync_pump_take(struct sync_pump *p, struct sync_batch *b);
  * call records. */
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
 			uint64_t *calls_dropped);
+
+/* sync_batch_append - append @n records to @b, doubling its buffer as
+ * needed. Returns 0 or -ENOMEM (@b unchanged). */
+int sync_batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n);
 
 void sync_batch_free(struct sync_batch *b);
 void call_batch_free(struct call_batch *b);

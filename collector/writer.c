@@ -21,14 +21,14 @@
 		   "VALUES (?,?,?,?,?,?)")                                                    \
 	X(STATE, "INSERT INTO thread_states(tid, start_ns, end_ns, state, cpu, syscall) "      \
 		 "VALUES (?,?,?,?,?,?)")                                                      \
-	X(SWITCH, "INSERT INTO switches(ts_ns, cpu, prev_tid, prev_state, preempt, next_tid) " \
-		  "VALUES (?,?,?,?,?,?)")                                                     \
+	X(SWITCH, "INSERT INTO switches(ts_ns, cpu, prev_tid, prev_state, preempt, next_tid, " \
+		  "stack_id) VALUES (?,?,?,?,?,?,?)")                                                     \
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite) VALUES (?,?,?,?,?,?,?,?)")                                     \
+		   "callsite, stack_id) VALUES (?,?,?,?,?,?,?,?,?)")                                     \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -167,7 +167,7 @@ int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, ui
 }
 
 int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t prev_tid,
-		  const char *prev_state, int preempt, int32_t next_tid)
+		  const char *prev_state, int preempt, int32_t next_tid, uint32_t stack_id)
 {
 	sqlite3_stmt *st = w->stmt[STMT_SWITCH];
 	if (w->error)
@@ -178,6 +178,7 @@ int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t pre
 	sqlite3_bind_text(st, 4, prev_state, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 5, preempt);
 	sqlite3_bind_int(st, 6, next_tid);
+	db_bind_int_or_null(st, 7, stack_id, stack_id != 0);
 	return run(w, STMT_SWITCH);
 }
 
@@ -222,7 +223,8 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, co
 }
 
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
-		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite)
+		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
+		   uint32_t stack_id)
 {
 	sqlite3_stmt *st = w->stmt[STMT_SYNC_OP];
 	if (w->error)
@@ -235,6 +237,7 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 	sqlite3_bind_int(st, 6, result);
 	sqlite3_bind_int64(st, 7, arg);
 	sqlite3_bind_int64(st, 8, (int64_t)callsite);
+	db_bind_int_or_null(st, 9, stack_id, stack_id != 0);
 	return run(w, STMT_SYNC_OP);
 }
 

@@ -24,8 +24,9 @@ int writer_process(struct mtx_writer *w, int32_t pid, int32_t ppid, const char *
 		   uint64_t start_ns, int64_t end_ns, int64_t exit_status);
 int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, uint64_t end_ns,
 			const char *state, int32_t cpu, const char *syscall);
+/* @stack_id: where prev_tid was in its code (--sample), 0 for none (NULL). */
 int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t prev_tid,
-		  const char *prev_state, int preempt, int32_t next_tid);
+		  const char *prev_state, int preempt, int32_t next_tid, uint32_t stack_id);
 int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t waker_tid,
 		  int32_t wakee_tid, int32_t target_cpu);
 int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
@@ -46,9 +47,11 @@ struct mtx_syscall_row {
  * above is this with fd and fd_kind NULL. */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
 /* Sync ops are written as they are drained; object ids come from
- * collector/sync-objects.c. @arg and @callsite are stored as given. */
+ * collector/sync-objects.c. @arg and @callsite are stored as given;
+ * @stack_id 0 for none (NULL). */
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
-		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite);
+		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
+		   uint32_t stack_id);
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 

@@ -32,7 +32,11 @@ CREATE TABLE state_causes (
 	-- timer, exit (the thread ended while waiting), or unknown.
 	ended_by  TEXT,
 	waker_tid INTEGER,
-	op        TEXT              -- sync_ops.op of op_id (saves readers a lookup)
+	op        TEXT,             -- sync_ops.op of op_id (saves readers a lookup)
+	-- For an interval that began when the thread switched out, with
+	-- collect --sample: the function it was in (functions.id; the innermost
+	-- frame of its own code, not of a system library or mtx's).
+	function_id INTEGER
 );
 
 -- For whom each wait on a sync object waited: the lock's holder, or for
@@ -124,13 +128,15 @@ CREATE TABLE lock_holders (
 );
 
 -- Per thread, the thread that got the CPU when it left it, and where it
--- was then (the switches report's "at"): how many times. From the
--- state_causes rows with a next_tid, except cause woken.
+-- was then (the switches report's "at", and with collect --sample the
+-- function it was in): how many times. From the state_causes rows with a
+-- next_tid, except cause woken.
 CREATE TABLE switch_totals (
-	from_tid INTEGER NOT NULL,
-	to_tid   INTEGER NOT NULL,
-	at       TEXT,
-	count    INTEGER NOT NULL
+	from_tid    INTEGER NOT NULL,
+	to_tid      INTEGER NOT NULL,
+	at          TEXT,
+	count       INTEGER NOT NULL,
+	function_id INTEGER          -- as state_causes.function_id; NULL unknown
 );
 
 -- Indexes last: analysis_build creates everything above, fills the tables,

@@ -68,7 +68,8 @@ CREATE TABLE switches (
 	prev_tid   INTEGER NOT NULL,
 	prev_state TEXT NOT NULL,
 	preempt    INTEGER NOT NULL,
-	next_tid   INTEGER NOT NULL     -- 0 is the idle task
+	next_tid   INTEGER NOT NULL,    -- 0 is the idle task
+	stack_id   INTEGER              -- stacks.id (--sample)
 );
 
 -- Wakeups of traced threads (sched:sched_waking, recorded system-wide so
@@ -128,7 +129,8 @@ CREATE TABLE sync_ops (
 	arg        INTEGER,            -- cond wait: the mutex's sync_objects.id; kill: pid; create/join: tid
 	callsite   INTEGER,            -- return address in the caller
 	holder_tid INTEGER,            -- lock ops: who held the lock when this one asked for it
-	hold_ns    INTEGER             -- acquiring lock ops: time until the matching unlock
+	hold_ns    INTEGER,            -- acquiring lock ops: time until the matching unlock
+	stack_id   INTEGER             -- stacks.id (--sync-stacks)
 );
 
 -- Functions named by calls, stacks and sync call sites: one row per

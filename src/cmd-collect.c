@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/function-uprobes.h"
+#include "collector/preload/shm.h"
 #include "collector/source.h"
 #include "collector/target.h"
 #include "src/analysis.h"
@@ -18,8 +19,8 @@
 
 const char cmd_collect_usage[] =
 	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
-	"                   [--functions [LIB:]REGEX [--functions-in LIB]] [-m MIB] [-q|-v]\n"
-	"                   [--] PROGRAM [ARGS...]\n"
+	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
+	"                   [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
 	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
@@ -47,6 +48,9 @@ const char cmd_collect_usage[] =
 	"      --functions-in LIB  a plain REGEX applies to these libraries too\n"
 	"      --list-functions [LIB:]REGEX\n"
 	"                          list the functions --functions would trace, and exit\n"
+	"      --sync-stacks[=N]   record the user call stack of every sync operation\n"
+	"                          (frame pointers, up to N frames, default and most 48)\n"
+	"                          into sync_ops.stack_id\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
@@ -225,6 +229,7 @@ int cmd_collect(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 'S' },
+		{ "sync-stacks", optional_argument, NULL, 'K' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "functions", required_argument, NULL, 'F' },
 		{ "functions-in", required_argument, NULL, 'I' },
@@ -283,6 +288,15 @@ int cmd_collect(int argc, char **argv)
 				return EXIT_USAGE;
 			list = optarg;
 			break;
+		case 'K': {
+			char *end;
+			long n = optarg ? strtol(optarg, &end, 10) : (long)MTX_SYNC_STACK_MAX;
+			if (optarg && (*end || end == optarg || n < 1 || n > (long)MTX_SYNC_STACK_MAX))
+				return cmd_usage_error("collect", "--sync-stacks takes a depth from 1 to %u frames, not '%s'",
+						       MTX_SYNC_STACK_MAX, optarg);
+			o.sync_stack_frames = (unsigned)n;
+			break;
+		}
 		case 'G':
 			if (parse_call_graph(optarg, &o.sample_stack_bytes))
 				return EXIT_USAGE;
@@ -305,6 +319,8 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_usage_error("collect", "no program to run");
+	if (o.sync_stack_frames && !o.sync)
+		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
 	if (call_graph_given && !o.sample_hz)
 		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");
 	if (list)

@@ -119,15 +119,16 @@ static const struct mtx_query object_queries[] = {
 static const struct mtx_query switches_queries[] = {
 	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
 	  "SELECT r.from_tid, " NAME_OF("r.from_tid") " AS from_name, r.to_tid, " TID_NAME("r.to_tid") " AS to_name, "
-	  "r.at, r.count FROM ("
-	  "SELECT x.from_tid, x.to_tid, x.at, x.count FROM switch_totals x "
+	  "r.at, f.name AS function, r.count FROM ("
+	  "SELECT x.from_tid, x.to_tid, x.at, x.function_id, x.count FROM switch_totals x "
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.from_tid") " "
 	  "UNION ALL "
-	  "SELECT c.tid AS from_tid, c.next_tid AS to_tid, " POSITION " AS at, COUNT(*) AS count "
+	  "SELECT c.tid AS from_tid, c.next_tid AS to_tid, " POSITION " AS at, c.function_id, COUNT(*) AS count "
 	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
 	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
 	  IN_WINDOW("c.start_ns", "c.end_ns") " "
-	  "GROUP BY c.tid, c.next_tid, at) r ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at" },
+	  "GROUP BY c.tid, c.next_tid, at, c.function_id) r LEFT JOIN functions f ON f.id = r.function_id "
+	  "ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at, f.name" },
 	{ 0 },
 };
 

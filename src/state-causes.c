@@ -69,6 +69,10 @@ static int64_t running_on(const struct cpu_timeline *cpus, int nr_cpus, int64_t 
 static const char *const at_words[] = { "sync", "sleep", "preempted", "new", "unknown", "woken" };
 enum { AT_SYNC_OP = 1, AT_STRING = 2, AT_WORD = 3 };
 #define AT_KEY(type, a, b) (((int64_t)(type) << 32) | ((int64_t)(a) << 16) | (int64_t)(b))
+/* The function the thread was in (functions.id, 0 unknown) joins the key
+ * above the position's 34 bits. */
+#define AT_FUNCTION_SHIFT 36
+#define AT_WITH_FUNCTION(at, fn) ((at) | ((int64_t)(fn) << AT_FUNCTION_SHIFT))
 
 struct switch_total {
 	int64_t from_tid, to_tid, at, count;
@@ -210,7 +214,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 {
 	sqlite3_stmt *ins = p->insert;
 	const char *cause = "unknown", *ended_by = NULL;
-	int64_t next_tid = -1, waker_tid = -1, at;
+	int64_t next_tid = -1, waker_tid = -1, at, function_id = 0;
 	bool has_next = false, has_waker = false, preempt = false, switched = false;
 	const struct tl_op *op = NULL;
 	const struct tl_syscall *sys = NULL;
@@ -225,6 +229,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 		next_tid = t->switches[p->sw].next_tid;
 		has_next = true;
 		preempt = t->switches[p->sw].preempt;
+		function_id = t->switches[p->sw].function_id;
 	}
 
 	if (!is_waiting(p, iv)) { /* runnable */
@@ -291,6 +296,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	db_bind_text_or_null(ins, 12, ended_by);
 	db_bind_int_or_null(ins, 13, waker_tid, has_waker);
 	db_bind_text_or_null(ins, 14, op ? timeline_string(p->tl, op->op) : NULL);
+	db_bind_int_or_null(ins, 15, function_id, function_id > 0);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return -EIO;
 	if (!has_next || !strcmp(cause, "woken"))
@@ -305,6 +311,8 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 		at = syscall ? AT_KEY(AT_STRING, 0, iv->syscall) : at_word("sleep");
 	else
 		at = at_word(cause);
+	if (function_id > 0 && function_id < ((int64_t)1 << (63 - AT_FUNCTION_SHIFT)))
+		at = AT_WITH_FUNCTION(at, function_id);
 	return count_switch(p, next_tid, at);
 }
 
@@ -337,12 +345,14 @@ static int write_switches(sqlite3 *db, const struct pass *p)
 	char text[80];
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO switch_totals (from_tid, to_tid, at, count) VALUES (?, ?, ?, ?)", -1,
+	if (sqlite3_prepare_v2(db, "INSERT INTO switch_totals (from_tid, to_tid, at, count, function_id) "
+			       "VALUES (?, ?, ?, ?, ?)", -1,
 			       &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < p->nr_switches && !rc; i++) {
 		const struct switch_total *s = &p->switches[i];
-		int type = (int)(s->at >> 32);
+		int64_t function_id = s->at >> AT_FUNCTION_SHIFT;
+		int type = (int)((s->at >> 32) & 0xf);
 		uint16_t a = (uint16_t)(s->at >> 16), b = (uint16_t)s->at;
 		const char *at = NULL;
 		if (type == AT_SYNC_OP) {
@@ -358,6 +368,7 @@ static int write_switches(sqlite3 *db, const struct pass *p)
 		sqlite3_bind_int64(ins, 2, s->to_tid);
 		db_bind_text_or_null(ins, 3, at);
 		sqlite3_bind_int64(ins, 4, s->count);
+		db_bind_int_or_null(ins, 5, function_id, function_id > 0);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
@@ -377,8 +388,8 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 		goto out;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, "
-			       "syscall, fd, fd_kind, next_tid, ended_by, waker_tid, op) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "syscall, fd, fd_kind, next_tid, ended_by, waker_tid, op, function_id) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &p.insert, NULL) != SQLITE_OK) {
 		rc = -EIO;
 		goto out;

@@ -179,8 +179,46 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	s->ts_ns = sqlite3_column_int64(st, 1);
 	s->next_tid = (int32_t)sqlite3_column_int64(st, 2);
 	s->preempt = sqlite3_column_int(st, 3) != 0;
+	s->function_id = sqlite3_column_int64(st, 4); /* NULL: 0 */
 	return 0;
 }
+
+/*
+ * Switches, with the function each thread was in when it left the CPU
+ * (switches.stack_id, recorded with --sample): the innermost frame of its
+ * stack that is the program's own code - not in a system library (/lib,
+ * /usr/lib), not in libmtx-preload.so, not a [pseudo] module - since the
+ * leaf is mostly a libc syscall wrapper. The walk by frame pointers often
+ * ends inside the C library (its functions keep none: sem_wait, join), so
+ * next comes the call site of the sync op the thread was in, if any (the
+ * latest one begun), then the leaf. The distinct stacks are few next to
+ * the switches: each is walked once.
+ */
+#define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, NULL FROM switches"
+#define SWITCHES_AT_SQL                                                                          \
+	"WITH RECURSIVE up(stack_id, node, depth) AS ("                                          \
+	"  SELECT stack_id, stack_id, 0 FROM (SELECT DISTINCT stack_id FROM switches "           \
+	"    WHERE stack_id IS NOT NULL) "                                                       \
+	"  UNION ALL SELECT up.stack_id, s.parent_id, up.depth + 1 FROM up "                     \
+	"    JOIN stacks s ON s.id = up.node WHERE s.parent_id IS NOT NULL AND up.depth < 512), " \
+	"frames AS (SELECT up.stack_id, up.depth, s.function_id, f.module FROM up "              \
+	"  JOIN stacks s ON s.id = up.node JOIN functions f ON f.id = s.function_id), "          \
+	"pos AS (SELECT d.stack_id, "                                                            \
+	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
+	"   AND g.module NOT LIKE '/lib/%' AND g.module NOT LIKE '/usr/lib/%' "                  \
+	"   AND g.module NOT LIKE '%/libmtx-preload.so' AND g.module NOT LIKE '[%' "             \
+	"   ORDER BY g.depth LIMIT 1) AS program, "                                              \
+	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
+	"   ORDER BY g.depth LIMIT 1) AS leaf "                                                  \
+	"  FROM (SELECT DISTINCT stack_id FROM up) d) "                                          \
+	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, "                                    \
+	"  CASE WHEN w.stack_id IS NOT NULL THEN COALESCE(pos.program, "                         \
+	"   (SELECT c.function_id FROM (SELECT object_id, callsite, end_ns FROM sync_ops "       \
+	"     WHERE tid = w.prev_tid AND start_ns <= w.ts_ns ORDER BY start_ns DESC LIMIT 1) op " \
+	"    JOIN sync_objects o ON o.id = op.object_id "                                        \
+	"    JOIN callsites c ON c.pid = o.pid AND c.addr = op.callsite "                        \
+	"    WHERE op.end_ns >= w.ts_ns), pos.leaf) END "                                        \
+	"FROM switches w LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
 
 static int row_wakeup(struct loader *l, sqlite3_stmt *st)
 {
@@ -514,7 +552,9 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
 			  row_state, err);
 	if (!rc)
-		rc = scan(&l, "SELECT prev_tid, ts_ns, next_tid, preempt FROM switches", row_switch, err);
+		rc = scan(&l, db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
+					       "WHERE name = 'stack_id'", 0) > 0 ? SWITCHES_AT_SQL : SWITCHES_SQL,
+			  row_switch, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
 	if (!rc)

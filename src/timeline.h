@@ -45,6 +45,7 @@ struct tl_state {
 
 struct tl_switch {
 	int64_t ts_ns;
+	int64_t function_id; /* where the thread was in its code (see timeline.c), 0: unknown */
 	int32_t next_tid;
 	uint8_t preempt;
 };

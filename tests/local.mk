@@ -99,6 +99,8 @@ E2E_TESTS = \
 	tests/e2e/test-bad-input.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-sync-uprobes.sh \
+	tests/e2e/test-sync-stacks.sh \
+	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-samples.sh \

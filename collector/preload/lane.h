@@ -23,11 +23,14 @@
 #define MTX_COLLECTOR_PRELOAD_LANE_H
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector/preload/shm.h"
 
@@ -54,6 +57,10 @@ struct mtx_lane_region {
 	 * the library raises both for call lanes (preload.c). */
 	uint32_t slack;          /* records kept free for nested writers */
 	uint64_t wait_budget_ns; /* how long a full lane is waited for */
+	/* The futex word that wakes the collector's drain: this region's
+	 * drain_wake; the library points a call region's at its sync
+	 * region's, the one word the drain sleeps on (preload.c). */
+	uint32_t *wake_word;
 };
 
 /* One thread's writing state. Zero-initialized means "no lane yet". */
@@ -105,6 +112,7 @@ static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, siz
 	r->lane_records = h->lane_records;
 	r->slack = LANE_SLACK;
 	r->wait_budget_ns = LANE_WAIT_BUDGET_NS;
+	r->wake_word = &h->drain_wake;
 	return 0;
 }
 
@@ -152,6 +160,29 @@ static inline uint64_t lane_backoff(unsigned step, uint64_t start_ns)
 }
 
 /*
+ * lane_wake_drain - bump the region's drain_wake futex word and wake the
+ * collector's drain (shm.h). Only on slow paths: once per half lane at most.
+ * errno is preserved.
+ */
+static inline void lane_wake_drain(const struct mtx_lane_region *r)
+{
+	int saved = errno;
+
+	__atomic_fetch_add(r->wake_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, r->wake_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	errno = saved;
+}
+
+/*
+ * lane_next_limit - where a writer at @reserve next rereads tail: at half
+ * full, to wake the drain, then at full (less the nested writers' @slack).
+ */
+static inline uint64_t lane_next_limit(uint64_t reserve, uint64_t tail, uint64_t n, uint32_t slack)
+{
+	return reserve - tail < n / 2 ? tail + n / 2 : tail + n - slack;
+}
+
+/*
  * lane_claim - take a FREE lane for (@pid, @tid). If none is free, wait up to
  * LANE_WAIT_BUDGET_NS for the collector to free one, unless @wait is 0.
  * Returns 0, or -EAGAIN (nothing written: the caller counts the loss).
@@ -188,7 +219,7 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			w->recs = mtx_shm_lane_records(l); /* call_recs: same address */
 			w->mask = r->lane_records - 1;
 			w->reserve = head;
-			w->limit = tail + r->lane_records - r->slack;
+			w->limit = lane_next_limit(head, tail, r->lane_records, r->slack);
 			if (w->limit < head || w->limit - head > r->lane_records)
 				w->limit = head; /* scribbled indices: reread tail at once */
 			w->pid = pid;
@@ -199,8 +230,10 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 		}
 		if (!wait)
 			return -EAGAIN;
-		if (step == 0)
+		if (step == 0) {
 			start_ns = lane_now_ns();
+			lane_wake_drain(r); /* it frees the lanes of exited threads */
+		}
 		waited = lane_backoff(step++, start_ns);
 		if (waited > LANE_WAIT_BUDGET_NS)
 			return -EAGAIN;
@@ -244,14 +277,17 @@ static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
 }
 
 /*
- * lane_make_room - slow path when reserve reached the cached limit: reread
- * tail, and if the lane is really full wait (bounded) for the collector.
- * Nested writers (@depth > 1) never wait: the outermost one is suspended
- * under them and the collector cannot free what it has not published.
- * Returns 1 when one record may be reserved, 0 when it must be counted lost.
+ * lane_make_room - slow path when reserve + @need passed the cached limit:
+ * reread tail, wake the drain when the lane is half full, and if it is
+ * really full wait (bounded) for the collector.
+ * Nested writers (@depth > 1, one record each) never wait: the outermost
+ * one is suspended under them and the collector cannot free what it has
+ * not published.
+ * Returns 1 when @need records may be reserved, 0 when the operation must
+ * be counted lost.
  */
 static __attribute__((noinline, cold, unused)) int lane_make_room(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
-				 uint32_t depth)
+				 uint32_t depth, uint32_t need)
 {
 	struct mtx_shm_lane *l = w->lane;
 	uint64_t n = r->lane_records, start_ns = 0, tail;
@@ -264,8 +300,11 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 	}
 	for (;;) {
 		tail = __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE);
-		if (w->reserve + r->slack < tail + n) {
-			w->limit = tail + n - r->slack;
+		/* not while stalled: that would be a syscall on every op */
+		if (step == 0 && w->reserve - tail >= n / 2 && !(w->stalled && tail == w->stalled_tail))
+			lane_wake_drain(r);
+		if (w->reserve + need - 1 + r->slack < tail + n) {
+			w->limit = lane_next_limit(w->reserve, tail, n, r->slack);
 			w->stalled = 0;
 			return 1;
 		}
@@ -294,41 +333,43 @@ static inline void lane_prefetch_write(const void *p)
 #endif
 }
 
-/* Reserve one record index: one instruction, so a signal cannot split it. */
-static inline uint64_t lane_reserve_one(uint64_t *reserve)
+/* Reserve @n record indices: one instruction, so a signal cannot split it. */
+static inline uint64_t lane_reserve(uint64_t *reserve, uint64_t n)
 {
 #if defined(__x86_64__)
-	uint64_t v = 1;
+	uint64_t v = n;
 
 	__asm__ __volatile__("xaddq %0, %1" : "+r"(v), "+m"(*reserve) : : "memory");
 	return v;
 #else
-	return __atomic_fetch_add(reserve, 1, __ATOMIC_RELAXED);
+	return __atomic_fetch_add(reserve, n, __ATOMIC_RELAXED);
 #endif
 }
 
 /* What a writer calls when the lane seems full: lane_make_room, or a
  * wrapper of it (preload-calls.c keeps registers around it). */
 typedef int (*lane_room_fn)(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
-			    uint32_t depth);
+			    uint32_t depth, uint32_t need);
 
 /*
- * lane_begin - start appending one record: returns the index of the record
- * reserved for it, or UINT64_MAX when the lane stayed full (counted in
+ * lane_begin - start appending @need records, reserved together (so no
+ * signal handler's record lands between them): returns the index of the
+ * first, or UINT64_MAX when the lane stayed full (counted once in
  * hdr->lost_full). Every lane_begin is followed by one lane_end, which
- * publishes the record unless a signal handler interrupted an outer write.
+ * publishes the records unless a signal handler interrupted an outer write.
  */
 static inline __attribute__((always_inline)) uint64_t
-lane_begin(const struct mtx_lane_region *r, struct mtx_lane_writer *w, lane_room_fn make_room)
+lane_begin(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint32_t need,
+	   lane_room_fn make_room)
 {
 	uint32_t depth = ++w->depth;
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(w->reserve >= w->limit, 0) && !make_room(r, w, depth)) {
+	if (__builtin_expect(w->reserve + need - 1 >= w->limit, 0) && !make_room(r, w, depth, need)) {
 		__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 		return UINT64_MAX;
 	}
-	return lane_reserve_one(&w->reserve);
+	return lane_reserve(&w->reserve, need);
 }
 
 static inline __attribute__((always_inline)) void lane_end(struct mtx_lane_writer *w)
@@ -339,19 +380,45 @@ static inline __attribute__((always_inline)) void lane_end(struct mtx_lane_write
 }
 
 /*
- * lane_write - append one record. The writer must have a lane (lane_claim);
- * when the lane stays full the record is counted in hdr->lost_full. pid and
- * tid come from the writer. Safe to call from a signal handler that
- * interrupted another lane_write of the same thread.
+ * lane_write_stack - append one record, preceded by frames records holding
+ * @pcs[0 .. @nr) (shm.h, FRAMES RECORDS) when @nr > 0 and this is not a
+ * nested write (a signal handler's record carries no stack). The writer
+ * must have a lane (lane_claim); when the lane stays full the record is
+ * counted in hdr->lost_full. pid and tid come from the writer. Safe to call
+ * from a signal handler that interrupted another lane_write of the same
+ * thread.
  */
-static inline __attribute__((always_inline)) void lane_write(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static inline __attribute__((always_inline)) void lane_write_stack(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
 			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
-			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
+			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite,
+			      const uint64_t *pcs, uint32_t nr)
 {
-	uint64_t pos = lane_begin(r, w, lane_make_room);
+	uint32_t frames = 0;
+	uint64_t pos;
 	struct mtx_sync_record *rec;
 
+	/* Only the outermost write carries a stack: a signal handler that
+	 * interrupts us in between sees depth > 0 and writes without one. */
+	if (nr && w->depth == 0) {
+		if (nr > MTX_SYNC_STACK_MAX)
+			nr = MTX_SYNC_STACK_MAX;
+		frames = (nr + MTX_SYNC_FRAMES_PER_RECORD - 1) / MTX_SYNC_FRAMES_PER_RECORD;
+	}
+	pos = lane_begin(r, w, frames + 1, lane_make_room);
 	if (pos != UINT64_MAX) {
+		for (uint32_t i = 0; i < frames; i++) {
+			struct mtx_sync_frames *f = (struct mtx_sync_frames *)&w->recs[(pos + i) & w->mask];
+			uint32_t from = i * MTX_SYNC_FRAMES_PER_RECORD, k = nr - from;
+
+			if (k > MTX_SYNC_FRAMES_PER_RECORD)
+				k = MTX_SYNC_FRAMES_PER_RECORD;
+			memcpy(f->pcs, pcs + from, k * sizeof(*pcs));
+			f->kind = MTX_SYNC_KIND_FRAMES;
+			f->nr = (uint8_t)k;
+			f->index = (uint8_t)i;
+			f->count = (uint8_t)frames;
+		}
+		pos += frames;
 		rec = &w->recs[pos & w->mask];
 		/*
 		 * Ask for the line a few records ahead now: the lane is bigger
@@ -384,7 +451,7 @@ static inline __attribute__((always_inline)) void
 lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
 		uint64_t fn, lane_room_fn make_room)
 {
-	uint64_t pos = lane_begin(r, w, make_room);
+	uint64_t pos = lane_begin(r, w, 1, make_room);
 
 	/* No prefetchw here, unlike lane_write: with four records a line it
 	 * measured slower (bench/function-hook-cost.sh, hooks-* 84 -> 35 ns
@@ -397,6 +464,14 @@ lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint
 		rec->fn = fn;
 	}
 	lane_end(w);
+}
+
+/* lane_write - append one record without a stack (see lane_write_stack). */
+static inline __attribute__((always_inline)) void lane_write(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+			      uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
+			      uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
+{
+	lane_write_stack(r, w, kind, op, addr, arg, start_ns, end_ns, result, callsite, NULL, 0);
 }
 
 #endif

@@ -102,13 +102,14 @@ uint64_t preload_pg_exit(uint64_t sp_at_return);
 			     : : "r"(buf) : "memory")
 
 static HOOK __attribute__((noinline, cold)) int
-make_room_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint32_t depth)
+make_room_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint32_t depth,
+		 uint32_t need)
 {
 	uint64_t xmm[16];
 	int ok;
 
 	SAVE_XMM(xmm);
-	ok = lane_make_room(r, w, depth);
+	ok = lane_make_room(r, w, depth, need);
 	RESTORE_XMM(xmm);
 	return ok;
 }

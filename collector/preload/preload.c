@@ -32,6 +32,7 @@ int preload_tid_offset = -1;
 
 int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
 int preload_tsc;
+uint32_t preload_stack_frames;
 
 static pthread_key_t exit_key;
 static int exit_key_ok;
@@ -96,6 +97,86 @@ static void thread_exit_destructor(void *unused)
 	lane_release(&preload_tls.cw);
 }
 
+/*
+ * The calling thread's stack, for stack_walk. pthread_getattr_np allocates
+ * (and reads /proc/self/maps for the main thread), so this runs once per
+ * thread, at its first traced operation, inside the recursion guard; only
+ * with --sync-stacks. A thread whose first traced operation is in a signal
+ * handler that interrupted malloc could deadlock here: the price of knowing
+ * the bounds without a trampoline in every thread start.
+ */
+static void find_stack_bounds(struct preload_thread *t)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0 && size >= 64) {
+		t->stack_lo = (uintptr_t)addr;
+		t->stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+/*
+ * Walk the frame-pointer chain from here up: skip the library's own frames
+ * (up to the one whose return address is @callsite, the wrapper's), then
+ * store @callsite and each caller's return address in @pcs, at most @max.
+ * Every frame read must lie between this function's frame and the top of
+ * the thread's stack, above the previous one and 8-byte aligned, so a
+ * clobbered or absent frame pointer (code built without them) ends the
+ * walk instead of reading elsewhere; on an alternate signal stack, or with
+ * unknown bounds, the stack is the call site alone. No syscall, lock or
+ * allocation.
+ */
+static uint32_t stack_walk(const struct preload_thread *t, uint64_t callsite, uint64_t *pcs, uint32_t max)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = t->stack_hi, fp = lo;
+	uint32_t nr = 0;
+
+	pcs[nr++] = callsite;
+	if (lo < t->stack_lo || lo >= hi)
+		return nr;
+	for (int hops = 0;; hops++) {
+		const uintptr_t *f = (const uintptr_t *)fp;
+
+		if (fp < lo || fp > hi - 16 || (fp & 7) || hops > 4)
+			return nr;
+		if (f[1] == callsite) {
+			fp = f[0];
+			break;
+		}
+		if (f[0] <= fp)
+			return nr;
+		fp = f[0];
+	}
+	for (uintptr_t prev = lo; nr < max; ) {
+		const uintptr_t *f = (const uintptr_t *)fp;
+
+		if (fp <= prev || fp > hi - 16 || (fp & 7) || f[1] == 0)
+			break;
+		pcs[nr++] = f[1];
+		prev = fp;
+		fp = f[0];
+	}
+	return nr;
+}
+
+__attribute__((noinline)) void preload_record_stack(enum mtx_sync_kind kind, enum mtx_sync_op op,
+						    const volatile void *addr, uint64_t arg,
+						    uint64_t start_ns, uint64_t end_ns, int32_t result,
+						    uint64_t callsite)
+{
+	struct preload_thread *t = &preload_tls;
+	uint64_t pcs[MTX_SYNC_STACK_MAX];
+	uint32_t nr = stack_walk(t, callsite, pcs, preload_stack_frames);
+
+	lane_write_stack(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
+			 (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite, pcs, nr);
+}
+
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 		     const struct mtx_lane_region *r)
 {
@@ -108,6 +189,8 @@ int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 	}
 	t->guard = 1;
 	saved = errno;
+	if (r == &preload_region && preload_stack_frames && !t->stack_hi)
+		find_stack_bounds(t);
 	rc = lane_claim(r, w, getpid(), gettid(), !t->nolane_stalled);
 	if (rc == 0) {
 		t->nolane_stalled = 0;
@@ -223,6 +306,9 @@ __attribute__((constructor)) static void preload_init(void)
 	if (attach_region(MTX_SHM_ENV, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE, &preload_region) == 0) {
 		/* A fresh image: lanes still LIVE under our pid predate an exec. */
 		lane_reap_pid(&preload_region, getpid());
+		preload_stack_frames = preload_region.hdr->stack_frames;
+		if (preload_stack_frames > MTX_SYNC_STACK_MAX)
+			preload_stack_frames = MTX_SYNC_STACK_MAX;
 		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);
 	}
 	if (attach_region(MTX_CALL_ENV, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE,
@@ -238,6 +324,9 @@ __attribute__((constructor)) static void preload_init(void)
 		preload_call_region.wait_budget_ns = LANE_CALL_WAIT_BUDGET_NS;
 		if (preload_call_region.lane_records / 4 > preload_call_region.slack)
 			preload_call_region.slack = preload_call_region.lane_records / 4;
+		/* The drain sleeps on the sync region's futex word alone. */
+		if (preload_attached)
+			preload_call_region.wake_word = preload_region.wake_word;
 		__atomic_store_n(&preload_calls_attached, 1, __ATOMIC_RELEASE);
 	}
 	if (preload_attached || preload_calls_attached) {

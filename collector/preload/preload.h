@@ -136,6 +136,7 @@ struct preload_thread {
 	struct mtx_lane_writer cw; /* the call region's lane (preload-calls.c) */
 	uint32_t guard;        /* library code running in this thread: don't record */
 	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
+	uintptr_t stack_lo, stack_hi; /* the thread's stack, for stack walks; 0: unknown */
 };
 
 extern __thread struct preload_thread preload_tls __attribute__((tls_model("initial-exec")));
@@ -155,6 +156,15 @@ int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 /* pthread_exit/thrd_exit: give back the return addresses the -pg hooks
  * replaced, so the unwinding they do finds the real frames. */
 void preload_calls_thread_exit(void);
+
+/* The region asks for user stacks with each record (mtx collect
+ * --sync-stacks): the most frames to walk, 0 for none. */
+extern uint32_t preload_stack_frames;
+
+/* preload_record with the caller's user stack (see preload.c). */
+void preload_record_stack(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
+			  uint64_t arg, uint64_t start_ns, uint64_t end_ns, int32_t result,
+			  uint64_t callsite);
 
 /* Kernel tid of a live thread handle, 0 when unknown (see preload.c). */
 static inline int32_t preload_thread_tid(pthread_t thread)
@@ -197,6 +207,10 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 
 	if (__builtin_expect(t->w.lane == NULL, 0) && !preload_claim(t))
 		return;
+	if (__builtin_expect(preload_stack_frames != 0, 0)) {
+		preload_record_stack(kind, op, addr, arg, start_ns, end_ns, result, callsite);
+		return;
+	}
 	lane_write(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
 		   (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite);
 }

@@ -38,11 +38,24 @@
  *                   collector converts to CLOCK_MONOTONIC as it drains
  *                   (collector/tsc-map.h) - it chooses TSC only where the
  *                   kernel's own clock is the TSC.
+ *     stack_frames  0: records carry only their call site. Otherwise (mtx
+ *                   collect --sync-stacks) each record written outside a
+ *                   signal handler's nesting is preceded by frames records
+ *                   holding up to this many return addresses of the thread's
+ *                   user stack (see FRAMES RECORDS below).
  *     lost_full     records dropped because a lane stayed full longer than
  *                   the writer's bounded wait (the collector was not draining).
  *     lost_nolane   records dropped because no lane was free.
  *     Both are only ever incremented (atomically, by writers); the collector
  *     reports their sum. Losses are never silent.
+ *     drain_wake    a futex word (shared, not FUTEX_PRIVATE). The collector's
+ *                   drain reads it, drains, and sleeps on it (FUTEX_WAIT with
+ *                   a timeout of tens of ms) while it still holds that value.
+ *                   A writer whose lane reaches half full, or that finds no
+ *                   free lane, increments it and FUTEX_WAKEs: one syscall per
+ *                   half lane of records at most, never per record. A region
+ *                   whose writers never wake still works: the drain's timeout
+ *                   bounds how long records wait, and a full lane waits.
  *
  * LANES
  *
@@ -103,7 +116,22 @@
  * the same for every record of a lane, are read once per lane from its
  * owner_pid/owner_tid (a lane is only re-owned once drained, so every
  * record between tail and head belongs to the current owner). Lanes,
- * their states, head/tail and the loss counters work as above.
+ * their states, head/tail and the loss counters work as above, except
+ * drain_wake: the collector's drain sleeps on one word, so when both
+ * regions exist the call lanes' writers wake it through the sync region's.
+ *
+ * FRAMES RECORDS
+ *
+ * With stack_frames > 0, an operation's record may be preceded, in the same
+ * lane and the same reservation (so nothing nests between them), by 1 to
+ * MTX_SYNC_FRAMES_MAX_RECORDS struct mtx_sync_frames: kind ==
+ * MTX_SYNC_KIND_FRAMES at the offset where a record has its kind, then the
+ * return addresses of the user stack, innermost first, MTX_SYNC_FRAMES_PER_RECORD
+ * to a record. pcs[0] of the first one is the operation's call site (the
+ * same value as the record's callsite); each next one is the return address
+ * into the caller of the previous one. Record @index (0, 1, ...) of @count
+ * holds @nr of them. A reader that meets index 0 drops any frames it was
+ * still holding: they belonged to a record it could not trust.
  */
 #ifndef MTX_COLLECTOR_PRELOAD_SHM_H
 #define MTX_COLLECTOR_PRELOAD_SHM_H
@@ -143,11 +171,11 @@ struct mtx_call_record {
 /*
  * Defaults: 1024 lanes (programs with 1000 live threads exist among our
  * samples) of 65536 records, 3.5 MiB each: enough for ~2 ms of the fastest
- * lock loop (28 M records/s), so a collector draining every millisecond never
- * makes a writer wait. That is 3.6 GiB of address space, but tmpfs allocates
- * pages only when written: the memory used is at most 3.5 MiB per thread
- * that was alive at the same time as the others, and far less for threads
- * that trace few operations.
+ * lock loop (28 M records/s). The writer wakes the drain at half full, so
+ * the drain has ~1 ms to empty the lane before the writer would wait. That
+ * is 3.6 GiB of address space, but tmpfs allocates pages only when written:
+ * the memory used is at most 3.5 MiB per thread that was alive at the same
+ * time as the others, and far less for threads that trace few operations.
  */
 #define MTX_SHM_DEFAULT_LANES 1024u
 #define MTX_SHM_DEFAULT_LANE_RECORDS 65536u
@@ -171,11 +199,16 @@ struct mtx_shm_header {
 	uint64_t lane_stride;
 	int32_t clock_id;
 	int32_t creator_pid;
-	uint64_t _pad0[8];
+	uint32_t stack_frames; /* 0, or the most user frames a record carries */
+	uint32_t _pad1;
+	uint64_t _pad0[7];
 	/* On their own cache line: the only header fields written after setup. */
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;
 	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
+	/* Futex word the collector's drain sleeps on; writers bump it and wake
+	 * the drain when a lane reaches half full or no lane is free. */
+	uint32_t drain_wake __attribute__((aligned(64)));
 };
 
 struct mtx_shm_lane {
@@ -193,6 +226,26 @@ _Static_assert(sizeof(struct mtx_shm_header) <= MTX_SHM_HEADER_SIZE, "header fit
 _Static_assert(sizeof(struct mtx_shm_lane) == MTX_SHM_LANE_HEADER_SIZE, "lane header size");
 _Static_assert(sizeof(struct mtx_sync_record) == 56, "record layout is part of the format");
 _Static_assert(sizeof(struct mtx_call_record) == 16, "record layout is part of the format");
+
+/* The kind that marks a frames record (not a kind of object). */
+#define MTX_SYNC_KIND_FRAMES 0xffffu
+#define MTX_SYNC_FRAMES_PER_RECORD 6u
+#define MTX_SYNC_FRAMES_MAX_RECORDS 8u
+/* The most frames a record can carry (--sync-stacks' depth). */
+#define MTX_SYNC_STACK_MAX (MTX_SYNC_FRAMES_PER_RECORD * MTX_SYNC_FRAMES_MAX_RECORDS)
+
+struct mtx_sync_frames {
+	uint64_t pcs[MTX_SYNC_FRAMES_PER_RECORD];
+	uint16_t kind;  /* MTX_SYNC_KIND_FRAMES, where a record has its kind */
+	uint8_t nr;     /* pcs used in this record, 1 .. MTX_SYNC_FRAMES_PER_RECORD */
+	uint8_t index;  /* this record's place among its operation's frames records */
+	uint8_t count;  /* how many frames records the operation has */
+	uint8_t _pad[3];
+};
+
+_Static_assert(sizeof(struct mtx_sync_frames) == MTX_SHM_RECORD_SIZE, "a frames record fills a slot");
+_Static_assert(__builtin_offsetof(struct mtx_sync_frames, kind) == __builtin_offsetof(struct mtx_sync_record, kind),
+	       "kind at the same place");
 
 /* Lane i of a region mapped at base (geometry from the header the caller trusts). */
 static inline struct mtx_shm_lane *mtx_shm_lane_at(void *base, uint64_t lane_offset,

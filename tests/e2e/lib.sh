@@ -19,6 +19,33 @@ finish() { [ "$FAILED" = 0 ] && exit 0 || exit 1; }
 # sql DB QUERY - one value (or rows, '|'-separated) from a run database.
 sql() { sqlite3 -batch "$1" "$2"; }
 
+# private_sample NAME - copy the sample NAME into $TMP and print the copy's
+# path: test-bad-input.sh ends stray runs with pkill -f $SAMPLES/<name>,
+# which must not hit another test's runs when make check runs in parallel.
+private_sample() {
+	[ -x "$SAMPLES/$1" ] || { echo "FAIL: not built: $SAMPLES/$1" >&2; return 1; }
+	cp "$SAMPLES/$1" "$TMP/$1" || return 1
+	echo "$TMP/$1"
+}
+
+# collect_same DB OPTION... -- PROGRAM [ARGS...] - run PROGRAM plain, then
+# under mtx collect -q OPTION... -o DB; fail unless the exit status and the
+# output are the same and mtx said nothing.
+collect_same() {
+	local db=$1 opts=() status plain_status
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	"$@" > "$db.plain" 2>&1
+	plain_status=$?
+	"$MTX" collect -q "${opts[@]}" -o "$db" -- "$@" > "$db.out" 2> "$db.err"
+	status=$?
+	[ "$status" = "$plain_status" ] || fail "exit $status under mtx ${opts[*]}, $plain_status without"
+	cmp -s "$db.plain" "$db.out" || fail "output differs under mtx ${opts[*]}"
+	[ -s "$db.err" ] && fail "mtx ${opts[*]} said: $(head -3 "$db.err")"
+	return 0
+}
+
 # Skip (77) only when this machine cannot trace at all: not root and perf
 # locked down. Anything else that fails is a real failure.
 require_perf() {

@@ -100,7 +100,7 @@ Test(db, corrupt_file_is_detected)
 	cr_assert_eq(db_create(path, &db, &err), 0);
 	db_exec(db, "PRAGMA journal_mode=DELETE", NULL);
 	for (int i = 0; i < 2000; i++)
-		db_meta_set_int(db, "filler", i), db_exec(db, "INSERT INTO switches VALUES (1,2,3,'S',0,4)", NULL);
+		db_meta_set_int(db, "filler", i), db_exec(db, "INSERT INTO switches (ts_ns, cpu, prev_tid, prev_state, preempt, next_tid) VALUES (1,2,3,'S',0,4)", NULL);
 	sqlite3_close(db);
 	/* Overwrite the middle of the file with garbage, keeping the header. */
 	f = fopen(path, "r+");
@@ -123,7 +123,7 @@ Test(db, truncated_file_is_detected)
 	cr_assert_eq(db_create(path, &db, &err), 0);
 	db_exec(db, "PRAGMA journal_mode=DELETE", NULL);
 	for (int i = 0; i < 2000; i++)
-		db_exec(db, "INSERT INTO switches VALUES (1,2,3,'S',0,4)", NULL);
+		db_exec(db, "INSERT INTO switches (ts_ns, cpu, prev_tid, prev_state, preempt, next_tid) VALUES (1,2,3,'S',0,4)", NULL);
 	sqlite3_close(db);
 	cr_assert_eq(truncate(path, 4096 * 3), 0);
 	expect_error("corrupt");

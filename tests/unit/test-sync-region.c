@@ -168,6 +168,65 @@ Test(sync_region, exited_lanes_are_reused_after_drain)
 	free(s.ev);
 }
 
+/* --sync-stacks: frames records precede their op in the lane, hold the
+ * pcs in order, and a nested write (depth > 1) carries none. */
+Test(sync_region, frames_records_precede_their_op)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	uint64_t pcs[MTX_SYNC_STACK_MAX + 5];
+	const struct mtx_sync_frames *f;
+
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++)
+		pcs[i] = 0x400000 + 16 * i;
+	cr_assert_eq(sync_region_create_sized(&r, 2, 256), 0);
+	sync_region_set_stack_frames(r, 13);
+	open_view(r, &view);
+	cr_assert_eq(view.hdr->stack_frames, 13);
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	/* 13 pcs: three frames records (6 + 6 + 1), then the op */
+	lane_write_stack(&view, &w, MTX_SYNC_KIND_MUTEX, MTX_SYNC_OP_LOCK, 0x1000, 1, 10, 11, 0,
+			 pcs[0], pcs, 13);
+	/* too many pcs: cut at MTX_SYNC_STACK_MAX */
+	lane_write_stack(&view, &w, MTX_SYNC_KIND_MUTEX, MTX_SYNC_OP_UNLOCK, 0x1000, 2, 12, 12, 0,
+			 pcs[0], pcs, MTX_SYNC_STACK_MAX + 5);
+	/* nested (as in a signal handler): no frames */
+	w.depth = 1;
+	lane_write_stack(&view, &w, MTX_SYNC_KIND_SEM, MTX_SYNC_OP_POST, 0x2000, 3, 13, 13, 0,
+			 pcs[0], pcs, 4);
+	w.depth = 0;
+	__atomic_store_n(&w.lane->head, w.reserve, __ATOMIC_RELEASE);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 3 + 1 + MTX_SYNC_FRAMES_MAX_RECORDS + 1 + 1);
+	cr_assert_eq(sync_region_lost(r), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		f = (const void *)&s.ev[i].u.sync;
+		cr_assert_eq(f->kind, MTX_SYNC_KIND_FRAMES);
+		cr_assert_eq(f->index, i);
+		cr_assert_eq(f->count, 3);
+		cr_assert_eq(f->nr, i < 2 ? 6 : 1);
+		for (unsigned k = 0; k < f->nr; k++)
+			cr_assert_eq(f->pcs[k], pcs[6 * i + k]);
+	}
+	cr_assert_eq(s.ev[3].u.sync.op, MTX_SYNC_OP_LOCK);
+	cr_assert_eq(s.ev[3].u.sync.arg, 1);
+	f = (const void *)&s.ev[4 + MTX_SYNC_FRAMES_MAX_RECORDS - 1].u.sync;
+	cr_assert_eq(f->kind, MTX_SYNC_KIND_FRAMES);
+	cr_assert_eq(f->pcs[f->nr - 1], pcs[MTX_SYNC_STACK_MAX - 1]);
+	cr_assert_eq(s.ev[4 + MTX_SYNC_FRAMES_MAX_RECORDS].u.sync.op, MTX_SYNC_OP_UNLOCK);
+	cr_assert_eq(s.ev[5 + MTX_SYNC_FRAMES_MAX_RECORDS].u.sync.op, MTX_SYNC_OP_POST);
+	/* a frames record that cannot be right is rejected and counted */
+	lane_write_stack(&view, &w, MTX_SYNC_KIND_MUTEX, MTX_SYNC_OP_LOCK, 0x1000, 4, 14, 14, 0,
+			 pcs[0], pcs, 2);
+	((struct mtx_sync_frames *)&w.recs[(w.reserve - 2) & w.mask])->nr = 7;
+	s.count = 0;
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 1);
+	cr_assert_eq(sync_region_lost(r), 1);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
 Test(sync_region, full_lane_counts_losses_then_recovers)
 {
 	struct sync_region *r;

@@ -51,7 +51,7 @@ static void op(int32_t pid, int32_t tid, enum mtx_sync_kind kind, enum mtx_sync_
 	struct mtx_sync_record r = { .start_ns = start, .end_ns = end, .addr = addr, .arg = arg,
 				     .tid = tid, .pid = pid, .kind = (uint16_t)kind, .op = (uint16_t)o,
 				     .result = result };
-	cr_assert_eq(sync_objects_record(objs, w, &r), 0);
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0), 0);
 }
 
 static void state(int32_t tid, uint64_t start, uint64_t end, const char *name)
