@@ -19,7 +19,8 @@
 
 static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
-	"thread_totals", "sync_totals", "lock_holders", "switch_totals",
+	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
+	"cpu_wait_totals", "wait_for_totals",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
@@ -31,7 +32,7 @@ static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 
 /* In this order; time_histograms are counted meanwhile (analysis_build). */
 static int (*const analyses[])(sqlite3 *, const struct mtx_timeline *, char **) = {
-	analysis_state_causes, analysis_wait_for, analysis_summaries, critical_path,
+	analysis_state_causes, analysis_summaries, critical_path,
 };
 
 int analysis_is_current(sqlite3 *db)
@@ -42,7 +43,7 @@ int analysis_is_current(sqlite3 *db)
 	if (!current)
 		return 0;
 	/* The tables must be there too (a TEMP build leaves meta alone). */
-	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'switch_totals'", 0) > 0;
+	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'wait_for_totals'", 0) > 0;
 }
 
 /* The schema text with every CREATE TABLE turned into CREATE TEMP TABLE

@@ -19,6 +19,10 @@
 #define CLIPPED(s, e) "(MIN(" e ", " TO_NS ") - MAX(" s ", " FROM_NS "))"
 #define IN_WINDOW(s, e) "(" s " < " TO_NS " AND " e " > " FROM_NS ")"
 #define THREAD_IS(col) "(:tid IS NULL OR " col " = :tid)"
+/* The same as a range, which SQLite can look up in an index on @col: one
+ * thread's rows of a big table without reading the others. */
+#define THREAD_RANGE(col) \
+	"(" col " BETWEEN COALESCE(:tid, -9223372036854775807 - 1) AND COALESCE(:tid, 9223372036854775807))"
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
 #define PCT(part, whole) "ROUND(100.0 * (" part ") / MAX(" whole ", 1), 1)"
 
@@ -132,20 +136,33 @@ static const struct mtx_query switches_queries[] = {
 };
 
 #define WAIT_FOR_WHERE \
-	"WHERE " THREAD_IS("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
+	"WHERE " THREAD_RANGE("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
 	IN_WINDOW("w.start_ns", "w.end_ns")
 #define WAITING "c.state NOT IN ('running', 'runnable')"
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
+	  "SELECT r.addr, r.kind, r.waits, r.wait_ns, r.for_tid, " NAME_OF("r.for_tid") " AS for_name, r.relation "
+	  "FROM ("
+	  "SELECT o.addr, o.kind, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, x.waited_for_tid AS for_tid, "
+	  "x.relation FROM wait_for_totals x LEFT JOIN sync_objects o ON o.id = x.object_id "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("x.object_id", "o.addr") " "
+	  "GROUP BY x.object_id, x.waited_for_tid, x.relation "
+	  "UNION ALL "
 	  "SELECT o.addr, o.kind, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns, "
-	  "w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, w.relation "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " "
-	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
+	  "w.waited_for_tid AS for_tid, w.relation "
+	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED " "
+	  "GROUP BY w.object_id, w.waited_for_tid, w.relation) r ORDER BY r.wait_ns DESC, r.addr" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
-	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
-	  NAME_OF("w.waited_for_tid") " AS for_name, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
-	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
+	  "SELECT r.tid, " NAME_OF("r.tid") " AS name, r.for_tid, " NAME_OF("r.for_tid") " AS for_name, r.waits, "
+	  "r.wait_ns FROM ("
+	  "SELECT x.tid, x.waited_for_tid AS for_tid, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns "
+	  "FROM wait_for_totals x LEFT JOIN sync_objects o ON o.id = x.object_id "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("x.object_id", "o.addr") " "
+	  "AND x.waited_for_tid IS NOT NULL GROUP BY x.tid, x.waited_for_tid "
+	  "UNION ALL "
+	  "SELECT w.tid, w.waited_for_tid AS for_tid, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns "
+	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED
+	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid) r ORDER BY r.wait_ns DESC, r.tid" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
@@ -174,22 +191,35 @@ static const struct mtx_query waits_queries[] = {
 	  "WHERE depth = last "
 	  "GROUP BY chain ORDER BY wait_ns DESC, chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
+	  "SELECT r.cause, r.syscall, r.fd_kind, r.ended_by, r.waits, r.wait_ns, r.max_wait_ns FROM ("
+	  "SELECT x.cause, COALESCE(x.syscall, '-') AS syscall, COALESCE(x.fd_kind, '-') AS fd_kind, x.ended_by, "
+	  "SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns FROM wait_totals x "
+	  "WHERE " WHOLE_RUN " AND x.cause <> 'sync' AND " THREAD_IS("x.tid") " GROUP BY 1, 2, 3, 4 "
+	  "UNION ALL "
 	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "
 	  "c.ended_by, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
 	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns FROM state_causes c "
-	  "WHERE " WAITING " AND c.cause <> 'sync' AND " THREAD_IS("c.tid") " AND "
-	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY 1, 2, 3, 4 ORDER BY wait_ns DESC" },
+	  "WHERE " WINDOWED " AND " WAITING " AND c.cause <> 'sync' AND " THREAD_IS("c.tid") " AND "
+	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY 1, 2, 3, 4) r ORDER BY r.wait_ns DESC" },
 	{ "waits.wakers", "Who ended the waits",
-	  "SELECT c.ended_by, c.waker_tid, " TID_NAME("c.waker_tid") " AS waker_name, COUNT(*) AS waits, "
-	  "SUM(c.end_ns - c.start_ns) AS wait_ns FROM state_causes c "
-	  "WHERE " WAITING " AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
-	  "GROUP BY c.ended_by, c.waker_tid ORDER BY wait_ns DESC" },
+	  "SELECT r.ended_by, r.waker_tid, " TID_NAME("r.waker_tid") " AS waker_name, r.waits, r.wait_ns FROM ("
+	  "SELECT x.ended_by, x.waker_tid, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns FROM wait_totals x "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " GROUP BY x.ended_by, x.waker_tid "
+	  "UNION ALL "
+	  "SELECT c.ended_by, c.waker_tid, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns "
+	  "FROM state_causes c WHERE " WINDOWED " AND " WAITING " AND " THREAD_IS("c.tid") " AND "
+	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY c.ended_by, c.waker_tid) r ORDER BY r.wait_ns DESC" },
 	{ "waits.cpu", "Waits for a CPU: why runnable, and who ran instead",
+	  "SELECT r.cause, r.waits, r.wait_ns, r.max_wait_ns, r.instead_tid, " TID_NAME("r.instead_tid")
+	  " AS instead_name FROM ("
+	  "SELECT x.cause, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, "
+	  "x.next_tid AS instead_tid FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " "
+	  "GROUP BY x.cause, x.next_tid "
+	  "UNION ALL "
 	  "SELECT c.cause, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
-	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns, c.next_tid AS instead_tid, "
-	  TID_NAME("c.next_tid") " AS instead_name FROM state_causes c "
-	  "WHERE c.state = 'runnable' AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
-	  "GROUP BY c.cause, c.next_tid ORDER BY wait_ns DESC LIMIT 20" },
+	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns, c.next_tid AS instead_tid FROM state_causes c "
+	  "WHERE " WINDOWED " AND c.state = 'runnable' AND " THREAD_IS("c.tid") " AND "
+	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY c.cause, c.next_tid) r ORDER BY r.wait_ns DESC LIMIT 20" },
 	{ 0 },
 };
 

@@ -197,14 +197,18 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 {
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
 	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
-	int kind = intern(l, st, 4);
-	if (!s || kind < 0)
-		return kind < 0 ? kind : -ENOMEM;
-	s->flags = 0;
+	int kind = intern(l, st, 4), name = intern(l, st, 5);
+	uint8_t flags = 0;
+	if (!s || kind < 0 || name < 0)
+		return kind < 0 ? kind : name < 0 ? name : -ENOMEM;
 	s->start_ns = sqlite3_column_int64(st, 1);
-	s->end_ns = col_int(st, 2, &s->flags, TL_HAS_END);
-	s->fd = col_int(st, 3, &s->flags, TL_HAS_FD);
+	s->end_ns = col_int(st, 2, &flags, TL_HAS_END);
+	s->fd = col_int(st, 3, &flags, TL_HAS_FD);
+	s->flags = flags;
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		s->flags |= TL_HAS_RET | (sqlite3_column_int64(st, 6) < 0 ? TL_RET_FAILED : 0);
 	s->fd_kind = (uint16_t)kind;
+	s->name = (uint16_t)name;
 	return 0;
 }
 
@@ -492,8 +496,8 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 {
 	/* Runs recorded before syscalls had fd columns still load. */
 	const char *syscalls_sql = db_has_column(db, "syscalls", "fd_kind")
-					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind FROM syscalls"
-					   : "SELECT tid, start_ns, end_ns, NULL, NULL FROM syscalls";
+					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind, name, ret FROM syscalls"
+					   : "SELECT tid, start_ns, end_ns, NULL, NULL, name, ret FROM syscalls";
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	int64_t split_id = first_id + (int64_t)((double)(last_id - first_id) * OPS_SHARE_OF_JOB);
