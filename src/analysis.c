@@ -84,6 +84,7 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	 * connection timeline_load may open reads beside this one. */
 	if ((rc = timeline_load(db, &tl, err)))
 		return rc;
+	log_debug("derived tables: run read in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (db_exec(db, "BEGIN", err)) {
 		timeline_free(tl);
 		return -EIO;
@@ -105,13 +106,16 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	struct histogram_job *histograms = NULL;
 	if (!rc)
 		rc = analysis_histograms_start(db, tl, &histograms, err);
-	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++)
+	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++) {
 		rc = analyses[i](db, tl, err);
+		log_debug("derived tables: analysis %zu done at %lld ms", i, (long long)((clock_now_ns() - t0) / 1000000));
+	}
 	if (histograms) {
 		int done = analysis_histograms_finish(rc ? NULL : db, histograms, rc ? NULL : err);
 		rc = rc ? rc : done;
 	}
 	timeline_free(tl);
+	log_debug("derived tables: filled at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	/* SQLite may sort for CREATE INDEX on a second core (~20% faster). */
 	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))
 		rc = db_exec(db, indexes, err);

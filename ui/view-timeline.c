@@ -41,6 +41,13 @@ static const struct {
 struct lane {
 	int64_t tid, start_ns, end_ns;
 	char *name;
+	/* What draw_lane last computed for the window (cached_left,
+	 * cached_npc, cached_cols): a frame whose window is unchanged (the
+	 * cursor or the selection moved) reads nothing again. */
+	enum lane_state *cells;
+	char *marks;
+	int64_t cached_left, cached_npc;
+	int cached_cols;
 };
 
 struct timeline {
@@ -192,19 +199,29 @@ static void draw_axis(struct view *v, int y, int width)
 	display_text(y, 0, width, STYLE_HEADER, true, line);
 }
 
-static void draw_lane(struct view *v, const struct lane *l, int y, bool selected)
+static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 {
 	struct timeline *tl = v->priv;
 	int cols = tl->plot_cols;
-	enum lane_state *cells = calloc((size_t)cols, sizeof(*cells));
-	char *marks = calloc((size_t)cols, 1), name[64];
+	enum lane_state *cells = l->cells;
+	char *marks = l->marks, name[64];
 	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
 	snprintf(name, sizeof(name), "%s", l->name ? l->name : "?");
 	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
-	if (!cells || !marks)
-		goto out;
-	lane_states(v, l, cells);
-	lane_marks(v, l, marks);
+	if (!cells || !marks || l->cached_left != tl->left_ns || l->cached_npc != tl->ns_per_col ||
+	    l->cached_cols != cols) {
+		free(l->cells);
+		free(l->marks);
+		l->cells = cells = calloc((size_t)cols, sizeof(*cells));
+		l->marks = marks = calloc((size_t)cols, 1);
+		if (!cells || !marks)
+			return;
+		lane_states(v, l, cells);
+		lane_marks(v, l, marks);
+		l->cached_left = tl->left_ns;
+		l->cached_npc = tl->ns_per_col;
+		l->cached_cols = cols;
+	}
 	for (int c = 0; c < cols; c++) {
 		enum display_style style = cells[c] ? states[cells[c]].style : STYLE_NORMAL;
 		if (selected && c == cursor)
@@ -218,9 +235,6 @@ static void draw_lane(struct view *v, const struct lane *l, int y, bool selected
 			display_glyph(y, NAME_COLS + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
 		}
 	}
-out:
-	free(cells);
-	free(marks);
 }
 
 static void draw_legend(int y, int width)
@@ -414,6 +428,7 @@ static int timeline_load(struct view *v, char **err)
 			break;
 		tl->lanes = more;
 		struct lane *l = &tl->lanes[tl->nr_lanes++];
+		memset(l, 0, sizeof(*l));
 		l->tid = sqlite3_column_int64(st, 0);
 		l->name = sqlite3_column_text(st, 1) ? strdup((const char *)sqlite3_column_text(st, 1)) : NULL;
 		l->start_ns = sqlite3_column_int64(st, 2);
@@ -602,8 +617,11 @@ static enum reaction timeline_act(struct view *v, enum action a)
 static void timeline_free(struct view *v)
 {
 	struct timeline *tl = v->priv;
-	for (int i = 0; i < tl->nr_lanes; i++)
+	for (int i = 0; i < tl->nr_lanes; i++) {
 		free(tl->lanes[i].name);
+		free(tl->lanes[i].cells);
+		free(tl->lanes[i].marks);
+	}
 	free(tl->lanes);
 	free(tl->shown);
 	free(tl->filter);
