@@ -182,6 +182,19 @@ CREATE TABLE wait_for_totals (
 	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
 );
 
+-- Per thread, state, object and function: the critical_path segments added
+-- up (the critical-path report without a window, the browser's view of it).
+CREATE TABLE critical_path_totals (
+	tid         INTEGER NOT NULL,
+	state       TEXT NOT NULL,
+	object_id   INTEGER,
+	function_id INTEGER,
+	segments    INTEGER NOT NULL, -- COUNT(*)
+	path_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
+	start_ns    INTEGER NOT NULL, -- MIN(start_ns)
+	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
+);
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from the first CREATE INDEX on).
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);

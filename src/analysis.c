@@ -20,14 +20,23 @@
 static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
 	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
-	"cpu_wait_totals", "wait_for_totals",
+	"cpu_wait_totals", "wait_for_totals", "critical_path_totals",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
+/* The critical path, and its segments added up for the views. */
 static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
 	(void)tl;
-	return analysis_critical_path(db, err);
+	int rc = analysis_critical_path(db, err);
+	if (!rc)
+		rc = db_exec(db,
+			     "INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, "
+			     "start_ns, end_ns) SELECT tid, state, object_id, function_id, COUNT(*), "
+			     "SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path "
+			     "GROUP BY tid, state, object_id, function_id",
+			     err);
+	return rc;
 }
 
 /* In this order; time_histograms are counted meanwhile (analysis_build). */
@@ -43,7 +52,7 @@ int analysis_is_current(sqlite3 *db)
 	if (!current)
 		return 0;
 	/* The tables must be there too (a TEMP build leaves meta alone). */
-	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'wait_for_totals'", 0) > 0;
+	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'critical_path_totals'", 0) > 0;
 }
 
 /* The schema text with every CREATE TABLE turned into CREATE TEMP TABLE

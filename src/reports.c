@@ -139,30 +139,39 @@ static const struct mtx_query switches_queries[] = {
 	"WHERE " THREAD_RANGE("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
 	IN_WINDOW("w.start_ns", "w.end_ns")
 #define WAITING "c.state NOT IN ('running', 'runnable')"
+/* The waits as rows of n waits, ns long in all (mx the longest): over the
+ * whole run the sums of the summary tables (wait_for_totals, wait_totals,
+ * cpu_wait_totals), else each recorded wait in the window. The queries
+ * group them as they grouped the recorded rows. */
+#define WAIT_FOR_ROWS                                                                                  \
+	"(SELECT x.tid, x.object_id, x.waited_for_tid, x.relation, x.waits AS n, x.wait_ns AS ns "      \
+	"FROM wait_for_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
+	"SELECT w.tid, w.object_id, w.waited_for_tid, w.relation, 1 AS n, w.end_ns - w.start_ns AS ns " \
+	"FROM wait_for w WHERE " WINDOWED " AND " THREAD_RANGE("w.tid") " AND "                         \
+	IN_WINDOW("w.start_ns", "w.end_ns") ") w "
+#define WAIT_ROWS                                                                                      \
+	"(SELECT x.cause, x.syscall, x.fd_kind, x.ended_by, x.waker_tid, x.waits AS n, x.wait_ns AS ns, " \
+	"x.max_wait_ns AS mx FROM wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL " \
+	"SELECT c.cause, c.syscall, c.fd_kind, c.ended_by, c.waker_tid, 1 AS n, c.end_ns - c.start_ns AS ns, " \
+	"c.end_ns - c.start_ns AS mx FROM state_causes c WHERE " WINDOWED " AND " WAITING " AND "          \
+	THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") ") c "
+#define CPU_WAIT_ROWS                                                                                  \
+	"(SELECT x.cause, x.next_tid, x.waits AS n, x.wait_ns AS ns, x.max_wait_ns AS mx "               \
+	"FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
+	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
+	"FROM state_causes c WHERE " WINDOWED " AND c.state = 'runnable' AND " THREAD_IS("c.tid") " AND " \
+	IN_WINDOW("c.start_ns", "c.end_ns") ") c "
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
-	  "SELECT r.addr, r.kind, r.waits, r.wait_ns, r.for_tid, " NAME_OF("r.for_tid") " AS for_name, r.relation "
-	  "FROM ("
-	  "SELECT o.addr, o.kind, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, x.waited_for_tid AS for_tid, "
-	  "x.relation FROM wait_for_totals x LEFT JOIN sync_objects o ON o.id = x.object_id "
-	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("x.object_id", "o.addr") " "
-	  "GROUP BY x.object_id, x.waited_for_tid, x.relation "
-	  "UNION ALL "
-	  "SELECT o.addr, o.kind, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns, "
-	  "w.waited_for_tid AS for_tid, w.relation "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED " "
-	  "GROUP BY w.object_id, w.waited_for_tid, w.relation) r ORDER BY r.wait_ns DESC, r.addr" },
+	  "SELECT o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
+	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation FROM " WAIT_FOR_ROWS
+	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
+	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
-	  "SELECT r.tid, " NAME_OF("r.tid") " AS name, r.for_tid, " NAME_OF("r.for_tid") " AS for_name, r.waits, "
-	  "r.wait_ns FROM ("
-	  "SELECT x.tid, x.waited_for_tid AS for_tid, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns "
-	  "FROM wait_for_totals x LEFT JOIN sync_objects o ON o.id = x.object_id "
-	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("x.object_id", "o.addr") " "
-	  "AND x.waited_for_tid IS NOT NULL GROUP BY x.tid, x.waited_for_tid "
-	  "UNION ALL "
-	  "SELECT w.tid, w.waited_for_tid AS for_tid, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED
-	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid) r ORDER BY r.wait_ns DESC, r.tid" },
+	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
+	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
+	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr")
+	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
@@ -191,59 +200,51 @@ static const struct mtx_query waits_queries[] = {
 	  "WHERE depth = last "
 	  "GROUP BY chain ORDER BY wait_ns DESC, chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
-	  "SELECT r.cause, r.syscall, r.fd_kind, r.ended_by, r.waits, r.wait_ns, r.max_wait_ns FROM ("
-	  "SELECT x.cause, COALESCE(x.syscall, '-') AS syscall, COALESCE(x.fd_kind, '-') AS fd_kind, x.ended_by, "
-	  "SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns FROM wait_totals x "
-	  "WHERE " WHOLE_RUN " AND x.cause <> 'sync' AND " THREAD_IS("x.tid") " GROUP BY 1, 2, 3, 4 "
-	  "UNION ALL "
 	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "
-	  "c.ended_by, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
-	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns FROM state_causes c "
-	  "WHERE " WINDOWED " AND " WAITING " AND c.cause <> 'sync' AND " THREAD_IS("c.tid") " AND "
-	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY 1, 2, 3, 4) r ORDER BY r.wait_ns DESC" },
+	  "c.ended_by, SUM(c.n) AS waits, SUM(c.ns) AS wait_ns, MAX(c.mx) AS max_wait_ns FROM " WAIT_ROWS
+	  "WHERE c.cause <> 'sync' GROUP BY 1, 2, 3, 4 ORDER BY wait_ns DESC" },
 	{ "waits.wakers", "Who ended the waits",
-	  "SELECT r.ended_by, r.waker_tid, " TID_NAME("r.waker_tid") " AS waker_name, r.waits, r.wait_ns FROM ("
-	  "SELECT x.ended_by, x.waker_tid, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns FROM wait_totals x "
-	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " GROUP BY x.ended_by, x.waker_tid "
-	  "UNION ALL "
-	  "SELECT c.ended_by, c.waker_tid, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns "
-	  "FROM state_causes c WHERE " WINDOWED " AND " WAITING " AND " THREAD_IS("c.tid") " AND "
-	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY c.ended_by, c.waker_tid) r ORDER BY r.wait_ns DESC" },
+	  "SELECT c.ended_by, c.waker_tid, " TID_NAME("c.waker_tid") " AS waker_name, SUM(c.n) AS waits, "
+	  "SUM(c.ns) AS wait_ns FROM " WAIT_ROWS "GROUP BY c.ended_by, c.waker_tid ORDER BY wait_ns DESC" },
 	{ "waits.cpu", "Waits for a CPU: why runnable, and who ran instead",
-	  "SELECT r.cause, r.waits, r.wait_ns, r.max_wait_ns, r.instead_tid, " TID_NAME("r.instead_tid")
-	  " AS instead_name FROM ("
-	  "SELECT x.cause, SUM(x.waits) AS waits, SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, "
-	  "x.next_tid AS instead_tid FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " "
-	  "GROUP BY x.cause, x.next_tid "
-	  "UNION ALL "
-	  "SELECT c.cause, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
-	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns, c.next_tid AS instead_tid FROM state_causes c "
-	  "WHERE " WINDOWED " AND c.state = 'runnable' AND " THREAD_IS("c.tid") " AND "
-	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY c.cause, c.next_tid) r ORDER BY r.wait_ns DESC LIMIT 20" },
+	  "SELECT c.cause, SUM(c.n) AS waits, SUM(c.ns) AS wait_ns, MAX(c.mx) AS max_wait_ns, c.next_tid AS instead_tid, "
+	  TID_NAME("c.next_tid") " AS instead_name FROM " CPU_WAIT_ROWS
+	  "GROUP BY c.cause, c.next_tid ORDER BY wait_ns DESC LIMIT 20" },
 	{ 0 },
 };
 
-/* Each interval of the critical path clipped to the window. */
-#define PATH_NS "SUM(" CLIPPED("cp.start_ns", "cp.end_ns") ")"
+/* The length of the whole path within the window. */
 #define PATH_TOTAL "(SELECT MAX(SUM(" CLIPPED("x.start_ns", "x.end_ns") "), 1) FROM critical_path x " \
 		   "WHERE " IN_WINDOW("x.start_ns", "x.end_ns") ")"
-#define PATH_WHERE "WHERE " THREAD_IS("cp.tid") " AND " IN_WINDOW("cp.start_ns", "cp.end_ns")
+/* The segments: over the whole run their sums from critical_path_totals
+ * (n segments, ns long), else each one clipped to the window. The queries
+ * group them as they grouped critical_path itself. */
+#define PATH_ROWS(cols)                                                                                  \
+	"(SELECT " cols ", x.segments AS n, x.path_ns AS ns, x.start_ns AS s, x.end_ns AS e "             \
+	"FROM critical_path_totals x WHERE " WHOLE_RUN " UNION ALL "                                      \
+	"SELECT " cols ", 1 AS n, " CLIPPED("x.start_ns", "x.end_ns") " AS ns, x.start_ns AS s, x.end_ns AS e " \
+	"FROM critical_path x WHERE " WINDOWED " AND " IN_WINDOW("x.start_ns", "x.end_ns") ") cp "
+#define PATH_SHARE \
+	PCT("SUM(cp.ns)", "CASE WHEN " WHOLE_RUN " THEN (SELECT MAX(SUM(y.path_ns), 1) FROM critical_path_totals y) " \
+	    "ELSE " PATH_TOTAL " END")
 static const struct mtx_query critical_path_queries[] = {
 	{ "critical-path.summary", "Critical path: the chain of work and waits that ended at the program's exit",
-	  "SELECT MIN(cp.start_ns) AS start_ns, MAX(cp.end_ns) AS end_ns, " PATH_NS " AS length_ns, "
-	  "COUNT(*) AS segments, COUNT(DISTINCT cp.tid) AS threads FROM critical_path cp " PATH_WHERE },
+	  "SELECT MIN(cp.s) AS start_ns, MAX(cp.e) AS end_ns, SUM(cp.ns) AS length_ns, "
+	  "COALESCE(SUM(cp.n), 0) AS segments, COUNT(DISTINCT cp.tid) AS threads FROM " PATH_ROWS("x.tid")
+	  "WHERE " THREAD_IS("cp.tid") },
 	{ "critical-path.threads", "Its time per thread and state",
-	  "SELECT cp.tid, " NAME_OF("cp.tid") " AS name, cp.state, " PATH_NS " AS path_ns, "
-	  PCT(PATH_NS, PATH_TOTAL) " AS path_pct FROM critical_path cp " PATH_WHERE " "
+	  "SELECT cp.tid, " NAME_OF("cp.tid") " AS name, cp.state, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.state") "WHERE " THREAD_IS("cp.tid") " "
 	  "GROUP BY cp.tid, cp.state ORDER BY path_ns DESC" },
 	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
-	  "SELECT o.addr, o.kind, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
-	  "FROM critical_path cp JOIN sync_objects o ON o.id = cp.object_id " PATH_WHERE " "
-	  "GROUP BY cp.object_id ORDER BY path_ns DESC" },
+	  "SELECT o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
+	  "WHERE " THREAD_IS("cp.tid") " GROUP BY cp.object_id ORDER BY path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
-	  "SELECT f.name AS function, f.module, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
-	  "FROM critical_path cp JOIN functions f ON f.id = cp.function_id " PATH_WHERE
-	  " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id ORDER BY path_ns DESC" },
+	  "SELECT f.name AS function, f.module, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
+	  "WHERE " THREAD_IS("cp.tid") " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id "
+	  "ORDER BY path_ns DESC" },
 	{ 0 },
 };
 

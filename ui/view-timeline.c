@@ -83,15 +83,26 @@ static void bind_named(sqlite3_stmt *st, const char *name, int64_t value)
 		sqlite3_bind_int64(st, idx, value);
 }
 
-/* The state of lane @tid at @t. */
-static enum lane_state state_at(sqlite3_stmt *st, int64_t t)
+/* The last interval state_at found: a later instant before its end is in
+ * it too (a thread's states do not overlap), without another lookup. */
+struct state_hit {
+	int64_t start_ns, end_ns;
+	enum lane_state state;
+};
+
+/* The state of lane @tid at @t, @t at or after the last one asked. */
+static enum lane_state state_at(sqlite3_stmt *st, int64_t t, struct state_hit *hit)
 {
-	enum lane_state s = LS_NONE;
+	if (t >= hit->start_ns && t < hit->end_ns)
+		return hit->state;
 	sqlite3_reset(st);
 	bind_named(st, ":from", t);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > t)
-		s = state_of((const char *)sqlite3_column_text(st, 2));
-	return s;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > t) {
+		*hit = (struct state_hit){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					   state_of((const char *)sqlite3_column_text(st, 2)) };
+		return hit->state;
+	}
+	return LS_NONE;
 }
 
 /* Fill @cells (plot_cols) with the state that covers most of each column. */
@@ -118,10 +129,13 @@ static void lane_states(struct view *v, const struct lane *l, enum lane_state *c
 	}
 	if (n > limit) { /* dense: the majority of three points per column */
 		sqlite3_stmt *at = prepare(v, "timeline.state_at", l->tid, left, right);
+		struct state_hit hit = { 0, 0, LS_NONE };
 		for (int c = 0; at && c < cols; c++) {
 			int64_t a = left + c * npc;
-			enum lane_state p[3] = { state_at(at, a + npc / 6), state_at(at, a + npc / 2),
-						 state_at(at, a + npc * 5 / 6) };
+			enum lane_state p[3];
+			p[0] = state_at(at, a + npc / 6, &hit);
+			p[1] = state_at(at, a + npc / 2, &hit);
+			p[2] = state_at(at, a + npc * 5 / 6, &hit);
 			cells[c] = p[0] == p[2] ? p[0] : p[1];
 		}
 		sqlite3_finalize(at);
