@@ -206,42 +206,24 @@ static const struct tl_syscall *syscall_during(struct pass *p, const struct tl_s
 /* Count one switch of the thread to @to_tid, left at @at. */
 static int count_switch(struct pass *p, int64_t to_tid, int64_t at)
 {
-	struct keyhash_slot *sl = keyhash_slot(&p->switch_keys, p->t->tid, to_tid, at);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct switch_total *more =
-			grow_array(p->switches, &p->cap_switches, p->nr_switches, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		p->switches = more;
-		more[p->nr_switches] = (struct switch_total){ p->t->tid, to_tid, at, 0 };
-		sl->v = ++p->nr_switches;
-		p->switch_keys.len++;
-	}
-	p->switches[sl->v - 1].count++;
+	ptrdiff_t i = keyhash_row(&p->switch_keys, p->t->tid, to_tid, at, &p->switches, &p->nr_switches,
+				  &p->cap_switches, sizeof(*p->switches),
+				  &(struct switch_total){ p->t->tid, to_tid, at, 0 });
+	if (i < 0)
+		return (int)i;
+	p->switches[i].count++;
 	return 0;
 }
 
 /* Add an interval of @ns to the total of @key in @c. */
 static int count_cause(struct cause_totals *c, const struct cause_total *key, int64_t ns)
 {
-	struct keyhash_slot *sl = keyhash_slot(&c->keys, key->tid,
-					       ((int64_t)key->syscall << 48) | ((int64_t)key->fd_kind << 32) |
-						       (uint32_t)key->other_tid,
-					       key->cause * 16 + key->ended_by);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct cause_total *more = grow_array(c->rows, &c->cap, c->len, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		c->rows = more;
-		more[c->len] = *key;
-		sl->v = ++c->len;
-		c->keys.len++;
-	}
-	struct cause_total *x = &c->rows[sl->v - 1];
+	ptrdiff_t i = keyhash_row(&c->keys, key->tid,
+				  ((int64_t)key->syscall << 48) | ((int64_t)key->fd_kind << 32) | (uint32_t)key->other_tid,
+				  key->cause * 16 + key->ended_by, &c->rows, &c->len, &c->cap, sizeof(*c->rows), key);
+	if (i < 0)
+		return (int)i;
+	struct cause_total *x = &c->rows[i];
 	if (!x->waits++ || ns > x->max_wait_ns)
 		x->max_wait_ns = ns;
 	x->wait_ns += ns;

@@ -252,22 +252,13 @@ static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 {
 	struct mtx_timeline *tl = l->tl;
-	struct keyhash_slot *sl = keyhash_slot(&l->holder_totals, h->object_id, h->holder_tid, 0);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct tl_holder_total *more = grow_array(tl->holder_totals, &l->cap_holder_totals,
-							  tl->nr_holder_totals, sizeof(*more), 256);
-		if (!more)
-			return -ENOMEM;
-		tl->holder_totals = more;
-		tl->holder_totals[tl->nr_holder_totals] = *h;
-		sl->v = ++tl->nr_holder_totals;
-		l->holder_totals.len++;
-		return 0;
-	}
-	tl->holder_totals[sl->v - 1].ops += h->ops;
-	tl->holder_totals[sl->v - 1].wait_ns += h->wait_ns;
+	ptrdiff_t i = keyhash_row(&l->holder_totals, h->object_id, h->holder_tid, 0, &tl->holder_totals,
+				  &tl->nr_holder_totals, &l->cap_holder_totals, sizeof(*tl->holder_totals),
+				  &(struct tl_holder_total){ h->object_id, h->holder_tid, 0, 0 });
+	if (i < 0)
+		return (int)i;
+	tl->holder_totals[i].ops += h->ops;
+	tl->holder_totals[i].wait_ns += h->wait_ns;
 	return 0;
 }
 

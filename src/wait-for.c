@@ -115,24 +115,14 @@ static bool is_lock(const char *kind)
 static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, bool has_object, int64_t object_id,
 		      int64_t other, int relation)
 {
-	struct keyhash_slot *sl = keyhash_slot(&p->keys, tid, has_object ? object_id : INT64_MIN,
-					       other * 4 + relation);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct wait_for_total *more =
-			grow_array(p->totals, &p->cap_totals, p->nr_totals, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		p->totals = more;
-		more[p->nr_totals] = (struct wait_for_total){ .tid = tid, .object_id = object_id,
-							      .waited_for_tid = other, .relation = relation,
-							      .has_object = has_object };
-		sl->v = ++p->nr_totals;
-		p->keys.len++;
-	}
-	p->totals[sl->v - 1].waits++;
-	p->totals[sl->v - 1].wait_ns += e_minus_s;
+	const struct wait_for_total init = { .tid = tid, .object_id = object_id, .waited_for_tid = other,
+					     .relation = relation, .has_object = has_object };
+	ptrdiff_t i = keyhash_row(&p->keys, tid, has_object ? object_id : INT64_MIN, other * 4 + relation, &p->totals,
+				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
+	if (i < 0)
+		return (int)i;
+	p->totals[i].waits++;
+	p->totals[i].wait_ns += e_minus_s;
 	return 0;
 }
 
