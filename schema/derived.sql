@@ -182,6 +182,18 @@ CREATE TABLE wait_for_totals (
 	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
 );
 
+-- Per waiting thread and object, the wait-for chains of its waits (the waits
+-- report's chains section): each wait followed through the thread it waited
+-- for while that one was itself waiting, at most 8 links, as the query
+-- waits.chains of src/reports.c follows them.
+CREATE TABLE wait_chain_totals (
+	tid       INTEGER NOT NULL,
+	object_id INTEGER,
+	chain     TEXT,             -- 'a > b > c', the names of the threads
+	waits     INTEGER NOT NULL,
+	wait_ns   INTEGER NOT NULL  -- the waits clipped along the chain
+);
+
 -- Per thread, state, object and function: the critical_path segments added
 -- up (the critical-path report without a window, the browser's view of it).
 CREATE TABLE critical_path_totals (

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mtx_timeline; /* src/timeline.h */
@@ -46,7 +47,8 @@ int analysis_is_current(sqlite3 *db);
  * or -errno with a message in @err.
  */
 /* state_causes, switch_totals, wait_totals, cpu_wait_totals, and (through
- * wait_for_add) wait_for and wait_for_totals: src/state-causes.c */
+ * wait_for_add) wait_for, wait_for_totals and wait_chain_totals:
+ * src/state-causes.c */
 int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /* thread_totals, sync_totals, lock_holders, syscall_totals: src/summaries.c */
 int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err);
@@ -66,6 +68,20 @@ int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
  */
 struct wait_for_pass;
 struct tl_op;
+
+/* One row of wait_for as the chains need it; other is waited_for_tid, -1
+ * for NULL. */
+struct wait_link {
+	int64_t tid, start_ns, end_ns, other, object_id;
+	bool has_object;
+};
+
+/*
+ * wait_chains_write - fill wait_chain_totals (src/wait-chains.c) from the
+ * @n rows of wait_for in @links, in rowid order (grouped by tid, ascending,
+ * each thread's in time order). Returns 0 or -errno.
+ */
+int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
 int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out);
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid);

@@ -13,7 +13,7 @@
  * it describes it, so wait_for is written alongside state_causes instead of
  * reading it back. Per (thread, object, thread waited for, relation), the
  * waits are added up into wait_for_totals for the thread views and the
- * waits report.
+ * waits report, and their chains into wait_chain_totals (src/wait-chains.c).
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -46,6 +46,8 @@ struct wait_for_pass {
 	struct keyhash keys; /* (tid, object, waited for + relation) -> totals */
 	struct wait_for_total *totals;
 	size_t nr_totals, cap_totals;
+	struct wait_link *links; /* the rows written, for wait_chain_totals */
+	size_t nr_links, cap_links;
 };
 /* What @tid did within [s, e): time running, runnable and waiting, and the
  * object it was blocked on longest (-1 if none). Its states tile its
@@ -169,6 +171,11 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 			    other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return -EIO;
+	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
+	if (!links)
+		return -ENOMEM;
+	p->links = links;
+	links[p->nr_links++] = (struct wait_link){ tid, s, e, other, object_id, has_object };
 	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
 }
 
@@ -224,7 +231,10 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 		return rc ? rc : -ENOMEM;
 	if (!rc)
 		rc = write_totals(db, p);
+	if (!rc)
+		rc = wait_chains_write(db, p->links, p->nr_links);
 	sqlite3_finalize(p->insert);
+	free(p->links);
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);
 	free(p->max_end);
