@@ -37,8 +37,9 @@ while read -r name args; do
 done <<< "$(grep -v "^forkexec" <<< "$SAMPLE_RUNS")"
 
 # The last collector's probes are removed by its closing child: wait for it
-# (bounded), then no group of a finished collector is left.
-for _ in $(seq 100); do
+# (bounded: each close waits for an RCU grace period, seconds in all on a
+# loaded machine), then no group of a finished collector is left.
+for _ in $(seq 600); do
 	[ "$(stale_groups)" = 0 ] && break
 	sleep 0.1
 done
