@@ -139,6 +139,80 @@ CREATE TABLE switch_totals (
 	function_id INTEGER          -- as state_causes.function_id; NULL unknown
 );
 
+-- Per thread and syscall name, the syscalls added up (the browser's syscalls
+-- view). Like SQL's SUM and MAX, errors is NULL when no call has a ret, and
+-- total_ns and max_ns when none has an end_ns.
+CREATE TABLE syscall_totals (
+	tid      INTEGER NOT NULL,
+	syscall  TEXT NOT NULL,     -- syscalls.name
+	calls    INTEGER NOT NULL,  -- COUNT(*)
+	errors   INTEGER,           -- SUM(ret < 0)
+	total_ns INTEGER,           -- SUM(end_ns - start_ns)
+	max_ns   INTEGER            -- MAX(end_ns - start_ns)
+);
+
+-- Per thread, the state_causes rows of its waits (state not running or
+-- runnable) added up by cause, syscall, fd_kind, ended_by and waker_tid (the
+-- waits report's other waits and wakers, a thread's view in the browser).
+CREATE TABLE wait_totals (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	syscall     TEXT,
+	fd_kind     TEXT,
+	ended_by    TEXT,
+	waker_tid   INTEGER,
+	waits       INTEGER NOT NULL, -- COUNT(*)
+	wait_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
+	max_wait_ns INTEGER NOT NULL  -- MAX(end_ns - start_ns)
+);
+
+-- Per thread, its runnable state_causes rows added up by cause and next_tid
+-- (the waits report's waits for a CPU).
+CREATE TABLE cpu_wait_totals (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	next_tid    INTEGER,
+	waits       INTEGER NOT NULL,
+	wait_ns     INTEGER NOT NULL,
+	max_wait_ns INTEGER NOT NULL
+);
+
+-- Per waiting thread, the wait_for rows added up by object, the thread
+-- waited for and relation (the waits report's objects and graph).
+CREATE TABLE wait_for_totals (
+	tid            INTEGER NOT NULL,
+	object_id      INTEGER,
+	waited_for_tid INTEGER,
+	relation       TEXT NOT NULL,
+	waits          INTEGER NOT NULL, -- COUNT(*)
+	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
+);
+
+-- Per waiting thread and object, the wait-for chains of its waits (the waits
+-- report's chains section): each wait followed through the thread it waited
+-- for while that one was itself waiting, at most 8 links, as the query
+-- waits.chains of src/reports.c follows them.
+CREATE TABLE wait_chain_totals (
+	tid       INTEGER NOT NULL,
+	object_id INTEGER,
+	chain     TEXT,             -- 'a > b > c', the names of the threads
+	waits     INTEGER NOT NULL,
+	wait_ns   INTEGER NOT NULL  -- the waits clipped along the chain
+);
+
+-- Per thread, state, object and function: the critical_path segments added
+-- up (the critical-path report without a window, the browser's view of it).
+CREATE TABLE critical_path_totals (
+	tid         INTEGER NOT NULL,
+	state       TEXT NOT NULL,
+	object_id   INTEGER,
+	function_id INTEGER,
+	segments    INTEGER NOT NULL, -- COUNT(*)
+	path_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
+	start_ns    INTEGER NOT NULL, -- MIN(start_ns)
+	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
+);
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from the first CREATE INDEX on).
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);

@@ -19,19 +19,29 @@
 
 static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
-	"thread_totals", "sync_totals", "lock_holders", "switch_totals",
+	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
+	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
+/* The critical path, and its segments added up for the views. */
 static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
 	(void)tl;
-	return analysis_critical_path(db, err);
+	int rc = analysis_critical_path(db, err);
+	if (!rc)
+		rc = db_exec(db,
+			     "INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, "
+			     "start_ns, end_ns) SELECT tid, state, object_id, function_id, COUNT(*), "
+			     "SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path "
+			     "GROUP BY tid, state, object_id, function_id",
+			     err);
+	return rc;
 }
 
 /* In this order; time_histograms are counted meanwhile (analysis_build). */
 static int (*const analyses[])(sqlite3 *, const struct mtx_timeline *, char **) = {
-	analysis_state_causes, analysis_wait_for, analysis_summaries, critical_path,
+	analysis_state_causes, analysis_summaries, critical_path,
 };
 
 int analysis_is_current(sqlite3 *db)
@@ -42,7 +52,7 @@ int analysis_is_current(sqlite3 *db)
 	if (!current)
 		return 0;
 	/* The tables must be there too (a TEMP build leaves meta alone). */
-	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'switch_totals'", 0) > 0;
+	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'critical_path_totals'", 0) > 0;
 }
 
 /* The schema text with every CREATE TABLE turned into CREATE TEMP TABLE
@@ -83,6 +93,7 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	 * connection timeline_load may open reads beside this one. */
 	if ((rc = timeline_load(db, &tl, err)))
 		return rc;
+	log_debug("derived tables: run read in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (db_exec(db, "BEGIN", err)) {
 		timeline_free(tl);
 		return -EIO;
@@ -104,13 +115,16 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	struct histogram_job *histograms = NULL;
 	if (!rc)
 		rc = analysis_histograms_start(db, tl, &histograms, err);
-	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++)
+	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++) {
 		rc = analyses[i](db, tl, err);
+		log_debug("derived tables: analysis %zu done at %lld ms", i, (long long)((clock_now_ns() - t0) / 1000000));
+	}
 	if (histograms) {
 		int done = analysis_histograms_finish(rc ? NULL : db, histograms, rc ? NULL : err);
 		rc = rc ? rc : done;
 	}
 	timeline_free(tl);
+	log_debug("derived tables: filled at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	/* SQLite may sort for CREATE INDEX on a second core (~20% faster). */
 	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))
 		rc = db_exec(db, indexes, err);

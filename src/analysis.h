@@ -9,12 +9,14 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct mtx_timeline; /* src/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 3
+#define MTX_DERIVED_VERSION 4
 
 /*
  * analysis_build - make sure @db has current derived tables: if
@@ -44,16 +46,46 @@ int analysis_is_current(sqlite3 *db);
  * recorded ones, loaded once by timeline_load() into @tl, and returns 0,
  * or -errno with a message in @err.
  */
-/* state_causes and switch_totals: src/state-causes.c */
+/* state_causes, switch_totals, wait_totals, cpu_wait_totals, and (through
+ * wait_for_add) wait_for, wait_for_totals and wait_chain_totals:
+ * src/state-causes.c */
 int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err);
-/* wait_for: src/wait-for.c */
-int analysis_wait_for(sqlite3 *db, const struct mtx_timeline *tl, char **err);
-/* thread_totals, sync_totals, lock_holders: src/summaries.c */
+/* thread_totals, sync_totals, lock_holders, syscall_totals: src/summaries.c */
 int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /* critical_path: src/critical-path.c (reads the tables itself) */
 int analysis_critical_path(sqlite3 *db, char **err);
 /* time_histograms: src/histogram.c */
 int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+
+/*
+ * wait_for and wait_for_totals (src/wait-for.c), filled by the state_causes
+ * pass: wait_for_begin prepares a pass over @tl (0 or -errno; call
+ * wait_for_end even when it fails), wait_for_add writes the wait_for row of
+ * one sync wait of @tid over [@s, @e) as state_causes describes it (its
+ * object when @has_object, its innermost op @op or NULL, the thread that
+ * woke it when @has_waker), and wait_for_end writes the totals when @rc is 0,
+ * frees the pass and returns @rc or its own error.
+ */
+struct wait_for_pass;
+struct tl_op;
+
+/* One row of wait_for as the chains need it; other is waited_for_tid, -1
+ * for NULL. */
+struct wait_link {
+	int64_t tid, start_ns, end_ns, other, object_id;
+	bool has_object;
+};
+
+/*
+ * wait_chains_write - fill wait_chain_totals (src/wait-chains.c) from the
+ * @n rows of wait_for in @links, in rowid order (grouped by tid, ascending,
+ * each thread's in time order). Returns 0 or -errno.
+ */
+int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out);
+int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
+		 const struct tl_op *op, bool has_waker, int64_t waker_tid);
+int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);
 
 /*
  * analysis_histograms in two steps, so that the counting (on @tl alone)

@@ -5,7 +5,10 @@
 #ifndef MTX_KEYHASH_H
 #define MTX_KEYHASH_H
 
+#include "src/grow.h"
+
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +70,33 @@ static inline struct keyhash_slot *keyhash_slot(struct keyhash *h, int64_t a, in
 	if (!h->slots[j].v)
 		memcpy(h->slots[j].k, k, sizeof(k));
 	return &h->slots[j];
+}
+
+/*
+ * keyhash_row - the index of the row keyed (@a, @b, @c) in the caller's
+ * array *@rows_p (a pointer to its T * variable; *@len rows of @size bytes,
+ * room for *@cap): a new key gets a copy of @init appended, the array grown
+ * as needed. Returns the index, or -ENOMEM.
+ */
+static inline ptrdiff_t keyhash_row(struct keyhash *h, int64_t a, int64_t b, int64_t c, void *rows_p, size_t *len,
+				    size_t *cap, size_t size, const void *init)
+{
+	struct keyhash_slot *sl = keyhash_slot(h, a, b, c);
+	void *rows;
+	if (!sl)
+		return -ENOMEM;
+	if (!sl->v) {
+		/* The caller's pointer is read and written as bytes: it may be
+		 * any T *. */
+		memcpy(&rows, rows_p, sizeof(rows));
+		if (!(rows = grow_array(rows, cap, *len, size, 64)))
+			return -ENOMEM;
+		memcpy(rows_p, &rows, sizeof(rows));
+		memcpy((char *)rows + *len * size, init, size);
+		sl->v = ++*len;
+		h->len++;
+	}
+	return (ptrdiff_t)(sl->v - 1);
 }
 
 static inline void keyhash_free(struct keyhash *h)

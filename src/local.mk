@@ -18,6 +18,7 @@ libmtx_a_SOURCES = \
 	src/timeline.c src/timeline.h \
 	src/keyhash.h \
 	src/state-causes.c \
+	src/wait-chains.c \
 	src/wait-for.c \
 	src/summaries.c \
 	src/critical-path.c \

@@ -19,6 +19,10 @@
 #define CLIPPED(s, e) "(MIN(" e ", " TO_NS ") - MAX(" s ", " FROM_NS "))"
 #define IN_WINDOW(s, e) "(" s " < " TO_NS " AND " e " > " FROM_NS ")"
 #define THREAD_IS(col) "(:tid IS NULL OR " col " = :tid)"
+/* The same as a range, which SQLite can look up in an index on @col: one
+ * thread's rows of a big table without reading the others. */
+#define THREAD_RANGE(col) \
+	"(" col " BETWEEN COALESCE(:tid, -9223372036854775807 - 1) AND COALESCE(:tid, 9223372036854775807))"
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
 #define PCT(part, whole) "ROUND(100.0 * (" part ") / MAX(" whole ", 1), 1)"
 
@@ -133,19 +137,41 @@ static const struct mtx_query switches_queries[] = {
 };
 
 #define WAIT_FOR_WHERE \
-	"WHERE " THREAD_IS("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
+	"WHERE " THREAD_RANGE("w.tid") " AND " OBJECT_IS("w.object_id", "o.addr") " AND " \
 	IN_WINDOW("w.start_ns", "w.end_ns")
 #define WAITING "c.state NOT IN ('running', 'runnable')"
+/* The waits as rows of n waits, ns long in all (mx the longest): over the
+ * whole run the sums of the summary tables (wait_for_totals, wait_totals,
+ * cpu_wait_totals), else each recorded wait in the window. The queries
+ * group them as they grouped the recorded rows. */
+#define WAIT_FOR_ROWS                                                                                  \
+	"(SELECT x.tid, x.object_id, x.waited_for_tid, x.relation, x.waits AS n, x.wait_ns AS ns "      \
+	"FROM wait_for_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
+	"SELECT w.tid, w.object_id, w.waited_for_tid, w.relation, 1 AS n, w.end_ns - w.start_ns AS ns " \
+	"FROM wait_for w WHERE " WINDOWED " AND " THREAD_RANGE("w.tid") " AND "                         \
+	IN_WINDOW("w.start_ns", "w.end_ns") ") w "
+#define WAIT_ROWS                                                                                      \
+	"(SELECT x.cause, x.syscall, x.fd_kind, x.ended_by, x.waker_tid, x.waits AS n, x.wait_ns AS ns, " \
+	"x.max_wait_ns AS mx FROM wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL " \
+	"SELECT c.cause, c.syscall, c.fd_kind, c.ended_by, c.waker_tid, 1 AS n, c.end_ns - c.start_ns AS ns, " \
+	"c.end_ns - c.start_ns AS mx FROM state_causes c WHERE " WINDOWED " AND " WAITING " AND "          \
+	THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") ") c "
+#define CPU_WAIT_ROWS                                                                                  \
+	"(SELECT x.cause, x.next_tid, x.waits AS n, x.wait_ns AS ns, x.max_wait_ns AS mx "               \
+	"FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
+	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
+	"FROM state_causes c WHERE " WINDOWED " AND c.state = 'runnable' AND " THREAD_IS("c.tid") " AND " \
+	IN_WINDOW("c.start_ns", "c.end_ns") ") c "
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
-	  "SELECT o.addr, o.kind, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns, "
-	  "w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, w.relation "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " "
+	  "SELECT o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
+	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation FROM " WAIT_FOR_ROWS
+	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
 	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
 	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
-	  NAME_OF("w.waited_for_tid") " AS for_name, COUNT(*) AS waits, SUM(w.end_ns - w.start_ns) AS wait_ns "
-	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
+	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
+	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr")
 	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
@@ -159,62 +185,72 @@ static const struct mtx_query waits_queries[] = {
 	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
 	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid ORDER BY wait_ns DESC" },
 	/* Each wait followed through the thread it waited for, as long as that
-	 * one was itself waiting (at most 8 links), grouped by chain. */
+	 * one was itself waiting (at most 8 links), grouped by chain; over the
+	 * whole run, as src/wait-chains.c added them up. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
 	  "WITH RECURSIVE chain(root, depth, tid, s, e, other, path) AS ("
 	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " NAME_OF("w.tid")
-	  " FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
+	  " FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED
 	  " UNION ALL"
 	  " SELECT c.root, c.depth + 1, n.tid, MAX(n.start_ns, c.s), MIN(n.end_ns, c.e), n.waited_for_tid,"
 	  " c.path || ' > ' || COALESCE(" NAME_OF("n.tid") ", n.tid)"
 	  " FROM chain c JOIN wait_for n ON n.rowid = (SELECT w3.rowid FROM wait_for w3"
 	  "  WHERE w3.tid = c.other AND w3.start_ns < c.e ORDER BY w3.start_ns DESC LIMIT 1)"
 	  " WHERE c.depth < 8 AND n.end_ns > c.s AND n.tid <> c.tid)"
-	  "SELECT path || ' > ' || COALESCE(" NAME_OF("other") ", '?') AS chain, COUNT(*) AS waits, "
-	  "SUM(e - s) AS wait_ns FROM (SELECT *, MAX(depth) OVER (PARTITION BY root) AS last FROM chain) "
-	  "WHERE depth = last "
-	  "GROUP BY chain ORDER BY wait_ns DESC, chain" },
+	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("
+	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM wait_chain_totals x "
+	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND "
+	  OBJECT_IS("x.object_id", "o.addr") " "
+	  "UNION ALL "
+	  "SELECT path || ' > ' || COALESCE(" NAME_OF("other") ", '?') AS chain, 1 AS n, e - s AS ns "
+	  "FROM (SELECT *, MAX(depth) OVER (PARTITION BY root) AS last FROM chain) WHERE depth = last) r "
+	  "GROUP BY r.chain ORDER BY wait_ns DESC, r.chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
 	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "
-	  "c.ended_by, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
-	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns FROM state_causes c "
-	  "WHERE " WAITING " AND c.cause <> 'sync' AND " THREAD_IS("c.tid") " AND "
-	  IN_WINDOW("c.start_ns", "c.end_ns") " GROUP BY 1, 2, 3, 4 ORDER BY wait_ns DESC" },
+	  "c.ended_by, SUM(c.n) AS waits, SUM(c.ns) AS wait_ns, MAX(c.mx) AS max_wait_ns FROM " WAIT_ROWS
+	  "WHERE c.cause <> 'sync' GROUP BY 1, 2, 3, 4 ORDER BY wait_ns DESC" },
 	{ "waits.wakers", "Who ended the waits",
-	  "SELECT c.ended_by, c.waker_tid, " TID_NAME("c.waker_tid") " AS waker_name, COUNT(*) AS waits, "
-	  "SUM(c.end_ns - c.start_ns) AS wait_ns FROM state_causes c "
-	  "WHERE " WAITING " AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
-	  "GROUP BY c.ended_by, c.waker_tid ORDER BY wait_ns DESC" },
+	  "SELECT c.ended_by, c.waker_tid, " TID_NAME("c.waker_tid") " AS waker_name, SUM(c.n) AS waits, "
+	  "SUM(c.ns) AS wait_ns FROM " WAIT_ROWS "GROUP BY c.ended_by, c.waker_tid ORDER BY wait_ns DESC" },
 	{ "waits.cpu", "Waits for a CPU: why runnable, and who ran instead",
-	  "SELECT c.cause, COUNT(*) AS waits, SUM(c.end_ns - c.start_ns) AS wait_ns, "
-	  "MAX(c.end_ns - c.start_ns) AS max_wait_ns, c.next_tid AS instead_tid, "
-	  TID_NAME("c.next_tid") " AS instead_name FROM state_causes c "
-	  "WHERE c.state = 'runnable' AND " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
+	  "SELECT c.cause, SUM(c.n) AS waits, SUM(c.ns) AS wait_ns, MAX(c.mx) AS max_wait_ns, c.next_tid AS instead_tid, "
+	  TID_NAME("c.next_tid") " AS instead_name FROM " CPU_WAIT_ROWS
 	  "GROUP BY c.cause, c.next_tid ORDER BY wait_ns DESC LIMIT 20" },
 	{ 0 },
 };
 
-/* Each interval of the critical path clipped to the window. */
-#define PATH_NS "SUM(" CLIPPED("cp.start_ns", "cp.end_ns") ")"
+/* The length of the whole path within the window. */
 #define PATH_TOTAL "(SELECT MAX(SUM(" CLIPPED("x.start_ns", "x.end_ns") "), 1) FROM critical_path x " \
 		   "WHERE " IN_WINDOW("x.start_ns", "x.end_ns") ")"
-#define PATH_WHERE "WHERE " THREAD_IS("cp.tid") " AND " IN_WINDOW("cp.start_ns", "cp.end_ns")
+/* The segments: over the whole run their sums from critical_path_totals
+ * (n segments, ns long), else each one clipped to the window. The queries
+ * group them as they grouped critical_path itself. */
+#define PATH_ROWS(cols)                                                                                  \
+	"(SELECT " cols ", x.segments AS n, x.path_ns AS ns, x.start_ns AS s, x.end_ns AS e "             \
+	"FROM critical_path_totals x WHERE " WHOLE_RUN " UNION ALL "                                      \
+	"SELECT " cols ", 1 AS n, " CLIPPED("x.start_ns", "x.end_ns") " AS ns, x.start_ns AS s, x.end_ns AS e " \
+	"FROM critical_path x WHERE " WINDOWED " AND " IN_WINDOW("x.start_ns", "x.end_ns") ") cp "
+#define PATH_SHARE \
+	PCT("SUM(cp.ns)", "CASE WHEN " WHOLE_RUN " THEN (SELECT MAX(SUM(y.path_ns), 1) FROM critical_path_totals y) " \
+	    "ELSE " PATH_TOTAL " END")
 static const struct mtx_query critical_path_queries[] = {
 	{ "critical-path.summary", "Critical path: the chain of work and waits that ended at the program's exit",
-	  "SELECT MIN(cp.start_ns) AS start_ns, MAX(cp.end_ns) AS end_ns, " PATH_NS " AS length_ns, "
-	  "COUNT(*) AS segments, COUNT(DISTINCT cp.tid) AS threads FROM critical_path cp " PATH_WHERE },
+	  "SELECT MIN(cp.s) AS start_ns, MAX(cp.e) AS end_ns, SUM(cp.ns) AS length_ns, "
+	  "COALESCE(SUM(cp.n), 0) AS segments, COUNT(DISTINCT cp.tid) AS threads FROM " PATH_ROWS("x.tid")
+	  "WHERE " THREAD_IS("cp.tid") },
 	{ "critical-path.threads", "Its time per thread and state",
-	  "SELECT cp.tid, " NAME_OF("cp.tid") " AS name, cp.state, " PATH_NS " AS path_ns, "
-	  PCT(PATH_NS, PATH_TOTAL) " AS path_pct FROM critical_path cp " PATH_WHERE " "
+	  "SELECT cp.tid, " NAME_OF("cp.tid") " AS name, cp.state, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.state") "WHERE " THREAD_IS("cp.tid") " "
 	  "GROUP BY cp.tid, cp.state ORDER BY path_ns DESC" },
 	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
-	  "SELECT o.addr, o.kind, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
-	  "FROM critical_path cp JOIN sync_objects o ON o.id = cp.object_id " PATH_WHERE " "
-	  "GROUP BY cp.object_id ORDER BY path_ns DESC" },
+	  "SELECT o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
+	  "WHERE " THREAD_IS("cp.tid") " GROUP BY cp.object_id ORDER BY path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
-	  "SELECT f.name AS function, f.module, " PATH_NS " AS path_ns, " PCT(PATH_NS, PATH_TOTAL) " AS path_pct "
-	  "FROM critical_path cp JOIN functions f ON f.id = cp.function_id " PATH_WHERE
-	  " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id ORDER BY path_ns DESC" },
+	  "SELECT f.name AS function, f.module, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
+	  "WHERE " THREAD_IS("cp.tid") " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id "
+	  "ORDER BY path_ns DESC" },
 	{ 0 },
 };
 

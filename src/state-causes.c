@@ -12,6 +12,10 @@
  *
  * Before the pass, the running intervals are gathered per CPU, to say which
  * traced thread held the CPU a woken thread was waiting for.
+ *
+ * Each row is also added up per thread in wait_totals (waits) or
+ * cpu_wait_totals (runnable), and each sync wait handed to wait_for_add
+ * (src/wait-for.c), so that nothing reads state_causes back.
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -78,6 +82,32 @@ struct switch_total {
 	int64_t from_tid, to_tid, at, count;
 };
 
+/* The words of state_causes.cause and .ended_by, for the totals' keys. */
+static const char *const causes[] = { "unknown", "sync", "syscall", "sleep", "new", "woken", "preempted" };
+static const char *const endings[] = { "thread", "timer", "interrupt", "exit", "unknown" };
+
+static int word_index(const char *const *words, size_t n, const char *word)
+{
+	for (size_t i = 0; word && i < n; i++)
+		if (!strcmp(word, words[i]))
+			return (int)i;
+	return -1;
+}
+
+/* One row of wait_totals (other_tid: waker_tid) or cpu_wait_totals
+ * (other_tid: next_tid); -1 for a NULL. */
+struct cause_total {
+	int64_t tid, other_tid, waits, wait_ns, max_wait_ns;
+	uint16_t syscall, fd_kind;
+	int8_t cause, ended_by;
+};
+
+struct cause_totals {
+	struct keyhash keys;
+	struct cause_total *rows;
+	size_t len, cap;
+};
+
 struct pass {
 	const struct mtx_timeline *tl;
 	const struct tl_thread *t;
@@ -92,6 +122,8 @@ struct pass {
 	struct keyhash switch_keys;
 	struct switch_total *switches;
 	size_t nr_switches, cap_switches;
+	struct cause_totals waits, cpu_waits;
+	struct wait_for_pass *wait_for;
 };
 
 static int load_timelines(struct pass *p)
@@ -178,20 +210,27 @@ static const struct tl_syscall *syscall_during(struct pass *p, const struct tl_s
 /* Count one switch of the thread to @to_tid, left at @at. */
 static int count_switch(struct pass *p, int64_t to_tid, int64_t at)
 {
-	struct keyhash_slot *sl = keyhash_slot(&p->switch_keys, p->t->tid, to_tid, at);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct switch_total *more =
-			grow_array(p->switches, &p->cap_switches, p->nr_switches, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		p->switches = more;
-		more[p->nr_switches] = (struct switch_total){ p->t->tid, to_tid, at, 0 };
-		sl->v = ++p->nr_switches;
-		p->switch_keys.len++;
-	}
-	p->switches[sl->v - 1].count++;
+	ptrdiff_t i = keyhash_row(&p->switch_keys, p->t->tid, to_tid, at, &p->switches, &p->nr_switches,
+				  &p->cap_switches, sizeof(*p->switches),
+				  &(struct switch_total){ p->t->tid, to_tid, at, 0 });
+	if (i < 0)
+		return (int)i;
+	p->switches[i].count++;
+	return 0;
+}
+
+/* Add an interval of @ns to the total of @key in @c. */
+static int count_cause(struct cause_totals *c, const struct cause_total *key, int64_t ns)
+{
+	ptrdiff_t i = keyhash_row(&c->keys, key->tid,
+				  ((int64_t)key->syscall << 48) | ((int64_t)key->fd_kind << 32) | (uint32_t)key->other_tid,
+				  key->cause * 16 + key->ended_by, &c->rows, &c->len, &c->cap, sizeof(*c->rows), key);
+	if (i < 0)
+		return (int)i;
+	struct cause_total *x = &c->rows[i];
+	if (!x->waits++ || ns > x->max_wait_ns)
+		x->max_wait_ns = ns;
+	x->wait_ns += ns;
 	return 0;
 }
 
@@ -299,6 +338,31 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	db_bind_int_or_null(ins, 15, function_id, function_id > 0);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return -EIO;
+	int64_t ns = iv->end_ns - iv->start_ns;
+	if (is_waiting(p, iv)) {
+		/* A thread's waits and their wakers at a glance, and what waited
+		 * for whom (wait_for) for the sync ones. */
+		struct cause_total key = {
+			.tid = t->tid, .other_tid = has_waker ? waker_tid : -1,
+			.syscall = syscall ? iv->syscall : TL_NONE,
+			.fd_kind = fd_kind ? sys->fd_kind : TL_NONE,
+			.cause = (int8_t)word_index(causes, sizeof(causes) / sizeof(causes[0]), cause),
+			.ended_by = (int8_t)word_index(endings, sizeof(endings) / sizeof(endings[0]), ended_by),
+		};
+		if ((rc = count_cause(&p->waits, &key, ns)))
+			return rc;
+		if (!strcmp(cause, "sync") &&
+		    (rc = wait_for_add(p->wait_for, t->tid, iv->start_ns, iv->end_ns, has_object, object_id, op,
+				       has_waker, waker_tid)))
+			return rc;
+	} else {
+		struct cause_total key = {
+			.tid = t->tid, .other_tid = has_next ? next_tid : -1, .syscall = TL_NONE, .fd_kind = TL_NONE,
+			.cause = (int8_t)word_index(causes, sizeof(causes) / sizeof(causes[0]), cause), .ended_by = -1,
+		};
+		if ((rc = count_cause(&p->cpu_waits, &key, ns)))
+			return rc;
+	}
 	if (!has_next || !strcmp(cause, "woken"))
 		return 0;
 	/* As the switches report names the position (see src/reports.c). */
@@ -375,6 +439,52 @@ static int write_switches(sqlite3 *db, const struct pass *p)
 	return rc;
 }
 
+/* wait_totals and cpu_wait_totals from the counts. */
+static int write_causes(sqlite3 *db, const struct pass *p)
+{
+	sqlite3_stmt *ins = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO wait_totals (tid, cause, syscall, fd_kind, ended_by, waker_tid, waits, "
+			       "wait_ns, max_wait_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < p->waits.len && !rc; i++) {
+		const struct cause_total *x = &p->waits.rows[i];
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, x->tid);
+		sqlite3_bind_text(ins, 2, causes[x->cause], -1, SQLITE_STATIC);
+		db_bind_text_or_null(ins, 3, timeline_string(p->tl, x->syscall));
+		db_bind_text_or_null(ins, 4, timeline_string(p->tl, x->fd_kind));
+		db_bind_text_or_null(ins, 5, x->ended_by >= 0 ? endings[x->ended_by] : NULL);
+		db_bind_int_or_null(ins, 6, x->other_tid, x->other_tid >= 0);
+		sqlite3_bind_int64(ins, 7, x->waits);
+		sqlite3_bind_int64(ins, 8, x->wait_ns);
+		sqlite3_bind_int64(ins, 9, x->max_wait_ns);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	}
+	sqlite3_finalize(ins);
+	if (rc || sqlite3_prepare_v2(db,
+				     "INSERT INTO cpu_wait_totals (tid, cause, next_tid, waits, wait_ns, max_wait_ns) "
+				     "VALUES (?, ?, ?, ?, ?, ?)",
+				     -1, &ins, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < p->cpu_waits.len && !rc; i++) {
+		const struct cause_total *x = &p->cpu_waits.rows[i];
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, x->tid);
+		sqlite3_bind_text(ins, 2, causes[x->cause], -1, SQLITE_STATIC);
+		db_bind_int_or_null(ins, 3, x->other_tid, x->other_tid >= 0);
+		sqlite3_bind_int64(ins, 4, x->waits);
+		sqlite3_bind_int64(ins, 5, x->wait_ns);
+		sqlite3_bind_int64(ins, 6, x->max_wait_ns);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
 int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
 	struct pass p = { .tl = tl };
@@ -384,7 +494,7 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	p.runnable = timeline_intern_find(tl, "runnable");
 	p.sleeping = timeline_intern_find(tl, "sleeping");
 	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
-	if ((rc = load_timelines(&p)))
+	if ((rc = load_timelines(&p)) || (rc = wait_for_begin(db, tl, &p.wait_for)))
 		goto out;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, "
@@ -400,7 +510,10 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	}
 	if (!rc)
 		rc = write_switches(db, &p);
+	if (!rc)
+		rc = write_causes(db, &p);
 out:
+	rc = wait_for_end(db, p.wait_for, rc);
 	if (rc && asprintf(err, "state causes: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
 		*err = NULL;
 	sqlite3_finalize(p.insert);
@@ -410,5 +523,9 @@ out:
 	free(p.open);
 	free(p.switches);
 	keyhash_free(&p.switch_keys);
+	keyhash_free(&p.waits.keys);
+	keyhash_free(&p.cpu_waits.keys);
+	free(p.waits.rows);
+	free(p.cpu_waits.rows);
 	return rc;
 }

@@ -235,14 +235,18 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 {
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
 	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
-	int kind = intern(l, st, 4);
-	if (!s || kind < 0)
-		return kind < 0 ? kind : -ENOMEM;
-	s->flags = 0;
+	int kind = intern(l, st, 4), name = intern(l, st, 5);
+	uint8_t flags = 0;
+	if (!s || kind < 0 || name < 0)
+		return kind < 0 ? kind : name < 0 ? name : -ENOMEM;
 	s->start_ns = sqlite3_column_int64(st, 1);
-	s->end_ns = col_int(st, 2, &s->flags, TL_HAS_END);
-	s->fd = col_int(st, 3, &s->flags, TL_HAS_FD);
+	s->end_ns = col_int(st, 2, &flags, TL_HAS_END);
+	s->fd = col_int(st, 3, &flags, TL_HAS_FD);
+	s->flags = flags;
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		s->flags |= TL_HAS_RET | (sqlite3_column_int64(st, 6) < 0 ? TL_RET_FAILED : 0);
 	s->fd_kind = (uint16_t)kind;
+	s->name = (uint16_t)name;
 	return 0;
 }
 
@@ -286,22 +290,13 @@ static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 {
 	struct mtx_timeline *tl = l->tl;
-	struct keyhash_slot *sl = keyhash_slot(&l->holder_totals, h->object_id, h->holder_tid, 0);
-	if (!sl)
-		return -ENOMEM;
-	if (!sl->v) {
-		struct tl_holder_total *more = grow_array(tl->holder_totals, &l->cap_holder_totals,
-							  tl->nr_holder_totals, sizeof(*more), 256);
-		if (!more)
-			return -ENOMEM;
-		tl->holder_totals = more;
-		tl->holder_totals[tl->nr_holder_totals] = *h;
-		sl->v = ++tl->nr_holder_totals;
-		l->holder_totals.len++;
-		return 0;
-	}
-	tl->holder_totals[sl->v - 1].ops += h->ops;
-	tl->holder_totals[sl->v - 1].wait_ns += h->wait_ns;
+	ptrdiff_t i = keyhash_row(&l->holder_totals, h->object_id, h->holder_tid, 0, &tl->holder_totals,
+				  &tl->nr_holder_totals, &l->cap_holder_totals, sizeof(*tl->holder_totals),
+				  &(struct tl_holder_total){ h->object_id, h->holder_tid, 0, 0 });
+	if (i < 0)
+		return (int)i;
+	tl->holder_totals[i].ops += h->ops;
+	tl->holder_totals[i].wait_ns += h->wait_ns;
 	return 0;
 }
 
@@ -530,8 +525,8 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 {
 	/* Runs recorded before syscalls had fd columns still load. */
 	const char *syscalls_sql = db_has_column(db, "syscalls", "fd_kind")
-					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind FROM syscalls"
-					   : "SELECT tid, start_ns, end_ns, NULL, NULL FROM syscalls";
+					   ? "SELECT tid, start_ns, end_ns, fd, fd_kind, name, ret FROM syscalls"
+					   : "SELECT tid, start_ns, end_ns, NULL, NULL, name, ret FROM syscalls";
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	int64_t split_id = first_id + (int64_t)((double)(last_id - first_id) * OPS_SHARE_OF_JOB);

@@ -30,6 +30,8 @@ enum {
 	TL_HAS_RESULT = 32, /* op: result */
 	TL_HAS_HOLDER = 64, /* op: holder_tid */
 	TL_HAS_CALLSITE = 128, /* op: callsite */
+	TL_HAS_RET = 256,   /* syscall: ret */
+	TL_RET_FAILED = 512, /* syscall: ret < 0 */
 };
 
 /* Strings (states, syscall names, fd kinds, ops) are interned: a row holds
@@ -57,8 +59,8 @@ struct tl_wakeup {
 
 struct tl_syscall {
 	int64_t start_ns, end_ns, fd;
-	uint16_t fd_kind;
-	uint8_t flags;
+	uint16_t fd_kind, name;
+	uint16_t flags;
 };
 
 struct tl_op {

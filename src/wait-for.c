@@ -8,30 +8,51 @@
  * states, and which object it was itself blocked on longest: the next link
  * of the wait-for chain that `mtx report waits` follows. The other thread's
  * states and ops come from the timeline (src/timeline.h), not from queries.
+ *
+ * The state_causes pass (src/state-causes.c) hands each sync wait here as
+ * it describes it, so wait_for is written alongside state_causes instead of
+ * reading it back. Per (thread, object, thread waited for, relation), the
+ * waits are added up into wait_for_totals for the thread views and the
+ * waits report, and their chains into wait_chain_totals (src/wait-chains.c).
  */
 #include "config.h"
 #include "src/analysis.h"
 #include "src/db.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
 #include "src/timeline.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct wait_pass {
+struct wait_for_total {
+	int64_t tid, object_id, waited_for_tid, waits, wait_ns;
+	int relation;
+	bool has_object;
+};
+
+static const char *const relations[] = { "unknown", "holder", "waker" };
+
+struct wait_for_pass {
 	const struct mtx_timeline *tl;
-	sqlite3_stmt *waits, *insert;
+	sqlite3_stmt *insert;
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
+	struct keyhash keys; /* (tid, object, waited for + relation) -> totals */
+	struct wait_for_total *totals;
+	size_t nr_totals, cap_totals;
+	struct wait_link *links; /* the rows written, for wait_chain_totals */
+	size_t nr_links, cap_links;
 };
-
 /* What @tid did within [s, e): time running, runnable and waiting, and the
  * object it was blocked on longest (-1 if none). Its states tile its
  * lifetime, so walking back from e stops at the first that ends by s. */
-static void activity(const struct wait_pass *p, const struct tl_thread *t, int64_t s, int64_t e, int64_t out[3],
+static void activity(const struct wait_for_pass *p, const struct tl_thread *t, int64_t s, int64_t e, int64_t out[3],
 		     int64_t *object_id)
 {
 	int64_t best = 0;
@@ -67,7 +88,7 @@ static const struct tl_op *last_op_on(const struct tl_thread *t, int64_t object_
 
 /* @t's op under way at @ns (the latest begun by then that had not ended
  * before it), or NULL; -ENOMEM in *@rc when memory ran out. */
-static const struct tl_op *op_at(struct wait_pass *p, const struct tl_thread *t, int64_t ns, int *rc)
+static const struct tl_op *op_at(struct wait_for_pass *p, const struct tl_thread *t, int64_t ns, int *rc)
 {
 	if (!t)
 		return NULL;
@@ -92,48 +113,51 @@ static bool is_lock(const char *kind)
 	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
 }
 
-/* The op @id of @t that is under way at @ns (the innermost of its ops open
- * then, usually the last begun), or NULL. */
-static const struct tl_op *op_by_id(const struct tl_thread *t, int64_t id, int64_t ns)
+/* Count the wait in wait_for_totals. */
+static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, bool has_object, int64_t object_id,
+		      int64_t other, int relation)
 {
-	for (size_t k = t ? timeline_ops_after(t, ns) : 0; k-- > 0;)
-		if (t->ops[k].id == id)
-			return &t->ops[k];
-	return NULL;
+	const struct wait_for_total init = { .tid = tid, .object_id = object_id, .waited_for_tid = other,
+					     .relation = relation, .has_object = has_object };
+	ptrdiff_t i = keyhash_row(&p->keys, tid, has_object ? object_id : INT64_MIN, other * 4 + relation, &p->totals,
+				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
+	if (i < 0)
+		return (int)i;
+	p->totals[i].waits++;
+	p->totals[i].wait_ns += e_minus_s;
+	return 0;
 }
 
-static int one_wait(struct wait_pass *p)
+int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
+		 const struct tl_op *op, bool has_waker, int64_t waker_tid)
 {
-	sqlite3_stmt *w = p->waits, *ins = p->insert;
-	int64_t tid = sqlite3_column_int64(w, 0), s = sqlite3_column_int64(w, 1), e = sqlite3_column_int64(w, 2);
-	const struct tl_object *object =
-		sqlite3_column_type(w, 3) == SQLITE_NULL ? NULL : timeline_object(p->tl, sqlite3_column_int64(w, 3));
-	const struct tl_op *op = sqlite3_column_type(w, 4) == SQLITE_NULL
-					 ? NULL
-					 : op_by_id(timeline_thread(p->tl, tid), sqlite3_column_int64(w, 4), s);
-	bool has_waker = sqlite3_column_type(w, 5) != SQLITE_NULL;
-	const char *relation = "unknown";
+	sqlite3_stmt *ins = p->insert;
+	const struct tl_object *object = has_object ? timeline_object(p->tl, object_id) : NULL;
+	int relation = 0;
 	const struct tl_op *other_op = NULL;
 	int64_t other = -1, did[3], other_object = -1;
 	int rc = 0;
 
 	if (object && is_lock(timeline_string(p->tl, object->kind)) && op && (op->flags & TL_HAS_HOLDER)) {
-		relation = "holder";
+		relation = 1;
 		other = op->holder_tid;
 		/* Where the holder took the lock: its last op on it before we asked. */
-		other_op = last_op_on(timeline_thread(p->tl, other), sqlite3_column_int64(w, 3), s);
+		other_op = last_op_on(timeline_thread(p->tl, other), object_id, s);
 	} else if (has_waker) {
-		relation = "waker";
-		other = sqlite3_column_int64(w, 5);
+		relation = 2;
+		other = waker_tid;
 		/* Where the waker woke us: the op it was in at the wakeup. */
 		if (!(other_op = op_at(p, timeline_thread(p->tl, other), e, &rc)) && rc)
 			return rc;
 	}
 	sqlite3_reset(ins);
-	for (int i = 0; i < 5; i++)
-		sqlite3_bind_value(ins, i + 1, sqlite3_column_value(w, i));
+	sqlite3_bind_int64(ins, 1, tid);
+	sqlite3_bind_int64(ins, 2, s);
+	sqlite3_bind_int64(ins, 3, e);
+	db_bind_int_or_null(ins, 4, object_id, has_object);
+	db_bind_int_or_null(ins, 5, op ? op->id : 0, op != NULL);
 	db_bind_int_or_null(ins, 6, other, other >= 0);
-	sqlite3_bind_text(ins, 7, relation, -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, 7, relations[relation], -1, SQLITE_STATIC);
 	if (other > 0 && other != tid) {
 		activity(p, timeline_thread(p->tl, other), s, e, did, &other_object);
 		for (int i = 0; i < 3; i++)
@@ -145,40 +169,77 @@ static int one_wait(struct wait_pass *p)
 	db_bind_int_or_null(ins, 11, other_object, other_object >= 0);
 	db_bind_int_or_null(ins, 12, other_op ? other_op->callsite : 0,
 			    other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
-	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return -EIO;
+	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
+	if (!links)
+		return -ENOMEM;
+	p->links = links;
+	links[p->nr_links++] = (struct wait_link){ tid, s, e, other, object_id, has_object };
+	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
 }
 
-int analysis_wait_for(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out)
 {
-	static const char *const sql[] = {
-		/* In the order state_causes was written: by tid, then time. */
-		"SELECT tid, start_ns, end_ns, object_id, op_id, waker_tid FROM state_causes "
-		"WHERE cause = 'sync' AND state NOT IN ('running', 'runnable')",
-		"INSERT INTO wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
-		"other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	};
-	struct wait_pass p = { .tl = tl };
-	sqlite3_stmt **stmts[] = { &p.waits, &p.insert };
-	int rc = 0, step = SQLITE_DONE;
+	struct wait_for_pass *p = calloc(1, sizeof(*p));
+	*out = p;
+	if (!p)
+		return -ENOMEM;
+	p->tl = tl;
+	p->running = timeline_intern_find(tl, "running");
+	p->runnable = timeline_intern_find(tl, "runnable");
+	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))))
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
+			       "other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &p->insert, NULL) != SQLITE_OK)
+		return -EIO;
+	return 0;
+}
 
-	p.running = timeline_intern_find(tl, "running");
-	p.runnable = timeline_intern_find(tl, "runnable");
-	if (!(p.max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p.max_end))))
-		rc = -ENOMEM;
-	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]) && !rc; i++)
-		if (sqlite3_prepare_v2(db, sql[i], -1, stmts[i], NULL) != SQLITE_OK)
-			rc = -EIO;
-	while (!rc && (step = sqlite3_step(p.waits)) == SQLITE_ROW)
-		rc = one_wait(&p);
-	if (!rc && step != SQLITE_DONE)
-		rc = -EIO;
-	if (rc && asprintf(err, "wait-for: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
-		*err = NULL;
-	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
-		sqlite3_finalize(*stmts[i]);
-	for (size_t i = 0; p.max_end && i < tl->nr_threads; i++)
-		free(p.max_end[i]);
-	free(p.max_end);
+/* wait_for_totals from the counts. */
+static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
+{
+	sqlite3_stmt *ins;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, waits, wait_ns) "
+			       "VALUES (?, ?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < p->nr_totals && !rc; i++) {
+		const struct wait_for_total *x = &p->totals[i];
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, x->tid);
+		db_bind_int_or_null(ins, 2, x->object_id, x->has_object);
+		db_bind_int_or_null(ins, 3, x->waited_for_tid, x->waited_for_tid >= 0);
+		sqlite3_bind_text(ins, 4, relations[x->relation], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 5, x->waits);
+		sqlite3_bind_int64(ins, 6, x->wait_ns);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
+{
+	if (!p)
+		return rc ? rc : -ENOMEM;
+	if (!rc)
+		rc = write_totals(db, p);
+	if (!rc)
+		rc = wait_chains_write(db, p->links, p->nr_links);
+	sqlite3_finalize(p->insert);
+	free(p->links);
+	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
+		free(p->max_end[i]);
+	free(p->max_end);
+	free(p->totals);
+	keyhash_free(&p->keys);
+	free(p);
 	return rc;
 }

@@ -41,6 +41,13 @@ static const struct {
 struct lane {
 	int64_t tid, start_ns, end_ns;
 	char *name;
+	/* What draw_lane last computed for the window (cached_left,
+	 * cached_npc, cached_cols): a frame whose window is unchanged (the
+	 * cursor or the selection moved) reads nothing again. */
+	enum lane_state *cells;
+	char *marks;
+	int64_t cached_left, cached_npc;
+	int cached_cols;
 };
 
 struct timeline {
@@ -76,15 +83,26 @@ static void bind_named(sqlite3_stmt *st, const char *name, int64_t value)
 		sqlite3_bind_int64(st, idx, value);
 }
 
-/* The state of lane @tid at @t. */
-static enum lane_state state_at(sqlite3_stmt *st, int64_t t)
+/* The last interval state_at found: a later instant before its end is in
+ * it too (a thread's states do not overlap), without another lookup. */
+struct state_hit {
+	int64_t start_ns, end_ns;
+	enum lane_state state;
+};
+
+/* The state of lane @tid at @t, @t at or after the last one asked. */
+static enum lane_state state_at(sqlite3_stmt *st, int64_t t, struct state_hit *hit)
 {
-	enum lane_state s = LS_NONE;
+	if (t >= hit->start_ns && t < hit->end_ns)
+		return hit->state;
 	sqlite3_reset(st);
 	bind_named(st, ":from", t);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > t)
-		s = state_of((const char *)sqlite3_column_text(st, 2));
-	return s;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > t) {
+		*hit = (struct state_hit){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					   state_of((const char *)sqlite3_column_text(st, 2)) };
+		return hit->state;
+	}
+	return LS_NONE;
 }
 
 /* Fill @cells (plot_cols) with the state that covers most of each column. */
@@ -111,10 +129,13 @@ static void lane_states(struct view *v, const struct lane *l, enum lane_state *c
 	}
 	if (n > limit) { /* dense: the majority of three points per column */
 		sqlite3_stmt *at = prepare(v, "timeline.state_at", l->tid, left, right);
+		struct state_hit hit = { 0, 0, LS_NONE };
 		for (int c = 0; at && c < cols; c++) {
 			int64_t a = left + c * npc;
-			enum lane_state p[3] = { state_at(at, a + npc / 6), state_at(at, a + npc / 2),
-						 state_at(at, a + npc * 5 / 6) };
+			enum lane_state p[3];
+			p[0] = state_at(at, a + npc / 6, &hit);
+			p[1] = state_at(at, a + npc / 2, &hit);
+			p[2] = state_at(at, a + npc * 5 / 6, &hit);
 			cells[c] = p[0] == p[2] ? p[0] : p[1];
 		}
 		sqlite3_finalize(at);
@@ -192,19 +213,29 @@ static void draw_axis(struct view *v, int y, int width)
 	display_text(y, 0, width, STYLE_HEADER, true, line);
 }
 
-static void draw_lane(struct view *v, const struct lane *l, int y, bool selected)
+static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 {
 	struct timeline *tl = v->priv;
 	int cols = tl->plot_cols;
-	enum lane_state *cells = calloc((size_t)cols, sizeof(*cells));
-	char *marks = calloc((size_t)cols, 1), name[64];
+	enum lane_state *cells = l->cells;
+	char *marks = l->marks, name[64];
 	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
 	snprintf(name, sizeof(name), "%s", l->name ? l->name : "?");
 	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
-	if (!cells || !marks)
-		goto out;
-	lane_states(v, l, cells);
-	lane_marks(v, l, marks);
+	if (!cells || !marks || l->cached_left != tl->left_ns || l->cached_npc != tl->ns_per_col ||
+	    l->cached_cols != cols) {
+		free(l->cells);
+		free(l->marks);
+		l->cells = cells = calloc((size_t)cols, sizeof(*cells));
+		l->marks = marks = calloc((size_t)cols, 1);
+		if (!cells || !marks)
+			return;
+		lane_states(v, l, cells);
+		lane_marks(v, l, marks);
+		l->cached_left = tl->left_ns;
+		l->cached_npc = tl->ns_per_col;
+		l->cached_cols = cols;
+	}
 	for (int c = 0; c < cols; c++) {
 		enum display_style style = cells[c] ? states[cells[c]].style : STYLE_NORMAL;
 		if (selected && c == cursor)
@@ -218,9 +249,6 @@ static void draw_lane(struct view *v, const struct lane *l, int y, bool selected
 			display_glyph(y, NAME_COLS + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
 		}
 	}
-out:
-	free(cells);
-	free(marks);
 }
 
 static void draw_legend(int y, int width)
@@ -414,6 +442,7 @@ static int timeline_load(struct view *v, char **err)
 			break;
 		tl->lanes = more;
 		struct lane *l = &tl->lanes[tl->nr_lanes++];
+		memset(l, 0, sizeof(*l));
 		l->tid = sqlite3_column_int64(st, 0);
 		l->name = sqlite3_column_text(st, 1) ? strdup((const char *)sqlite3_column_text(st, 1)) : NULL;
 		l->start_ns = sqlite3_column_int64(st, 2);
@@ -602,8 +631,11 @@ static enum reaction timeline_act(struct view *v, enum action a)
 static void timeline_free(struct view *v)
 {
 	struct timeline *tl = v->priv;
-	for (int i = 0; i < tl->nr_lanes; i++)
+	for (int i = 0; i < tl->nr_lanes; i++) {
 		free(tl->lanes[i].name);
+		free(tl->lanes[i].cells);
+		free(tl->lanes[i].marks);
+	}
 	free(tl->lanes);
 	free(tl->shown);
 	free(tl->filter);

@@ -10,7 +10,7 @@
 #  - philosophers: each philosopher's blocked_sync time equals the wait of
 #    its blocked ops, in the threads report's terms (CSV);
 #  - every waiting interval has a cause, and the woken ones a waker;
-#  - the summary tables equal the sums of the recorded rows they stand
+#  - the summary tables equal the sums of the rows they stand
 #    for, and the reports that read them say the same as a window over the
 #    whole run (which adds up the recorded rows).
 . "$(dirname "$0")/lib.sh"
@@ -76,7 +76,13 @@ for db in cs.db ph.db; do
 		"SELECT tid, object_id, op, calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns FROM sync_totals|SELECT tid, object_id, op, COUNT(*), SUM(blocked), SUM(holder_tid IS NOT NULL OR blocked), SUM(wait_ns), MAX(wait_ns), COALESCE(SUM(hold_ns), 0), COALESCE(MAX(hold_ns), 0) FROM sync_ops GROUP BY tid, object_id, op" \
 		"SELECT object_id, holder_tid, ops, wait_ns FROM lock_holders|SELECT object_id, holder_tid, COUNT(*), SUM(wait_ns) FROM sync_ops WHERE holder_tid IS NOT NULL GROUP BY object_id, holder_tid" \
 		"SELECT tid, start_ns, nr_states, running_ns, runnable_ns, blocked_other_ns, blocked_sync_ns, blocked_io_ns, sleeping_ns FROM thread_totals|SELECT t.tid, t.start_ns, COUNT(s.tid), $(for st in running runnable blocked blocked_sync blocked_io sleeping; do printf "TOTAL(CASE WHEN s.state = '%s' THEN s.end_ns - s.start_ns END), " $st; done | sed 's/, $//') FROM threads t LEFT JOIN thread_states s ON s.tid = t.tid AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns GROUP BY t.rowid" \
-		"SELECT from_tid, to_tid, at, count FROM switch_totals|SELECT c.tid, c.next_tid, CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || op.op, 'sync') WHEN 'syscall' THEN c.syscall WHEN 'sleep' THEN COALESCE(c.syscall, 'sleep') ELSE c.cause END, COUNT(*) FROM state_causes c LEFT JOIN sync_ops op ON op.id = c.op_id LEFT JOIN sync_objects o ON o.id = c.object_id WHERE c.next_tid IS NOT NULL AND c.cause <> 'woken' GROUP BY 1, 2, 3"; do
+		"SELECT from_tid, to_tid, at, count FROM switch_totals|SELECT c.tid, c.next_tid, CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || op.op, 'sync') WHEN 'syscall' THEN c.syscall WHEN 'sleep' THEN COALESCE(c.syscall, 'sleep') ELSE c.cause END, COUNT(*) FROM state_causes c LEFT JOIN sync_ops op ON op.id = c.op_id LEFT JOIN sync_objects o ON o.id = c.object_id WHERE c.next_tid IS NOT NULL AND c.cause <> 'woken' GROUP BY 1, 2, 3" \
+		"SELECT tid, syscall, calls, errors, total_ns, max_ns FROM syscall_totals|SELECT tid, name, COUNT(*), SUM(ret < 0), SUM(end_ns - start_ns), MAX(end_ns - start_ns) FROM syscalls GROUP BY tid, name" \
+		"SELECT tid, cause, syscall, fd_kind, ended_by, waker_tid, waits, wait_ns, max_wait_ns FROM wait_totals|SELECT tid, cause, syscall, fd_kind, ended_by, waker_tid, COUNT(*), SUM(end_ns - start_ns), MAX(end_ns - start_ns) FROM state_causes WHERE state NOT IN ('running', 'runnable') GROUP BY tid, cause, syscall, fd_kind, ended_by, waker_tid" \
+		"SELECT tid, cause, next_tid, waits, wait_ns, max_wait_ns FROM cpu_wait_totals|SELECT tid, cause, next_tid, COUNT(*), SUM(end_ns - start_ns), MAX(end_ns - start_ns) FROM state_causes WHERE state = 'runnable' GROUP BY tid, cause, next_tid" \
+		"SELECT tid, object_id, waited_for_tid, relation, waits, wait_ns FROM wait_for_totals|SELECT tid, object_id, waited_for_tid, relation, COUNT(*), SUM(end_ns - start_ns) FROM wait_for GROUP BY tid, object_id, waited_for_tid, relation" \
+		"SELECT tid, state, object_id, function_id, segments, path_ns, start_ns, end_ns FROM critical_path_totals|SELECT tid, state, object_id, function_id, COUNT(*), SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path GROUP BY tid, state, object_id, function_id" \
+		"SELECT tid, start_ns, end_ns, object_id, op_id FROM wait_for|SELECT tid, start_ns, end_ns, object_id, op_id FROM state_causes WHERE cause = 'sync' AND state NOT IN ('running', 'runnable')"; do
 		table=${pair%%|*}
 		sums=${pair#*|}
 		n=$(sql $db "SELECT (SELECT COUNT(*) FROM ($table EXCEPT $sums)) + (SELECT COUNT(*) FROM ($sums EXCEPT $table))")
@@ -85,7 +91,7 @@ for db in cs.db ph.db; do
 		[ "$n" = 0 ] && pass "$db: $name equals the sums of its rows ($rows rows)" ||
 			fail "$db: $name: $n rows differ from the sums of the recorded rows ($rows rows)"
 	done
-	for r in threads sync switches; do
+	for r in threads sync switches waits critical-path; do
 		"$MTX" report $db $r --format csv > whole.csv 2>&1
 		"$MTX" report $db $r --format csv --from 0 --to 100000s > window.csv 2>&1
 		cmp -s whole.csv window.csv || fail "$db: report $r differs from the same over a whole-run window"

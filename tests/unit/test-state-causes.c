@@ -22,7 +22,6 @@ static void setup(void)
 	db = fixture_open("waits", path);
 	cr_assert_eq(db_exec(db, schema_derived_sql, &err), 0, "%s", err ? err : "");
 	fixture_analyse(db, analysis_state_causes);
-	fixture_analyse(db, analysis_wait_for);
 }
 
 static void teardown(void)

@@ -1,0 +1,242 @@
+/*
+ * src/wait-chains.c - the wait-for chains of the waits report, added up
+ * once (wait_chain_totals): each wait of wait_for followed through the
+ * thread it waited for, as long as that one was itself waiting, as the
+ * waits.chains query of src/reports.c follows them in SQL. On a 10 M-event
+ * run a worker's 7 k waits took that query 100-180 ms, every time a
+ * thread's view was opened.
+ *
+ * A link: the waited-for thread's latest wait begun before the current end
+ * (by rowid among equal starts, as the query's index gives it), if it ends
+ * after the current start and is not the current thread's; the interval is
+ * clipped to it; at most 8 links. The chain's text is the threads' names
+ * (their latest lifetime's; the tid for a thread without one), then the
+ * last thread waited for, '?' when unknown; NULL when the waiting thread
+ * itself has no name, as SQL's || gives it.
+ */
+#include "config.h"
+#include "src/analysis.h"
+#include "src/db.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINKS 8
+
+struct chain_total {
+	int64_t tid, object_id, chain, waits, wait_ns;
+	bool has_object;
+};
+
+struct chains {
+	sqlite3_stmt *name_of;
+	struct keyhash names;  /* tid -> index + 1 in name_text */
+	char **name_text;      /* NULL: no name */
+	size_t nr_names, cap_names;
+	struct keyhash texts;  /* (hash, probe) -> index + 1 in text */
+	char **text;
+	size_t nr_text, cap_text;
+	struct keyhash keys;   /* (tid, object, chain) -> totals */
+	struct chain_total *totals;
+	size_t nr_totals, cap_totals;
+	char *buf;
+	size_t len, cap;
+};
+
+/* The name of @tid as NAME_OF gives it, or NULL; an error in *@rc. */
+static const char *name_of(struct chains *c, int64_t tid, int *rc)
+{
+	char *none = NULL;
+	size_t before = c->nr_names;
+	ptrdiff_t i = keyhash_row(&c->names, tid, 0, 0, &c->name_text, &c->nr_names, &c->cap_names,
+				  sizeof(*c->name_text), &none);
+	if (i < 0) {
+		*rc = (int)i;
+		return NULL;
+	}
+	if (c->nr_names == before)
+		return c->name_text[i];
+	/* A new tid: ask once. */
+	sqlite3_reset(c->name_of);
+	sqlite3_bind_int64(c->name_of, 1, tid);
+	int step = sqlite3_step(c->name_of);
+	if (step == SQLITE_ROW && sqlite3_column_type(c->name_of, 0) != SQLITE_NULL &&
+	    !(c->name_text[i] = strdup((const char *)sqlite3_column_text(c->name_of, 0))))
+		*rc = -ENOMEM;
+	else if (step != SQLITE_ROW && step != SQLITE_DONE)
+		*rc = -EIO;
+	return c->name_text[i];
+}
+
+static int append(struct chains *c, const char *s)
+{
+	size_t n = strlen(s);
+	char *more = grow_array(c->buf, &c->cap, c->len + n + 1, 1, 256);
+	if (!more)
+		return -ENOMEM;
+	c->buf = more;
+	memcpy(c->buf + c->len, s, n + 1);
+	c->len += n;
+	return 0;
+}
+
+/* The index of the text in c->buf (interned), or -ENOMEM. */
+static ptrdiff_t intern_chain(struct chains *c)
+{
+	uint64_t fnv = 1469598103934665603ULL;
+	for (const char *p = c->buf; *p; p++)
+		fnv = (fnv ^ (unsigned char)*p) * 1099511628211ULL;
+	for (int64_t probe = 0;; probe++) {
+		struct keyhash_slot *sl = keyhash_slot(&c->texts, (int64_t)fnv, probe, 0);
+		if (!sl)
+			return -ENOMEM;
+		if (sl->v && !strcmp(c->text[sl->v - 1], c->buf))
+			return (ptrdiff_t)sl->v - 1;
+		if (sl->v)
+			continue;
+		char **more = grow_array(c->text, &c->cap_text, c->nr_text, sizeof(*more), 64);
+		if (!more)
+			return -ENOMEM;
+		c->text = more;
+		if (!(more[c->nr_text] = strdup(c->buf)))
+			return -ENOMEM;
+		sl->v = ++c->nr_text;
+		c->texts.len++;
+		return (ptrdiff_t)sl->v - 1;
+	}
+}
+
+/* The first of @n links of @tid (they are grouped by tid, ascending), and
+ * how many it has. */
+static size_t links_of(const struct wait_link *links, size_t n, int64_t tid, size_t *count)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (links[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < n && links[end].tid == tid)
+		end++;
+	*count = end - lo;
+	return lo;
+}
+
+/* Follow @w's chain: its text in c->buf (c->len 0 for NULL), its clipped
+ * length in *@ns. */
+static int follow(struct chains *c, const struct wait_link *links, size_t n, const struct wait_link *w, int64_t *ns)
+{
+	int64_t s = w->start_ns, e = w->end_ns, other = w->other, path[MAX_LINKS + 1];
+	int depth = 0, rc = 0;
+	char num[32];
+
+	path[0] = w->tid;
+	for (; depth < MAX_LINKS && other >= 0; depth++) {
+		size_t count, first = links_of(links, n, other, &count), k = first + count;
+		while (k > first && links[k - 1].start_ns >= e)
+			k--;
+		if (k == first)
+			break;
+		const struct wait_link *next = &links[k - 1];
+		if (next->end_ns <= s || next->tid == path[depth])
+			break;
+		s = next->start_ns > s ? next->start_ns : s;
+		e = next->end_ns < e ? next->end_ns : e;
+		path[depth + 1] = next->tid;
+		other = next->other;
+	}
+	*ns = e - s;
+	c->len = 0;
+	const char *name = name_of(c, path[0], &rc);
+	if (rc || !name) /* NULL || ... is NULL */
+		return rc;
+	rc = append(c, name);
+	for (int i = 1; i <= depth && !rc; i++) {
+		const char *nm = name_of(c, path[i], &rc);
+		snprintf(num, sizeof(num), "%" PRId64, path[i]);
+		if (!rc && !(rc = append(c, " > ")))
+			rc = append(c, nm ? nm : num);
+	}
+	const char *last = other >= 0 && !rc ? name_of(c, other, &rc) : NULL;
+	if (!rc && !(rc = append(c, " > ")))
+		rc = append(c, last ? last : "?");
+	return rc;
+}
+
+static int count_chain(struct chains *c, const struct wait_link *w, int64_t chain, int64_t ns)
+{
+	const struct chain_total init = { .tid = w->tid, .object_id = w->object_id, .chain = chain,
+					  .has_object = w->has_object };
+	ptrdiff_t i = keyhash_row(&c->keys, w->tid, w->has_object ? w->object_id : INT64_MIN, chain, &c->totals,
+				  &c->nr_totals, &c->cap_totals, sizeof(*c->totals), &init);
+	if (i < 0)
+		return (int)i;
+	c->totals[i].waits++;
+	c->totals[i].wait_ns += ns;
+	return 0;
+}
+
+static int write_chains(sqlite3 *db, const struct chains *c)
+{
+	sqlite3_stmt *ins;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO wait_chain_totals (tid, object_id, chain, waits, wait_ns) "
+				   "VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < c->nr_totals && !rc; i++) {
+		const struct chain_total *x = &c->totals[i];
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, x->tid);
+		db_bind_int_or_null(ins, 2, x->object_id, x->has_object);
+		db_bind_text_or_null(ins, 3, x->chain >= 0 ? c->text[x->chain] : NULL);
+		sqlite3_bind_int64(ins, 4, x->waits);
+		sqlite3_bind_int64(ins, 5, x->wait_ns);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n)
+{
+	struct chains c = { 0 };
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM threads WHERE tid = ? ORDER BY start_ns DESC LIMIT 1", -1,
+			       &c.name_of, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; i < n && !rc; i++) {
+		int64_t ns;
+		ptrdiff_t chain = -1;
+		if ((rc = follow(&c, links, n, &links[i], &ns)))
+			break;
+		if (c.len && (chain = intern_chain(&c)) < 0)
+			rc = (int)chain;
+		else
+			rc = count_chain(&c, &links[i], chain, ns);
+	}
+	if (!rc)
+		rc = write_chains(db, &c);
+	sqlite3_finalize(c.name_of);
+	for (size_t i = 0; i < c.nr_names; i++)
+		free(c.name_text[i]);
+	for (size_t i = 0; i < c.nr_text; i++)
+		free(c.text[i]);
+	free(c.name_text);
+	free(c.text);
+	free(c.totals);
+	free(c.buf);
+	keyhash_free(&c.names);
+	keyhash_free(&c.texts);
+	keyhash_free(&c.keys);
+	return rc;
+}
