@@ -103,8 +103,11 @@ static void module_open(struct mtx_module *m)
 		m->source = SYMBOLS_SYMTAB;
 		return;
 	}
-	/* Looking for DWARF looks for the separate debug file too. */
-	dwfl_module_getdwarf(m->mod, &bias);
+	/* The symbol table's search finds the separate debug file too, and,
+	 * unlike dwfl_module_getdwarf, does not read its (compressed) DWARF:
+	 * ~80 ms for libc's, paid at the end of every run whether or not a
+	 * libc address is ever named. Names look DWARF up when they need it. */
+	dwfl_module_getsymtab(m->mod);
 	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 	if (debugfile && (!mainfile || strcmp(debugfile, mainfile) != 0))
 		m->source = SYMBOLS_DEBUGINFO;
