@@ -18,7 +18,9 @@
 # It also reports the median CPU time (user + system, the program and the
 # collector together, from bash's time): unlike wall time it does not grow
 # while the machine is busy with others, so on a shared machine its ratio
-# is the steadier figure of what recording costs.
+# is the steadier figure of what recording costs. And the program's own
+# time under mtx (exec to exit, from run.db), apart from the collector's
+# start-up and its work after the exit.
 # Then the fixed start-up + tear-down cost: the same three around /bin/true.
 #
 # perf's events are not quite mtx's: perf records sched_waking per task (mtx
@@ -115,7 +117,7 @@ perf_stats() { # DATA -> "events lost"
 
 TIMEFORMAT='%3U %3S'
 run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
-	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0 cpu
+	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0 cpu prog=0
 	read -r -a cmd <<<"${cmdline[$i]}"
 	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data" "$work/perf.data.old"
 	case $kind in
@@ -131,6 +133,10 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 		t1=$(now_us)
 		ev=$(meta "$work/run.db" "key = 'events_total'")
 		lost=$(meta "$work/run.db" "key LIKE 'lost!_%' ESCAPE '!'")
+		# The program's own life under collection (exec to exit), without
+		# the collector's start-up and its work after the exit.
+		prog=$(sqlite3 "$work/run.db" "SELECT (end_ns - start_ns) / 1000 FROM processes
+			ORDER BY start_ns LIMIT 1" 2>/dev/null)
 		bytes=$(stat -c %s "$work/run.db" 2>/dev/null || echo 0) ;;
 	perf)
 		t0=$(now_us)
@@ -145,7 +151,8 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 		sed 's/^/  /' "$work/err" | head -5 >&2
 	fi
 	cpu=$(awk '{ printf "%d", ($1 + $2) * 1e6 }' "$work/cpu")
-	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc ${cpu:-0}" >>"$work/runs"
+	[ "$kind" = plain ] && prog=$((t1 - t0))
+	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc ${cpu:-0} ${prog:-0}" >>"$work/runs"
 }
 
 cmdline=()
@@ -173,7 +180,8 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 
-# field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes, 9 cpu) of each run
+# field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes, 9 cpu,
+# 10 the program's own time) of each run
 field() { awk -v i="$2" -v k="$1" -v c="$3" '$1 == i && $2 == k { print $c }' "$work/runs"; }
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 failures() { awk -v i="$1" '$1 == i && $8 != 0 { n++ } END { print n + 0 }' "$work/runs"; }
@@ -191,8 +199,8 @@ machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpu
 	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
 		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event \
 		failed_runs kernel_ms kernel_ratio plain_cpu_ms mtx_cpu_ms mtx_cpu_ratio base_ms base_ratio \
-		base_cpu_ms
-	echo base_cpu_ratio
+		base_cpu_ms base_cpu_ratio mtx_prog_ms
+	echo mtx_prog_ratio
 } >"$work/results"
 
 for i in "${!cmdline[@]}"; do
@@ -211,16 +219,17 @@ for i in "${!cmdline[@]}"; do
 	kt=$(field kernel "$i" 4 | median)
 	pc=$(field plain "$i" 9 | median)
 	mc=$(field mtx "$i" 9 | median)
+	mp=$(field mtx "$i" 10 | median)
 	bt=0 bc=0
 	[ -n "${MTX_BASE:-}" ] && bt=$(field base "$i" 4 | median) && bc=$(field base "$i" 9 | median)
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
 		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" \
-		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" 'BEGIN {
+		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" -v mp="$mp" 'BEGIN {
 		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
 			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt
-		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\n", pc / 1000, mc / 1000, pc ? mc / pc : 0,
-			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0 }' >>"$work/results"
+		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\n", pc / 1000, mc / 1000, pc ? mc / pc : 0,
+			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0, mp / 1000, mp / pt }' >>"$work/results"
 done
 
 # Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
@@ -237,12 +246,12 @@ awk -F'\t' -v OFS='\t' '
 echo
 awk -F'\t' '
 	/^#/ { next }
-	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
-		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "kern/pl", "perf/pl", "mtx net", "perfnet",
+	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
+		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "kern/pl", "perf/pl", "mtx net", "prog/pl", "perfnet",
 		"cpu/pl", "base/pl", "mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
 	$1 == "true" { startup = $0; next }
-	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
-		$1, $2, $3, $4, $5, $17, $6, $25 == "n/a" ? $25 : $25 "x", $26 == "n/a" ? $26 : $26 "x",
+	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %6.2fx %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
+		$1, $2, $3, $4, $5, $17, $6, $27 == "n/a" ? $27 : $27 "x", $26, $28 == "n/a" ? $28 : $28 "x",
 		$20, ($22 > 0 ? sprintf("%.2fx", $22) : "-"),
 		$7, $8, $10, $11, $12, $14, $15 ? "  (" $15 " failed runs)" : "" }
 	END { split(startup, s, "\t")
@@ -250,7 +259,9 @@ awk -F'\t' '
 			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2], (s[21] > 0 ? sprintf(", base %.1f ms", s[21]) : "") }' "$work/results"
 echo "($reps repetitions, medians; lost = sum over all repetitions; net = ratio once the"
 echo " /bin/true start-up + tear-down of each is taken off both sides; cpu/pl = mtx's CPU"
-echo " time (program + collector) over the plain run's; base/pl = MTX_BASE's wall time)"
+echo " time (program + collector) over the plain run's; base/pl = MTX_BASE's wall time;"
+echo " prog/pl = the program's own time under mtx, exec to exit (run.db's processes row),"
+echo " over the plain run's wall time: the slowdown the program itself sees)"
 
 if [ "$results" != "-" ]; then
 	mkdir -p "$(dirname "$results")"
