@@ -185,18 +185,20 @@ static const struct mtx_query waits_queries[] = {
 	  "FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE
 	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid ORDER BY wait_ns DESC" },
 	/* Each wait followed through the thread it waited for, as long as that
-	 * one was itself waiting (at most 8 links), grouped by chain; over the
+	 * one was itself waiting (at most 8 links, a thread met again ends it), grouped by chain; over the
 	 * whole run, as src/wait-chains.c added them up. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
-	  "WITH RECURSIVE chain(root, depth, tid, s, e, other, path) AS ("
-	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " NAME_OF("w.tid")
+	  "WITH RECURSIVE chain(root, depth, tid, s, e, other, path, tids) AS ("
+	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " NAME_OF("w.tid") ","
+	  " ',' || w.tid || ','"
 	  " FROM wait_for w LEFT JOIN sync_objects o ON o.id = w.object_id " WAIT_FOR_WHERE " AND " WINDOWED
 	  " UNION ALL"
 	  " SELECT c.root, c.depth + 1, n.tid, MAX(n.start_ns, c.s), MIN(n.end_ns, c.e), n.waited_for_tid,"
-	  " c.path || ' > ' || COALESCE(" NAME_OF("n.tid") ", n.tid)"
+	  " c.path || ' > ' || COALESCE(" NAME_OF("n.tid") ", n.tid), c.tids || n.tid || ','"
 	  " FROM chain c JOIN wait_for n ON n.rowid = (SELECT w3.rowid FROM wait_for w3"
 	  "  WHERE w3.tid = c.other AND w3.start_ns < c.e ORDER BY w3.start_ns DESC LIMIT 1)"
-	  " WHERE c.depth < 8 AND n.end_ns > c.s AND n.tid <> c.tid)"
+	  /* a thread met again ends the chain (src/wait-chains.c) */
+	  " WHERE c.depth < 8 AND n.end_ns > c.s AND instr(c.tids, ',' || n.tid || ',') = 0)"
 	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("
 	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM wait_chain_totals x "
 	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND "

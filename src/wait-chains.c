@@ -8,8 +8,8 @@
  *
  * A link: the waited-for thread's latest wait begun before the current end
  * (by rowid among equal starts, as the query's index gives it), if it ends
- * after the current start and is not the current thread's; the interval is
- * clipped to it; at most 8 links. The chain's text is the threads' names
+ * after the current start and is not a thread already on the chain; the
+ * interval is clipped to it; at most 8 links. The chain's text is the threads' names
  * (their latest lifetime's; the tid for a thread without one), then the
  * last thread waited for, '?' when unknown; NULL when the waiting thread
  * itself has no name, as SQL's || gives it.
@@ -130,6 +130,17 @@ static size_t links_of(const struct wait_link *links, size_t n, int64_t tid, siz
 	return lo;
 }
 
+/* Whether @tid is among @path[0 .. @depth]: a thread met again (waits
+ * that overlap in a circle, seen where wait_for's holder or waker was
+ * recorded at the request, not through the whole wait) ends the chain. */
+static bool on_path(const int64_t *path, int depth, int64_t tid)
+{
+	for (int i = 0; i <= depth; i++)
+		if (path[i] == tid)
+			return true;
+	return false;
+}
+
 /* Follow @w's chain: its text in c->buf (c->len 0 for NULL), its clipped
  * length in *@ns. */
 static int follow(struct chains *c, const struct wait_link *links, size_t n, const struct wait_link *w, int64_t *ns)
@@ -146,7 +157,7 @@ static int follow(struct chains *c, const struct wait_link *links, size_t n, con
 		if (k == first)
 			break;
 		const struct wait_link *next = &links[k - 1];
-		if (next->end_ns <= s || next->tid == path[depth])
+		if (next->end_ns <= s || on_path(path, depth, next->tid))
 			break;
 		s = next->start_ns > s ? next->start_ns : s;
 		e = next->end_ns < e ? next->end_ns : e;

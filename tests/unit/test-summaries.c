@@ -111,3 +111,23 @@ Test(summaries, equal_the_sums_of_the_recorded_rows)
 		     0);
 	cr_assert_eq(db_query_int(db, "SELECT SUM(calls) FROM sync_totals", -1), 8);
 }
+
+Test(summaries, wait_chains_end_at_a_thread_met_again)
+{
+	/* main waits for worker-a, which waits for worker-b, which waits for
+	 * main, all over [0, 100): the chain closes the circle once and stops,
+	 * rather than going round it to the 8-link limit. Each wait is
+	 * clipped to the others', so the three have 100 ns each. */
+	const struct wait_link links[] = {
+		{ .tid = 100, .start_ns = 0, .end_ns = 100, .other = 101 },
+		{ .tid = 101, .start_ns = 0, .end_ns = 100, .other = 102 },
+		{ .tid = 102, .start_ns = 0, .end_ns = 100, .other = 100 },
+	};
+	char *err = NULL;
+	cr_assert_eq(db_exec(db, "DELETE FROM wait_chain_totals", &err), 0, "%s", err ? err : "");
+	cr_assert_eq(wait_chains_write(db, links, 3), 0);
+	cr_assert_str_eq(rows_of("SELECT tid, chain, waits, wait_ns FROM wait_chain_totals ORDER BY tid"),
+			 "100|main > worker-a > worker-b > main|1|100\n"
+			 "101|worker-a > worker-b > main > worker-a|1|100\n"
+			 "102|worker-b > main > worker-a > worker-b|1|100\n");
+}
