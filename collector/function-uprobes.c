@@ -39,7 +39,6 @@ struct function_probe {
 
 struct function_uprobes {
 	struct uprobe_group *group;
-	int removal_handed;          /* a session removes the probes */
 	char **modules;              /* real paths: [0] the program, then its libraries */
 	size_t nr_modules, cap_modules;
 	struct function_probe *probes;
@@ -339,11 +338,6 @@ static int make_room(struct function_uprobes *u, struct mtx_session *s)
 				 u->nr_probes, (unsigned long long)need, (unsigned long long)lim.rlim_max);
 }
 
-static void remove_probes(void *ctx)
-{
-	uprobe_group_remove(ctx);
-}
-
 int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s)
 {
 	int rc;
@@ -353,10 +347,9 @@ int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s)
 	if (!rc)
 		rc = make_room(u, s);
 	if (!rc)
-		rc = session_after_close(s, remove_probes, u->group);
+		rc = uprobe_group_hand_over(u->group, s);
 	if (rc)
 		return rc;
-	u->removal_handed = 1;
 	for (size_t i = 0; i < u->nr_probes && !rc; i++)
 		for (int r = 0; r < 2 && !rc; r++)
 			rc = session_add_tracepoint(s, u->probes[i].id[r], &source_function_uprobes, (int)(i * 2) + r);
@@ -367,9 +360,7 @@ void function_uprobes_free(struct function_uprobes *u)
 {
 	if (!u)
 		return;
-	if (u->group && !u->removal_handed)
-		uprobe_group_remove(u->group);
-	uprobe_group_free(u->group);
+	uprobe_group_discard(u->group);
 	for (size_t i = 0; i < u->nr_probes; i++)
 		free(u->probes[i].name);
 	free(u->probes);

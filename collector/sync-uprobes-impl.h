@@ -84,7 +84,6 @@ struct uprobe_held;
 
 struct sync_uprobes {
 	struct uprobe_group *group;
-	int removal_handed;         /* a session removes the probes */
 	struct uprobe_module *modules; /* files looked at (owned) */
 	size_t nr_modules;
 	struct uprobe_probe *by_spec; /* [uprobe_nr_specs], while finding */

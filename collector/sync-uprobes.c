@@ -438,21 +438,14 @@ static int learn_layout(struct sync_uprobes *u, struct mtx_session *s)
 	return bad ? session_set_error(s, -EINVAL, "the uprobes of %s have an unknown format", group) : 0;
 }
 
-/* The session's last close of the probes' events is the time to remove them. */
-static void remove_probes(void *ctx)
-{
-	uprobe_group_remove(ctx);
-}
-
 int sync_uprobes_open(struct sync_uprobes *u, struct mtx_session *s)
 {
 	int rc = learn_layout(u, s);
 	if (rc)
 		return rc;
-	rc = session_after_close(s, remove_probes, u->group);
+	rc = uprobe_group_hand_over(u->group, s);
 	if (rc)
 		return rc;
-	u->removal_handed = 1;
 	for (size_t i = 0; i < u->nr_probes; i++) {
 		for (int r = 0; r < 2; r++) {
 			if (u->probes[i].id[r] <= 0)
@@ -471,9 +464,7 @@ void sync_uprobes_free(struct sync_uprobes *u)
 		return;
 	/* Handed to a session, whose closing child removes them (it may still
 	 * hold the events now), or ours to remove. */
-	if (u->group && !u->removal_handed)
-		uprobe_group_remove(u->group);
-	uprobe_group_free(u->group);
+	uprobe_group_discard(u->group);
 	for (size_t i = 0; i < u->nr_modules; i++) {
 		free(u->modules[i].path);
 		free(u->modules[i].runtime);

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "collector/uprobes.h"
+#include "collector/session.h"
 #include "collector/perf.h"
 #include "src/grow.h"
 
@@ -32,6 +33,7 @@ struct uprobe_group {
 	char *removal;                /* "-:group/event\n" per live probe */
 	size_t removal_len, removal_cap;
 	size_t count;
+	int handed_over;              /* a session removes the probes */
 };
 
 /* Write @len bytes of tracefs command @cmd. Returns 0 or -errno. */
@@ -329,4 +331,24 @@ void uprobe_group_free(struct uprobe_group *g)
 		return;
 	free(g->removal);
 	free(g);
+}
+
+static void remove_after_close(void *ctx)
+{
+	uprobe_group_remove(ctx);
+}
+
+int uprobe_group_hand_over(struct uprobe_group *g, struct mtx_session *s)
+{
+	int rc = session_after_close(s, remove_after_close, g);
+	if (!rc)
+		g->handed_over = 1;
+	return rc;
+}
+
+void uprobe_group_discard(struct uprobe_group *g)
+{
+	if (g && !g->handed_over)
+		uprobe_group_remove(g);
+	uprobe_group_free(g);
 }

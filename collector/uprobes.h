@@ -79,6 +79,21 @@ size_t uprobe_group_remove(struct uprobe_group *g);
  * uprobe_group_remove first, or let a child that has a copy do it. */
 void uprobe_group_free(struct uprobe_group *g);
 
+struct mtx_session;
+
+/*
+ * uprobe_group_hand_over - leave the removal of @g's probes to session @s:
+ * they are removed after its last close of their events (the kernel says
+ * EBUSY before), by its closing child (session_after_close).
+ *
+ * Return: 0, or -errno (the probes are still the caller's to remove).
+ */
+int uprobe_group_hand_over(struct uprobe_group *g, struct mtx_session *s);
+
+/* uprobe_group_discard - remove @g's probes unless a session has them
+ * (uprobe_group_hand_over), then free it. NULL is fine. */
+void uprobe_group_discard(struct uprobe_group *g);
+
 /**
  * uprobes_remove_stale - remove the probes of every "mtx_<pid>" group whose
  * pid is not a running mtx. Return: probes removed.
