@@ -9,6 +9,7 @@
 #include "src/histogram.h"
 #include "src/analysis.h"
 #include "src/grow.h"
+#include "src/sorted.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -279,23 +280,17 @@ static void subjects_free(struct subjects *s)
  * or -ENOMEM. */
 static int histogram_of(const struct run *r, struct subjects *s, int64_t id, int metric, struct mtx_histogram **out)
 {
-	size_t lo = 0, hi = s->len, i;
+	size_t i;
 	struct mtx_histogram **slot;
 
 	*out = NULL;
 	if (s->last < s->len && s->id[s->last] == id) {
 		i = s->last;
 	} else {
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (s->id[mid] < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == s->len || s->id[lo] != id)
+		i = sorted_first(s->id, s->len, sizeof(*s->id), 0, id, false);
+		if (i == s->len || s->id[i] != id)
 			return 0;
-		i = s->last = lo;
+		s->last = i;
 	}
 	slot = &s->h[i * (size_t)s->nr_metrics + (size_t)metric];
 	if (!*slot) {

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "src/timeline.h"
+#include "src/sorted.h"
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
@@ -608,52 +609,22 @@ void timeline_free(struct mtx_timeline *tl)
 
 const struct tl_thread *timeline_thread(const struct mtx_timeline *tl, int64_t tid)
 {
-	size_t lo = 0, hi = tl->nr_threads;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tl->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tl->nr_threads && tl->threads[lo].tid == tid ? &tl->threads[lo] : NULL;
+	size_t i = SORTED_FIRST(tl->threads, tl->nr_threads, tid, tid, false);
+	return i < tl->nr_threads && tl->threads[i].tid == tid ? &tl->threads[i] : NULL;
 }
 
 const struct tl_object *timeline_object(const struct mtx_timeline *tl, int64_t id)
 {
-	size_t lo = 0, hi = tl->nr_objects;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tl->objects[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tl->nr_objects && tl->objects[lo].id == id ? &tl->objects[lo] : NULL;
+	size_t i = SORTED_FIRST(tl->objects, tl->nr_objects, id, id, false);
+	return i < tl->nr_objects && tl->objects[i].id == id ? &tl->objects[i] : NULL;
 }
 
 size_t timeline_states_from(const struct tl_thread *t, int64_t ns)
 {
-	size_t lo = 0, hi = t->nr_states;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->states[mid].start_ns < ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_FIRST(t->states, t->nr_states, start_ns, ns, false);
 }
 
 size_t timeline_ops_after(const struct tl_thread *t, int64_t ns)
 {
-	size_t lo = 0, hi = t->nr_ops;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ops[mid].start_ns <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_FIRST(t->ops, t->nr_ops, start_ns, ns, true);
 }

@@ -19,6 +19,7 @@
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
+#include "src/sorted.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -115,14 +116,7 @@ static ptrdiff_t intern_chain(struct chains *c)
  * how many it has. */
 static size_t links_of(const struct wait_link *links, size_t n, int64_t tid, size_t *count)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (links[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_FIRST(links, n, tid, tid, false);
 	size_t end = lo;
 	while (end < n && links[end].tid == tid)
 		end++;
