@@ -55,6 +55,7 @@
 #include "src/analysis.h"
 #include "src/clock.h"
 #include "src/db.h"
+#include "src/log.h"
 #include "src/grow.h"
 
 #include <math.h>
@@ -1036,6 +1037,7 @@ static int generate(const char *path, uint64_t budget)
 	int rc;
 
 	setup(&g, budget);
+	log_set_level(LOG_VERBOSE); /* sync_resolve's phase times */
 	t0 = clock_now_ns();
 	if (writer_open(&g.w, path, &err)) {
 		fprintf(stderr, "gen-rundb: %s\n", err ? err : path);
@@ -1059,6 +1061,7 @@ static int generate(const char *path, uint64_t budget)
 	for (int k = 0; k < NR_CHILDREN; k++)
 		lifetime_ids[k] = obj_id(OBJ_THREAD(k));
 	rc = db_exec(writer_db(g.w), schema_indexes_sql, &err);
+	printf("  indexes: %.2f s\n", secs(clock_now_ns() - t1));
 	if (!rc)
 		rc = sync_resolve(writer_db(g.w), lifetime_ids, NR_CHILDREN, &st, &err);
 	if (rc) {

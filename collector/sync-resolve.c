@@ -1,8 +1,10 @@
 /* collector/sync-resolve.c - see sync-resolve.h. */
 #include "config.h"
 #include "collector/sync-resolve.h"
+#include "src/clock.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,10 +39,18 @@ static int sql_fail(sqlite3 *db, const char *what, char **err)
 	return sqlite3_errcode(db) == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
-/* Run @sql once per pending entry, binding (value, row). */
-static int apply(sqlite3 *db, const char *sql, const struct pending_list *l, char **err)
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Run @sql once per pending entry, binding (value, row), in row order: the
+ * updates then walk the table's pages once rather than at random. */
+static int apply(sqlite3 *db, const char *sql, struct pending_list *l, char **err)
 {
 	sqlite3_stmt *st;
+	qsort(l->v, l->len, sizeof(*l->v), pending_cmp);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, sql, err);
 	for (size_t i = 0; i < l->len; i++) {
@@ -54,6 +64,15 @@ static int apply(sqlite3 *db, const char *sql, const struct pending_list *l, cha
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+/* How many distinct rows @l names (sorted by apply). */
+static uint64_t count_rows(const struct pending_list *l)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < l->len; i++)
+		n += i == 0 || l->v[i].row != l->v[i - 1].row;
+	return n;
 }
 
 static int op_is(const char *op, const char *const *names)
@@ -189,65 +208,207 @@ out:
 	return rc;
 }
 
-/* ---- pass 2: join with the kernel's blocked intervals ---------------- */
+/* ---- passes 2 and 3: one scan of sync_ops ------------------------------ */
 
-static int join_blocked(sqlite3 *db, struct sync_resolve_stats *stats, char **err)
+/*
+ * Both passes read every op once, in the order the table is stored (a plain
+ * scan: reading through an index costs a table lookup per row), and keep in
+ * memory only what they must sort: the blocked intervals (pass 2) and the
+ * lock events (pass 3, ~1.5 per lock op, 32 bytes each).
+ */
+
+enum object_class { OBJ_OTHER = 0, OBJ_LOCK = 1, OBJ_COND = 2 };
+
+struct object_classes {
+	uint8_t *of; /* by sync_objects.id */
+	int64_t len;
+};
+
+static int load_object_classes(sqlite3 *db, struct object_classes *c, char **err)
 {
-	sqlite3_stmt *states = NULL, *op = NULL;
-	struct pending_list relabel = { 0 }, waits = { 0 };
-	int rc = 0, step;
-
-	if (sqlite3_prepare_v2(db, "SELECT rowid, tid, start_ns, end_ns FROM thread_states "
-				   "WHERE state = 'blocked'", -1, &states, NULL) != SQLITE_OK ||
-	    /* The innermost op under way when the thread blocked: the latest
-	     * one started that has not ended. Ops nest only in signal handlers
-	     * (at most LANE_MAX_DEPTH deep), so the few latest suffice and a
-	     * thread blocked outside any op costs one short index walk. */
-	    sqlite3_prepare_v2(db, "SELECT id, object_id, end_ns FROM (SELECT id, object_id, end_ns "
-				   "FROM sync_ops WHERE tid = ?1 AND start_ns <= ?2 "
-				   "ORDER BY start_ns DESC, id DESC LIMIT 16) WHERE end_ns > ?2 LIMIT 1",
-			       -1, &op, NULL) != SQLITE_OK) {
-		rc = sql_fail(db, "prepare", err);
-		goto out;
+	sqlite3_stmt *st;
+	c->len = db_query_int(db, "SELECT COALESCE(MAX(id), 0) + 1 FROM sync_objects", -1);
+	if (c->len <= 0)
+		return sql_fail(db, "max id", err);
+	c->of = calloc((size_t)c->len, 1);
+	if (!c->of)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT id, kind FROM sync_objects", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_objects", err);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+		if (id < 0 || id >= c->len || !kind)
+			continue;
+		if (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"))
+			c->of[id] = OBJ_LOCK;
+		else if (!strcmp(kind, "cond"))
+			c->of[id] = OBJ_COND;
 	}
-	while (!rc && (step = sqlite3_step(states)) == SQLITE_ROW) {
-		int64_t row = sqlite3_column_int64(states, 0);
-		int64_t start = sqlite3_column_int64(states, 2), stop = sqlite3_column_int64(states, 3);
-		sqlite3_bind_int64(op, 1, sqlite3_column_int64(states, 1));
-		sqlite3_bind_int64(op, 2, start);
-		if (sqlite3_step(op) == SQLITE_ROW) {
-			int64_t op_end = sqlite3_column_int64(op, 2);
-			int64_t overlap = (stop < op_end ? stop : op_end) - start;
-			rc = pending_add(&relabel, row, sqlite3_column_int64(op, 1));
-			if (!rc)
-				rc = pending_add(&waits, sqlite3_column_int64(op, 0), overlap);
-		}
-		sqlite3_reset(op);
-	}
-	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-		rc = sql_fail(db, "thread_states", err);
-	sqlite3_finalize(states);
-	states = NULL;
-	if (!rc)
-		rc = apply(db, "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?",
-			   &relabel, err);
-	if (!rc)
-		rc = apply(db, "UPDATE sync_ops SET blocked = 1, wait_ns = wait_ns + ? WHERE id = ?", &waits, err);
-	if (!rc) {
-		stats->blocked_states = relabel.len;
-		stats->blocked_ops = (uint64_t)db_query_int(db, "SELECT COUNT(*) FROM sync_ops WHERE blocked", 0);
-	}
-out:
-	sqlite3_finalize(states);
-	sqlite3_finalize(op);
-	free(relabel.v);
-	free(waits.v);
-	return rc;
+	sqlite3_finalize(st);
+	return 0;
 }
 
-/* ---- pass 3: who held each lock, and for how long -------------------- */
+static enum object_class class_of(const struct object_classes *c, int64_t id)
+{
+	return id >= 0 && id < c->len ? (enum object_class)c->of[id] : OBJ_OTHER;
+}
 
-enum lock_event { EV_RELEASE = 0, EV_REQUEST = 1, EV_ACQUIRE = 2 };
+/* A 'blocked' interval of thread_states and the innermost op under way when
+ * it began: the latest started (ties: the latest id) that had not ended. */
+struct blocked {
+	int64_t row, tid, start_ns, end_ns;
+	int64_t op_id, op_start_ns, op_end_ns, op_object; /* op_id 0: none yet */
+};
+
+struct blocked_list {
+	struct blocked *v;
+	size_t len, cap;
+};
+
+static int blocked_cmp(const void *a, const void *b)
+{
+	const struct blocked *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int load_blocked(sqlite3 *db, struct blocked_list *l, char **err)
+{
+	sqlite3_stmt *st;
+	int step;
+	if (sqlite3_prepare_v2(db, "SELECT rowid, tid, start_ns, end_ns FROM thread_states "
+				   "WHERE state = 'blocked'", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "thread_states", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct blocked *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 1024);
+		if (!v) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->v[l->len++] = (struct blocked){ .row = sqlite3_column_int64(st, 0),
+						   .tid = sqlite3_column_int64(st, 1),
+						   .start_ns = sqlite3_column_int64(st, 2),
+						   .end_ns = sqlite3_column_int64(st, 3) };
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return sql_fail(db, "thread_states", err);
+	qsort(l->v, l->len, sizeof(*l->v), blocked_cmp);
+	return 0;
+}
+
+/* The first interval of @tid that began at or after @ns. */
+static size_t blocked_first(const struct blocked_list *l, int64_t tid, int64_t ns)
+{
+	size_t lo = 0, hi = l->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct blocked *b = &l->v[mid];
+		if (b->tid < tid || (b->tid == tid && b->start_ns < ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Pass 2 for one op: every interval of its thread that began inside it. */
+static void claim_blocked(struct blocked_list *l, int64_t tid, int64_t op_id, int64_t object,
+			  int64_t start, int64_t end)
+{
+	for (size_t i = blocked_first(l, tid, start); i < l->len; i++) {
+		struct blocked *b = &l->v[i];
+		if (b->tid != tid || b->start_ns >= end)
+			break;
+		if (b->op_id && (b->op_start_ns > start || (b->op_start_ns == start && b->op_id > op_id)))
+			continue; /* a later op, nested in this one, was under way */
+		b->op_id = op_id;
+		b->op_start_ns = start;
+		b->op_end_ns = end;
+		b->op_object = object;
+	}
+}
+
+enum lock_event_type { EV_RELEASE = 0, EV_REQUEST = 1, EV_ACQUIRE = 2 };
+
+/*
+ * The events of every lock: a release at an unlock's start (or a cond
+ * wait's start, for its mutex), a request at an acquiring op's start, an
+ * acquisition at its end when it succeeded (a cond wait always takes its
+ * mutex back). Sorted by lock, time, then release < request < acquisition.
+ */
+struct lock_event {
+	int64_t ts_ns, op_id;
+	int32_t object, tid;
+	uint8_t type, write;
+};
+
+struct lock_events {
+	struct lock_event *v;
+	size_t len, cap;
+};
+
+static int lock_event_add(struct lock_events *l, int64_t object, int64_t ts, enum lock_event_type type,
+			  int64_t tid, int64_t op_id, int write)
+{
+	struct lock_event *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 4096);
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	l->v[l->len++] = (struct lock_event){ ts, op_id, (int32_t)object, (int32_t)tid, (uint8_t)type,
+					      (uint8_t)write };
+	return 0;
+}
+
+static int lock_event_cmp(const void *a, const void *b)
+{
+	const struct lock_event *x = a, *y = b;
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return (x->op_id > y->op_id) - (x->op_id < y->op_id);
+}
+
+static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
+static const char *const not_acquiring[] = { "unlock", "init", "destroy", NULL };
+
+/* Pass 3's events of one op. */
+static int add_lock_events(struct lock_events *l, const struct object_classes *c, sqlite3_stmt *op)
+{
+	int64_t id = sqlite3_column_int64(op, 0), tid = sqlite3_column_int64(op, 1);
+	int64_t object = sqlite3_column_int64(op, 2);
+	const char *name = (const char *)sqlite3_column_text(op, 3);
+	int64_t start = sqlite3_column_int64(op, 4), end = sqlite3_column_int64(op, 5);
+	int rc = 0;
+
+	if (!name)
+		return 0;
+	switch (class_of(c, object)) {
+	case OBJ_LOCK:
+		if (!strcmp(name, "unlock"))
+			return lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		if (op_is(name, not_acquiring))
+			return 0;
+		rc = lock_event_add(l, object, start, EV_REQUEST, tid, id, !op_is(name, read_ops));
+		if (!rc && sqlite3_column_type(op, 6) != SQLITE_NULL && sqlite3_column_int64(op, 6) == 0)
+			rc = lock_event_add(l, object, end, EV_ACQUIRE, tid, id, !op_is(name, read_ops));
+		return rc;
+	case OBJ_COND:
+		if ((strcmp(name, "wait") && strcmp(name, "timedwait")) || sqlite3_column_type(op, 7) == SQLITE_NULL)
+			return 0;
+		object = sqlite3_column_int64(op, 7); /* the mutex */
+		rc = lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		return rc ? rc : lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+	default:
+		return 0;
+	}
+}
 
 struct holder {
 	int64_t tid, since_ns, op_id;
@@ -261,29 +422,6 @@ struct lock_state {
 	size_t len, cap;
 };
 
-static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
-
-/*
- * The events of every lock, in order: a release at an unlock's start (or a
- * cond wait's start, for its mutex), a request at an acquiring op's start,
- * an acquisition at its end when it succeeded (a cond wait always takes its
- * mutex back). Ties: release, then request, then acquisition.
- */
-static const char lock_events_sql[] =
-	"WITH lk AS (SELECT op.id, op.tid, op.object_id, op.op, op.start_ns, op.end_ns, op.result "
-	"            FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
-	"            WHERE o.kind IN ('mutex', 'rwlock', 'spinlock')), "
-	"cw AS (SELECT op.id, op.tid, op.arg, op.start_ns, op.end_ns FROM sync_ops op "
-	"       JOIN sync_objects o ON o.id = op.object_id "
-	"       WHERE o.kind = 'cond' AND op.op IN ('wait', 'timedwait')) "
-	"SELECT object_id, start_ns, 0, tid, id, op FROM lk WHERE op = 'unlock' "
-	"UNION ALL SELECT object_id, start_ns, 1, tid, id, op FROM lk WHERE op NOT IN ('unlock', 'init', 'destroy') "
-	"UNION ALL SELECT object_id, end_ns, 2, tid, id, op FROM lk "
-	"          WHERE op NOT IN ('unlock', 'init', 'destroy') AND result = 0 "
-	"UNION ALL SELECT arg, start_ns, 0, tid, id, 'wait' FROM cw "
-	"UNION ALL SELECT arg, end_ns, 2, tid, id, 'wait' FROM cw "
-	"ORDER BY 1, 2, 3";
-
 static struct holder *holder_of(struct lock_state *l, int64_t tid)
 {
 	for (size_t i = l->len; i-- > 0;)
@@ -292,47 +430,43 @@ static struct holder *holder_of(struct lock_state *l, int64_t tid)
 	return NULL;
 }
 
-static int find_holders(sqlite3 *db, struct sync_resolve_stats *stats, char **err)
+/* Replay each lock's events: who held it at each request (@holders), and
+ * each acquisition's hold time (@holds). */
+static int replay_locks(const struct lock_events *ev, struct pending_list *holders, struct pending_list *holds,
+			struct sync_resolve_stats *stats)
 {
-	sqlite3_stmt *ev = NULL;
-	struct pending_list holders = { 0 }, holds = { 0 };
 	struct lock_state l = { .object = -1 };
-	int rc = 0, step;
+	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, lock_events_sql, -1, &ev, NULL) != SQLITE_OK)
-		return sql_fail(db, "lock events", err);
-	while (!rc && (step = sqlite3_step(ev)) == SQLITE_ROW) {
-		int64_t object = sqlite3_column_int64(ev, 0), ts = sqlite3_column_int64(ev, 1);
-		int type = sqlite3_column_int(ev, 2);
-		int64_t tid = sqlite3_column_int64(ev, 3), op_id = sqlite3_column_int64(ev, 4);
-		int write = !op_is((const char *)sqlite3_column_text(ev, 5), read_ops);
+	for (size_t k = 0; k < ev->len && !rc; k++) {
+		const struct lock_event *e = &ev->v[k];
 		struct holder *h;
 
-		if (object != l.object) {
-			l.object = object;
+		if (e->object != l.object) {
+			l.object = e->object;
 			l.len = 0;
 		}
-		switch (type) {
+		switch (e->type) {
 		case EV_RELEASE:
-			h = holder_of(&l, tid);
+			h = holder_of(&l, e->tid);
 			if (!h)
 				break; /* unlock of a lock this thread did not take */
 			if (--h->depth > 0)
 				break;
-			rc = pending_add(&holds, h->op_id, ts - h->since_ns);
+			rc = pending_add(holds, h->op_id, e->ts_ns - h->since_ns);
 			*h = l.h[--l.len];
 			break;
 		case EV_REQUEST:
 			for (size_t i = 0; i < l.len; i++) {
-				if (l.h[i].tid != tid && (write || l.h[i].write)) {
-					rc = pending_add(&holders, op_id, l.h[i].tid);
+				if (l.h[i].tid != e->tid && (e->write || l.h[i].write)) {
+					rc = pending_add(holders, e->op_id, l.h[i].tid);
 					stats->contended_ops++;
 					break;
 				}
 			}
 			break;
 		case EV_ACQUIRE:
-			h = holder_of(&l, tid);
+			h = holder_of(&l, e->tid);
 			if (h) {
 				h->depth++;
 				break;
@@ -343,18 +477,72 @@ static int find_holders(sqlite3 *db, struct sync_resolve_stats *stats, char **er
 				break;
 			}
 			l.h = h;
-			l.h[l.len++] = (struct holder){ tid, ts, op_id, write, 1 };
+			l.h[l.len++] = (struct holder){ e->tid, e->ts_ns, e->op_id, e->write, 1 };
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-		rc = sql_fail(db, "lock events", err);
-	sqlite3_finalize(ev);
+	free(l.h);
+	return rc;
+}
+
+static int join_and_replay(sqlite3 *db, struct sync_resolve_stats *stats, char **err)
+{
+	struct object_classes classes = { 0 };
+	struct blocked_list blocked = { 0 };
+	struct lock_events events = { 0 };
+	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 };
+	sqlite3_stmt *op = NULL;
+	int rc, step;
+
+	rc = load_object_classes(db, &classes, err);
+	if (!rc)
+		rc = load_blocked(db, &blocked, err);
+	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg "
+					  "FROM sync_ops", -1, &op, NULL) != SQLITE_OK)
+		rc = sql_fail(db, "sync_ops", err);
+	while (!rc && (step = sqlite3_step(op)) == SQLITE_ROW) {
+		if (blocked.len)
+			claim_blocked(&blocked, sqlite3_column_int64(op, 1), sqlite3_column_int64(op, 0),
+				      sqlite3_column_int64(op, 2), sqlite3_column_int64(op, 4),
+				      sqlite3_column_int64(op, 5));
+		rc = add_lock_events(&events, &classes, op);
+	}
+	if (!rc && op && step != SQLITE_DONE)
+		rc = sql_fail(db, "sync_ops", err);
+	sqlite3_finalize(op);
+
+	for (size_t i = 0; i < blocked.len && !rc; i++) {
+		const struct blocked *b = &blocked.v[i];
+		if (!b->op_id)
+			continue;
+		rc = pending_add(&relabel, b->row, b->op_object);
+		if (!rc)
+			rc = pending_add(&waits, b->op_id,
+					 (b->end_ns < b->op_end_ns ? b->end_ns : b->op_end_ns) - b->start_ns);
+	}
+	free(blocked.v);
+	if (!rc) {
+		qsort(events.v, events.len, sizeof(*events.v), lock_event_cmp);
+		rc = replay_locks(&events, &holders, &holds, stats);
+	}
+	free(events.v);
+	free(classes.of);
+
+	if (!rc)
+		rc = apply(db, "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?",
+			   &relabel, err);
+	if (!rc)
+		rc = apply(db, "UPDATE sync_ops SET blocked = 1, wait_ns = wait_ns + ? WHERE id = ?", &waits, err);
 	if (!rc)
 		rc = apply(db, "UPDATE sync_ops SET holder_tid = ? WHERE id = ?", &holders, err);
 	if (!rc)
 		rc = apply(db, "UPDATE sync_ops SET hold_ns = ? WHERE id = ?", &holds, err);
-	free(l.h);
+	if (!rc) {
+		stats->blocked_states = relabel.len;
+		stats->blocked_ops = count_rows(&waits);
+	}
+	free(relabel.v);
+	free(waits.v);
 	free(holders.v);
 	free(holds.v);
 	return rc;
@@ -366,11 +554,12 @@ int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
 	int rc;
 	memset(stats, 0, sizeof(*stats));
 	*err = NULL;
+	uint64_t t0 = clock_now_ns();
 	rc = split_lifetimes(db, lifetime_ids, n, stats, err);
+	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (!rc)
-		rc = join_blocked(db, stats, err);
-	if (!rc)
-		rc = find_holders(db, stats, err);
+		rc = join_and_replay(db, stats, err);
+	log_debug("sync tables: blocked ops and holders at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (rc == -ENOMEM && !*err && asprintf(err, "finishing the sync tables: out of memory") < 0)
 		*err = NULL;
 	return rc;

@@ -11,6 +11,10 @@
  *  3. holders: replaying each lock's acquire/release order gives every lock
  *     request the thread that held the lock when it asked (holder_tid) and
  *     every acquisition its hold time (hold_ns).
+ *
+ * Passes 2 and 3 share one plain scan of sync_ops and sort in memory (the
+ * blocked intervals, and ~1.5 lock events of 32 bytes per lock op: ~220 MB
+ * for a run of 4.7 M lock ops); their UPDATEs are applied in row order.
  */
 #ifndef MTX_COLLECTOR_SYNC_RESOLVE_H
 #define MTX_COLLECTOR_SYNC_RESOLVE_H
