@@ -19,7 +19,13 @@ static void setup(void)
 
 static void teardown(void)
 {
+	char side[80];
 	unlink(path);
+	/* A database opened in WAL mode leaves these beside it. */
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
 }
 
 TestSuite(db, .init = setup, .fini = teardown);
