@@ -236,6 +236,15 @@ static int on_signal(int sfd, pid_t child, int *wstatus)
 	return 0;
 }
 
+/* With -v: where the time after the program's exit goes. */
+static void log_since_exit(const char *what, uint64_t exit_ns)
+{
+	struct timespec cpu;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	log_debug("%s %.0f ms after the program's exit (collector CPU so far: %.0f ms)", what,
+		  (double)(clock_now_ns() - exit_ns) / 1e6, (double)cpu.tv_sec * 1e3 + (double)cpu.tv_nsec / 1e6);
+}
+
 int collect_run(const struct collect_options *o, struct collect_result *r, char **err)
 {
 	struct mtx_session s;
@@ -250,7 +259,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct pollfd *pfds = NULL;
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, kept;
-	uint64_t last_commit;
+	uint64_t last_commit, exit_ns;
 
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
@@ -373,19 +382,23 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		}
 	}
 	/* The program is gone: take what is left in the rings, in order. */
+	exit_ns = clock_now_ns();
 	session_disable(&s);
 	session_drain(&s);
 	collect_sync_stop(&cs);
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);
 	r->status = decode_status(wstatus);
 	model_finish(m, clock_now_ns(), t.pid, r->status);
+	log_since_exit("rings drained", exit_ns);
 	if (collect_sync_finish(&cs, w) && !r->record_failed)
 		r->record_failed = 1;
+	log_since_exit("sync tables finished", exit_ns);
 	if (calls_finish(calls, model_last_ns(m)) && !r->record_failed)
 		r->record_failed = 1;
 	/* After the sync tables: their call sites get named too. */
 	if (profile_finish(prof) && !r->record_failed)
 		r->record_failed = 1;
+	log_since_exit("functions named", exit_ns);
 	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	s.decoded[MTX_EV_CALL] += cs.call_events;
@@ -410,6 +423,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	rc = writer_close(w, 1);
 	w = NULL;
+	log_since_exit("indexes built, file closed", exit_ns);
 	if (rc) {
 		r->record_failed = 1;
 		log_error("writing %s: %s", o->output, rc == -ENOSPC ? "the disk is full" : strerror(-rc));
