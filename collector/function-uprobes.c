@@ -15,6 +15,7 @@
 #include "collector/session.h"
 #include "collector/tracepoint.h"
 #include "collector/uprobes.h"
+#include "src/demangle.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/log.h"
@@ -130,22 +131,28 @@ static int on_symbol(void *ctx, const struct elf_symbol *sym)
 	struct function_uprobes *u = sc->u;
 	struct keyhash_slot *slot;
 	struct function_probe *p;
-	if (!match_test(sc->match, sym->name))
+	/* A C++ function matches by its readable name too ('work::step'). */
+	char *readable = demangle(sym->name);
+	if (!match_test(sc->match, sym->name) && !(readable && match_test(sc->match, readable))) {
+		free(readable);
 		return 0;
-	if (is_not_called(sym->name))
-		return sc->error = note_skipped(u, sym->name);
+	}
+	if (is_not_called(sym->name)) {
+		sc->error = note_skipped(u, readable ? readable : sym->name);
+		free(readable);
+		return sc->error;
+	}
 	slot = keyhash_slot(&sc->offsets, (int64_t)sym->offset, 0, 0);
-	if (!slot)
-		return sc->error = -ENOMEM;
-	if (slot->v)
-		return 0; /* an alias, or the same symbol in .dynsym */
-	p = grow_array(u->probes, &u->cap_probes, u->nr_probes, sizeof(*p), 64);
-	if (!p)
-		return sc->error = -ENOMEM;
+	p = slot && !slot->v ? grow_array(u->probes, &u->cap_probes, u->nr_probes, sizeof(*p), 64) : NULL;
+	if (!p) {
+		free(readable);
+		/* slot->v: an alias, or the same symbol in .dynsym */
+		return slot && slot->v ? 0 : (sc->error = -ENOMEM);
+	}
 	u->probes = p;
 	p = &u->probes[u->nr_probes];
-	*p = (struct function_probe){ .name = strdup(sym->name), .module = sc->module, .offset = sym->offset,
-				      .size = sym->size };
+	*p = (struct function_probe){ .name = readable ? readable : strdup(sym->name), .module = sc->module,
+				      .offset = sym->offset, .size = sym->size };
 	if (!p->name)
 		return sc->error = -ENOMEM;
 	slot->v = ++u->nr_probes;

@@ -25,6 +25,7 @@
 #include "collector/profile.h"
 #include "collector/unwind.h"
 #include "src/clock.h"
+#include "src/demangle.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/log.h"
@@ -372,7 +373,11 @@ static int64_t function_id(struct mtx_profile *p, const char *name, const char *
 			return p->functions[i].id;
 		}
 	p->functions[i] = (struct function_slot){ .key = key, .id = (int64_t)++p->nr_functions };
-	writer_function(p->w, p->functions[i].id, name, module, file, line);
+	{
+		char *readable = demangle(name); /* C++: as people read it */
+		writer_function(p->w, p->functions[i].id, readable ? readable : name, module, file, line);
+		free(readable);
+	}
 	if (p->nr_functions * 2 > p->nr_function_slots)
 		grow_functions(p);
 	return (int64_t)p->nr_functions;

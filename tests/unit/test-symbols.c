@@ -7,6 +7,7 @@
  * Run-time addresses become file addresses through /proc/self/maps and
  * symbols_bias, as the collector does with MMAP2 records.
  */
+#include "src/demangle.h"
 #include "src/symbols.h"
 #include "tests/unit/symlib.h"
 
@@ -192,4 +193,20 @@ Test(symbols, missing_file)
 	cr_assert_eq(symbols_lookup(mod, 0x1000, frames), 0);
 	cr_assert_str_eq(symbols_source_name(SYMBOLS_DYNSYM), "dynsym");
 	symbols_free(s);
+}
+
+Test(symbols, cxx_names_are_demangled_and_c_names_left_alone)
+{
+	char *name = demangle("_ZN4work7CounterIlE3addEl");
+	cr_assert_not_null(name, "libstdc++'s demangler not found");
+	cr_assert_str_eq(name, "work::Counter<long>::add(long)");
+	free(name);
+	name = demangle("_ZN4work4stepEl.cold");
+	cr_assert_not_null(name);
+	cr_assert_str_eq(name, "work::step(long) [clone .cold]");
+	free(name);
+	cr_assert_null(demangle("main"));
+	cr_assert_null(demangle("_start"));
+	cr_assert_null(demangle("_Z!not-a-name"));
+	cr_assert_null(demangle(NULL));
 }
