@@ -5,7 +5,8 @@
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/c11threads samples/nofp samples/calltree samples/hooktree \
-	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr
+	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr \
+	samples/cxxcalls
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -77,3 +78,8 @@ samples_hooktree_finstr_CFLAGS = $(SAMPLE_COMPILE_FLAGS) -finstrument-functions
 samples_hooktree_finstr_LDFLAGS = -pthread
 
 EXTRA_DIST += samples/README samples/args.h
+
+# C++: readable names, std::mutex and std::thread (see the file's top).
+samples_cxxcalls_SOURCES = samples/cxxcalls.cc samples/args.h samples/selfcheck.h
+samples_cxxcalls_CXXFLAGS = $(WARN_CXXFLAGS) -fno-omit-frame-pointer
+samples_cxxcalls_LDFLAGS = -pthread

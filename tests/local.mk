@@ -108,6 +108,7 @@ E2E_TESTS = \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
 	tests/e2e/test-man.sh \
+	tests/e2e/test-cxx.sh \
 	tests/e2e/test-functions.sh
 # test-functions last: closing many uprobe events takes the kernel's
 # event_mutex for an RCU grace period each, which stalls the clone3 of

@@ -9,6 +9,9 @@
 # switches read by the thread itself just before it exits); and its sync
 # operations, per thread, kind and op, equal the counts the sample kept.
 # iobound's reads and writes also name their descriptor, of the right kind.
+# check_calls DB CHECK compares exact calls with the counts of a sample that
+# writes "call" lines (calltree, cxxcalls); check_list_functions checks what
+# --list-functions lists.
 # COLLECT_OPTS: more options for mtx collect (words, split on spaces).
 : "${SAMPLE_SUFFIX:=}"
 : "${COLLECT_OPTS:=}"
@@ -151,3 +154,55 @@ check_iobound_fds() {
 	fi
 }
 
+# check_calls DB CHECK - the calls of DB against the sample's own counts
+# (CHECK: a copy of DB with the self-check imported). Unfinished calls
+# must be exactly the ones the sample left open, marked thread_exit.
+check_calls() {
+	local db=$1 check=$2 bad
+	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'lost_functions'")" = 0 ] || fail "$db: function hits lost"
+	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'")" = 0 ] ||
+		fail "$db: returns without their entry"
+	[ "$(sql "$db" "SELECT COUNT(*) FROM calls")" -gt 0 ] || { fail "$db: no calls recorded"; return; }
+	# Per thread and (caller, callee), both ways: nothing missing or extra.
+	sql "$check" "CREATE TABLE cmp_calls AS
+		SELECT tid, caller, callee, SUM(sc) AS sc, SUM(db) AS db FROM (
+			SELECT tid, caller, callee, count AS sc, 0 AS db FROM sc_call
+			UNION ALL SELECT c.tid, COALESCE(pf.name, '-'), f.name, 0, COUNT(*) FROM calls c
+			JOIN functions f ON f.id = c.function_id
+			LEFT JOIN calls p ON p.id = c.parent_id LEFT JOIN functions pf ON pf.id = p.function_id
+			GROUP BY 1, 2, 3)
+		GROUP BY 1, 2, 3"
+	bad=$(sql "$check" "SELECT COUNT(*) FROM cmp_calls WHERE sc <> db")
+	if [ "$bad" != 0 ]; then
+		fail "$db: calls differ from the sample's for $bad (thread, caller, callee)"
+		sql "$check" "SELECT * FROM cmp_calls WHERE sc <> db LIMIT 8"
+	fi
+	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_call")" -gt 0 ] || fail "$db: the sample reported no call"
+	# Nesting: a child is its parent's thread, one level deeper, inside it.
+	bad=$(sql "$db" "SELECT COUNT(*) FROM calls c LEFT JOIN calls p ON p.id = c.parent_id WHERE
+		(p.id IS NULL AND (c.parent_id IS NOT NULL OR c.depth <> 0)) OR
+		(p.id IS NOT NULL AND (p.tid <> c.tid OR c.depth <> p.depth + 1 OR c.start_ns < p.start_ns
+			OR c.end_ns > p.end_ns)) OR c.end_ns < c.start_ns")
+	[ "$bad" = 0 ] || fail "$db: $bad calls not nested in their parent"
+	# Unfinished: exactly the sample's open calls, per thread.
+	bad=$(sql "$check" "SELECT COUNT(*) FROM (SELECT tid, SUM(n) AS n FROM (
+		SELECT tid, count AS n FROM sc_open UNION ALL
+		SELECT tid, -COUNT(*) FROM calls WHERE unfinished = 'thread_exit' GROUP BY tid) GROUP BY tid) WHERE n <> 0")
+	[ "$bad" = 0 ] || fail "$db: unfinished calls differ from the sample's open ones for $bad threads"
+	bad=$(sql "$db" "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND unfinished <> 'thread_exit'")
+	[ "$bad" = 0 ] || fail "$db: $bad calls closed for another reason than their thread's end"
+}
+
+# check_list_functions PROG PATTERN NAME... - mtx collect --list-functions
+# PATTERN -- PROG lists exactly the functions NAME... (in any order) and
+# says how many; its stderr is left in list.err.
+check_list_functions() {
+	local prog=$1 pattern=$2 want
+	shift 2
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	"$MTX" collect --list-functions "$pattern" -- "$prog" > list.out 2> list.err ||
+		fail "--list-functions '$pattern' exited $?"
+	[ "$(head -n -1 list.out | awk '{ print $1 }' | sort | tr '\n' ' ')" = "$want" ] ||
+		fail "--list-functions '$pattern' listed: $(cat list.out)"
+	[ "$(tail -1 list.out)" = "$# functions match '$pattern'" ] || fail "--list-functions count line: $(tail -1 list.out)"
+}

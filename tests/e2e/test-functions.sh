@@ -24,10 +24,7 @@ cd "$TMP" || exit 1
 CALLTREE=$SAMPLES/calltree
 
 # --list-functions: the four tree_ functions, and the count.
-"$MTX" collect --list-functions '^tree_' -- "$CALLTREE" > list.out 2> list.err || fail "--list-functions exited $?"
-[ "$(awk '{ print $1 }' list.out | head -n -1 | sort | tr '\n' ' ')" = "tree_branch tree_leaf tree_round tree_walk " ] ||
-	fail "--list-functions '^tree_' listed: $(cat list.out)"
-[ "$(tail -1 list.out)" = "4 functions match '^tree_'" ] || fail "--list-functions count line: $(tail -1 list.out)"
+check_list_functions "$CALLTREE" '^tree_' tree_branch tree_leaf tree_round tree_walk
 
 # A bad pattern: one line on stderr, exit 2, nothing run.
 for opt in --list-functions --functions; do
@@ -63,45 +60,6 @@ cmp -s all.plain.out all.mtx.out || fail "--functions .: the program's output di
 grep -q "not traced: .*_start" all.err || fail "--functions . did not say that _start is left out: $(cat all.err)"
 [ "$(sql all.db "SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'main'")" = 1 ] ||
 	fail "--functions .: main not recorded once"
-
-# check_calls DB CHECK - the calls of DB against the sample's own counts
-# (CHECK: a copy of DB with the self-check imported). Unfinished calls
-# must be exactly the ones the sample left open, marked thread_exit.
-check_calls() {
-	local db=$1 check=$2 bad
-	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'lost_functions'")" = 0 ] || fail "$db: function hits lost"
-	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'")" = 0 ] ||
-		fail "$db: returns without their entry"
-	[ "$(sql "$db" "SELECT COUNT(*) FROM calls")" -gt 0 ] || { fail "$db: no calls recorded"; return; }
-	# Per thread and (caller, callee), both ways: nothing missing or extra.
-	sql "$check" "CREATE TABLE cmp_calls AS
-		SELECT tid, caller, callee, SUM(sc) AS sc, SUM(db) AS db FROM (
-			SELECT tid, caller, callee, count AS sc, 0 AS db FROM sc_call
-			UNION ALL SELECT c.tid, COALESCE(pf.name, '-'), f.name, 0, COUNT(*) FROM calls c
-			JOIN functions f ON f.id = c.function_id
-			LEFT JOIN calls p ON p.id = c.parent_id LEFT JOIN functions pf ON pf.id = p.function_id
-			GROUP BY 1, 2, 3)
-		GROUP BY 1, 2, 3"
-	bad=$(sql "$check" "SELECT COUNT(*) FROM cmp_calls WHERE sc <> db")
-	if [ "$bad" != 0 ]; then
-		fail "$db: calls differ from the sample's for $bad (thread, caller, callee)"
-		sql "$check" "SELECT * FROM cmp_calls WHERE sc <> db LIMIT 8"
-	fi
-	[ "$(sql "$check" "SELECT COUNT(*) FROM sc_call")" -gt 0 ] || fail "$db: the sample reported no call"
-	# Nesting: a child is its parent's thread, one level deeper, inside it.
-	bad=$(sql "$db" "SELECT COUNT(*) FROM calls c LEFT JOIN calls p ON p.id = c.parent_id WHERE
-		(p.id IS NULL AND (c.parent_id IS NOT NULL OR c.depth <> 0)) OR
-		(p.id IS NOT NULL AND (p.tid <> c.tid OR c.depth <> p.depth + 1 OR c.start_ns < p.start_ns
-			OR c.end_ns > p.end_ns)) OR c.end_ns < c.start_ns")
-	[ "$bad" = 0 ] || fail "$db: $bad calls not nested in their parent"
-	# Unfinished: exactly the sample's open calls, per thread.
-	bad=$(sql "$check" "SELECT COUNT(*) FROM (SELECT tid, SUM(n) AS n FROM (
-		SELECT tid, count AS n FROM sc_open UNION ALL
-		SELECT tid, -COUNT(*) FROM calls WHERE unfinished = 'thread_exit' GROUP BY tid) GROUP BY tid) WHERE n <> 0")
-	[ "$bad" = 0 ] || fail "$db: unfinished calls differ from the sample's open ones for $bad threads"
-	bad=$(sql "$db" "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND unfinished <> 'thread_exit'")
-	[ "$bad" = 0 ] || fail "$db: $bad calls closed for another reason than their thread's end"
-}
 
 COLLECT_OPTS="--functions ^tree_"
 for ending in return exit; do
