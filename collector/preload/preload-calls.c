@@ -46,10 +46,12 @@
  * thread exit, as it does for exit() called from inside functions). Not
  * handled: thread cancellation, instrumented functions run by a signal
  * handler on an alternate stack less than STALE_SPAN above the thread's own
- * (their entries would take the interrupted frames for abandoned ones), and
- * a C++ exception thrown through a -pg frame (the unwinder cannot
- * step through the trampoline and calls terminate): C++ programs should use
- * -finstrument-functions. Calls deeper than SHADOW_DEPTH on one thread are
+ * (their entries would take the interrupted frames for abandoned ones).
+ * C++ exceptions: the unwinder reads return addresses and cannot step
+ * through the trampoline (the program would terminate), so when one is
+ * raised the real addresses go back into their slots, and when it is
+ * caught the frames it unwound end and the live ones are redirected again
+ * (preload-unwind.c). Calls deeper than SHADOW_DEPTH on one thread are
  * not recorded (their entry is counted lost), nor are functions run while
  * the thread has no lane and none can be had (lost_nolane).
  *
@@ -261,18 +263,47 @@ HOOK uint64_t preload_pg_exit(uint64_t sp_at_return)
 	return ret;
 }
 
-void preload_calls_thread_exit(void)
+/* Put the real return addresses back into every slot the hooks redirected,
+ * for an unwinder to read. Top down: with tail calls an entry's "real"
+ * address may be the trampoline, put right by an entry further down. */
+static void restore_slots(const struct shadow_stack *s)
 {
-	struct shadow_stack *s = &shadow;
-
-	/* Top down: with tail calls an entry's "real" address may be the
-	 * trampoline, put right by an entry further down. */
-	while (s->sp > 0) {
-		struct shadow_entry *e = &s->e[--s->sp];
+	for (uint32_t i = s->sp; i-- > 0;) {
+		const struct shadow_entry *e = &s->e[i];
 
 		if (*e->slot == (uint64_t)(uintptr_t)preload_pg_return)
 			*e->slot = e->ret;
 	}
+}
+
+void preload_calls_thread_exit(void)
+{
+	restore_slots(&shadow);
+	shadow.sp = 0;
+}
+
+void preload_calls_unwinding(void)
+{
+	restore_slots(&shadow);
+}
+
+void preload_calls_caught(const void *sp)
+{
+	struct shadow_stack *s = &shadow;
+	uint64_t stamp;
+
+	if (s->sp == 0)
+		return;
+	/* Frames below the catching one are gone: they end now. */
+	stamp = hook_now() | MTX_CALL_EXIT;
+	while (s->sp > 0 && (const void *)s->e[s->sp - 1].slot < sp) {
+		call_record(&preload_tls, stamp, s->e[s->sp - 1].fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->sp--;
+	}
+	/* The rest are live and return through the trampoline again. */
+	for (uint32_t i = 0; i < s->sp; i++)
+		*s->e[i].slot = (uint64_t)(uintptr_t)preload_pg_return;
 }
 
 /*

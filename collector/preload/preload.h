@@ -156,6 +156,11 @@ int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 /* pthread_exit/thrd_exit: give back the return addresses the -pg hooks
  * replaced, so the unwinding they do finds the real frames. */
 void preload_calls_thread_exit(void);
+/* An exception is about to be unwound: the same, keeping the entries. */
+void preload_calls_unwinding(void);
+/* It was caught by the frame whose stack pointer is @sp: the calls it
+ * unwound end now; the frames above are redirected again. */
+void preload_calls_caught(const void *sp);
 
 /* The region asks for user stacks with each record (mtx collect
  * --sync-stacks): the most frames to walk, 0 for none. */
