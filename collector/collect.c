@@ -12,6 +12,7 @@
 #include "collector/collect.h"
 #include "collector/calls.h"
 #include "collector/collect-sync.h"
+#include "collector/elf-symbols.h"
 #include "collector/fd-kind.h"
 #include "collector/function-uprobes.h"
 #include "collector/model.h"
@@ -141,6 +142,13 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 }
 
 /* Find and define the probes of --functions; none found is an error. */
+static int is_libstdcxx(void *ctx, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	(void)ctx;
+	return !strncmp(base ? base + 1 : path, "libstdc++", 9);
+}
+
 static int prepare_functions(struct function_uprobes **fu, const struct collect_options *o, char **err)
 {
 	char path[PATH_MAX];
@@ -162,6 +170,12 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 	rc = function_uprobes_define(*fu, err);
 	if (!rc)
 		log_info("tracing the calls of %zu functions", function_uprobes_count(*fu));
+	/* The kernel's return probe puts its own address where the return
+	 * address was; the C++ unwinder cannot step past it. */
+	if (!rc && elf_needed_each(path, is_libstdcxx, NULL) > 0)
+		log_warn("%s is C++: an exception that leaves a traced function ends the program "
+			 "(std::terminate); trace functions exceptions do not leave, or build with -pg",
+			 o->argv[0]);
 	return rc;
 }
 
