@@ -3,17 +3,23 @@
  * member of a class template, and take a std::mutex, for mtx on C++ code
  * (readable names, and the C++ runtime's locks and threads traced like C's).
  *
- * Usage: cxxcalls [threads=3] [rounds=100]   (1 <= threads <= 64, 1 <= rounds <= 1000000)
+ * Usage: cxxcalls [threads=3] [rounds=100] [throw]
+ *        (1 <= threads <= 64, 1 <= rounds <= 1000000)
  *
  * Thread i ("worker-i", a std::thread) runs rounds * (i + 1) rounds. A round
  * calls work::step(long) once; step takes the shared std::mutex (one
  * pthread_mutex_lock and one pthread_mutex_unlock, through libstdc++) and
  * calls work::Counter<long>::add(long) twice. The functions' mangled
- * names are _ZN4work4stepEl and _ZN4work7CounterIlE3addEl.
+ * names are _ZN4work4stepEl and _ZN4work7CounterIlE3addEl. With "throw",
+ * step first calls work::check(long), which throws std::range_error in
+ * every fifth round, through its own frame, to the handler in step (which
+ * then adds nothing that round).
  *
  * A run under mtx collect --functions 'work::' must show these functions
  * by their readable names, per thread exactly the calls counted here, each
- * add inside a step, and the mutex's lock and unlock ops per thread.
+ * add inside a step, and the mutex's lock and unlock ops per thread. Built
+ * with -pg (cxxcalls-pg), with "throw", the same under mtx collect alone:
+ * each check call ends, the thrown ones where step caught the exception.
  * Output: "worker-<i>: <n> rounds" per thread as it is joined, then
  * "total <sum of the counter>"; the same for the same arguments.
  * Self-check (MTX_SELFCHECK, see selfcheck.h): the thread and op lines,
@@ -21,8 +27,10 @@
  * per (caller, callee), as samples/calltree writes them.
  */
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <pthread.h>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -34,7 +42,8 @@ extern "C" {
 namespace work {
 
 static std::mutex lock;
-static thread_local unsigned long steps, adds;
+static thread_local unsigned long steps, adds, checks;
+static bool throwing;
 
 template <typename T> class Counter {
 public:
@@ -52,9 +61,23 @@ private:
 
 static Counter<long> counter;
 
+__attribute__((noinline, noipa)) void check(long n)
+{
+	checks++;
+	if (n % 5 == 4)
+		throw std::range_error("fifth round");
+}
+
 __attribute__((noinline, noipa)) void step(long n)
 {
 	steps++;
+	if (throwing) {
+		try {
+			check(n);
+		} catch (const std::range_error &) {
+			return;
+		}
+	}
 	selfcheck_count("mutex", "lock");
 	std::lock_guard<std::mutex> hold(lock);
 	counter.add(n);
@@ -80,6 +103,10 @@ static void write_calls()
 	selfcheck_write_line(fd, line, snprintf(line, sizeof(line),
 			     "call pid=%d tid=%d caller=work::step(long) callee=work::Counter<long>::add(long) count=%lu\n",
 			     pid, tid, work::adds));
+	if (work::checks)
+		selfcheck_write_line(fd, line, snprintf(line, sizeof(line),
+				     "call pid=%d tid=%d caller=work::step(long) callee=work::check(long) count=%lu\n",
+				     pid, tid, work::checks));
 	close(fd);
 }
 
@@ -98,11 +125,12 @@ int main(int argc, char **argv)
 {
 	unsigned long nr_threads = 3, rounds = 100;
 	std::vector<std::thread> threads;
-	if (argc > 3 || (argc > 1 && parse_arg(argv[1], 1, 64, &nr_threads)) ||
-	    (argc > 2 && parse_arg(argv[2], 1, 1000000, &rounds))) {
-		fprintf(stderr, "usage: cxxcalls [threads=3] [rounds=100]\n");
+	if (argc > 4 || (argc > 1 && parse_arg(argv[1], 1, 64, &nr_threads)) ||
+	    (argc > 2 && parse_arg(argv[2], 1, 1000000, &rounds)) || (argc > 3 && strcmp(argv[3], "throw"))) {
+		fprintf(stderr, "usage: cxxcalls [threads=3] [rounds=100] [throw]\n");
 		return 2;
 	}
+	work::throwing = argc > 3;
 	for (unsigned long i = 0; i < nr_threads; i++) {
 		selfcheck_count("thread", "create");
 		threads.emplace_back(worker, (int)i, rounds * (i + 1));

@@ -6,7 +6,7 @@ noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/c11threads samples/nofp samples/calltree samples/hooktree \
 	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr \
-	samples/cxxcalls
+	samples/cxxcalls samples/cxxcalls-pg
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -83,3 +83,6 @@ EXTRA_DIST += samples/README samples/args.h
 samples_cxxcalls_SOURCES = samples/cxxcalls.cc samples/args.h samples/selfcheck.h
 samples_cxxcalls_CXXFLAGS = $(WARN_CXXFLAGS) -fno-omit-frame-pointer
 samples_cxxcalls_LDFLAGS = -pthread
+samples_cxxcalls_pg_SOURCES = $(samples_cxxcalls_SOURCES)
+samples_cxxcalls_pg_CXXFLAGS = $(samples_cxxcalls_CXXFLAGS) -pg
+samples_cxxcalls_pg_LDFLAGS = -pthread -pg
