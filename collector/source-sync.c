@@ -10,9 +10,11 @@
  * bound check.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,38 @@ int sync_region_create(struct sync_region **out)
 	return sync_region_create_sized(out, MTX_SHM_DEFAULT_LANES, MTX_SHM_DEFAULT_LANE_RECORDS);
 }
 
+/*
+ * Remove the regions of collectors that are gone: a killed collector never
+ * unlinks its own, and each would keep its memory in /dev/shm (named
+ * "mtx-sync-PID-..." and "mtx-call-PID-...", PID the collector's) until
+ * the next boot. Once per process, before the first region is made.
+ */
+static void remove_stale_regions(void)
+{
+	static int done;
+	struct dirent *e;
+	DIR *d;
+
+	if (done)
+		return;
+	done = 1;
+	d = opendir("/dev/shm");
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char name[300];
+		int pid;
+
+		if (sscanf(e->d_name, "mtx-sync-%d-", &pid) != 1 && sscanf(e->d_name, "mtx-call-%d-", &pid) != 1)
+			continue;
+		if (pid <= 0 || pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		shm_unlink(name);
+	}
+	closedir(d);
+}
+
 /* Create a region of either kind: @magic, @record_size, @prefix of its
  * shm name, @env the variable that names it. */
 static int region_create(struct sync_region **out, const char *magic, uint32_t record_size,
@@ -81,6 +115,7 @@ static int region_create(struct sync_region **out, const char *magic, uint32_t r
 		free(r);
 		return -ENOMEM;
 	}
+	remove_stale_regions();
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)r;
 	/* O_EXCL and a random part: never attach to someone else's object. */
