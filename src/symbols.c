@@ -211,6 +211,28 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 	/* DWARF scopes, innermost first, up to the physical function. */
 	cu = dwfl_module_addrdie(m->mod, addr, &dwbias);
 	nr_scopes = cu ? dwarf_getscopes(cu, addr - dwbias, &scopes) : 0;
+	/* Past an inlined function dwarf_getscopes goes on with the scopes
+	 * of its abstract definition (a namespace, a class, the file), not
+	 * with the function it was inlined into: take the innermost inlined
+	 * instance's own parents instead. */
+	for (int i = 0; i < nr_scopes; i++) {
+		Dwarf_Die *chain = NULL;
+		int nr_chain;
+
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		nr_chain = dwarf_getscopes_die(&scopes[i], &chain);
+		if (nr_chain > 0) {
+			free(scopes);
+			scopes = chain;
+			nr_scopes = nr_chain;
+		} else {
+			free(chain);
+		}
+		break;
+	}
 	for (int i = 0; i < nr_scopes && n < SYMBOLS_MAX_FRAMES - 1; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)

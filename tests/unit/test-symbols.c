@@ -86,6 +86,19 @@ __attribute__((noinline)) static void outer_function(void)
 	__asm__ volatile("");
 }
 
+static inline __attribute__((always_inline)) void inlined_twice(void)
+{
+	inlined_helper();
+	__asm__ volatile("");
+}
+
+static const int outer_twice_line = __LINE__ + 1;
+__attribute__((noinline)) static void outer_of_two(void)
+{
+	inlined_twice();
+	__asm__ volatile("");
+}
+
 Test(symbols, pie_executable_names_its_functions_with_their_lines)
 {
 	struct mtx_symbols *s = symbols_new();
@@ -101,20 +114,38 @@ Test(symbols, pie_executable_names_its_functions_with_their_lines)
 	symbols_free(s);
 }
 
+/*
+ * Inlined frames, outermost first, each with its line, and the physical
+ * function with its own file and line. (dwarf_getscopes continues past an
+ * inlined function with its abstract definition's scopes: the levels it
+ * was inlined into must come from the concrete tree.)
+ */
 Test(symbols, inlined_frames_come_outermost_first)
 {
 	struct mtx_symbols *s = symbols_new();
-	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	struct mtx_frame one[SYMBOLS_MAX_FRAMES], two[SYMBOLS_MAX_FRAMES];
 	struct mtx_module *mod;
-	int n;
+	int n1, n2;
 
-	outer_function();
 	/* return address - 1: inside the call, inside the inlined code */
-	n = frames_at(s, inner_return - 1, frames, &mod);
-	cr_assert_eq(n, 2, "%d frames", n);
-	cr_assert_str_eq(frames[0].name, "outer_function");
-	cr_assert_str_eq(frames[1].name, "inlined_helper");
-	cr_assert_eq(frames[1].line, inlined_line);
+	outer_function();
+	n1 = frames_at(s, inner_return - 1, one, &mod);
+	outer_of_two();
+	n2 = frames_at(s, inner_return - 1, two, &mod);
+
+	cr_assert_eq(n1, 2, "%d frames", n1);
+	cr_assert_str_eq(one[0].name, "outer_function");
+	cr_assert_not_null(one[0].file, "the outer function lost its file");
+	cr_assert_str_eq(base(one[0].file), "test-symbols.c");
+	cr_assert_str_eq(one[1].name, "inlined_helper");
+	cr_assert_eq(one[1].line, inlined_line);
+
+	cr_assert_eq(n2, 3, "%d frames", n2);
+	cr_assert_str_eq(two[0].name, "outer_of_two");
+	cr_assert_not_null(two[0].file, "the outer function lost its file");
+	cr_assert_eq(two[0].line, outer_twice_line);
+	cr_assert_str_eq(two[1].name, "inlined_twice");
+	cr_assert_str_eq(two[2].name, "inlined_helper");
 	symbols_free(s);
 }
 
