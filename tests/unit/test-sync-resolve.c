@@ -118,6 +118,33 @@ Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
 	cr_assert_eq(q("SELECT COUNT(*) FROM sync_usage"), 9);
 }
 
+Test(sync_resolve, cond_waits_name_the_lifetime_of_their_mutex_they_fell_into)
+{
+	/* Mutex A lives three times: [10, 20], [30, 40], [50, ...); cond C
+	 * waits with it at 15, 35 and 55 (and B, never reused, at 36): each
+	 * wait's arg is the lifetime of A it fell into. */
+	op(10, 1, K(MUTEX), O(INIT), A, 10, 10, 0, 0);
+	op(10, 1, K(COND), O(WAIT), C, 15, 16, 0, A);
+	op(10, 1, K(MUTEX), O(DESTROY), A, 20, 20, 0, 0);
+	op(10, 1, K(MUTEX), O(INIT), A, 30, 30, 0, 0);
+	op(10, 1, K(COND), O(WAIT), C, 35, 36, 0, A);
+	op(10, 1, K(COND), O(WAIT), C, 36, 37, 0, B);
+	op(10, 1, K(MUTEX), O(DESTROY), A, 40, 40, 0, 0);
+	op(10, 1, K(MUTEX), O(INIT), A, 50, 50, 0, 0);
+	op(10, 1, K(COND), O(WAIT), C, 55, 56, 0, A);
+	resolve();
+
+	cr_assert_eq(stats.lifetimes_split, 2);
+	cr_assert_eq(q("SELECT arg FROM sync_ops WHERE op = 'wait' AND start_ns = 15"),
+		     q("SELECT id FROM sync_objects WHERE addr = 4096 AND created_ns = 10"));
+	cr_assert_eq(q("SELECT arg FROM sync_ops WHERE op = 'wait' AND start_ns = 35"),
+		     q("SELECT id FROM sync_objects WHERE addr = 4096 AND created_ns = 30"));
+	cr_assert_eq(q("SELECT arg FROM sync_ops WHERE op = 'wait' AND start_ns = 55"),
+		     q("SELECT id FROM sync_objects WHERE addr = 4096 AND created_ns = 50"));
+	cr_assert_eq(q("SELECT arg FROM sync_ops WHERE op = 'wait' AND start_ns = 36"),
+		     q("SELECT id FROM sync_objects WHERE addr = 8192"));
+}
+
 Test(sync_resolve, blocked_intervals_inside_an_op_become_blocked_sync)
 {
 	/* Thread 5 locks A over 100..200, blocked 120..170 within it; a
