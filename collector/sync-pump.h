@@ -65,9 +65,10 @@ struct call_batch {
  */
 #define CALL_PUMP_MAX_HELD (16u << 20)
 
-/* Entries handed out per take: 10 MiB of call_entry, and as many events in
- * the ordering stage until they are flushed. */
-#define CALL_PUMP_TAKE_MAX (1u << 18)
+/* Entries handed out per take: 2.5 MiB of call_entry, and as many events
+ * in the ordering stage until they are flushed. The pump waits while a take
+ * merges (about a millisecond): far less than its lanes hold. */
+#define CALL_PUMP_TAKE_MAX (1u << 16)
 
 /* sync_pump_start - start draining @r and, unless NULL, the call region
  * @calls (both still owned by the caller). Returns 0 or -errno. */
