@@ -6,7 +6,10 @@
 # Usage: cd BUILD && ../bench/function-hook-cost.sh [rounds=5] [threads rounds depth]
 #        (hooktree's arguments, default "1 300 10": 1.3 M calls on one worker)
 # Environment: MTX, SAMPLES_DIR, BENCH (bench/sync-op-cost), LIB, RESULTS
-# (default bench/results/function-hook-cost.txt in the source tree; - for none).
+# (default bench/results/function-hook-cost.txt in the source tree; - for none),
+# MTX_BASE (another build's mtx: adds base-hooks-* and base-mtx-*, the same
+# runs with that build's library and collector, interleaved with the rest),
+# LIB_BASE (default: the library next to MTX_BASE).
 #
 # Every round runs each kind once, in this order, on samples/hooktree built
 # plain, with -pg (hooktree-pg) and with -finstrument-functions
@@ -19,6 +22,7 @@
 #   uftrace-*    `uftrace record --no-libcall` of the build
 #   mtx-*        `mtx collect -q -e sched,sync` of the build: end to end,
 #                calls rows written to run.db included
+#   base-*       hooks-* and mtx-* with MTX_BASE's build (when set)
 # Each run reports the time its calls took from inside the program
 # (HOOKTREE_NS) and the script times the whole command. ns per call =
 # (median of the kind - median of plain) / calls, both ways; "best" is the
@@ -35,17 +39,26 @@ SAMPLES_DIR=${SAMPLES_DIR:-./samples}
 BENCH=${BENCH:-./bench/sync-op-cost}
 LIB=${LIB:-./collector/preload/.libs/libmtx-preload.so}
 RESULTS=${RESULTS:-$src/bench/results/function-hook-cost.txt}
+MTX_BASE=${MTX_BASE:-}
+if [ -n "$MTX_BASE" ]; then
+	LIB_BASE=${LIB_BASE:-$(dirname "$MTX_BASE")/collector/preload/.libs/libmtx-preload.so}
+	for f in "$MTX_BASE" "$LIB_BASE"; do
+		[ -e "$f" ] || { echo "function-hook-cost.sh: $f not found (build the base first)" >&2; exit 1; }
+	done
+fi
 for f in "$MTX" "$BENCH" "$LIB" "$SAMPLES_DIR/hooktree" "$SAMPLES_DIR/hooktree-pg" "$SAMPLES_DIR/hooktree-finstr"; do
 	[ -e "$f" ] || { echo "function-hook-cost.sh: $f not found (build first)" >&2; exit 1; }
 done
 command -v uftrace >/dev/null || { echo "function-hook-cost.sh: uftrace not installed (apt-get install uftrace)" >&2; exit 1; }
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 MTX=$(abs "$MTX"); BENCH=$(abs "$BENCH"); LIB=$(abs "$LIB"); SAMPLES_DIR=$(abs "$SAMPLES_DIR")
+[ -n "$MTX_BASE" ] && MTX_BASE=$(abs "$MTX_BASE") && LIB_BASE=$(abs "$LIB_BASE")
 TMP=$(mktemp -d /tmp/function-hook-cost.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1 # -pg programs write gmon.out here
 
 KINDS="plain pg finstr hooks-pg hooks-finstr uftrace-pg uftrace-finstr mtx-pg mtx-finstr"
+[ -n "$MTX_BASE" ] && KINDS="$KINDS base-hooks-pg base-hooks-finstr base-mtx-pg base-mtx-finstr"
 run_kind() {
 	local kind=$1 build
 	case $kind in
@@ -58,8 +71,10 @@ run_kind() {
 	case $kind in
 	plain|pg|finstr) HOOKTREE_NS=1 "$prog" $args ;;
 	hooks-*) HOOKTREE_NS=1 "$BENCH" collect-calls "$LIB" 262144 1000 -- "$prog" $args ;;
+	base-hooks-*) HOOKTREE_NS=1 "$BENCH" collect-calls "$LIB_BASE" 262144 1000 -- "$prog" $args ;;
 	uftrace-*) rm -rf ud; HOOKTREE_NS=1 uftrace record --no-libcall -d ud "$prog" $args ;;
 	mtx-*) HOOKTREE_NS=1 "$MTX" collect -q -e sched,sync -o run.db -- "$prog" $args ;;
+	base-mtx-*) HOOKTREE_NS=1 "$MTX_BASE" collect -q -e sched,sync -o run.db -- "$prog" $args ;;
 	esac
 }
 
@@ -82,7 +97,7 @@ done
 report() {
 	echo "# function-hook-cost: $(date -u +%Y-%m-%dT%H:%MZ) commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null)" \
 		"load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# hooktree $args: $calls calls per run, $rounds rounds, medians"
+	echo "# hooktree $args: $calls calls per run, $rounds rounds, medians${MTX_BASE:+; base-*: $MTX_BASE}"
 	printf '%-16s %12s %12s %16s %14s %16s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call best_in-prog_ns
 	local pin pw pbest
 	pin=$(median < in.plain); pw=$(median < wall.plain); pbest=$(sort -n in.plain | head -1)

@@ -29,8 +29,22 @@ struct call_stack {
 	int32_t tid;
 };
 
+/*
+ * Rows wait in a window of CALLS_WINDOW ids before they are written, so
+ * that they reach SQLite in id order, appended to the table's b-tree,
+ * WRITER_CALL_BATCH to an INSERT (a child closes before its parent, whose
+ * id is lower). A call still open when the window moves past its id is
+ * written alone when it closes. The window is written out at every commit
+ * (calls_flush) and at the end.
+ */
+#define CALLS_WINDOW 65536u /* rows; 3.5 MiB */
+
 struct mtx_calls {
 	struct mtx_writer *w;
+	struct writer_call_row *window; /* slot id % CALLS_WINDOW; id 0: empty */
+	int64_t window_base;            /* lowest id the window still holds */
+	struct writer_call_row *out;    /* rows to write, in order */
+	size_t nr_out;
 	calls_function_fn name_fn;
 	void *name_ctx;
 	struct keyhash by_tid;     /* tid -> index into stacks */
@@ -49,7 +63,45 @@ struct mtx_calls *calls_new(struct mtx_writer *w, calls_function_fn name_fn, voi
 	c->name_fn = name_fn;
 	c->name_ctx = name_ctx;
 	c->next_id = 1;
+	c->window_base = 1;
+	c->window = calloc(CALLS_WINDOW, sizeof(*c->window));
+	c->out = malloc(CALLS_WINDOW * sizeof(*c->out));
+	if (!c->window || !c->out) {
+		calls_free(c);
+		return NULL;
+	}
 	return c;
+}
+
+static void write_out(struct mtx_calls *c)
+{
+	writer_calls(c->w, c->out, c->nr_out);
+	c->nr_out = 0;
+}
+
+/* Write the window's rows of ids below @upto_id, in id order. */
+static void window_write(struct mtx_calls *c, int64_t upto_id)
+{
+	for (; c->window_base < upto_id; c->window_base++) {
+		struct writer_call_row *r = &c->window[c->window_base % CALLS_WINDOW];
+
+		if (r->id == 0)
+			continue; /* still open, or never written (no memory) */
+		if (c->nr_out == CALLS_WINDOW)
+			write_out(c);
+		c->out[c->nr_out++] = *r;
+		r->id = 0;
+	}
+	write_out(c);
+}
+
+/* Hold @r in the window, or write it alone when the window passed its id. */
+static void put_row(struct mtx_calls *c, const struct writer_call_row *r)
+{
+	if (r->id < c->window_base)
+		writer_calls(c->w, r, 1);
+	else
+		c->window[r->id % CALLS_WINDOW] = *r;
 }
 
 /* The stack of @tid, created empty; NULL when out of memory. */
@@ -79,8 +131,10 @@ static void close_top(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns
 {
 	const struct call_frame *f = &s->frames[--s->depth];
 	const struct call_frame *parent = s->depth ? &s->frames[s->depth - 1] : NULL;
-	writer_call(c->w, f->id, s->tid, f->function_id, parent ? parent->id : -1, (int)s->depth, f->start_ns,
-		    end_ns, why);
+	put_row(c, &(struct writer_call_row){
+		.id = f->id, .tid = s->tid, .function_id = f->function_id, .parent_id = parent ? parent->id : -1,
+		.depth = (int32_t)s->depth, .start_ns = f->start_ns, .end_ns = end_ns, .unfinished = why,
+	});
 	c->written++;
 	if (why)
 		c->unfinished++;
@@ -108,6 +162,9 @@ static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 		return;
 	}
 	s->frames = frames;
+	/* the window moves on by halves, so rows go out in long runs */
+	if (c->next_id >= c->window_base + CALLS_WINDOW)
+		window_write(c, c->window_base + CALLS_WINDOW / 2);
 	s->frames[s->depth++] = (struct call_frame){
 		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .id = c->next_id++, .function_id = function_id,
 	};
@@ -156,12 +213,18 @@ int calls_finish(struct mtx_calls *c, uint64_t end_ns)
 {
 	for (size_t i = 0; i < c->nr_stacks; i++)
 		close_all(c, &c->stacks[i], end_ns, CLOSED_BY_RUN_END);
+	window_write(c, c->next_id);
 	writer_meta_int(c->w, "calls", (int64_t)c->written);
 	writer_meta_int(c->w, "calls_unfinished", (int64_t)c->unfinished);
 	writer_meta_int(c->w, "calls_unmatched_returns", (int64_t)c->unmatched);
 	if (c->no_memory)
 		writer_meta_int(c->w, "calls_dropped_no_memory", (int64_t)c->no_memory);
 	return writer_commit(c->w);
+}
+
+void calls_flush(struct mtx_calls *c)
+{
+	window_write(c, c->next_id);
 }
 
 uint64_t calls_count(const struct mtx_calls *c)
@@ -176,6 +239,8 @@ void calls_free(struct mtx_calls *c)
 	for (size_t i = 0; i < c->nr_stacks; i++)
 		free(c->stacks[i].frames);
 	free(c->stacks);
+	free(c->window);
+	free(c->out);
 	keyhash_free(&c->by_tid);
 	free(c);
 }

@@ -12,8 +12,9 @@
  * and dropped. Calls still open when their thread exits or execs, or when
  * the run ends, are closed then and marked (calls.unfinished in mtx-db(5)).
  *
- * A row is written when its call is closed, so a child's row precedes its
- * parent's; ids follow entry order.
+ * Ids follow entry order. A row is complete when its call is closed, so a
+ * child's precedes its parent's; rows are written in id order within a
+ * window of recent ids, and at calls_flush and calls_finish.
  */
 #ifndef MTX_COLLECTOR_CALLS_H
 #define MTX_COLLECTOR_CALLS_H
@@ -51,7 +52,10 @@ int calls_event(struct mtx_calls *c, const struct mtx_event *ev);
  */
 int calls_finish(struct mtx_calls *c, uint64_t end_ns);
 
-/* calls_count - rows written so far. */
+/* calls_flush - write every row closed so far (before a commit). */
+void calls_flush(struct mtx_calls *c);
+
+/* calls_count - rows closed so far. */
 uint64_t calls_count(const struct mtx_calls *c);
 
 /* calls_free - release everything (rows written stay; open calls are lost

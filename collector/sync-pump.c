@@ -1,6 +1,7 @@
 /* collector/sync-pump.c - see sync-pump.h. */
 #include "config.h"
 #include "collector/sync-pump.h"
+#include "collector/preload/shm.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,16 +23,33 @@
  * stamp and its head store); the same margin as the kernel rings' flush. */
 #define CALL_WATERMARK_MARGIN_NS 2000000ull
 
+/* Raw call records of one thread, in its lane's order, in a list of
+ * chunks: [head, len) of each chunk is still to be taken. */
+#define CALL_CHUNK_RECORDS 16384u /* 256 KiB */
+
+struct call_chunk {
+	struct call_chunk *next;
+	uint32_t head, len;
+	struct mtx_call_record recs[CALL_CHUNK_RECORDS]; /* stamp: ns | MTX_CALL_EXIT */
+};
+
+struct call_stream {
+	int32_t pid, tid;
+	struct call_chunk *first, *last;
+};
+
 struct sync_pump {
 	struct sync_region *region;
 	struct sync_region *calls; /* or NULL */
 	pthread_t thread;
-	pthread_mutex_t lock; /* guards queue, cqueue and stop */
+	pthread_mutex_t lock; /* guards queue, the call streams and stop */
 	struct sync_batch queue;
 	struct sync_batch local; /* the pump thread's own, filled without the lock */
-	struct call_batch cqueue;
-	struct call_batch clocal;
-	uint32_t seq;
+	struct call_stream *streams;
+	size_t nr_streams, cap_streams, cur_stream;
+	size_t calls_held;        /* records in the streams */
+	uint64_t calls_upto_ns;   /* every record stamped before it is in a stream */
+	struct call_chunk *spare; /* one emptied chunk, kept for the next */
 	int stop;
 	uint64_t dropped; /* records lost for want of memory */
 	uint64_t calls_dropped;
@@ -76,57 +94,148 @@ static int call_batch_reserve(struct call_batch *b, size_t n)
 	return reserve((void **)&b->ev, &b->cap, b->len, n, sizeof(*b->ev));
 }
 
+/* The stream of (@pid, @tid), created empty; NULL when out of memory.
+ * Lanes are drained one after the other, so the last one found is the
+ * likely one. */
+static struct call_stream *stream_of(struct sync_pump *p, int32_t pid, int32_t tid)
+{
+	struct call_stream *s;
+
+	if (p->cur_stream < p->nr_streams && p->streams[p->cur_stream].tid == tid &&
+	    p->streams[p->cur_stream].pid == pid)
+		return &p->streams[p->cur_stream];
+	for (size_t i = 0; i < p->nr_streams; i++)
+		if (p->streams[i].tid == tid && p->streams[i].pid == pid) {
+			p->cur_stream = i;
+			return &p->streams[i];
+		}
+	if (reserve((void **)&p->streams, &p->cap_streams, p->nr_streams, 1, sizeof(*p->streams)))
+		return NULL;
+	s = &p->streams[p->nr_streams];
+	*s = (struct call_stream){ .pid = pid, .tid = tid };
+	p->cur_stream = p->nr_streams++;
+	return s;
+}
+
+/* Called by sync_region_drain with the lock held. */
 static void on_call(void *ctx, const struct mtx_event *ev)
 {
 	struct sync_pump *p = ctx;
-	struct call_entry *e;
+	struct call_stream *s = stream_of(p, ev->pid, ev->tid);
+	struct call_chunk *c = s ? s->last : NULL;
 
-	if (call_batch_reserve(&p->clocal, 1)) {
+	if (s && (!c || c->len == CALL_CHUNK_RECORDS)) {
+		c = p->spare ? p->spare : malloc(sizeof(*c));
+		p->spare = NULL;
+		if (c) {
+			c->next = NULL;
+			c->head = c->len = 0;
+			if (s->last)
+				s->last->next = c;
+			else
+				s->first = c;
+			s->last = c;
+		}
+	}
+	if (!c) {
 		p->calls_dropped++;
 		return;
 	}
-	e = &p->clocal.ev[p->clocal.len++];
-	e->ts_ns = ev->ts_ns;
-	e->fn = ev->u.call.fn;
-	e->pid = ev->pid;
-	e->tid = ev->tid;
-	e->seq = p->seq++;
-	e->at_return = ev->u.call.at_return;
+	c->recs[c->len++] = (struct mtx_call_record){
+		.stamp = ev->ts_ns | (ev->u.call.at_return ? MTX_CALL_EXIT : 0), .fn = ev->u.call.fn,
+	};
+	p->calls_held++;
 }
 
-static int call_cmp(const void *a, const void *b)
+static uint64_t stream_head_ns(const struct call_stream *s)
 {
-	const struct call_entry *x = a, *y = b;
-
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return s->first->recs[s->first->head].stamp & ~MTX_CALL_EXIT;
 }
 
-/* Drain the call region once: the pass's entries, sorted by time, go to
- * the queue with the new watermark. */
+/* Move @s's next record into @b (which has room). */
+static void stream_pop(struct sync_pump *p, struct call_stream *s, struct call_batch *b)
+{
+	struct call_chunk *c = s->first;
+	const struct mtx_call_record *r = &c->recs[c->head++];
+
+	b->ev[b->len++] = (struct call_entry){
+		.ts_ns = r->stamp & ~MTX_CALL_EXIT, .fn = r->fn, .pid = s->pid, .tid = s->tid,
+		.at_return = (r->stamp & MTX_CALL_EXIT) != 0,
+	};
+	p->calls_held--;
+	if (c->head == c->len && (c->next || c->len == CALL_CHUNK_RECORDS)) {
+		s->first = c->next;
+		if (!s->first)
+			s->last = NULL;
+		free(p->spare);
+		p->spare = c;
+	}
+}
+
+/*
+ * Merge the streams into @b in time order: every record stamped before
+ * @upto_ns, at most @max. Each stream is in time order (its lane's), so
+ * the stream with the earliest head gives records until its head passes
+ * the next stream's. @b->upto_ns becomes the time every record before
+ * which is now handed out. Empty streams are dropped. With the lock held.
+ */
+static void merge_calls(struct sync_pump *p, struct call_batch *b, uint64_t upto_ns, size_t max)
+{
+	size_t kept = 0;
+
+	b->len = 0;
+	if (call_batch_reserve(b, max < p->calls_held ? max : p->calls_held))
+		return; /* held for the next take */
+	for (;;) {
+		struct call_stream *best = NULL;
+		uint64_t best_ns = upto_ns, next_ns = upto_ns;
+
+		for (size_t i = 0; i < p->nr_streams; i++) {
+			struct call_stream *s = &p->streams[i];
+			uint64_t ns;
+
+			if (!s->first || s->first->head == s->first->len)
+				continue;
+			ns = stream_head_ns(s);
+			if (ns < best_ns) {
+				next_ns = best_ns;
+				best_ns = ns;
+				best = s;
+			} else if (ns < next_ns) {
+				next_ns = ns;
+			}
+		}
+		if (!best || b->len == max) {
+			b->upto_ns = best_ns;
+			break;
+		}
+		do
+			stream_pop(p, best, b);
+		while (b->len < max && best->first && best->first->head < best->first->len &&
+		       stream_head_ns(best) <= next_ns);
+	}
+	for (size_t i = 0; i < p->nr_streams; i++) {
+		struct call_stream *s = &p->streams[i];
+
+		if (s->first && s->first->head == s->first->len && !s->first->next) {
+			free(s->first);
+			s->first = s->last = NULL;
+		}
+		if (s->first)
+			p->streams[kept++] = *s;
+	}
+	p->nr_streams = kept;
+	p->cur_stream = 0;
+}
+
+/* Drain the call region once, into the streams, and raise the watermark
+ * to what the pass guarantees. */
 static void drain_calls(struct sync_pump *p, uint64_t pass_start_ns)
 {
-	p->clocal.len = 0;
-	p->seq = 0;
-	sync_region_drain(p->calls, on_call, p);
-	/* lanes are drained one after the other: sort the pass by time, so
-	 * the ordering stage gets nearly sorted input */
-	qsort(p->clocal.ev, p->clocal.len, sizeof(*p->clocal.ev), call_cmp);
 	pthread_mutex_lock(&p->lock);
-	if (p->cqueue.len == 0) {
-		struct call_batch t = p->cqueue;
-		p->cqueue = p->clocal;
-		p->clocal = t;
-	} else if (call_batch_reserve(&p->cqueue, p->clocal.len) == 0) {
-		memcpy(p->cqueue.ev + p->cqueue.len, p->clocal.ev, p->clocal.len * sizeof(*p->clocal.ev));
-		p->cqueue.len += p->clocal.len;
-	} else {
-		p->calls_dropped += p->clocal.len;
-	}
-	p->clocal.len = 0;
+	sync_region_drain(p->calls, on_call, p);
 	if (pass_start_ns > CALL_WATERMARK_MARGIN_NS)
-		p->cqueue.upto_ns = pass_start_ns - CALL_WATERMARK_MARGIN_NS;
+		p->calls_upto_ns = pass_start_ns - CALL_WATERMARK_MARGIN_NS;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -161,19 +270,19 @@ static void *pump_main(void *arg)
 	struct sync_pump *p = arg;
 	/* the region whose futex word the writers of both wake (preload.c) */
 	struct sync_region *waker = p->region ? p->region : p->calls;
-	size_t queued = 0, cqueued = 0;
+	size_t queued = 0, held = 0;
 	for (;;) {
 		uint32_t seq = sync_region_wake_seq(waker);
 		int stop;
 		pthread_mutex_lock(&p->lock);
 		stop = p->stop;
 		queued = p->queue.len;
-		cqueued = p->cqueue.len;
+		held = p->calls_held;
 		pthread_mutex_unlock(&p->lock);
 		if (stop)
 			break;
 		/* Bounded queues: leave records in the lanes (see sync-pump.h). */
-		if (p->calls && cqueued < CALL_PUMP_MAX_QUEUED)
+		if (p->calls && held < CALL_PUMP_MAX_HELD)
 			drain_calls(p, monotonic_ns());
 		if (p->region && queued < SYNC_PUMP_MAX_QUEUED &&
 		    sync_region_drain(p->region, on_record, p) > 0)
@@ -216,14 +325,19 @@ void sync_pump_take(struct sync_pump *p, struct sync_batch *b)
 
 void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b)
 {
-	struct call_batch t;
 	pthread_mutex_lock(&p->lock);
-	t = p->cqueue;
-	p->cqueue = *b;
-	p->cqueue.len = 0;
-	p->cqueue.upto_ns = t.upto_ns;
+	merge_calls(p, b, p->calls_upto_ns, CALL_PUMP_TAKE_MAX);
 	pthread_mutex_unlock(&p->lock);
-	*b = t;
+}
+
+size_t sync_pump_calls_held(struct sync_pump *p)
+{
+	size_t held;
+
+	pthread_mutex_lock(&p->lock);
+	held = p->calls_held;
+	pthread_mutex_unlock(&p->lock);
+	return held;
 }
 
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
@@ -236,17 +350,19 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_b
 	sync_region_wake(p->region ? p->region : p->calls);
 	pthread_join(p->thread, NULL);
 	/* The program is gone: whatever the lanes still hold is final. */
-	if (p->calls) {
+	if (p->calls)
 		drain_calls(p, 0);
-		p->cqueue.upto_ns = UINT64_MAX;
-	}
 	if (cb) {
-		call_batch_free(cb);
-		*cb = p->cqueue;
-	} else {
-		call_batch_free(&p->cqueue);
+		merge_calls(p, cb, UINT64_MAX, p->calls_held);
+		cb->upto_ns = UINT64_MAX;
 	}
-	call_batch_free(&p->clocal);
+	for (size_t i = 0; i < p->nr_streams; i++)
+		for (struct call_chunk *c = p->streams[i].first, *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	free(p->streams);
+	free(p->spare);
 	if (calls_dropped)
 		*calls_dropped = p->calls_dropped;
 	if (p->region)

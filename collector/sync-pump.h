@@ -12,9 +12,13 @@
  * exhausting memory.
  *
  * The same thread drains the call region (-pg / -finstrument-functions
- * hooks) when there is one. Call events go into the collector's time-ordered
- * stream, so each batch comes with a watermark: every call record stamped
- * before it has been drained, and the main loop flushes no later than that.
+ * hooks) when there is one, into per-thread streams of raw 16-byte records
+ * that the main loop takes in bounded batches, merged by time: a program
+ * that makes calls far faster than the collector writes rows runs on while
+ * up to CALL_PUMP_MAX_HELD records wait here, and only then waits for the
+ * collector (its lanes fill). Each batch comes with a watermark: every
+ * call record stamped before it has been handed out, and the main loop
+ * flushes no later than that.
  */
 #ifndef MTX_COLLECTOR_SYNC_PUMP_H
 #define MTX_COLLECTOR_SYNC_PUMP_H
@@ -40,33 +44,44 @@ struct call_entry {
 	uint64_t ts_ns;
 	uint64_t fn;
 	int32_t pid, tid;
-	uint32_t seq;      /* drain order, so sorting by time keeps each lane's order */
 	uint8_t at_return;
 };
 
-/* Call entries handed to the main loop, sorted by ts_ns one drain pass at a
- * time; @upto_ns: every record stamped before it is in this or an earlier
- * batch (0 while nothing is known). */
+/* Call entries handed to the main loop, in time order; @upto_ns: every
+ * record stamped before it is in this or an earlier batch (0 while nothing
+ * is known). */
 struct call_batch {
 	struct call_entry *ev;
 	size_t len, cap;
 	uint64_t upto_ns;
 };
 
-/* Entries: 8 MiB, about a quarter second of the main loop's work (ordering,
- * pairing, one SQLite row per call). The main loop takes the whole queue
- * at once; a bound this low keeps the wait of the program's threads, while
- * the pump waits for the main loop, well under the lanes' budget
- * (LANE_CALL_WAIT_BUDGET_NS). */
-#define CALL_PUMP_MAX_QUEUED (1u << 18)
+/*
+ * Raw call records the pump holds between drain and take: 16 M of 16 bytes,
+ * 256 MiB (plus up to one drain pass of the lanes). At ~2 records per call
+ * that is 8 M calls, seconds of a call-heavy program at the rate the main
+ * loop writes rows (~1 M calls a second): the program waits for the
+ * collector only past that.
+ */
+#define CALL_PUMP_MAX_HELD (16u << 20)
+
+/* Entries handed out per take: 2.5 MiB of call_entry, and as many events
+ * in the ordering stage until they are flushed. The pump waits while a take
+ * merges (about a millisecond): far less than its lanes hold. */
+#define CALL_PUMP_TAKE_MAX (1u << 16)
 
 /* sync_pump_start - start draining @r and, unless NULL, the call region
  * @calls (both still owned by the caller). Returns 0 or -errno. */
 int sync_pump_start(struct sync_pump **out, struct sync_region *r, struct sync_region *calls);
 
-/* sync_pump_take_calls - swap the call entries queued so far into @b (its
- * buffer is reused), with the watermark. */
+/* sync_pump_take_calls - the next call entries in time order into @b (its
+ * old contents are dropped, its buffer reused): at most CALL_PUMP_TAKE_MAX,
+ * with the watermark. */
 void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b);
+
+/* sync_pump_calls_held - raw call records still held (0: a take would
+ * hand out nothing more until the next drain). */
+size_t sync_pump_calls_held(struct sync_pump *p);
 
 /* sync_pump_take - swap everything queued so far into @b (whose old
  * contents are dropped; its buffer is reused). */
@@ -74,9 +89,10 @@ void sync_pump_take(struct sync_pump *p, struct sync_batch *b);
 
 /* sync_pump_stop - drain once more, stop the thread, free the pump; what
  * remains queued is moved into @b and @cb (may be NULL when there is no
- * call region; its upto_ns is then UINT64_MAX). Returns the records dropped
- * because memory ran out (a loss to report); *@calls_dropped the same for
- * call records. */
+ * call region; its upto_ns is then UINT64_MAX). Every call record still
+ * held goes into @cb at once: take the backlog first (sync_pump_calls_held)
+ * to keep the memory bounded. Returns the records dropped because memory
+ * ran out (a loss to report); *@calls_dropped the same for call records. */
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
 			uint64_t *calls_dropped);
 

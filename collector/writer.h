@@ -8,6 +8,7 @@
 #define MTX_COLLECTOR_WRITER_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mtx_writer;
@@ -69,9 +70,19 @@ int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start
 	       const char *path, const char *build_id, const char *symbols);
 int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id);
 /* A calls row (collector/calls.c): @parent_id <= 0 for none (NULL);
- * @unfinished NULL when the call returned, else why it was closed. */
-int writer_call(struct mtx_writer *w, int64_t id, int32_t tid, int64_t function_id, int64_t parent_id, int depth,
-		uint64_t start_ns, uint64_t end_ns, const char *unfinished);
+ * @unfinished NULL when the call returned, else why it was closed (bound
+ * SQLITE_STATIC). */
+struct writer_call_row {
+	int64_t id, function_id, parent_id;
+	uint64_t start_ns, end_ns;
+	int32_t tid, depth;
+	const char *unfinished;
+};
+
+#define WRITER_CALL_BATCH 64
+/* writer_calls - @n calls rows, WRITER_CALL_BATCH to an INSERT: cheapest
+ * in id order (appended to the table's b-tree). Returns 0 or -errno. */
+int writer_calls(struct mtx_writer *w, const struct writer_call_row *rows, size_t n);
 
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);

@@ -210,3 +210,35 @@ Test(calls, other_events_are_left_alone)
 	cr_expect_eq(names_asked, 0);
 	sqlite3_close(db);
 }
+
+/* More calls than the window of rows held for id order, under an outer
+ * call that stays open past it: every row is written once, with its parent,
+ * and calls_flush writes the closed ones before the run ends. */
+Test(calls, rows_past_the_window_keep_their_parents)
+{
+	const int pairs = 100000;
+	sqlite3 *db;
+	uint64_t ts = 100;
+
+	ENTER(ts++, 7, 0x100);
+	for (int i = 0; i < pairs; i++) {
+		ENTER(ts++, 7, 0x200);
+		ENTER(ts++, 7, 0x300);
+		LEAVE(ts++, 7, 0x300);
+		LEAVE(ts++, 7, 0x200);
+	}
+	calls_flush(c);
+	cr_assert_eq(writer_commit(w), 0);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 2 * pairs);
+	sqlite3_close(db);
+	db = finish(ts);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 2 * pairs + 1);
+	expect_row(db, 1, "7 1 - 0 100 400101 run_end");
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE function_id = 2 AND parent_id = 1 AND depth = 1"),
+		     pairs);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE function_id = 3 AND parent_id = id - 1 AND "
+				   "depth = 2 AND end_ns = start_ns + 1"),
+		     pairs);
+	sqlite3_close(db);
+}
