@@ -18,7 +18,10 @@ UNIT_TESTS = \
 	tests/unit/test-calls \
 	tests/unit/test-unwind
 
-check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload
+check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
+tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
+tests_e2e_smallstack_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_smallstack_LDFLAGS = -pthread
 TESTS += $(UNIT_TESTS)
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(CRITERION_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'

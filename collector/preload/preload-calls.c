@@ -64,6 +64,8 @@
 #pragma GCC target("general-regs-only")
 #include "collector/preload/preload.h"
 
+#include <sys/mman.h>
+
 /* Nesting depth of -pg calls tracked per thread. */
 #define SHADOW_DEPTH 2048u
 /* Frames further apart than this are not on the same stack (bytes). */
@@ -80,7 +82,19 @@ struct shadow_stack {
 	struct shadow_entry e[SHADOW_DEPTH];
 };
 
-static __thread struct shadow_stack shadow __attribute__((tls_model("initial-exec")));
+/*
+ * Not in TLS itself: glibc carves a thread's static TLS out of its stack, and
+ * 48 KiB there overflowed programs with small thread stacks (sysbench's
+ * 64 KiB), -pg or not. Mapped at the thread's first -pg entry, unmapped when
+ * the thread exits (SHADOW_GONE after that: nothing is recorded any more).
+ */
+static __thread struct shadow_stack *shadow __attribute__((tls_model("initial-exec")));
+#define SHADOW_GONE ((struct shadow_stack *)1)
+
+static inline int shadow_usable(const struct shadow_stack *s)
+{
+	return (uintptr_t)s > (uintptr_t)SHADOW_GONE;
+}
 
 /* The trampoline and the C halves of the assembly below. */
 void preload_pg_return(void);
@@ -136,6 +150,27 @@ static HOOK __attribute__((noinline, cold)) uint64_t now_saving(void)
 	ns = preload_now();
 	RESTORE_XMM(xmm);
 	return ns;
+}
+
+/* The thread's first -pg entry: map its shadow stack (NULL if that fails,
+ * or once the thread is exiting). mmap may set errno: the instrumented
+ * function must not see it change. */
+static HOOK __attribute__((noinline, cold)) struct shadow_stack *shadow_map(void)
+{
+	uint64_t xmm[16];
+	int saved = errno;
+	void *p;
+
+	if (shadow == SHADOW_GONE)
+		return NULL;
+	SAVE_XMM(xmm);
+	p = mmap(NULL, sizeof(struct shadow_stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	RESTORE_XMM(xmm);
+	errno = saved;
+	if (p == MAP_FAILED)
+		return NULL;
+	shadow = p;
+	return p;
 }
 
 static inline HOOK uint64_t hook_now(void)
@@ -200,13 +235,17 @@ static __attribute__((noinline, cold)) void close_stale(struct shadow_stack *s, 
  */
 HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
 {
-	struct shadow_stack *s = &shadow;
+	struct shadow_stack *s = shadow;
 	struct shadow_entry *e;
 	uint64_t stamp;
 	uint32_t sp;
 
 	if (!__builtin_expect(preload_calls_attached, 1))
 		return;
+	if (__builtin_expect(!shadow_usable(s), 0) && !(s = shadow_map())) {
+		__atomic_fetch_add(&preload_call_region.hdr->lost_full, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	stamp = hook_now();
 	/* Entries of frames below this one, or of an earlier call from the
 	 * same place, were abandoned by a longjmp since: close them first, or
@@ -241,12 +280,13 @@ HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
  */
 HOOK uint64_t preload_pg_exit(uint64_t sp_at_return)
 {
-	struct shadow_stack *s = &shadow;
+	struct shadow_stack *s = shadow;
 	uint64_t stamp = hook_now() | MTX_CALL_EXIT;
 	struct shadow_entry *e;
 	uint64_t ret;
 
-	if (__builtin_expect(s->sp == 0, 0))
+	/* Only an entry redirects a return here, and it mapped the stack. */
+	if (__builtin_expect(!shadow_usable(s) || s->sp == 0, 0))
 		__builtin_trap(); /* only a program that rewrote its own return addresses */
 	e = &s->e[s->sp - 1];
 	if (__builtin_expect((uint64_t)(uintptr_t)e->slot + 8 < sp_at_return, 0)) {
@@ -278,21 +318,31 @@ static void restore_slots(const struct shadow_stack *s)
 
 void preload_calls_thread_exit(void)
 {
-	restore_slots(&shadow);
-	shadow.sp = 0;
+	if (!shadow_usable(shadow))
+		return;
+	restore_slots(shadow);
+	shadow->sp = 0;
+}
+
+void preload_calls_thread_gone(void)
+{
+	if (shadow_usable(shadow))
+		munmap(shadow, sizeof(*shadow));
+	shadow = SHADOW_GONE;
 }
 
 void preload_calls_unwinding(void)
 {
-	restore_slots(&shadow);
+	if (shadow_usable(shadow))
+		restore_slots(shadow);
 }
 
 void preload_calls_caught(const void *sp)
 {
-	struct shadow_stack *s = &shadow;
+	struct shadow_stack *s = shadow;
 	uint64_t stamp;
 
-	if (s->sp == 0)
+	if (!shadow_usable(s) || s->sp == 0)
 		return;
 	/* Frames below the catching one are gone: they end now. */
 	stamp = hook_now() | MTX_CALL_EXIT;

@@ -95,6 +95,7 @@ static void thread_exit_destructor(void *unused)
 	(void)unused;
 	lane_release(&preload_tls.w);
 	lane_release(&preload_tls.cw);
+	preload_calls_thread_gone();
 }
 
 /*

@@ -156,6 +156,8 @@ int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 /* pthread_exit/thrd_exit: give back the return addresses the -pg hooks
  * replaced, so the unwinding they do finds the real frames. */
 void preload_calls_thread_exit(void);
+/* The thread is exiting (its key destructor): free what the hooks kept. */
+void preload_calls_thread_gone(void);
 /* An exception is about to be unwound: the same, keeping the entries. */
 void preload_calls_unwinding(void);
 /* It was caught by the frame whose stack pointer is @sp: the calls it

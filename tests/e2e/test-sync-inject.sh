@@ -3,7 +3,7 @@
 # LD_PRELOAD is kept; -e without sync injects nothing; a library that cannot
 # be found is one clear error; a program the library cannot enter (static,
 # set-ID) gets one line saying that uprobes trace it instead, its output
-# and exit status untouched.
+# and exit status untouched; threads with small stacks run as they do alone.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -20,6 +20,12 @@ case "$first" in
 esac
 grep -Eq '^/mtx-sync-[0-9]+-' <(sed -n 2p env.out) || fail "MTX_SYNC_REGION is '$(sed -n 2p env.out)'"
 [ "$(cat env2.out)" = "$first:$LIBM" ] || fail "the user's LD_PRELOAD was not kept: '$(cat env2.out)'"
+
+# Threads with 64 KiB stacks (sysbench's default) run as they do alone: the
+# library's TLS, carved out of each thread's stack, stays small.
+collect_same smallstack.db -- "$BUILDDIR/tests/e2e/smallstack"
+[ "$(sql smallstack.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'lock'")" = 4 ] ||
+	fail "smallstack: $(sql smallstack.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'lock'") locks recorded, not 4"
 
 # Without sync in --events nothing is injected and no sync op recorded.
 "$MTX" collect -q -e sched,wakeups,syscalls -o nosync.db -- /bin/sh -c 'echo "[$LD_PRELOAD]"' > nosync.out
