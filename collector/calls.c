@@ -104,6 +104,15 @@ static void put_row(struct mtx_calls *c, const struct writer_call_row *r)
 		c->window[r->id % CALLS_WINDOW] = *r;
 }
 
+/* The next calls.id. The window moves on by halves, so rows go out in
+ * long runs. */
+static int64_t take_id(struct mtx_calls *c)
+{
+	if (c->next_id >= c->window_base + CALLS_WINDOW)
+		window_write(c, c->window_base + CALLS_WINDOW / 2);
+	return c->next_id++;
+}
+
 /* The stack of @tid, created empty; NULL when out of memory. */
 static struct call_stack *stack_of(struct mtx_calls *c, int32_t tid, int create)
 {
@@ -162,11 +171,8 @@ static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 		return;
 	}
 	s->frames = frames;
-	/* the window moves on by halves, so rows go out in long runs */
-	if (c->next_id >= c->window_base + CALLS_WINDOW)
-		window_write(c, c->window_base + CALLS_WINDOW / 2);
 	s->frames[s->depth++] = (struct call_frame){
-		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .id = c->next_id++, .function_id = function_id,
+		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .id = take_id(c), .function_id = function_id,
 	};
 }
 
@@ -185,10 +191,45 @@ static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
 	close_top(c, s, ev->ts_ns, NULL);
 }
 
+/*
+ * A process forked by a thread inside calls: its child runs on in those
+ * calls (the hooks' shadow stack and the kernel's return probes are copied
+ * with the process) and returns from them. The child's thread gets the
+ * same frames as calls of its own, begun at the fork.
+ */
+static void on_fork(struct mtx_calls *c, const struct mtx_event *ev)
+{
+	struct call_stack *parent = stack_of(c, ev->u.fork.ptid, 0), *child;
+	struct call_frame *frames;
+	size_t depth;
+
+	if (ev->pid == ev->u.fork.ppid || !parent || !parent->depth)
+		return; /* a thread, not a process: it starts with no call */
+	depth = parent->depth;
+	child = stack_of(c, ev->tid, 1);
+	parent = stack_of(c, ev->u.fork.ptid, 0); /* stack_of may have moved it */
+	frames = child ? malloc(depth * sizeof(*frames)) : NULL;
+	if (!frames) {
+		c->no_memory++;
+		return;
+	}
+	free(child->frames);
+	child->frames = frames;
+	child->cap = child->depth = depth;
+	for (size_t i = 0; i < depth; i++) {
+		frames[i] = parent->frames[i];
+		frames[i].start_ns = ev->ts_ns;
+		frames[i].id = take_id(c);
+	}
+}
+
 int calls_event(struct mtx_calls *c, const struct mtx_event *ev)
 {
 	struct call_stack *s;
 	switch (ev->type) {
+	case MTX_EV_FORK:
+		on_fork(c, ev);
+		return 0;
 	case MTX_EV_CALL:
 		if (ev->u.call.at_return)
 			on_return(c, ev);

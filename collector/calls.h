@@ -11,6 +11,8 @@
  * matches no open frame (its entry came before the trace began) is counted
  * and dropped. Calls still open when their thread exits or execs, or when
  * the run ends, are closed then and marked (calls.unfinished in mtx-db(5)).
+ * A process forked inside calls continues them: its thread gets the
+ * forking thread's open calls as its own, begun at the fork.
  *
  * Ids follow entry order. A row is complete when its call is closed, so a
  * child's precedes its parent's; rows are written in id order within a

@@ -22,6 +22,11 @@ check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
 tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
 tests_e2e_smallstack_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_smallstack_LDFLAGS = -pthread
+check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
+tests_e2e_forkcalls_SOURCES = tests/e2e/forkcalls.c
+tests_e2e_forkcalls_CFLAGS = $(WARN_CFLAGS) -g
+tests_e2e_forkcalls_pg_SOURCES = tests/e2e/forkcalls.c
+tests_e2e_forkcalls_pg_CFLAGS = $(WARN_CFLAGS) -g -pg
 TESTS += $(UNIT_TESTS)
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(CRITERION_CFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures"'

@@ -11,7 +11,7 @@
 # iobound's reads and writes also name their descriptor, of the right kind.
 # check_calls DB CHECK compares exact calls with the counts of a sample that
 # writes "call" lines (calltree, cxxcalls); check_list_functions checks what
-# --list-functions lists.
+# --list-functions lists; check_fork_calls, calls across a fork.
 # COLLECT_OPTS: more options for mtx collect (words, split on spaces).
 : "${SAMPLE_SUFFIX:=}"
 : "${COLLECT_OPTS:=}"
@@ -210,4 +210,21 @@ check_list_functions() {
 	[ "$(head -n -1 list.out | awk '{ print $1 }' | sort | tr '\n' ' ')" = "$want" ] ||
 		fail "--list-functions '$pattern' listed: $(cat list.out)"
 	[ "$(tail -1 list.out)" = "$# functions match '$pattern'" ] || fail "--list-functions count line: $(tail -1 list.out)"
+}
+
+# check_fork_calls PROGRAM OPTION... - run tests/e2e/forkcalls (PROGRAM:
+# its plain or -pg build) alone and under mtx collect OPTION...: same
+# output and status, and each of its two processes shows main > work >
+# leaf, every return matched (the child's calls begin at the fork).
+check_fork_calls() {
+	local prog=$1 db got
+	shift
+	db="$TMP/$(basename "$prog").db"
+	collect_same "$db" "$@" -- "$prog"
+	[ "$(sql "$db" "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'")" = 0 ] ||
+		fail "$prog: returns without their entry in the forked child"
+	got=$(sql "$db" "SELECT GROUP_CONCAT(chain, ' ') FROM (SELECT GROUP_CONCAT(f.name, '>') AS chain
+		FROM (SELECT * FROM calls WHERE unfinished IS NULL ORDER BY tid, depth) c
+		JOIN functions f ON f.id = c.function_id GROUP BY c.tid)")
+	[ "$got" = "main>work>leaf main>work>leaf" ] || fail "$prog: the calls of its two processes are '$got'"
 }

@@ -13,7 +13,11 @@
 # -finstrument-functions those frames get no exit, and exactly they are
 # closed as unfinished when their caller returns (jump=1: no call follows
 # the landing, whose parent would be the abandoned frame).
+#
+# A process forked inside calls (tests/e2e/forkcalls-pg) returns from them
+# in the child too: each process shows main > work > leaf, all matched.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/samples.sh"
 require_perf
 LIB=$BUILDDIR/collector/preload/.libs/libmtx-preload.so
 
@@ -96,4 +100,8 @@ SQL
 	[ "$unfinished" = "$want" ] && [ "$dive_unfinished" = "$want" ] ||
 		fail "$name: $unfinished unfinished calls ($dive_unfinished of ct_dive), not $want"
 done
+
+# A process forked inside calls returns from them too (its shadow stack is
+# its parent's copy): those calls are the child's, begun at the fork.
+check_fork_calls "$BUILDDIR/tests/e2e/forkcalls-pg"
 finish

@@ -15,6 +15,8 @@
 #    three calls: those three are closed when the thread ended and marked
 #    thread_exit, the rest as above; the output and status are unchanged;
 #  - a static program (sync operations through uprobes too) likewise;
+#  - a process forked inside traced calls (tests/e2e/forkcalls) returns
+#    from them in the child too: each process shows main > work > leaf;
 #  - mtx report calls shows the thread's counts; the probes are removed
 #    when the run ends, and those a killed collector left at the next start.
 . "$(dirname "$0")/lib.sh"
@@ -60,6 +62,10 @@ cmp -s all.plain.out all.mtx.out || fail "--functions .: the program's output di
 grep -q "not traced: .*_start" all.err || fail "--functions . did not say that _start is left out: $(cat all.err)"
 [ "$(sql all.db "SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'main'")" = 1 ] ||
 	fail "--functions .: main not recorded once"
+
+# A process forked inside traced calls returns from them in the child too
+# (the kernel copies its return probes): those calls are the child's.
+check_fork_calls "$BUILDDIR/tests/e2e/forkcalls" --functions '^(main|work|leaf)$'
 
 COLLECT_OPTS="--functions ^tree_"
 for ending in return exit; do

@@ -200,6 +200,38 @@ Test(calls, open_calls_close_at_thread_exit_and_run_end)
 	sqlite3_close(db);
 }
 
+Test(calls, a_forked_child_continues_the_open_calls_of_its_parent)
+{
+	/* Thread 7 of pid 10 forks pid 20 inside 0x100 > 0x200; both return
+	 * from both. A thread created meanwhile (pid 10, tid 9) gets none. */
+	struct mtx_event fork_ev = { .ts_ns = 150, .type = MTX_EV_FORK, .pid = 20, .tid = 20, .cpu = 0 };
+	struct mtx_event thread_ev = { .ts_ns = 160, .type = MTX_EV_FORK, .pid = 10, .tid = 9, .cpu = 0 };
+	sqlite3 *db;
+
+	fork_ev.u.fork.ppid = 10;
+	fork_ev.u.fork.ptid = 7;
+	thread_ev.u.fork.ppid = 10;
+	thread_ev.u.fork.ptid = 7;
+	ENTER(100, 7, 0x100);
+	ENTER(110, 7, 0x200);
+	cr_expect_eq(calls_event(c, &fork_ev), 0, "the fork is the model's too");
+	calls_event(c, &thread_ev);
+	LEAVE(170, 20, 0x200);
+	LEAVE(180, 20, 0x100);
+	LEAVE(190, 7, 0x200);
+	LEAVE(200, 7, 0x100);
+	LEAVE(210, 9, 0x100);
+	db = finish(1000);
+	expect_row(db, 1, "7 1 - 0 100 200 -");
+	expect_row(db, 2, "7 2 1 1 110 190 -");
+	expect_row(db, 3, "20 1 - 0 150 180 -");
+	expect_row(db, 4, "20 2 3 1 150 170 -");
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 4);
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 1,
+		     "only the thread's return, which had no entry");
+	sqlite3_close(db);
+}
+
 Test(calls, other_events_are_left_alone)
 {
 	struct mtx_event ev = { .ts_ns = 100, .type = MTX_EV_SWITCH_OUT, .pid = 10, .tid = 7, .cpu = 0 };
