@@ -221,7 +221,7 @@ void *sync_region_map(struct sync_region *r, size_t *size)
  * tgkill with signal 0 checks existence without sending anything; EPERM means
  * it exists. A recycled tid makes us keep the lane: a leak, never a mix-up.
  */
-static void reap_dead_lanes(struct sync_region *r)
+void sync_region_reap(struct sync_region *r)
 {
 	struct mtx_shm_header *h = r->base;
 	uint32_t used = __atomic_load_n(&h->lanes_used, __ATOMIC_ACQUIRE);
@@ -304,6 +304,39 @@ static size_t emit_sync_records(struct sync_region *r, struct mtx_shm_lane *l, u
 	return emitted;
 }
 
+/* The call a dead owner was inside (shm.h, struct mtx_sync_pending), as a
+ * record of a call that did not return: it ends where it began here, and
+ * sync_resolve moves its end to the thread's. Taken once: cleared. */
+static size_t emit_pending(struct sync_region *r, struct mtx_shm_lane *l, sync_emit_fn emit, void *ctx)
+{
+	struct mtx_sync_pending p = l->pending; /* copy out, then look */
+	struct mtx_event ev;
+
+	l->pending.start_ns = 0;
+	if (p.start_ns == 0 || l->owner_pid <= 0 || l->owner_tid <= 0)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MTX_EV_SYNC;
+	ev.cpu = -1;
+	ev.u.sync.start_ns = r->tsc ? tsc_map_ns(&r->map, p.start_ns) : p.start_ns;
+	ev.u.sync.end_ns = ev.u.sync.start_ns;
+	ev.u.sync.addr = p.addr;
+	ev.u.sync.arg = p.arg;
+	ev.u.sync.callsite = p.callsite;
+	ev.u.sync.kind = p.kind;
+	ev.u.sync.op = p.op;
+	ev.u.sync.result = MTX_SYNC_RESULT_UNRETURNED;
+	ev.u.sync.pid = ev.pid = l->owner_pid;
+	ev.u.sync.tid = ev.tid = l->owner_tid;
+	ev.ts_ns = ev.u.sync.start_ns;
+	if (!record_valid(&ev.u.sync)) {
+		r->rejected++;
+		return 0;
+	}
+	emit(ctx, &ev);
+	return 1;
+}
+
 /* Call records carry no pid/tid: they are the lane owner's (see shm.h),
  * read after the state, which the caller loaded with acquire order. */
 static size_t emit_call_records(struct sync_region *r, struct mtx_shm_lane *l, uint64_t tail,
@@ -352,7 +385,7 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	size_t emitted = 0;
 
 	if (r->free_lanes < r->lane_count / 4 + 1)
-		reap_dead_lanes(r);
+		sync_region_reap(r);
 
 	/* lanes_used only grows; a scribbled value is clamped, not trusted */
 	if (used > r->lane_count)
@@ -388,10 +421,13 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 			uint32_t expect = MTX_LANE_EXITED;
 
 			/* keep head == tail for the next owner, which starts at head */
-			if (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) == tail &&
-			    __atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_FREE, 0,
-							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-				free_lanes++;
+			if (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) == tail) {
+				if (r->record_size == MTX_SHM_RECORD_SIZE)
+					emitted += emit_pending(r, l, emit, ctx);
+				if (__atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_FREE, 0,
+								__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+					free_lanes++;
+			}
 		} else if (state == MTX_LANE_FREE) {
 			free_lanes++;
 		}

@@ -83,6 +83,16 @@ void *sync_region_map(struct sync_region *r, size_t *size);
  */
 size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
 
+/*
+ * sync_region_reap - mark EXITED the live lanes whose owner thread is gone
+ * (it died without releasing its lane: exit() from another thread, a
+ * fatal signal), so that the next drain frees them, taking the call each
+ * such owner died inside (shm.h, struct mtx_sync_pending). The drain does
+ * this itself when free lanes run short; the collector once more when the
+ * program has exited.
+ */
+void sync_region_reap(struct sync_region *r);
+
 /**
  * sync_region_set_stack_frames - ask the library to precede each record with
  * up to @frames return addresses of the user stack (collector/preload/shm.h,

@@ -365,8 +365,10 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_b
 	free(p->spare);
 	if (calls_dropped)
 		*calls_dropped = p->calls_dropped;
-	if (p->region)
+	if (p->region) {
+		sync_region_reap(p->region);
 		sync_region_drain(p->region, on_record, p);
+	}
 	publish(p);
 	sync_batch_free(b);
 	*b = p->queue;

@@ -432,7 +432,10 @@ static int add_lock_events(struct lock_events *l, const struct object_classes *c
 			return 0;
 		object = sqlite3_column_int64(op, 7); /* the mutex */
 		rc = lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
-		return rc ? rc : lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+		/* it takes the mutex back, unless its thread died waiting */
+		if (rc || sqlite3_column_type(op, 6) == SQLITE_NULL)
+			return rc;
+		return lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
 	default:
 		return 0;
 	}
@@ -576,6 +579,20 @@ static int join_and_replay(sqlite3 *db, struct sync_resolve_stats *stats, char *
 	return rc;
 }
 
+/* ---- pass 0: calls that did not return ------------------------------ */
+
+/* Their thread died inside them (result NULL, written with end_ns =
+ * start_ns): they end where the thread ended. */
+static int end_unreturned(sqlite3 *db, char **err)
+{
+	if (sqlite3_exec(db, "UPDATE sync_ops SET end_ns = COALESCE((SELECT MAX(t.end_ns) FROM threads t "
+			     "WHERE t.tid = sync_ops.tid AND t.start_ns <= sync_ops.start_ns "
+			     "AND t.end_ns >= sync_ops.start_ns), end_ns) WHERE result IS NULL",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, "calls that did not return", err);
+	return 0;
+}
+
 int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
 		 struct sync_resolve_stats *stats, char **err)
 {
@@ -583,7 +600,9 @@ int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
 	memset(stats, 0, sizeof(*stats));
 	*err = NULL;
 	uint64_t t0 = clock_now_ns();
-	rc = split_lifetimes(db, lifetime_ids, n, stats, err);
+	rc = end_unreturned(db, err);
+	if (!rc)
+		rc = split_lifetimes(db, lifetime_ids, n, stats, err);
 	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (!rc)
 		rc = join_and_replay(db, stats, err);

@@ -2,6 +2,8 @@
  * collector/sync-resolve.h - the passes that complete the sync tables once a
  * run is loaded (sync_ops and thread_states in the database, indexes built):
  *
+ *  0. calls that did not return (their thread died inside them: result
+ *     NULL) end where their thread ended.
  *  1. lifetimes: an object key (pid, kind, address) is split where a
  *     destroy, join or close ended one lifetime, or an init, create or open
  *     began another; each lifetime is its own sync_objects row.

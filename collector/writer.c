@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "collector/writer.h"
+#include "collector/preload/shm.h"
 #include "src/db.h"
 
 #include <errno.h>
@@ -243,7 +244,7 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 	sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)start_ns);
 	sqlite3_bind_int64(st, 5, (int64_t)end_ns);
-	sqlite3_bind_int(st, 6, result);
+	db_bind_int_or_null(st, 6, result, result != MTX_SYNC_RESULT_UNRETURNED);
 	sqlite3_bind_int64(st, 7, arg);
 	sqlite3_bind_int64(st, 8, (int64_t)callsite);
 	db_bind_int_or_null(st, 9, stack_id, stack_id != 0);

@@ -207,6 +207,7 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			l->owner_pid = pid;
 			l->owner_tid = tid;
 			l->claims++;
+			l->pending.start_ns = 0; /* a dead owner's, already taken */
 			for (uint32_t used = __atomic_load_n(&r->hdr->lanes_used, __ATOMIC_RELAXED);
 			     used < i + 1 &&
 			     !__atomic_compare_exchange_n(&r->hdr->lanes_used, &used, i + 1, 0,

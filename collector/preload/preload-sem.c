@@ -37,7 +37,9 @@ PRELOAD_EXPORT int sem_wait(sem_t *s)
 	}
 	errno = saved; /* the failed try must not leave EAGAIN behind */
 	t0 = preload_now();
+	preload_pending_begin(K, O(WAIT), s, 0, t0, PRELOAD_CALLSITE);
 	r = REAL(sem_wait)(s);
+	preload_pending_end();
 	t1 = preload_now();
 	preload_record(K, O(WAIT), s, 0, t0, t1, RESULT_ERRNO(r), PRELOAD_CALLSITE);
 	return r;

@@ -42,7 +42,9 @@ PRELOAD_EXPORT int pthread_join(pthread_t thread, void **retval)
 	/* read before: the handle is valid until join returns (0 if it exited) */
 	tid = (uint32_t)preload_thread_tid(thread);
 	t0 = preload_now();
+	preload_pending_begin(K, O(JOIN), (void *)thread, tid, t0, PRELOAD_CALLSITE);
 	r = REAL(pthread_join)(thread, retval);
+	preload_pending_end();
 	t1 = preload_now();
 	preload_record(K, O(JOIN), (void *)thread, tid, t0, t1, r, PRELOAD_CALLSITE);
 	return r;
@@ -95,7 +97,9 @@ PRELOAD_EXPORT int thrd_join(thrd_t thr, int *res)
 		return REAL(thrd_join)(thr, res);
 	tid = (uint32_t)preload_thread_tid(thr);
 	t0 = preload_now();
+	preload_pending_begin(K, O(JOIN), (void *)thr, tid, t0, PRELOAD_CALLSITE);
 	r = REAL(thrd_join)(thr, res);
+	preload_pending_end();
 	t1 = preload_now();
 	preload_record(K, O(JOIN), (void *)thr, tid, t0, t1, r, PRELOAD_CALLSITE);
 	return r;

@@ -136,6 +136,7 @@ struct preload_thread {
 	struct mtx_lane_writer cw; /* the call region's lane (preload-calls.c) */
 	uint32_t guard;        /* library code running in this thread: don't record */
 	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
+	uint32_t pending;      /* blocking calls under way (preload_pending_begin) */
 	uintptr_t stack_lo, stack_hi; /* the thread's stack, for stack walks; 0: unknown */
 };
 
@@ -222,6 +223,40 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 		   (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite);
 }
 
+/*
+ * preload_pending_begin / _end - around a call that may block: describe it
+ * in the lane's header (shm.h, struct mtx_sync_pending), so that it is
+ * recorded even if the thread dies inside it. Only the outermost one: a
+ * signal handler's call inside it leaves it in place. _end comes before
+ * the call's own record is written.
+ */
+static inline void preload_pending_begin(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
+					 uint64_t arg, uint64_t start_ns, uint64_t callsite)
+{
+	struct preload_thread *t = &preload_tls;
+	struct mtx_sync_pending *p;
+
+	if (t->pending++ != 0)
+		return;
+	if (__builtin_expect(t->w.lane == NULL, 0) && !preload_claim(t))
+		return;
+	p = &t->w.lane->pending;
+	p->addr = (uint64_t)(uintptr_t)addr;
+	p->arg = arg;
+	p->callsite = callsite;
+	p->kind = (uint16_t)kind;
+	p->op = (uint16_t)op;
+	__atomic_store_n(&p->start_ns, start_ns, __ATOMIC_RELEASE);
+}
+
+static inline void preload_pending_end(void)
+{
+	struct preload_thread *t = &preload_tls;
+
+	if (--t->pending == 0 && t->w.lane)
+		__atomic_store_n(&t->w.lane->pending.start_ns, 0, __ATOMIC_RELEASE);
+}
+
 /* How a call's return value becomes a record's result: pthread and C11
  * calls return the error itself; sem_* and the signal calls return -1 and
  * set errno (left as the call left it). */
@@ -280,7 +315,9 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 		if (!preload_on())                                                  \
 			return call;                                                \
 		t0_ = preload_now();                                                \
+		preload_pending_begin(kind, op, obj, arg, t0_, PRELOAD_CALLSITE);    \
 		r_ = call;                                                          \
+		preload_pending_end();                                              \
 		t1_ = preload_now();                                                \
 		preload_record(kind, op, obj, arg, t0_, t1_, result_of(r_), PRELOAD_CALLSITE); \
 		return r_;                                                          \
@@ -307,7 +344,9 @@ static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_k
 			return r_;                                                  \
 		}                                                                   \
 		t0_ = preload_now();                                                \
+		preload_pending_begin(kind, op, obj, 0, t0_, PRELOAD_CALLSITE);      \
 		r_ = call;                                                          \
+		preload_pending_end();                                              \
 		t1_ = preload_now();                                                \
 		preload_record(kind, op, obj, 0, t0_, t1_, r_, PRELOAD_CALLSITE);   \
 		return r_;                                                          \

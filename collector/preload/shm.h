@@ -151,7 +151,7 @@
 #define MTX_CALL_ENV "MTX_CALL_REGION"
 /* Set in mtx_call_record.stamp for an exit. */
 #define MTX_CALL_EXIT (1ull << 63)
-#define MTX_SHM_VERSION 1u
+#define MTX_SHM_VERSION 2u
 #define MTX_SHM_HEADER_SIZE 4096u
 #define MTX_SHM_LANE_HEADER_SIZE 256u
 #define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
@@ -211,6 +211,26 @@ struct mtx_shm_header {
 	uint32_t drain_wake __attribute__((aligned(64)));
 };
 
+/*
+ * The call that may block (a cond or semaphore wait, a contended lock, a
+ * join, a barrier) the lane's owner is inside: written before the call,
+ * start_ns last, and cleared (start_ns 0) when it returns, before its
+ * record is written. An owner that dies inside the call (another thread
+ * called exit(), a fatal signal, cancellation) leaves it set; the collector
+ * reads it when it frees the lane and records the call as one that did not
+ * return. Only the outermost such call of a thread is described.
+ */
+struct mtx_sync_pending {
+	uint64_t start_ns; /* 0: none */
+	uint64_t addr, arg, callsite;
+	uint16_t kind, op;
+	uint32_t _pad;
+};
+
+/* mtx_sync_record.result of a call that did not return (pending above);
+ * sync_ops.result NULL. */
+#define MTX_SYNC_RESULT_UNRETURNED INT32_MIN
+
 struct mtx_shm_lane {
 	uint32_t state;    /* enum mtx_shm_lane_state */
 	int32_t owner_pid;
@@ -218,8 +238,10 @@ struct mtx_shm_lane {
 	uint32_t claims;   /* times this lane was claimed: helps reading dumps */
 	uint64_t head __attribute__((aligned(64)));
 	uint64_t tail __attribute__((aligned(64)));
+	/* sync lanes only; written by the owner, read once it is gone */
+	struct mtx_sync_pending pending __attribute__((aligned(64)));
 	/* padded to MTX_SHM_LANE_HEADER_SIZE; records follow */
-	uint8_t _pad[MTX_SHM_LANE_HEADER_SIZE - 192];
+	uint8_t _pad[MTX_SHM_LANE_HEADER_SIZE - 192 - sizeof(struct mtx_sync_pending)];
 };
 
 _Static_assert(sizeof(struct mtx_shm_header) <= MTX_SHM_HEADER_SIZE, "header fits");

@@ -3,7 +3,9 @@
 # LD_PRELOAD is kept; -e without sync injects nothing; a library that cannot
 # be found is one clear error; a program the library cannot enter (static,
 # set-ID) gets one line saying that uprobes trace it instead, its output
-# and exit status untouched; threads with small stacks run as they do alone.
+# and exit status untouched; threads with small stacks run as they do alone;
+# calls that never return (the program exits while threads wait) are
+# recorded as such.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -26,6 +28,21 @@ grep -Eq '^/mtx-sync-[0-9]+-' <(sed -n 2p env.out) || fail "MTX_SYNC_REGION is '
 collect_same smallstack.db -- "$BUILDDIR/tests/e2e/smallstack"
 [ "$(sql smallstack.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'lock'")" = 4 ] ||
 	fail "smallstack: $(sql smallstack.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'lock'") locks recorded, not 4"
+
+# Threads blocked when the program exits (cond wait, sem wait, mutex lock
+# on a mutex main holds): their calls never return, yet each is recorded,
+# result NULL, ending with its thread, which was blocked_sync on its object.
+collect_same dies.db -- "$BUILDDIR/tests/e2e/diesblocked"
+got=$(sql dies.db "SELECT GROUP_CONCAT(k, ' ') FROM (SELECT o.kind || ':' || s.op AS k FROM sync_ops s
+	JOIN sync_objects o ON o.id = s.object_id WHERE s.result IS NULL ORDER BY 1)")
+[ "$got" = "cond:wait mutex:lock sem:wait" ] || fail "calls that did not return: '$got'"
+bad=$(sql dies.db "SELECT COUNT(*) FROM sync_ops s JOIN threads t ON t.tid = s.tid
+	WHERE s.result IS NULL AND (s.end_ns <> t.end_ns OR NOT s.blocked OR s.wait_ns <= 0 OR NOT EXISTS
+	(SELECT 1 FROM thread_states st WHERE st.tid = s.tid AND st.state = 'blocked_sync'
+	 AND st.object_id = s.object_id AND st.start_ns >= s.start_ns))")
+[ "$bad" = 0 ] || fail "$bad calls that did not return are not closed at their thread's end, blocked"
+[ "$(sql dies.db "SELECT holder_tid FROM sync_ops WHERE op = 'lock' AND result IS NULL")" = \
+	"$(sql dies.db "SELECT pid FROM processes")" ] || fail "the unreturned lock does not name main as its holder"
 
 # Without sync in --events nothing is injected and no sync op recorded.
 "$MTX" collect -q -e sched,wakeups,syscalls -o nosync.db -- /bin/sh -c 'echo "[$LD_PRELOAD]"' > nosync.out
