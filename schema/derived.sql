@@ -38,6 +38,11 @@ CREATE TABLE state_causes (
 	-- frame of its own code, not of a system library or mtx's).
 	function_id INTEGER
 );
+-- Filled in (tid, start_ns) order, so this index is kept up to date as the
+-- rows come, by the thread that inserts them (src/insert-queue.c), for less
+-- than it would cost to build it afterwards (0.4 s against 0.9 s on the 1.6 M
+-- rows of a 10 M-event run). The same for wait_for below.
+CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
 
 -- For whom each wait on a sync object waited: the lock's holder, or for
 -- semaphores, condvars, barriers and joins the thread that woke the waiter;
@@ -57,6 +62,7 @@ CREATE TABLE wait_for (
 	other_object_id   INTEGER,       -- the object it was itself blocked on longest then
 	other_callsite    INTEGER        -- holder: where it took the lock; waker: where it woke us
 );
+CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 
 -- The critical path: the chain of work and waits that ends at the program's
 -- exit, walked back from there through the wakeup that ended each wait (and
@@ -214,9 +220,7 @@ CREATE TABLE critical_path_totals (
 );
 
 -- Indexes last: analysis_build creates everything above, fills the tables,
--- then runs the rest of this file (from the first CREATE INDEX on).
-CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
+-- then runs the rest of this file (from this comment on).
 CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
-CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);

@@ -102,13 +102,13 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s%s", temp ? "temp." : "", derived_tables[i]);
 		rc = db_exec(db, sql, err);
 	}
-	/* The tables first, their indexes once they are filled (schema/derived.sql
-	 * lists the indexes last): building an index afterwards costs less than
-	 * keeping it up to date row by row. */
+	/* The tables first, most indexes once they are filled (schema/derived.sql
+	 * lists them last): building an index afterwards costs less than keeping
+	 * it up to date row by row, unless the rows come in the index's order. */
 	char *tables = temp ? temp_schema() : strdup(schema_derived_sql), *indexes = NULL;
 	if (!rc && !tables)
 		rc = -ENOMEM;
-	if (!rc && (indexes = strstr(tables, "\nCREATE INDEX")))
+	if (!rc && (indexes = strstr(tables, "\n-- Indexes last")))
 		*indexes++ = '\0';
 	if (!rc)
 		rc = db_exec(db, tables, err);

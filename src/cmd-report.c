@@ -94,7 +94,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	int64_t values[NR_P] = { 0 };
 	bool given[NR_P] = { false };
 	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
-	sqlite3_stmt **stmts = NULL;
+	sqlite3_stmt **stmts = NULL, **counts = NULL;
 	sqlite3 *db = NULL;
 	char *err = NULL;
 	const char *object = arg ? arg : f->object;
@@ -157,8 +157,15 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	for (nr = 0; r->queries[nr].name; nr++)
 		;
 	stmts = calloc((size_t)nr, sizeof(*stmts));
+	counts = calloc((size_t)nr, sizeof(*counts));
+	if (!stmts || !counts) {
+		log_error("out of memory");
+		goto out;
+	}
 	for (int i = 0; i < nr; i++)
-		if (sqlite3_prepare_v2(db, r->queries[i].sql, -1, &stmts[i], NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v2(db, r->queries[i].sql, -1, &stmts[i], NULL) != SQLITE_OK ||
+		    (query_count_sql(r->queries[i].name) &&
+		     sqlite3_prepare_v2(db, query_count_sql(r->queries[i].name), -1, &counts[i], NULL) != SQLITE_OK)) {
 			log_error("report %s: %s", r->queries[i].name, sqlite3_errmsg(db));
 			goto out;
 		}
@@ -185,6 +192,9 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	report_begin(&printer);
 	for (int i = 0; i < nr; i++) {
 		query_bind(stmts[i], &params_given);
+		if (counts[i])
+			query_bind(counts[i], &params_given);
+		printer.count = counts[i];
 		if (report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err) < 0) {
 			fflush(stdout);
 			if (db_error_is_corrupt(sqlite3_errcode(db)))
@@ -200,9 +210,12 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	report_end(&printer);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
 out:
-	for (int i = 0; stmts && i < nr; i++)
+	for (int i = 0; stmts && counts && i < nr; i++) {
 		sqlite3_finalize(stmts[i]);
+		sqlite3_finalize(counts[i]);
+	}
 	free(stmts);
+	free(counts);
 	free(err);
 	sqlite3_close(db);
 	return status;

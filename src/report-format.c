@@ -104,13 +104,22 @@ static bool limited(const struct report_printer *p, long n)
 	return p->limit_rows > 0 && n >= p->limit_rows;
 }
 
-/* Step @st to its end; the rows left. */
-static long count_rest(sqlite3_stmt *st, int *rc)
+/* The rows of @st left after the @n printed: from p->count when there is
+ * one, else by stepping @st to its end. */
+static long count_rest(const struct report_printer *p, sqlite3_stmt *st, long n, int *rc)
 {
-	long n = 0;
+	long left = 0;
+	if (p->count) {
+		if ((*rc = sqlite3_step(p->count)) == SQLITE_ROW) {
+			left = (long)sqlite3_column_int64(p->count, 0) - n;
+			*rc = SQLITE_DONE;
+		}
+		sqlite3_reset(p->count);
+		return left > 0 ? left : 0;
+	}
 	while ((*rc = sqlite3_step(st)) == SQLITE_ROW)
-		n++;
-	return n;
+		left++;
+	return left;
 }
 
 static long print_text(struct report_printer *p, const char *title, sqlite3_stmt *st, int *rc)
@@ -174,7 +183,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	free(cells);
 	if (n == 0)
 		fprintf(p->out, "(none)\n");
-	if (limited(p, n) && (p->nr_more = count_rest(st, rc)) > 0)
+	if (limited(p, n) && (p->nr_more = count_rest(p, st, n, rc)) > 0)
 		fprintf(p->out, "... %ld more rows (--limit 0 for all)\n", p->nr_more);
 	for (int c = 0; c < t.nr_cols; c++)
 		free(t.headers[c]);
@@ -276,7 +285,7 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 	if (json)
 		fputs(n ? "\n  ]" : "]", p->out);
 	if (limited(p, n))
-		p->nr_more = count_rest(st, rc);
+		p->nr_more = count_rest(p, st, n, rc);
 	return n;
 }
 

@@ -22,6 +22,10 @@ struct report_printer {
 	int nr_sections;   /* printed so far */
 	long limit_rows;   /* rows printed per section at most, 0: all */
 	long nr_more;      /* rows of the last section left out by the limit */
+	/* Optional, set per section: a statement whose one value is the number
+	 * of rows the section's statement gives (query_count_sql),
+	 * so that the rows left out are counted without stepping through them. */
+	sqlite3_stmt *count;
 };
 
 /* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
@@ -34,7 +38,8 @@ void report_end(struct report_printer *p);
 /*
  * report_print - step @st to its end and print its rows under @title (the
  * JSON key is @name), at most p->limit_rows of them (when not 0): the rows
- * left out are counted in p->nr_more, and text says so below the table.
+ * left out are counted in p->nr_more (from p->count when set), and text
+ * says so below the table.
  * Returns the number of rows printed, or -EIO with the SQLite message in
  * @err (caller frees).
  */

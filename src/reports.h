@@ -56,6 +56,12 @@ const struct mtx_query *query_find(const char *name);
 /* browse_query_table - the browser's own queries; ends with a zeroed entry. */
 const struct mtx_query *browse_query_table(void);
 
+/* query_count_sql - for the query called @name when it can give very many
+ * rows: SQL of one value, the number of rows it gives with the same
+ * parameters, found without stepping through them (mtx report's "N more
+ * rows" under --limit); NULL for the other queries. */
+const char *query_count_sql(const char *name);
+
 /* report_find - the report called @name, or NULL. */
 const struct mtx_report *report_find(const char *name);
 

@@ -547,9 +547,14 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
 			  row_state, err);
+	/* Without stacks or call sites the position is NULL either way, and the
+	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
 	if (!rc)
 		rc = scan(&l, db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
-					       "WHERE name = 'stack_id'", 0) > 0 ? SWITCHES_AT_SQL : SWITCHES_SQL,
+					       "WHERE name = 'stack_id'", 0) > 0 &&
+				      db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR "
+						       "EXISTS (SELECT 1 FROM callsites)", 1) != 0
+				      ? SWITCHES_AT_SQL : SWITCHES_SQL,
 			  row_switch, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);

@@ -80,6 +80,17 @@ diff -u limit.want limit.out > limit.diff && pass "states --limit 3" || { fail "
 	pass "states --limit 3 --format csv" || fail "states --limit 3 --format csv: $(cat limit.csv limit.err)"
 "$MTX" report waits.db states --limit "$rows" > limit.out 2>&1
 diff -q "$EXPECTED/states.txt" limit.out > /dev/null || fail "states --limit $rows (all of them) differs from states"
+# states counts the rows it leaves out from the summary tables (whole run)
+# or with COUNT(*) (a window): the count must be the rows not printed.
+for args in "" "--thread worker-b" "--from 300us --to 400us" "--thread worker-b --from 300us --to 400us"; do
+	# shellcheck disable=SC2086 # $args is words on purpose
+	all=$(("$("$MTX" report waits.db states $args --format csv --limit 0 | wc -l)" - 1))
+	# shellcheck disable=SC2086
+	last=$("$MTX" report waits.db states $args --limit 1 2>&1 | tail -1)
+	[ "$all" -gt 1 ] && [ "$last" = "... $((all - 1)) more rows (--limit 0 for all)" ] &&
+		pass "states $args --limit 1: counts the $((all - 1)) rows left out" ||
+		fail "states $args --limit 1: $all rows in all, but: $last"
+done
 
 # Every report of --list runs on the fixture (the ones above and any new one).
 for r in $("$MTX" report --list | awk '{ print $1 }'); do
