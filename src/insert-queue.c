@@ -2,11 +2,8 @@
  * src/insert-queue.c - see insert-queue.h.
  *
  * Rows go in chunks: the adding thread fills one, hands it over full, and
- * takes an empty one back. At most MAX_CHUNKS exist (~50 MB), so memory
- * stays bounded; when the inserts fall behind, the adder waits until half
- * of them are free again. On a busy machine each wakeup may wait for a CPU
- * for many milliseconds: with 8 chunks of 1024 rows and a wakeup per chunk
- * the state_causes pass of a 10 M-event run took twice as long (load 8).
+ * takes an empty one back (at most MAX_CHUNKS exist, so memory stays
+ * bounded and the adder waits when the inserts fall behind).
  */
 #include "config.h"
 #include "src/insert-queue.h"
@@ -15,8 +12,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define ROWS_PER_CHUNK 4096
-#define MAX_CHUNKS 32
+#define ROWS_PER_CHUNK 1024
+#define MAX_CHUNKS 8
 
 struct chunk {
 	struct chunk *next;
@@ -33,7 +30,7 @@ struct insert_queue {
 	struct chunk *full, *last; /* handed over, oldest first */
 	struct chunk *empty;       /* to be reused */
 	struct chunk *filling;     /* the adder's */
-	int nr_chunks, nr_full;
+	int nr_chunks;
 };
 
 /* Insert @c's rows; 0 or -EIO. */
@@ -69,7 +66,6 @@ static void *insert_run(void *arg)
 			break;
 		if (!(q->full = c->next))
 			q->last = NULL;
-		q->nr_full--;
 		int rc = q->rc;
 		pthread_mutex_unlock(&q->lock);
 		if (!rc) /* after a failure the rest is dropped */
@@ -79,8 +75,7 @@ static void *insert_run(void *arg)
 			q->rc = rc;
 		c->next = q->empty;
 		q->empty = c;
-		if (q->nr_full == MAX_CHUNKS / 2 || rc)
-			pthread_cond_broadcast(&q->changed);
+		pthread_cond_broadcast(&q->changed);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
@@ -119,20 +114,18 @@ static void hand_over(struct insert_queue *q)
 	else
 		q->full = c;
 	q->last = c;
-	if (q->nr_full++ == 0) /* the inserting thread may be waiting for it */
-		pthread_cond_broadcast(&q->changed);
+	pthread_cond_broadcast(&q->changed);
 	pthread_mutex_unlock(&q->lock);
 }
 
 /* An empty chunk for the adder: a reused one, a new one, or (at the limit)
- * one of those the inserting thread is done with, once half are. */
+ * the next one the inserting thread is done with. */
 static struct chunk *take_empty(struct insert_queue *q)
 {
 	struct chunk *c = NULL;
 	pthread_mutex_lock(&q->lock);
-	if (!q->empty && q->nr_chunks >= MAX_CHUNKS)
-		while (q->nr_full > MAX_CHUNKS / 2 && !q->rc)
-			pthread_cond_wait(&q->changed, &q->lock);
+	while (!q->empty && q->nr_chunks >= MAX_CHUNKS && !q->rc)
+		pthread_cond_wait(&q->changed, &q->lock);
 	if (!q->rc && (c = q->empty))
 		q->empty = c->next;
 	else if (!q->rc && (c = malloc(sizeof(*c))))
