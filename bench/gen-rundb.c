@@ -57,7 +57,6 @@
 #include "src/db.h"
 #include "src/log.h"
 #include "src/grow.h"
-#include "src/log.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1122,8 +1121,6 @@ static int derive(const char *path)
 		sqlite3_close(db);
 		return 1;
 	}
-	/* analysis_build's log_debug lines: how long each step took. */
-	log_set_level(LOG_VERBOSE);
 	t0 = clock_now_ns();
 	rc = analysis_build(db, 0, &err);
 	if (rc) {

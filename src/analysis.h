@@ -60,8 +60,7 @@ int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /*
  * wait_for and wait_for_totals (src/wait-for.c), filled by the state_causes
  * pass: wait_for_begin prepares a pass over @tl (0 or -errno; call
- * wait_for_end even when it fails), wait_for_add adds to @queue (see
- * src/insert-queue.h; finished before wait_for_end) the wait_for row of
+ * wait_for_end even when it fails), wait_for_add writes the wait_for row of
  * one sync wait of @tid over [@s, @e) as state_causes describes it (its
  * object when @has_object, its innermost op @op or NULL, the thread that
  * woke it when @has_waker), and wait_for_end writes the totals when @rc is 0,
@@ -69,7 +68,6 @@ int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
  */
 struct wait_for_pass;
 struct tl_op;
-struct insert_queue;
 
 /* One row of wait_for as the chains need it; other is waited_for_tid, -1
  * for NULL. */
@@ -84,8 +82,7 @@ struct wait_link {
  * each thread's in time order). Returns 0 or -errno.
  */
 int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
-int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct insert_queue *queue,
-		   struct wait_for_pass **out);
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out);
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid);
 int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);

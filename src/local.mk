@@ -6,7 +6,6 @@ libmtx_a_SOURCES = \
 	src/db.c src/db.h \
 	src/log.c src/log.h \
 	src/grow.h \
-	src/insert-queue.c src/insert-queue.h \
 	src/sorted.h \
 	src/clock.h \
 	src/timefmt.c src/timefmt.h \

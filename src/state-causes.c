@@ -21,7 +21,6 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
-#include "src/insert-queue.h"
 #include "src/keyhash.h"
 #include "src/timeline.h"
 
@@ -120,7 +119,6 @@ struct pass {
 	int nr_cpus;
 	uint16_t running, runnable, sleeping, blocked_sync;
 	sqlite3_stmt *insert;
-	struct insert_queue *queue; /* state_causes and wait_for rows go through it */
 	struct keyhash switch_keys;
 	struct switch_total *switches;
 	size_t nr_switches, cap_switches;
@@ -253,6 +251,7 @@ static int64_t at_word(const char *word)
 static int describe(struct pass *p, const struct tl_state *iv, const struct tl_state *prev, int64_t next_cpu,
 		    bool last)
 {
+	sqlite3_stmt *ins = p->insert;
 	const char *cause = "unknown", *ended_by = NULL;
 	int64_t next_tid = -1, waker_tid = -1, at, function_id = 0;
 	bool has_next = false, has_waker = false, preempt = false, switched = false;
@@ -321,24 +320,24 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	if (fd_kind && !*fd_kind)
 		fd_kind = NULL;
 
-	struct insert_row *row = insert_queue_add(p->queue, p->insert, 15);
-	if (!row)
-		return -EIO; /* insert_queue_finish tells why */
-	insert_int(row, 1, t->tid);
-	insert_int(row, 2, iv->start_ns);
-	insert_int(row, 3, iv->end_ns);
-	insert_text_or_null(row, 4, timeline_string(p->tl, iv->state));
-	insert_text_or_null(row, 5, cause);
-	insert_int_or_null(row, 6, object_id, has_object);
-	insert_int_or_null(row, 7, op ? op->id : 0, op != NULL);
-	insert_text_or_null(row, 8, syscall);
-	insert_int_or_null(row, 9, sys ? sys->fd : 0, sys && (sys->flags & TL_HAS_FD));
-	insert_text_or_null(row, 10, fd_kind);
-	insert_int_or_null(row, 11, next_tid, has_next);
-	insert_text_or_null(row, 12, ended_by);
-	insert_int_or_null(row, 13, waker_tid, has_waker);
-	insert_text_or_null(row, 14, op ? timeline_string(p->tl, op->op) : NULL);
-	insert_int_or_null(row, 15, function_id, function_id > 0);
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, t->tid);
+	sqlite3_bind_int64(ins, 2, iv->start_ns);
+	sqlite3_bind_int64(ins, 3, iv->end_ns);
+	sqlite3_bind_text(ins, 4, timeline_string(p->tl, iv->state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, 5, cause, -1, SQLITE_STATIC);
+	db_bind_int_or_null(ins, 6, object_id, has_object);
+	db_bind_int_or_null(ins, 7, op ? op->id : 0, op != NULL);
+	db_bind_text_or_null(ins, 8, syscall);
+	db_bind_int_or_null(ins, 9, sys ? sys->fd : 0, sys && (sys->flags & TL_HAS_FD));
+	db_bind_text_or_null(ins, 10, fd_kind);
+	db_bind_int_or_null(ins, 11, next_tid, has_next);
+	db_bind_text_or_null(ins, 12, ended_by);
+	db_bind_int_or_null(ins, 13, waker_tid, has_waker);
+	db_bind_text_or_null(ins, 14, op ? timeline_string(p->tl, op->op) : NULL);
+	db_bind_int_or_null(ins, 15, function_id, function_id > 0);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return -EIO;
 	int64_t ns = iv->end_ns - iv->start_ns;
 	if (is_waiting(p, iv)) {
 		/* A thread's waits and their wakers at a glance, and what waited
@@ -495,26 +494,25 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	p.runnable = timeline_intern_find(tl, "runnable");
 	p.sleeping = timeline_intern_find(tl, "sleeping");
 	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
-	if (!(rc = load_timelines(&p)) && !(rc = insert_queue_start(&p.queue)) &&
-	    !(rc = wait_for_begin(db, tl, p.queue, &p.wait_for)) &&
-	    sqlite3_prepare_v2(db,
+	if ((rc = load_timelines(&p)) || (rc = wait_for_begin(db, tl, &p.wait_for)))
+		goto out;
+	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, "
 			       "syscall, fd, fd_kind, next_tid, ended_by, waker_tid, op, function_id) "
 			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &p.insert, NULL) != SQLITE_OK)
+			       -1, &p.insert, NULL) != SQLITE_OK) {
 		rc = -EIO;
+		goto out;
+	}
 	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
 		p.t = &tl->threads[i];
 		rc = thread_pass(&p);
 	}
-	/* Once the rows are in, the connection is this thread's again. A row
-	 * refused by the queue: the queue's failure says why. */
-	int inserted = insert_queue_finish(p.queue);
-	rc = inserted ? inserted : rc;
 	if (!rc)
 		rc = write_switches(db, &p);
 	if (!rc)
 		rc = write_causes(db, &p);
+out:
 	rc = wait_for_end(db, p.wait_for, rc);
 	if (rc && asprintf(err, "state causes: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
 		*err = NULL;

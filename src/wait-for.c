@@ -19,7 +19,6 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
-#include "src/insert-queue.h"
 #include "src/keyhash.h"
 #include "src/timeline.h"
 
@@ -41,7 +40,6 @@ static const char *const relations[] = { "unknown", "holder", "waker" };
 struct wait_for_pass {
 	const struct mtx_timeline *tl;
 	sqlite3_stmt *insert;
-	struct insert_queue *queue; /* wait_for rows go through it */
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
@@ -133,10 +131,11 @@ static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, b
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid)
 {
+	sqlite3_stmt *ins = p->insert;
 	const struct tl_object *object = has_object ? timeline_object(p->tl, object_id) : NULL;
 	int relation = 0;
 	const struct tl_op *other_op = NULL;
-	int64_t other = -1, did[3] = { 0 }, other_object = -1;
+	int64_t other = -1, did[3], other_object = -1;
 	int rc = 0;
 
 	if (object && is_lock(timeline_string(p->tl, object->kind)) && op && (op->flags & TL_HAS_HOLDER)) {
@@ -151,24 +150,27 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		if (!(other_op = op_at(p, timeline_thread(p->tl, other), e, &rc)) && rc)
 			return rc;
 	}
-	struct insert_row *row = insert_queue_add(p->queue, p->insert, 12);
-	if (!row)
-		return -EIO; /* insert_queue_finish tells why */
-	insert_int(row, 1, tid);
-	insert_int(row, 2, s);
-	insert_int(row, 3, e);
-	insert_int_or_null(row, 4, object_id, has_object);
-	insert_int_or_null(row, 5, op ? op->id : 0, op != NULL);
-	insert_int_or_null(row, 6, other, other >= 0);
-	insert_text_or_null(row, 7, relations[relation]);
-	bool has_activity = other > 0 && other != tid;
-	if (has_activity)
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, tid);
+	sqlite3_bind_int64(ins, 2, s);
+	sqlite3_bind_int64(ins, 3, e);
+	db_bind_int_or_null(ins, 4, object_id, has_object);
+	db_bind_int_or_null(ins, 5, op ? op->id : 0, op != NULL);
+	db_bind_int_or_null(ins, 6, other, other >= 0);
+	sqlite3_bind_text(ins, 7, relations[relation], -1, SQLITE_STATIC);
+	if (other > 0 && other != tid) {
 		activity(p, timeline_thread(p->tl, other), s, e, did, &other_object);
-	for (int i = 0; i < 3; i++)
-		insert_int_or_null(row, 8 + i, did[i], has_activity);
-	insert_int_or_null(row, 11, other_object, other_object >= 0);
-	insert_int_or_null(row, 12, other_op ? other_op->callsite : 0,
-			   other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
+		for (int i = 0; i < 3; i++)
+			sqlite3_bind_int64(ins, 8 + i, did[i]);
+	} else {
+		for (int i = 0; i < 3; i++)
+			sqlite3_bind_null(ins, 8 + i);
+	}
+	db_bind_int_or_null(ins, 11, other_object, other_object >= 0);
+	db_bind_int_or_null(ins, 12, other_op ? other_op->callsite : 0,
+			    other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return -EIO;
 	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
 	if (!links)
 		return -ENOMEM;
@@ -177,14 +179,13 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
 }
 
-int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct insert_queue *queue, struct wait_for_pass **out)
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out)
 {
 	struct wait_for_pass *p = calloc(1, sizeof(*p));
 	*out = p;
 	if (!p)
 		return -ENOMEM;
 	p->tl = tl;
-	p->queue = queue;
 	p->running = timeline_intern_find(tl, "running");
 	p->runnable = timeline_intern_find(tl, "runnable");
 	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))))
