@@ -213,6 +213,22 @@ CREATE TABLE critical_path_totals (
 	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
 );
 
+-- Per busy thread, its states and events at coarser resolutions, for the
+-- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
+-- into buckets of 4^L ns from 0; each bucket gets the state that covered most
+-- of it and its event (the kind of its first sync op, else 'syscall' when a
+-- syscall began in it), and consecutive buckets alike make one row. A thread
+-- has the levels down to where they stop being much smaller than its rows.
+CREATE TABLE timeline_levels (
+	tid      INTEGER NOT NULL,
+	level    INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns   INTEGER NOT NULL,
+	state    TEXT,              -- as in thread_states; NULL: none recorded
+	event    TEXT,              -- sync_objects.kind, 'syscall', or NULL
+	PRIMARY KEY (tid, level, start_ns)
+) WITHOUT ROWID;
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from the first CREATE INDEX on).
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);

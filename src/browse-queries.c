@@ -57,6 +57,16 @@ static const struct mtx_query browse_queries[] = {
 	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND "
 	  "s.start_ns >= COALESCE((SELECT MAX(x.start_ns) FROM thread_states x WHERE x.tid = :tid "
 	  "AND x.start_ns <= :from), :from) AND s.start_ns < :to ORDER BY s.start_ns LIMIT :limit" },
+	/* A busy lane's level for a column of 2 * 4^:level ns or more: the
+	 * coarsest it has at or below :level (NULL: none, read it exactly). */
+	{ "timeline.level", NULL,
+	  "SELECT MAX(x.level) FROM timeline_levels x WHERE x.tid = :tid AND x.level <= :level" },
+	/* The rows of that level overlapping [:from, :to), as timeline.states. */
+	{ "timeline.level_rows", NULL,
+	  "SELECT x.start_ns, x.end_ns, x.state, x.event FROM timeline_levels x WHERE x.tid = :tid "
+	  "AND x.level = :level AND x.start_ns >= COALESCE((SELECT MAX(y.start_ns) FROM timeline_levels y "
+	  "WHERE y.tid = :tid AND y.level = :level AND y.start_ns <= :from), :from) AND x.start_ns < :to "
+	  "ORDER BY x.start_ns LIMIT :limit" },
 	{ "timeline.state_at", NULL,
 	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND s.start_ns <= :from "
 	  "ORDER BY s.start_ns DESC LIMIT 1" },
