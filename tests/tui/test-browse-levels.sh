@@ -21,8 +21,8 @@ sql "$TMP/altered/run.db" "UPDATE timeline_levels SET state = 'sleeping', event 
 
 browse_start 80x24 "$TMP/run.db"
 keys 4; wait_for "lane 1 of 2" && expect_screen levels
-keys j + + + +; wait_for "4.10 us a column"; keys t; wait_for "jump to time"; type_text 3.1ms; keys Enter
-wait_for "at 3.10 ms" && expect_screen levels-zoomed
+keys j + + + + + +; wait_for "1.02 us a column"; keys t; wait_for "jump to time"; type_text 3.14ms; keys Enter
+wait_for "at 3.14 ms" && expect_screen levels-zoomed
 keys q; wait_for "exit=0"
 
 browse_start 80x24 "$TMP/exact/run.db"
