@@ -236,3 +236,4 @@ CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
 CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);
+CREATE INDEX switch_totals_count ON switch_totals(count); -- the browser's first rows (switches.top)
