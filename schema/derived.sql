@@ -216,16 +216,14 @@ CREATE TABLE critical_path_totals (
 -- Per busy thread, its states and events at coarser resolutions, for the
 -- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
 -- into buckets of 4^L ns from 0; each bucket gets the state that covered most
--- of it and its event (the kind of its first sync op, else 'syscall' when a
--- syscall began in it), and consecutive buckets alike make one row. A thread
--- has the levels down to where they stop being much smaller than its rows.
+-- of it and its event (the kind of its first sync op, else a syscall that
+-- began in it), as one byte: the codes are in src/timeline-levels.h and
+-- mtx-db(5). A thread has the levels down to buckets as long as its mean state.
 CREATE TABLE timeline_levels (
 	tid      INTEGER NOT NULL,
 	level    INTEGER NOT NULL,
-	start_ns INTEGER NOT NULL,
-	end_ns   INTEGER NOT NULL,
-	state    TEXT,              -- as in thread_states; NULL: none recorded
-	event    TEXT,              -- sync_objects.kind, 'syscall', or NULL
+	start_ns INTEGER NOT NULL,  -- the first bucket's start
+	buckets  BLOB NOT NULL,     -- one byte per bucket from start_ns on, at most 4096
 	PRIMARY KEY (tid, level, start_ns)
 ) WITHOUT ROWID;
 

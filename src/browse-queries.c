@@ -74,12 +74,11 @@ static const struct mtx_query browse_queries[] = {
 	 * coarsest it has at or below :level (NULL: none, read it exactly). */
 	{ "timeline.level", NULL,
 	  "SELECT MAX(x.level) FROM timeline_levels x WHERE x.tid = :tid AND x.level <= :level" },
-	/* The rows of that level overlapping [:from, :to), as timeline.states. */
+	/* The rows of that level overlapping [:from, :to): from the one holding :from on. */
 	{ "timeline.level_rows", NULL,
-	  "SELECT x.start_ns, x.end_ns, x.state, x.event FROM timeline_levels x WHERE x.tid = :tid "
-	  "AND x.level = :level AND x.start_ns >= COALESCE((SELECT MAX(y.start_ns) FROM timeline_levels y "
-	  "WHERE y.tid = :tid AND y.level = :level AND y.start_ns <= :from), :from) AND x.start_ns < :to "
-	  "ORDER BY x.start_ns LIMIT :limit" },
+	  "SELECT x.start_ns, x.buckets FROM timeline_levels x WHERE x.tid = :tid AND x.level = :level "
+	  "AND x.start_ns >= COALESCE((SELECT MAX(y.start_ns) FROM timeline_levels y WHERE y.tid = :tid "
+	  "AND y.level = :level AND y.start_ns <= :from), :from) AND x.start_ns < :to ORDER BY x.start_ns" },
 	{ "timeline.state_at", NULL,
 	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND s.start_ns <= :from "
 	  "ORDER BY s.start_ns DESC LIMIT 1" },

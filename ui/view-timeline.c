@@ -3,8 +3,8 @@
  * axis, sync ops and syscalls as marks, a time cursor and a detail line
  * for what is under it. Every figure comes from the timeline.* queries of
  * src/browse-queries.c, so a frame reads a bounded number of rows on any
- * size of run. A busy lane zoomed out is drawn from timeline_levels (a few
- * rows per column, stored together: one range read); otherwise its states
+ * size of run. A busy lane zoomed out is drawn from timeline_levels (a byte
+ * per bucket, a few buckets per column: one or two rows); otherwise its states
  * are read exactly when the window holds few of them and sampled at three
  * points per column when it holds many, and its marks are looked up per
  * column. (On a 10 M-event run those lookups, scattered over the tables,
@@ -15,6 +15,7 @@
 #include "ui/display.h"
 #include "ui/views.h"
 #include "src/timefmt.h"
+#include "src/timeline-levels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -227,34 +228,39 @@ static int lane_level(struct view *v, const struct lane *l)
 	return found;
 }
 
-/* Fill @cells and @marks from @level of timeline_levels: each row covers
+/* Fill @cells and @marks from @level of timeline_levels: each bucket covers
  * its columns as a state does, and marks them with its event (a sync op's
  * letter over a syscall's ^, the first sync op's in a column). */
 static void lane_from_level(struct view *v, const struct lane *l, int level, enum lane_state *cells, char *marks)
 {
+	static const int nr_states = sizeof(timeline_level_states) / sizeof(timeline_level_states[0]);
+	static const int nr_events = sizeof(timeline_level_events) / sizeof(timeline_level_events[0]);
 	struct timeline *tl = v->priv;
 	int cols = tl->plot_cols;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols, width_ns = (int64_t)1 << (2 * level);
 	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
 	sqlite3_stmt *st = cover ? prepare(v, "timeline.level_rows", l->tid, left, right) : NULL;
 	memset(cells, 0, (size_t)cols * sizeof(*cells));
 	memset(marks, 0, (size_t)cols);
-	if (st) {
+	if (st)
 		bind_named(st, ":level", level);
-		bind_named(st, ":limit", (int64_t)cols * 64);
-	}
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-		const char *event = (const char *)sqlite3_column_text(st, 3);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			cover_add(tl, cover, s, e, state_of((const char *)sqlite3_column_text(st, 2)));
-		if (!event || e <= left || s >= right)
-			continue;
-		bool syscall = !strcmp(event, "syscall");
-		int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
-		for (int c = c0; c <= c1; c++)
-			if (!marks[c] || (marks[c] == '^' && !syscall))
-				marks[c] = syscall ? '^' : kind_mark(event);
+		int64_t start = sqlite3_column_int64(st, 0);
+		const uint8_t *bytes = sqlite3_column_blob(st, 1);
+		int64_t n = sqlite3_column_bytes(st, 1), i = left > start ? (left - start) / width_ns : 0;
+		for (; bytes && i < n && start + i * width_ns < right; i++) {
+			int64_t s = start + i * width_ns, e = s + width_ns;
+			int state = bytes[i] & ((1 << TL_LEVEL_EVENT_SHIFT) - 1), event = bytes[i] >> TL_LEVEL_EVENT_SHIFT;
+			if (state > 0 && state < nr_states)
+				cover_add(tl, cover, s, e, state_of(timeline_level_states[state]));
+			if (event <= 0 || event >= nr_events)
+				continue;
+			bool syscall = !strcmp(timeline_level_events[event], "syscall");
+			int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
+			for (int c = c0; c <= c1; c++)
+				if (!marks[c] || (marks[c] == '^' && !syscall))
+					marks[c] = syscall ? '^' : kind_mark(timeline_level_events[event]);
+		}
 	}
 	if (cover)
 		cells_from_cover(cols, cover, cells);

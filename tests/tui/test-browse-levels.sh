@@ -3,8 +3,9 @@
 # state by state (tests/fixtures/busy.sql), at 80x24: zoomed out it is drawn
 # from timeline_levels, and looks the same as drawn from thread_states (a
 # copy without the levels); zoomed in past its finest level (here where
-# the lane goes from asleep to reading) it is read exactly again; and a copy whose levels say otherwise shows them, so the
-# levels are what is drawn.
+# the lane goes from asleep to reading) it is read exactly again; and a
+# copy whose levels are blanked shows a blank lane, so the levels are what
+# is drawn.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +18,7 @@ mkdir -p "$TMP/exact" "$TMP/altered"
 cp "$TMP/run.db" "$TMP/exact/run.db"
 sql "$TMP/exact/run.db" "DELETE FROM timeline_levels"
 cp "$TMP/run.db" "$TMP/altered/run.db"
-sql "$TMP/altered/run.db" "UPDATE timeline_levels SET state = 'sleeping', event = NULL"
+sql "$TMP/altered/run.db" "UPDATE timeline_levels SET buckets = zeroblob(length(buckets))"
 
 browse_start 80x24 "$TMP/run.db"
 keys 4; wait_for "lane 1 of 2" && expect_screen levels
