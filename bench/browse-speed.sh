@@ -9,8 +9,9 @@
 # for the first frame after the command started, "key ACTION MS" from each
 # key's arrival to its frame on screen; see ui/browse.c). tmux drives it at
 # 100x30 with one scripted walk through every view (scrolling, paging, both
-# ends, search, an object's history, the timeline's moves, zooms, events
-# and wakeups), waiting for each frame before the next key. RSS is the
+# ends, search, an object's history, the timeline's moves, zooms from the
+# whole run down to tens of microseconds a column, events and wakeups),
+# waiting for each frame before the next key. RSS is the
 # process's VmHWM (peak) at the end.
 #
 # Usage: bench/browse-speed.sh [-n RUNS] [-d DB] [-o RESULTS] [BUILDDIR]
@@ -84,12 +85,13 @@ start() {
 
 # The walk: tmux key names; 'P:key' opens a prompt (its frame comes after
 # the Enter that ends it), 'T:text' types text at a prompt.
-walk=(j j j j j j j j j j NPage NPage NPage NPage NPage End Home P:/ T:rs Enter n n N
+walk=(j j j j j j j j j j NPage NPage NPage NPage NPage G g P:/ T:rs Enter n n N
 	s s S P:f T:client Enter P:f Enter Enter Escape
-	2 j j j Enter NPage NPage NPage NPage End Home PPage Escape
+	2 j j j Enter NPage NPage NPage NPage G g PPage Escape
 	3 j j j Enter Escape
-	4 l l l l l l l l l l + + + + + - - ']' ']' ']' '[' j j j w l l h h P:t T:0.5s Enter End Home NPage PPage
-	5 j j j 6 j j Enter NPage End Escape 7 8 Tab Tab BTab '?' NPage Escape 1 q)
+	4 l l l l l l l l l l + + + + + - - ']' ']' ']' '[' j j j w l l h h P:t T:0.5s Enter G g NPage PPage
+	+ + + + + + + + + l l h h - - - - - - - - -
+	5 j j j 6 j j Enter NPage G Escape 7 8 Tab Tab BTab '?' NPage Escape 1 q)
 
 # walk_db DB LOG - the walk on DB; prints its VmHWM in kB.
 walk_db() {

@@ -219,8 +219,23 @@ CREATE TABLE critical_path_totals (
 	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
 );
 
+-- Per busy thread, its states and events at coarser resolutions, for the
+-- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
+-- into buckets of 4^L ns from 0; each bucket gets the state that covered most
+-- of it and its event (the kind of its first sync op, else a syscall that
+-- began in it), as one byte: the codes are in src/timeline-levels.h and
+-- mtx-db(5). A thread has the levels down to buckets as long as its mean state.
+CREATE TABLE timeline_levels (
+	tid      INTEGER NOT NULL,
+	level    INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,  -- the first bucket's start
+	buckets  BLOB NOT NULL,     -- one byte per bucket from start_ns on, at most 4096
+	PRIMARY KEY (tid, level, start_ns)
+) WITHOUT ROWID;
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from this comment on).
 CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);
+CREATE INDEX switch_totals_count ON switch_totals(count); -- the browser's first rows (switches.top)

@@ -20,7 +20,7 @@
 static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
 	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
-	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals",
+	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals", "timeline_levels",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
@@ -41,7 +41,7 @@ static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 
 /* In this order; time_histograms are counted meanwhile (analysis_build). */
 static int (*const analyses[])(sqlite3 *, const struct mtx_timeline *, char **) = {
-	analysis_state_causes, analysis_summaries, critical_path,
+	analysis_state_causes, analysis_summaries, critical_path, analysis_timeline_levels,
 };
 
 int analysis_is_current(sqlite3 *db)

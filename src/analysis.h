@@ -16,7 +16,7 @@ struct mtx_timeline; /* src/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 5
+#define MTX_DERIVED_VERSION 6
 
 /*
  * analysis_build - make sure @db has current derived tables: if
@@ -56,6 +56,8 @@ int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 int analysis_critical_path(sqlite3 *db, char **err);
 /* time_histograms: src/histogram.c */
 int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
+/* timeline_levels: src/timeline-levels.c */
+int analysis_timeline_levels(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 
 /*
  * wait_for and wait_for_totals (src/wait-for.c), filled by the state_causes

@@ -18,6 +18,7 @@ libmtx_a_SOURCES = \
 	src/columns.c src/columns.h \
 	src/report-format.c src/report-format.h \
 	src/timeline.c src/timeline.h \
+	src/timeline-levels.c src/timeline-levels.h \
 	src/keyhash.h \
 	src/state-causes.c \
 	src/wait-chains.c \

@@ -133,12 +133,16 @@ EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 TUI_TESTS = \
 	tests/tui/test-browse-views.sh \
 	tests/tui/test-browse-bad-input.sh \
+	tests/tui/test-browse-levels.sh \
 	tests/tui/test-browse-collect.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/calls.txt \
 	tests/tui/screens/critical-path.txt \
 	tests/tui/screens/help.txt \
+	tests/tui/screens/levels.txt \
+	tests/tui/screens/levels-altered.txt \
+	tests/tui/screens/levels-zoomed.txt \
 	tests/tui/screens/object-history.txt \
 	tests/tui/screens/objects.txt \
 	tests/tui/screens/switches.txt \

@@ -29,7 +29,7 @@ static struct view *open_objects(struct browse *b)
 
 static struct view *open_switches(struct browse *b)
 {
-	static const char *const q[] = { "switches", NULL };
+	static const char *const q[] = { "switches.top", NULL };
 	return report_view_new(b, "switches", q, NULL);
 }
 
@@ -244,8 +244,14 @@ int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **er
 	if (br.b.end_ns <= br.b.origin_ns)
 		br.b.end_ns = br.b.origin_ns + 1;
 
+	/* Room for the pages one timeline frame reads (the states, ops and
+	 * syscalls of all lanes within the window, ~1500 pages on a 10 M-event
+	 * run at 2 ms a column): SQLite's default 2 MB made lanes evict each
+	 * other's pages. Bounded, whatever the size of the file. */
+	sqlite3_exec(db, "PRAGMA cache_size = -16384", NULL, NULL, NULL);
 	if (display_init(err))
 		return -1;
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL); /* as for each key below */
 	switch_main(&br, 0);
 	if (!br.main[0]) { /* the first view must open; say why it did not */
 		static char why[512];
@@ -253,18 +259,27 @@ int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **er
 		snprintf(why, sizeof(why), "%s", br.b.message ? br.b.message : "the threads view cannot be read");
 		*err = why;
 		free(br.b.message);
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 		return -1;
 	}
 	if (timing && *timing)
 		br.timing = fopen(timing, "a");
 	draw_frame(&br);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (br.timing)
 		fprintf(br.timing, "start %.3f\n", (double)(clock_now_ns() - start_ns) / 1e6), fflush(br.timing);
 	for (;;) {
 		int key = display_key();
-		if (!handle_key(&br, key))
+		/* One read transaction for a key and its frame: without it SQLite
+		 * takes and drops its file lock and checks the file's header
+		 * around every statement (a timeline frame runs thousands). */
+		sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+		bool more = handle_key(&br, key);
+		if (more)
+			draw_frame(&br);
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (!more)
 			break;
-		draw_frame(&br);
 		/* From the last key read (a prompt's Enter, for search, filter, jump). */
 		if (br.timing)
 			fprintf(br.timing, "key %s %.3f\n", action_name(key),

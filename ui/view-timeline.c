@@ -2,16 +2,20 @@
  * ui/view-timeline.c - one lane per thread, its states drawn over a time
  * axis, sync ops and syscalls as marks, a time cursor and a detail line
  * for what is under it. Every figure comes from the timeline.* queries of
- * src/browse-queries.c, each an indexed lookup, so a frame costs the same
- * on any size of run: a lane's states are read exactly when the window
- * holds few of them, and sampled at a few points per column when it holds
- * many.
+ * src/browse-queries.c, so a frame reads a bounded number of rows on any
+ * size of run. A busy lane zoomed out is drawn from timeline_levels (a byte
+ * per bucket, a few buckets per column: one or two rows); otherwise its states
+ * are read exactly when the window holds few of them and sampled at three
+ * points per column when it holds many, and its marks are looked up per
+ * column. (On a 10 M-event run those lookups, scattered over the tables,
+ * cost 150-300 ms a frame zoomed out; the levels ~10 ms.)
  */
 #define _GNU_SOURCE
 #include "config.h"
 #include "ui/display.h"
 #include "ui/views.h"
 #include "src/timefmt.h"
+#include "src/timeline-levels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +109,31 @@ static enum lane_state state_at(sqlite3_stmt *st, int64_t t, struct state_hit *h
 	return LS_NONE;
 }
 
+/* Add [@s, @e) in @state to the time each column spends in each state. */
+static void cover_add(const struct timeline *tl, int64_t (*cover)[NR_LANE_STATES], int64_t s, int64_t e,
+		      enum lane_state state)
+{
+	int cols = tl->plot_cols;
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
+	for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < cols; c++) {
+		int64_t a = left + c * npc, b = a + npc;
+		cover[c][state] += (e < b ? e : b) - (s > a ? s : a);
+	}
+}
+
+/* Each column's state: the one that covered most of it. */
+static void cells_from_cover(int cols, int64_t (*cover)[NR_LANE_STATES], enum lane_state *cells)
+{
+	for (int c = 0; c < cols; c++) {
+		int best = LS_NONE;
+		for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
+			if (cover[c][s] > cover[c][best] || (best == LS_NONE && cover[c][s] > 0))
+				best = s;
+		cells[c] = (enum lane_state)best;
+	}
+}
+
 /* Fill @cells (plot_cols) with the state that covers most of each column. */
 static void lane_states(struct view *v, const struct lane *l, enum lane_state *cells)
 {
@@ -118,15 +147,9 @@ static void lane_states(struct view *v, const struct lane *l, enum lane_state *c
 	if (!st || !cover)
 		goto out;
 	bind_named(st, ":limit", limit + 1);
-	while (sqlite3_step(st) == SQLITE_ROW && ++n <= limit) {
-		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-		enum lane_state state = state_of((const char *)sqlite3_column_text(st, 2));
-		int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
-		for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < cols; c++) {
-			int64_t a = left + c * npc, b = a + npc;
-			cover[c][state] += (e < b ? e : b) - (s > a ? s : a);
-		}
-	}
+	while (sqlite3_step(st) == SQLITE_ROW && ++n <= limit)
+		cover_add(tl, cover, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+			  state_of((const char *)sqlite3_column_text(st, 2)));
 	if (n > limit) { /* dense: the majority of three points per column */
 		sqlite3_stmt *at = prepare(v, "timeline.state_at", l->tid, left, right);
 		struct state_hit hit = { 0, 0, LS_NONE };
@@ -141,13 +164,7 @@ static void lane_states(struct view *v, const struct lane *l, enum lane_state *c
 		sqlite3_finalize(at);
 		goto out;
 	}
-	for (int c = 0; c < cols; c++) {
-		int best = LS_NONE;
-		for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
-			if (cover[c][s] > cover[c][best] || (best == LS_NONE && cover[c][s] > 0))
-				best = s;
-		cells[c] = (enum lane_state)best;
-	}
+	cells_from_cover(cols, cover, cells);
 out:
 	sqlite3_finalize(st);
 	free(cover);
@@ -192,6 +209,65 @@ static void lane_marks(struct view *v, const struct lane *l, char *marks)
 	}
 }
 
+/* The level of timeline_levels to draw @l from: the coarsest it has whose
+ * buckets fit twice or more in a column; -1 when it has none (a lane with
+ * few rows, or zoomed in further than its levels go): read it exactly. */
+static int lane_level(struct view *v, const struct lane *l)
+{
+	struct timeline *tl = v->priv;
+	int level = 0, found = -1;
+	while (level < 30 && (int64_t)2 << (2 * (level + 1)) <= tl->ns_per_col)
+		level++;
+	sqlite3_stmt *st = level ? prepare(v, "timeline.level", l->tid, 0, 0) : NULL;
+	if (st) {
+		bind_named(st, ":level", level);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			found = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* Fill @cells and @marks from @level of timeline_levels: each bucket covers
+ * its columns as a state does, and marks them with its event (a sync op's
+ * letter over a syscall's ^, the first sync op's in a column). */
+static void lane_from_level(struct view *v, const struct lane *l, int level, enum lane_state *cells, char *marks)
+{
+	static const int nr_states = sizeof(timeline_level_states) / sizeof(timeline_level_states[0]);
+	static const int nr_events = sizeof(timeline_level_events) / sizeof(timeline_level_events[0]);
+	struct timeline *tl = v->priv;
+	int cols = tl->plot_cols;
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols, width_ns = (int64_t)1 << (2 * level);
+	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
+	sqlite3_stmt *st = cover ? prepare(v, "timeline.level_rows", l->tid, left, right) : NULL;
+	memset(cells, 0, (size_t)cols * sizeof(*cells));
+	memset(marks, 0, (size_t)cols);
+	if (st)
+		bind_named(st, ":level", level);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0);
+		const uint8_t *bytes = sqlite3_column_blob(st, 1);
+		int64_t n = sqlite3_column_bytes(st, 1), i = left > start ? (left - start) / width_ns : 0;
+		for (; bytes && i < n && start + i * width_ns < right; i++) {
+			int64_t s = start + i * width_ns, e = s + width_ns;
+			int state = bytes[i] & ((1 << TL_LEVEL_EVENT_SHIFT) - 1), event = bytes[i] >> TL_LEVEL_EVENT_SHIFT;
+			if (state > 0 && state < nr_states)
+				cover_add(tl, cover, s, e, state_of(timeline_level_states[state]));
+			if (event <= 0 || event >= nr_events)
+				continue;
+			bool syscall = !strcmp(timeline_level_events[event], "syscall");
+			int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
+			for (int c = c0; c <= c1; c++)
+				if (!marks[c] || (marks[c] == '^' && !syscall))
+					marks[c] = syscall ? '^' : kind_mark(timeline_level_events[event]);
+		}
+	}
+	if (cover)
+		cells_from_cover(cols, cover, cells);
+	sqlite3_finalize(st);
+	free(cover);
+}
+
 static void draw_axis(struct view *v, int y, int width)
 {
 	struct timeline *tl = v->priv;
@@ -230,8 +306,13 @@ static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 		l->marks = marks = calloc((size_t)cols, 1);
 		if (!cells || !marks)
 			return;
-		lane_states(v, l, cells);
-		lane_marks(v, l, marks);
+		int level = lane_level(v, l);
+		if (level >= 0) {
+			lane_from_level(v, l, level, cells, marks);
+		} else {
+			lane_states(v, l, cells);
+			lane_marks(v, l, marks);
+		}
 		l->cached_left = tl->left_ns;
 		l->cached_npc = tl->ns_per_col;
 		l->cached_cols = cols;

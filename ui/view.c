@@ -97,6 +97,10 @@ int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 	sqlite3_stmt *st = view_prepare(v, name, NULL, err);
 	if (!st)
 		return -EIO;
+	/* A query that can stop early reads one row past what is shown (the note). */
+	int limit = sqlite3_bind_parameter_index(st, ":limit");
+	if (limit)
+		sqlite3_bind_int64(st, limit, max_rows + 1);
 	int section = table_add_section(&v->table, st, name, q->title);
 	long n = section < 0 ? section : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, err);
 	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW)
