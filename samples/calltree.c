@@ -64,12 +64,8 @@ static volatile unsigned long sink;
 
 static void write_calls(int still_open)
 {
-	const char *path = getenv("MTX_SELFCHECK");
 	char line[512];
-	int fd, pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
-	if (!path || !*path)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = selfcheck_open(), pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
 	if (fd < 0)
 		return;
 	for (int from = 0; from < FN__COUNT; from++)

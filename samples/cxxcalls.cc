@@ -89,12 +89,8 @@ __attribute__((noinline, noipa)) void step(long n)
 
 static void write_calls()
 {
-	const char *path = getenv("MTX_SELFCHECK");
 	char line[256];
-	int fd, pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
-	if (!path || !*path)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = selfcheck_open(), pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
 	if (fd < 0)
 		return;
 	selfcheck_write_line(fd, line, snprintf(line, sizeof(line),
