@@ -87,6 +87,26 @@ int display_usable(const char **err)
 	return 0;
 }
 
+
+/*
+ * Home and End as terminals send them, whatever their terminfo entry says
+ * (tmux and screen send ESC [ 1 ~ and ESC [ 4 ~ under TERM=xterm-256color,
+ * xterm ESC [ H and ESC O H): without these, such a key was read as Escape
+ * (back) and three more keys.
+ */
+static void define_home_end(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} keys[] = {
+		{ "\033[1~", KEY_HOME }, { "\033[7~", KEY_HOME }, { "\033[H", KEY_HOME }, { "\033OH", KEY_HOME },
+		{ "\033[4~", KEY_END },  { "\033[8~", KEY_END },  { "\033[F", KEY_END },  { "\033OF", KEY_END },
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		define_key(keys[i].seq, keys[i].key);
+}
+
 int display_init(const char **err)
 {
 	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL };
@@ -107,6 +127,7 @@ int display_init(const char **err)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	define_home_end();
 	curs_set(0);
 	set_escdelay(25);
 	const char *no_colour = getenv("NO_COLOR");

@@ -24,6 +24,10 @@ keys f Enter; wait_for "row 1 of 3"
 keys 2; wait_for "objects" && expect_screen objects
 keys Enter; wait_for "history" && expect_screen object-history
 keys G; wait_for "row 4 of 4"; keys g; wait_for "row 1 of 4"
+# End and Home as terminals send them (ESC [ 4 ~, ESC [ 1 ~, ESC O F, ESC O H):
+# one key each, not Escape (back) and three more.
+type_text $'\e[4~'; wait_for "row 4 of 4"; type_text $'\e[1~'; wait_for "row 1 of 4"
+type_text $'\eOF'; wait_for "row 4 of 4"; type_text $'\eOH'; wait_for "row 1 of 4" && expect_screen object-history
 keys Escape 3; wait_for "waits" && expect_screen waits
 keys j j Enter; wait_for "thread worker-b (102)"; keys BSpace
 
