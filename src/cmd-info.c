@@ -51,7 +51,8 @@ int cmd_info(int argc, char **argv)
 		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
 		{ "wakeups", "wakeups", NULL }, { "syscalls", "syscalls", NULL },
 		{ "sync ops", "sync_ops",
-		  "SELECT SUM(blocked) || ' blocked, ' || SUM(holder_tid IS NOT NULL) || ' found the lock held' "
+		  "SELECT SUM(blocked) || ' blocked, ' || SUM(holder_tid IS NOT NULL) || ' found the lock held'"
+		  " || IIF(SUM(result IS NULL) > 0, ', ' || SUM(result IS NULL) || ' never returned', '') "
 		  "FROM sync_ops HAVING COUNT(*)" },
 		{ "sync objects", "sync_objects",
 		  "SELECT group_concat(n || ' ' || kind, ', ') FROM "

@@ -41,6 +41,7 @@ bad=$(sql dies.db "SELECT COUNT(*) FROM sync_ops s JOIN threads t ON t.tid = s.t
 	(SELECT 1 FROM thread_states st WHERE st.tid = s.tid AND st.state = 'blocked_sync'
 	 AND st.object_id = s.object_id AND st.start_ns >= s.start_ns))")
 [ "$bad" = 0 ] || fail "$bad calls that did not return are not closed at their thread's end, blocked"
+"$MTX" info dies.db | grep -q "^sync ops .*, 3 never returned)" || fail "mtx info does not count the 3 calls that never returned"
 [ "$(sql dies.db "SELECT holder_tid FROM sync_ops WHERE op = 'lock' AND result IS NULL")" = \
 	"$(sql dies.db "SELECT pid FROM processes")" ] || fail "the unreturned lock does not name main as its holder"
 
