@@ -255,6 +255,25 @@ static int record_valid(const struct mtx_sync_record *rec)
 	       rec->end_ns >= rec->start_ns;
 }
 
+/* Emit @ev, a sync record as the lane held it: its stamps converted, then
+ * checked (a rejected one is counted). Returns 1 when emitted. */
+static size_t emit_sync_record(struct sync_region *r, struct mtx_event *ev, sync_emit_fn emit, void *ctx)
+{
+	if (r->tsc) {
+		ev->u.sync.start_ns = tsc_map_ns(&r->map, ev->u.sync.start_ns);
+		ev->u.sync.end_ns = tsc_map_ns(&r->map, ev->u.sync.end_ns);
+	}
+	if (!record_valid(&ev->u.sync)) {
+		r->rejected++;
+		return 0;
+	}
+	ev->ts_ns = ev->u.sync.start_ns;
+	ev->pid = ev->u.sync.pid;
+	ev->tid = ev->u.sync.tid;
+	emit(ctx, ev);
+	return 1;
+}
+
 /* Emit the records [@tail, @head) of lane @l as events (one kind of region
  * each); returns how many were emitted, counting the rest in r->rejected. */
 typedef size_t (*lane_emit_fn)(struct sync_region *r, struct mtx_shm_lane *l, uint64_t tail,
@@ -287,19 +306,7 @@ static size_t emit_sync_records(struct sync_region *r, struct mtx_shm_lane *l, u
 			emitted++;
 			continue;
 		}
-		if (r->tsc) {
-			ev.u.sync.start_ns = tsc_map_ns(&r->map, ev.u.sync.start_ns);
-			ev.u.sync.end_ns = tsc_map_ns(&r->map, ev.u.sync.end_ns);
-		}
-		if (!record_valid(&ev.u.sync)) {
-			r->rejected++;
-			continue;
-		}
-		ev.ts_ns = ev.u.sync.start_ns;
-		ev.pid = ev.u.sync.pid;
-		ev.tid = ev.u.sync.tid;
-		emit(ctx, &ev);
-		emitted++;
+		emitted += emit_sync_record(r, &ev, emit, ctx);
 	}
 	return emitted;
 }
@@ -318,23 +325,12 @@ static size_t emit_pending(struct sync_region *r, struct mtx_shm_lane *l, sync_e
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MTX_EV_SYNC;
 	ev.cpu = -1;
-	ev.u.sync.start_ns = r->tsc ? tsc_map_ns(&r->map, p.start_ns) : p.start_ns;
-	ev.u.sync.end_ns = ev.u.sync.start_ns;
-	ev.u.sync.addr = p.addr;
-	ev.u.sync.arg = p.arg;
-	ev.u.sync.callsite = p.callsite;
-	ev.u.sync.kind = p.kind;
-	ev.u.sync.op = p.op;
-	ev.u.sync.result = MTX_SYNC_RESULT_UNRETURNED;
-	ev.u.sync.pid = ev.pid = l->owner_pid;
-	ev.u.sync.tid = ev.tid = l->owner_tid;
-	ev.ts_ns = ev.u.sync.start_ns;
-	if (!record_valid(&ev.u.sync)) {
-		r->rejected++;
-		return 0;
-	}
-	emit(ctx, &ev);
-	return 1;
+	ev.u.sync = (struct mtx_sync_record){
+		.start_ns = p.start_ns, .end_ns = p.start_ns, .addr = p.addr, .arg = p.arg,
+		.callsite = p.callsite, .tid = l->owner_tid, .pid = l->owner_pid, .kind = p.kind,
+		.op = p.op, .result = MTX_SYNC_RESULT_UNRETURNED,
+	};
+	return emit_sync_record(r, &ev, emit, ctx);
 }
 
 /* Call records carry no pid/tid: they are the lane owner's (see shm.h),
