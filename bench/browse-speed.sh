@@ -38,9 +38,7 @@ while getopts "n:d:o:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-build=$(cd "${1:-.}" && pwd) || exit 1
-MTX=$build/mtx
-[ -x "$MTX" ] || { echo "browse-speed: no $MTX (give the build folder)" >&2; exit 1; }
+use_build browse-speed "${1:-.}"
 command -v tmux >/dev/null || { echo "browse-speed: needs tmux" >&2; exit 1; }
 work=$(mktemp -d /tmp/mtx-browse-speed.XXXXXX)
 sock=mtx-browse-speed-$$

@@ -52,10 +52,8 @@ while getopts "n:e:t:o:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-build=$(cd "${1:-.}" && pwd) || exit 1
-MTX=$build/mtx
+use_build report-speed "${1:-.}"
 GEN=$build/bench/gen-rundb
-[ -x "$MTX" ] || { echo "report-speed: no $MTX (give the build folder)" >&2; exit 1; }
 [ -x "$GEN" ] || { echo "report-speed: no $GEN (run make in $build)" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "report-speed: needs the sqlite3 shell" >&2; exit 1; }
 
