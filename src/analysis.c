@@ -40,8 +40,14 @@ static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 }
 
 /* In this order; time_histograms are counted meanwhile (analysis_build). */
-static int (*const analyses[])(sqlite3 *, const struct mtx_timeline *, char **) = {
-	analysis_state_causes, analysis_summaries, critical_path, analysis_timeline_levels,
+static const struct {
+	const char *name; /* for mtx report -v */
+	int (*build)(sqlite3 *, const struct mtx_timeline *, char **);
+} analyses[] = {
+	{ "state_causes", analysis_state_causes },
+	{ "summaries", analysis_summaries },
+	{ "critical_path", critical_path },
+	{ "timeline_levels", analysis_timeline_levels },
 };
 
 int analysis_is_current(sqlite3 *db)
@@ -116,8 +122,9 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	if (!rc)
 		rc = analysis_histograms_start(db, tl, &histograms, err);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++) {
-		rc = analyses[i](db, tl, err);
-		log_debug("derived tables: analysis %zu done at %lld ms", i, (long long)((clock_now_ns() - t0) / 1000000));
+		rc = analyses[i].build(db, tl, err);
+		log_debug("derived tables: %s done at %lld ms", analyses[i].name,
+			  (long long)((clock_now_ns() - t0) / 1000000));
 	}
 	if (histograms) {
 		int done = analysis_histograms_finish(rc ? NULL : db, histograms, rc ? NULL : err);
@@ -129,6 +136,7 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))
 		rc = db_exec(db, indexes, err);
 	free(tables);
+	log_debug("derived tables: indexed at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (!rc && !temp) {
 		if (db_meta_set_int(db, "derived_version", MTX_DERIVED_VERSION) ||
 		    db_meta_set_int(db, "derived_ms", (int64_t)((clock_now_ns() - t0) / 1000000)))

@@ -45,6 +45,7 @@ const char cmd_report_usage[] =
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
 	"  -l, --list             list the reports\n"
+	"  -v, --verbose          say how long building the derived tables took, step by step\n"
 	"  -h, --help             this help\n";
 
 
@@ -228,7 +229,7 @@ int cmd_report(int argc, char **argv)
 		{ "function", required_argument, NULL, 'F' }, { "from", required_argument, NULL, 'a' },
 		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filters f = { 0 };
@@ -240,7 +241,7 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	/* Options may come anywhere (mtx report run.db waits --thread 12). */
-	while ((c = getopt_long(argc, argv, "t:O:F:f:n:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:O:F:f:n:lvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': f.thread = optarg; break;
 		case 'O': f.object = optarg; break;
@@ -257,6 +258,7 @@ int cmd_report(int argc, char **argv)
 				return cmd_usage_error("report", "--limit '%s': give a number of rows (0: all)", optarg);
 			break;
 		case 'l': list_reports(); return 0;
+		case 'v': log_set_level(LOG_VERBOSE); break;
 		case 'h': fputs(cmd_report_usage, stdout); return 0;
 		case ':': return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
 		default: return cmd_usage_error("report", "unknown option '%s'", argv[optind - 1]);

@@ -32,6 +32,18 @@ check() {
 	fi
 }
 
+# -v on a run.db without derived tables says how long each step took.
+cp waits.db verbose.db
+if ! "$MTX" report -v verbose.db threads > verbose.out 2> verbose.err; then
+	fail "report -v exited non-zero: $(head -1 verbose.err)"
+elif ! diff -q "$EXPECTED/threads.txt" verbose.out > /dev/null; then
+	fail "report -v threads differs from reports/threads.txt"
+elif ! grep -q "derived tables: state_causes done at [0-9]* ms" verbose.err ||
+	! grep -q "derived tables: indexed at [0-9]* ms" verbose.err; then
+	fail "report -v did not time the derived tables' steps: $(cat verbose.err)"
+else
+	pass "report -v times the derived build"
+fi
 check threads threads
 check sync sync
 check locks locks
