@@ -24,7 +24,8 @@
 #                calls rows written to run.db included
 #   base-*       hooks-* and mtx-* with MTX_BASE's build (when set)
 # Each run reports the time its calls took from inside the program
-# (HOOKTREE_NS) and the script times the whole command. ns per call =
+# (HOOKTREE_NS: wall, and the process's CPU time meanwhile, which a busy
+# second CPU disturbs less) and the script times the whole command. ns per call =
 # (median of the kind - median of plain) / calls, both ways; "best" is the
 # same from the fastest run of each (on a shared machine the least
 # disturbed one).
@@ -85,10 +86,12 @@ for r in $(seq "$rounds"); do
 		run_kind "$kind" > out.txt 2> err.txt || echo "round $r: $kind failed: $(head -1 err.txt)" >&2
 		t1=$(now_us)
 		ns=$(awk '/^hooktree: calls=/ { sub("ns=", "", $3); print $3 }' err.txt)
+		cpu=$(awk '/^hooktree: calls=/ { sub("cpu_ns=", "", $4); print $4 }' err.txt)
 		calls=$(awk '/^hooktree: calls=/ { sub("calls=", "", $2); print $2 }' err.txt)
 		lost=$(awk '/^records/ { print $4 }' err.txt)
 		echo "$((t1 - t0))" >> "wall.$kind"
 		echo "$ns" >> "in.$kind"
+		echo "$cpu" >> "cpu.$kind"
 		[ -n "$lost" ] && [ "$lost" != 0 ] && echo "round $r: $kind lost $lost records" >&2
 	done
 	echo "round $r done" >&2
@@ -98,14 +101,19 @@ report() {
 	echo "# function-hook-cost: $(date -u +%Y-%m-%dT%H:%MZ) commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null)" \
 		"load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# hooktree $args: $calls calls per run, $rounds rounds, medians${MTX_BASE:+; base-*: $MTX_BASE}"
-	printf '%-16s %12s %12s %16s %14s %16s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call best_in-prog_ns
-	local pin pw pbest
+	printf '%-16s %12s %12s %16s %14s %16s %13s\n' kind in-prog_ms wall_ms in-prog_ns/call wall_ns/call \
+		best_in-prog_ns cpu_ns/call
+	local pin pw pbest pcpu
 	pin=$(median < in.plain); pw=$(median < wall.plain); pbest=$(sort -n in.plain | head -1)
+	pcpu=$(median < cpu.plain)
 	for kind in $KINDS; do
-		local min mw best
+		local min mw best mcpu
 		min=$(median < "in.$kind"); mw=$(median < "wall.$kind"); best=$(sort -n "in.$kind" | head -1)
-		awk -v k="$kind" -v i="$min" -v w="$mw" -v pi="$pin" -v pw="$pw" -v n="$calls" -v b="$best" -v pb="$pbest" 'BEGIN {
-			printf "%-16s %12.1f %12.1f %16.1f %14.1f %16.1f\n", k, i / 1e6, w / 1e3, (i - pi) / n, (w - pw) * 1e3 / n, (b - pb) / n }'
+		mcpu=$(median < "cpu.$kind")
+		awk -v k="$kind" -v i="$min" -v w="$mw" -v pi="$pin" -v pw="$pw" -v n="$calls" -v b="$best" -v pb="$pbest" \
+			-v c="$mcpu" -v pc="$pcpu" 'BEGIN {
+			printf "%-16s %12.1f %12.1f %16.1f %14.1f %16.1f %13.1f\n", k, i / 1e6, w / 1e3, (i - pi) / n,
+				(w - pw) * 1e3 / n, (b - pb) / n, (c - pc) / n }'
 	done
 }
 if [ "$RESULTS" = - ]; then

@@ -64,6 +64,7 @@
 #pragma GCC target("general-regs-only")
 #include "collector/preload/preload.h"
 
+#include <stddef.h>
 #include <sys/mman.h>
 
 /* Nesting depth of -pg calls tracked per thread. */
@@ -88,7 +89,7 @@ struct shadow_stack {
  * 64 KiB), -pg or not. Mapped at the thread's first -pg entry, unmapped when
  * the thread exits (SHADOW_GONE after that: nothing is recorded any more).
  */
-static __thread struct shadow_stack *shadow __attribute__((tls_model("initial-exec")));
+__thread struct shadow_stack *preload_pg_shadow __attribute__((tls_model("initial-exec")));
 #define SHADOW_GONE ((struct shadow_stack *)1)
 
 static inline int shadow_usable(const struct shadow_stack *s)
@@ -161,7 +162,7 @@ static HOOK __attribute__((noinline, cold)) struct shadow_stack *shadow_map(void
 	int saved = errno;
 	void *p;
 
-	if (shadow == SHADOW_GONE)
+	if (preload_pg_shadow == SHADOW_GONE)
 		return NULL;
 	SAVE_XMM(xmm);
 	p = mmap(NULL, sizeof(struct shadow_stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -169,7 +170,7 @@ static HOOK __attribute__((noinline, cold)) struct shadow_stack *shadow_map(void
 	errno = saved;
 	if (p == MAP_FAILED)
 		return NULL;
-	shadow = p;
+	preload_pg_shadow = p;
 	return p;
 }
 
@@ -204,6 +205,14 @@ PRELOAD_EXPORT HOOK void __cyg_profile_func_exit(void *fn, void *callsite)
 	call_record(&preload_tls, hook_now() | MTX_CALL_EXIT, (uint64_t)(uintptr_t)fn);
 }
 
+/* The assembly's fast paths (below) when the lane is missing or full: the
+ * record as the C hooks write it. */
+void preload_pg_record(uint64_t stamp, uint64_t fn);
+HOOK void preload_pg_record(uint64_t stamp, uint64_t fn)
+{
+	call_record(&preload_tls, stamp, fn);
+}
+
 /* Whether @e is a frame abandoned by a longjmp, seen from a function
  * being entered whose return address is at @slot (see preload_pg_enter). */
 static inline int stale(const struct shadow_entry *e, const uint64_t *slot, uint64_t span)
@@ -235,7 +244,7 @@ static __attribute__((noinline, cold)) void close_stale(struct shadow_stack *s, 
  */
 HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
 {
-	struct shadow_stack *s = shadow;
+	struct shadow_stack *s = preload_pg_shadow;
 	struct shadow_entry *e;
 	uint64_t stamp;
 	uint32_t sp;
@@ -280,7 +289,7 @@ HOOK void preload_pg_enter(uint64_t *slot, uint64_t fn)
  */
 HOOK uint64_t preload_pg_exit(uint64_t sp_at_return)
 {
-	struct shadow_stack *s = shadow;
+	struct shadow_stack *s = preload_pg_shadow;
 	uint64_t stamp = hook_now() | MTX_CALL_EXIT;
 	struct shadow_entry *e;
 	uint64_t ret;
@@ -318,28 +327,28 @@ static void restore_slots(const struct shadow_stack *s)
 
 void preload_calls_thread_exit(void)
 {
-	if (!shadow_usable(shadow))
+	if (!shadow_usable(preload_pg_shadow))
 		return;
-	restore_slots(shadow);
-	shadow->sp = 0;
+	restore_slots(preload_pg_shadow);
+	preload_pg_shadow->sp = 0;
 }
 
 void preload_calls_thread_gone(void)
 {
-	if (shadow_usable(shadow))
-		munmap(shadow, sizeof(*shadow));
-	shadow = SHADOW_GONE;
+	if (shadow_usable(preload_pg_shadow))
+		munmap(preload_pg_shadow, sizeof(*preload_pg_shadow));
+	preload_pg_shadow = SHADOW_GONE;
 }
 
 void preload_calls_unwinding(void)
 {
-	if (shadow_usable(shadow))
-		restore_slots(shadow);
+	if (shadow_usable(preload_pg_shadow))
+		restore_slots(preload_pg_shadow);
 }
 
 void preload_calls_caught(const void *sp)
 {
-	struct shadow_stack *s = shadow;
+	struct shadow_stack *s = preload_pg_shadow;
 	uint64_t stamp;
 
 	if (!shadow_usable(s) || s->sp == 0)
@@ -364,8 +373,47 @@ void preload_calls_caught(const void *sp)
  * registers and r10. The trampoline arrives with the stack aligned (the
  * function's ret popped the slot) and keeps rax and rdx.
  *
- * The registers the entry hooks keep, in the 64 bytes at the stack pointer:
+ * Each has a fast path in assembly for the common case: a thread with its
+ * shadow stack and its lane, TSC stamps, an entry deeper than the one on
+ * top, a lane with room. It does what preload_pg_enter / preload_pg_exit
+ * do, in the same order (so signal handlers see the same states), with
+ * four registers saved instead of eight and no C frame: a third of what
+ * the hooks cost besides the two rdtsc (bench/function-hook-cost.sh).
+ * Anything else goes to the C code, which decides afresh: *_full below,
+ * or preload_pg_record when only the lane needs the slow path.
+ *
+ * The offsets the assembly uses, checked against the C layout:
  */
+#define PG_SHADOW_ENTRIES 8 /* shadow_stack.e */
+#define PG_ENTRY_SLOT 8     /* shadow_entry.slot; .ret is at 0, .fn at 16 */
+#define PG_CW 64            /* preload_thread.cw */
+#define PG_CW_LANE (PG_CW + 0)
+#define PG_CW_RECS (PG_CW + 8)
+#define PG_CW_MASK (PG_CW + 16)
+#define PG_CW_RESERVE (PG_CW + 24)
+#define PG_CW_LIMIT (PG_CW + 32)
+#define PG_CW_DEPTH (PG_CW + 40)
+#define PG_LANE_HEAD 64 /* mtx_shm_lane.head */
+_Static_assert(offsetof(struct shadow_stack, e) == PG_SHADOW_ENTRIES, "asm layout");
+_Static_assert(sizeof(struct shadow_entry) == 24 && offsetof(struct shadow_entry, ret) == 0 &&
+		       offsetof(struct shadow_entry, slot) == PG_ENTRY_SLOT &&
+		       offsetof(struct shadow_entry, fn) == 16,
+	       "asm layout");
+_Static_assert(offsetof(struct preload_thread, cw) == PG_CW, "asm layout");
+_Static_assert(offsetof(struct mtx_lane_writer, lane) == PG_CW_LANE - PG_CW &&
+		       offsetof(struct mtx_lane_writer, call_recs) == PG_CW_RECS - PG_CW &&
+		       offsetof(struct mtx_lane_writer, mask) == PG_CW_MASK - PG_CW &&
+		       offsetof(struct mtx_lane_writer, reserve) == PG_CW_RESERVE - PG_CW &&
+		       offsetof(struct mtx_lane_writer, limit) == PG_CW_LIMIT - PG_CW &&
+		       offsetof(struct mtx_lane_writer, depth) == PG_CW_DEPTH - PG_CW,
+	       "asm layout");
+_Static_assert(offsetof(struct mtx_shm_lane, head) == PG_LANE_HEAD, "asm layout");
+_Static_assert(sizeof(struct mtx_call_record) == 16 && MTX_CALL_EXIT == 1ull << 63, "asm layout");
+_Static_assert(SHADOW_DEPTH == 2048, "asm constant");
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The registers the C entry hooks keep, in the 64 bytes at the stack pointer: */
 #define SAVE_ARG_REGS                                                          \
 	"	movq %rax, 0(%rsp)\n	movq %rcx, 8(%rsp)\n	movq %rdx, 16(%rsp)\n"  \
 	"	movq %rsi, 24(%rsp)\n	movq %rdi, 32(%rsp)\n	movq %r8, 40(%rsp)\n"   \
@@ -374,10 +422,11 @@ void preload_calls_caught(const void *sp)
 	"	movq 0(%rsp), %rax\n	movq 8(%rsp), %rcx\n	movq 16(%rsp), %rdx\n"  \
 	"	movq 24(%rsp), %rsi\n	movq 32(%rsp), %rdi\n	movq 40(%rsp), %r8\n"   \
 	"	movq 48(%rsp), %r9\n	movq 56(%rsp), %r10\n"
-/* An entry hook @name: @frame bytes of stack (64 + alignment), @slot and
+/* The C entry hook @name: @frame bytes of stack (64 + alignment), @slot and
  * @selfpc the operands giving preload_pg_enter its two arguments. */
 #define ENTRY_HOOK(name, frame, slot, selfpc)                                  \
 	"	.globl " name "\n"                                                  \
+	"	.hidden " name "\n"                                                 \
 	"	.type " name ", @function\n"                                         \
 	"	.p2align 4\n"                                                        \
 	name ":\n"                                                               \
@@ -395,18 +444,165 @@ void preload_calls_caught(const void *sp)
 	"	.cfi_endproc\n"                                                      \
 	"	.size " name ", .-" name "\n"
 
+/*
+ * Append the record (stamp %rax, function %r11) to the thread's call lane
+ * as lane_write_call does (depth, reserve, publish), with %rcx and %rdx for
+ * scratch; jump to @slow (nothing written, depth as it was) when the
+ * thread has no lane or the lane has no room.
+ */
+#define WRITE_RECORD(slow)                                                     \
+	"	movq preload_tls@GOTTPOFF(%rip), %rcx\n"                             \
+	"	cmpq $0, %fs:" STR(PG_CW_LANE) "(%rcx)\n"                            \
+	"	je " slow "\n"                                                       \
+	"	incl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
+	"	movq %fs:" STR(PG_CW_RESERVE) "(%rcx), %rdx\n"                       \
+	"	cmpq %fs:" STR(PG_CW_LIMIT) "(%rcx), %rdx\n"                         \
+	"	jae 6f\n"                                                            \
+	"	movl $1, %edx\n"                                                     \
+	"	xaddq %rdx, %fs:" STR(PG_CW_RESERVE) "(%rcx)\n"                      \
+	"	andq %fs:" STR(PG_CW_MASK) "(%rcx), %rdx\n"                          \
+	"	shlq $4, %rdx\n"                                                     \
+	"	addq %fs:" STR(PG_CW_RECS) "(%rcx), %rdx\n"                          \
+	"	movq %rax, 0(%rdx)\n"                                                \
+	"	movq %r11, 8(%rdx)\n"                                                \
+	"	decl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
+	"	jnz 5f\n"                                                            \
+	"	movq %fs:" STR(PG_CW_RESERVE) "(%rcx), %rdx\n"                       \
+	"	movq %fs:" STR(PG_CW_LANE) "(%rcx), %rcx\n"                          \
+	"	movq %rdx, " STR(PG_LANE_HEAD) "(%rcx)\n"                            \
+	"	jmp 5f\n"                                                            \
+	"6:	decl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
+	"	jmp " slow "\n"                                                      \
+	"5:\n"
+
+#define PUSH(reg) "	pushq %" reg "\n	.cfi_adjust_cfa_offset 8\n"
+#define POP(reg) "	popq %" reg "\n	.cfi_adjust_cfa_offset -8\n"
+
+/*
+ * The fast entry hook @name: the return address of the function being
+ * entered is at @slot once rax, rdx, rcx and rsi are pushed (its own
+ * return address, the function's address for the record, is then at
+ * 32(%rsp)); @full is the C hook that handles everything else.
+ */
+#define FAST_ENTRY_HOOK(name, slot, full)                                      \
+	"	.globl " name "\n"                                                  \
+	"	.type " name ", @function\n"                                         \
+	"	.p2align 4\n"                                                        \
+	name ":\n"                                                               \
+	"	.cfi_startproc\n"                                                    \
+	"	cmpl $0, preload_calls_attached(%rip)\n"                             \
+	"	je 9f\n"                                                             \
+	PUSH("rax") PUSH("rdx") PUSH("rcx") PUSH("rsi")                          \
+	"	movq preload_pg_shadow@GOTTPOFF(%rip), %rcx\n"                       \
+	"	movq %fs:(%rcx), %rcx\n"                                             \
+	"	cmpq $1, %rcx\n"                                                     \
+	"	jbe 8f\n"                                                            \
+	"	cmpl $0, preload_tsc(%rip)\n"                                        \
+	"	je 8f\n"                                                             \
+	"	rdtsc\n"                                                             \
+	"	shlq $32, %rdx\n"                                                    \
+	"	orq %rdx, %rax\n"                                                    \
+	"	leaq " slot ", %rsi\n"                                               \
+	"	movl (%rcx), %edx\n"                                                 \
+	"	testl %edx, %edx\n"                                                  \
+	"	jz 1f\n"                                                             \
+	/* an entry on top whose slot is not above ours: maybe abandoned */      \
+	"	leal -1(%rdx), %r11d\n"                                              \
+	"	leaq (%r11,%r11,2), %r11\n"                                          \
+	"	cmpq %rsi, " STR(PG_SHADOW_ENTRIES) "+" STR(PG_ENTRY_SLOT) "(%rcx,%r11,8)\n" \
+	"	jbe 8f\n"                                                            \
+	"1:	cmpl $" STR(SHADOW_DEPTH) ", %edx\n"                                 \
+	"	jae 8f\n"                                                            \
+	"	leal 1(%rdx), %r11d\n"                                               \
+	"	movl %r11d, (%rcx)\n"                                                \
+	"	leaq (%rdx,%rdx,2), %rdx\n"                                          \
+	"	leaq " STR(PG_SHADOW_ENTRIES) "(%rcx,%rdx,8), %rdx\n"                \
+	"	movq (%rsi), %r11\n"                                                 \
+	"	movq %r11, 0(%rdx)\n"                                                \
+	"	movq %rsi, 8(%rdx)\n"                                                \
+	"	movq 32(%rsp), %r11\n"                                               \
+	"	movq %r11, 16(%rdx)\n"                                               \
+	"	leaq preload_pg_return(%rip), %rdx\n"                                \
+	"	movq %rdx, (%rsi)\n"                                                 \
+	WRITE_RECORD("7f")                                                     \
+	"2:\n"                                                                   \
+	"	.cfi_remember_state\n"                                               \
+	POP("rsi") POP("rcx") POP("rdx") POP("rax")                              \
+	"9:	ret\n"                                                              \
+	"	.cfi_restore_state\n"                                                \
+	"7:\n" /* the lane: the C record (stack aligned for it) */               \
+	PUSH("rdi") PUSH("r8") PUSH("r9") PUSH("r10")                            \
+	"	subq $8, %rsp\n	.cfi_adjust_cfa_offset 8\n"                         \
+	"	movq %rax, %rdi\n"                                                   \
+	"	movq %r11, %rsi\n"                                                   \
+	"	call preload_pg_record\n"                                            \
+	"	addq $8, %rsp\n	.cfi_adjust_cfa_offset -8\n"                        \
+	POP("r10") POP("r9") POP("r8") POP("rdi")                                \
+	"	jmp 2b\n"                                                            \
+	"8:\n" /* the rest: the C hook, from the start */                        \
+	POP("rsi") POP("rcx") POP("rdx") POP("rax")                              \
+	"	jmp " full "\n"                                                      \
+	"	.cfi_endproc\n"                                                      \
+	"	.size " name ", .-" name "\n"
+
 __asm__(
 	"	.text\n"
-	ENTRY_HOOK("mcount", 72, "8(%rbp)", "72(%rsp)")
-	ENTRY_HOOK("__fentry__", 64, "72(%rsp)", "64(%rsp)")
+	ENTRY_HOOK("preload_pg_mcount_full", 72, "8(%rbp)", "72(%rsp)")
+	ENTRY_HOOK("preload_pg_fentry_full", 64, "72(%rsp)", "64(%rsp)")
+	FAST_ENTRY_HOOK("mcount", "8(%rbp)", "preload_pg_mcount_full")
+	FAST_ENTRY_HOOK("__fentry__", "40(%rsp)", "preload_pg_fentry_full")
+	/*
+	 * The trampoline: on arrival %rsp is just above the slot the
+	 * returning function's address was in, and only rax and rdx (kept
+	 * in r8 and r9 meanwhile) are live among the registers it uses:
+	 * r10 holds the shadow stack, rsi its new depth, rdi its top entry.
+	 */
 	"	.globl preload_pg_return\n"
 	"	.hidden preload_pg_return\n"
 	"	.type preload_pg_return, @function\n"
 	"	.p2align 4\n"
 	"preload_pg_return:\n"
-	"	subq $16, %rsp\n"
-	"	movq %rax, 0(%rsp)\n"
-	"	movq %rdx, 8(%rsp)\n"
+	"	movq %rax, %r8\n"
+	"	movq %rdx, %r9\n"
+	"	movq preload_pg_shadow@GOTTPOFF(%rip), %r10\n"
+	"	movq %fs:(%r10), %r10\n"
+	"	cmpq $1, %r10\n"
+	"	jbe 8f\n"
+	"	cmpl $0, preload_tsc(%rip)\n"
+	"	je 8f\n"
+	"	movl (%r10), %esi\n"
+	"	testl %esi, %esi\n"
+	"	jz 8f\n"
+	"	decl %esi\n"
+	"	leaq (%rsi,%rsi,2), %rdi\n"
+	"	leaq " STR(PG_SHADOW_ENTRIES) "(%r10,%rdi,8), %rdi\n"
+	/* frames below the returning one were abandoned: the C code */
+	"	movq 8(%rdi), %rdx\n"
+	"	addq $8, %rdx\n"
+	"	cmpq %rsp, %rdx\n"
+	"	jb 8f\n"
+	"	rdtsc\n"
+	"	shlq $32, %rdx\n"
+	"	orq %rdx, %rax\n"
+	"	btsq $63, %rax\n"
+	"	movq 16(%rdi), %r11\n"
+	WRITE_RECORD("7f")
+	"3:	movq (%rdi), %r11\n"
+	"	movl %esi, (%r10)\n"
+	"	movq %r8, %rax\n"
+	"	movq %r9, %rdx\n"
+	"	jmp *%r11\n"
+	"7:	pushq %r8\n	pushq %r9\n	pushq %r10\n	pushq %rsi\n	pushq %rdi\n"
+	"	subq $8, %rsp\n"
+	"	movq %rax, %rdi\n"
+	"	movq %r11, %rsi\n"
+	"	call preload_pg_record\n"
+	"	addq $8, %rsp\n"
+	"	popq %rdi\n	popq %rsi\n	popq %r10\n	popq %r9\n	popq %r8\n"
+	"	jmp 3b\n"
+	"8:	subq $16, %rsp\n"
+	"	movq %r8, 0(%rsp)\n"
+	"	movq %r9, 8(%rsp)\n"
 	"	leaq 16(%rsp), %rdi\n"
 	"	call preload_pg_exit\n"
 	"	movq %rax, %r11\n"
