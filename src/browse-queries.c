@@ -49,19 +49,6 @@ static const struct mtx_query browse_queries[] = {
 	  " ORDER BY s.start_ns, s.rowid LIMIT :limit" },
 	{ "syscalls.list.prev", NULL, SYSCALL_SELECT BEFORE("s.start_ns", "s.rowid")
 	  " ORDER BY s.start_ns DESC, s.rowid DESC LIMIT :limit" },
-	/* The switches report's first :limit rows (src/reports.c, whole run),
-	 * each thread's name (as NAME_OF: its last lifetime's) looked up once:
-	 * on a 10 M-event run the report's 14 k rows, sorted, each with two
-	 * name lookups, took 60-70 ms before the first could be shown. */
-	{ "switches.top", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
-	  "WITH names AS MATERIALIZED (SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid) "
-	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, CASE WHEN r.to_tid IS NULL THEN NULL "
-	  "WHEN r.to_tid = 0 THEN '(idle)' ELSE COALESCE(n2.name, '(other)') END AS to_name, r.at, r.function, r.count "
-	  "FROM (SELECT x.from_tid, x.to_tid, x.at, f.name AS function, x.count FROM switch_totals x "
-	  "LEFT JOIN functions f ON f.id = x.function_id "
-	  "ORDER BY x.count DESC, x.from_tid, x.to_tid, x.at, f.name LIMIT :limit) r "
-	  "LEFT JOIN names n1 ON n1.tid = r.from_tid LEFT JOIN names n2 ON n2.tid = r.to_tid "
-	  "ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at, r.function" },
 	/* The timeline: its lanes, then per lane and window. */
 	{ "timeline.lanes", NULL,
 	  "SELECT t.tid, t.name, t.start_ns, t.end_ns FROM threads t ORDER BY t.start_ns, t.tid" },

@@ -29,7 +29,7 @@ static struct view *open_objects(struct browse *b)
 
 static struct view *open_switches(struct browse *b)
 {
-	static const char *const q[] = { "switches.top", NULL };
+	static const char *const q[] = { "switches", NULL };
 	return report_view_new(b, "switches", q, NULL);
 }
 
