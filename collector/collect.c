@@ -428,7 +428,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if (calls_finish(calls, model_last_ns(m)) && !r->record_failed)
 		r->record_failed = 1;
 	/* After the sync tables: their call sites get named too. */
-	if (profile_finish(prof) && !r->record_failed)
+	size_t nr_sites = 0;
+	const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
+	if (profile_finish(prof, sites, nr_sites) && !r->record_failed)
 		r->record_failed = 1;
 	log_since_exit("functions named", exit_ns);
 	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */

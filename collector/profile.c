@@ -486,29 +486,19 @@ static int write_stacks(struct mtx_profile *p)
 }
 
 /* Name every distinct sync_ops.callsite of each process. */
-static int write_callsites(struct mtx_profile *p)
+static int write_callsites(struct mtx_profile *p, const struct sync_callsite *sites, size_t n)
 {
-	sqlite3_stmt *st;
 	int64_t ids[SYMBOLS_MAX_FRAMES];
-	int rc;
-	if (sqlite3_prepare_v2(writer_db(p->w),
-			       "SELECT o.pid, op.callsite, MIN(op.start_ns) FROM sync_ops op "
-			       "JOIN sync_objects o ON o.id = op.object_id "
-			       "WHERE op.callsite IS NOT NULL AND op.callsite > 0 AND o.pid IS NOT NULL "
-			       "GROUP BY o.pid, op.callsite",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int32_t pid = sqlite3_column_int(st, 0);
-		uint64_t addr = (uint64_t)sqlite3_column_int64(st, 1);
-		uint32_t space = profile_space(p, pid, (uint64_t)sqlite3_column_int64(st, 2));
-		int n = space ? name_address(p, space, addr - 1, ids) : 0;
-		if (n == 0)
-			break;
-		writer_callsite(p->w, pid, addr, ids[n - 1]);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t space = profile_space(p, sites[i].pid, sites[i].first_ns);
+		if (!space)
+			continue; /* a process whose maps were never seen: left unnamed */
+		int k = name_address(p, space, sites[i].addr - 1, ids);
+		if (k == 0)
+			return -ENOMEM;
+		writer_callsite(p->w, sites[i].pid, sites[i].addr, ids[k - 1]);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+	return 0;
 }
 
 static void write_maps(struct mtx_profile *p)
@@ -544,11 +534,11 @@ static void write_maps(struct mtx_profile *p)
 	free(stripped);
 }
 
-int profile_finish(struct mtx_profile *p)
+int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites)
 {
 	int rc = write_stacks(p);
 	if (!rc)
-		rc = write_callsites(p);
+		rc = write_callsites(p, sites, nr_sites);
 	write_maps(p);
 	writer_meta_int(p->w, "samples", (int64_t)p->nr_samples);
 	writer_meta_int(p->w, "samples_without_stack", (int64_t)p->nr_samples_without_stack);

@@ -13,6 +13,7 @@
 
 #include "collector/event.h"
 #include "collector/stacks.h"
+#include "collector/sync-objects.h"
 #include "collector/writer.h"
 
 #include <stdint.h>
@@ -64,12 +65,13 @@ uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, cons
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 
 /*
- * profile_finish - name every stack node and every sync_ops.callsite in
- * the database, and write functions, stacks, callsites and maps, plus meta
- * (samples, functions, modules without a symbol table). Call after the
- * sync tables are complete. Returns 0 or the writer's -errno.
+ * profile_finish - name every stack node and the @nr_sites call sites of
+ * the sync ops (collector/sync-objects.h), and write functions, stacks,
+ * callsites and maps, plus meta (samples, functions, modules without a
+ * symbol table). Call after the sync tables are complete. Returns 0 or the
+ * writer's -errno.
  */
-int profile_finish(struct mtx_profile *p);
+int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites);
 
 /* profile_nr_samples - samples written so far. */
 uint64_t profile_nr_samples(const struct mtx_profile *p);

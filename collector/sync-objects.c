@@ -3,6 +3,7 @@
 #include "collector/sync-objects.h"
 #include "collector/preload/shm.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,6 +24,12 @@ struct sync_objects {
 	size_t slots_cap;        /* power of two, kept at most half full */
 	int64_t *lifetime_ids;
 	size_t nr_lifetime, lifetime_cap;
+	/* The call sites, for naming them once the run is over without
+	 * reading every sync_ops row back (pigz: 0.5 s for 360 k ops). */
+	struct sync_callsite *sites;
+	size_t nr_sites, sites_cap;
+	struct keyhash site_keys; /* (pid, addr) -> index + 1 */
+	size_t last_site;         /* index + 1 of the last one seen */
 };
 
 static uint64_t hash_key(int32_t pid, uint16_t kind, uint64_t addr)
@@ -122,6 +129,38 @@ static int note_lifetime_op(struct sync_objects *o, int64_t id)
 	return 0;
 }
 
+/* Count the call site of an op of @pid that started at @ns. */
+static int note_callsite(struct sync_objects *o, int32_t pid, uint64_t addr, uint64_t ns)
+{
+	struct sync_callsite *c = o->last_site ? &o->sites[o->last_site - 1] : NULL;
+	if (!c || c->addr != addr || c->pid != pid) {
+		struct keyhash_slot *slot = keyhash_slot(&o->site_keys, pid, (int64_t)addr, 0);
+		if (!slot)
+			return -ENOMEM;
+		if (!slot->v) {
+			struct sync_callsite *sites =
+				grow_array(o->sites, &o->sites_cap, o->nr_sites, sizeof(*sites), 64);
+			if (!sites)
+				return -ENOMEM;
+			o->sites = sites;
+			o->sites[o->nr_sites] = (struct sync_callsite){ .addr = addr, .first_ns = ns, .pid = pid };
+			slot->v = ++o->nr_sites;
+			o->site_keys.len++;
+		}
+		o->last_site = slot->v;
+		c = &o->sites[o->last_site - 1];
+	}
+	if (ns < c->first_ns)
+		c->first_ns = ns;
+	return 0;
+}
+
+const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o, size_t *n)
+{
+	*n = o->nr_sites;
+	return o->sites;
+}
+
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			const struct mtx_sync_record *r, uint32_t stack_id)
 {
@@ -130,6 +169,8 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 	if (id < 0)
 		return (int)id;
 	if (is_lifetime_op(r->op) && note_lifetime_op(o, id))
+		return -ENOMEM;
+	if (r->callsite > 0 && r->callsite <= INT64_MAX && note_callsite(o, r->pid, r->callsite, r->start_ns))
 		return -ENOMEM;
 	if (r->kind == MTX_SYNC_KIND_COND &&
 	    (r->op == MTX_SYNC_OP_WAIT || r->op == MTX_SYNC_OP_TIMEDWAIT)) {
@@ -159,5 +200,7 @@ void sync_objects_free(struct sync_objects *o)
 	free(o->keys);
 	free(o->slots);
 	free(o->lifetime_ids);
+	free(o->sites);
+	free(o->site_keys.slots);
 	free(o);
 }

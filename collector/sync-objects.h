@@ -30,6 +30,17 @@ struct sync_objects *sync_objects_new(void);
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			const struct mtx_sync_record *r, uint32_t stack_id);
 
+/* A call site of the recorded ops: an address in process @pid, and when the
+ * first op from it started (the address space that names it). */
+struct sync_callsite {
+	uint64_t addr, first_ns;
+	int32_t pid;
+};
+
+/* sync_objects_callsites - every distinct call site of the ops recorded so
+ * far (callsite 0, unknown, left out); @n receives the count. Owned by @o. */
+const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o, size_t *n);
+
 /* sync_objects_count - object ids handed out so far (ids are 1..count). */
 int64_t sync_objects_count(const struct sync_objects *o);
 

@@ -274,3 +274,25 @@ Test(sync_resolve, recursive_locking_holds_from_the_outermost_acquisition)
 	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 10"), 40);
 	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 20"), -1);
 }
+
+/* The call sites to name: one per (pid, address), with the first op's start
+ * (whatever order the records came in); address 0 (unknown) left out. */
+Test(sync_resolve, callsites_distinct_with_first_start)
+{
+	const uint64_t sites[][3] = { /* pid, callsite, start */
+		{ 1, 0x10, 5 }, { 1, 0x10, 3 }, { 2, 0x10, 7 }, { 1, 0x20, 9 }, { 1, 0, 1 }, { 1, 0x10, 4 },
+	};
+	for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
+		struct mtx_sync_record r = { .start_ns = sites[i][2], .end_ns = sites[i][2], .addr = 0x1000,
+					     .callsite = sites[i][1], .tid = (int32_t)sites[i][0],
+					     .pid = (int32_t)sites[i][0], .kind = MTX_SYNC_KIND_MUTEX,
+					     .op = MTX_SYNC_OP_LOCK };
+		cr_assert_eq(sync_objects_record(objs, w, &r, 0), 0);
+	}
+	size_t n;
+	const struct sync_callsite *c = sync_objects_callsites(objs, &n);
+	cr_assert_eq(n, 3);
+	cr_assert(c[0].pid == 1 && c[0].addr == 0x10 && c[0].first_ns == 3);
+	cr_assert(c[1].pid == 2 && c[1].addr == 0x10 && c[1].first_ns == 7);
+	cr_assert(c[2].pid == 1 && c[2].addr == 0x20 && c[2].first_ns == 9);
+}
