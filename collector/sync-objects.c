@@ -134,21 +134,13 @@ static int note_callsite(struct sync_objects *o, int32_t pid, uint64_t addr, uin
 {
 	struct sync_callsite *c = o->last_site ? &o->sites[o->last_site - 1] : NULL;
 	if (!c || c->addr != addr || c->pid != pid) {
-		struct keyhash_slot *slot = keyhash_slot(&o->site_keys, pid, (int64_t)addr, 0);
-		if (!slot)
-			return -ENOMEM;
-		if (!slot->v) {
-			struct sync_callsite *sites =
-				grow_array(o->sites, &o->sites_cap, o->nr_sites, sizeof(*sites), 64);
-			if (!sites)
-				return -ENOMEM;
-			o->sites = sites;
-			o->sites[o->nr_sites] = (struct sync_callsite){ .addr = addr, .first_ns = ns, .pid = pid };
-			slot->v = ++o->nr_sites;
-			o->site_keys.len++;
-		}
-		o->last_site = slot->v;
-		c = &o->sites[o->last_site - 1];
+		const struct sync_callsite first = { .addr = addr, .first_ns = ns, .pid = pid };
+		ptrdiff_t i = keyhash_row(&o->site_keys, pid, (int64_t)addr, 0, &o->sites, &o->nr_sites,
+					  &o->sites_cap, sizeof(first), &first);
+		if (i < 0)
+			return (int)i;
+		o->last_site = (size_t)i + 1;
+		c = &o->sites[i];
 	}
 	if (ns < c->first_ns)
 		c->first_ns = ns;
@@ -201,6 +193,6 @@ void sync_objects_free(struct sync_objects *o)
 	free(o->slots);
 	free(o->lifetime_ids);
 	free(o->sites);
-	free(o->site_keys.slots);
+	keyhash_free(&o->site_keys);
 	free(o);
 }
