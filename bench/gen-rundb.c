@@ -1060,7 +1060,7 @@ static int generate(const char *path, uint64_t budget)
 	/* As collect_sync_finish: indexes first, then the passes. */
 	for (int k = 0; k < NR_CHILDREN; k++)
 		lifetime_ids[k] = obj_id(OBJ_THREAD(k));
-	rc = db_exec(writer_db(g.w), schema_indexes_sql, &err);
+	rc = db_create_indexes(writer_db(g.w), &err);
 	printf("  indexes: %.2f s\n", secs(clock_now_ns() - t1));
 	if (!rc)
 		rc = sync_resolve(writer_db(g.w), lifetime_ids, NR_CHILDREN, &st, &err);

@@ -330,7 +330,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
-	rc = db_exec(writer_db(w), schema_indexes_sql, &err);
+	rc = db_create_indexes(writer_db(w), &err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
 		rc = sync_resolve(writer_db(w), ids, n, &st, &err);

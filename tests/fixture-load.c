@@ -37,7 +37,7 @@ int fixture_load(const char *sql_path, const char *db_path, sqlite3 **out, char 
 		return -1;
 	}
 	unlink(db_path);
-	if (db_create(db_path, &db, err) || db_exec(db, sql, err) || db_exec(db, schema_indexes_sql, err)) {
+	if (db_create(db_path, &db, err) || db_exec(db, sql, err) || db_create_indexes(db, err)) {
 		free(sql);
 		return -1;
 	}
