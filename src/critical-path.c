@@ -29,6 +29,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/insert-batch.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -42,7 +43,7 @@
 #define NOT_VISITED INT64_MIN
 
 /* The statements the walk keeps prepared. */
-enum walk_stmt { ST_STATES, ST_WAKEUP, ST_CALL, ST_CALL_PARENT, ST_INSERT, NR_WALK_STMTS };
+enum walk_stmt { ST_STATES, ST_WAKEUP, ST_CALL, ST_CALL_PARENT, NR_WALK_STMTS };
 
 static const char *const walk_sql[NR_WALK_STMTS] = {
 	/* One lifetime's intervals before an instant, newest first. */
@@ -56,8 +57,6 @@ static const char *const walk_sql[NR_WALK_STMTS] = {
 		    "ORDER BY start_ns DESC LIMIT 1",
 	/* ... and its callers, up to the first still under way then. */
 	[ST_CALL_PARENT] = "SELECT function_id, parent_id, end_ns FROM calls WHERE id = ?1",
-	[ST_INSERT] = "INSERT INTO critical_path(seq, tid, start_ns, end_ns, state, object_id, function_id) "
-		      "VALUES (?, ?, ?, ?, ?, ?, ?)",
 };
 
 /* One threads row. */
@@ -573,28 +572,35 @@ static int function_at(struct walk *w, int64_t tid, int64_t ns, int64_t *functio
 /* Store the segments, earliest first, seq from 1. */
 static int store(struct walk *w)
 {
-	sqlite3_stmt *st = w->st[ST_INSERT];
+	struct insert_batch ins;
+	int rc = insert_batch_prepare(w->db, &ins,
+				      "critical_path (seq, tid, start_ns, end_ns, state, object_id, function_id)", 7);
 
-	for (size_t i = w->nr_segs, seq = 1; i-- > 0; seq++) {
+	for (size_t i = w->nr_segs, seq = 1; !rc && i-- > 0; seq++) {
 		const struct segment *s = &w->segs[i];
 		int64_t tid = w->lives[s->life].tid, function_id = 0;
-		int rc = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
+		int found = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
+		int c = insert_batch_row(&ins); /* the row's columns are c + 1 .. */
 
-		if (rc < 0)
-			return rc;
-		sqlite3_bind_int64(st, 1, (int64_t)seq);
-		sqlite3_bind_int64(st, 2, tid);
-		sqlite3_bind_int64(st, 3, s->start_ns);
-		sqlite3_bind_int64(st, 4, s->end_ns);
-		sqlite3_bind_text(st, 5, w->names[s->state].name, -1, SQLITE_STATIC);
-		db_bind_int_or_null(st, 6, s->object_id, s->object_id != NO_OBJECT);
-		db_bind_int_or_null(st, 7, function_id, rc);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return sql_fail(w, "insert");
+		if (found < 0) {
+			insert_batch_finalize(&ins);
+			return found;
+		}
+		sqlite3_bind_int64(ins.st, c + 1, (int64_t)seq);
+		sqlite3_bind_int64(ins.st, c + 2, tid);
+		sqlite3_bind_int64(ins.st, c + 3, s->start_ns);
+		sqlite3_bind_int64(ins.st, c + 4, s->end_ns);
+		sqlite3_bind_text(ins.st, c + 5, w->names[s->state].name, -1, SQLITE_STATIC);
+		db_bind_int_or_null(ins.st, c + 6, s->object_id, s->object_id != NO_OBJECT);
+		db_bind_int_or_null(ins.st, c + 7, function_id, found);
+		rc = insert_batch_add(&ins);
 	}
-	return 0;
+	if (!rc)
+		rc = insert_batch_flush(&ins);
+	insert_batch_finalize(&ins);
+	if (rc == -ENOMEM)
+		return walk_fail(w, rc, "insert");
+	return rc ? sql_fail(w, "insert") : 0;
 }
 
 /* Where the path ends: the root's main thread at its exit, or when that is

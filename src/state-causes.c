@@ -21,6 +21,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/insert-batch.h"
 #include "src/keyhash.h"
 #include "src/timeline.h"
 
@@ -118,7 +119,7 @@ struct pass {
 	struct cpu_timeline *cpus;
 	int nr_cpus;
 	uint16_t running, runnable, sleeping, blocked_sync;
-	sqlite3_stmt *insert;
+	struct insert_batch insert;
 	struct keyhash switch_keys;
 	struct switch_total *switches;
 	size_t nr_switches, cap_switches;
@@ -251,7 +252,8 @@ static int64_t at_word(const char *word)
 static int describe(struct pass *p, const struct tl_state *iv, const struct tl_state *prev, int64_t next_cpu,
 		    bool last)
 {
-	sqlite3_stmt *ins = p->insert;
+	sqlite3_stmt *ins = p->insert.st;
+	int c = insert_batch_row(&p->insert); /* the row's columns are c + 1 .. */
 	const char *cause = "unknown", *ended_by = NULL;
 	int64_t next_tid = -1, waker_tid = -1, at, function_id = 0;
 	bool has_next = false, has_waker = false, preempt = false, switched = false;
@@ -320,24 +322,23 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	if (fd_kind && !*fd_kind)
 		fd_kind = NULL;
 
-	sqlite3_reset(ins);
-	sqlite3_bind_int64(ins, 1, t->tid);
-	sqlite3_bind_int64(ins, 2, iv->start_ns);
-	sqlite3_bind_int64(ins, 3, iv->end_ns);
-	sqlite3_bind_text(ins, 4, timeline_string(p->tl, iv->state), -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 5, cause, -1, SQLITE_STATIC);
-	db_bind_int_or_null(ins, 6, object_id, has_object);
-	db_bind_int_or_null(ins, 7, op ? op->id : 0, op != NULL);
-	db_bind_text_or_null(ins, 8, syscall);
-	db_bind_int_or_null(ins, 9, sys ? sys->fd : 0, sys && (sys->flags & TL_HAS_FD));
-	db_bind_text_or_null(ins, 10, fd_kind);
-	db_bind_int_or_null(ins, 11, next_tid, has_next);
-	db_bind_text_or_null(ins, 12, ended_by);
-	db_bind_int_or_null(ins, 13, waker_tid, has_waker);
-	db_bind_text_or_null(ins, 14, op ? timeline_string(p->tl, op->op) : NULL);
-	db_bind_int_or_null(ins, 15, function_id, function_id > 0);
-	if (sqlite3_step(ins) != SQLITE_DONE)
-		return -EIO;
+	sqlite3_bind_int64(ins, c + 1, t->tid);
+	sqlite3_bind_int64(ins, c + 2, iv->start_ns);
+	sqlite3_bind_int64(ins, c + 3, iv->end_ns);
+	sqlite3_bind_text(ins, c + 4, timeline_string(p->tl, iv->state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(ins, c + 5, cause, -1, SQLITE_STATIC);
+	db_bind_int_or_null(ins, c + 6, object_id, has_object);
+	db_bind_int_or_null(ins, c + 7, op ? op->id : 0, op != NULL);
+	db_bind_text_or_null(ins, c + 8, syscall);
+	db_bind_int_or_null(ins, c + 9, sys ? sys->fd : 0, sys && (sys->flags & TL_HAS_FD));
+	db_bind_text_or_null(ins, c + 10, fd_kind);
+	db_bind_int_or_null(ins, c + 11, next_tid, has_next);
+	db_bind_text_or_null(ins, c + 12, ended_by);
+	db_bind_int_or_null(ins, c + 13, waker_tid, has_waker);
+	db_bind_text_or_null(ins, c + 14, op ? timeline_string(p->tl, op->op) : NULL);
+	db_bind_int_or_null(ins, c + 15, function_id, function_id > 0);
+	if ((rc = insert_batch_add(&p->insert)))
+		return rc;
 	int64_t ns = iv->end_ns - iv->start_ns;
 	if (is_waiting(p, iv)) {
 		/* A thread's waits and their wakers at a glance, and what waited
@@ -496,18 +497,17 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
 	if ((rc = load_timelines(&p)) || (rc = wait_for_begin(db, tl, &p.wait_for)))
 		goto out;
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, "
-			       "syscall, fd, fd_kind, next_tid, ended_by, waker_tid, op, function_id) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &p.insert, NULL) != SQLITE_OK) {
-		rc = -EIO;
+	if ((rc = insert_batch_prepare(db, &p.insert,
+				       "state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, syscall, "
+				       "fd, fd_kind, next_tid, ended_by, waker_tid, op, function_id)",
+				       15)))
 		goto out;
-	}
 	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
 		p.t = &tl->threads[i];
 		rc = thread_pass(&p);
 	}
+	if (!rc)
+		rc = insert_batch_flush(&p.insert);
 	if (!rc)
 		rc = write_switches(db, &p);
 	if (!rc)
@@ -516,7 +516,7 @@ out:
 	rc = wait_for_end(db, p.wait_for, rc);
 	if (rc && asprintf(err, "state causes: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
 		*err = NULL;
-	sqlite3_finalize(p.insert);
+	insert_batch_finalize(&p.insert);
 	for (int i = 0; i < p.nr_cpus; i++)
 		free(p.cpus[i].runs);
 	free(p.cpus);

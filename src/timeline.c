@@ -494,22 +494,25 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 			map[i] = (uint16_t)k;
 	}
 	for (size_t i = 0; i < from->nr_threads && !rc; i++) {
+		/* The job's array, the larger part, grown in place (realloc moves
+		 * pages rather than copying them) to take this thread's after it. */
 		struct tl_thread *src = &from->threads[i], *dst = thread_of(l, src->tid);
-		struct tl_op *ops = dst ? malloc(sizeof(*ops) * (src->nr_ops + dst->nr_ops + 1)) : NULL;
+		struct tl_op *ops = dst ? realloc(src->ops, sizeof(*ops) * (src->nr_ops + dst->nr_ops + 1)) : NULL;
 		if (!ops) {
 			rc = -ENOMEM;
 			break;
 		}
-		for (size_t k = 0; k < src->nr_ops; k++) {
-			ops[k] = src->ops[k];
-			ops[k].op = map[src->ops[k].op];
-		}
+		src->ops = ops;
+		for (size_t k = 0; k < src->nr_ops; k++)
+			ops[k].op = map[ops[k].op];
 		if (dst->nr_ops)
 			memcpy(ops + src->nr_ops, dst->ops, sizeof(*ops) * dst->nr_ops);
 		free(dst->ops);
 		dst->ops = ops;
 		dst->nr_ops += src->nr_ops;
 		dst->cap_ops = dst->nr_ops + 1;
+		src->ops = NULL; /* now dst's */
+		src->nr_ops = 0;
 	}
 	for (size_t i = 0; i < from->nr_op_totals && !rc; i++) {
 		struct tl_op_total t = from->op_totals[i];

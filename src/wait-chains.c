@@ -113,14 +113,11 @@ static ptrdiff_t intern_chain(struct chains *c)
 }
 
 /* The first of @n links of @tid (they are grouped by tid, ascending), and
- * how many it has. */
+ * how many it has: two binary searches, as a busy thread has thousands. */
 static size_t links_of(const struct wait_link *links, size_t n, int64_t tid, size_t *count)
 {
 	size_t lo = SORTED_FIRST(links, n, tid, tid, false);
-	size_t end = lo;
-	while (end < n && links[end].tid == tid)
-		end++;
-	*count = end - lo;
+	*count = SORTED_FIRST(links, n, tid, tid, true) - lo;
 	return lo;
 }
 
@@ -145,9 +142,10 @@ static int follow(struct chains *c, const struct wait_link *links, size_t n, con
 
 	path[0] = w->tid;
 	for (; depth < MAX_LINKS && other >= 0; depth++) {
-		size_t count, first = links_of(links, n, other, &count), k = first + count;
-		while (k > first && links[k - 1].start_ns >= e)
-			k--;
+		/* The thread's waits are in time order: k - 1 is its latest begun
+		 * before e. */
+		size_t count, first = links_of(links, n, other, &count);
+		size_t k = first + SORTED_FIRST(links + first, count, start_ns, e, false);
 		if (k == first)
 			break;
 		const struct wait_link *next = &links[k - 1];

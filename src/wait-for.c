@@ -19,6 +19,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/insert-batch.h"
 #include "src/keyhash.h"
 #include "src/timeline.h"
 
@@ -39,7 +40,7 @@ static const char *const relations[] = { "unknown", "holder", "waker" };
 
 struct wait_for_pass {
 	const struct mtx_timeline *tl;
-	sqlite3_stmt *insert;
+	struct insert_batch insert;
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
@@ -131,7 +132,8 @@ static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, b
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid)
 {
-	sqlite3_stmt *ins = p->insert;
+	sqlite3_stmt *ins = p->insert.st;
+	int c = insert_batch_row(&p->insert); /* the row's columns are c + 1 .. */
 	const struct tl_object *object = has_object ? timeline_object(p->tl, object_id) : NULL;
 	int relation = 0;
 	const struct tl_op *other_op = NULL;
@@ -150,27 +152,26 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		if (!(other_op = op_at(p, timeline_thread(p->tl, other), e, &rc)) && rc)
 			return rc;
 	}
-	sqlite3_reset(ins);
-	sqlite3_bind_int64(ins, 1, tid);
-	sqlite3_bind_int64(ins, 2, s);
-	sqlite3_bind_int64(ins, 3, e);
-	db_bind_int_or_null(ins, 4, object_id, has_object);
-	db_bind_int_or_null(ins, 5, op ? op->id : 0, op != NULL);
-	db_bind_int_or_null(ins, 6, other, other >= 0);
-	sqlite3_bind_text(ins, 7, relations[relation], -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, c + 1, tid);
+	sqlite3_bind_int64(ins, c + 2, s);
+	sqlite3_bind_int64(ins, c + 3, e);
+	db_bind_int_or_null(ins, c + 4, object_id, has_object);
+	db_bind_int_or_null(ins, c + 5, op ? op->id : 0, op != NULL);
+	db_bind_int_or_null(ins, c + 6, other, other >= 0);
+	sqlite3_bind_text(ins, c + 7, relations[relation], -1, SQLITE_STATIC);
 	if (other > 0 && other != tid) {
 		activity(p, timeline_thread(p->tl, other), s, e, did, &other_object);
 		for (int i = 0; i < 3; i++)
-			sqlite3_bind_int64(ins, 8 + i, did[i]);
+			sqlite3_bind_int64(ins, c + 8 + i, did[i]);
 	} else {
 		for (int i = 0; i < 3; i++)
-			sqlite3_bind_null(ins, 8 + i);
+			sqlite3_bind_null(ins, c + 8 + i);
 	}
-	db_bind_int_or_null(ins, 11, other_object, other_object >= 0);
-	db_bind_int_or_null(ins, 12, other_op ? other_op->callsite : 0,
+	db_bind_int_or_null(ins, c + 11, other_object, other_object >= 0);
+	db_bind_int_or_null(ins, c + 12, other_op ? other_op->callsite : 0,
 			    other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
-	if (sqlite3_step(ins) != SQLITE_DONE)
-		return -EIO;
+	if ((rc = insert_batch_add(&p->insert)))
+		return rc;
 	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
 	if (!links)
 		return -ENOMEM;
@@ -190,13 +191,10 @@ int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_p
 	p->runnable = timeline_intern_find(tl, "runnable");
 	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))))
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
-			       "other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &p->insert, NULL) != SQLITE_OK)
-		return -EIO;
-	return 0;
+	return insert_batch_prepare(db, &p->insert,
+				    "wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
+				    "other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite)",
+				    12);
 }
 
 /* wait_for_totals from the counts. */
@@ -230,10 +228,12 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 	if (!p)
 		return rc ? rc : -ENOMEM;
 	if (!rc)
+		rc = insert_batch_flush(&p->insert);
+	if (!rc)
 		rc = write_totals(db, p);
 	if (!rc)
 		rc = wait_chains_write(db, p->links, p->nr_links);
-	sqlite3_finalize(p->insert);
+	insert_batch_finalize(&p->insert);
 	free(p->links);
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);
