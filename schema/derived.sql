@@ -238,4 +238,4 @@ CREATE TABLE timeline_levels (
 CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);
-CREATE INDEX switch_totals_count ON switch_totals(count); -- the browser's first rows (switches.top)
+CREATE INDEX switch_totals_count ON switch_totals(count); -- the browser's first rows (the switches report's query)
