@@ -9,9 +9,11 @@
  *   sync-op-cost collect LIBRARY LANE_RECORDS PERIOD_US -- COMMAND [ARGS...]
  *       what `mtx collect` does for sync tracing, and nothing else: create a
  *       region of 64 lanes of LANE_RECORDS records, run COMMAND with LIBRARY
- *       preloaded and the region in its environment, drain the region every
- *       PERIOD_US microseconds while it runs (-1: never; records are counted,
- *       not stored), print "records N lost N (...)" on stderr and exit with
+ *       preloaded and the region in its environment, drain the region while
+ *       it runs as mtx collect's pump does (collector/sync-pump.c): whenever a
+ *       writer wakes it (a lane reached half full) and at least every
+ *       PERIOD_US microseconds (-1: never; records are counted, not stored),
+ *       print "records N lost N (...)" on stderr and exit with
  *       COMMAND's status. With SYNC_OP_COST_STACK_FRAMES=N in the
  *       environment the region asks for N frames of user stack per record
  *       (mtx collect --sync-stacks=N); frames records count as records.
@@ -69,7 +71,7 @@ static int collect(const char *lib, char **argv, uint32_t lane_records, long per
 		_exit(127);
 	}
 	for (;;) {
-		struct timespec nap = { period_us / 1000000, period_us % 1000000 * 1000 };
+		uint32_t seq = sync_region_wake_seq(region);
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
 		if (period_us >= 0)
@@ -80,7 +82,12 @@ static int collect(const char *lib, char **argv, uint32_t lane_records, long per
 			perror("sync-op-cost: waitpid");
 			return 1;
 		}
-		nanosleep(&nap, NULL);
+		if (period_us >= 0) {
+			sync_region_sleep(region, seq, period_us * 1000L);
+		} else {
+			struct timespec nap = { 0, 1000000 };
+			nanosleep(&nap, NULL);
+		}
 	}
 	sync_region_drain(region, count_emit, &records);
 	{

@@ -6,8 +6,9 @@
 # Run from the build tree; BENCH and LIB override where the pieces are.
 #
 # Each round runs the loop plain, then preloaded with a live region that a
-# collector process drains every millisecond (lanes of 65536 records, the
-# library's default): once with the default stamps (rdtsc, converted by the
+# collector process drains as mtx collect's pump does: when a writer wakes
+# it at half a lane, and at least every millisecond (lanes of 65536
+# records, the library's default): once with the default stamps (rdtsc, converted by the
 # collector, where the kernel's clock is the TSC) and once with
 # MTX_SYNC_CLOCK=monotonic (clock_gettime stamps), and once with the
 # default stamps and each op's user stack (mtx collect --sync-stacks: a
