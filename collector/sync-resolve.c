@@ -5,6 +5,7 @@
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/log.h"
+#include "src/sorted.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -120,15 +121,9 @@ static int move_cond_mutexes(sqlite3 *db, struct split *splits, size_t n, char *
 		return sql_fail(db, "cond mutex", err);
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t arg = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 2);
-		size_t lo = 0, hi = n; /* the first split after (arg, start) */
+		/* the first split after (arg, start) */
+		size_t lo = SORTED_FIRST2(splits, n, key, from_ns, arg, start, true);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (splits[mid].key < arg || (splits[mid].key == arg && splits[mid].from_ns <= start))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo > 0 && splits[lo - 1].key == arg)
 			rc = pending_add(&moved, sqlite3_column_int64(st, 0), splits[lo - 1].new_id);
 	}
@@ -331,16 +326,7 @@ static int load_blocked(sqlite3 *db, struct blocked_list *l, char **err)
 /* The first interval of @tid that began at or after @ns. */
 static size_t blocked_first(const struct blocked_list *l, int64_t tid, int64_t ns)
 {
-	size_t lo = 0, hi = l->len;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct blocked *b = &l->v[mid];
-		if (b->tid < tid || (b->tid == tid && b->start_ns < ns))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_FIRST2(l->v, l->len, tid, start_ns, tid, ns, false);
 }
 
 /* Pass 2 for one op: every interval of its thread that began inside it. */

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "src/analysis.h"
 #include "src/db.h"
+#include "src/sorted.h"
 #include "src/grow.h"
 #include "src/insert-batch.h"
 
@@ -158,15 +159,7 @@ static ptrdiff_t state_intern(struct walk *w, const char *name)
 /* The lifetime of @tid begun latest at or before @ns, or -1. */
 static ptrdiff_t lifetime_at(const struct walk *w, int64_t tid, int64_t ns)
 {
-	size_t lo = 0, hi = w->nr_lives;
-	while (lo < hi) { /* first lifetime after (tid, ns) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct lifetime *l = &w->lives[mid];
-		if (l->tid < tid || (l->tid == tid && l->start_ns <= ns))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_FIRST2(w->lives, w->nr_lives, tid, start_ns, tid, ns, true); /* first after (tid, ns) */
 	return lo > 0 && w->lives[lo - 1].tid == tid ? (ptrdiff_t)lo - 1 : -1;
 }
 

@@ -1,7 +1,8 @@
 /*
  * src/sorted.h - where a key falls in an array sorted by an int64_t field,
- * the one binary search of the analyses (threads by tid, objects by id,
- * intervals by start, wait_for rows by tid, ...).
+ * or by two, the one binary search of the analyses and of sync_resolve
+ * (threads by tid, objects by id, intervals by start, lifetimes by tid and
+ * start, ...).
  */
 #ifndef MTX_SRC_SORTED_H
 #define MTX_SRC_SORTED_H
@@ -12,21 +13,23 @@
 #include <string.h>
 
 /*
- * sorted_first - the index of the first of the @n elements (@size bytes
- * each, at @base, ascending by the int64_t at @offset in each) whose key is
- * at least @key, or, when @after, greater than @key; @n if there is none.
- * Inline: with constant @size and @offset it compiles to the plain loop.
+ * sorted_first2 - the index of the first of the @n elements (@size bytes
+ * each, at @base, ascending by the int64_t at @offset1, then by the one at
+ * @offset2) whose key pair is at least (@key1, @key2), or, when @after,
+ * greater; @n if there is none. Inline: with constant @size and offsets it
+ * compiles to the plain loop.
  */
-static inline size_t sorted_first(const void *base, size_t n, size_t size, size_t offset, int64_t key,
-				  bool after)
+static inline size_t sorted_first2(const void *base, size_t n, size_t size, size_t offset1, size_t offset2,
+				   int64_t key1, int64_t key2, bool after)
 {
 	const char *p = base;
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int64_t k;
-		memcpy(&k, p + mid * size + offset, sizeof(k));
-		if (k < key || (after && k == key))
+		int64_t k1, k2;
+		memcpy(&k1, p + mid * size + offset1, sizeof(k1));
+		memcpy(&k2, p + mid * size + offset2, sizeof(k2));
+		if (k1 < key1 || (k1 == key1 && (k2 < key2 || (after && k2 == key2))))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -34,8 +37,20 @@ static inline size_t sorted_first(const void *base, size_t n, size_t size, size_
 	return lo;
 }
 
-/* SORTED_FIRST - sorted_first over array @a of @n elements by @field. */
+/* sorted_first - the same by one key: the first at least @key (greater,
+ * when @after). */
+static inline size_t sorted_first(const void *base, size_t n, size_t size, size_t offset, int64_t key,
+				  bool after)
+{
+	return sorted_first2(base, n, size, offset, offset, key, key, after);
+}
+
+/* SORTED_FIRST - sorted_first over array @a of @n elements by @field;
+ * SORTED_FIRST2 by @field1, then @field2. */
 #define SORTED_FIRST(a, n, field, key, after) \
 	sorted_first((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field), (key), (after))
+#define SORTED_FIRST2(a, n, field1, field2, key1, key2, after)                                         \
+	sorted_first2((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field1),                       \
+		      offsetof(__typeof__(*(a)), field2), (key1), (key2), (after))
 
 #endif

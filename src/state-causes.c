@@ -23,6 +23,7 @@
 #include "src/grow.h"
 #include "src/insert-batch.h"
 #include "src/keyhash.h"
+#include "src/sorted.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -56,14 +57,7 @@ static int64_t running_on(const struct cpu_timeline *cpus, int nr_cpus, int64_t 
 	if (cpu < 0 || cpu >= nr_cpus)
 		return -1;
 	const struct cpu_timeline *c = &cpus[cpu];
-	size_t lo = 0, hi = c->len;
-	while (lo < hi) { /* first run starting after ns */
-		size_t mid = (lo + hi) / 2;
-		if (c->runs[mid].start_ns <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_FIRST(c->runs, c->len, start_ns, ns, true); /* first run starting after ns */
 	if (lo > 0 && c->runs[lo - 1].end_ns > ns)
 		return c->runs[lo - 1].tid;
 	return -1;
