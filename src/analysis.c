@@ -171,9 +171,8 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 	}
 	timeline_free(tl);
 	log_debug("derived tables: filled at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
-	/* SQLite may sort for CREATE INDEX on a second core (~20% faster). */
-	if (!rc && indexes && !(rc = db_exec(db, "PRAGMA threads = 2", err)))
-		rc = db_exec(db, indexes, err);
+	if (!rc && indexes)
+		rc = db_build_indexes(db, indexes, err);
 	free(tables);
 	log_debug("derived tables: indexed at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (!rc && !temp) {

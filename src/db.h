@@ -32,6 +32,10 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err);
  * the database is corrupt" in @err. */
 int db_check_pages(sqlite3 *db, const char *path, char **err);
 
+/* db_build_indexes - run @sql, CREATE INDEX statements, sorting on two
+ * threads. Returns 0 or -EIO. */
+int db_build_indexes(sqlite3 *db, const char *sql, char **err);
+
 /* db_create_indexes - build the recorded tables' secondary indexes
  * (schema/indexes.sql) where they are missing. Returns 0 or -EIO. */
 int db_create_indexes(sqlite3 *db, char **err);
