@@ -115,9 +115,11 @@ static const struct mtx_query object_queries[] = {
 	"CASE c.cause WHEN 'sync' THEN COALESCE(o.kind || ' ' || c.op, 'sync') "      \
 	"WHEN 'syscall' THEN c.syscall WHEN 'sleep' THEN COALESCE(c.syscall, 'sleep') " \
 	"ELSE c.cause END"
-#define TID_NAME(col) \
+/* A tid as a name: @name is its thread's name expression. */
+#define TID_LABEL(col, name) \
 	"CASE WHEN " col " IS NULL THEN NULL WHEN " col " = 0 THEN '(idle)' " \
-	"ELSE COALESCE(" NAME_OF(col) ", '(other)') END"
+	"ELSE COALESCE(" name ", '(other)') END"
+#define TID_NAME(col) TID_LABEL(col, NAME_OF(col))
 
 /*
  * Seed 001 Figure 7, right. The browser's switches view runs it too, for its
@@ -130,8 +132,8 @@ static const struct mtx_query object_queries[] = {
 static const struct mtx_query switches_queries[] = {
 	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
 	  "WITH names AS MATERIALIZED (SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid) "
-	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, CASE WHEN r.to_tid IS NULL THEN NULL "
-	  "WHEN r.to_tid = 0 THEN '(idle)' ELSE COALESCE(n2.name, '(other)') END AS to_name, r.at, r.function, r.count "
+	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, " TID_LABEL("r.to_tid", "n2.name") " AS to_name, "
+	  "r.at, r.function, r.count "
 	  "FROM (SELECT u.from_tid, u.to_tid, u.at, f.name AS function, u.count FROM ("
 	  "SELECT x.from_tid, x.to_tid, x.at, x.function_id, x.count FROM switch_totals x "
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.from_tid") " "
