@@ -68,20 +68,13 @@ static volatile unsigned long ct_sink;
 	ct_current = fn
 #define LEAVE() (ct_current = ct_parent_)
 
-static NOTRACE unsigned long long now_ns(void)
+/* @clock in ns: CLOCK_MONOTONIC, or CLOCK_PROCESS_CPUTIME_ID for the CPU
+ * time of the whole process (the workers', as main waits). */
+static NOTRACE unsigned long long clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-}
-
-/* The CPU time of the whole process: the workers', as main waits. */
-static NOTRACE unsigned long long cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	clock_gettime(clock, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
@@ -231,8 +224,8 @@ int main(int argc, char **argv)
 		LEAVE();
 		return 2;
 	}
-	t0 = now_ns();
-	cpu0 = cpu_ns();
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (unsigned long i = 0; i < threads; i++) {
 		args[i] = (struct worker_arg){ .rounds = (int)(rounds + i), .depth = (int)depth,
 					       .jump = (int)jump };
@@ -251,8 +244,8 @@ int main(int argc, char **argv)
 	}
 	total += thread_calls();
 	if (getenv("HOOKTREE_NS"))
-		fprintf(stderr, "hooktree: calls=%lu ns=%llu cpu_ns=%llu\n", total, now_ns() - t0,
-			cpu_ns() - cpu0);
+		fprintf(stderr, "hooktree: calls=%lu ns=%llu cpu_ns=%llu\n", total, clock_ns(CLOCK_MONOTONIC) - t0,
+			clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0);
 	printf("total calls: %lu\n", total);
 	LEAVE();
 	report_thread();
