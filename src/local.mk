@@ -11,6 +11,7 @@ libmtx_a_SOURCES = \
 	src/timefmt.c src/timefmt.h \
 	src/match.c src/match.h \
 	src/symbols.c src/symbols.h \
+	src/debug-cache.c src/debug-cache.h \
 	src/demangle.c src/demangle.h \
 	src/analysis.c src/analysis.h \
 	src/reports.c src/reports.h \

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "src/symbols.h"
+#include "src/debug-cache.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -41,9 +42,30 @@ struct mtx_symbols {
 
 static char *debuginfo_path; /* NULL: libdwfl's default ":.debug:/usr/lib/debug" */
 
+/* A separate debug file: its uncompressed copy from the cache
+ * (src/debug-cache.h), else libdwfl's own search, whose find is then
+ * copied for the next run. (The copy cannot serve the run that makes it:
+ * libdwfl keeps the file it validated, whatever this returns.) */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	int fd = n > 0 ? debug_cache_find(id, (size_t)n, debuginfo_file_name) : -1;
+	if (fd >= 0)
+		return fd;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 && n > 0)
+		debug_cache_add(fd, id, (size_t)n);
+	return fd;
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

@@ -3,7 +3,8 @@
  * program itself (a PIE executable with DWARF: names, declaration lines,
  * an inlined frame), a shared library of its own (tests/unit/symlib.c),
  * a stripped copy of that library (dynamic symbols only, and it says so),
- * a file whose build-id is not the one given (changed), and a missing file.
+ * a file whose build-id is not the one given (changed), a missing file,
+ * and a compressed separate debug file (through the cache of copies).
  * Run-time addresses become file addresses through /proc/self/maps and
  * symbols_bias, as the collector does with MMAP2 records.
  */
@@ -190,6 +191,96 @@ Test(symbols, stripped_library_falls_back_to_dynamic_symbols)
 	cr_assert(n == 0 || strcmp(frames[0].name, "symlib_hidden") != 0);
 	unlink(copy);
 	symbols_free(s);
+}
+
+/* How many of the ELF file @path's sections are compressed (-1: not ELF). */
+static int compressed_sections(const char *path)
+{
+	char cmd[600], out[64] = "";
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s 2>/dev/null | grep -c '^ *\\[.*\\] \\.debug_.* C ' || true", path);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p && fgets(out, sizeof(out), p));
+	pclose(p);
+	return atoi(out);
+}
+
+/*
+ * A library whose DWARF is in a separate, compressed debug file (as
+ * distributions ship them, found here by .gnu_debuglink): the first lookup
+ * names it from that file and leaves an uncompressed copy in the cache
+ * ($MTX_DEBUG_CACHE), under the build-id; the next module of the same file
+ * names it the same from the copy alone (the original is gone by then); a
+ * copy whose build-id is not its name's is not used.
+ */
+Test(symbols, compressed_debug_file_is_copied_uncompressed_once_and_names_the_same)
+{
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	uint64_t start, pgoff, bias;
+	char path[512], dir[64], cmd[2000], lib[128], copy[256];
+	const char *expected_file;
+	int expected_line, n;
+
+	cr_assert(mapping_of((uintptr_t)symlib_exported, &start, &pgoff, path, sizeof(path)));
+	snprintf(dir, sizeof(dir), "/tmp/mtx-debug-cache-%d", getpid());
+	snprintf(lib, sizeof(lib), "%s/libsym.so", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf %1$s && mkdir %1$s && objcopy --only-keep-debug --compress-debug-sections=zlib %2$s %1$s/libsym.debug"
+		 " && objcopy --strip-all --add-gnu-debuglink=%1$s/libsym.debug %2$s %3$s",
+		 dir, path, lib);
+	cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+	cr_assert_gt(compressed_sections(strcat(strcpy(copy, dir), "/libsym.debug")), 0, "objcopy compressed nothing");
+	snprintf(copy, sizeof(copy), "%s/cache", dir);
+	setenv("MTX_DEBUG_CACHE", copy, 1);
+
+	/* From the compressed file. */
+	struct mtx_symbols *s = symbols_new();
+	struct mtx_module *mod = symbols_module(s, lib, NULL, 0);
+	cr_assert_eq(symbols_module_source(mod), SYMBOLS_DEBUGINFO);
+	cr_assert_eq(symbols_bias(mod, start, pgoff, &bias), 0);
+	n = symbols_lookup(mod, (uintptr_t)symlib_exported + 1 - bias, frames);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(frames[0].name, "symlib_exported");
+	cr_assert_str_eq(base(frames[0].file), "symlib.c");
+	cr_assert_gt(frames[0].line, 0);
+	expected_file = strdup(frames[0].file);
+	expected_line = frames[0].line;
+	symbols_free(s);
+
+	/* The copy: one file, named after the build-id, nothing compressed. */
+	snprintf(cmd, sizeof(cmd), "ls %s/cache/*.debug", dir);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p && fgets(copy, sizeof(copy), p), "no copy in %s/cache", dir);
+	pclose(p);
+	copy[strcspn(copy, "\n")] = '\0';
+	cr_assert_eq(strlen(base(copy)), 40 + strlen(".debug"), "%s is not named by a 20-byte build-id", copy);
+	cr_assert_eq(compressed_sections(copy), 0, "%s still has compressed sections", copy);
+
+	/* From the copy alone. */
+	snprintf(cmd, sizeof(cmd), "rm %s/libsym.debug", dir);
+	cr_assert_eq(system(cmd), 0);
+	s = symbols_new();
+	mod = symbols_module(s, lib, NULL, 0);
+	cr_assert_eq(symbols_module_source(mod), SYMBOLS_DEBUGINFO);
+	n = symbols_lookup(mod, (uintptr_t)symlib_exported + 1 - bias, frames);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(frames[0].name, "symlib_exported");
+	cr_assert_str_eq(frames[0].file, expected_file);
+	cr_assert_eq(frames[0].line, expected_line);
+	symbols_free(s);
+
+	/* Another file under that name (this test program) is not used: no
+	 * debug file at all then. */
+	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe %s", (int)getpid(), copy);
+	cr_assert_eq(system(cmd), 0);
+	s = symbols_new();
+	mod = symbols_module(s, lib, NULL, 0);
+	cr_assert_eq(symbols_module_source(mod), SYMBOLS_DYNSYM);
+	symbols_free(s);
+
+	unsetenv("MTX_DEBUG_CACHE");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	free((void *)expected_file);
 }
 
 Test(symbols, another_build_id_means_changed_and_names_nothing)
