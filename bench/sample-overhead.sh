@@ -18,7 +18,9 @@
 # recorded, and for mtx's dwarf kind the samples unwound per second of the
 # collector's unwinding time (meta unwind_dwarf / unwind_ns), and the same
 # ratios again for CPU time (user + system of the collector and the program
-# together), which a shared machine disturbs far less. Then the fixed
+# together), which a shared machine disturbs far less, and the same for
+# the program's own time (own_ms: exec to exit, from run.db's processes
+# row; the plain run's wall time; none for perf). Then the fixed
 # start-up + tear-down cost of each, from the same kinds around /bin/true,
 # and the ratios net of it. (perf unwinds its dwarf samples later, in perf
 # report; mtx unwinds while the program runs.)
@@ -87,8 +89,14 @@ run_one() { # KIND REP PROGRAM...
 	[ -f "$work/run.db" ] && samples=$(sqlite3 "$work/run.db" "SELECT COUNT(*) FROM samples" 2> /dev/null || echo 0)
 	[ -f "$work/run.db" ] && rate=$(sqlite3 "$work/run.db" "SELECT COALESCE(CAST(1e9 * (SELECT value FROM meta WHERE key = 'unwind_dwarf')
 		/ (SELECT value FROM meta WHERE key = 'unwind_ns') AS INTEGER), 0)" 2> /dev/null || echo 0)
+	# The program's own life (exec to exit, run.db's processes row), without
+	# the collector's start-up and its work after the exit; the plain run's
+	# is its wall time.
+	own=$((t1 - t0))
+	[ -f "$work/run.db" ] && own=$(sqlite3 "$work/run.db" "SELECT (end_ns - start_ns) / 1000 FROM processes
+		ORDER BY start_ns LIMIT 1" 2> /dev/null || echo 0)
 	[ $rc = 0 ] || { echo "sample-overhead: $kind run of $* exited $rc: $(head -1 "$work/err")" >&2; }
-	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc ${rate:-0} ${cpu:-0}" >> "$work/runs"
+	echo "$kind $rep $(basename "$prog") $((t1 - t0)) $samples $rc ${rate:-0} ${cpu:-0} ${own:-0}" >> "$work/runs"
 }
 
 for prog in "$*" /bin/true; do
@@ -111,7 +119,7 @@ prog=$(basename "${1}")
 {
 	echo "# mtx sample overhead, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null), $(nproc) CPUs, kernel $(uname -r)"
 	echo "# program: $*; $reps interleaved repetitions; medians; HZ=$hz; net = (t - t(/bin/true)) / (plain - plain(/bin/true))"
-	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tdwarf_to_fp\tnet_ratio\tsamples\tunwound_per_s\tfixed_ms\tcpu_ms\tcpu_to_plain\tcpu_to_same_without_sampling\tcpu_dwarf_to_fp\n"
+	printf "kind\tms\tratio_to_plain\tratio_to_same_without_sampling\tdwarf_to_fp\tnet_ratio\tsamples\tunwound_per_s\tfixed_ms\tcpu_ms\tcpu_to_plain\tcpu_to_same_without_sampling\tcpu_dwarf_to_fp\town_ms\town_to_plain\town_to_same_without_sampling\n"
 	p=$(med plain "$prog" 4)
 	p0=$(med plain true 4)
 	for kind in "${kinds[@]}"; do
@@ -126,14 +134,17 @@ prog=$(basename "${1}")
 		cp=$(med plain "$prog" 8)
 		cb=$(med "$base" "$prog" 8)
 		cfp=$c
+		o=$(med "$kind" "$prog" 9)
+		ob=$(med "$base" "$prog" 9)
 		case $kind in *dwarf) fp=$(med "${kind%dwarf}fp" "$prog" 4) cfp=$(med "${kind%dwarf}fp" "$prog" 8) ;; esac
 		awk -v k="$kind" -v t="$t" -v p="$p" -v b="$b" -v t0="$t0" -v p0="$p0" -v s="$s" -v r="$r" -v fp="$fp" \
-			-v c="$c" -v cp="$cp" -v cb="$cb" -v cfp="$cfp" \
+			-v c="$c" -v cp="$cp" -v cb="$cb" -v cfp="$cfp" -v o="$o" -v ob="$ob" \
 			-v same="$([ "$base" != "$kind" ] && echo 1 || echo 0)" 'BEGIN {
-			printf "%s\t%.1f\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%d\t%.3f\t%s\t%s\n", k, t / 1000, t / p,
+			printf "%s\t%.1f\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%d\t%.3f\t%s\t%s\t%.1f\t%s\t%s\n", k, t / 1000, t / p,
 				same ? sprintf("%.3f", t / b) : "-", k ~ /dwarf$/ ? sprintf("%.3f", t / fp) : "-",
 				(t - t0) / (p - p0), s, r, (t0 - p0) / 1000, c, c / cp, same ? sprintf("%.3f", c / cb) : "-",
-				k ~ /dwarf$/ ? sprintf("%.3f", c / cfp) : "-" }'
+				k ~ /dwarf$/ ? sprintf("%.3f", c / cfp) : "-", o / 1000, k ~ /^perf/ ? "-" : sprintf("%.3f", o / p),
+				same && k !~ /^perf/ ? sprintf("%.3f", o / ob) : "-" }'
 	done
 } > "$work/results"
 grep '^#' "$work/results"
