@@ -32,7 +32,7 @@ struct call_stack {
 /*
  * Rows wait in a window of CALLS_WINDOW ids before they are written, so
  * that they reach SQLite in id order, appended to the table's b-tree,
- * WRITER_CALL_BATCH to an INSERT (a child closes before its parent, whose
+ * many to an INSERT (a child closes before its parent, whose
  * id is lower). A call still open when the window moves past its id is
  * written alone when it closes. The window is written out at every commit
  * (calls_flush) and at the end.

@@ -362,6 +362,10 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		writer_meta_int(w, "functions_probed", (int64_t)function_uprobes_count(fu));
 	}
 	writer_commit(w);
+	/* SQLite only on CPUs the program leaves idle (without the thread,
+	 * rows are written here as before). */
+	if (writer_background(w))
+		log_debug("rows are written on the collector's main thread");
 	profile_unwind_dwarf(prof, o->sample_stack_bytes > 0);
 	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);

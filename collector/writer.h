@@ -3,6 +3,13 @@
  * The writer knows tables, not events; collector/model.c turns events into
  * rows. Errors are sticky: after the first failure (e.g. a full disk) every
  * call returns it, and what was committed before stays in the file.
+ *
+ * Rows are written some time after the call that hands them over (in
+ * blocks, and with writer_background on another thread), so the strings of
+ * the hot rows -- states, syscall and op names, kinds, fd kinds, unwind
+ * methods, a call's unfinished -- must live as long as the writer (string
+ * literals and static tables do); names, paths, build-ids and meta values
+ * are copied.
  */
 #ifndef MTX_COLLECTOR_WRITER_H
 #define MTX_COLLECTOR_WRITER_H
@@ -16,6 +23,17 @@ struct mtx_writer;
 /* writer_open - create the run database @path (must not exist) and begin the
  * first batch. Returns 0 or -errno with a message in @err (caller frees). */
 int writer_open(struct mtx_writer **out, const char *path, char **err);
+
+/*
+ * writer_background - from now on, write the rows on a thread of the
+ * writer's own at SCHED_IDLE, which runs only when a CPU would otherwise
+ * be idle: a program that keeps every CPU busy is not slowed by SQLite
+ * while it runs, and its rows wait in memory. Past about a million rows
+ * waiting the thread runs at normal priority until it has caught up; past
+ * four million the caller waits. writer_db and writer_close first write
+ * everything and stop the thread. Returns 0 or -errno.
+ */
+int writer_background(struct mtx_writer *w);
 
 /* Rows. Each returns 0 or the writer's sticky -errno. NULL-able columns take
  * a negative value (or NULL pointer) for NULL. */
@@ -58,8 +76,7 @@ int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint6
 
 /* CPU samples: @stack_id 0 for none (NULL), @unwind "fp" or "dwarf". Stacks,
  * functions, maps and callsites are written when the run ends
- * (collector/profile.c); strings are bound SQLITE_STATIC (they must live
- * until the call returns). */
+ * (collector/profile.c). */
 int writer_sample(struct mtx_writer *w, uint64_t ts_ns, int32_t tid, int32_t cpu, uint32_t stack_id,
 		  const char *unwind);
 int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t function_id, int32_t pid,
@@ -70,8 +87,8 @@ int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start
 	       const char *path, const char *build_id, const char *symbols);
 int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id);
 /* A calls row (collector/calls.c): @parent_id <= 0 for none (NULL);
- * @unfinished NULL when the call returned, else why it was closed (bound
- * SQLITE_STATIC). */
+ * @unfinished NULL when the call returned, else why it was closed (a
+ * static string). */
 struct writer_call_row {
 	int64_t id, function_id, parent_id;
 	uint64_t start_ns, end_ns;
@@ -79,23 +96,25 @@ struct writer_call_row {
 	const char *unfinished;
 };
 
-#define WRITER_CALL_BATCH 64
-/* writer_calls - @n calls rows, WRITER_CALL_BATCH to an INSERT: cheapest
- * in id order (appended to the table's b-tree). Returns 0 or -errno. */
+/* writer_calls - @n calls rows: cheapest in id order (appended to the
+ * table's b-tree). Returns 0 or -errno. */
 int writer_calls(struct mtx_writer *w, const struct writer_call_row *rows, size_t n);
 
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);
 int writer_meta_int(struct mtx_writer *w, const char *key, int64_t value);
 
-/* writer_commit - commit the current batch and begin the next one. */
+/* writer_commit - commit the rows handed over so far and begin the next
+ * batch (in the background: as soon as the thread has written them). */
 int writer_commit(struct mtx_writer *w);
 
-/* writer_rows - rows written so far (all tables). */
+/* writer_rows - rows handed over so far (all tables). */
 uint64_t writer_rows(const struct mtx_writer *w);
 
 /* writer_db - the underlying handle, for finalizing passes (SQL over the
- * loaded tables). Valid until writer_close. */
+ * loaded tables), once every row handed over is written (and the
+ * background thread stopped). Valid until writer_close; call it again
+ * after writing more rows. */
 sqlite3 *writer_db(struct mtx_writer *w);
 
 /* writer_error - the sticky error message, or NULL. */

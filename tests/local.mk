@@ -17,6 +17,7 @@ UNIT_TESTS = \
 	tests/unit/test-symbols \
 	tests/unit/test-stacks \
 	tests/unit/test-calls \
+	tests/unit/test-writer \
 	tests/unit/test-unwind
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
@@ -88,6 +89,10 @@ tests_unit_test_db_LDADD = $(UNIT_LIBS)
 tests_unit_test_fd_kind_SOURCES = tests/unit/test-fd-kind.c
 tests_unit_test_fd_kind_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_fd_kind_LDADD = $(UNIT_LIBS)
+
+tests_unit_test_writer_SOURCES = tests/unit/test-writer.c
+tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_writer_LDADD = $(UNIT_LIBS)
 
 tests_unit_test_calls_SOURCES = tests/unit/test-calls.c
 tests_unit_test_calls_CFLAGS = $(UNIT_CFLAGS)

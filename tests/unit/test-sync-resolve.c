@@ -64,6 +64,7 @@ static void resolve(void)
 	size_t n;
 	const int64_t *ids = sync_objects_with_lifetime_ops(objs, &n);
 	char *err = NULL;
+	db = writer_db(w); /* the rows written */
 	cr_assert_eq(db_create_indexes(db, &err), 0, "%s", err ? err : "");
 	cr_assert_eq(sync_resolve(db, ids, n, &stats, &err), 0, "%s", err ? err : "");
 }
