@@ -43,6 +43,7 @@ struct run {
 struct cpu_timeline {
 	struct run *runs;
 	size_t len, cap;
+	size_t at; /* where the thread being described last looked */
 };
 
 static int run_cmp(const void *a, const void *b)
@@ -51,13 +52,16 @@ static int run_cmp(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-/* The traced thread running on @cpu at @ns, or -1. */
-static int64_t running_on(const struct cpu_timeline *cpus, int nr_cpus, int64_t cpu, int64_t ns)
+/* The traced thread running on @cpu at @ns, or -1. One thread's intervals
+ * come in time order, so the search starts where that thread's last one
+ * ended (c->at, 0 at each thread): a binary search over the CPU's whole run
+ * took 0.18 s of the pass on a 10 M-event run, mostly in cache misses. */
+static int64_t running_on(struct cpu_timeline *cpus, int nr_cpus, int64_t cpu, int64_t ns)
 {
 	if (cpu < 0 || cpu >= nr_cpus)
 		return -1;
-	const struct cpu_timeline *c = &cpus[cpu];
-	size_t lo = SORTED_FIRST(c->runs, c->len, start_ns, ns, true); /* first run starting after ns */
+	struct cpu_timeline *c = &cpus[cpu];
+	size_t lo = SORTED_FIRST_NEAR(c->runs, c->len, start_ns, ns, true, &c->at); /* first run starting after ns */
 	if (lo > 0 && c->runs[lo - 1].end_ns > ns)
 		return c->runs[lo - 1].tid;
 	return -1;
@@ -406,6 +410,8 @@ static int thread_pass(struct pass *p)
 	int rc = 0;
 
 	p->sw = p->wk = p->sc = p->op = 0;
+	for (int i = 0; i < p->nr_cpus; i++)
+		p->cpus[i].at = 0;
 	p->sys = NULL;
 	p->nr_open = 0;
 	for (size_t i = 0; i < t->nr_states && !rc; i++) {

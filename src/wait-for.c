@@ -21,6 +21,7 @@
 #include "src/grow.h"
 #include "src/insert-batch.h"
 #include "src/keyhash.h"
+#include "src/sorted.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -74,6 +75,12 @@ struct wait_for_pass {
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
+	/* Per thread of tl, where the searches in its states and ops ended
+	 * for the waits of thread near_tid, which come in time order. */
+	struct near {
+		size_t states, ops_begun, ops_at;
+	} *near;
+	int64_t near_tid;
 	struct keyhash keys; /* (tid, object, waited for + relation) -> totals */
 	struct wait_for_total *totals;
 	size_t nr_totals, cap_totals;
@@ -89,7 +96,8 @@ static void activity(const struct wait_for_pass *p, const struct tl_thread *t, i
 	int64_t best = 0;
 	*object_id = -1;
 	out[0] = out[1] = out[2] = 0;
-	for (size_t k = t ? timeline_states_from(t, e) : 0; k-- > 0;) {
+	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
+	for (size_t k = t ? SORTED_FIRST_NEAR(t->states, t->nr_states, start_ns, e, false, &near->states) : 0; k-- > 0;) {
 		const struct tl_state *st = &t->states[k];
 		if (st->end_ns <= s)
 			break;
@@ -109,9 +117,11 @@ static void activity(const struct wait_for_pass *p, const struct tl_thread *t, i
 }
 
 /* @t's last op on @object_id begun by @ns, or NULL. */
-static const struct tl_op *last_op_on(const struct tl_thread *t, int64_t object_id, int64_t ns)
+static const struct tl_op *last_op_on(const struct wait_for_pass *p, const struct tl_thread *t, int64_t object_id,
+				     int64_t ns)
 {
-	for (size_t k = t ? timeline_ops_after(t, ns) : 0; k-- > 0;)
+	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
+	for (size_t k = t ? SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, &near->ops_begun) : 0; k-- > 0;)
 		if (t->ops[k].object_id == object_id)
 			return &t->ops[k];
 	return NULL;
@@ -133,7 +143,8 @@ static const struct tl_op *op_at(struct wait_for_pass *p, const struct tl_thread
 		for (size_t k = 0; k < t->nr_ops; k++)
 			max_end[k] = k && max_end[k - 1] > t->ops[k].end_ns ? max_end[k - 1] : t->ops[k].end_ns;
 	}
-	for (size_t k = timeline_ops_after(t, ns); k-- > 0 && max_end[k] >= ns;)
+	size_t *near = &p->near[i].ops_at;
+	for (size_t k = SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, near); k-- > 0 && max_end[k] >= ns;)
 		if (t->ops[k].end_ns >= ns)
 			return &t->ops[k];
 	return NULL;
@@ -171,11 +182,15 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 
 	if (!r)
 		return -ECANCELED;
+	if (tid != p->near_tid) { /* another thread's waits: search from the start */
+		memset(p->near, 0, sizeof(*p->near) * p->tl->nr_threads);
+		p->near_tid = tid;
+	}
 	if (object && is_lock(timeline_string(p->tl, object->kind)) && op && (op->flags & TL_HAS_HOLDER)) {
 		relation = 1;
 		other = op->holder_tid;
 		/* Where the holder took the lock: its last op on it before we asked. */
-		other_op = last_op_on(timeline_thread(p->tl, other), object_id, s);
+		other_op = last_op_on(p, timeline_thread(p->tl, other), object_id, s);
 	} else if (has_waker) {
 		relation = 2;
 		other = waker_tid;
@@ -213,8 +228,10 @@ int wait_for_begin(const struct mtx_timeline *tl, struct insert_pipe *pipe, int 
 	p->table = table;
 	p->running = timeline_intern_find(tl, "running");
 	p->runnable = timeline_intern_find(tl, "runnable");
-	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))))
+	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))) ||
+	    !(p->near = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->near))))
 		return -ENOMEM;
+	p->near_tid = -1;
 	return 0;
 }
 
@@ -256,6 +273,7 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);
 	free(p->max_end);
+	free(p->near);
 	free(p->totals);
 	keyhash_free(&p->keys);
 	free(p);
