@@ -24,31 +24,49 @@ static const char *const derived_tables[] = {
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
-/* The critical path, and its segments added up for the views. */
-static int critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+/* The critical path's segments added up for the views. */
+static int critical_path_totals(sqlite3 *db, char **err)
 {
-	(void)tl;
-	int rc = analysis_critical_path(db, err);
-	if (!rc)
-		rc = db_exec(db,
-			     "INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, "
-			     "start_ns, end_ns) SELECT tid, state, object_id, function_id, COUNT(*), "
-			     "SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path "
-			     "GROUP BY tid, state, object_id, function_id",
-			     err);
-	return rc;
+	return db_exec(db,
+		       "INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, "
+		       "start_ns, end_ns) SELECT tid, state, object_id, function_id, COUNT(*), "
+		       "SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path "
+		       "GROUP BY tid, state, object_id, function_id",
+		       err);
 }
 
-/* In this order; time_histograms are counted meanwhile (analysis_build). */
+/* In this order; time_histograms, timeline_levels and the critical path
+ * are computed meanwhile on threads of their own (build_tables). */
 static const struct {
 	const char *name; /* for mtx report -v */
 	int (*build)(sqlite3 *, const struct mtx_timeline *, char **);
 } analyses[] = {
 	{ "state_causes", analysis_state_causes },
 	{ "summaries", analysis_summaries },
-	{ "critical_path", critical_path },
-	{ "timeline_levels", analysis_timeline_levels },
 };
+
+static void *analysis_thread_run(void *arg)
+{
+	struct analysis_thread *t = arg;
+	t->rc = t->run(t->arg);
+	return NULL;
+}
+
+void analysis_thread_start(struct analysis_thread *t, int (*run)(void *arg), void *arg)
+{
+	*t = (struct analysis_thread){ .run = run, .arg = arg };
+	t->threaded = pthread_create(&t->thread, NULL, analysis_thread_run, t) == 0;
+	if (!t->threaded)
+		t->rc = run(arg);
+}
+
+int analysis_thread_join(struct analysis_thread *t)
+{
+	if (t->threaded)
+		pthread_join(t->thread, NULL);
+	t->threaded = false;
+	return t->rc;
+}
 
 int analysis_is_current(sqlite3 *db)
 {
@@ -158,12 +176,32 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 	if (!rc)
 		rc = db_exec(db, tables, err);
 	struct histogram_job *histograms = NULL;
+	struct levels_job *levels = NULL;
+	struct critical_path_job *path = NULL;
 	if (!rc)
 		rc = analysis_histograms_start(db, tl, &histograms, err);
+	if (!rc && (rc = analysis_timeline_levels_start(tl, &levels)) &&
+	    asprintf(err, "timeline levels: out of memory") < 0)
+		*err = NULL;
+	if (!rc)
+		rc = analysis_critical_path_start(db, tl, &path, err);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++) {
 		rc = analyses[i].build(db, tl, err);
 		log_debug("derived tables: %s done at %lld ms", analyses[i].name,
 			  (long long)((clock_now_ns() - t0) / 1000000));
+	}
+	/* Each job is waited for (and freed) even after a failure. */
+	if (path) {
+		int done = analysis_critical_path_finish(rc ? NULL : db, path, rc ? NULL : err);
+		if (!rc && !done)
+			done = critical_path_totals(db, err);
+		rc = rc ? rc : done;
+		log_debug("derived tables: critical_path done at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	}
+	if (levels) {
+		int done = analysis_timeline_levels_finish(rc ? NULL : db, levels, rc ? NULL : err);
+		rc = rc ? rc : done;
+		log_debug("derived tables: timeline_levels done at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	}
 	if (histograms) {
 		int done = analysis_histograms_finish(rc ? NULL : db, histograms, rc ? NULL : err);

@@ -7,6 +7,7 @@
 #ifndef MTX_ANALYSIS_H
 #define MTX_ANALYSIS_H
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,24 +53,28 @@ int analysis_is_current(sqlite3 *db);
 int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /* thread_totals, sync_totals, lock_holders, syscall_totals: src/summaries.c */
 int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err);
-/* critical_path: src/critical-path.c (reads the tables itself) */
-int analysis_critical_path(sqlite3 *db, char **err);
+/* critical_path: src/critical-path.c (the threads, processes and create ops
+ * from the tables, the states and wakeups from @tl); in two steps below */
+int analysis_critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /* time_histograms: src/histogram.c */
 int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
-/* timeline_levels: src/timeline-levels.c */
-int analysis_timeline_levels(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 
 /*
  * wait_for and wait_for_totals (src/wait-for.c), filled by the state_causes
- * pass: wait_for_begin prepares a pass over @tl (0 or -errno; call
- * wait_for_end even when it fails), wait_for_add writes the wait_for row of
- * one sync wait of @tid over [@s, @e) as state_causes describes it (its
+ * pass: wait_for_begin prepares a pass over @tl whose rows go to table
+ * @table of @pipe, an insert pipe (src/insert-batch.h) opened with
+ * wait_for_rows as that table (0 or -errno; call wait_for_end even when it
+ * fails); wait_for_add, on the pipe's producer thread, adds the wait_for row
+ * of one sync wait of @tid over [@s, @e) as state_causes describes it (its
  * object when @has_object, its innermost op @op or NULL, the thread that
- * woke it when @has_waker), and wait_for_end writes the totals when @rc is 0,
- * frees the pass and returns @rc or its own error.
+ * woke it when @has_waker); wait_for_end, once the pipe has run, writes the
+ * totals when @rc is 0, frees the pass and returns @rc or its own error.
  */
 struct wait_for_pass;
 struct tl_op;
+struct insert_pipe;
+struct insert_pipe_table;
+extern const struct insert_pipe_table wait_for_rows;
 
 /* One row of wait_for as the chains need it; other is waited_for_tid, -1
  * for NULL. */
@@ -84,7 +89,7 @@ struct wait_link {
  * each thread's in time order). Returns 0 or -errno.
  */
 int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
-int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out);
+int wait_for_begin(const struct mtx_timeline *tl, struct insert_pipe *pipe, int table, struct wait_for_pass **out);
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid);
 int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);
@@ -100,5 +105,42 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);
 struct histogram_job;
 int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **job, char **err);
 int analysis_histograms_finish(sqlite3 *db, struct histogram_job *job, char **err);
+
+/*
+ * timeline_levels (src/timeline-levels.c) in two steps the same way: _start
+ * computes the rows from @tl on a thread of its own (0 or -ENOMEM), _finish
+ * waits for it and, with a @db, inserts them (0 or -errno with @err); with
+ * a NULL @db it only waits and frees.
+ */
+struct levels_job;
+int analysis_timeline_levels_start(const struct mtx_timeline *tl, struct levels_job **job);
+int analysis_timeline_levels_finish(sqlite3 *db, struct levels_job *job, char **err);
+
+/*
+ * critical_path in two steps the same way: _start reads the threads,
+ * processes and create ops from @db and starts the walk over @tl on a
+ * thread of its own (0 or -errno with @err), _finish waits for it and, with
+ * a @db, stores the path (0 or -errno with @err); _finish must follow every
+ * _start that set *@job.
+ */
+struct critical_path_job;
+int analysis_critical_path_start(sqlite3 *db, const struct mtx_timeline *tl, struct critical_path_job **job,
+				 char **err);
+int analysis_critical_path_finish(sqlite3 *db, struct critical_path_job *job, char **err);
+
+/*
+ * analysis_thread_start - run @run(@arg), a computation that touches no
+ * SQLite connection, on a thread of its own (on this one when none can be
+ * started); analysis_thread_join waits for it and returns what it returned.
+ */
+struct analysis_thread {
+	int (*run)(void *arg);
+	void *arg;
+	int rc;
+	bool threaded;
+	pthread_t thread;
+};
+void analysis_thread_start(struct analysis_thread *t, int (*run)(void *arg), void *arg);
+int analysis_thread_join(struct analysis_thread *t);
 
 #endif

@@ -22,8 +22,13 @@
  * the walk, each step back over a state interval strictly decreases it, and
  * a jump at an unchanged instant to a (lifetime, instant) already visited is
  * refused (the wait stays on the path). The path thus has at most about as
- * many segments as there are state intervals, and each step costs one
- * cursor step or one seek on the (tid, time) indexes of schema/indexes.sql.
+ * many segments as there are state intervals.
+ *
+ * The walk reads the states and wakeups from the timeline (src/timeline.h)
+ * and touches no SQLite connection, so it runs on a thread of its own
+ * (analysis_critical_path_start) while the other analyses insert their
+ * rows; the threads, processes and create ops are read before it, the
+ * segments stored after it.
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -31,6 +36,7 @@
 #include "src/sorted.h"
 #include "src/grow.h"
 #include "src/insert-batch.h"
+#include "src/timeline.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -43,16 +49,10 @@
 #define END_UNKNOWN INT64_MAX /* threads.end_ns NULL: alive to the end */
 #define NOT_VISITED INT64_MIN
 
-/* The statements the walk keeps prepared. */
-enum walk_stmt { ST_STATES, ST_WAKEUP, ST_CALL, ST_CALL_PARENT, NR_WALK_STMTS };
+/* The statements that name the function of each segment. */
+enum walk_stmt { ST_CALL, ST_CALL_PARENT, NR_WALK_STMTS };
 
 static const char *const walk_sql[NR_WALK_STMTS] = {
-	/* One lifetime's intervals before an instant, newest first. */
-	[ST_STATES] = "SELECT start_ns, end_ns, state, object_id FROM thread_states "
-		      "WHERE tid = ?1 AND start_ns < ?2 AND start_ns >= ?3 ORDER BY start_ns DESC",
-	/* The wakeup that ended a wait: the one at its end, else the latest in it. */
-	[ST_WAKEUP] = "SELECT ts_ns, waker_tid FROM wakeups WHERE wakee_tid = ?1 AND ts_ns BETWEEN ?2 AND ?3 "
-		      "ORDER BY ts_ns DESC LIMIT 1",
 	/* The latest call begun at or before an instant ... */
 	[ST_CALL] = "SELECT function_id, parent_id, end_ns FROM calls WHERE tid = ?1 AND start_ns <= ?2 "
 		    "ORDER BY start_ns DESC LIMIT 1",
@@ -92,6 +92,7 @@ struct state_name {
 
 struct walk {
 	sqlite3 *db;
+	const struct mtx_timeline *tl;
 	char **err;
 	sqlite3_stmt *st[NR_WALK_STMTS];
 	int has_calls;
@@ -105,6 +106,7 @@ struct walk {
 	size_t nr_segs, segs_cap;
 	struct state_name *names;
 	size_t nr_names, names_cap;
+	ptrdiff_t *name_of_string; /* per timeline string: its index in names, -1 not yet */
 	ptrdiff_t root;         /* the root process's main thread, -1 none */
 };
 
@@ -152,6 +154,26 @@ static ptrdiff_t state_intern(struct walk *w, const char *name)
 		names[i].waits |= !strcmp(name, waits[k]);
 	w->nr_names++;
 	return (ptrdiff_t)i;
+}
+
+/* The walk's state name of a timeline state (an interned string); -1 when
+ * memory ran out. */
+static ptrdiff_t state_of(struct walk *w, uint16_t string)
+{
+	if (w->name_of_string[string] < 0)
+		w->name_of_string[string] = state_intern(w, timeline_string(w->tl, string));
+	return w->name_of_string[string];
+}
+
+/* The states of lifetime @l begun before @ns are those of @t from index
+ * *@k - 1 down to the first begun before the lifetime: newest first, and
+ * among equal starts the last recorded first, as the (tid, start_ns) index
+ * gives them. Returns the next one, or NULL. */
+static const struct tl_state *state_before(const struct tl_thread *t, const struct lifetime *l, size_t *k)
+{
+	if (!t || !*k || t->states[*k - 1].start_ns < l->start_ns)
+		return NULL;
+	return &t->states[--*k];
 }
 
 /* ---- the thread and process tables, in memory ------------------------- */
@@ -361,26 +383,16 @@ static ptrdiff_t waker_lifetime(const struct walk *w, int64_t waker_tid, int64_t
 	return i;
 }
 
-/* The wakeup in [@from_ns, @to_ns] of @tid ending a wait: 1 and its time and
- * waker, 0 when none, or an error. */
-static int find_wakeup(struct walk *w, int64_t tid, int64_t from_ns, int64_t to_ns, int64_t *ts_ns,
-		       int64_t *waker_tid)
+/* The wakeup in [@from_ns, @to_ns] of @t ending a wait (the one at its
+ * end, else the latest in it): 1 and its time and waker, 0 when none. */
+static int find_wakeup(const struct tl_thread *t, int64_t from_ns, int64_t to_ns, int64_t *ts_ns, int64_t *waker_tid)
 {
-	sqlite3_stmt *st = w->st[ST_WAKEUP];
-	int rc;
-
-	sqlite3_bind_int64(st, 1, tid);
-	sqlite3_bind_int64(st, 2, from_ns);
-	sqlite3_bind_int64(st, 3, to_ns);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ts_ns = sqlite3_column_int64(st, 0);
-		*waker_tid = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : sql_fail(w, "wakeups");
+	size_t k = t ? SORTED_FIRST(t->wakeups, t->nr_wakeups, ts_ns, to_ns, true) : 0;
+	if (!k || t->wakeups[k - 1].ts_ns < from_ns)
+		return 0;
+	*ts_ns = t->wakeups[k - 1].ts_ns;
+	*waker_tid = t->wakeups[k - 1].waker_tid;
+	return 1;
 }
 
 /*
@@ -390,20 +402,19 @@ static int find_wakeup(struct walk *w, int64_t tid, int64_t from_ns, int64_t to_
  */
 static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 {
-	sqlite3_stmt *st = w->st[ST_STATES];
 	const struct lifetime *l = &w->lives[*life];
+	const struct tl_thread *t = timeline_thread(w->tl, l->tid);
+	const struct tl_state *s;
+	size_t k = t ? timeline_states_from(t, *ns) : 0;
 	ptrdiff_t unknown = state_intern(w, "unknown");
-	int rc, jumped = 0;
+	int rc = 0, jumped = 0;
 
 	if (unknown < 0)
 		return walk_fail(w, -ENOMEM, "states");
-	sqlite3_bind_int64(st, 1, l->tid);
-	sqlite3_bind_int64(st, 2, *ns);
-	sqlite3_bind_int64(st, 3, l->start_ns);
-	while (!jumped && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t start_ns = sqlite3_column_int64(st, 0), end_ns = sqlite3_column_int64(st, 1);
-		int64_t object_id = column_or(st, 3, NO_OBJECT), ts_ns = 0, waker_tid = 0, at_ns = 0;
-		ptrdiff_t state = state_intern(w, (const char *)sqlite3_column_text(st, 2)), waker;
+	while (!jumped && (s = state_before(t, l, &k))) {
+		int64_t start_ns = s->start_ns, end_ns = s->end_ns;
+		int64_t object_id = s->flags & TL_HAS_OBJECT ? s->object_id : NO_OBJECT, ts_ns = 0, waker_tid = 0, at_ns = 0;
+		ptrdiff_t state = state_of(w, s->state), waker;
 
 		if (state < 0) {
 			rc = walk_fail(w, -ENOMEM, "states");
@@ -421,10 +432,9 @@ static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 		}
 		if (w->names[state].waits) {
 			/* The interval, clipped at *ns, ends at *ns: its wakeup is at or before. */
-			rc = find_wakeup(w, l->tid, start_ns, *ns, &ts_ns, &waker_tid);
-			if (rc < 0)
-				break;
+			rc = find_wakeup(t, start_ns, *ns, &ts_ns, &waker_tid);
 			waker = rc ? waker_lifetime(w, waker_tid, start_ns, ts_ns, &at_ns) : -1;
+			rc = 0;
 			if (waker >= 0 && may_jump(w, *life, *ns, waker, at_ns)) {
 				/* What is left of the wait after the waker's instant stays on the path. */
 				if ((rc = emit(w, *life, at_ns, *ns, (size_t)state, object_id)))
@@ -442,11 +452,10 @@ static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 			break;
 		*ns = start_ns;
 	}
-	sqlite3_reset(st);
 	if (jumped)
 		return 1;
-	if (rc != SQLITE_DONE)
-		return rc < 0 ? rc : sql_fail(w, "thread states");
+	if (rc)
+		return rc;
 	if (*ns > l->start_ns) { /* no interval at the lifetime's start */
 		if ((rc = emit(w, *life, l->start_ns, *ns, (size_t)unknown, NO_OBJECT)))
 			return rc;
@@ -455,22 +464,13 @@ static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 	return 0;
 }
 
-/* The state of lifetime @life just before @ns is running: 1, 0, or an error. */
+/* The state of lifetime @life just before @ns is running: 1 or 0. */
 static int running_before(struct walk *w, size_t life, int64_t ns)
 {
-	sqlite3_stmt *st = w->st[ST_STATES];
-	int rc, running = 0;
-
-	sqlite3_bind_int64(st, 1, w->lives[life].tid);
-	sqlite3_bind_int64(st, 2, ns);
-	sqlite3_bind_int64(st, 3, w->lives[life].start_ns);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		running = !strcmp((const char *)sqlite3_column_text(st, 2), "running");
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_fail(w, "thread states");
-	return running;
+	const struct tl_thread *t = timeline_thread(w->tl, w->lives[life].tid);
+	size_t k = t ? timeline_states_from(t, ns) : 0;
+	const struct tl_state *s = state_before(t, &w->lives[life], &k);
+	return s && !strcmp(timeline_string(w->tl, s->state), "running");
 }
 
 /*
@@ -502,8 +502,6 @@ static int creator(struct walk *w, size_t life, ptrdiff_t *out)
 		if (w->lives[i].pid != ppid || i == life || !alive_at(&w->lives[i], ns))
 			continue;
 		running = running_before(w, i, ns);
-		if (running < 0)
-			return running;
 		if (running || *out < 0 || w->lives[i].tid == ppid)
 			*out = (ptrdiff_t)i;
 		if (running)
@@ -597,53 +595,89 @@ static int store(struct walk *w)
 }
 
 /* Where the path ends: the root's main thread at its exit, or when that is
- * not known at the end of its last state. 0 and *@ns, or an error. */
-static int end_of(struct walk *w, size_t life, int64_t *ns)
+ * not known at the end of its last state. */
+static int64_t end_of(struct walk *w, size_t life)
 {
-	sqlite3_stmt *st = w->st[ST_STATES];
-	int rc;
-
-	*ns = w->lives[life].end_ns;
-	if (*ns != END_UNKNOWN)
-		return 0;
-	*ns = w->lives[life].start_ns;
-	sqlite3_bind_int64(st, 1, w->lives[life].tid);
-	sqlite3_bind_int64(st, 2, END_UNKNOWN);
-	sqlite3_bind_int64(st, 3, w->lives[life].start_ns);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*ns = sqlite3_column_int64(st, 1);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_fail(w, "thread states");
+	const struct lifetime *l = &w->lives[life];
+	const struct tl_thread *t = timeline_thread(w->tl, l->tid);
+	size_t k = t ? t->nr_states : 0;
+	const struct tl_state *s = l->end_ns == END_UNKNOWN ? state_before(t, l, &k) : NULL;
+	return l->end_ns != END_UNKNOWN ? l->end_ns : s ? s->end_ns : l->start_ns;
 }
 
-int analysis_critical_path(sqlite3 *db, char **err)
+/* The walk, from the root's exit back (nothing when the run is empty). */
+static int walk_run(void *arg)
 {
-	struct walk w = { .db = db, .err = err, .root = -1 };
-	int64_t end_ns;
+	struct walk *w = arg;
+	return w->root >= 0 ? walk(w, (size_t)w->root, end_of(w, (size_t)w->root)) : 0;
+}
+
+struct critical_path_job {
+	struct walk w;
+	char *err; /* the walk's */
+	struct analysis_thread thread;
+};
+
+int analysis_critical_path_start(sqlite3 *db, const struct mtx_timeline *tl, struct critical_path_job **out,
+				 char **err)
+{
+	struct critical_path_job *j = calloc(1, sizeof(*j));
 	int rc = 0;
 
+	*out = j;
+	if (!j)
+		return -ENOMEM;
+	j->w = (struct walk){ .db = db, .tl = tl, .err = err, .root = -1 };
+	struct walk *w = &j->w;
+	if (!(w->name_of_string = malloc(sizeof(*w->name_of_string) * (tl->nr_strings ? tl->nr_strings : 1))))
+		return walk_fail(w, -ENOMEM, "states");
+	for (size_t i = 0; i < tl->nr_strings; i++)
+		w->name_of_string[i] = -1;
 	for (int i = 0; i < NR_WALK_STMTS && !rc; i++)
-		if (sqlite3_prepare_v2(db, walk_sql[i], -1, &w.st[i], NULL) != SQLITE_OK)
-			rc = sql_fail(&w, "prepare");
+		if (sqlite3_prepare_v2(db, walk_sql[i], -1, &w->st[i], NULL) != SQLITE_OK)
+			rc = sql_fail(w, "prepare");
 	if (!rc) {
-		w.has_calls = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM calls)", 0) > 0;
-		rc = load(&w);
+		w->has_calls = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM calls)", 0) > 0;
+		rc = load(w);
 	}
-	if (!rc && w.root >= 0) /* else an empty run: an empty path */
-		rc = end_of(&w, (size_t)w.root, &end_ns);
-	if (!rc && w.root >= 0)
-		rc = walk(&w, (size_t)w.root, end_ns);
+	w->err = &j->err; /* the walk's own, as it runs beside this thread */
 	if (!rc)
-		rc = store(&w);
-	for (int i = 0; i < NR_WALK_STMTS; i++)
-		sqlite3_finalize(w.st[i]);
-	for (size_t i = 0; i < w.nr_names; i++)
-		free(w.names[i].name);
-	free(w.names);
-	free(w.lives);
-	free(w.procs);
-	free(w.windows);
-	free(w.segs);
+		analysis_thread_start(&j->thread, walk_run, w);
 	return rc;
+}
+
+int analysis_critical_path_finish(sqlite3 *db, struct critical_path_job *j, char **err)
+{
+	struct walk *w = &j->w;
+	int rc = analysis_thread_join(&j->thread);
+
+	if (rc && err) {
+		free(*err);
+		*err = j->err;
+		j->err = NULL;
+	}
+	w->err = err;
+	if (!rc && db)
+		rc = store(w);
+	free(j->err);
+	for (int i = 0; i < NR_WALK_STMTS; i++)
+		sqlite3_finalize(w->st[i]);
+	for (size_t i = 0; i < w->nr_names; i++)
+		free(w->names[i].name);
+	free(w->names);
+	free(w->name_of_string);
+	free(w->lives);
+	free(w->procs);
+	free(w->windows);
+	free(w->segs);
+	free(j);
+	return rc;
+}
+
+int analysis_critical_path(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+{
+	struct critical_path_job *j;
+	int rc = analysis_critical_path_start(db, tl, &j, err);
+	int done = j ? analysis_critical_path_finish(rc ? NULL : db, j, rc ? NULL : err) : -ENOMEM;
+	return rc ? rc : done;
 }

@@ -13,7 +13,6 @@
 #include "src/timeline.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,15 +459,14 @@ static int fill_run(struct run *r, const struct mtx_timeline *tl)
 struct histogram_job {
 	struct run r;
 	const struct mtx_timeline *tl;
-	int has_threads, threaded, rc;
-	pthread_t thread;
+	int has_threads;
+	struct analysis_thread thread;
 };
 
-static void *fill_job(void *arg)
+static int fill_job(void *arg)
 {
 	struct histogram_job *j = arg;
-	j->rc = fill_run(&j->r, j->tl);
-	return NULL;
+	return fill_run(&j->r, j->tl);
 }
 
 int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct histogram_job **out, char **err)
@@ -489,9 +487,7 @@ int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct
 	if (!rc && j->has_threads)
 		rc = find_subjects(db, &j->r, err);
 	if (!rc && j->has_threads)
-		j->threaded = pthread_create(&j->thread, NULL, fill_job, j) == 0;
-	if (!rc && j->has_threads && !j->threaded) /* no thread: count here */
-		j->rc = fill_run(&j->r, tl);
+		analysis_thread_start(&j->thread, fill_job, j);
 	return rc;
 }
 
@@ -500,9 +496,7 @@ int analysis_histograms_finish(sqlite3 *db, struct histogram_job *j, char **err)
 	int rc;
 	if (!j)
 		return -ENOMEM;
-	if (j->threaded)
-		pthread_join(j->thread, NULL);
-	rc = j->rc;
+	rc = j->has_threads ? analysis_thread_join(&j->thread) : 0;
 	if (!rc && j->has_threads && db)
 		rc = write_run(db, &j->r, err);
 	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)

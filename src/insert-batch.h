@@ -14,6 +14,7 @@
 #define MTX_INSERT_BATCH_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 struct insert_batch {
 	sqlite3_stmt *st;
@@ -45,5 +46,52 @@ int insert_batch_flush(struct insert_batch *b);
 
 /* insert_batch_finalize - free the statement; rows not flushed are lost. */
 void insert_batch_finalize(struct insert_batch *b);
+
+/*
+ * An insert pipe: rows computed on a thread of their own (the producer)
+ * while the caller's thread inserts them, so that the computing and
+ * SQLite's inserting each have a core. The producer touches no SQLite
+ * connection: it fills plain rows (structs of the caller's), which travel
+ * in blocks, and each table's bind() turns one into parameters on the
+ * inserting thread. Rows of one table are inserted in the order they were
+ * added; several tables may share a pipe.
+ */
+struct insert_pipe_table {
+	const char *table_columns; /* as insert_batch_prepare takes them */
+	int nr_columns;
+	size_t row_size;
+	/* Bind the values of @row as columns @c + 1 .. of @st. */
+	void (*bind)(sqlite3_stmt *st, int c, const void *row);
+};
+
+#define INSERT_PIPE_MAX_TABLES 4
+
+struct insert_pipe;
+
+/*
+ * insert_pipe_open - a pipe into the @nr_tables (at most
+ * INSERT_PIPE_MAX_TABLES) @tables of @db. Returns 0, or -ENOMEM / -EIO
+ * (the error in the database handle); insert_pipe_close it either way.
+ */
+int insert_pipe_open(sqlite3 *db, const struct insert_pipe_table *tables, int nr_tables, struct insert_pipe **out);
+
+/*
+ * insert_pipe_run - run @produce(@arg) on a new thread (on this one when
+ * none can be started) and insert the rows it adds until it returns.
+ * Returns 0, -EIO when an insert failed (the error in the database handle;
+ * the producer then gets NULL rows), or what @produce returned.
+ */
+int insert_pipe_run(struct insert_pipe *pipe, int (*produce)(void *arg), void *arg);
+
+/*
+ * insert_pipe_row - for the producer: room for one more row of table
+ * @table (its index in the tables given to insert_pipe_open), to be filled
+ * before the next call. NULL when the inserting failed or memory ran out:
+ * the producer should then stop (its return value is not used).
+ */
+void *insert_pipe_row(struct insert_pipe *pipe, int table);
+
+/* insert_pipe_close - free @pipe (NULL is fine). */
+void insert_pipe_close(struct insert_pipe *pipe);
 
 #endif

@@ -2,7 +2,7 @@
  * src/sorted.h - where a key falls in an array sorted by an int64_t field,
  * or by two, the one binary search of the analyses and of sync_resolve
  * (threads by tid, objects by id, intervals by start, lifetimes by tid and
- * start, ...).
+ * start, ...), and its galloping form for passes in time order.
  */
 #ifndef MTX_SRC_SORTED_H
 #define MTX_SRC_SORTED_H
@@ -45,10 +45,39 @@ static inline size_t sorted_first(const void *base, size_t n, size_t size, size_
 	return sorted_first2(base, n, size, offset, offset, key, key, after);
 }
 
+/*
+ * sorted_first_near - sorted_first for keys that mostly grow from one call
+ * to the next (a pass in time order): it gallops forward from *@at, where
+ * the previous call ended (0 to start over), and leaves its result there.
+ * Every key gets the right answer; a key below the last one searches from
+ * the start. Near the last answer it costs a few steps in cache instead of
+ * a search over the whole array.
+ */
+static inline size_t sorted_first_near(const void *base, size_t n, size_t size, size_t offset, int64_t key,
+				       bool after, size_t *at)
+{
+	const char *p = base;
+	size_t lo = *at <= n ? *at : 0, step = 1;
+	int64_t k;
+#define SORTED_BEFORE(i) (memcpy(&k, p + (i) * size + offset, sizeof(k)), k < key || (after && k == key))
+	if (lo > 0 && !SORTED_BEFORE(lo - 1))
+		lo = 0; /* all before lo must come before the answer */
+	while (lo + step < n && SORTED_BEFORE(lo + step)) {
+		lo += step;
+		step *= 2;
+	}
+#undef SORTED_BEFORE
+	size_t hi = lo + step < n ? lo + step : n;
+	*at = lo + sorted_first(p + lo * size, hi - lo, size, offset, key, after);
+	return *at;
+}
+
 /* SORTED_FIRST - sorted_first over array @a of @n elements by @field;
  * SORTED_FIRST2 by @field1, then @field2. */
 #define SORTED_FIRST(a, n, field, key, after) \
 	sorted_first((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field), (key), (after))
+#define SORTED_FIRST_NEAR(a, n, field, key, after, at) \
+	sorted_first_near((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field), (key), (after), (at))
 #define SORTED_FIRST2(a, n, field1, field2, key1, key2, after)                                         \
 	sorted_first2((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field1),                       \
 		      offsetof(__typeof__(*(a)), field2), (key1), (key2), (after))

@@ -1,5 +1,6 @@
 /*
- * src/timeline-levels.c - analysis_timeline_levels (analysis.h): fills
+ * src/timeline-levels.c - analysis_timeline_levels_start/_finish
+ * (analysis.h): fills
  * timeline_levels (schema/derived.sql), each busy thread's states and events
  * at coarser resolutions, so that the browser draws a zoomed-out lane from a
  * few bytes per column stored together instead of thousands of lookups
@@ -21,6 +22,7 @@
  */
 #include "config.h"
 #include "src/analysis.h"
+#include "src/grow.h"
 #include "src/timeline.h"
 #include "src/timeline-levels.h"
 
@@ -32,28 +34,51 @@
 #define LEVELS_MIN_EVENTS 1024
 #define MAX_STATES 16 /* distinct states within one bucket */
 
-/* The level being written: its chunk of buckets, flushed as a row. */
+/* One row of timeline_levels, kept until it is inserted. */
+struct level_row {
+	int64_t tid, start_ns;
+	int level, len;
+	uint8_t *buckets;
+};
+
+/* The rows, computed on a thread of their own (src/analysis.c) while the
+ * other analyses insert theirs: ~1 k rows, ~2 MB on a 10 M-event run. */
+struct levels_job {
+	const struct mtx_timeline *tl;
+	struct level_row *rows;
+	size_t nr_rows, cap_rows;
+	struct analysis_thread thread;
+};
+
+/* The level being computed: its chunk of buckets, flushed as a row. */
 struct level {
-	sqlite3_stmt *ins;
+	struct levels_job *job;
 	int64_t tid, width_ns, chunk; /* chunk: its first bucket / TL_LEVEL_CHUNK */
 	int level, lo, used;          /* the first bucket set, one past the last */
 	uint8_t bytes[TL_LEVEL_CHUNK];
 };
 
-/* Write the chunk as a row, when it holds anything. Returns 0 or -EIO. */
+/* Keep the chunk as a row, when it holds anything. Returns 0 or -ENOMEM. */
 static int level_flush(struct level *lv)
 {
+	struct levels_job *j = lv->job;
 	if (!lv->used)
 		return 0;
-	sqlite3_bind_int64(lv->ins, 1, lv->tid);
-	sqlite3_bind_int(lv->ins, 2, lv->level);
-	sqlite3_bind_int64(lv->ins, 3, (lv->chunk * TL_LEVEL_CHUNK + lv->lo) * lv->width_ns);
-	sqlite3_bind_blob(lv->ins, 4, lv->bytes + lv->lo, lv->used - lv->lo, SQLITE_STATIC);
-	int rc = sqlite3_step(lv->ins) == SQLITE_DONE ? 0 : -EIO;
-	sqlite3_reset(lv->ins);
+	struct level_row *rows = grow_array(j->rows, &j->cap_rows, j->nr_rows, sizeof(*rows), 256);
+	uint8_t *buckets = malloc((size_t)(lv->used - lv->lo));
+	if (!rows || !buckets) {
+		free(buckets);
+		return -ENOMEM;
+	}
+	j->rows = rows;
+	memcpy(buckets, lv->bytes + lv->lo, (size_t)(lv->used - lv->lo));
+	rows[j->nr_rows++] = (struct level_row){
+		.tid = lv->tid, .start_ns = (lv->chunk * TL_LEVEL_CHUNK + lv->lo) * lv->width_ns,
+		.level = lv->level, .len = lv->used - lv->lo, .buckets = buckets,
+	};
 	lv->used = 0;
 	memset(lv->bytes, 0, sizeof(lv->bytes));
-	return rc;
+	return 0;
 }
 
 /* Set @n buckets from bucket @first (later than any set before) to @code. */
@@ -104,7 +129,7 @@ static const char *op_kind(const struct mtx_timeline *tl, const struct tl_op *op
 	return kind ? kind : "?";
 }
 
-/* Write the buckets of @t at lv->width_ns. Returns 0 or -EIO. */
+/* Keep the buckets of @t at lv->width_ns. Returns 0 or -ENOMEM. */
 static int level_fill(const struct mtx_timeline *tl, const struct tl_thread *t, struct level *lv)
 {
 	const int64_t none = INT64_MAX, width_ns = lv->width_ns;
@@ -195,14 +220,14 @@ static void thread_span(const struct tl_thread *t, int64_t *first, int64_t *last
 	}
 }
 
-int analysis_timeline_levels(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+/* Every busy thread's levels, as rows of @arg (a levels_job). */
+static int fill_levels(void *arg)
 {
+	struct levels_job *j = arg;
+	const struct mtx_timeline *tl = j->tl;
 	struct level *lv = calloc(1, sizeof(*lv));
 	int rc = lv ? 0 : -ENOMEM;
 
-	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO timeline_levels (tid, level, start_ns, buckets) VALUES (?, ?, ?, ?)",
-				      -1, &lv->ins, NULL) != SQLITE_OK)
-		rc = -EIO;
 	for (size_t n = 0; !rc && n < tl->nr_threads; n++) {
 		const struct tl_thread *t = &tl->threads[n];
 		size_t events = t->nr_states + t->nr_ops + t->nr_syscalls;
@@ -219,16 +244,52 @@ int analysis_timeline_levels(sqlite3 *db, const struct mtx_timeline *tl, char **
 		while (coarsest < 30 && ((int64_t)1 << (2 * coarsest)) < last - first)
 			coarsest++;
 		for (int level = finest; !rc && level <= coarsest; level++) {
+			lv->job = j;
 			lv->tid = t->tid;
 			lv->level = level;
 			lv->width_ns = (int64_t)1 << (2 * level);
 			rc = level_fill(tl, t, lv);
 		}
 	}
-	if (rc && err && asprintf(err, "timeline levels: %s", sqlite3_errmsg(db)) < 0)
-		*err = NULL;
-	if (lv)
-		sqlite3_finalize(lv->ins);
 	free(lv);
+	return rc;
+}
+
+int analysis_timeline_levels_start(const struct mtx_timeline *tl, struct levels_job **out)
+{
+	struct levels_job *j = calloc(1, sizeof(*j));
+	*out = j;
+	if (!j)
+		return -ENOMEM;
+	j->tl = tl;
+	analysis_thread_start(&j->thread, fill_levels, j);
+	return 0;
+}
+
+int analysis_timeline_levels_finish(sqlite3 *db, struct levels_job *j, char **err)
+{
+	sqlite3_stmt *ins = NULL;
+	int rc = analysis_thread_join(&j->thread);
+
+	if (!rc && db &&
+	    sqlite3_prepare_v2(db, "INSERT INTO timeline_levels (tid, level, start_ns, buckets) VALUES (?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; !rc && db && i < j->nr_rows; i++) {
+		const struct level_row *r = &j->rows[i];
+		sqlite3_bind_int64(ins, 1, r->tid);
+		sqlite3_bind_int(ins, 2, r->level);
+		sqlite3_bind_int64(ins, 3, r->start_ns);
+		sqlite3_bind_blob(ins, 4, r->buckets, r->len, SQLITE_STATIC);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	if (rc && err && asprintf(err, "timeline levels: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
+		*err = NULL;
+	for (size_t i = 0; i < j->nr_rows; i++)
+		free(j->rows[i].buckets);
+	free(j->rows);
+	free(j);
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include "src/grow.h"
 #include "src/insert-batch.h"
 #include "src/keyhash.h"
+#include "src/sorted.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -38,12 +39,48 @@ struct wait_for_total {
 
 static const char *const relations[] = { "unknown", "holder", "waker" };
 
+/* One wait_for row, as the pipe carries it. */
+struct wait_for_row {
+	int64_t tid, start_ns, end_ns, object_id, op_id, other, did[3], other_object, other_callsite;
+	int relation;
+	bool has_object, has_op, has_did, has_callsite;
+};
+
+static void bind_wait_for(sqlite3_stmt *ins, int c, const void *row)
+{
+	const struct wait_for_row *r = row;
+	sqlite3_bind_int64(ins, c + 1, r->tid);
+	sqlite3_bind_int64(ins, c + 2, r->start_ns);
+	sqlite3_bind_int64(ins, c + 3, r->end_ns);
+	db_bind_int_or_null(ins, c + 4, r->object_id, r->has_object);
+	db_bind_int_or_null(ins, c + 5, r->op_id, r->has_op);
+	db_bind_int_or_null(ins, c + 6, r->other, r->other >= 0);
+	sqlite3_bind_text(ins, c + 7, relations[r->relation], -1, SQLITE_STATIC);
+	for (int i = 0; i < 3; i++)
+		db_bind_int_or_null(ins, c + 8 + i, r->did[i], r->has_did);
+	db_bind_int_or_null(ins, c + 11, r->other_object, r->other_object >= 0);
+	db_bind_int_or_null(ins, c + 12, r->other_callsite, r->has_callsite);
+}
+
+const struct insert_pipe_table wait_for_rows = {
+	"wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, other_running_ns, "
+	"other_runnable_ns, other_blocked_ns, other_object_id, other_callsite)",
+	12, sizeof(struct wait_for_row), bind_wait_for,
+};
+
 struct wait_for_pass {
 	const struct mtx_timeline *tl;
-	struct insert_batch insert;
+	struct insert_pipe *pipe;
+	int table; /* wait_for's in the pipe */
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
+	/* Per thread of tl, where the searches in its states and ops ended
+	 * for the waits of thread near_tid, which come in time order. */
+	struct near {
+		size_t states, ops_begun, ops_at;
+	} *near;
+	int64_t near_tid;
 	struct keyhash keys; /* (tid, object, waited for + relation) -> totals */
 	struct wait_for_total *totals;
 	size_t nr_totals, cap_totals;
@@ -59,7 +96,8 @@ static void activity(const struct wait_for_pass *p, const struct tl_thread *t, i
 	int64_t best = 0;
 	*object_id = -1;
 	out[0] = out[1] = out[2] = 0;
-	for (size_t k = t ? timeline_states_from(t, e) : 0; k-- > 0;) {
+	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
+	for (size_t k = t ? SORTED_FIRST_NEAR(t->states, t->nr_states, start_ns, e, false, &near->states) : 0; k-- > 0;) {
 		const struct tl_state *st = &t->states[k];
 		if (st->end_ns <= s)
 			break;
@@ -79,9 +117,11 @@ static void activity(const struct wait_for_pass *p, const struct tl_thread *t, i
 }
 
 /* @t's last op on @object_id begun by @ns, or NULL. */
-static const struct tl_op *last_op_on(const struct tl_thread *t, int64_t object_id, int64_t ns)
+static const struct tl_op *last_op_on(const struct wait_for_pass *p, const struct tl_thread *t, int64_t object_id,
+				     int64_t ns)
 {
-	for (size_t k = t ? timeline_ops_after(t, ns) : 0; k-- > 0;)
+	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
+	for (size_t k = t ? SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, &near->ops_begun) : 0; k-- > 0;)
 		if (t->ops[k].object_id == object_id)
 			return &t->ops[k];
 	return NULL;
@@ -103,7 +143,8 @@ static const struct tl_op *op_at(struct wait_for_pass *p, const struct tl_thread
 		for (size_t k = 0; k < t->nr_ops; k++)
 			max_end[k] = k && max_end[k - 1] > t->ops[k].end_ns ? max_end[k - 1] : t->ops[k].end_ns;
 	}
-	for (size_t k = timeline_ops_after(t, ns); k-- > 0 && max_end[k] >= ns;)
+	size_t *near = &p->near[i].ops_at;
+	for (size_t k = SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, near); k-- > 0 && max_end[k] >= ns;)
 		if (t->ops[k].end_ns >= ns)
 			return &t->ops[k];
 	return NULL;
@@ -132,19 +173,24 @@ static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, b
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid)
 {
-	sqlite3_stmt *ins = p->insert.st;
-	int c = insert_batch_row(&p->insert); /* the row's columns are c + 1 .. */
+	struct wait_for_row *r = insert_pipe_row(p->pipe, p->table);
 	const struct tl_object *object = has_object ? timeline_object(p->tl, object_id) : NULL;
 	int relation = 0;
 	const struct tl_op *other_op = NULL;
-	int64_t other = -1, did[3], other_object = -1;
+	int64_t other = -1, other_object = -1;
 	int rc = 0;
 
+	if (!r)
+		return -ECANCELED;
+	if (tid != p->near_tid) { /* another thread's waits: search from the start */
+		memset(p->near, 0, sizeof(*p->near) * p->tl->nr_threads);
+		p->near_tid = tid;
+	}
 	if (object && is_lock(timeline_string(p->tl, object->kind)) && op && (op->flags & TL_HAS_HOLDER)) {
 		relation = 1;
 		other = op->holder_tid;
 		/* Where the holder took the lock: its last op on it before we asked. */
-		other_op = last_op_on(timeline_thread(p->tl, other), object_id, s);
+		other_op = last_op_on(p, timeline_thread(p->tl, other), object_id, s);
 	} else if (has_waker) {
 		relation = 2;
 		other = waker_tid;
@@ -152,26 +198,17 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		if (!(other_op = op_at(p, timeline_thread(p->tl, other), e, &rc)) && rc)
 			return rc;
 	}
-	sqlite3_bind_int64(ins, c + 1, tid);
-	sqlite3_bind_int64(ins, c + 2, s);
-	sqlite3_bind_int64(ins, c + 3, e);
-	db_bind_int_or_null(ins, c + 4, object_id, has_object);
-	db_bind_int_or_null(ins, c + 5, op ? op->id : 0, op != NULL);
-	db_bind_int_or_null(ins, c + 6, other, other >= 0);
-	sqlite3_bind_text(ins, c + 7, relations[relation], -1, SQLITE_STATIC);
+	*r = (struct wait_for_row){
+		.tid = tid, .start_ns = s, .end_ns = e, .object_id = object_id, .op_id = op ? op->id : 0,
+		.other = other, .relation = relation, .has_object = has_object, .has_op = op != NULL,
+	};
 	if (other > 0 && other != tid) {
-		activity(p, timeline_thread(p->tl, other), s, e, did, &other_object);
-		for (int i = 0; i < 3; i++)
-			sqlite3_bind_int64(ins, c + 8 + i, did[i]);
-	} else {
-		for (int i = 0; i < 3; i++)
-			sqlite3_bind_null(ins, c + 8 + i);
+		activity(p, timeline_thread(p->tl, other), s, e, r->did, &other_object);
+		r->has_did = true;
 	}
-	db_bind_int_or_null(ins, c + 11, other_object, other_object >= 0);
-	db_bind_int_or_null(ins, c + 12, other_op ? other_op->callsite : 0,
-			    other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0);
-	if ((rc = insert_batch_add(&p->insert)))
-		return rc;
+	r->other_object = other_object;
+	r->other_callsite = other_op ? other_op->callsite : 0;
+	r->has_callsite = other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0;
 	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
 	if (!links)
 		return -ENOMEM;
@@ -180,21 +217,22 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
 }
 
-int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct wait_for_pass **out)
+int wait_for_begin(const struct mtx_timeline *tl, struct insert_pipe *pipe, int table, struct wait_for_pass **out)
 {
 	struct wait_for_pass *p = calloc(1, sizeof(*p));
 	*out = p;
 	if (!p)
 		return -ENOMEM;
 	p->tl = tl;
+	p->pipe = pipe;
+	p->table = table;
 	p->running = timeline_intern_find(tl, "running");
 	p->runnable = timeline_intern_find(tl, "runnable");
-	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))))
+	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))) ||
+	    !(p->near = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->near))))
 		return -ENOMEM;
-	return insert_batch_prepare(db, &p->insert,
-				    "wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
-				    "other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite)",
-				    12);
+	p->near_tid = -1;
+	return 0;
 }
 
 /* wait_for_totals from the counts. */
@@ -228,16 +266,14 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 	if (!p)
 		return rc ? rc : -ENOMEM;
 	if (!rc)
-		rc = insert_batch_flush(&p->insert);
-	if (!rc)
 		rc = write_totals(db, p);
 	if (!rc)
 		rc = wait_chains_write(db, p->links, p->nr_links);
-	insert_batch_finalize(&p->insert);
 	free(p->links);
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);
 	free(p->max_end);
+	free(p->near);
 	free(p->totals);
 	keyhash_free(&p->keys);
 	free(p);

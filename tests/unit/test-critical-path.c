@@ -87,7 +87,7 @@ static void expect_path(const char *name, const char *edit_sql, const struct seg
 	if (edit_sql)
 		cr_assert_eq(db_exec(db, edit_sql, &err), 0, "%s", err ? err : "");
 	cr_assert_eq(db_exec(db, schema_derived_sql, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(analysis_critical_path(db, &err), 0, "%s", err ? err : "");
+	fixture_analyse(db, analysis_critical_path);
 	st = prepare(db, "SELECT tid, start_ns, end_ns, state, object_id, function_id FROM critical_path ORDER BY seq");
 	for (; sqlite3_step(st) == SQLITE_ROW; i++) {
 		struct seg got = {

@@ -1,7 +1,9 @@
 /*
  * tests/unit/test-insert-batch.c - many rows per INSERT (src/insert-batch.c):
  * every row arrives once, in the order bound, whether the last batch is
- * full, partial or empty; a bad row fails its batch.
+ * full, partial or empty; a bad row fails its batch. Through an insert
+ * pipe, the rows of two tables that a producer thread adds arrive the same
+ * way, and a failed insert stops the producer and fails the run.
  */
 #include "config.h"
 #include "src/insert-batch.h"
@@ -9,13 +11,15 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 
 static sqlite3 *db;
 
 static void setup(void)
 {
 	cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t (i INTEGER NOT NULL, name TEXT)", NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t (i INTEGER NOT NULL, name TEXT); CREATE TABLE u (i INTEGER NOT NULL)",
+				  NULL, NULL, NULL), SQLITE_OK);
 }
 
 static void teardown(void)
@@ -80,4 +84,93 @@ Test(insert_batch, a_bad_row_fails)
 	cr_assert_eq(insert_batch_flush(&b), -EIO);
 	insert_batch_finalize(&b);
 	cr_assert_eq(query("SELECT COUNT(*) FROM t"), 0);
+}
+
+/* ---- the pipe ---- */
+
+struct row {
+	int i;
+	bool bad; /* NULL for the NOT NULL column */
+};
+
+static void bind_t(sqlite3_stmt *st, int c, const void *row)
+{
+	const struct row *r = row;
+	if (r->bad)
+		sqlite3_bind_null(st, c + 1);
+	else
+		sqlite3_bind_int(st, c + 1, r->i);
+	if (r->i % 2)
+		sqlite3_bind_text(st, c + 2, "odd", -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, c + 2);
+}
+
+static void bind_u(sqlite3_stmt *st, int c, const void *row)
+{
+	sqlite3_bind_int(st, c + 1, ((const struct row *)row)->i);
+}
+
+static const struct insert_pipe_table pipe_tables[] = {
+	{ "t (i, name)", 2, sizeof(struct row), bind_t },
+	{ "u (i)", 1, sizeof(struct row), bind_u },
+};
+
+struct producer {
+	int n, bad_at; /* rows of t (u gets one for every third), the bad one or -1 */
+	struct insert_pipe *pipe;
+	int nulls;     /* NULL rows it got */
+};
+
+static int produce(void *arg)
+{
+	struct producer *p = arg;
+	for (int i = 0; i < p->n; i++) {
+		struct row *r = insert_pipe_row(p->pipe, 0);
+		if (!r) {
+			p->nulls++;
+			return -ECANCELED;
+		}
+		*r = (struct row){ i, i == p->bad_at };
+		if (i % 3 == 0) {
+			if (!(r = insert_pipe_row(p->pipe, 1))) {
+				p->nulls++;
+				return -ECANCELED;
+			}
+			*r = (struct row){ i / 3, false };
+		}
+	}
+	return 0;
+}
+
+static int run_pipe(struct producer *p)
+{
+	cr_assert_eq(insert_pipe_open(db, pipe_tables, 2, &p->pipe), 0, "%s", sqlite3_errmsg(db));
+	int rc = insert_pipe_run(p->pipe, produce, p);
+	insert_pipe_close(p->pipe);
+	return rc;
+}
+
+Test(insert_batch, a_pipe_inserts_every_row_once_in_order)
+{
+	/* none, one, a block and more (2048 rows a block), several blocks */
+	static const int counts[] = { 0, 1, 2049, 20000 };
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		int n = counts[k];
+		struct producer p = { .n = n, .bad_at = -1 };
+		cr_assert_eq(sqlite3_exec(db, "DELETE FROM t; DELETE FROM u", NULL, NULL, NULL), SQLITE_OK);
+		cr_assert_eq(run_pipe(&p), 0, "%d rows: %s", n, sqlite3_errmsg(db));
+		cr_assert_eq(query("SELECT COUNT(*) FROM t"), n, "%d rows", n);
+		cr_assert_eq(query("SELECT COUNT(*) FROM u"), (n + 2) / 3, "%d rows", n);
+		cr_assert_eq(query("SELECT COUNT(*) FROM t WHERE i <> (SELECT COUNT(*) FROM t v WHERE v.rowid < t.rowid)"), 0);
+		cr_assert_eq(query("SELECT COUNT(*) FROM u WHERE i <> (SELECT COUNT(*) FROM u v WHERE v.rowid < u.rowid)"), 0);
+		cr_assert_eq(query("SELECT COUNT(*) FROM t WHERE name = 'odd'"), n / 2, "%d rows", n);
+	}
+}
+
+Test(insert_batch, a_failed_insert_stops_the_pipe)
+{
+	struct producer p = { .n = 1000000, .bad_at = 10 };
+	cr_assert_eq(run_pipe(&p), -EIO);
+	cr_assert_eq(p.nulls, 1, "the producer was told once and stopped");
 }
