@@ -118,7 +118,7 @@ uint64_t writer_rows(const struct mtx_writer *w);
 sqlite3 *writer_db(struct mtx_writer *w);
 
 /* writer_error - the sticky error message, or NULL. */
-const char *writer_error(const struct mtx_writer *w);
+const char *writer_error(struct mtx_writer *w);
 
 /*
  * writer_close - commit; when @finalize, build indexes and mark the run

@@ -62,19 +62,18 @@ int analysis_histograms(sqlite3 *db, const struct mtx_timeline *tl, char **err);
 /*
  * wait_for and wait_for_totals (src/wait-for.c), filled by the state_causes
  * pass: wait_for_begin prepares a pass over @tl whose rows go to table
- * @table of @pipe, an insert pipe (src/insert-batch.h) opened with
- * wait_for_rows as that table (0 or -errno; call wait_for_end even when it
- * fails); wait_for_add, on the pipe's producer thread, adds the wait_for row
- * of one sync wait of @tid over [@s, @e) as state_causes describes it (its
- * object when @has_object, its innermost op @op or NULL, the thread that
- * woke it when @has_waker); wait_for_end, once the pipe has run, writes the
- * totals when @rc is 0, frees the pass and returns @rc or its own error.
+ * @table of @queue, a row queue (src/row-queue.h) opened with
+ * wait_for_insert as that table's INSERT (0 or -errno; call wait_for_end
+ * even when it fails); wait_for_add adds the wait_for row of one sync wait
+ * of @tid over [@s, @e) as state_causes describes it (its object when
+ * @has_object, its innermost op @op or NULL, the thread that woke it when
+ * @has_waker); wait_for_end, once the queue is finished, writes the totals
+ * when @rc is 0, frees the pass and returns @rc or its own error.
  */
 struct wait_for_pass;
 struct tl_op;
-struct insert_pipe;
-struct insert_pipe_table;
-extern const struct insert_pipe_table wait_for_rows;
+struct row_queue;
+extern const char wait_for_insert[];
 
 /* One row of wait_for as the chains need it; other is waited_for_tid, -1
  * for NULL. */
@@ -89,7 +88,7 @@ struct wait_link {
  * each thread's in time order). Returns 0 or -errno.
  */
 int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
-int wait_for_begin(const struct mtx_timeline *tl, struct insert_pipe *pipe, int table, struct wait_for_pass **out);
+int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int table, struct wait_for_pass **out);
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid);
 int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);

@@ -35,7 +35,7 @@
 #include "src/db.h"
 #include "src/sorted.h"
 #include "src/grow.h"
-#include "src/insert-batch.h"
+#include "src/row-queue.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -563,32 +563,37 @@ static int function_at(struct walk *w, int64_t tid, int64_t ns, int64_t *functio
 /* Store the segments, earliest first, seq from 1. */
 static int store(struct walk *w)
 {
-	struct insert_batch ins;
-	int rc = insert_batch_prepare(w->db, &ins,
-				      "critical_path (seq, tid, start_ns, end_ns, state, object_id, function_id)", 7);
+	static const char *const insert[] = {
+		"INSERT INTO critical_path (seq, tid, start_ns, end_ns, state, object_id, function_id) "
+		"VALUES (?,?,?,?,?,?,?)",
+	};
+	struct row_queue *q;
+	int rc = row_queue_open(w->db, insert, 1, &q);
 
 	for (size_t i = w->nr_segs, seq = 1; !rc && i-- > 0; seq++) {
 		const struct segment *s = &w->segs[i];
 		int64_t tid = w->lives[s->life].tid, function_id = 0;
 		int found = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
-		int c = insert_batch_row(&ins); /* the row's columns are c + 1 .. */
+		struct queued_row *r = found < 0 ? NULL : row_queue_row(q, 0);
 
 		if (found < 0) {
-			insert_batch_finalize(&ins);
+			row_queue_close(q);
 			return found;
 		}
-		sqlite3_bind_int64(ins.st, c + 1, (int64_t)seq);
-		sqlite3_bind_int64(ins.st, c + 2, tid);
-		sqlite3_bind_int64(ins.st, c + 3, s->start_ns);
-		sqlite3_bind_int64(ins.st, c + 4, s->end_ns);
-		sqlite3_bind_text(ins.st, c + 5, w->names[s->state].name, -1, SQLITE_STATIC);
-		db_bind_int_or_null(ins.st, c + 6, s->object_id, s->object_id != NO_OBJECT);
-		db_bind_int_or_null(ins.st, c + 7, function_id, found);
-		rc = insert_batch_add(&ins);
+		if (!r)
+			break;
+		row_put_int(r, (int64_t)seq);
+		row_put_int(r, tid);
+		row_put_int(r, s->start_ns);
+		row_put_int(r, s->end_ns);
+		row_put_text(r, w->names[s->state].name);
+		row_put_int_or_null(r, s->object_id, s->object_id != NO_OBJECT);
+		row_put_int_or_null(r, function_id, found);
+		row_queue_put(q, r);
 	}
-	if (!rc)
-		rc = insert_batch_flush(&ins);
-	insert_batch_finalize(&ins);
+	if (!rc && row_queue_finish(q))
+		rc = row_queue_error(q) == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	row_queue_close(q);
 	if (rc == -ENOMEM)
 		return walk_fail(w, rc, "insert");
 	return rc ? sql_fail(w, "insert") : 0;

@@ -21,7 +21,7 @@ libmtx_a_SOURCES = \
 	src/timeline.c src/timeline.h \
 	src/timeline-levels.c src/timeline-levels.h \
 	src/keyhash.h \
-	src/insert-batch.c src/insert-batch.h \
+	src/row-queue.c src/row-queue.h \
 	src/state-causes.c \
 	src/wait-chains.c \
 	src/wait-for.c \

@@ -21,7 +21,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
-#include "src/insert-batch.h"
+#include "src/row-queue.h"
 #include "src/keyhash.h"
 #include "src/sorted.h"
 #include "src/timeline.h"
@@ -115,27 +115,33 @@ struct cause_row {
 	bool has_object, has_op, has_fd, has_next, has_waker;
 };
 
-static void bind_cause(sqlite3_stmt *ins, int c, const void *row)
+/* Hand @c over as a row of state_causes: 0, or -ECANCELED once the
+ * inserting failed. */
+static int put_cause(struct row_queue *queue, int table, const struct cause_row *c)
 {
-	const struct cause_row *r = row;
-	sqlite3_bind_int64(ins, c + 1, r->tid);
-	sqlite3_bind_int64(ins, c + 2, r->start_ns);
-	sqlite3_bind_int64(ins, c + 3, r->end_ns);
-	sqlite3_bind_text(ins, c + 4, r->state, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, c + 5, r->cause, -1, SQLITE_STATIC);
-	db_bind_int_or_null(ins, c + 6, r->object_id, r->has_object);
-	db_bind_int_or_null(ins, c + 7, r->op_id, r->has_op);
-	db_bind_text_or_null(ins, c + 8, r->syscall);
-	db_bind_int_or_null(ins, c + 9, r->fd, r->has_fd);
-	db_bind_text_or_null(ins, c + 10, r->fd_kind);
-	db_bind_int_or_null(ins, c + 11, r->next_tid, r->has_next);
-	db_bind_text_or_null(ins, c + 12, r->ended_by);
-	db_bind_int_or_null(ins, c + 13, r->waker_tid, r->has_waker);
-	db_bind_text_or_null(ins, c + 14, r->op);
-	db_bind_int_or_null(ins, c + 15, r->function_id, r->function_id > 0);
+	struct queued_row *r = row_queue_row(queue, table);
+	if (!r)
+		return -ECANCELED;
+	row_put_int(r, c->tid);
+	row_put_int(r, c->start_ns);
+	row_put_int(r, c->end_ns);
+	row_put_text(r, c->state);
+	row_put_text(r, c->cause);
+	row_put_int_or_null(r, c->object_id, c->has_object);
+	row_put_int_or_null(r, c->op_id, c->has_op);
+	row_put_text(r, c->syscall);
+	row_put_int_or_null(r, c->fd, c->has_fd);
+	row_put_text(r, c->fd_kind);
+	row_put_int_or_null(r, c->next_tid, c->has_next);
+	row_put_text(r, c->ended_by);
+	row_put_int_or_null(r, c->waker_tid, c->has_waker);
+	row_put_text(r, c->op);
+	row_put_int_or_null(r, c->function_id, c->function_id > 0);
+	row_queue_put(queue, r);
+	return 0;
 }
 
-/* The pipe's tables: state_causes and wait_for (src/wait-for.c). */
+/* The queue's tables: state_causes and wait_for (src/wait-for.c). */
 enum { CAUSE_ROWS, WAIT_FOR_ROWS, NR_ROW_TABLES };
 
 struct pass {
@@ -148,7 +154,7 @@ struct pass {
 	struct cpu_timeline *cpus;
 	int nr_cpus;
 	uint16_t running, runnable, sleeping, blocked_sync;
-	struct insert_pipe *pipe;
+	struct row_queue *queue;
 	struct keyhash switch_keys;
 	struct switch_total *switches;
 	size_t nr_switches, cap_switches;
@@ -281,7 +287,6 @@ static int64_t at_word(const char *word)
 static int describe(struct pass *p, const struct tl_state *iv, const struct tl_state *prev, int64_t next_cpu,
 		    bool last)
 {
-	struct cause_row *r = insert_pipe_row(p->pipe, CAUSE_ROWS);
 	const char *cause = "unknown", *ended_by = NULL;
 	int64_t next_tid = -1, waker_tid = -1, at, function_id = 0;
 	bool has_next = false, has_waker = false, preempt = false, switched = false;
@@ -290,8 +295,6 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	const struct tl_thread *t = p->t;
 	int rc;
 
-	if (!r)
-		return -ECANCELED;
 	/* The switch that began it, if the thread left a CPU then. */
 	while (p->sw < t->nr_switches && t->switches[p->sw].ts_ns < iv->start_ns)
 		p->sw++;
@@ -352,14 +355,16 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 	if (fd_kind && !*fd_kind)
 		fd_kind = NULL;
 
-	*r = (struct cause_row){
+	rc = put_cause(p->queue, CAUSE_ROWS, &(struct cause_row){
 		.tid = t->tid, .start_ns = iv->start_ns, .end_ns = iv->end_ns, .object_id = object_id,
 		.op_id = op ? op->id : 0, .fd = sys ? sys->fd : 0, .next_tid = next_tid, .waker_tid = waker_tid,
 		.function_id = function_id, .state = timeline_string(p->tl, iv->state), .cause = cause,
 		.syscall = syscall, .fd_kind = fd_kind, .ended_by = ended_by,
 		.op = op ? timeline_string(p->tl, op->op) : NULL, .has_object = has_object, .has_op = op != NULL,
 		.has_fd = sys && (sys->flags & TL_HAS_FD), .has_next = has_next, .has_waker = has_waker,
-	};
+	});
+	if (rc)
+		return rc;
 	int64_t ns = iv->end_ns - iv->start_ns;
 	if (is_waiting(p, iv)) {
 		/* A thread's waits and their wakers at a glance, and what waited
@@ -509,10 +514,9 @@ static int write_causes(sqlite3 *db, const struct pass *p)
 	return rc;
 }
 
-/* The pass over every thread, on the pipe's producer thread. */
-static int all_threads(void *arg)
+/* The pass over every thread. */
+static int all_threads(struct pass *p)
 {
-	struct pass *p = arg;
 	int rc = load_timelines(p);
 	for (size_t i = 0; i < p->tl->nr_threads && !rc; i++) {
 		p->t = &p->tl->threads[i];
@@ -523,11 +527,11 @@ static int all_threads(void *arg)
 
 int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
-	const struct insert_pipe_table tables[NR_ROW_TABLES] = {
-		[CAUSE_ROWS] = { "state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, syscall, fd, "
-				 "fd_kind, next_tid, ended_by, waker_tid, op, function_id)",
-				 15, sizeof(struct cause_row), bind_cause },
-		[WAIT_FOR_ROWS] = wait_for_rows,
+	const char *const inserts[NR_ROW_TABLES] = {
+		[CAUSE_ROWS] = "INSERT INTO state_causes (tid, start_ns, end_ns, state, cause, object_id, op_id, "
+			       "syscall, fd, fd_kind, next_tid, ended_by, waker_tid, op, function_id) "
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		[WAIT_FOR_ROWS] = wait_for_insert,
 	};
 	struct pass p = { .tl = tl };
 	int rc;
@@ -536,21 +540,25 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	p.runnable = timeline_intern_find(tl, "runnable");
 	p.sleeping = timeline_intern_find(tl, "sleeping");
 	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
-	if ((rc = insert_pipe_open(db, tables, NR_ROW_TABLES, &p.pipe)) ||
-	    (rc = wait_for_begin(tl, p.pipe, WAIT_FOR_ROWS, &p.wait_for)))
+	if ((rc = row_queue_open(db, inserts, NR_ROW_TABLES, &p.queue)) ||
+	    (rc = wait_for_begin(tl, p.queue, WAIT_FOR_ROWS, &p.wait_for)))
 		goto out;
-	/* The rows are described on a thread of their own while this one
-	 * inserts them: on a 10 M-event run each side takes 1-2 s. */
-	rc = insert_pipe_run(p.pipe, all_threads, &p);
+	/* The rows are inserted on a thread of the queue's while this one
+	 * describes them: on a 10 M-event run each side takes 1-2 s. */
+	row_queue_start(p.queue, false);
+	rc = all_threads(&p);
+	if (row_queue_finish(p.queue))
+		rc = -EIO; /* the describing stopped for it, if it did */
 	if (!rc)
 		rc = write_switches(db, &p);
 	if (!rc)
 		rc = write_causes(db, &p);
 out:
 	rc = wait_for_end(db, p.wait_for, rc);
-	if (rc && asprintf(err, "state causes: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
+	const char *why = rc == -ENOMEM ? "out of memory" : p.queue ? row_queue_errmsg(p.queue) : NULL;
+	if (rc && asprintf(err, "state causes: %s", why ? why : sqlite3_errmsg(db)) < 0)
 		*err = NULL;
-	insert_pipe_close(p.pipe);
+	row_queue_close(p.queue);
 	for (int i = 0; i < p.nr_cpus; i++)
 		free(p.cpus[i].runs);
 	free(p.cpus);

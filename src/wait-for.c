@@ -19,7 +19,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
-#include "src/insert-batch.h"
+#include "src/row-queue.h"
 #include "src/keyhash.h"
 #include "src/sorted.h"
 #include "src/timeline.h"
@@ -39,39 +39,44 @@ struct wait_for_total {
 
 static const char *const relations[] = { "unknown", "holder", "waker" };
 
-/* One wait_for row, as the pipe carries it. */
+/* One wait_for row, as wait_for_add makes it. */
 struct wait_for_row {
 	int64_t tid, start_ns, end_ns, object_id, op_id, other, did[3], other_object, other_callsite;
 	int relation;
 	bool has_object, has_op, has_did, has_callsite;
 };
 
-static void bind_wait_for(sqlite3_stmt *ins, int c, const void *row)
-{
-	const struct wait_for_row *r = row;
-	sqlite3_bind_int64(ins, c + 1, r->tid);
-	sqlite3_bind_int64(ins, c + 2, r->start_ns);
-	sqlite3_bind_int64(ins, c + 3, r->end_ns);
-	db_bind_int_or_null(ins, c + 4, r->object_id, r->has_object);
-	db_bind_int_or_null(ins, c + 5, r->op_id, r->has_op);
-	db_bind_int_or_null(ins, c + 6, r->other, r->other >= 0);
-	sqlite3_bind_text(ins, c + 7, relations[r->relation], -1, SQLITE_STATIC);
-	for (int i = 0; i < 3; i++)
-		db_bind_int_or_null(ins, c + 8 + i, r->did[i], r->has_did);
-	db_bind_int_or_null(ins, c + 11, r->other_object, r->other_object >= 0);
-	db_bind_int_or_null(ins, c + 12, r->other_callsite, r->has_callsite);
-}
+const char wait_for_insert[] =
+	"INSERT INTO wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
+	"other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?)";
 
-const struct insert_pipe_table wait_for_rows = {
-	"wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, other_running_ns, "
-	"other_runnable_ns, other_blocked_ns, other_object_id, other_callsite)",
-	12, sizeof(struct wait_for_row), bind_wait_for,
-};
+/* Hand @w over as a row of @table of @queue: 0, or -ECANCELED once the
+ * inserting failed. */
+static int put_wait_for(struct row_queue *queue, int table, const struct wait_for_row *w)
+{
+	struct queued_row *r = row_queue_row(queue, table);
+	if (!r)
+		return -ECANCELED;
+	row_put_int(r, w->tid);
+	row_put_int(r, w->start_ns);
+	row_put_int(r, w->end_ns);
+	row_put_int_or_null(r, w->object_id, w->has_object);
+	row_put_int_or_null(r, w->op_id, w->has_op);
+	row_put_int_or_null(r, w->other, w->other >= 0);
+	row_put_text(r, relations[w->relation]);
+	for (int i = 0; i < 3; i++)
+		row_put_int_or_null(r, w->did[i], w->has_did);
+	row_put_int_or_null(r, w->other_object, w->other_object >= 0);
+	row_put_int_or_null(r, w->other_callsite, w->has_callsite);
+	row_queue_put(queue, r);
+	return 0;
+}
 
 struct wait_for_pass {
 	const struct mtx_timeline *tl;
-	struct insert_pipe *pipe;
-	int table; /* wait_for's in the pipe */
+	struct row_queue *queue;
+	int table; /* wait_for's in the queue */
 	uint16_t running, runnable;
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
@@ -173,15 +178,13 @@ static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, b
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid)
 {
-	struct wait_for_row *r = insert_pipe_row(p->pipe, p->table);
+	struct wait_for_row row, *r = &row;
 	const struct tl_object *object = has_object ? timeline_object(p->tl, object_id) : NULL;
 	int relation = 0;
 	const struct tl_op *other_op = NULL;
 	int64_t other = -1, other_object = -1;
 	int rc = 0;
 
-	if (!r)
-		return -ECANCELED;
 	if (tid != p->near_tid) { /* another thread's waits: search from the start */
 		memset(p->near, 0, sizeof(*p->near) * p->tl->nr_threads);
 		p->near_tid = tid;
@@ -209,6 +212,8 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	r->other_object = other_object;
 	r->other_callsite = other_op ? other_op->callsite : 0;
 	r->has_callsite = other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0;
+	if ((rc = put_wait_for(p->queue, p->table, r)))
+		return rc;
 	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
 	if (!links)
 		return -ENOMEM;
@@ -217,14 +222,14 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
 }
 
-int wait_for_begin(const struct mtx_timeline *tl, struct insert_pipe *pipe, int table, struct wait_for_pass **out)
+int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int table, struct wait_for_pass **out)
 {
 	struct wait_for_pass *p = calloc(1, sizeof(*p));
 	*out = p;
 	if (!p)
 		return -ENOMEM;
 	p->tl = tl;
-	p->pipe = pipe;
+	p->queue = queue;
 	p->table = table;
 	p->running = timeline_intern_find(tl, "running");
 	p->runnable = timeline_intern_find(tl, "runnable");

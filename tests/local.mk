@@ -11,7 +11,7 @@ UNIT_TESTS = \
 	tests/unit/test-histogram \
 	tests/unit/test-critical-path \
 	tests/unit/test-state-causes \
-	tests/unit/test-insert-batch \
+	tests/unit/test-row-queue \
 	tests/unit/test-summaries \
 	tests/unit/test-fd-kind \
 	tests/unit/test-symbols \
@@ -77,9 +77,9 @@ tests_unit_test_critical_path_LDADD = $(UNIT_LIBS)
 tests_unit_test_state_causes_SOURCES = tests/unit/test-state-causes.c tests/unit/fixture.h
 tests_unit_test_state_causes_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_state_causes_LDADD = $(UNIT_LIBS)
-tests_unit_test_insert_batch_SOURCES = tests/unit/test-insert-batch.c
-tests_unit_test_insert_batch_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_insert_batch_LDADD = $(UNIT_LIBS)
+tests_unit_test_row_queue_SOURCES = tests/unit/test-row-queue.c
+tests_unit_test_row_queue_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_row_queue_LDADD = $(UNIT_LIBS)
 tests_unit_test_summaries_SOURCES = tests/unit/test-summaries.c tests/unit/fixture.h
 tests_unit_test_summaries_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_summaries_LDADD = $(UNIT_LIBS)
