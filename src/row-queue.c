@@ -16,7 +16,7 @@
 
 #define BLOCK_BYTES (256 * 1024)
 #define ROW_BYTES(nr) (sizeof(struct queued_row) + (size_t)(nr) * sizeof(int64_t))
-#define MAX_BLOCK_ROWS (BLOCK_BYTES / ROW_BYTES(1))
+#define MAX_BLOCK_ROWS (BLOCK_BYTES / ROW_BYTES(0)) /* rows of no value at most */
 
 /* In the background at SCHED_IDLE (see row_queue_start): past BOOST_BLOCKS
  * waiting (~1 M rows of the collector's) the thread runs at normal priority
