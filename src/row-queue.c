@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #define BLOCK_BYTES (256 * 1024)
 #define ROW_BYTES(nr) (sizeof(struct queued_row) + (size_t)(nr) * sizeof(int64_t))
@@ -151,6 +153,15 @@ static void commit(struct row_queue *q)
 	int rc = q->error ? SQLITE_OK : sqlite3_exec(q->db, "COMMIT; BEGIN", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		fail(q, rc);
+}
+
+/* Whether a thread of ours may go back from SCHED_IDLE to SCHED_OTHER at
+ * nice 0 (sched(7)): with CAP_SYS_NICE (root), or an RLIMIT_NICE that
+ * allows nice 0. Without, a boosted writer would stay idle. */
+static bool can_leave_idle(void)
+{
+	struct rlimit rl;
+	return geteuid() == 0 || (getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur >= 20);
 }
 
 static void set_idle(pthread_t thread, bool idle)
@@ -333,7 +344,7 @@ int row_queue_start(struct row_queue *q, bool idle)
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->room, NULL);
-	q->idle = idle;
+	q->idle = idle && can_leave_idle();
 	q->max_queued = idle ? IDLE_MAX_BLOCKS : BUSY_MAX_BLOCKS;
 	q->stop = q->boosted = q->commit_wanted = false;
 	if (pthread_create(&q->thread, NULL, queue_main, q)) {
@@ -342,7 +353,7 @@ int row_queue_start(struct row_queue *q, bool idle)
 		pthread_mutex_destroy(&q->lock);
 		return -EAGAIN;
 	}
-	if (idle)
+	if (q->idle)
 		set_idle(q->thread, true);
 	q->threaded = true;
 	return 0;

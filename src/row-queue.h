@@ -52,6 +52,8 @@ int row_queue_open(sqlite3 *db, const char *const *insert_sql, int nr_tables, st
  * priority until it has caught up, and four million before row_queue_row
  * waits (the collector); else at normal priority, a few blocks ahead of
  * the caller at most (a pass that computes rows while they are inserted).
+ * A process that could not come back from SCHED_IDLE (not root, and an
+ * RLIMIT_NICE below 20) gets the idle queue's limits at normal priority.
  * @db is the thread's until row_queue_finish. Returns 0 or -errno (the
  * queue goes on without the thread).
  */
