@@ -266,7 +266,12 @@ static inline void lane_release(struct mtx_lane_writer *w)
  */
 static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
 {
-	for (uint32_t i = 0; i < r->lane_count; i++) {
+	/* Only lanes ever claimed can be LIVE: each lane's header is a page of
+	 * its own, and touching all of them cost ~10 ms at every start. */
+	uint32_t used = __atomic_load_n(&r->hdr->lanes_used, __ATOMIC_ACQUIRE);
+	if (used > r->lane_count)
+		used = r->lane_count;
+	for (uint32_t i = 0; i < used; i++) {
 		struct mtx_shm_lane *l = lane_at(r, i);
 		uint32_t expect = MTX_LANE_LIVE;
 
