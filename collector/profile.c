@@ -511,8 +511,7 @@ static void write_maps(struct mtx_profile *p)
 			const char *path = p->paths[m->path], *symbols = NULL;
 			if (m->inherited)
 				continue;
-			for (int k = 0; k < m->build_id_size; k++)
-				snprintf(build_id + 2 * k, 3, "%02x", m->build_id[k]);
+			symbols_build_id_hex(m->build_id, (size_t)m->build_id_size, build_id);
 			if (map_module(p, m) == 0 || m->module)
 				symbols = symbols_source_name(symbols_module_source(m->module));
 			writer_map(p->w, s->pid, m->ts_ns, m->start, m->end, m->pgoff, path,

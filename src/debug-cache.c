@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "src/debug-cache.h"
+#include "src/symbols.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -105,9 +106,8 @@ static char *copy_path_of(const unsigned char *id, size_t id_size, char **dir)
 		return NULL;
 	if ((path = malloc(strlen(*dir) + 2 * id_size + sizeof("/.debug")))) {
 		char *p = path + sprintf(path, "%s/", *dir);
-		for (size_t i = 0; i < id_size; i++)
-			p += sprintf(p, "%02x", id[i]);
-		strcpy(p, ".debug");
+		symbols_build_id_hex(id, id_size, p);
+		strcat(p, ".debug");
 	}
 	return path;
 }
