@@ -36,8 +36,9 @@ _Static_assert(ROW_QUEUE_MAX_COLUMNS <= 16, "the masks are 16 bits");
 
 struct row_block {
 	struct row_block *next;
-	size_t used; /* bytes of rows */
-	uint32_t nr; /* rows */
+	size_t used;       /* bytes of rows */
+	uint32_t nr;       /* rows */
+	uint32_t nr_owned; /* rows holding copies to free */
 	_Alignas(int64_t) unsigned char data[BLOCK_BYTES];
 };
 
@@ -136,7 +137,8 @@ static void write_block(struct row_queue *q, struct row_block *b)
 			run(q, q->stmt[t]);
 		}
 	}
-	for (off = 0; off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr)) {
+	/* Copies are rare (names, paths, meta values): most blocks skip this. */
+	for (off = 0; b->nr_owned && off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr)) {
 		struct queued_row *r = row_at(b, off);
 		for (int i = 0; r->owned_mask; i++)
 			if (r->owned_mask & (1u << i)) {
@@ -146,6 +148,7 @@ static void write_block(struct row_queue *q, struct row_block *b)
 	}
 	b->used = 0;
 	b->nr = 0;
+	b->nr_owned = 0;
 }
 
 static void commit(struct row_queue *q)
@@ -253,6 +256,7 @@ struct queued_row *row_queue_row(struct row_queue *q, int table)
 	if (!b && (b = q->filling = malloc(sizeof(*b)))) {
 		b->used = 0;
 		b->nr = 0;
+		b->nr_owned = 0;
 	} else if (!b) {
 		fail(q, SQLITE_NOMEM);
 	}
@@ -268,6 +272,7 @@ void row_queue_put(struct row_queue *q, struct queued_row *r)
 {
 	q->filling->used += ROW_BYTES(r->nr);
 	q->filling->nr++;
+	q->filling->nr_owned += r->owned_mask != 0;
 	q->rows++;
 }
 
