@@ -42,6 +42,11 @@ static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
 	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ c) >> 52) % NR_RECENT;
 }
 
+/* A callsites row: the function of a sync op's call site in a process. */
+struct callsite {
+	int64_t pid, addr, function_id;
+};
+
 struct loader {
 	sqlite3 *db;
 	struct recent_thread recent[NR_RECENT];
@@ -50,6 +55,8 @@ struct loader {
 	struct mtx_timeline *tl;
 	struct keyhash threads, strings, op_totals, holder_totals;
 	size_t cap_threads, cap_strings, cap_op_totals, cap_holder_totals, cap_objects;
+	struct callsite *callsites; /* read with SWITCHES_AT_SQL; sorted by (pid, addr) */
+	size_t nr_callsites, cap_callsites;
 };
 
 /* The interned index of @s (TL_NONE for NULL), or -ENOMEM / -E2BIG. */
@@ -179,6 +186,10 @@ static int row_state(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
+/* Column 4: whether the switch has a stack; 5, 6: its program and leaf
+ * functions (NULL: none). A switch with a stack but no program frame keeps
+ * its leaf for now: resolve_switch_callsites puts the sync op's call site
+ * before it once the ops are in. */
 static int row_switch(struct loader *l, sqlite3_stmt *st)
 {
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
@@ -188,7 +199,8 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	s->ts_ns = sqlite3_column_int64(st, 1);
 	s->next_tid = (int32_t)sqlite3_column_int64(st, 2);
 	s->preempt = sqlite3_column_int(st, 3) != 0;
-	s->function_id = sqlite3_column_int64(st, 4); /* NULL: 0 */
+	s->at_leaf = sqlite3_column_int(st, 4) && sqlite3_column_type(st, 5) == SQLITE_NULL;
+	s->function_id = sqlite3_column_int64(st, s->at_leaf ? 6 : 5); /* NULL: 0 */
 	return 0;
 }
 
@@ -201,9 +213,12 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
  * ends inside the C library (its functions keep none: sem_wait, join), so
  * next comes the call site of the sync op the thread was in, if any (the
  * latest one begun), then the leaf. The distinct stacks are few next to
- * the switches: each is walked once.
+ * the switches: each is walked once. The query reads stacks and functions
+ * by primary key only, so that it needs none of the secondary indexes
+ * (schema/indexes.sql: the run may be read while they are being built);
+ * the sync op's call site is looked up in C (resolve_switch_callsites).
  */
-#define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, NULL FROM switches"
+#define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, 0, NULL, NULL FROM switches"
 #define SWITCHES_AT_SQL                                                                          \
 	"WITH RECURSIVE up(stack_id, node, depth) AS ("                                          \
 	"  SELECT stack_id, stack_id, 0 FROM (SELECT DISTINCT stack_id FROM switches "           \
@@ -220,13 +235,8 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
 	"   ORDER BY g.depth LIMIT 1) AS leaf "                                                  \
 	"  FROM (SELECT DISTINCT stack_id FROM up) d) "                                          \
-	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, "                                    \
-	"  CASE WHEN w.stack_id IS NOT NULL THEN COALESCE(pos.program, "                         \
-	"   (SELECT c.function_id FROM (SELECT object_id, callsite, end_ns FROM sync_ops "       \
-	"     WHERE tid = w.prev_tid AND start_ns <= w.ts_ns ORDER BY start_ns DESC LIMIT 1) op " \
-	"    JOIN sync_objects o ON o.id = op.object_id "                                        \
-	"    JOIN callsites c ON c.pid = o.pid AND c.addr = op.callsite "                        \
-	"    WHERE op.end_ns >= w.ts_ns), pos.leaf) END "                                        \
+	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, w.stack_id IS NOT NULL, "            \
+	"  pos.program, pos.leaf "                                                               \
 	"FROM switches w LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
 
 static int row_wakeup(struct loader *l, sqlite3_stmt *st)
@@ -355,8 +365,22 @@ static int row_object(struct loader *l, sqlite3_stmt *st)
 	if (!more || kind < 0)
 		return kind < 0 ? kind : -ENOMEM;
 	tl->objects = more;
-	tl->objects[tl->nr_objects++] =
-		(struct tl_object){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2), (uint16_t)kind };
+	tl->objects[tl->nr_objects++] = (struct tl_object){
+		.id = sqlite3_column_int64(st, 0), .addr = sqlite3_column_int64(st, 2),
+		.pid = (int32_t)sqlite3_column_int64(st, 3), .kind = (uint16_t)kind,
+	};
+	return 0;
+}
+
+static int row_callsite(struct loader *l, sqlite3_stmt *st)
+{
+	struct callsite *more = grow_array(l->callsites, &l->cap_callsites, l->nr_callsites, sizeof(*more), 64);
+	if (!more)
+		return -ENOMEM;
+	l->callsites = more;
+	l->callsites[l->nr_callsites++] = (struct callsite){
+		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)
+	};
 	return 0;
 }
 
@@ -425,6 +449,46 @@ static void sort_thread(struct tl_thread *t)
 	sort_rows(t->wakeups, t->nr_wakeups, sizeof(*t->wakeups), cmp_wakeup);
 	sort_rows(t->syscalls, t->nr_syscalls, sizeof(*t->syscalls), cmp_syscall);
 	sort_rows(t->ops, t->nr_ops, sizeof(*t->ops), cmp_op);
+}
+
+static int cmp_callsite(const void *a, const void *b)
+{
+	const struct callsite *x = a, *y = b;
+	return CMP(x->pid, y->pid) ? CMP(x->pid, y->pid) : CMP(x->addr, y->addr);
+}
+
+/*
+ * Each switch that kept its stack's leaf (no program frame) gets the
+ * function of the call site of the sync op it happened in, if any: the
+ * thread's latest op begun by the switch, if it had not ended before it.
+ * Of ops begun at the same ns the last by id is taken, as SQLite's ORDER
+ * BY start_ns DESC LIMIT 1 over the sync_ops_tid index did (SQL leaves
+ * the tie open). Needs the threads' ops and the objects sorted; sorts
+ * @sites (the collector writes one row per (pid, addr)).
+ */
+static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *sites, size_t nr_sites)
+{
+	qsort(sites, nr_sites, sizeof(*sites), cmp_callsite);
+	for (size_t i = 0; i < tl->nr_threads; i++) {
+		struct tl_thread *t = &tl->threads[i];
+		size_t near = 0;
+		for (size_t j = 0; j < t->nr_switches; j++) {
+			struct tl_switch *s = &t->switches[j];
+			if (!s->at_leaf)
+				continue;
+			s->at_leaf = 0;
+			size_t k = SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, s->ts_ns, true, &near);
+			const struct tl_op *op = k ? &t->ops[k - 1] : NULL;
+			if (!op || op->end_ns < s->ts_ns || !(op->flags & TL_HAS_CALLSITE))
+				continue;
+			const struct tl_object *o = timeline_object(tl, op->object_id);
+			if (!o || !o->pid)
+				continue;
+			k = SORTED_FIRST2(sites, nr_sites, pid, addr, o->pid, op->callsite, false);
+			if (k < nr_sites && sites[k].pid == o->pid && sites[k].addr == op->callsite)
+				s->function_id = sites[k].function_id;
+		}
+	}
 }
 
 #define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
@@ -544,6 +608,12 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	int64_t split_id = first_id + (int64_t)((double)(last_id - first_id) * OPS_SHARE_OF_JOB);
+	/* Without stacks or call sites the position is NULL either way, and the
+	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
+	bool switches_at = db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
+					    "WHERE name = 'stack_id'", 0) > 0 &&
+			   db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR "
+					    "EXISTS (SELECT 1 FROM callsites)", 1) != 0;
 	struct loader l = { .db = db };
 	struct ops_job job = { 0 };
 	char rest_sql[160];
@@ -556,19 +626,14 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		return -ENOMEM;
 	}
 	parallel = ops_job_start(db, &job, split_id) == 0;
-	rc = scan(&l, "SELECT id, kind, addr FROM sync_objects", row_object, err);
+	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
 			  row_state, err);
-	/* Without stacks or call sites the position is NULL either way, and the
-	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
 	if (!rc)
-		rc = scan(&l, db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
-					       "WHERE name = 'stack_id'", 0) > 0 &&
-				      db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR "
-						       "EXISTS (SELECT 1 FROM callsites)", 1) != 0
-				      ? SWITCHES_AT_SQL : SWITCHES_SQL,
-			  row_switch, err);
+		rc = scan(&l, switches_at ? SWITCHES_AT_SQL : SWITCHES_SQL, row_switch, err);
+	if (!rc && switches_at)
+		rc = scan(&l, "SELECT pid, addr, function_id FROM callsites", row_callsite, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
 	if (!rc)
@@ -589,14 +654,19 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		timeline_free(job.l.tl);
 	}
 	loader_free_hashes(&l);
+	if (!rc) {
+		for (size_t i = 0; i < l.tl->nr_threads; i++)
+			sort_thread(&l.tl->threads[i]);
+		sort_rows(l.tl->threads, l.tl->nr_threads, sizeof(*l.tl->threads), cmp_thread);
+		sort_rows(l.tl->objects, l.tl->nr_objects, sizeof(*l.tl->objects), cmp_object);
+		/* After the merge of the ops job: all ops are in. */
+		resolve_switch_callsites(l.tl, l.callsites, l.nr_callsites);
+	}
+	free(l.callsites);
 	if (rc) {
 		timeline_free(l.tl);
 		return rc;
 	}
-	for (size_t i = 0; i < l.tl->nr_threads; i++)
-		sort_thread(&l.tl->threads[i]);
-	sort_rows(l.tl->threads, l.tl->nr_threads, sizeof(*l.tl->threads), cmp_thread);
-	sort_rows(l.tl->objects, l.tl->nr_objects, sizeof(*l.tl->objects), cmp_object);
 	*out = l.tl;
 	return 0;
 }

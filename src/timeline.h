@@ -50,6 +50,7 @@ struct tl_switch {
 	int64_t function_id; /* where the thread was in its code (see timeline.c), 0: unknown */
 	int32_t next_tid;
 	uint8_t preempt;
+	uint8_t at_leaf; /* while loading: function_id is the stack's leaf (no program frame) */
 };
 
 struct tl_wakeup {
@@ -85,6 +86,7 @@ struct tl_thread {
 /* One sync_objects row. */
 struct tl_object {
 	int64_t id, addr;
+	int32_t pid; /* 0: unknown */
 	uint16_t kind;
 };
 

@@ -18,7 +18,8 @@ UNIT_TESTS = \
 	tests/unit/test-stacks \
 	tests/unit/test-calls \
 	tests/unit/test-writer \
-	tests/unit/test-unwind
+	tests/unit/test-unwind \
+	tests/unit/test-timeline
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
 tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
@@ -74,6 +75,9 @@ tests_unit_test_histogram_LDADD = $(UNIT_LIBS)
 tests_unit_test_critical_path_SOURCES = tests/unit/test-critical-path.c tests/unit/fixture.h
 tests_unit_test_critical_path_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_critical_path_LDADD = $(UNIT_LIBS)
+tests_unit_test_timeline_SOURCES = tests/unit/test-timeline.c tests/unit/fixture.h
+tests_unit_test_timeline_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_timeline_LDADD = $(UNIT_LIBS)
 tests_unit_test_state_causes_SOURCES = tests/unit/test-state-causes.c tests/unit/fixture.h
 tests_unit_test_state_causes_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_state_causes_LDADD = $(UNIT_LIBS)
