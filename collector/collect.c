@@ -22,6 +22,7 @@
 #include "collector/writer.h"
 #include "schema/schema.h"
 #include "src/clock.h"
+#include "src/db.h"
 #include "src/log.h"
 
 #include <errno.h>
@@ -459,7 +460,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_info("recorded %llu threads, %llu rows into %s",
 			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
 	}
-	rc = writer_close(w, 1);
+	/* A run recorded only in part gets no derived tables (the first
+	 * report builds them from what there is). */
+	rc = writer_close_with(w, o->finish && !r->record_failed ? o->finish : db_finalize);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);
 	if (rc) {
