@@ -30,11 +30,9 @@
  * ownership changes exactly where sync-resolve.c's replay puts it (acquired
  * at a lock's end, released at an unlock's or cond wait's start). Waits on
  * futexes are written as 'blocked', and then, as at the end of a
- * collection, the indexes it needs are built and sync_resolve() relabels
- * them blocked_sync with their object and fills blocked, wait_ns,
- * holder_tid and hold_ns; writer_close(w, 1) builds the other indexes and
- * finishes the file. With --derived, it finishes the file as mtx collect
- * does (analysis_finish_collection): the derived tables too.
+ * collection, the indexes are built and sync_resolve() relabels them
+ * blocked_sync with their object and fills blocked, wait_ns, holder_tid and
+ * hold_ns; writer_close(w, 1) finishes the file.
  *
  * Deterministic: a fixed seed, and commits every COMMIT_ROWS rows. While
  * rows are written, memory is bounded by the number of threads and objects
@@ -44,8 +42,7 @@
  * thread_states; the main thread starts the shutdown at its first tick
  * after EVENTS of them.
  *
- * Usage: bench/gen-rundb [--derived] OUT.db [EVENTS]
- *                                          (default 10000000; OUT.db must not exist)
+ * Usage: bench/gen-rundb OUT.db [EVENTS]   (default 10000000; OUT.db must not exist)
  *        bench/gen-rundb --derive FILE     build FILE's derived tables
  *                                          (analysis_build) and print the time
  */
@@ -1025,23 +1022,12 @@ static void simulate(struct gen *g)
 	}
 }
 
-/* meta.derived_ms of the finished file @path, -1 when missing. */
-static int64_t derived_ms(const char *path)
-{
-	sqlite3 *db = NULL;
-	int64_t ms = -1;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-		ms = db_query_int(db, "SELECT value FROM meta WHERE key = 'derived_ms'", -1);
-	sqlite3_close(db);
-	return ms;
-}
-
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
 }
 
-static int generate(const char *path, uint64_t budget, bool derived)
+static int generate(const char *path, uint64_t budget)
 {
 	static struct gen g; /* ~20 KB of threads and objects: not on the stack */
 	struct sync_resolve_stats st;
@@ -1071,10 +1057,10 @@ static int generate(const char *path, uint64_t budget, bool derived)
 		return 1;
 	}
 
-	/* As collect_sync_finish: its indexes first, then the passes. */
+	/* As collect_sync_finish: indexes first, then the passes. */
 	for (int k = 0; k < NR_CHILDREN; k++)
 		lifetime_ids[k] = obj_id(OBJ_THREAD(k));
-	rc = db_create_resolve_indexes(writer_db(g.w), &err);
+	rc = db_create_indexes(writer_db(g.w), &err);
 	printf("  indexes: %.2f s\n", secs(clock_now_ns() - t1));
 	if (!rc)
 		rc = sync_resolve(writer_db(g.w), lifetime_ids, NR_CHILDREN, &st, &err);
@@ -1090,7 +1076,7 @@ static int generate(const char *path, uint64_t budget, bool derived)
 	writer_meta_int(g.w, "sync_contended_ops", (int64_t)st.contended_ops);
 	writer_meta_int(g.w, "sync_resolve_ms", (int64_t)((t2 - t1) / 1000000));
 	write_meta_end(&g);
-	rc = writer_close_with(g.w, derived ? analysis_finish_collection : db_finalize);
+	rc = writer_close(g.w, 1);
 	t3 = clock_now_ns();
 	if (rc) {
 		fprintf(stderr, "gen-rundb: writing %s failed (%d)\n", path, rc);
@@ -1118,8 +1104,6 @@ static int generate(const char *path, uint64_t budget, bool derived)
 	       (unsigned long long)((t1 - t0) / 1000000), (unsigned long long)((t2 - t1) / 1000000),
 	       (unsigned long long)((t3 - t2) / 1000000), (unsigned long long)((t3 - t0) / 1000000),
 	       (unsigned long long)g.events);
-	if (derived)
-		printf("derived_ms=%lld (after the indexes; the close includes them)\n", (long long)derived_ms(path));
 	free(g.heap);
 	return 0;
 }
@@ -1157,17 +1141,10 @@ int main(int argc, char **argv)
 	char *end;
 	unsigned long long events = 10000000;
 
-	bool derived = false;
-
 	if (argc == 3 && !strcmp(argv[1], "--derive"))
 		return derive(argv[2]);
-	if (argc > 1 && !strcmp(argv[1], "--derived")) {
-		derived = true;
-		argc--;
-		argv++;
-	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: %s [--derived] OUT.db [EVENTS]   (default 10000000)\n"
+		fprintf(stderr, "usage: %s OUT.db [EVENTS]   (default 10000000)\n"
 				"       %s --derive FILE\n", argv[0], argv[0]);
 		return 2;
 	}
@@ -1178,5 +1155,5 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	return generate(argv[1], events, derived);
+	return generate(argv[1], events);
 }

@@ -13,13 +13,6 @@
 # 2. RUNS times, each on a fresh copy (the copy is not timed): the first
 #    'mtx report COPY threads >/dev/null', which builds the derived tables,
 #    and meta.derived_ms, the build alone as analysis_build records it.
-# 2b. PAIRS times, interleaved: gen-rundb again, plain and with --derived
-#    (finishing the file as mtx collect does: the run read for the derived
-#    tables beside the index build, then the tables built), each into a
-#    file removed afterwards. What the derived tables add to a collection
-#    is the difference of the medians of their finishing phases (close),
-#    which is the only one that differs; its share is against the plain
-#    generation's median total.
 # 3. On the last copy, derived tables built: every report of
 #    'mtx report --list', one untimed warm-up and RUNS timed runs each.
 #    object gets the object with the most ops, waits the thread with the most
@@ -28,10 +21,8 @@
 # Medians throughout. Without an 'mtx report' command it times
 # 'gen-rundb --derive' (analysis_build alone) instead of step 2 and skips 3.
 #
-# Usage: bench/report-speed.sh [-n RUNS] [-p PAIRS] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
+# Usage: bench/report-speed.sh [-n RUNS] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
 #   RUNS     timed runs of each (default 5)
-#   PAIRS    generations with and without the derived tables (default 2;
-#            0 skips step 2b; each is as long as the first generation)
 #   SECONDS  give up on a report whose warm-up run takes longer (default 300;
 #            it is then listed as "timeout"; the derived build has no limit)
 #   EVENTS   events in the database (default 10000000: ~0.7 GB, ~1 min to
@@ -46,15 +37,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
 runs=5
-pairs=2
 events=10000000
 limit=300
 results="$here/results/report-speed.txt"
 
-while getopts "n:p:e:t:o:h" opt; do
+while getopts "n:e:t:o:h" opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
-	p) pairs=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	e) events=$OPTARG ;;
 	o) results=$OPTARG ;;
@@ -146,35 +135,6 @@ done
 first_ms=$(median <"$work/first")
 derived_ms=$(median <"$work/derived")
 
-# ---- 2b. the end of a collection, with and without the derived tables --
-
-gen_times() { # gen_times FILE: total and close of gen-rundb's output FILE
-	sed -n 's/^times_ms .*close=\([0-9]*\) total=\([0-9]*\).*/\2 \1/p' "$1"
-}
-: >"$work/plain"
-: >"$work/with"
-for ((i = 1; i <= pairs; i++)); do
-	for mode in plain with; do
-		echo "report-speed: collection's end, $mode derived tables, pair $i of $pairs" >&2
-		rm -f "$work/gen.db"
-		if ! "$GEN" $([ $mode = with ] && echo --derived) "$work/gen.db" "$events" >"$work/gen.out" 2>&1; then
-			echo "report-speed: gen-rundb ($mode) failed" >&2
-			exit 1
-		fi
-		echo "$(gen_times "$work/gen.out") $(sed -n 's/^derived_ms=\([0-9]*\).*/\1/p' "$work/gen.out")" >>"$work/$mode"
-	done
-done
-rm -f "$work/gen.db"
-col() { awk -v c="$1" '{ print $c }'; }
-if [ "$pairs" -gt 0 ]; then
-	plain_total=$(col 1 <"$work/plain" | median)
-	plain_close=$(col 2 <"$work/plain" | median)
-	with_total=$(col 1 <"$work/with" | median)
-	with_close=$(col 2 <"$work/with" | median)
-	with_after=$(col 3 <"$work/with" | median)
-	added_ms=$(awk -v a="$with_close" -v b="$plain_close" 'BEGIN { print a - b }')
-fi
-
 # ---- 3. every report, on the built copy ---------------------------------
 
 db=$work/run.db
@@ -240,18 +200,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "nan") printf "%.2f
 	printf 'what\tms\tnote\n'
 	printf 'generate\t%s\twall of gen-rundb: write + sync resolve + close\n' "$gen_ms"
 	printf 'generate_write\t%s\trows through the writer\n' "$write_ms"
-	printf 'generate_resolve\t%s\tsync_resolve and its 2 indexes, as collect_sync_finish\n' "$resolve_ms"
-	printf 'generate_close\t%s\twriter_close(w, 1): the other indexes\n' "$close_ms"
+	printf 'generate_resolve\t%s\tindexes + sync_resolve, as collect_sync_finish\n' "$resolve_ms"
+	printf 'generate_close\t%s\twriter_close(w, 1)\n' "$close_ms"
 	printf 'derived\t%s\t%s of generate, %s of generate_write\n' "$derived_ms" \
 		"$(ratio "$derived_ms" "$gen_ms")" "$(ratio "$derived_ms" "$write_ms")"
 	printf 'first_report\t%s\t%s of generate\n' "$first_ms" "$(ratio "$first_ms" "$gen_ms")"
-	if [ "$pairs" -gt 0 ]; then
-		printf 'collect_plain\t%s\tgen-rundb total, median of %s (close %s)\n' "$plain_total" "$pairs" "$plain_close"
-		printf 'collect_derived\t%s\tgen-rundb --derived total (close %s; meta.derived_ms, after the indexes, %s)\n' \
-			"$with_total" "$with_close" "$with_after"
-		printf 'derived_in_collection\t%s\tclose with - without: %s of collect_plain\n' "$added_ms" \
-			"$(ratio "$added_ms" "$plain_total")"
-	fi
 	awk -F'\t' '{ printf "report %s\t%s\t%s\n", $1, $2, $3 }' "$work/reports"
 } >"$work/results"
 

@@ -328,10 +328,9 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	if (writer_error(w))
 		return -EIO;
 
-	/* The passes look sync_ops up by object; the other indexes come after
-	 * (writer_close), beside the derived tables' read. */
+	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
-	rc = db_create_resolve_indexes(writer_db(w), &err);
+	rc = db_create_indexes(writer_db(w), &err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
 		rc = sync_resolve(writer_db(w), ids, n, &st, &err);

@@ -22,7 +22,6 @@
 #include "collector/writer.h"
 #include "schema/schema.h"
 #include "src/clock.h"
-#include "src/db.h"
 #include "src/log.h"
 
 #include <errno.h>
@@ -460,9 +459,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_info("recorded %llu threads, %llu rows into %s",
 			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
 	}
-	/* A run recorded only in part gets no derived tables (the first
-	 * report builds them from what there is). */
-	rc = writer_close_with(w, o->finish && !r->record_failed ? o->finish : db_finalize);
+	rc = writer_close(w, 1);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);
 	if (rc) {

@@ -6,7 +6,6 @@
 #ifndef MTX_COLLECTOR_COLLECT_H
 #define MTX_COLLECTOR_COLLECT_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 struct collect_options {
@@ -22,9 +21,6 @@ struct collect_options {
 	const char *command;    /* the command line, for meta */
 	const char *functions;  /* [LIB:]REGEX: trace these functions' calls (NULL: none) */
 	const char *functions_in; /* libraries where a plain REGEX applies too (NULL: none) */
-	/* Once every row is in: what finishes the file (NULL: db_finalize,
-	 * the indexes and the journal switch). */
-	int (*finish)(sqlite3 *db, char **err);
 };
 
 struct collect_result {

@@ -402,11 +402,6 @@ const char *writer_error(struct mtx_writer *w)
 
 int writer_close(struct mtx_writer *w, int finalize)
 {
-	return writer_close_with(w, finalize ? db_finalize : NULL);
-}
-
-int writer_close_with(struct mtx_writer *w, int (*finish)(sqlite3 *db, char **err))
-{
 	int rc;
 	if (!w)
 		return 0;
@@ -419,9 +414,9 @@ int writer_close_with(struct mtx_writer *w, int (*finish)(sqlite3 *db, char **er
 			fail(w, rc);
 	}
 	/* Indexes and the journal switch run outside any transaction. */
-	if (finish && !w->error) {
+	if (finalize && !w->error) {
 		char *err = NULL;
-		if (finish(w->db, &err) != 0)
+		if (db_finalize(w->db, &err) != 0)
 			fail(w, sqlite3_errcode(w->db));
 		free(err);
 	}

@@ -121,14 +121,10 @@ sqlite3 *writer_db(struct mtx_writer *w);
 const char *writer_error(struct mtx_writer *w);
 
 /*
- * writer_close - commit; when @finalize, build indexes and switch the
- * journal back first (db_finalize). Closes the database and frees @w.
- * Returns 0 or -errno (the sticky error if there was one).
+ * writer_close - commit; when @finalize, build indexes and mark the run
+ * complete first. Closes the database and frees @w. Returns 0 or -errno
+ * (the sticky error if there was one).
  */
 int writer_close(struct mtx_writer *w, int finalize);
-
-/* writer_close_with - writer_close with @finish (may be NULL) in place of
- * db_finalize: mtx collect's also builds the derived tables. */
-int writer_close_with(struct mtx_writer *w, int (*finish)(sqlite3 *db, char **err));
 
 #endif

@@ -126,28 +126,12 @@ static int set_cache_size(sqlite3 *db, const char *schema, int64_t size, char **
 
 static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t t0, char **err);
 
-/* Build the tables from @tl, read already (freed), with the cache made room
- * for; @t0 is when the build began, for meta.derived_ms. */
-static int build_from(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t t0, char **err)
-{
-	const char *schema = temp ? "temp" : "main";
-	char sql[64];
-	/* The cache as it was, back afterwards. */
-	snprintf(sql, sizeof(sql), "PRAGMA %s.cache_size", schema);
-	int64_t cache_size = db_query_int(db, sql, -2000);
-	if (set_cache_size(db, schema, -BUILD_CACHE_KIB, err)) {
-		timeline_free(tl);
-		return -EIO;
-	}
-	int rc = build_tables(db, temp, tl, t0, err);
-	set_cache_size(db, schema, cache_size, NULL);
-	return rc;
-}
-
 int analysis_build(sqlite3 *db, int temp, char **err)
 {
 	uint64_t t0 = clock_now_ns();
 	struct mtx_timeline *tl = NULL;
+	const char *schema = temp ? "temp" : "main";
+	char sql[64];
 	int rc;
 
 	/* Read the run before the write transaction begins, so that the second
@@ -155,82 +139,16 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	if ((rc = timeline_load(db, &tl, err)))
 		return rc;
 	log_debug("derived tables: run read in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
-	return build_from(db, temp, tl, t0, err);
-}
-
-/* The run read on a connection of its own (analysis_finish_collection). */
-struct run_read {
-	const char *path;
-	struct mtx_timeline *tl;
-	char *err;
-	uint64_t ms;
-};
-
-static int run_read(void *arg)
-{
-	struct run_read *r = arg;
-	uint64_t t0 = clock_now_ns();
-	sqlite3 *db = NULL;
-	int rc = -EIO;
-	if (sqlite3_open_v2(r->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		if (asprintf(&r->err, "%s", sqlite3_errmsg(db)) < 0)
-			r->err = NULL;
-	} else {
-		sqlite3_busy_timeout(db, 5000);
-		rc = timeline_load(db, &r->tl, &r->err);
+	/* The cache as it was, back afterwards. */
+	snprintf(sql, sizeof(sql), "PRAGMA %s.cache_size", schema);
+	int64_t cache_size = db_query_int(db, sql, -2000);
+	if (set_cache_size(db, schema, -BUILD_CACHE_KIB, err)) {
+		timeline_free(tl);
+		return -EIO;
 	}
-	sqlite3_close(db);
-	r->ms = (clock_now_ns() - t0) / 1000000;
+	rc = build_tables(db, temp, tl, t0, err);
+	set_cache_size(db, schema, cache_size, NULL);
 	return rc;
-}
-
-int analysis_finish_collection(sqlite3 *db, char **err)
-{
-	struct run_read read = { .path = sqlite3_db_filename(db, "main") };
-	struct analysis_thread reader;
-	bool reading = read.path && *read.path;
-	char *why = NULL;
-	int rc, read_rc = -1;
-
-	/* In WAL mode the reader sees every row committed so far, and none of
-	 * the indexes is in its way. (At SCHED_IDLE, on one thread, it got so
-	 * little of the second core that it was still reading 5 s after the
-	 * indexes on a 10 M-event run, against 0.7 s at normal priority.) */
-	if (reading)
-		analysis_thread_start(&reader, run_read, &read);
-	rc = db_create_indexes(db, err);
-	uint64_t indexed = clock_now_ns();
-	if (reading)
-		read_rc = analysis_thread_join(&reader);
-	uint64_t waited = clock_now_ns() - indexed;
-	/* The indexes are there: this switches the journal, which needs the
-	 * reader's connections closed. */
-	if (!rc)
-		rc = db_finalize(db, err);
-	if (rc) {
-		timeline_free(read.tl);
-		free(read.err);
-		return rc;
-	}
-	/* meta.derived_ms: what the derived tables add to the collection, the
-	 * wait for the rest of the read and the build (not the journal switch,
-	 * which a collection does anyway). */
-	uint64_t t0 = clock_now_ns() - waited;
-	if (read_rc == 0) {
-		log_debug("derived tables: run read in %lld ms, beside the indexes; waited %lld ms for it",
-			  (long long)read.ms, (long long)(waited / 1000000));
-		rc = build_from(db, 0, read.tl, t0, &why);
-	} else {
-		log_debug("derived tables: reading beside the indexes failed (%s)", read.err ? read.err : "no file");
-		timeline_free(read.tl);
-		rc = analysis_build(db, 0, &why);
-	}
-	if (rc)
-		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again",
-			 read.path && *read.path ? read.path : "run.db", why ? why : sqlite3_errmsg(db));
-	free(why);
-	free(read.err);
-	return 0;
 }
 
 /* analysis_build once the run is read: frees @tl. */

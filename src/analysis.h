@@ -30,19 +30,6 @@ struct mtx_timeline; /* src/timeline.h */
 int analysis_build(sqlite3 *db, int temp, char **err);
 
 /*
- * analysis_finish_collection - how mtx collect finishes run.db once every
- * row is in and sync_resolve has run (a finish of writer_close_with): the
- * secondary indexes still missing are built while the run is read for the
- * derived tables on connections of their own (the read needs none of them,
- * and the index build leaves the second core mostly idle), then the
- * journal goes back to a single file (db_finalize) and the derived tables
- * are built from what was read. Returns 0, or -EIO when the indexes or the
- * journal switch failed; the derived tables failing is only warned about:
- * nothing recorded is lost and the first report builds them.
- */
-int analysis_finish_collection(sqlite3 *db, char **err);
-
-/*
  * analysis_open - open the run database @path for reading (db_open_readonly)
  * and make sure it has current derived tables: built into the file when it
  * can be written and @keep_file is false, else as TEMP tables for this

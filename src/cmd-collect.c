@@ -208,6 +208,20 @@ static char *join_command(int argc, char **argv)
 	return s;
 }
 
+/* Build the analyses' tables now, so reports and the browser open at once.
+ * A failure loses nothing recorded: the first report builds them again. */
+static void build_derived(const char *path)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    analysis_build(db, 0, &err))
+		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again", path,
+			 err ? err : sqlite3_errmsg(db));
+	free(err);
+	sqlite3_close(db);
+}
+
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -322,8 +336,6 @@ int cmd_collect(int argc, char **argv)
 	warn_ring_fill(&o);
 	command = join_command(argc - optind, argv + optind);
 	o.command = command;
-	/* The analyses' tables built now, so reports and the browser open at once. */
-	o.finish = analysis_finish_collection;
 
 	rc = collect_run(&o, &r, &err);
 	free(command);
@@ -334,5 +346,7 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (r.record_failed && r.status == 0)
 		return EXIT_FAILURE_MTX;
+	if (!r.record_failed)
+		build_derived(o.output);
 	return r.status;
 }

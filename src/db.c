@@ -178,19 +178,6 @@ int db_create_indexes(sqlite3 *db, char **err)
 	return db_build_indexes(db, schema_indexes_sql, err);
 }
 
-int db_create_resolve_indexes(sqlite3 *db, char **err)
-{
-	const char *rest = strstr(schema_indexes_sql, "\n-- After sync_resolve");
-	char *first = strndup(schema_indexes_sql, rest ? (size_t)(rest - schema_indexes_sql) : strlen(schema_indexes_sql));
-	if (!first) {
-		set_err(err, "out of memory");
-		return -EIO;
-	}
-	int rc = db_build_indexes(db, first, err);
-	free(first);
-	return rc;
-}
-
 int db_finalize(sqlite3 *db, char **err)
 {
 	int rc = db_create_indexes(db, err);

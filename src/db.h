@@ -40,11 +40,6 @@ int db_build_indexes(sqlite3 *db, const char *sql, char **err);
  * (schema/indexes.sql) where they are missing. Returns 0 or -EIO. */
 int db_create_indexes(sqlite3 *db, char **err);
 
-/* db_create_resolve_indexes - build the first of them, those sync_resolve
- * looks rows up by (the rest may wait: schema/indexes.sql). Returns 0 or
- * -EIO. */
-int db_create_resolve_indexes(sqlite3 *db, char **err);
-
 /* db_finalize - build the secondary indexes and switch the journal back to a
  * single file so the database opens read-only anywhere. Returns 0 or -EIO. */
 int db_finalize(sqlite3 *db, char **err);
