@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/e2e/test-report-samples.sh - the analyses on real runs whose
 # behaviour is known (see each sample's header):
-#  - mtx collect builds the derived tables (meta.derived_version);
+#  - mtx collect builds the derived tables (meta.derived_version), the same
+#    rows as the first report builds from the finished file;
 #  - client-server: each client waits, above all, for its own dedicated
 #    server thread: its most frequent wait-for chain is "client-i > rs-j"
 #    (one wait per request; by wait time a long wait for the busy main
@@ -20,6 +21,18 @@ cd "$TMP" || exit 1
 "$MTX" collect -q -o cs.db -- "$SAMPLES/clientserver" 6 40 > cs.out || fail "collect clientserver"
 [ "$(sql cs.db "SELECT value FROM meta WHERE key = 'derived_version'")" -ge 1 ] 2>/dev/null ||
 	fail "mtx collect left no derived tables"
+cp cs.db cs-later.db
+sql cs-later.db "DELETE FROM meta WHERE key = 'derived_version'"
+"$MTX" report cs-later.db threads > /dev/null 2> later.err || fail "report on a copy: $(cat later.err)"
+differ=
+for t in $(sed -n 's/^CREATE TABLE \([a-z_]*\) .*/\1/p' "$srcdir/schema/derived.sql"); do
+	cols=$(sql cs.db "SELECT group_concat(name) FROM pragma_table_info('$t')")
+	[ -n "$cols" ] || { differ="$differ $t(missing)"; continue; }
+	[ "$(sql cs.db "SELECT * FROM $t ORDER BY $cols")" = "$(sql cs-later.db "SELECT * FROM $t ORDER BY $cols")" ] ||
+		differ="$differ $t"
+done
+[ -z "$differ" ] && pass "mtx collect's derived tables are the first report's" ||
+	fail "derived tables built by mtx collect differ from a later build:$differ"
 
 pairs=
 for tid in $(sql cs.db "SELECT tid FROM threads WHERE name LIKE 'client-%' ORDER BY tid"); do
