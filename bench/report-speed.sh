@@ -7,9 +7,11 @@
 # 1. bench/gen-rundb writes a synthetic EVENTS-event run.db (65 threads, 4
 #    CPUs, a lock- and condvar-heavy server; see bench/gen-rundb.c), timed:
 #    its write, sync-resolve and index phases stand in for what collection
-#    spends writing. The database is cached as /tmp/mtx-report-speed-EVENTS-
-#    MTIME.db (MTIME: the generator's), with gen-rundb's output beside it,
-#    so later invocations reuse it and its generation figures.
+#    spends writing. Generated and timed in every invocation, so that the
+#    ratios are against a generation on the machine as it is now; kept as
+#    /tmp/mtx-report-speed-EVENTS-MTIME.db (MTIME: the generator's) with
+#    gen-rundb's output beside it, which -r reuses (reports only: the
+#    results then say when that generation was timed).
 # 2. RUNS times, each on a fresh copy (the copy is not timed): the first
 #    'mtx report COPY threads >/dev/null', which builds the derived tables,
 #    and meta.derived_ms, the build alone as analysis_build records it.
@@ -21,7 +23,7 @@
 # Medians throughout. Without an 'mtx report' command it times
 # 'gen-rundb --derive' (analysis_build alone) instead of step 2 and skips 3.
 #
-# Usage: bench/report-speed.sh [-n RUNS] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
+# Usage: bench/report-speed.sh [-r] [-n RUNS] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
 #   RUNS     timed runs of each (default 5)
 #   SECONDS  give up on a report whose warm-up run takes longer (default 300;
 #            it is then listed as "timeout"; the derived build has no limit)
@@ -41,8 +43,10 @@ events=10000000
 limit=300
 results="$here/results/report-speed.txt"
 
-while getopts "n:e:t:o:h" opt; do
+reuse=0
+while getopts "rn:e:t:o:h" opt; do
 	case $opt in
+	r) reuse=1 ;;
 	n) runs=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	e) events=$OPTARG ;;
@@ -83,8 +87,10 @@ cache=/tmp/mtx-report-speed-$events-$mtime.db
 for old in /tmp/mtx-report-speed-*.db; do # other builds' copies: ~70 MB per M events
 	[ -e "$old" ] && [ "$old" != "$cache" ] && rm -f "$old" "$old.txt" "$old-wal" "$old-shm"
 done
-if [ -s "$cache" ] && [ -s "$cache.txt" ]; then
-	echo "report-speed: reusing $cache (generated $(date -r "$cache" -u +%Y-%m-%dT%H:%MZ))" >&2
+gen_when=
+if [ "$reuse" = 1 ] && [ -s "$cache" ] && [ -s "$cache.txt" ]; then
+	gen_when=$(date -r "$cache" -u +%Y-%m-%dT%H:%MZ)
+	echo "report-speed: reusing $cache (generated $gen_when)" >&2
 else
 	rm -f "$cache" "$cache.txt" "$cache-wal" "$cache-shm"
 	echo "report-speed: generating $events events into $cache" >&2
@@ -194,6 +200,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "nan") printf "%.2f
 {
 	echo "# mtx report speed, $date_now, commit $commit$dirty, $machine, load $load"
 	echo "# run.db from bench/gen-rundb: $nr_events events, $db_bytes bytes; $runs runs, medians, ms"
+	[ -z "$gen_when" ] || echo "# -r: the generation was timed in an earlier invocation, at $gen_when"
 	echo "# derived = meta.derived_ms (analysis_build); first_report = wall of the first"
 	echo "# 'mtx report FILE threads' on a fresh copy (derived build + report + open)"
 	[ "$have_report" = 1 ] || echo "# no 'mtx report' in this build: derived timed with 'gen-rundb --derive'"
