@@ -384,15 +384,15 @@ static ptrdiff_t waker_lifetime(const struct walk *w, int64_t waker_tid, int64_t
 }
 
 /* The wakeup in [@from_ns, @to_ns] of @t ending a wait (the one at its
- * end, else the latest in it): 1 and its time and waker, 0 when none. */
-static int find_wakeup(const struct tl_thread *t, int64_t from_ns, int64_t to_ns, int64_t *ts_ns, int64_t *waker_tid)
+ * end, else the latest in it): true and its time and waker, or false. */
+static bool find_wakeup(const struct tl_thread *t, int64_t from_ns, int64_t to_ns, int64_t *ts_ns, int64_t *waker_tid)
 {
 	size_t k = t ? SORTED_FIRST(t->wakeups, t->nr_wakeups, ts_ns, to_ns, true) : 0;
 	if (!k || t->wakeups[k - 1].ts_ns < from_ns)
-		return 0;
+		return false;
 	*ts_ns = t->wakeups[k - 1].ts_ns;
 	*waker_tid = t->wakeups[k - 1].waker_tid;
-	return 1;
+	return true;
 }
 
 /*
@@ -432,9 +432,8 @@ static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 		}
 		if (w->names[state].waits) {
 			/* The interval, clipped at *ns, ends at *ns: its wakeup is at or before. */
-			rc = find_wakeup(t, start_ns, *ns, &ts_ns, &waker_tid);
-			waker = rc ? waker_lifetime(w, waker_tid, start_ns, ts_ns, &at_ns) : -1;
-			rc = 0;
+			waker = find_wakeup(t, start_ns, *ns, &ts_ns, &waker_tid)
+					? waker_lifetime(w, waker_tid, start_ns, ts_ns, &at_ns) : -1;
 			if (waker >= 0 && may_jump(w, *life, *ns, waker, at_ns)) {
 				/* What is left of the wait after the waker's instant stays on the path. */
 				if ((rc = emit(w, *life, at_ns, *ns, (size_t)state, object_id)))
