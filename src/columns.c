@@ -97,3 +97,11 @@ void column_fit(int *widths, const bool *left, char *const *headers, int n, int 
 											  : widths[widest] - MIN_TEXT_WIDTH;
 	}
 }
+
+int column_gap(const int *widths, int n, int total_width)
+{
+	int total = 0;
+	for (int c = 0; c < n; c++)
+		total += widths[c];
+	return total + (n - 1) * COLUMN_GAP <= total_width ? COLUMN_GAP : 1;
+}

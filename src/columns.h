@@ -37,4 +37,9 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
  */
 void column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
 
+/* column_gap - the blanks between columns: COLUMN_GAP, or one when the
+ * columns (already fitted) would not fit @total_width with it: numbers too
+ * wide for 80 columns (a 10 M-event run's locks) then still fit. */
+int column_gap(const int *widths, int n, int total_width);
+
 #endif

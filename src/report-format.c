@@ -46,6 +46,7 @@ struct text_table {
 	char **headers;
 	int *widths;
 	bool *left; /* text values: left-aligned, and the ones cut to fit */
+	int gap;    /* blanks between columns */
 	char **cells; /* buffered rows, nr_cols per row */
 	size_t nr_rows, cap;
 };
@@ -64,7 +65,7 @@ static void print_text_row(const struct report_printer *p, const struct text_tab
 		const char *s = cells[c];
 		int w = t->widths[c], len = (int)strlen(s);
 		if (c)
-			pad(p->out, COLUMN_GAP);
+			pad(p->out, t->gap);
 		if (len > w) {
 			fwrite(s, 1, (size_t)(w - 1), p->out);
 			fputc('~', p->out);
@@ -158,6 +159,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		n++;
 	}
 	column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width);
+	t.gap = column_gap(t.widths, t.nr_cols, p->width);
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);
