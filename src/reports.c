@@ -81,17 +81,32 @@ static const struct mtx_query sync_queries[] = {
 	{ 0 },
 };
 
+/*
+ * The per-object reports have a row per address (and process and kind): an
+ * object destroyed and made again at its address (a new sync_objects row,
+ * a lifetime) adds to the same row, which the text could not otherwise
+ * tell from the first (pigz makes a job's condvar anew at a reused
+ * address each time). The object report lists the lifetimes.
+ */
+#define SAME_ADDRESS "o.pid, o.addr, o.kind"
+
 /* Per lock: the sums of sync_totals, and the holder whose holding made
- * others wait longest (then most often, then the lowest tid). */
+ * others wait longest (then most often, then the lowest tid), over all the
+ * address's lifetimes: one pass over lock_holders, ranked per address. */
 static const struct mtx_query locks_queries[] = {
 	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
-	  "SELECT o.addr, o.kind, SUM(x.calls) AS ops, SUM(x.contended) AS contended, SUM(x.wait_ns) AS wait_ns, "
-	  "MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, "
-	  "(SELECT h.holder_tid FROM lock_holders h WHERE h.object_id = o.id "
-	  " ORDER BY h.wait_ns DESC, h.ops DESC, h.holder_tid LIMIT 1) AS holder "
+	  "WITH holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, ROW_NUMBER() OVER (PARTITION BY " SAME_ADDRESS
+	  " ORDER BY SUM(h.wait_ns) DESC, SUM(h.ops) DESC, h.holder_tid) AS rank "
+	  "FROM lock_holders h JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
+	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
+	  "SELECT l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "
+	  "FROM (SELECT " SAME_ADDRESS ", SUM(x.calls) AS ops, SUM(x.contended) AS contended, "
+	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, MIN(o.id) AS first_id "
 	  "FROM sync_objects o JOIN sync_totals x ON x.object_id = o.id "
 	  "WHERE o.kind IN ('mutex', 'rwlock', 'spinlock') AND " OBJECT_IS("o.id", "o.addr") " "
-	  "GROUP BY o.id ORDER BY SUM(x.wait_ns) DESC, SUM(x.calls) DESC, o.id" },
+	  "GROUP BY " SAME_ADDRESS ") l "
+	  "LEFT JOIN holders h ON h.pid IS l.pid AND h.addr = l.addr AND h.kind = l.kind AND h.rank = 1 "
+	  "ORDER BY l.wait_ns DESC, l.ops DESC, l.first_id" },
 	{ 0 },
 };
 
@@ -180,7 +195,7 @@ static const struct mtx_query waits_queries[] = {
 	  "SELECT o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
 	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation FROM " WAIT_FOR_ROWS
 	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
-	  "GROUP BY w.object_id, w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
+	  "GROUP BY " SAME_ADDRESS ", w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
 	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
 	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
@@ -260,7 +275,7 @@ static const struct mtx_query critical_path_queries[] = {
 	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
 	  "SELECT o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
 	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
-	  "WHERE " THREAD_IS("cp.tid") " GROUP BY cp.object_id ORDER BY path_ns DESC" },
+	  "WHERE " THREAD_IS("cp.tid") " GROUP BY " SAME_ADDRESS " ORDER BY path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
 	  "SELECT f.name AS function, f.module, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
 	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
@@ -303,11 +318,14 @@ static const struct mtx_query histogram_queries[] = {
 	  "sparkline(bucket, value) AS over_time FROM time_histograms "
 	  "WHERE subject = 'thread' AND " THREAD_IS("subject_id") " AND :object_id IS NULL AND :addr IS NULL "
 	  "GROUP BY subject_id, metric ORDER BY subject_id, metric" },
+	/* The lifetimes of an address added up bucket by bucket first. */
 	{ "histogram.objects", "Per synchronization object, over time",
-	  "SELECT o.addr, o.kind, h.metric, MAX(h.value) AS peak, sparkline(h.bucket, h.value) AS over_time "
+	  "SELECT b.addr, b.kind, b.metric, MAX(b.value) AS peak, sparkline(b.bucket, b.value) AS over_time "
+	  "FROM (SELECT " SAME_ADDRESS ", h.metric, h.bucket, SUM(h.value) AS value, MIN(o.id) AS first_id "
 	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
 	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
-	  "GROUP BY h.subject_id, h.metric ORDER BY h.subject_id, h.metric" },
+	  "GROUP BY " SAME_ADDRESS ", h.metric, h.bucket) b "
+	  "GROUP BY b.pid, b.addr, b.kind, b.metric ORDER BY MIN(b.first_id), b.metric" },
 	{ 0 },
 };
 

@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 EXPECTED=$srcdir/tests/fixtures/reports
 cd "$TMP" || exit 1
 
-for f in waits profile calls; do
+for f in waits profile calls reuse; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -58,6 +58,21 @@ check critical-path critical-path
 check histogram histogram
 check threads-csv threads --format csv
 check sync-json sync --format json --thread 102
+# One address, two lifetimes (tests/fixtures/reuse.sql): a row for the
+# address in each per-object report, its lifetimes added up; by id, one.
+DB=reuse.db check locks-reuse locks
+DB=reuse.db check locks-reuse-id locks --object 2
+DB=reuse.db check waits-reuse waits
+DB=reuse.db check critical-path-reuse critical-path
+DB=reuse.db check histogram-reuse histogram --object 0x2000
+DB=reuse.db check object-reuse object 0x2000
+# Numbers too wide for 80 columns with two blanks between columns get one.
+cp reuse.db wide.db
+if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
+	fail "could not widen the reuse fixture's numbers"
+else
+	DB=wide.db check locks-wide locks
+fi
 # Profiles: tests/fixtures/profile.sql (samples) and calls.sql (exact calls).
 DB=profile.db check flat flat
 DB=profile.db check flat-worker-csv flat --thread worker --format csv
