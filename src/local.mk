@@ -7,6 +7,7 @@ libmtx_a_SOURCES = \
 	src/log.c src/log.h \
 	src/grow.h \
 	src/sorted.h \
+	src/radix-sort.c src/radix-sort.h \
 	src/clock.h \
 	src/timefmt.c src/timefmt.h \
 	src/match.c src/match.h \

@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	tests/unit/test-db \
 	tests/unit/test-sync-region \
 	tests/unit/test-sync-resolve \
+	tests/unit/test-radix-sort \
 	tests/unit/test-preload \
 	tests/unit/test-histogram \
 	tests/unit/test-critical-path \
@@ -63,6 +64,9 @@ tests_unit_test_sync_region_LDADD = $(UNIT_LIBS)
 tests_unit_test_sync_resolve_SOURCES = tests/unit/test-sync-resolve.c
 tests_unit_test_sync_resolve_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sync_resolve_LDADD = $(UNIT_LIBS)
+tests_unit_test_radix_sort_SOURCES = tests/unit/test-radix-sort.c
+tests_unit_test_radix_sort_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_radix_sort_LDADD = $(UNIT_LIBS)
 tests_unit_test_preload_SOURCES = tests/unit/test-preload.c
 tests_unit_test_preload_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_preload_LDADD = $(UNIT_LIBS)
