@@ -45,6 +45,9 @@
  * Usage: bench/gen-rundb OUT.db [EVENTS]   (default 10000000; OUT.db must not exist)
  *        bench/gen-rundb --derive FILE     build FILE's derived tables
  *                                          (analysis_build) and print the time
+ *        bench/gen-rundb --resolve FILE    put FILE's sync tables back as they
+ *                                          were before sync_resolve, run it
+ *                                          again and print its time
  */
 #include "config.h"
 #include "collector/event.h"
@@ -1136,6 +1139,56 @@ static int derive(const char *path)
 	return 0;
 }
 
+/*
+ * --resolve FILE: sync_resolve alone, on a file of this generator (the
+ * collector's state before it: waits on futexes 'blocked', no holders,
+ * hold or wait times; a run of it gives back the same tables, checked at
+ * 10 M events), with the writer's settings, in one transaction.
+ */
+static int resolve_again(const char *path)
+{
+	static const char undo[] =
+		"PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN; "
+		"UPDATE thread_states SET state = 'blocked', object_id = NULL WHERE state = 'blocked_sync'; "
+		"UPDATE sync_ops SET blocked = 0, wait_ns = 0, holder_tid = NULL, hold_ns = NULL; COMMIT";
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	struct sync_resolve_stats stats;
+	char *err = NULL;
+	int rc = 1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    db_exec(db, undo, &err) ||
+	    sqlite3_prepare_v2(db, "SELECT DISTINCT object_id FROM sync_ops WHERE op IN "
+				   "('init', 'create', 'open', 'destroy', 'join', 'close')", -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "gen-rundb: %s: %s\n", path, err ? err : sqlite3_errmsg(db));
+		goto out;
+	}
+	/* The objects with lifetime ops, as collect_sync_finish passes them. */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t *more = grow_array(ids, &cap, n, sizeof(*ids), 64);
+		if (!more)
+			goto out;
+		ids = more;
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	uint64_t t0 = clock_now_ns();
+	if (db_exec(db, "BEGIN", &err) || sync_resolve(db, ids, n, &stats, &err) || db_exec(db, "COMMIT", &err)) {
+		fprintf(stderr, "gen-rundb: resolving %s: %s\n", path, err ? err : "failed");
+		goto out;
+	}
+	printf("resolve_ms=%llu\n", (unsigned long long)((clock_now_ns() - t0) / 1000000));
+	rc = 0;
+out:
+	free(err);
+	free(ids);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
@@ -1143,9 +1196,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--derive"))
 		return derive(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--resolve"))
+		return resolve_again(argv[2]);
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: %s OUT.db [EVENTS]   (default 10000000)\n"
-				"       %s --derive FILE\n", argv[0], argv[0]);
+				"       %s --derive FILE\n"
+				"       %s --resolve FILE\n", argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	if (argc == 3) {
