@@ -142,25 +142,41 @@ static int sparkline_level(int64_t v, int64_t max)
 	return 1 + (int)((long double)v * (RAMP_TOP - 1) / (long double)max);
 }
 
+/* The largest of a group's buckets (each the sum of its values). */
+static int64_t sparkline_max(const struct sparkline *s)
+{
+	int64_t max = 0;
+	for (int i = 0; s && i < s->nr_buckets; i++)
+		if (s->value[i] > max)
+			max = s->value[i];
+	return max;
+}
+
 static void sparkline_final(sqlite3_context *ctx)
 {
 	const struct sparkline *s = sqlite3_aggregate_context(ctx, 0);
 	char text[NR_BUCKETS];
-	int64_t max = 0;
+	int64_t max = sparkline_max(s);
 	int n = s ? s->nr_buckets : 0;
 
-	for (int i = 0; i < n; i++)
-		if (s->value[i] > max)
-			max = s->value[i];
 	for (int i = 0; i < n; i++)
 		text[i] = sparkline_ramp[sparkline_level(s->value[i], max)];
 	sqlite3_result_text(ctx, text, n, SQLITE_TRANSIENT);
 }
 
+/* sparkline_peak(bucket, value): what its '@' stands for. */
+static void sparkline_peak_final(sqlite3_context *ctx)
+{
+	sqlite3_result_int64(ctx, sparkline_max(sqlite3_aggregate_context(ctx, 0)));
+}
+
 int histogram_register_sql(sqlite3 *db)
 {
-	int rc = sqlite3_create_function(db, "sparkline", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					 NULL, NULL, sparkline_step, sparkline_final);
+	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+	int rc = sqlite3_create_function(db, "sparkline", 2, flags, NULL, NULL, sparkline_step, sparkline_final);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "sparkline_peak", 2, flags, NULL, NULL, sparkline_step,
+					     sparkline_peak_final);
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 

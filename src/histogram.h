@@ -78,7 +78,9 @@ int histogram_is_empty(const struct mtx_histogram *h);
  * (MTX_HISTOGRAM_BUCKETS at most), from the ramp " .:-=+*#%@" scaled to the
  * group's largest value: 0 (or less) is a space, the largest '@', any other
  * positive value at least '.'. Values of a bucket given twice are summed;
- * rows whose bucket is out of range or NULL are ignored. Returns 0 or -EIO.
+ * rows whose bucket is out of range or NULL are ignored. And
+ * sparkline_peak(bucket, value): that largest value (a bucket's sum), what
+ * '@' stands for. Returns 0 or -EIO.
  */
 int histogram_register_sql(sqlite3 *db);
 

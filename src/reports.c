@@ -318,14 +318,13 @@ static const struct mtx_query histogram_queries[] = {
 	  "sparkline(bucket, value) AS over_time FROM time_histograms "
 	  "WHERE subject = 'thread' AND " THREAD_IS("subject_id") " AND :object_id IS NULL AND :addr IS NULL "
 	  "GROUP BY subject_id, metric ORDER BY subject_id, metric" },
-	/* The lifetimes of an address added up bucket by bucket first. */
+	/* The lifetimes of an address add up bucket by bucket in the
+	 * aggregates (a GROUP BY per bucket first took 3 times as long). */
 	{ "histogram.objects", "Per synchronization object, over time",
-	  "SELECT b.addr, b.kind, b.metric, MAX(b.value) AS peak, sparkline(b.bucket, b.value) AS over_time "
-	  "FROM (SELECT " SAME_ADDRESS ", h.metric, h.bucket, SUM(h.value) AS value, MIN(o.id) AS first_id "
-	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
+	  "SELECT o.addr, o.kind, h.metric, sparkline_peak(h.bucket, h.value) AS peak, "
+	  "sparkline(h.bucket, h.value) AS over_time FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
 	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
-	  "GROUP BY " SAME_ADDRESS ", h.metric, h.bucket) b "
-	  "GROUP BY b.pid, b.addr, b.kind, b.metric ORDER BY MIN(b.first_id), b.metric" },
+	  "GROUP BY " SAME_ADDRESS ", h.metric ORDER BY MIN(o.id), h.metric" },
 	{ 0 },
 };
 

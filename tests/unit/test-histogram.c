@@ -255,6 +255,26 @@ Test(sparkline, scales_to_the_group_maximum)
 	sqlite3_close(db);
 }
 
+Test(sparkline, its_peak_is_the_largest_bucket_summed)
+{
+	/* Group 1: bucket 0 given as 3 + 4 = 7, above bucket 1's 6 and any
+	 * single row. Group 2: the out-of-range bucket is ignored, as by
+	 * sparkline. Group 3: all zero. */
+	sqlite3 *db = sparkline_db("(1, 0, 3), (1, 0, 4), (1, 1, 6), (2, 48, 90), (2, 2, 5), (3, 0, 0)");
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT g, sparkline_peak(bucket, value) FROM t GROUP BY g ORDER BY g", -1,
+					&st, NULL),
+		     SQLITE_OK);
+	const int64_t want[] = { 7, 5, 0 };
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		cr_assert_eq(sqlite3_column_int64(st, 1), want[i], "group %d: %lld", i + 1,
+			     (long long)sqlite3_column_int64(st, 1));
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 Test(sparkline, every_ramp_level_is_reachable)
 {
 	/* Max 80: level 1 + v * 8 / 80 = 1 + v / 10 for v < 80. */
