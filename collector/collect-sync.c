@@ -285,18 +285,18 @@ static size_t ready_prefix(const struct sync_batch *b, uint64_t done_ns)
 	return b->len;
 }
 
-void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns)
+size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns)
 {
-	size_t n;
+	size_t n, left;
 	if (!cs->pump)
-		return;
+		return 0;
 	if (!cs->stack_frames) {
-		sync_pump_take(cs->pump, &cs->batch);
+		left = sync_pump_take(cs->pump, &cs->batch, SYNC_PUMP_TAKE_MAX);
 		write_batch(cs, w, cs->batch.len);
-		return;
+		return left;
 	}
 	/* The held records are in cs->batch already (see below). */
-	sync_pump_take(cs->pump, &cs->held);
+	left = sync_pump_take(cs->pump, &cs->held, SYNC_PUMP_TAKE_MAX);
 	if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len))
 		cs->lost += cs->held.len;
 	cs->held.len = 0;
@@ -304,6 +304,7 @@ void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t 
 	 * time, which the profile knows once the events before it came in. */
 	n = ready_prefix(&cs->batch, events_done_ns);
 	write_batch(cs, w, n);
+	return left;
 }
 
 int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)

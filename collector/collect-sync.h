@@ -96,10 +96,12 @@ uint64_t collect_sync_calls(struct collect_sync *cs);
  */
 void collect_sync_stop(struct collect_sync *cs);
 
-/* collect_sync_write - write what was drained since the last call. With
- * op stacks, ops that started at or after @events_done_ns (the kernel
- * events before it have all gone to the profile) wait for the next call. */
-void collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns);
+/* collect_sync_write - write the oldest records drained since the last
+ * call, SYNC_PUMP_TAKE_MAX at most. With op stacks, ops that started at or
+ * after @events_done_ns (the kernel events before it have all gone to the
+ * profile) wait for the next call. Returns how many records are left
+ * waiting in the pump: call again soon when there are. */
+size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns);
 
 /*
  * collect_sync_finish - the program is gone: drain the rest, write it,

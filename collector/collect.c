@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +74,11 @@ static void emit(void *ctx, const struct mtx_event *ev)
 /*
  * One round's flush: take the call records the pump has ready, then emit
  * every event older than @round_ns less the margin, and no later than the
- * call records' watermark. Returns how many call records were taken.
+ * call records' watermark; then write a batch of sync records (*@sync_left:
+ * how many more wait). Returns how many call records were taken.
  */
 static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, struct mtx_writer *w,
-			    struct sinks *k, uint64_t round_ns)
+			    struct sinks *k, uint64_t round_ns, size_t *sync_left)
 {
 	uint64_t before = cs->call_events + cs->calls_lost;
 	uint64_t upto = round_ns - FLUSH_MARGIN_NS, calls_upto = collect_sync_calls(cs);
@@ -85,7 +87,7 @@ static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, stru
 		upto = calls_upto;
 	order_flush(&s->order, upto, emit, k);
 	/* ops' stacks are named once the events before them went by */
-	collect_sync_write(cs, w, upto);
+	*sync_left = collect_sync_write(cs, w, upto);
 	return cs->call_events + cs->calls_lost - before;
 }
 
@@ -293,6 +295,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, kept;
 	uint64_t last_commit, exit_ns, calls_taken = 0;
+	size_t sync_left = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
@@ -395,15 +398,16 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	last_commit = clock_now_ns();
 	while (!done) {
 		uint64_t round_ns;
-		/* a full batch of calls taken: the pump holds more, come back at once */
-		if (poll(pfds, (nfds_t)s.nr_cpus + 1, calls_taken >= CALL_PUMP_TAKE_MAX ? 0 : POLL_MS) < 0 &&
-		    errno != EINTR)
+		/* a full batch of calls taken, or sync records left: the pump
+		 * holds more, come back at once */
+		bool more = calls_taken >= CALL_PUMP_TAKE_MAX || sync_left > 0;
+		if (poll(pfds, (nfds_t)s.nr_cpus + 1, more ? 0 : POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (pfds[s.nr_cpus].revents & POLLIN)
 			done = on_signal(sfd, t.pid, &wstatus);
 		round_ns = clock_now_ns();
 		session_drain(&s);
-		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns);
+		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
 		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
 			calls_flush(calls);
 			if (writer_commit(w) && !r->record_failed) {
@@ -419,7 +423,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	session_drain(&s);
 	/* The call records the pump still holds, in bounded batches while it
 	 * has them ready (collect_sync_stop hands over the rest at once). */
-	while (flush_round(&s, &cs, w, &sinks, clock_now_ns()) > 0)
+	while (flush_round(&s, &cs, w, &sinks, clock_now_ns(), &sync_left) > 0)
 		;
 	collect_sync_stop(&cs);
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +45,7 @@ struct sync_pump {
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards queue, the call streams and stop */
 	struct sync_batch queue;
+	size_t head; /* queue.recs[head, len) are still to be taken */
 	struct sync_batch local; /* the pump thread's own, filled without the lock */
 	struct call_stream *streams;
 	size_t nr_streams, cap_streams, cur_stream;
@@ -247,11 +249,24 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Append the local batch to the queue. Returns the queue's length. */
+/* Move the queue's records to the front of its buffer once more than half
+ * of it has been taken: amortized, a copy per record at most. */
+static void compact_queue(struct sync_pump *p, bool always)
+{
+	struct sync_batch *q = &p->queue;
+	if (!p->head || (!always && p->head < q->len / 2))
+		return;
+	memmove(q->recs, q->recs + p->head, (q->len - p->head) * sizeof(*q->recs));
+	q->len -= p->head;
+	p->head = 0;
+}
+
+/* Append the local batch to the queue. Returns how many records it holds. */
 static size_t publish(struct sync_pump *p)
 {
 	size_t queued;
 	pthread_mutex_lock(&p->lock);
+	compact_queue(p, false);
 	if (p->queue.len == 0) {
 		struct sync_batch t = p->queue;
 		p->queue = p->local;
@@ -260,7 +275,7 @@ static size_t publish(struct sync_pump *p)
 		p->dropped += p->local.len;
 	}
 	p->local.len = 0;
-	queued = p->queue.len;
+	queued = p->queue.len - p->head;
 	pthread_mutex_unlock(&p->lock);
 	return queued;
 }
@@ -276,7 +291,7 @@ static void *pump_main(void *arg)
 		int stop;
 		pthread_mutex_lock(&p->lock);
 		stop = p->stop;
-		queued = p->queue.len;
+		queued = p->queue.len - p->head;
 		held = p->calls_held;
 		pthread_mutex_unlock(&p->lock);
 		if (stop)
@@ -312,15 +327,29 @@ int sync_pump_start(struct sync_pump **out, struct sync_region *r, struct sync_r
 	return 0;
 }
 
-void sync_pump_take(struct sync_pump *p, struct sync_batch *b)
+size_t sync_pump_take(struct sync_pump *p, struct sync_batch *b, size_t max)
 {
-	struct sync_batch t;
+	size_t n, left;
 	pthread_mutex_lock(&p->lock);
-	t = p->queue;
-	p->queue = *b;
-	p->queue.len = 0;
+	n = p->queue.len - p->head;
+	if (p->head == 0 && n <= max) { /* all of it: the buffers change hands */
+		struct sync_batch t = p->queue;
+		p->queue = *b;
+		p->queue.len = 0;
+		*b = t;
+	} else {
+		b->len = 0;
+		if (n > max)
+			n = max;
+		/* out of memory: nothing taken this time, the queue keeps it */
+		if (sync_batch_append(b, p->queue.recs + p->head, n) == 0)
+			p->head += n;
+		if (p->head == p->queue.len)
+			p->head = p->queue.len = 0;
+	}
+	left = p->queue.len - p->head;
 	pthread_mutex_unlock(&p->lock);
-	*b = t;
+	return left;
 }
 
 void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b)
@@ -370,6 +399,7 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_b
 		sync_region_drain(p->region, on_record, p);
 	}
 	publish(p);
+	compact_queue(p, true);
 	sync_batch_free(b);
 	*b = p->queue;
 	sync_batch_free(&p->local);

@@ -83,9 +83,18 @@ void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b);
  * hand out nothing more until the next drain). */
 size_t sync_pump_calls_held(struct sync_pump *p);
 
-/* sync_pump_take - swap everything queued so far into @b (whose old
- * contents are dropped; its buffer is reused). */
-void sync_pump_take(struct sync_pump *p, struct sync_batch *b);
+/*
+ * sync_pump_take - move the oldest records queued so far, @max at most,
+ * into @b (whose old contents are dropped; its buffer is reused). Returns
+ * how many are left queued. Bounded, so that the main loop comes back for
+ * more while it writes them: when it took the whole queue (4 M records)
+ * and then spent seconds handing it to a full row queue, the pump's queue
+ * filled meanwhile, the lanes after it, and the traced threads, waiting
+ * past their budget, dropped records (1.9 M of 10.2 M in
+ * bench/sync-op-cost measure 720000 7, with one CPU idle).
+ */
+#define SYNC_PUMP_TAKE_MAX (64u << 10) /* records: 3.5 MiB */
+size_t sync_pump_take(struct sync_pump *p, struct sync_batch *b, size_t max);
 
 /* sync_pump_stop - drain once more, stop the thread, free the pump; what
  * remains queued is moved into @b and @cb (may be NULL when there is no

@@ -732,3 +732,69 @@ Test(sync_pump, holds_the_backlog_and_hands_it_out_in_time_order, .timeout = 60)
 	sync_batch_free(&b);
 	sync_region_destroy(r);
 }
+
+/* A writer of @n records into its own lane of a sync region. */
+struct lane_writer_arg {
+	struct mtx_lane_region *view;
+	uint64_t n;
+};
+
+static void *write_lane(void *p)
+{
+	struct lane_writer_arg *a = p;
+	struct mtx_lane_writer w = { 0 };
+	cr_assert_eq(lane_claim(a->view, &w, getpid(), gettid(), 1), 0);
+	write_n(a->view, &w, 0, a->n);
+	lane_release(&w);
+	return NULL;
+}
+
+/* The main loop takes sync records in batches of at most the bound, oldest
+ * first, and is told how many are left: none lost, none repeated, in order,
+ * across takes that leave part of the queue (and the compaction after). */
+Test(sync_pump, takes_sync_records_in_bounded_batches_in_order, .timeout = 60)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct sync_pump *p;
+	struct sync_batch b = { 0 };
+	struct call_batch cb = { 0 };
+	struct lane_writer_arg a = { .view = &view, .n = 5 * SYNC_PUMP_TAKE_MAX + 123 };
+	pthread_t th;
+	uint64_t next = 0, dropped = 1;
+	size_t left = 0;
+	int partial = 0;
+
+	cr_assert_eq(sync_region_create_sized(&r, 4, 1u << 16), 0);
+	open_view(r, &view);
+	/* order, not the budget: the test takes slowly at first */
+	view.wait_budget_ns = 60ull * 1000000000ull;
+	cr_assert_eq(sync_pump_start(&p, r, NULL), 0);
+	cr_assert_eq(pthread_create(&th, NULL, write_lane, &a), 0);
+	/* let a backlog build before the first take */
+	struct timespec pause = { 0, 200000000 };
+	nanosleep(&pause, NULL);
+	for (int idle = 0; next < a.n && idle < 3000;) {
+		left = sync_pump_take(p, &b, SYNC_PUMP_TAKE_MAX);
+		cr_assert_leq(b.len, SYNC_PUMP_TAKE_MAX);
+		partial += b.len == SYNC_PUMP_TAKE_MAX && left > 0;
+		for (size_t i = 0; i < b.len; i++, next++)
+			cr_assert_eq(b.recs[i].arg, next, "record %llu came as %llu", (unsigned long long)next,
+				     (unsigned long long)b.recs[i].arg);
+		if (b.len == 0) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+			idle++;
+		}
+	}
+	pthread_join(th, NULL);
+	sync_pump_stop(p, &b, &cb, &dropped);
+	for (size_t i = 0; i < b.len; i++, next++)
+		cr_assert_eq(b.recs[i].arg, next);
+	cr_assert_eq(next, a.n, "%llu of %llu records", (unsigned long long)next, (unsigned long long)a.n);
+	cr_assert_eq(sync_region_lost(r), 0);
+	cr_assert_gt(partial, 0, "no take left records queued: the bound was not exercised");
+	sync_batch_free(&b);
+	call_batch_free(&cb);
+	sync_region_destroy(r);
+}
