@@ -1030,6 +1030,14 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* The objects with lifetime ops (the children's thread objects: create,
+ * join), as collect_sync_finish hands sync_resolve its own. */
+static void set_lifetime_ids(int64_t ids[NR_CHILDREN])
+{
+	for (int k = 0; k < NR_CHILDREN; k++)
+		ids[k] = obj_id(OBJ_THREAD(k));
+}
+
 static int generate(const char *path, uint64_t budget)
 {
 	static struct gen g; /* ~20 KB of threads and objects: not on the stack */
@@ -1061,8 +1069,7 @@ static int generate(const char *path, uint64_t budget)
 	}
 
 	/* As collect_sync_finish: indexes first, then the passes. */
-	for (int k = 0; k < NR_CHILDREN; k++)
-		lifetime_ids[k] = obj_id(OBJ_THREAD(k));
+	set_lifetime_ids(lifetime_ids);
 	rc = db_create_indexes(writer_db(g.w), &err);
 	printf("  indexes: %.2f s\n", secs(clock_now_ns() - t1));
 	if (!rc)
@@ -1151,31 +1158,21 @@ static int resolve_again(const char *path)
 		"PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; BEGIN; "
 		"UPDATE thread_states SET state = 'blocked', object_id = NULL WHERE state = 'blocked_sync'; "
 		"UPDATE sync_ops SET blocked = 0, wait_ns = 0, holder_tid = NULL, hold_ns = NULL; COMMIT";
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t n = 0, cap = 0;
+	int64_t lifetime_ids[NR_CHILDREN];
 	struct sync_resolve_stats stats;
+	sqlite3 *db = NULL;
 	char *err = NULL;
 	int rc = 1;
 
+	set_lifetime_ids(lifetime_ids);
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    db_exec(db, undo, &err) ||
-	    sqlite3_prepare_v2(db, "SELECT DISTINCT object_id FROM sync_ops WHERE op IN "
-				   "('init', 'create', 'open', 'destroy', 'join', 'close')", -1, &st, NULL) != SQLITE_OK) {
+	    db_exec(db, undo, &err)) {
 		fprintf(stderr, "gen-rundb: %s: %s\n", path, err ? err : sqlite3_errmsg(db));
 		goto out;
 	}
-	/* The objects with lifetime ops, as collect_sync_finish passes them. */
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t *more = grow_array(ids, &cap, n, sizeof(*ids), 64);
-		if (!more)
-			goto out;
-		ids = more;
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
 	uint64_t t0 = clock_now_ns();
-	if (db_exec(db, "BEGIN", &err) || sync_resolve(db, ids, n, &stats, &err) || db_exec(db, "COMMIT", &err)) {
+	if (db_exec(db, "BEGIN", &err) || sync_resolve(db, lifetime_ids, NR_CHILDREN, &stats, &err) ||
+	    db_exec(db, "COMMIT", &err)) {
 		fprintf(stderr, "gen-rundb: resolving %s: %s\n", path, err ? err : "failed");
 		goto out;
 	}
@@ -1183,8 +1180,6 @@ static int resolve_again(const char *path)
 	rc = 0;
 out:
 	free(err);
-	free(ids);
-	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return rc;
 }
