@@ -27,7 +27,20 @@ enum column_kind column_kind(const char *name)
 		return COL_PCT;
 	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
 		return COL_HEX;
+	if (!strcmp(name, "peak"))
+		return COL_OF_METRIC;
 	return COL_PLAIN;
+}
+
+/* Whether the column "metric" of @st's current row names a duration. */
+static bool metric_is_duration(sqlite3_stmt *st)
+{
+	for (int c = 0; c < sqlite3_column_count(st); c++)
+		if (!strcmp(sqlite3_column_name(st, c), "metric")) {
+			const char *m = (const char *)sqlite3_column_text(st, c);
+			return m && ends_with(m, "_ns");
+		}
+	return false;
 }
 
 void column_header(const char *name, char *buf, size_t size)
@@ -54,6 +67,8 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
 		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, col));
 		return;
 	}
+	if (kind == COL_OF_METRIC)
+		kind = metric_is_duration(st) ? COL_DURATION : COL_PLAIN;
 	switch (kind) {
 	case COL_TIME: {
 		int64_t rel = v - origin_ns, mag = rel < 0 ? -rel : rel;

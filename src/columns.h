@@ -2,7 +2,8 @@
  * src/columns.h - how a query's column is shown, decided by its name, for
  * every text rendering of a named query (mtx report's tables and the
  * browser's views): *_ns are durations (start_ns, end_ns, ts_ns: times since
- * the run's start), *_pct percentages, addr/callsite in hex.
+ * the run's start), *_pct percentages, addr/callsite in hex; a "peak" is a
+ * duration when its row's "metric" is one (ends in _ns), else a count.
  */
 #ifndef MTX_COLUMNS_H
 #define MTX_COLUMNS_H
@@ -12,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX };
+enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX, COL_OF_METRIC };
 
 #define COLUMN_GAP 2 /* blanks between two columns */
 
