@@ -176,6 +176,10 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/timeline.txt \
 	tests/tui/screens/waits.txt
 AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
+# The unit test programs (no extension) run through tests/run-unit.sh,
+# which outlives a hang of Criterion's runner.
+LOG_COMPILER = $(SHELL) $(srcdir)/tests/run-unit.sh
+EXTRA_DIST += tests/run-unit.sh
 
 # Every sample linked statically (-all-static: libtool takes plain -static
 # for its own meaning): programs LD_PRELOAD cannot enter, traced through
