@@ -86,7 +86,8 @@ static const struct mtx_query sync_queries[] = {
  * object destroyed and made again at its address (a new sync_objects row,
  * a lifetime) adds to the same row, which the text could not otherwise
  * tell from the first (pigz makes a job's condvar anew at a reused
- * address each time). The object report lists the lifetimes.
+ * address each time). The object report lists the lifetimes. They show the
+ * pid: a forked child has its objects at its parent's addresses.
  */
 #define SAME_ADDRESS "o.pid, o.addr, o.kind"
 
@@ -99,7 +100,7 @@ static const struct mtx_query locks_queries[] = {
 	  " ORDER BY SUM(h.wait_ns) DESC, SUM(h.ops) DESC, h.holder_tid) AS rank "
 	  "FROM lock_holders h JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
-	  "SELECT l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "
+	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "
 	  "FROM (SELECT " SAME_ADDRESS ", SUM(x.calls) AS ops, SUM(x.contended) AS contended, "
 	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, MIN(o.id) AS first_id "
 	  "FROM sync_objects o JOIN sync_totals x ON x.object_id = o.id "
@@ -192,7 +193,7 @@ static const struct mtx_query switches_queries[] = {
 	IN_WINDOW("c.start_ns", "c.end_ns") ") c "
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
-	  "SELECT o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
+	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
 	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation FROM " WAIT_FOR_ROWS
 	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
@@ -273,7 +274,7 @@ static const struct mtx_query critical_path_queries[] = {
 	  "FROM " PATH_ROWS("x.tid, x.state") "WHERE " THREAD_IS("cp.tid") " "
 	  "GROUP BY cp.tid, cp.state ORDER BY path_ns DESC" },
 	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
-	  "SELECT o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "SELECT o.pid, o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
 	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
 	  "WHERE " THREAD_IS("cp.tid") " GROUP BY " SAME_ADDRESS " ORDER BY path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
@@ -321,7 +322,7 @@ static const struct mtx_query histogram_queries[] = {
 	/* The lifetimes of an address add up bucket by bucket in the
 	 * aggregates (a GROUP BY per bucket first took 3 times as long). */
 	{ "histogram.objects", "Per synchronization object, over time",
-	  "SELECT o.addr, o.kind, h.metric, sparkline_peak(h.bucket, h.value) AS peak, "
+	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(h.bucket, h.value) AS peak, "
 	  "sparkline(h.bucket, h.value) AS over_time FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
 	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
 	  "GROUP BY " SAME_ADDRESS ", h.metric ORDER BY MIN(o.id), h.metric" },

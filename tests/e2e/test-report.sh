@@ -73,6 +73,14 @@ if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE syn
 else
 	DB=wide.db check locks-wide locks
 fi
+# A forked child has its objects at its parent's addresses: the second
+# lifetime made the child's, the two rows are told apart by their pid.
+cp reuse.db forked.db
+if ! sqlite3 forked.db "UPDATE sync_objects SET pid = 300 WHERE id = 2"; then
+	fail "could not give the reuse fixture's second lifetime to another process"
+else
+	DB=forked.db check locks-forked locks
+fi
 # Profiles: tests/fixtures/profile.sql (samples) and calls.sql (exact calls).
 DB=profile.db check flat flat
 DB=profile.db check flat-worker-csv flat --thread worker --format csv
