@@ -60,7 +60,10 @@ CREATE TABLE wait_for (
 	other_runnable_ns INTEGER,
 	other_blocked_ns  INTEGER,       -- blocked, blocked_sync, blocked_io, sleeping
 	other_object_id   INTEGER,       -- the object it was itself blocked on longest then
-	other_callsite    INTEGER        -- holder: where it took the lock; waker: where it woke us
+	-- holder: where it took the lock (its last op on it before the wait);
+	-- waker: where it woke us (its last op on the object by the wakeup,
+	-- begun since the waiter's op, else the op it was in at the wakeup)
+	other_callsite    INTEGER
 );
 CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 
@@ -184,12 +187,14 @@ CREATE TABLE cpu_wait_totals (
 );
 
 -- Per waiting thread, the wait_for rows added up by object, the thread
--- waited for and relation (the waits report's objects and graph).
+-- waited for, relation and other_callsite (the waits report's objects and
+-- graph).
 CREATE TABLE wait_for_totals (
 	tid            INTEGER NOT NULL,
 	object_id      INTEGER,
 	waited_for_tid INTEGER,
 	relation       TEXT NOT NULL,
+	other_callsite INTEGER,          -- as in wait_for
 	waits          INTEGER NOT NULL, -- COUNT(*)
 	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
 );

@@ -174,10 +174,10 @@ static const struct mtx_query switches_queries[] = {
  * cpu_wait_totals), else each recorded wait in the window. The queries
  * group them as they grouped the recorded rows. */
 #define WAIT_FOR_ROWS                                                                                  \
-	"(SELECT x.tid, x.object_id, x.waited_for_tid, x.relation, x.waits AS n, x.wait_ns AS ns "      \
-	"FROM wait_for_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
-	"SELECT w.tid, w.object_id, w.waited_for_tid, w.relation, 1 AS n, w.end_ns - w.start_ns AS ns " \
-	"FROM wait_for w WHERE " WINDOWED " AND " THREAD_RANGE("w.tid") " AND "                         \
+	"(SELECT x.tid, x.object_id, x.waited_for_tid, x.relation, x.other_callsite, x.waits AS n, "    \
+	"x.wait_ns AS ns FROM wait_for_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL " \
+	"SELECT w.tid, w.object_id, w.waited_for_tid, w.relation, w.other_callsite, 1 AS n, "          \
+	"w.end_ns - w.start_ns AS ns FROM wait_for w WHERE " WINDOWED " AND " THREAD_RANGE("w.tid") " AND " \
 	IN_WINDOW("w.start_ns", "w.end_ns") ") w "
 #define WAIT_ROWS                                                                                      \
 	"(SELECT x.cause, x.syscall, x.fd_kind, x.ended_by, x.waker_tid, x.waits AS n, x.wait_ns AS ns, " \
@@ -202,6 +202,20 @@ static const struct mtx_query waits_queries[] = {
 	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
 	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr")
 	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
+	/* Where the holder took the lock, or where the waker woke the thread
+	 * (wait_for.other_callsite), named in that thread's process: the call
+	 * sites are added up first, then named. */
+	{ "waits.where", "Where it was: the function of the holder's lock, or of the waker's wakeup",
+	  "SELECT g.for_tid, " NAME_OF("g.for_tid") " AS for_name, g.relation, f.name AS function, "
+	  "SUM(g.n) AS waits, SUM(g.ns) AS wait_ns FROM ("
+	  "SELECT o.pid, w.waited_for_tid AS for_tid, w.relation, w.other_callsite, SUM(w.n) AS n, SUM(w.ns) AS ns "
+	  "FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
+	  "WHERE " OBJECT_IS("w.object_id", "o.addr") " AND w.waited_for_tid IS NOT NULL "
+	  "GROUP BY o.pid, w.waited_for_tid, w.relation, w.other_callsite) g "
+	  "LEFT JOIN callsites cs ON cs.pid = COALESCE((SELECT th.pid FROM threads th WHERE th.tid = g.for_tid "
+	  "ORDER BY th.start_ns DESC LIMIT 1), g.pid) AND cs.addr = g.other_callsite "
+	  "LEFT JOIN functions f ON f.id = cs.function_id "
+	  "GROUP BY g.for_tid, g.relation, f.name ORDER BY wait_ns DESC, g.for_tid, f.name" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "

@@ -32,9 +32,9 @@
 #include <string.h>
 
 struct wait_for_total {
-	int64_t tid, object_id, waited_for_tid, waits, wait_ns;
+	int64_t tid, object_id, waited_for_tid, other_callsite, waits, wait_ns;
 	int relation;
-	bool has_object;
+	bool has_object, has_callsite;
 };
 
 static const char *const relations[] = { "unknown", "holder", "waker" };
@@ -160,18 +160,21 @@ static bool is_lock(const char *kind)
 	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
 }
 
-/* Count the wait in wait_for_totals. */
-static int count_wait(struct wait_for_pass *p, int64_t tid, int64_t e_minus_s, bool has_object, int64_t object_id,
-		      int64_t other, int relation)
+/* Count the wait @w in wait_for_totals. Tids fit 32 bits, call sites
+ * (user-space addresses) 62: two keys each. */
+static int count_wait(struct wait_for_pass *p, const struct wait_for_row *w)
 {
-	const struct wait_for_total init = { .tid = tid, .object_id = object_id, .waited_for_tid = other,
-					     .relation = relation, .has_object = has_object };
-	ptrdiff_t i = keyhash_row(&p->keys, tid, has_object ? object_id : INT64_MIN, other * 4 + relation, &p->totals,
+	const struct wait_for_total init = {
+		.tid = w->tid, .object_id = w->object_id, .waited_for_tid = w->other, .relation = w->relation,
+		.other_callsite = w->other_callsite, .has_object = w->has_object, .has_callsite = w->has_callsite,
+	};
+	ptrdiff_t i = keyhash_row(&p->keys, (w->tid << 32) | (uint32_t)w->other, w->has_object ? w->object_id : INT64_MIN,
+				  (w->has_callsite ? w->other_callsite : -1) * 4 + w->relation, &p->totals,
 				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
 	if (i < 0)
 		return (int)i;
 	p->totals[i].waits++;
-	p->totals[i].wait_ns += e_minus_s;
+	p->totals[i].wait_ns += w->end_ns - w->start_ns;
 	return 0;
 }
 
@@ -197,8 +200,15 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	} else if (has_waker) {
 		relation = 2;
 		other = waker_tid;
-		/* Where the waker woke us: the op it was in at the wakeup. */
-		if (!(other_op = op_at(p, timeline_thread(p->tl, other), e, &rc)) && rc)
+		/* Where the waker woke us: its last op on the object by the wakeup,
+		 * begun since we asked (a post, signal or unlock is stamped before
+		 * the call that wakes, so it ends before the wakeup); else the op
+		 * it was in at the wakeup (the last to reach a barrier). */
+		const struct tl_thread *waker = timeline_thread(p->tl, other);
+		other_op = has_object ? last_op_on(p, waker, object_id, e) : NULL;
+		if (other_op && other_op->start_ns < (op ? op->start_ns : s))
+			other_op = NULL;
+		if (!other_op && !(other_op = op_at(p, waker, e, &rc)) && rc)
 			return rc;
 	}
 	*r = (struct wait_for_row){
@@ -219,7 +229,7 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		return -ENOMEM;
 	p->links = links;
 	links[p->nr_links++] = (struct wait_link){ tid, s, e, other, object_id, has_object };
-	return count_wait(p, tid, e - s, has_object, object_id, other, relation);
+	return count_wait(p, r);
 }
 
 int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int table, struct wait_for_pass **out)
@@ -247,8 +257,8 @@ static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, waits, wait_ns) "
-			       "VALUES (?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, other_callsite, "
+			       "waits, wait_ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < p->nr_totals && !rc; i++) {
@@ -258,8 +268,9 @@ static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 		db_bind_int_or_null(ins, 2, x->object_id, x->has_object);
 		db_bind_int_or_null(ins, 3, x->waited_for_tid, x->waited_for_tid >= 0);
 		sqlite3_bind_text(ins, 4, relations[x->relation], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 5, x->waits);
-		sqlite3_bind_int64(ins, 6, x->wait_ns);
+		db_bind_int_or_null(ins, 5, x->other_callsite, x->has_callsite);
+		sqlite3_bind_int64(ins, 6, x->waits);
+		sqlite3_bind_int64(ins, 7, x->wait_ns);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);

@@ -108,7 +108,7 @@ struct view *report_view_new(struct browse *b, const char *title, const char *co
 struct view *thread_view_new(struct browse *b, int64_t tid)
 {
 	static const char *const queries[] = {
-		"sync", "waits.objects", "waits.chains", "waits.other", "waits.wakers", "waits.cpu", NULL,
+		"sync", "waits.objects", "waits.where", "waits.chains", "waits.other", "waits.wakers", "waits.cpu", NULL,
 	};
 	struct mtx_query_params p = { .tid = tid, .has_tid = true };
 	char title[128];

@@ -114,7 +114,9 @@ Test(causes, wait_for_holder_and_waker)
 	 * runnable 350-360 (10 us) and in read() 300-350 (50 us, no object). */
 	cr_assert_str_eq(wait_row(102, US(250)), "1 4 101 holder 80000 10000 50000 - 2048");
 	/* main waited 200-900 for worker-a to exit; worker-a woke it from its
-	 * exit op (callsite 2080), having run 200-300 and 360-900 (640 us). */
+	 * exit op (callsite 2080: its last op on the thread object by the
+	 * wakeup, though it ended at 899, before it), having run 200-300 and
+	 * 360-900 (640 us). */
 	cr_assert_str_eq(wait_row(100, US(200)), "2 6 101 waker 640000 10000 50000 - 2080");
 }
 
