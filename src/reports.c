@@ -275,9 +275,9 @@ static const struct mtx_query waits_queries[] = {
 	"FROM critical_path_totals x WHERE " WHOLE_RUN " UNION ALL "                                      \
 	"SELECT " cols ", 1 AS n, " CLIPPED("x.start_ns", "x.end_ns") " AS ns, x.start_ns AS s, x.end_ns AS e " \
 	"FROM critical_path x WHERE " WINDOWED " AND " IN_WINDOW("x.start_ns", "x.end_ns") ") cp "
-#define PATH_SHARE \
-	PCT("SUM(cp.ns)", "CASE WHEN " WHOLE_RUN " THEN (SELECT MAX(SUM(y.path_ns), 1) FROM critical_path_totals y) " \
-	    "ELSE " PATH_TOTAL " END")
+#define PATH_LENGTH \
+	"CASE WHEN " WHOLE_RUN " THEN (SELECT MAX(SUM(y.path_ns), 1) FROM critical_path_totals y) ELSE " PATH_TOTAL " END"
+#define PATH_SHARE PCT("SUM(cp.ns)", PATH_LENGTH)
 static const struct mtx_query critical_path_queries[] = {
 	{ "critical-path.summary", "Critical path: the chain of work and waits that ended at the program's exit",
 	  "SELECT MIN(cp.s) AS start_ns, MAX(cp.e) AS end_ns, SUM(cp.ns) AS length_ns, "
@@ -296,6 +296,21 @@ static const struct mtx_query critical_path_queries[] = {
 	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
 	  "WHERE " THREAD_IS("cp.tid") " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id "
 	  "ORDER BY path_ns DESC" },
+	/* Each running segment's time shared among the leaf functions of the
+	 * thread's samples within it, by count; a segment without one is
+	 * "(no sample)" (fn -1), a sample without a user stack "[no stack]". */
+	{ "critical-path.sampled", "Its running time per function its CPU samples were in (collect --sample)",
+	  "WITH seg AS (SELECT x.seq, x.tid, MAX(x.start_ns, " FROM_NS ") AS s, MIN(x.end_ns, " TO_NS ") AS e "
+	  "FROM critical_path x WHERE x.state = 'running' AND " THREAD_IS("x.tid") " AND "
+	  IN_WINDOW("x.start_ns", "x.end_ns") " AND EXISTS (SELECT 1 FROM samples)), "
+	  "hit AS (SELECT seg.seq, seg.e - seg.s AS len, CASE WHEN sm.rowid IS NULL THEN -1 ELSE st.function_id END AS fn "
+	  "FROM seg LEFT JOIN samples sm ON sm.tid = seg.tid AND sm.ts_ns >= seg.s AND sm.ts_ns < seg.e "
+	  "LEFT JOIN stacks st ON st.id = sm.stack_id), "
+	  "share AS (SELECT fn, len * COUNT(*) / SUM(COUNT(*)) OVER (PARTITION BY seq) AS ns FROM hit GROUP BY seq, fn) "
+	  "SELECT CASE WHEN x.fn = -1 THEN '(no sample)' ELSE COALESCE(f.name, '[no stack]') END AS function, "
+	  "f.module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "
+	  "FROM share x LEFT JOIN functions f ON f.id = x.fn "
+	  "WHERE :function IS NULL OR f.name REGEXP :function GROUP BY x.fn ORDER BY path_ns DESC, function" },
 	{ 0 },
 };
 

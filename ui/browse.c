@@ -42,7 +42,7 @@ static struct view *open_syscalls(struct browse *b)
 static struct view *open_critical_path(struct browse *b)
 {
 	static const char *const q[] = { "critical-path.summary", "critical-path.threads", "critical-path.objects",
-					 "critical-path.functions", NULL };
+					 "critical-path.functions", "critical-path.sampled", NULL };
 	return report_view_new(b, "critical path", q, NULL);
 }
 

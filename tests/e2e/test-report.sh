@@ -86,6 +86,9 @@ DB=profile.db check flat flat
 DB=profile.db check flat-worker-csv flat --thread worker --format csv
 DB=profile.db check flat-window flat --from 1.5ms --to 4ms
 DB=profile.db check calls calls
+DB=profile.db check critical-path-sampled critical-path
+# 2-5 ms: 3 samples, 1 ms each (hash, [kernel], work); 6-8 ms: none.
+DB=profile.db check critical-path-sampled-window critical-path --from 2ms --to 8ms
 DB=profile.db check calls-hash calls --thread main --function '^hash$'
 DB=calls.db check calls-exact calls
 # The filters of the function reports, in the other formats too.
