@@ -160,8 +160,9 @@ static bool is_lock(const char *kind)
 	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
 }
 
-/* Count the wait @w in wait_for_totals. Tids fit 32 bits, call sites
- * (user-space addresses) 62: two keys each. */
+/* Count the wait @w in wait_for_totals. The hash takes three keys: the
+ * two tids share one (they fit 32 bits), the call site and relation
+ * another (a user-space address fits 47). */
 static int count_wait(struct wait_for_pass *p, const struct wait_for_row *w)
 {
 	const struct wait_for_total init = {
