@@ -204,18 +204,20 @@ static const struct mtx_query waits_queries[] = {
 	  " AND w.waited_for_tid IS NOT NULL GROUP BY w.tid, w.waited_for_tid ORDER BY wait_ns DESC, w.tid" },
 	/* Where the holder took the lock, or where the waker woke the thread
 	 * (wait_for.other_callsite), named in that thread's process: the call
-	 * sites are added up first, then named. */
+	 * sites are added up first, then named. A joined thread wakes its
+	 * joiner as it exits, where it has no op: "(exit)". */
 	{ "waits.where", "Where it was: the function of the holder's lock, or of the waker's wakeup",
-	  "SELECT g.for_tid, " NAME_OF("g.for_tid") " AS for_name, g.relation, f.name AS function, "
+	  "SELECT g.for_tid, " NAME_OF("g.for_tid") " AS for_name, g.relation, "
+	  "CASE WHEN g.kind = 'thread' AND g.other_callsite IS NULL THEN '(exit)' ELSE f.name END AS function, "
 	  "SUM(g.n) AS waits, SUM(g.ns) AS wait_ns FROM ("
-	  "SELECT o.pid, w.waited_for_tid AS for_tid, w.relation, w.other_callsite, SUM(w.n) AS n, SUM(w.ns) AS ns "
-	  "FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
+	  "SELECT o.pid, o.kind, w.waited_for_tid AS for_tid, w.relation, w.other_callsite, SUM(w.n) AS n, "
+	  "SUM(w.ns) AS ns FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
 	  "WHERE " OBJECT_IS("w.object_id", "o.addr") " AND w.waited_for_tid IS NOT NULL "
-	  "GROUP BY o.pid, w.waited_for_tid, w.relation, w.other_callsite) g "
+	  "GROUP BY o.pid, o.kind, w.waited_for_tid, w.relation, w.other_callsite) g "
 	  "LEFT JOIN callsites cs ON cs.pid = COALESCE((SELECT th.pid FROM threads th WHERE th.tid = g.for_tid "
 	  "ORDER BY th.start_ns DESC LIMIT 1), g.pid) AND cs.addr = g.other_callsite "
 	  "LEFT JOIN functions f ON f.id = cs.function_id "
-	  "GROUP BY g.for_tid, g.relation, f.name ORDER BY wait_ns DESC, g.for_tid, f.name" },
+	  "GROUP BY g.for_tid, g.relation, function ORDER BY wait_ns DESC, g.for_tid, function" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "

@@ -66,6 +66,14 @@ DB=reuse.db check waits-reuse waits
 DB=reuse.db check critical-path-reuse critical-path
 DB=reuse.db check histogram-reuse histogram --object 0x2000
 DB=reuse.db check object-reuse object 0x2000
+# A joined thread wakes its joiner as it exits, where it records no op:
+# without worker-a's exit op, main's join was woken at "(exit)".
+cp waits.db noexit.db
+if ! sqlite3 noexit.db "DELETE FROM sync_ops WHERE id = 8; DELETE FROM meta WHERE key = 'derived_version'"; then
+	fail "could not remove the waits fixture's exit op"
+else
+	DB=noexit.db check waits-noexit waits --thread main
+fi
 # Numbers too wide for 80 columns with two blanks between columns get one.
 cp reuse.db wide.db
 if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
