@@ -150,7 +150,7 @@ static const struct mtx_query switches_queries[] = {
 	  "WITH names AS MATERIALIZED (SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid) "
 	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, " TID_LABEL("r.to_tid", "n2.name") " AS to_name, "
 	  "r.at, r.function, r.count "
-	  "FROM (SELECT u.from_tid, u.to_tid, u.at, f.name AS function, u.count FROM ("
+	  "FROM (SELECT u.from_tid, u.to_tid, u.at, " FUNCTION_LABEL("f") " AS function, u.count FROM ("
 	  "SELECT x.from_tid, x.to_tid, x.at, x.function_id, x.count FROM switch_totals x "
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.from_tid") " "
 	  "UNION ALL "
@@ -159,7 +159,7 @@ static const struct mtx_query switches_queries[] = {
 	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
 	  IN_WINDOW("c.start_ns", "c.end_ns") " "
 	  "GROUP BY c.tid, c.next_tid, at, c.function_id) u LEFT JOIN functions f ON f.id = u.function_id "
-	  "ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, f.name LIMIT COALESCE(:limit, -1)) r "
+	  "ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, function LIMIT COALESCE(:limit, -1)) r "
 	  "LEFT JOIN names n1 ON n1.tid = r.from_tid LEFT JOIN names n2 ON n2.tid = r.to_tid "
 	  "ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at, r.function" },
 	{ 0 },
@@ -208,7 +208,8 @@ static const struct mtx_query waits_queries[] = {
 	 * joiner as it exits, where it has no op: "(exit)". */
 	{ "waits.where", "Where it was: the function of the holder's lock, or of the waker's wakeup",
 	  "SELECT g.for_tid, " NAME_OF("g.for_tid") " AS for_name, g.relation, "
-	  "CASE WHEN g.kind = 'thread' AND g.other_callsite IS NULL THEN '(exit)' ELSE f.name END AS function, "
+	  "CASE WHEN g.kind = 'thread' AND g.other_callsite IS NULL THEN '(exit)' ELSE " FUNCTION_LABEL("f") " END "
+	  "AS function, "
 	  "SUM(g.n) AS waits, SUM(g.ns) AS wait_ns FROM ("
 	  "SELECT o.pid, o.kind, w.waited_for_tid AS for_tid, w.relation, w.other_callsite, SUM(w.n) AS n, "
 	  "SUM(w.ns) AS ns FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
@@ -388,12 +389,12 @@ static const struct mtx_query flat_queries[] = {
 	  "WITH " SAMPLES_CTE ", "
 	  "total AS (SELECT tid, SUM(n) AS n FROM s GROUP BY tid), "
 	  "incl AS (SELECT tid, fn, SUM(n) AS n FROM (SELECT DISTINCT tid, leaf, fn, n FROM wf) GROUP BY 1, 2) "
-	  "SELECT i.tid, " NAME_OF("i.tid") " AS thread, f.name AS function, COALESCE(l.n, 0) AS self, "
+	  "SELECT i.tid, " NAME_OF("i.tid") " AS thread, " FUNCTION_LABEL("f") " AS function, COALESCE(l.n, 0) AS self, "
 	  PCT("COALESCE(l.n, 0)", "t.n") " AS self_pct, " PCT("i.n", "t.n") " AS total_pct "
 	  "FROM incl i JOIN total t ON t.tid = i.tid JOIN functions f ON f.id = i.fn "
 	  "LEFT JOIN leaf_fn l ON l.tid = i.tid AND l.fn = i.fn "
 	  "WHERE (:function IS NULL OR f.name REGEXP :function) "
-	  "ORDER BY i.tid, self DESC, i.n DESC, f.name" },
+	  "ORDER BY i.tid, self DESC, i.n DESC, function" },
 	{ 0 },
 };
 
@@ -427,8 +428,8 @@ static const struct mtx_query flat_queries[] = {
 	"WHERE NOT (SELECT yes FROM exact) GROUP BY tid "                                                 \
 	"UNION ALL SELECT tid, SUM(dur) FROM cs WHERE parent_id IS NULL AND (SELECT yes FROM exact) "     \
 	"GROUP BY tid), "                                                                                 \
-	"ranked AS (SELECT n.*, f.name, ROW_NUMBER() OVER (PARTITION BY n.tid ORDER BY n.total_ns DESC, " \
-	"n.self_ns DESC, f.name) AS idx FROM nodes n JOIN functions f ON f.id = n.fn)"
+	"ranked AS (SELECT n.*, " FUNCTION_LABEL("f") " AS name, ROW_NUMBER() OVER (PARTITION BY n.tid "  \
+	"ORDER BY n.total_ns DESC, n.self_ns DESC, f.name) AS idx FROM nodes n JOIN functions f ON f.id = n.fn)"
 
 static const struct mtx_query calls_queries[] = {
 	{ "calls.source", "Call graph per thread (gprof style), built from",

@@ -94,6 +94,14 @@ DB=profile.db check flat flat
 DB=profile.db check flat-worker-csv flat --thread worker --format csv
 DB=profile.db check flat-window flat --from 1.5ms --to 4ms
 DB=profile.db check calls calls
+# A function without a symbol is "[unknown]" in every module: shown with
+# its module's file name (hash's symbol taken away).
+cp profile.db unknown.db
+if ! sqlite3 unknown.db "UPDATE functions SET name = '[unknown]' WHERE id = 3"; then
+	fail "could not take hash's symbol away"
+else
+	DB=unknown.db check flat-unknown flat --thread main
+fi
 DB=profile.db check critical-path-sampled critical-path
 # 2-5 ms: 3 samples, 1 ms each (hash, [kernel], work); 6-8 ms: none.
 DB=profile.db check critical-path-sampled-window critical-path --from 2ms --to 8ms
