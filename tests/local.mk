@@ -161,6 +161,7 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/levels-altered.txt \
 	tests/tui/screens/levels-zoomed.txt \
 	tests/tui/screens/object-history.txt \
+	tests/tui/screens/objects-wide.txt \
 	tests/tui/screens/objects.txt \
 	tests/tui/screens/switches.txt \
 	tests/tui/screens/syscall-calls.txt \

@@ -250,15 +250,17 @@ void table_filter(struct table *t, const struct mtx_match *m)
 	}
 }
 
-/* One line of @s's columns in @widths: @cells, or the headers when NULL. */
-static void format_line(const struct table_section *s, const int *widths, char *const *cells, char *buf, size_t size)
+/* One line of @s's columns in @widths, @gap blanks apart: @cells, or the
+ * headers when NULL. */
+static void format_line(const struct table_section *s, const int *widths, int gap_width, char *const *cells,
+			char *buf, size_t size)
 {
 	size_t used = 0;
 	buf[0] = 0;
 	for (int c = 0; c < s->nr_shown && used + 1 < size; c++) {
 		const char *text = cells ? cells[c] : s->headers[c];
 		int w = widths[c], len = (int)strlen(text), n;
-		const char *gap = c ? "  " : "";
+		const char *gap = c ? (gap_width > 1 ? "  " : " ") : "";
 		if (len > w)
 			n = snprintf(buf + used, size - used, "%s%.*s~", gap, w - 1, text);
 		else if (s->left[c])
@@ -275,18 +277,23 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 {
 	char line[4096];
 	int **widths = calloc((size_t)t->nr_sections, sizeof(int *));
-	if (!widths)
+	int *gaps = calloc((size_t)t->nr_sections + 1, sizeof(int));
+	if (!widths || !gaps) {
+		free(widths);
+		free(gaps);
 		return;
+	}
 	for (int i = 0; i < t->nr_sections; i++) {
 		const struct table_section *s = &t->sections[i];
 		widths[i] = malloc((size_t)(s->nr_cols ? s->nr_cols : 1) * sizeof(int));
 		if (widths[i]) {
 			memcpy(widths[i], s->widths, (size_t)s->nr_cols * sizeof(int));
 			column_fit(widths[i], s->left, s->headers, s->nr_shown, width);
+			gaps[i] = column_gap(widths[i], s->nr_shown, width);
 		}
 	}
 	if (t->sticky_header && t->nr_sections > 0 && height > 0) {
-		format_line(&t->sections[0], widths[0], NULL, line, sizeof(line));
+		format_line(&t->sections[0], widths[0], gaps[0], NULL, line, sizeof(line));
 		display_text(y++, 0, width, STYLE_HEADER, true, line);
 		height--;
 	}
@@ -300,10 +307,10 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 		case ROW_DATA:
 			if (!widths[r->section] || !r->cells)
 				continue;
-			format_line(s, widths[r->section], r->cells, line, sizeof(line));
+			format_line(s, widths[r->section], gaps[r->section], r->cells, line, sizeof(line));
 			break;
 		case ROW_HEADER:
-			format_line(s, widths[r->section], NULL, line, sizeof(line));
+			format_line(s, widths[r->section], gaps[r->section], NULL, line, sizeof(line));
 			style = STYLE_HEADER;
 			break;
 		case ROW_TITLE:
@@ -319,6 +326,7 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 	for (int i = 0; i < t->nr_sections; i++)
 		free(widths[i]);
 	free(widths);
+	free(gaps);
 }
 
 void table_clear(struct table *t)

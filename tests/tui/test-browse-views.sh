@@ -5,7 +5,8 @@
 # threads, a thread's waits, objects and an object's history, waits bars,
 # the timeline (jump, zoom, next event, following a wakeup, lane filters),
 # switches, syscalls and a syscall's calls, calls, critical path, help,
-# search, sort and filter; and the file is left unchanged.
+# search, sort and filter; objects at long addresses; and the file is left
+# unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -49,6 +50,20 @@ keys 8; wait_for "Critical path" && expect_screen critical-path
 keys '?'; wait_for "open what is selected" && expect_screen help
 keys Escape Tab; wait_for "mtx browse run.db: threads"
 keys q; wait_for "exit=0"
+
+# Objects at addresses as long as a real program's: the objects view fits
+# 80 columns only one blank apart (81 wide two apart), and still shows its
+# last column, threads.
+cp "$TMP/run.db" "$TMP/wide.db"
+if ! command -v sqlite3 > /dev/null; then
+	echo "skip: objects at long addresses (no sqlite3 shell)"
+elif ! sqlite3 "$TMP/wide.db" "UPDATE sync_objects SET addr = addr + 94266034667520"; then
+	fail "could not move the fixture's objects"
+else
+	browse_start 80x24 "$TMP/wide.db"
+	wait_for "row 1 of 3"; keys 2; wait_for "objects" && expect_screen objects-wide
+	keys q; wait_for "exit=0"
+fi
 
 [ "$(md5sum < "$TMP/run.db")" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
 finish
