@@ -155,6 +155,8 @@ TUI_TESTS = \
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/calls.txt \
+	tests/tui/screens/calls-samples.txt \
+	tests/tui/screens/calls-samples-open.txt \
 	tests/tui/screens/critical-path.txt \
 	tests/tui/screens/help.txt \
 	tests/tui/screens/levels.txt \

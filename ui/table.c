@@ -110,10 +110,11 @@ void table_add_cells(struct table *t, int section, const char *const *cells)
 	for (int c = 0; c < s->nr_cols; c++) {
 		char *end;
 		double v = strtod(cells[c], &end);
-		bool number = *cells[c] && !*end;
+		bool number = *cells[c] && !*end, none = !strcmp(cells[c], "-");
 		r->cells[c] = strdup(cells[c]);
-		r->values[c] = number ? v : NAN;
-		s->left[c] |= !number;
+		/* "-" (nothing) sorts and aligns as a NULL of a query does */
+		r->values[c] = number ? v : none ? -INFINITY : NAN;
+		s->left[c] |= !number && !none;
 		if ((int)strlen(cells[c]) > s->widths[c])
 			s->widths[c] = (int)strlen(cells[c]);
 	}

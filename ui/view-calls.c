@@ -191,7 +191,11 @@ static void add_rows(struct view *v, int section, int node, int64_t thread_total
 		snprintf(label, sizeof(label), "%*s%s %s", 2 * n->depth, "",
 			 n->first_child >= 0 || !n->built ? (n->expanded ? "-" : "+") : " ", n->label ? n->label : "?");
 		snprintf(count, sizeof(count), "%lld", (long long)n->count);
-		if (samples || n->depth == 0) {
+		if (n->depth == 0 && !n->built) {
+			/* a thread's calls or samples are read when it is first opened */
+			snprintf(self, sizeof(self), "-");
+			snprintf(total, sizeof(total), "-");
+		} else if (samples || n->depth == 0) {
 			snprintf(self, sizeof(self), "%lld", (long long)n->self);
 			snprintf(total, sizeof(total), "%lld", (long long)n->total);
 		} else {

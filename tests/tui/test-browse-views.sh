@@ -5,8 +5,8 @@
 # threads, a thread's waits, objects and an object's history, waits bars,
 # the timeline (jump, zoom, next event, following a wakeup, lane filters),
 # switches, syscalls and a syscall's calls, calls, critical path, help,
-# search, sort and filter; objects at long addresses; and the file is left
-# unchanged.
+# search, sort and filter; objects at long addresses; the calls view of a
+# sampled run; and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -63,6 +63,17 @@ else
 	browse_start 80x24 "$TMP/wide.db"
 	wait_for "row 1 of 3"; keys 2; wait_for "objects" && expect_screen objects-wide
 	keys q; wait_for "exit=0"
+fi
+
+# The calls view of a run with samples (tests/fixtures/profile.sql): each
+# thread's count first, its tree once opened.
+if "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/profile.sql" "$TMP/profile.db"; then
+	browse_start 80x24 "$TMP/profile.db"
+	wait_for "row 1 of 2"; keys 7; wait_for "main (200): 4 samples" && expect_screen calls-samples
+	keys Enter; wait_for "- main (200)" && expect_screen calls-samples-open
+	keys q; wait_for "exit=0"
+else
+	fail "fixture-db profile"
 fi
 
 [ "$(md5sum < "$TMP/run.db")" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
