@@ -155,6 +155,7 @@ TUI_TESTS = \
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/calls.txt \
+	tests/tui/screens/calls-exact.txt \
 	tests/tui/screens/calls-samples.txt \
 	tests/tui/screens/calls-samples-open.txt \
 	tests/tui/screens/critical-path.txt \

@@ -195,7 +195,7 @@ static void add_rows(struct view *v, int section, int node, int64_t thread_total
 			/* a thread's calls or samples are read when it is first opened */
 			snprintf(self, sizeof(self), "-");
 			snprintf(total, sizeof(total), "-");
-		} else if (samples || n->depth == 0) {
+		} else if (samples) {
 			snprintf(self, sizeof(self), "%lld", (long long)n->self);
 			snprintf(total, sizeof(total), "%lld", (long long)n->total);
 		} else {
@@ -221,12 +221,14 @@ static void refresh_rows(struct view *v, int keep)
 	int section = table_add_columns(&v->table, "calls", "calls", columns, 6);
 	if (section < 0)
 		return;
-	v->table.sections[section].left[1] = false;
 	int first_thread = -1;
 	for (int i = cv->nr_nodes - 1; i >= 0; i--)
 		if (cv->nodes[i].depth == 0)
 			first_thread = i; /* threads were added in order: link them as siblings */
 	add_rows(v, section, first_thread, 0);
+	/* Counts, durations ("2.28 ms") and shares, all to the right. */
+	for (int c = 1; c <= 4; c++)
+		v->table.sections[section].left[c] = false;
 	for (size_t i = 0; i < v->table.nr_rows; i++)
 		if (v->table.rows[i].type == ROW_DATA && atoi(v->table.rows[i].cells[5]) == keep)
 			v->sel = i;

@@ -6,7 +6,7 @@
 # the timeline (jump, zoom, next event, following a wakeup, lane filters),
 # switches, syscalls and a syscall's calls, calls, critical path, help,
 # search, sort and filter; objects at long addresses; the calls view of a
-# sampled run; and the file is left unchanged.
+# sampled run and of exact calls; and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -74,6 +74,16 @@ if "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/profile.sql" "$TMP/profi
 	keys q; wait_for "exit=0"
 else
 	fail "fixture-db profile"
+fi
+
+# Exact calls (tests/fixtures/calls.sql): times as durations, to the right.
+if "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/calls.sql" "$TMP/calls.db"; then
+	browse_start 80x24 "$TMP/calls.db"
+	wait_for "calls.db: threads"; keys 7; wait_for "main (300): 4 calls"
+	keys Enter; wait_for "- main (300)"; keys j Enter; wait_for "work app" && expect_screen calls-exact
+	keys q; wait_for "exit=0"
+else
+	fail "fixture-db calls"
 fi
 
 [ "$(md5sum < "$TMP/run.db")" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
