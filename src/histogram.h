@@ -12,8 +12,10 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-/* Buckets per histogram; even, so that doubling folds them in pairs. */
-#define MTX_HISTOGRAM_BUCKETS 48
+/* Buckets per histogram; even, so that doubling folds them in pairs. 32:
+ * the histogram report's line of an object (pid, address, kind, metric,
+ * peak and one character a bucket) then fits 80 columns. */
+#define MTX_HISTOGRAM_BUCKETS 32
 
 struct mtx_histogram {
 	int64_t start_ns;  /* origin: bucket i is [start_ns + i*width_ns, + width_ns) */

@@ -41,24 +41,24 @@ Test(histogram, points_land_in_their_bucket_until_one_falls_beyond_the_last)
 	histogram_init(&h, 100, 10);
 
 	/* Buckets are [100 + 10i, 110 + 10i): 100 and 109 share bucket 0, 110
-	 * opens bucket 1, 579 is the last nanosecond of bucket 47. */
+	 * opens bucket 1, 419 is the last nanosecond of bucket 31, the last. */
 	histogram_add(&h, 100, 1);
 	histogram_add(&h, 109, 2);
 	histogram_add(&h, 110, 5);
-	histogram_add(&h, 579, 7);
-	cr_assert_eq(histogram_width_ns(&h), 10, "nothing fell beyond bucket 47: no doubling");
+	histogram_add(&h, 419, 7);
+	cr_assert_eq(histogram_width_ns(&h), 10, "nothing fell beyond bucket 31: no doubling");
 	cr_assert_eq(histogram_value(&h, 0), 3);
 	cr_assert_eq(histogram_value(&h, 1), 5);
-	cr_assert_eq(histogram_value(&h, 47), 7);
+	cr_assert_eq(histogram_value(&h, 31), 7);
 
-	/* 580 is (580 - 100) / 10 = bucket 48: one doubling to 20 wide, where it
-	 * is bucket 480 / 20 = 24; old buckets 0+1 fold into 0, 46+47 into 23. */
-	histogram_add(&h, 580, 1);
-	int64_t expected[N] = { [0] = 8, [23] = 7, [24] = 1 };
+	/* 420 is (420 - 100) / 10 = bucket 32: one doubling to 20 wide, where it
+	 * is bucket 320 / 20 = 16; old buckets 0+1 fold into 0, 30+31 into 15. */
+	histogram_add(&h, 420, 1);
+	int64_t expected[N] = { [0] = 8, [15] = 7, [16] = 1 };
 	cr_assert_eq(histogram_width_ns(&h), 20);
 	expect_buckets(&h, expected);
 	cr_assert_eq(total(&h), 1 + 2 + 5 + 7 + 1);
-	cr_assert_eq(histogram_bucket_start_ns(&h, 24), 580);
+	cr_assert_eq(histogram_bucket_start_ns(&h, 16), 420);
 }
 
 Test(histogram, one_far_point_doubles_as_often_as_needed)
@@ -66,9 +66,10 @@ Test(histogram, one_far_point_doubles_as_often_as_needed)
 	struct mtx_histogram h;
 	histogram_init(&h, 0, 1);
 	histogram_add(&h, 0, 1);
-	histogram_add(&h, 47, 1);
-	/* 1000 needs 1000 / w < 48: w = 1, 2, 4, 8, 16 give 1000, 500, 250, 125,
-	 * 62; w = 32 gives 31. 47 / 32 = bucket 1. */
+	histogram_add(&h, 40, 1);
+	/* 40 needs 40 / w < 32: w = 2 (bucket 20). 1000 needs 1000 / w < 32:
+	 * w = 2, 4, 8, 16 give 500, 250, 125, 62; w = 32 gives 31. 40 / 32 =
+	 * bucket 1. */
 	histogram_add(&h, 1000, 1);
 	int64_t expected[N] = { [0] = 1, [1] = 1, [31] = 1 };
 	cr_assert_eq(histogram_width_ns(&h), 32);
@@ -109,24 +110,24 @@ Test(histogram, intervals_split_exactly_at_bucket_edges)
 	int64_t before[N] = { [0] = 5, [1] = 10, [2] = 7, [3] = 10, [4] = 1 };
 	expect_buckets(&h, before);
 
-	/* [0, 480) ends on the last nanosecond of bucket 47: no doubling. */
-	histogram_add_interval(&h, 0, 480);
+	/* [0, 320) ends on the last nanosecond of bucket 31: no doubling. */
+	histogram_add_interval(&h, 0, 320);
 	cr_assert_eq(histogram_width_ns(&h), 10);
-	cr_assert_eq(total(&h), 33 + 480);
+	cr_assert_eq(total(&h), 33 + 320);
 
-	/* [470, 500): its last nanosecond 499 is bucket 49 at width 10, so one
-	 * doubling; then 10 ns in [460, 480) and 20 in [480, 500). Every old
+	/* [310, 340): its last nanosecond 339 is bucket 33 at width 10, so one
+	 * doubling; then 10 ns in [300, 320) and 20 in [320, 340). Every old
 	 * pair folds: bucket 0 = (5 + 10) + (10 + 10), 1 = (7 + 10) + (10 + 10),
 	 * 2 = (1 + 10) + 10, the others 10 + 10 = 20. */
-	histogram_add_interval(&h, 470, 500);
+	histogram_add_interval(&h, 310, 340);
 	cr_assert_eq(histogram_width_ns(&h), 20);
 	int64_t after[N] = { [0] = 35, [1] = 37, [2] = 21 };
-	for (int i = 3; i < 24; i++)
+	for (int i = 3; i < 16; i++)
 		after[i] = 20;
-	after[23] += 10;
-	after[24] = 20;
+	after[15] += 10;
+	after[16] = 20;
 	expect_buckets(&h, after);
-	cr_assert_eq(total(&h), 33 + 480 + 30);
+	cr_assert_eq(total(&h), 33 + 320 + 30);
 }
 
 Test(histogram, a_long_interval_fills_full_buckets_and_keeps_its_length)
@@ -135,7 +136,7 @@ Test(histogram, a_long_interval_fills_full_buckets_and_keeps_its_length)
 	histogram_init(&h, 0, 1);
 	histogram_add_interval(&h, 0, 1000000000);
 
-	/* 999999999 / 2^24 = 59 >= 48, / 2^25 = 29: 2^25 wide, buckets 0..28
+	/* 999999999 / 2^24 = 59 >= 32, / 2^25 = 29: 2^25 wide, buckets 0..28
 	 * full, bucket 29 the rest: 1e9 - 29 * 2^25 = 26921472. */
 	cr_assert_eq(histogram_width_ns(&h), 1 << 25);
 	for (int i = 0; i < 29; i++)
@@ -168,7 +169,7 @@ Test(histogram, fold_to_reaches_a_wider_width_by_doubling_only)
 	cr_assert_eq(histogram_fold_to(&h, 30), -EINVAL, "30 is not 10 * 2^k");
 	cr_assert_eq(histogram_fold_to(&h, 5), -EINVAL, "narrower cannot be");
 	cr_assert_eq(histogram_width_ns(&h), 10);
-	cr_assert_eq(histogram_value(&h, 47), 47, "a refused fold leaves it alone");
+	cr_assert_eq(histogram_value(&h, N - 1), N - 1, "a refused fold leaves it alone");
 
 	/* 40 wide: bucket i holds old 4i .. 4i+3, whose values sum to 16i + 6. */
 	cr_assert_eq(histogram_fold_to(&h, 40), 0);
@@ -241,16 +242,16 @@ Test(sparkline, scales_to_the_group_maximum)
 	 * Group 3: all zero: blanks.
 	 * Group 4: bucket 0 given twice (3 + 3) equals bucket 1: both '@'.
 	 * Group 5: out-of-range and NULL buckets are ignored.
-	 * Group 6: only the last bucket: N characters, no more. */
+	 * Group 6: only the last bucket: N (32) characters, no more. */
 	sqlite3 *db = sparkline_db("(1, 0, 0), (1, 1, 1), (1, 2, 50), (1, 3, 100), (1, 4, 99),"
 				   " (2, 2, 7), (3, 0, 0), (3, 1, 0), (4, 0, 3), (4, 0, 3), (4, 1, 6),"
-				   " (5, -1, 9), (5, 48, 9), (5, NULL, 9), (5, 1, 2), (6, 47, 1), (6, 48, 5)");
+				   " (5, -1, 9), (5, 32, 9), (5, NULL, 9), (5, 1, 2), (6, 31, 1), (6, 32, 5)");
 	expect_sparkline(db, 1, " .+@%");
 	expect_sparkline(db, 2, "  @");
 	expect_sparkline(db, 3, "  ");
 	expect_sparkline(db, 4, "@@");
 	expect_sparkline(db, 5, " @");
-	expect_sparkline(db, 6, "                                               @");
+	expect_sparkline(db, 6, "                               @");
 	expect_sparkline(db, 7, ""); /* no rows */
 	sqlite3_close(db);
 }
@@ -260,7 +261,7 @@ Test(sparkline, its_peak_is_the_largest_bucket_summed)
 	/* Group 1: bucket 0 given as 3 + 4 = 7, above bucket 1's 6 and any
 	 * single row. Group 2: the out-of-range bucket is ignored, as by
 	 * sparkline. Group 3: all zero. */
-	sqlite3 *db = sparkline_db("(1, 0, 3), (1, 0, 4), (1, 1, 6), (2, 48, 90), (2, 2, 5), (3, 0, 0)");
+	sqlite3 *db = sparkline_db("(1, 0, 3), (1, 0, 4), (1, 1, 6), (2, 32, 90), (2, 2, 5), (3, 0, 0)");
 	sqlite3_stmt *st;
 	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT g, sparkline_peak(bucket, value) FROM t GROUP BY g ORDER BY g", -1,
 					&st, NULL),
@@ -288,7 +289,7 @@ Test(sparkline, every_ramp_level_is_reachable)
 
 /*
  * The fixture's run starts at O = 1 s and ends at O + 60 µs. 60 µs do not
- * fit 48 buckets of 1 µs, so every row is 2 µs wide (59999 / 2000 = 29 < 48)
+ * fit 32 buckets of 1 µs, so every row is 2 µs wide (59999 / 2000 = 29 < 32)
  * and there are 30 buckets: bucket b is [O + 2000b, O + 2000b + 2000).
  */
 #define ORIGIN 1000000000
