@@ -318,10 +318,16 @@ static const struct mtx_query critical_path_queries[] = {
 };
 
 static const struct mtx_query states_queries[] = {
-	{ "states", "Why each thread was not running, and what ended each wait",
-	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, c.cause, "
-	  "COALESCE(printf('0x%x ', o.addr) || c.op, c.syscall || COALESCE(' ' || c.fd_kind, '')) AS 'on', "
-	  "c.ended_by, c.waker_tid AS waker FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
+	/* why: the object and op, or the syscall and its kind of file, else the
+	 * cause itself (preempted, woken, new, sleep, unknown); ended_by names the
+	 * waking thread; instead: who ran while the thread waited for a CPU. */
+	{ "states", "Why each thread was not running, what ended each wait, who ran instead",
+	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, "
+	  "CASE WHEN c.cause = 'sync' THEN COALESCE(printf('0x%x ', o.addr) || c.op, 'sync') "
+	  "ELSE COALESCE(c.syscall || COALESCE(' ' || c.fd_kind, ''), c.cause) END AS why, "
+	  "CASE WHEN c.ended_by = 'thread' THEN 'thread ' || c.waker_tid ELSE c.ended_by END AS ended_by, "
+	  "CASE WHEN c.state = 'runnable' THEN c.next_tid END AS instead "
+	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
 	  "WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "
 	  "ORDER BY c.tid, c.start_ns" },
 	{ 0 },
