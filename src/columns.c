@@ -96,10 +96,17 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
 	}
 }
 
-void column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width)
+int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width)
 {
+	int total = 0;
+	for (int c = 0; c < n; c++)
+		total += widths[c];
+	if (total + (n - 1) * COLUMN_GAP <= total_width)
+		return COLUMN_GAP;
+	/* One blank apart, and only then text cut: a blank less loses nothing. */
 	for (;;) {
-		int total = (n - 1) * COLUMN_GAP, widest = -1;
+		int widest = -1;
+		total = n - 1;
 		for (int c = 0; c < n; c++) {
 			total += widths[c];
 			if (left[c] && widths[c] > MIN_TEXT_WIDTH && widths[c] > (int)strlen(headers[c]) &&
@@ -107,16 +114,8 @@ void column_fit(int *widths, const bool *left, char *const *headers, int n, int 
 				widest = c;
 		}
 		if (total <= total_width || widest < 0)
-			return;
+			return 1;
 		widths[widest] -= total - total_width < widths[widest] - MIN_TEXT_WIDTH ? total - total_width
 											  : widths[widest] - MIN_TEXT_WIDTH;
 	}
-}
-
-int column_gap(const int *widths, int n, int total_width)
-{
-	int total = 0;
-	for (int c = 0; c < n; c++)
-		total += widths[c];
-	return total + (n - 1) * COLUMN_GAP <= total_width ? COLUMN_GAP : 1;
 }

@@ -32,15 +32,12 @@ void column_header(const char *name, char *buf, size_t size);
 void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origin_ns, char *buf, size_t size);
 
 /*
- * column_fit - shrink the widest left-aligned (text) columns, never below
- * their header or a few characters, until @n columns of @widths with their
- * gaps fit @total_width. Numbers are never cut.
+ * column_fit - lay @n columns of @widths out in @total_width: COLUMN_GAP
+ * blanks apart when they fit so; else one blank apart, and then the widest
+ * left-aligned (text) columns shrunk, never below their header or a few
+ * characters, until they fit (numbers are never cut: a 10 M-event run's
+ * locks still fit 80 columns one blank apart). Returns the gap.
  */
-void column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
-
-/* column_gap - the blanks between columns: COLUMN_GAP, or one when the
- * columns (already fitted) would not fit @total_width with it: numbers too
- * wide for 80 columns (a 10 M-event run's locks) then still fit. */
-int column_gap(const int *widths, int n, int total_width);
+int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
 
 #endif

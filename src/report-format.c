@@ -158,8 +158,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		}
 		n++;
 	}
-	column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width);
-	t.gap = column_gap(t.widths, t.nr_cols, p->width);
+	t.gap = column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width);
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);

@@ -289,8 +289,7 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 		widths[i] = malloc((size_t)(s->nr_cols ? s->nr_cols : 1) * sizeof(int));
 		if (widths[i]) {
 			memcpy(widths[i], s->widths, (size_t)s->nr_cols * sizeof(int));
-			column_fit(widths[i], s->left, s->headers, s->nr_shown, width);
-			gaps[i] = column_gap(widths[i], s->nr_shown, width);
+			gaps[i] = column_fit(widths[i], s->left, s->headers, s->nr_shown, width);
 		}
 	}
 	if (t->sticky_header && t->nr_sections > 0 && height > 0) {
