@@ -295,7 +295,8 @@ static const struct mtx_query critical_path_queries[] = {
 	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
 	  "WHERE " THREAD_IS("cp.tid") " GROUP BY " SAME_ADDRESS " ORDER BY path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
-	  "SELECT f.name AS function, f.module, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "SELECT f.name AS function, " BASENAME("f.module") " AS module, SUM(cp.ns) AS path_ns, " PATH_SHARE
+	  " AS path_pct "
 	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
 	  "WHERE " THREAD_IS("cp.tid") " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id "
 	  "ORDER BY path_ns DESC" },
@@ -311,7 +312,7 @@ static const struct mtx_query critical_path_queries[] = {
 	  "LEFT JOIN stacks st ON st.id = sm.stack_id), "
 	  "share AS (SELECT fn, len * COUNT(*) / SUM(COUNT(*)) OVER (PARTITION BY seq) AS ns FROM hit GROUP BY seq, fn) "
 	  "SELECT CASE WHEN x.fn = -1 THEN '(no sample)' ELSE COALESCE(f.name, '[no stack]') END AS function, "
-	  "f.module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "
+	  BASENAME("f.module") " AS module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "
 	  "FROM share x LEFT JOIN functions f ON f.id = x.fn "
 	  "WHERE :function IS NULL OR f.name REGEXP :function GROUP BY x.fn ORDER BY path_ns DESC, function" },
 	{ 0 },

@@ -20,12 +20,15 @@
  * lifetime's, as every named query shows it. */
 #define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
 
+/* SQL for the file name of path @p (what follows its last '/'). */
+#define BASENAME(p) "replace(" p ", rtrim(" p ", replace(" p ", '/', '')), '')"
+
 /* SQL for how function @f (a functions row) is shown where its module is
  * not: a function without a symbol is "[unknown]" in every module, so it
  * gets its module's file name ("[unknown libz.so.1.2.13]"). */
-#define FUNCTION_LABEL(f)                                                                              \
-	"(CASE WHEN " f ".name = '[unknown]' AND " f ".module IS NOT NULL THEN '[unknown ' || replace(" f \
-	".module, rtrim(" f ".module, replace(" f ".module, '/', '')), '') || ']' ELSE " f ".name END)"
+#define FUNCTION_LABEL(f)                                                                       \
+	"(CASE WHEN " f ".name = '[unknown]' AND " f ".module IS NOT NULL THEN '[unknown ' || " \
+	BASENAME(f ".module") " || ']' ELSE " f ".name END)"
 
 struct mtx_query {
 	const char *name;  /* report.section, e.g. "waits.objects" */
