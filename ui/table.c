@@ -251,8 +251,8 @@ void table_filter(struct table *t, const struct mtx_match *m)
 	}
 }
 
-/* One line of @s's columns in @widths, @gap blanks apart: @cells, or the
- * headers when NULL. */
+/* One line of @s's columns in @widths, @gap_width blanks apart (as
+ * column_fit laid them out): @cells, or the headers when NULL. */
 static void format_line(const struct table_section *s, const int *widths, int gap_width, char *const *cells,
 			char *buf, size_t size)
 {
@@ -278,7 +278,7 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 {
 	char line[4096];
 	int **widths = calloc((size_t)t->nr_sections, sizeof(int *));
-	int *gaps = calloc((size_t)t->nr_sections + 1, sizeof(int));
+	int *gaps = calloc((size_t)t->nr_sections + 1, sizeof(int)); /* + 1: never calloc(0) */
 	if (!widths || !gaps) {
 		free(widths);
 		free(gaps);
