@@ -10,6 +10,7 @@
 #include "src/debug-cache.h"
 #include "src/symbols.h"
 
+#include <dirent.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -123,11 +124,63 @@ int debug_cache_find(const unsigned char *id, size_t id_size, char **copy_path)
 		close(copy);
 		copy = -1;
 	}
-	if (copy < 0)
+	if (copy < 0) {
 		free(path);
-	else
+	} else {
+		futimens(copy, NULL); /* used now: the last that pruning deletes */
 		*copy_path = path;
+	}
 	return copy;
+}
+
+struct cached_copy {
+	char *name;
+	long long bytes;
+	struct timespec used;
+};
+
+static int older_first(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct cached_copy *)a)->used, *y = &((const struct cached_copy *)b)->used;
+	return x->tv_sec != y->tv_sec ? (x->tv_sec > y->tv_sec) - (x->tv_sec < y->tv_sec)
+				      : (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+void debug_cache_prune(const char *dir, long long max_bytes, const char *keep)
+{
+	DIR *d = opendir(dir);
+	struct cached_copy *copies = NULL;
+	size_t n = 0, cap = 0;
+	long long total = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		struct stat sb;
+		size_t len = strlen(e->d_name);
+		if (len <= 6 || strcmp(e->d_name + len - 6, ".debug") ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
+			continue;
+		if (n == cap) {
+			struct cached_copy *more = realloc(copies, (cap = cap ? 2 * cap : 64) * sizeof(*more));
+			if (!more)
+				break;
+			copies = more;
+		}
+		if (!(copies[n].name = strdup(e->d_name)))
+			break;
+		copies[n].bytes = (long long)sb.st_size;
+		copies[n++].used = sb.st_mtim;
+		total += (long long)sb.st_size;
+	}
+	if (total > max_bytes)
+		qsort(copies, n, sizeof(*copies), older_first);
+	for (size_t i = 0; i < n && total > max_bytes; i++)
+		if ((!keep || strcmp(copies[i].name, keep)) && unlinkat(dirfd(d), copies[i].name, 0) == 0)
+			total -= copies[i].bytes;
+	for (size_t i = 0; i < n; i++)
+		free(copies[i].name);
+	free(copies);
+	if (d)
+		closedir(d);
 }
 
 void debug_cache_add(int fd, const unsigned char *id, size_t id_size)
@@ -140,6 +193,8 @@ void debug_cache_add(int fd, const unsigned char *id, size_t id_size)
 		int out = mkostemp(tmp, O_CLOEXEC);
 		if (out >= 0 && (write_copy(fd, out) || fchmod(out, 0644) || rename(tmp, path)))
 			unlink(tmp);
+		else if (out >= 0)
+			debug_cache_prune(dir, DEBUG_CACHE_MAX_BYTES, strrchr(path, '/') + 1);
 		if (out >= 0)
 			close(out);
 		free(tmp);

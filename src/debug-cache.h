@@ -11,12 +11,17 @@
  * build-id names its contents, so a copy never goes stale.
  *
  * The copies live in $MTX_DEBUG_CACHE if it is set (empty: no cache), else
- * $XDG_CACHE_HOME/mtx/debug, else $HOME/.cache/mtx/debug.
+ * $XDG_CACHE_HOME/mtx/debug, else $HOME/.cache/mtx/debug. Adding one keeps
+ * the folder's copies under DEBUG_CACHE_MAX_BYTES: the least recently used
+ * go (a copy found is marked used), as debug files of upgraded libraries
+ * would otherwise pile up.
  */
 #ifndef MTX_DEBUG_CACHE_H
 #define MTX_DEBUG_CACHE_H
 
 #include <stddef.h>
+
+#define DEBUG_CACHE_MAX_BYTES (1LL << 30) /* a copy of libc's is ~15 MB */
 
 /*
  * debug_cache_find - a read-only descriptor of the copy of the debug file
@@ -32,5 +37,12 @@ int debug_cache_find(const unsigned char *id, size_t id_size, char **copy_path);
  * unchanged.
  */
 void debug_cache_add(int fd, const unsigned char *id, size_t id_size);
+
+/*
+ * debug_cache_prune - delete the least recently changed copies (*.debug)
+ * of folder @dir until the rest take at most @max_bytes, never @keep (a
+ * file name in @dir, or NULL). debug_cache_add runs it; exposed for tests.
+ */
+void debug_cache_prune(const char *dir, long long max_bytes, const char *keep);
 
 #endif

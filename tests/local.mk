@@ -8,6 +8,7 @@ UNIT_TESTS = \
 	tests/unit/test-sync-region \
 	tests/unit/test-sync-resolve \
 	tests/unit/test-radix-sort \
+	tests/unit/test-debug-cache \
 	tests/unit/test-preload \
 	tests/unit/test-histogram \
 	tests/unit/test-critical-path \
@@ -67,6 +68,9 @@ tests_unit_test_sync_resolve_LDADD = $(UNIT_LIBS)
 tests_unit_test_radix_sort_SOURCES = tests/unit/test-radix-sort.c
 tests_unit_test_radix_sort_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_radix_sort_LDADD = $(UNIT_LIBS)
+tests_unit_test_debug_cache_SOURCES = tests/unit/test-debug-cache.c
+tests_unit_test_debug_cache_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_debug_cache_LDADD = $(UNIT_LIBS)
 tests_unit_test_preload_SOURCES = tests/unit/test-preload.c
 tests_unit_test_preload_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_preload_LDADD = $(UNIT_LIBS)
