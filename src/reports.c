@@ -215,8 +215,8 @@ static const struct mtx_query waits_queries[] = {
 	  "SUM(w.ns) AS ns FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
 	  "WHERE " OBJECT_IS("w.object_id", "o.addr") " AND w.waited_for_tid IS NOT NULL "
 	  "GROUP BY o.pid, o.kind, w.waited_for_tid, w.relation, w.other_callsite) g "
-	  "LEFT JOIN callsites cs ON cs.pid = COALESCE((SELECT th.pid FROM threads th WHERE th.tid = g.for_tid "
-	  "ORDER BY th.start_ns DESC LIMIT 1), g.pid) AND cs.addr = g.other_callsite "
+	  "LEFT JOIN callsites cs ON cs.pid = COALESCE(" OF_THREAD("pid", "g.for_tid") ", g.pid) "
+	  "AND cs.addr = g.other_callsite "
 	  "LEFT JOIN functions f ON f.id = cs.function_id "
 	  "GROUP BY g.for_tid, g.relation, function ORDER BY wait_ns DESC, g.for_tid, function" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",

@@ -16,9 +16,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* SQL for the name of thread @tid (a column or parameter): its latest
- * lifetime's, as every named query shows it. */
-#define NAME_OF(tid) "(SELECT th.name FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
+/* SQL for column @col of thread @tid (a column or parameter): its latest
+ * lifetime's, as every named query shows it; NAME_OF its name. */
+#define OF_THREAD(col, tid) \
+	"(SELECT th." col " FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
+#define NAME_OF(tid) OF_THREAD("name", tid)
 
 /* SQL for the file name of path @p (what follows its last '/'). */
 #define BASENAME(p) "replace(" p ", rtrim(" p ", replace(" p ", '/', '')), '')"
