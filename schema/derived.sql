@@ -39,7 +39,7 @@ CREATE TABLE state_causes (
 	function_id INTEGER
 );
 -- Filled in (tid, start_ns) order, so this index is kept up to date as the
--- rows come (64 to an INSERT, src/insert-batch.c), for less than it would
+-- rows come (through src/row-queue.c), for less than it would
 -- cost to build it afterwards (0.4 s against 0.9 s on the 1.6 M rows of a
 -- 10 M-event run). The same for wait_for below.
 CREATE INDEX state_causes_tid ON state_causes(tid, start_ns);
