@@ -120,6 +120,57 @@ Test(causes, wait_for_holder_and_waker)
 	cr_assert_str_eq(wait_row(100, US(200)), "2 6 101 waker 640000 10000 50000 - 2080");
 }
 
+/* Put worker-a's exit op (op 8, 898-899) back as op @op at @start_us on
+ * a signal object (callsite 2096), run @more_sql, rebuild, and return
+ * main's wait_for row. */
+static char *wait_row_after_signal(const char *op, long long start_us, const char *more_sql)
+{
+	char sql[512], *err = NULL;
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM sync_ops WHERE id = 8; INSERT INTO sync_objects VALUES (4, 'signal', 10, 100, NULL, NULL); "
+		 "INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg, "
+		 "callsite) VALUES (8, 101, 4, '%s', %lld, %lld, 0, 0, 0, 100, 2096); %s",
+		 op, US(start_us), US(start_us), more_sql);
+	cr_assert_eq(db_exec(db, sql, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(analysis_build(db, 0, &err), 0, "%s", err ? err : "");
+	return wait_row(100, US(200));
+}
+
+Test(causes, waker_woke_by_a_signal)
+{
+	/* worker-a's last op by the wakeup at 900 is a kill sent at 898 (to
+	 * the process): the signal interrupted main's wait, and that is
+	 * where worker-a woke it. */
+	cr_assert_str_eq(wait_row_after_signal("kill", 898, ""), "2 6 101 waker 640000 10000 50000 - 2096");
+}
+
+Test(causes, waker_raise_is_not_it)
+{
+	/* A raise signals the sender itself: it woke no one. */
+	cr_assert_str_eq(wait_row_after_signal("raise", 898, ""), "2 6 101 waker 640000 10000 50000 - -");
+}
+
+Test(causes, waker_signal_followed_by_another_op_is_not_it)
+{
+	/* A signal sent at 190, before worker-a's unlock at 389 (op 5): not
+	 * the call under way when it woke main at 900. */
+	cr_assert_str_eq(wait_row_after_signal("tgkill", 190, ""), "2 6 101 waker 640000 10000 50000 - -");
+}
+
+Test(causes, waker_unlock_stamped_before_the_lock)
+{
+	char *err = NULL;
+	/* worker-a's unlock (op 5) stamped at 240, before worker-b's lock at
+	 * 250, which then found M still held, no holder recorded, and slept
+	 * until the unlock's wakeup at 390: that unlock woke it (callsite
+	 * 2064), its last op by then. worker-a meanwhile ran 250-300 and
+	 * 360-390, was runnable 350-360 and in read() 300-350. */
+	cr_assert_eq(db_exec(db, "UPDATE sync_ops SET start_ns = 1000240000, end_ns = 1000240000 WHERE id = 5; "
+				 "UPDATE sync_ops SET holder_tid = NULL WHERE id = 4", &err), 0, "%s", err ? err : "");
+	cr_assert_eq(analysis_build(db, 0, &err), 0, "%s", err ? err : "");
+	cr_assert_str_eq(wait_row(102, US(250)), "1 4 101 waker 80000 10000 50000 - 2064");
+}
+
 Test(causes, rebuilt_by_analysis_build)
 {
 	char *err = NULL;
