@@ -338,6 +338,8 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 		const char *op_name = op ? timeline_string(p->tl, op->op) : NULL;
 		if (has_waker && waker_tid > 0)
 			ended_by = "thread";
+		else if (has_waker && waker_tid < 0) /* a task too far into its exit to be named */
+			ended_by = "unknown";
 		else if (has_waker)
 			ended_by = iv->state == p->sleeping || (op_name && strstr(op_name, "timed") &&
 								(op->flags & TL_HAS_RESULT) && op->result == ERR_TIMEDOUT)

@@ -94,6 +94,17 @@ Test(causes, waits_and_what_ended_them)
 	cr_assert_str_eq(cause_row(102, US(500)), "sleeping sleep - - clock_nanosleep - - 0 timer -");
 }
 
+Test(causes, waker_the_kernel_no_longer_named)
+{
+	char *err = NULL;
+	/* worker-b's sleep ended by a wakeup whose waker perf gave as -1 (a
+	 * task too far into its exit): not a timer, nor an interrupt. */
+	cr_assert_eq(db_exec(db, "UPDATE wakeups SET waker_tid = -1 WHERE wakee_tid = 102 AND ts_ns = 1000600000",
+			     &err), 0, "%s", err ? err : "");
+	cr_assert_eq(analysis_build(db, 0, &err), 0, "%s", err ? err : "");
+	cr_assert_str_eq(cause_row(102, US(500)), "sleeping sleep - - clock_nanosleep - - 0 unknown -");
+}
+
 /* A wait_for row: "object op waited_for relation running runnable blocked
  * other_object other_callsite". */
 static char *wait_row(int tid, long long start)
