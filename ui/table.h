@@ -28,6 +28,7 @@ struct table_section {
 	int *widths;    /* widest cell so far */
 	int sort_col;   /* -1: the query's order */
 	bool sort_desc;
+	bool cut;       /* the query had more rows than were loaded */
 	int key_cols[2]; /* columns key0, key1 that page the section (-1: none) */
 	int nr_shown;    /* columns drawn: all but the trailing keys */
 };

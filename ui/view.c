@@ -41,6 +41,7 @@ void view_free(struct view *v)
 	table_clear(&v->table);
 	match_free(v->search);
 	match_free(v->filter);
+	free(v->order.section);
 	free(v->title);
 	free(v);
 }
@@ -77,36 +78,59 @@ const char *view_cell(const struct view *v, const char *name)
 	return NULL;
 }
 
-sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct mtx_query_params *params,
-			   char **err)
+/* view_prepare of @name's query, or with @order_col >= 0 of all its rows
+ * in the order of that column (0-based) and @desc. */
+static sqlite3_stmt *prepare_ordered(const struct view *v, const char *name, const struct mtx_query_params *params,
+				     int order_col, bool desc, char **err)
 {
 	const struct mtx_query *q = query_find(name);
 	sqlite3_stmt *st = NULL;
-	if (!q || sqlite3_prepare_v2(v->b->db, q->sql, -1, &st, NULL) != SQLITE_OK) {
+	char *sql = NULL;
+	if (q && order_col >= 0 &&
+	    asprintf(&sql, "SELECT * FROM (%s) ORDER BY %d %s", q->sql, order_col + 1, desc ? "DESC" : "ASC") < 0)
+		sql = NULL;
+	if (!q || (order_col >= 0 && !sql) ||
+	    sqlite3_prepare_v2(v->b->db, sql ? sql : q->sql, -1, &st, NULL) != SQLITE_OK) {
 		if (err && asprintf(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query") < 0)
 			*err = NULL;
+		free(sql);
 		return NULL;
 	}
+	free(sql);
 	query_bind(st, params ? params : &v->params);
 	return st;
+}
+
+sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct mtx_query_params *params,
+			   char **err)
+{
+	return prepare_ordered(v, name, params, -1, false, err);
 }
 
 int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 {
 	const struct mtx_query *q = query_find(name);
-	sqlite3_stmt *st = view_prepare(v, name, NULL, err);
+	bool ordered = v->order.section && !strcmp(v->order.section, name);
+	sqlite3_stmt *st = prepare_ordered(v, name, NULL, ordered ? v->order.col : -1, v->order.desc, err);
 	if (!st)
 		return -EIO;
-	/* A query that can stop early reads one row past what is shown (the note). */
+	/* A query that can stop early reads one row past what is shown (the
+	 * note); ordered anew, it must give every row. */
 	int limit = sqlite3_bind_parameter_index(st, ":limit");
 	if (limit)
-		sqlite3_bind_int64(st, limit, max_rows + 1);
+		sqlite3_bind_int64(st, limit, ordered ? -1 : max_rows + 1);
 	int section = table_add_section(&v->table, st, name, q->title);
 	long n = section < 0 ? section : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, err);
-	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW)
+	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW) {
 		table_add_note(&v->table, section, "... more rows not shown; narrow with a drill-down or mtx report");
-	else if (n == 0)
+		v->table.sections[section].cut = true;
+	} else if (n == 0) {
 		table_add_note(&v->table, section, "(none)");
+	}
+	if (n >= 0 && ordered) {
+		v->table.sections[section].sort_col = v->order.col;
+		v->table.sections[section].sort_desc = v->order.desc;
+	}
 	sqlite3_finalize(st);
 	return n < 0 ? (int)n : section;
 }
@@ -255,6 +279,61 @@ static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool 
 	return m;
 }
 
+/* Whether a section of @v had more rows than it loaded. */
+static bool any_cut(const struct view *v)
+{
+	for (int i = 0; i < v->table.nr_sections; i++)
+		if (v->table.sections[i].cut)
+			return true;
+	return false;
+}
+
+/*
+ * Sort the cut @section of @v by the database: reload @v with that
+ * section's query in its new order, so that the rows loaded are the first
+ * of all in that order, not the ones loaded before, reordered. A reload
+ * makes the same sections in the same order; the others keep their sort,
+ * and the filter stays.
+ */
+static void resort_cut(struct view *v, int section)
+{
+	struct table *t = &v->table;
+	int nr = t->nr_sections;
+	struct {
+		int col;
+		bool desc;
+	} *kept = malloc(sizeof(*kept) * (size_t)(nr ? nr : 1));
+	char *name = strdup(t->sections[section].name), *err = NULL;
+	if (!kept || !name) {
+		view_message(v->b, "out of memory");
+		free(kept);
+		free(name);
+		return;
+	}
+	for (int i = 0; i < nr; i++) {
+		kept[i].col = t->sections[i].sort_col;
+		kept[i].desc = t->sections[i].sort_desc;
+	}
+	free(v->order.section);
+	v->order.section = name;
+	v->order.col = kept[section].col;
+	v->order.desc = kept[section].desc;
+	table_clear(t);
+	if (v->ops->load(v, &err))
+		view_message(v->b, "%s", err ? err : "cannot read the rows again");
+	free(err);
+	for (int i = 0; i < t->nr_sections && i < nr; i++) {
+		if (i == section)
+			continue;
+		t->sections[i].sort_col = kept[i].col;
+		t->sections[i].sort_desc = kept[i].desc;
+		table_sort(t, i);
+	}
+	free(kept);
+	table_filter(t, v->filter);
+	v->sel = v->top = 0;
+}
+
 static void sort_next(struct view *v, bool reverse)
 {
 	const struct table_row *r = view_selected(v);
@@ -272,8 +351,11 @@ static void sort_next(struct view *v, bool reverse)
 		s->sort_col = (s->sort_col + 1) % (s->nr_shown ? s->nr_shown : 1);
 		s->sort_desc = !s->left[s->sort_col]; /* numbers: biggest first */
 	}
-	table_sort(&v->table, section);
 	view_message(v->b, "sorted by %s%s", s->headers[s->sort_col], s->sort_desc ? ", descending" : "");
+	if (s->cut)
+		resort_cut(v, section);
+	else
+		table_sort(&v->table, section);
 }
 
 enum reaction view_handle(struct view *v, enum action a)
@@ -333,6 +415,8 @@ enum reaction view_handle(struct view *v, enum action a)
 		match_free(v->filter);
 		v->filter = m;
 		table_filter(&v->table, m);
+		if (m && any_cut(v))
+			view_message(v->b, "filtered the rows loaded, not the ones past them");
 		if (!selectable(v, v->sel)) {
 			size_t i = next_selectable(v, 0, 1);
 			v->sel = i == SIZE_MAX ? 0 : i;
@@ -379,5 +463,6 @@ void view_status(const struct view *v, char *buf, size_t size)
 	if (v->ops->page)
 		snprintf(buf, size, "row %zu of %zu loaded", index, data);
 	else
-		snprintf(buf, size, "row %zu of %zu%s", index, data, v->filter ? " (filtered)" : "");
+		snprintf(buf, size, "row %zu of %s%zu%s", index, any_cut(v) ? "the first " : "", data,
+			 v->filter ? " (filtered)" : "");
 }

@@ -68,6 +68,13 @@ struct view {
 	struct mtx_match *search; /* the last search, for n and N */
 	struct mtx_match *filter;
 	struct view *pushed;  /* REACT_PUSH: the view to open */
+	/* A cut section sorted by the database, so that the rows loaded are
+	 * the first in that order, not the query's (view_load_query). */
+	struct {
+		char *section; /* its query's name; NULL: none */
+		int col;
+		bool desc;
+	} order;
 	void *priv;
 };
 
@@ -108,8 +115,9 @@ sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct 
 /*
  * view_load_query - add the named query @name as a section of @v's table,
  * bound to @v's params (and its :limit, if it has one, to @max_rows + 1),
- * loading up to @max_rows rows (and a note when there are more). Returns the
- * section's index or -errno with @err.
+ * loading up to @max_rows rows (and a note when there are more), in
+ * v->order when that names it. Returns the section's index or -errno with
+ * @err.
  */
 int view_load_query(struct view *v, const char *name, long max_rows, char **err);
 
