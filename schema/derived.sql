@@ -76,7 +76,7 @@ CREATE TABLE critical_path (
 	start_ns  INTEGER NOT NULL,
 	end_ns    INTEGER NOT NULL,
 	state     TEXT NOT NULL,        -- the thread's state then
-	object_id INTEGER,              -- blocked_sync: the object
+	object_id INTEGER,              -- the object waited through: the waker's segments within a wait on it, or the wait's own
 	function_id INTEGER             -- innermost recorded call then, when calls exist
 );
 
