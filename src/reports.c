@@ -360,11 +360,19 @@ static const struct mtx_query histogram_queries[] = {
 	  "GROUP BY subject_id, metric ORDER BY subject_id, metric" },
 	/* The lifetimes of an address add up bucket by bucket in the
 	 * aggregates (a GROUP BY per bucket first took 3 times as long). */
+	/* The busiest objects first (most ops, then most time waited on them),
+	 * each with its metrics together: the first rows of a run with
+	 * thousands of objects are its hot ones, not the first created. Not
+	 * by wait first: idle workers' condvar waits would come first. */
 	{ "histogram.objects", "Per synchronization object, over time",
+	  "SELECT pid, addr, kind, metric, peak, over_time FROM ("
 	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(h.bucket, h.value) AS peak, "
-	  "sparkline(h.bucket, h.value) AS over_time FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
+	  "sparkline(h.bucket, h.value) AS over_time, SUM(h.value) AS total, MIN(o.id) AS first_id "
+	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
 	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
-	  "GROUP BY " SAME_ADDRESS ", h.metric ORDER BY MIN(o.id), h.metric" },
+	  "GROUP BY " SAME_ADDRESS ", h.metric) "
+	  "ORDER BY SUM(CASE metric WHEN 'ops' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, "
+	  "SUM(CASE metric WHEN 'wait_ns' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, first_id, metric" },
 	{ 0 },
 };
 

@@ -74,6 +74,20 @@ if ! sqlite3 noexit.db "DELETE FROM sync_ops WHERE id = 8; DELETE FROM meta WHER
 else
 	DB=noexit.db check waits-noexit waits --thread main
 fi
+# The histogram's objects come busiest first, not in the order they were
+# made: one more op on worker-a's thread object (0xa, id 2) ties it with
+# M (0x1000: 4 ops), and its 700 us of join wait beat M's 140 us.
+cp waits.db busy.db
+if ! sqlite3 busy.db "INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg,
+		callsite) VALUES (9, 100, 2, 'detach', 1000910000, 1000910000, 0, 0, 0, NULL, 1072);
+		DELETE FROM meta WHERE key = 'derived_version'"; then
+	fail "could not add an op to the waits fixture"
+else
+	order=$("$MTX" report busy.db histogram --format csv 2> /dev/null |
+		awk -F, '$1 == "pid" && $2 == "addr" { on = 1; next } on && $2 != last { printf "%s ", $2; last = $2 }')
+	[ "$order" = "10 4096 11 " ] && pass "histogram: objects by ops, then wait" ||
+		fail "histogram's objects in the order '$order', not 10 (0xa) 4096 (0x1000) 11 (0xb)"
+fi
 # Numbers too wide for 80 columns with two blanks between columns get one.
 cp reuse.db wide.db
 if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
