@@ -49,6 +49,7 @@ check sync sync
 check locks locks
 check object object 0x1000
 check object-by-id object 1
+check object-limit object 0x1000 --limit 2
 check switches switches
 check states states
 check states-window states --from 300us --to 400us
