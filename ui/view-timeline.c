@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_COLS 16
+#define NAME_COLS 20 /* a lane's label: "name (tid)", and a blank */
 #define LABEL_EVERY 20      /* columns between time labels */
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
 #define MIN_NS_PER_COL 10
@@ -268,6 +268,17 @@ static void lane_from_level(struct view *v, const struct lane *l, int level, enu
 	free(cover);
 }
 
+/* @l's label, "name (tid)" (threads often share a name), in @buf; with
+ * @width > 0 its name is cut to fit @width, the tid kept whole. */
+static void lane_label(const struct lane *l, char *buf, size_t size, int width)
+{
+	char tid[32];
+	int n = snprintf(tid, sizeof(tid), " (%lld)", (long long)l->tid);
+	const char *name = l->name ? l->name : "?";
+	int room = width > 0 ? width - n : (int)strlen(name);
+	snprintf(buf, size, "%.*s%s", room > 0 ? room : 0, name, tid);
+}
+
 static void draw_axis(struct view *v, int y, int width)
 {
 	struct timeline *tl = v->priv;
@@ -296,7 +307,7 @@ static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 	enum lane_state *cells = l->cells;
 	char *marks = l->marks, name[64];
 	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
-	snprintf(name, sizeof(name), "%s", l->name ? l->name : "?");
+	lane_label(l, name, sizeof(name), NAME_COLS - 1);
 	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
 	if (!cells || !marks || l->cached_left != tl->left_ns || l->cached_npc != tl->ns_per_col ||
 	    l->cached_cols != cols) {
@@ -359,7 +370,9 @@ static void draw_detail(struct view *v, int y, int width)
 		display_text(y, 0, width, STYLE_NORMAL, true, "no lanes (f changes the filter)");
 		return;
 	}
-	used = (size_t)snprintf(line, sizeof(line), "%s: ", l->name ? l->name : "?");
+	lane_label(l, line, sizeof(line), 0);
+	used = strlen(line);
+	used += (size_t)snprintf(line + used, sizeof(line) - used, ": ");
 	/* The state from thread_states; why, from state_causes (waits only). */
 	sqlite3_stmt *st = prepare(v, "timeline.state_at", l->tid, tl->cursor_ns, tl->cursor_ns);
 	int64_t start = 0, end = 0;
@@ -494,8 +507,7 @@ static int apply_filter(struct view *v, const char *text)
 			for (size_t k = 0; k < nr_tids; k++)
 				keep |= tids[k] == tl->lanes[i].tid;
 		} else if (m) {
-			snprintf(label, sizeof(label), "%s (%lld)", tl->lanes[i].name ? tl->lanes[i].name : "",
-				 (long long)tl->lanes[i].tid);
+			lane_label(&tl->lanes[i], label, sizeof(label), 0);
 			keep = match_test(m, label);
 		}
 		if (keep)
@@ -599,7 +611,7 @@ static void search_lanes(struct view *v, bool backward)
 	for (int k = 1; k <= tl->nr_shown; k++) {
 		int i = ((tl->sel + (backward ? -k : k)) % tl->nr_shown + tl->nr_shown) % tl->nr_shown;
 		const struct lane *l = &tl->lanes[tl->shown[i]];
-		snprintf(label, sizeof(label), "%s (%lld)", l->name ? l->name : "", (long long)l->tid);
+		lane_label(l, label, sizeof(label), 0);
 		if (match_test(v->search, label)) {
 			tl->sel = i;
 			return;
