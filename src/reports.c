@@ -111,13 +111,13 @@ static const struct mtx_query locks_queries[] = {
 	{ 0 },
 };
 
-/* Seed 001 Figure 7, left. */
 /* The ops of the object: sync_ops by object, on its (object_id, start_ns)
  * index. */
 #define HISTORY_ROWS                                                                                     \
 	"FROM sync_ops h WHERE h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") \
 	") AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns")
 
+/* Seed 001 Figure 7, left. */
 static const struct mtx_query object_queries[] = {
 	{ "object.lifetimes", "Object",
 	  "SELECT id, kind, addr, pid, created_ns AS start_ns, destroyed_ns AS end_ns, "
