@@ -351,8 +351,13 @@ static const struct { const char *name, *sql; } query_counts[] = {
 		    "ELSE (SELECT COUNT(*) FROM state_causes c WHERE c.tid = :tid AND "
 		    IN_WINDOW("c.start_ns", "c.end_ns") ") END" },
 	/* Stepping through the rest of a busy lock's history looked up each
-	 * op's thread name: 1.5 s for MariaDB's 489 k ops on one mutex. */
-	{ "object.history", "SELECT COUNT(*) " HISTORY_ROWS },
+	 * op's thread name: 1.5 s for MariaDB's 489 k ops on one mutex. Over
+	 * the whole run for every thread, the (object_id, start_ns) index
+	 * alone counts them, without reading the rows for their end_ns. */
+	{ "object.history",
+	  "SELECT CASE WHEN " WHOLE_RUN " AND :tid IS NULL THEN (SELECT COUNT(*) FROM sync_ops h WHERE h.object_id IN "
+	  "(SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ")) "
+	  "ELSE (SELECT COUNT(*) " HISTORY_ROWS ") END" },
 };
 
 static const struct mtx_query histogram_queries[] = {
