@@ -23,6 +23,8 @@
  * thread's rows of a big table without reading the others. */
 #define THREAD_RANGE(col) \
 	"(" col " BETWEEN COALESCE(:tid, -9223372036854775807 - 1) AND COALESCE(:tid, 9223372036854775807))"
+/* --function: @name (a functions.name; NULL never matches) matches it. */
+#define FUNCTION_IS(name) "(:function IS NULL OR " name " REGEXP :function)"
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
 #define PCT(part, whole) "ROUND(100.0 * (" part ") / MAX(" whole ", 1), 1)"
 
@@ -162,7 +164,7 @@ static const struct mtx_query switches_queries[] = {
 	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken' AND " THREAD_IS("c.tid") " AND "
 	  IN_WINDOW("c.start_ns", "c.end_ns") " "
 	  "GROUP BY c.tid, c.next_tid, at, c.function_id) u LEFT JOIN functions f ON f.id = u.function_id "
-	  "ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, function LIMIT COALESCE(:limit, -1)) r "
+	  "WHERE " FUNCTION_IS("f.name") " ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, function LIMIT COALESCE(:limit, -1)) r "
 	  "LEFT JOIN names n1 ON n1.tid = r.from_tid LEFT JOIN names n2 ON n2.tid = r.to_tid "
 	  "ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at, r.function" },
 	{ 0 },
@@ -220,7 +222,7 @@ static const struct mtx_query waits_queries[] = {
 	  "GROUP BY o.pid, o.kind, w.waited_for_tid, w.relation, w.other_callsite) g "
 	  "LEFT JOIN callsites cs ON cs.pid = COALESCE(" OF_THREAD("pid", "g.for_tid") ", g.pid) "
 	  "AND cs.addr = g.other_callsite "
-	  "LEFT JOIN functions f ON f.id = cs.function_id "
+	  "LEFT JOIN functions f ON f.id = cs.function_id WHERE " FUNCTION_IS("f.name") " "
 	  "GROUP BY g.for_tid, g.relation, function ORDER BY wait_ns DESC, g.for_tid, function" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
@@ -301,7 +303,7 @@ static const struct mtx_query critical_path_queries[] = {
 	  "SELECT f.name AS function, " BASENAME("f.module") " AS module, SUM(cp.ns) AS path_ns, " PATH_SHARE
 	  " AS path_pct "
 	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
-	  "WHERE " THREAD_IS("cp.tid") " AND (:function IS NULL OR f.name REGEXP :function) GROUP BY f.id "
+	  "WHERE " THREAD_IS("cp.tid") " AND " FUNCTION_IS("f.name") " GROUP BY f.id "
 	  "ORDER BY path_ns DESC" },
 	/* Each running segment's time shared among the leaf functions of the
 	 * thread's samples within it, by count; a segment without one is
@@ -317,7 +319,7 @@ static const struct mtx_query critical_path_queries[] = {
 	  "SELECT CASE WHEN x.fn = -1 THEN '(no sample)' ELSE COALESCE(f.name, '[no stack]') END AS function, "
 	  BASENAME("f.module") " AS module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "
 	  "FROM share x LEFT JOIN functions f ON f.id = x.fn "
-	  "WHERE :function IS NULL OR f.name REGEXP :function GROUP BY x.fn ORDER BY path_ns DESC, function" },
+	  "WHERE " FUNCTION_IS("f.name") " GROUP BY x.fn ORDER BY path_ns DESC, function" },
 	{ 0 },
 };
 
@@ -419,7 +421,7 @@ static const struct mtx_query flat_queries[] = {
 	  PCT("COALESCE(l.n, 0)", "t.n") " AS self_pct, " PCT("i.n", "t.n") " AS total_pct "
 	  "FROM incl i JOIN total t ON t.tid = i.tid JOIN functions f ON f.id = i.fn "
 	  "LEFT JOIN leaf_fn l ON l.tid = i.tid AND l.fn = i.fn "
-	  "WHERE (:function IS NULL OR f.name REGEXP :function) "
+	  "WHERE " FUNCTION_IS("f.name") " "
 	  "ORDER BY i.tid, self DESC, i.n DESC, function" },
 	{ 0 },
 };
@@ -478,7 +480,7 @@ static const struct mtx_query calls_queries[] = {
 	  " JOIN ranked o ON o.tid = e.tid AND o.fn = e.callee) "
 	  "SELECT l.tid, l.idx AS 'index', l.total_pct, l.self_ns, l.children_ns, l.count, l.function "
 	  "FROM lines l JOIN functions f ON f.id = l.primary_fn "
-	  "WHERE (:function IS NULL OR f.name REGEXP :function) "
+	  "WHERE " FUNCTION_IS("f.name") " "
 	  "ORDER BY l.tid, l.entry, l.part, l.rank, l.function" },
 	{ 0 },
 };

@@ -55,6 +55,9 @@ check states states
 check states-window states --from 300us --to 400us
 check waits waits
 check waits-worker-b waits --thread worker-b
+# --function keeps the where-section's rows of the matching functions:
+# take_m (worker-a took M there), not finish (its exit op).
+check waits-function waits --function '^take'
 check critical-path critical-path
 check histogram histogram
 check threads-csv threads --format csv
@@ -124,6 +127,18 @@ DB=profile.db check calls-hash calls --thread main --function '^hash$'
 DB=calls.db check calls-exact calls
 # The filters of the function reports, in the other formats too.
 DB=profile.db check flat-function-json flat --function '^(hash|work)$' --format json
+# switches --function: main's one switch, given the stack main>work>hash
+# (id 3), left the CPU in hash, its innermost program frame.
+cp profile.db switch-stack.db
+if ! sqlite3 switch-stack.db "UPDATE switches SET stack_id = 3; DELETE FROM meta WHERE key = 'derived_version'"; then
+	fail "could not give the profile fixture's switch a stack"
+else
+	in_hash=$("$MTX" report switch-stack.db switches --function '^hash$' --format csv 2> /dev/null | tail -n +2)
+	in_work=$("$MTX" report switch-stack.db switches --function '^work$' --format csv 2> /dev/null | tail -n +2)
+	[ "$in_hash" = "200,main,0,(idle),clock_nanosleep,hash,1" ] && [ -z "$in_work" ] &&
+		pass "switches --function keeps the switches left in a matching function" ||
+		fail "switches --function: '^hash$' gave '$in_hash', '^work$' gave '$in_work'"
+fi
 DB=profile.db check calls-window-csv calls --from 1.5ms --to 4ms --format csv
 DB=calls.db check calls-exact-window calls --from 15us --to 50us
 DB=calls.db check calls-exact-hash-json calls --function '^hash$' --format json
