@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_COLS 20 /* a lane's label: "name (tid)", and a blank */
+#define NAME_COLS 22 /* a lane's label, "name (tid)", and a blank: "clientserver (18285)" whole */
 #define LABEL_EVERY 20      /* columns between time labels */
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
 #define MIN_NS_PER_COL 10

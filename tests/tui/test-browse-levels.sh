@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/tui/test-browse-levels.sh - the timeline of a lane too busy to read
-# state by state (tests/fixtures/busy.sql), at 84x24: zoomed out it is drawn
+# state by state (tests/fixtures/busy.sql), at 86x24: zoomed out it is drawn
 # from timeline_levels, and looks the same as drawn from thread_states (a
-# copy without the levels: the 84 columns leave 64 for the plot, and the
+# copy without the levels: the 86 columns leave 64 for the plot, and the
 # run's 4.19 ms then make a column 4^8 ns, a level's bucket); zoomed in past its finest level (here where
 # the lane goes from asleep to reading) it is read exactly again; and a
 # copy whose levels are blanked shows a blank lane, so the levels are what
@@ -21,15 +21,15 @@ sql "$TMP/exact/run.db" "DELETE FROM timeline_levels"
 cp "$TMP/run.db" "$TMP/altered/run.db"
 sql "$TMP/altered/run.db" "UPDATE timeline_levels SET buckets = zeroblob(length(buckets))"
 
-browse_start 84x24 "$TMP/run.db"
+browse_start 86x24 "$TMP/run.db"
 keys 4; wait_for "lane 1 of 2" && expect_screen levels
 keys j + + + + + +; wait_for "1.02 us a column"; keys t; wait_for "jump to time"; type_text 3.14ms; keys Enter
 wait_for "at 3.14 ms" && expect_screen levels-zoomed
 keys q; wait_for "exit=0"
 
-browse_start 84x24 "$TMP/exact/run.db"
+browse_start 86x24 "$TMP/exact/run.db"
 keys 4; wait_for "lane 1 of 2" && expect_screen levels
 
-browse_start 84x24 "$TMP/altered/run.db"
+browse_start 86x24 "$TMP/altered/run.db"
 keys 4; wait_for "lane 1 of 2" && expect_screen levels-altered
 finish

@@ -37,7 +37,7 @@ keys 4; wait_for "lane 1 of 3" && expect_screen timeline
 keys j j t; wait_for "jump to time"; type_text 300us; keys Enter
 wait_for "at 300.00 us" && expect_screen timeline-wait
 keys w; wait_for "woken by worker-a (101)" && expect_screen timeline-wakeup
-keys + + +; wait_for "2.08 us a column"; keys ']'; wait_for "op thread" && expect_screen timeline-zoomed
+keys + + +; wait_for "2.15 us a column"; keys ']'; wait_for "op thread" && expect_screen timeline-zoomed
 keys - - - f; wait_for "lanes of threads"; type_text 0x1000; keys Enter
 wait_for "filter 0x1000" && expect_screen timeline-object
 keys f; type_text main; keys Enter; wait_for "lane 1 of 1"
