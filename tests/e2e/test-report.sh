@@ -53,6 +53,14 @@ check object-limit object 0x1000 --limit 2
 check switches switches
 check states states
 check states-window states --from 300us --to 400us
+# From 300 to 400 us, the waits of main (200-900) and worker-b (250-390)
+# and main's state then began before the window: each thread's rows are
+# read from its last one begun by the window's start (TILE_FROM), not
+# from the window's start. main: 100% sync; worker-a: read 300-350,
+# runnable 350-360, running 360-400; worker-b: sync to 390, runnable.
+check threads-window threads --from 300us --to 400us
+check waits-window waits --from 300us --to 400us
+check switches-window switches --from 300us --to 400us
 check waits waits
 check waits-worker-b waits --thread worker-b
 # --function keeps the where-section's rows of the matching functions:
