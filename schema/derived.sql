@@ -124,7 +124,8 @@ CREATE TABLE sync_totals (
 	wait_ns     INTEGER NOT NULL, -- SUM(wait_ns)
 	max_wait_ns INTEGER NOT NULL,
 	hold_ns     INTEGER NOT NULL, -- SUM(hold_ns), 0 when none
-	max_hold_ns INTEGER NOT NULL
+	max_hold_ns INTEGER NOT NULL,
+	max_ns      INTEGER NOT NULL  -- MAX(end_ns - start_ns): the longest call
 );
 
 -- Per lock and holder: the ops that found that thread holding the lock

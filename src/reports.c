@@ -90,11 +90,16 @@ static const struct mtx_query sync_queries[] = {
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY x.tid, o.kind, x.op "
 	  "UNION ALL "
+	  /* A thread's calls can nest, so none bounds where those reaching
+	   * into the window begin but its longest (sync_totals.max_ns): on
+	   * the (tid, start_ns) index, from the window's start less that. */
 	  "SELECT op.tid, o.kind, op.op, COUNT(*) AS calls, "
 	  "SUM(op.blocked) AS blocking, SUM(op.wait_ns) AS wait_ns, MAX(op.wait_ns) AS max_wait_ns "
-	  "FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
-	  "WHERE " WINDOWED " AND " THREAD_IS("op.tid") " AND " OBJECT_IS("o.id", "o.addr") " AND "
-	  IN_WINDOW("op.start_ns", "op.end_ns") " "
+	  "FROM (SELECT x.tid, MAX(x.max_ns) AS longest FROM sync_totals x WHERE " THREAD_IS("x.tid") " "
+	  "GROUP BY x.tid) wt JOIN sync_ops op ON op.tid = wt.tid AND op.start_ns >= "
+	  "COALESCE(:from - wt.longest, -9223372036854775807) AND " IN_WINDOW("op.start_ns", "op.end_ns") " "
+	  "JOIN sync_objects o ON o.id = op.object_id "
+	  "WHERE " WINDOWED " AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY op.tid, o.kind, op.op) r ORDER BY r.tid, r.kind, r.op" },
 	{ 0 },
 };

@@ -88,18 +88,18 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO sync_totals (tid, object_id, op, calls, blocked, contended, wait_ns, "
-			       "max_wait_ns, hold_ns, max_hold_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "max_wait_ns, hold_ns, max_hold_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < tl->nr_op_totals && !rc; i++) {
 		const struct tl_op_total *t = &tl->op_totals[i];
-		const int64_t v[] = { t->calls, t->blocked, t->contended, t->wait_ns, t->max_wait_ns, t->hold_ns,
-				      t->max_hold_ns };
+		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
+				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, t->tid);
 		sqlite3_bind_int64(ins, 2, t->object_id);
 		sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
-		for (int c = 0; c < 7; c++)
+		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
 			sqlite3_bind_int64(ins, 4 + c, v[c]);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}

@@ -304,6 +304,8 @@ static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 		to->max_wait_ns = t->max_wait_ns;
 	if (t->max_hold_ns > to->max_hold_ns)
 		to->max_hold_ns = t->max_hold_ns;
+	if (t->max_ns > to->max_ns)
+		to->max_ns = t->max_ns;
 	return 0;
 }
 
@@ -329,7 +331,7 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 	const struct tl_op_total one = {
 		.tid = tid, .object_id = o->object_id, .op = o->op, .calls = 1, .blocked = blocked,
 		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
-		.hold_ns = hold_ns, .max_hold_ns = hold_ns,
+		.hold_ns = hold_ns, .max_hold_ns = hold_ns, .max_ns = o->end_ns - o->start_ns,
 	};
 	int rc = merge_op_total(l, &one);
 	if (rc || !(o->flags & TL_HAS_HOLDER))

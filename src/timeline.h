@@ -95,6 +95,7 @@ struct tl_op_total {
 	int64_t tid, object_id;
 	uint16_t op;
 	int64_t calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns;
+	int64_t max_ns; /* the longest call, end_ns - start_ns */
 };
 
 /* The ops on one object that found one holder, added up. */

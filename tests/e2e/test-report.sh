@@ -61,6 +61,10 @@ check states-window states --from 300us --to 400us
 check threads-window threads --from 300us --to 400us
 check waits-window waits --from 300us --to 400us
 check switches-window switches --from 300us --to 400us
+# main's join (200-905) and worker-b's lock (250-390) began before the
+# window: a thread's calls are read from the window's start less its
+# longest (sync_totals.max_ns), as calls can nest.
+check sync-window sync --from 300us --to 400us
 check waits waits
 check waits-worker-b waits --thread worker-b
 # --function keeps the where-section's rows of the matching functions:
