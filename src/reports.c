@@ -134,11 +134,11 @@ static const struct mtx_query locks_queries[] = {
 	{ 0 },
 };
 
-/* The ops of the object: sync_ops by object, on its (object_id, start_ns)
- * index. */
-#define HISTORY_ROWS                                                                                     \
-	"FROM sync_ops h WHERE h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") \
-	") AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns")
+/* The ops of the object (all, or only the thread's in the window):
+ * sync_ops by object, on its (object_id, start_ns) index. */
+#define OBJECT_OPS \
+	"FROM sync_ops h WHERE h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ")"
+#define HISTORY_ROWS OBJECT_OPS " AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns")
 
 /* Seed 001 Figure 7, left. */
 static const struct mtx_query object_queries[] = {
@@ -375,8 +375,7 @@ static const struct { const char *name, *sql; } query_counts[] = {
 	 * the whole run for every thread, the (object_id, start_ns) index
 	 * alone counts them, without reading the rows for their end_ns. */
 	{ "object.history",
-	  "SELECT CASE WHEN " WHOLE_RUN " AND :tid IS NULL THEN (SELECT COUNT(*) FROM sync_ops h WHERE h.object_id IN "
-	  "(SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ")) "
+	  "SELECT CASE WHEN " WHOLE_RUN " AND :tid IS NULL THEN (SELECT COUNT(*) " OBJECT_OPS ") "
 	  "ELSE (SELECT COUNT(*) " HISTORY_ROWS ") END" },
 };
 
