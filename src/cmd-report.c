@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "src/analysis.h"
+#include "src/clock.h"
 #include "src/cmd.h"
 #include "src/db.h"
 #include "src/histogram.h"
@@ -45,7 +46,8 @@ const char cmd_report_usage[] =
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
 	"  -l, --list             list the reports\n"
-	"  -v, --verbose          say how long building the derived tables took, step by step\n"
+	"  -v, --verbose          say how long building the derived tables took, step by step,\n"
+	"                         and how long each section of the report took\n"
 	"  -h, --help             this help\n";
 
 
@@ -200,6 +202,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		if (counts[i])
 			query_bind(counts[i], &params_given);
 		printer.count = counts[i];
+		uint64_t t0 = clock_now_ns();
 		if (report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err) < 0) {
 			fflush(stdout);
 			if (db_error_is_corrupt(sqlite3_errcode(db)))
@@ -208,6 +211,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 				log_error("report %s: %s", r->queries[i].name, err ? err : "failed");
 			goto out;
 		}
+		log_debug("report %s: %lld ms", r->queries[i].name, (long long)((clock_now_ns() - t0) / 1000000));
 		if (printer.nr_more && format != REPORT_TEXT) /* text says so in the table */
 			log_warn("report %s: %ld more rows not printed (--limit 0 for all)", r->queries[i].name,
 				 printer.nr_more);

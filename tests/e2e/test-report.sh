@@ -41,8 +41,10 @@ elif ! diff -q "$EXPECTED/threads.txt" verbose.out > /dev/null; then
 elif ! grep -q "derived tables: state_causes done at [0-9]* ms" verbose.err ||
 	! grep -q "derived tables: indexed at [0-9]* ms" verbose.err; then
 	fail "report -v did not time the derived tables' steps: $(cat verbose.err)"
+elif ! grep -q "^mtx: report threads: [0-9]* ms$" verbose.err; then
+	fail "report -v did not time the report's section: $(cat verbose.err)"
 else
-	pass "report -v times the derived build"
+	pass "report -v times the derived build and the report"
 fi
 check threads threads
 check sync sync
