@@ -254,16 +254,18 @@ static const struct mtx_query waits_queries[] = {
 	  "FROM " WAIT_FOR_IN_WINDOW " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid "
 	  "ORDER BY wait_ns DESC" },
 	/* Each wait followed through the thread it waited for, as long as that
-	 * one was itself waiting (at most 8 links, a thread met again ends it), grouped by chain; over the
-	 * whole run, as src/wait-chains.c added them up. */
+	 * one was itself waiting (at most 8 links, a thread met again ends
+	 * it), grouped by chain, its threads as THREAD_LABELS names them; over
+	 * the whole run, as src/wait-chains.c added them up. */
+#define LABEL_OF(tid) "(SELECT l.label FROM labels l WHERE l.tid = " tid ")"
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
-	  "WITH RECURSIVE chain(root, depth, tid, s, e, other, path, tids) AS ("
-	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " NAME_OF("w.tid") ","
+	  "WITH RECURSIVE labels AS MATERIALIZED (" THREAD_LABELS "), chain(root, depth, tid, s, e, other, path, tids) AS ("
+	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " LABEL_OF("w.tid") ","
 	  " ',' || w.tid || ','"
 	  " FROM " WAIT_FOR_IN_WINDOW " AND " WINDOWED
 	  " UNION ALL"
 	  " SELECT c.root, c.depth + 1, n.tid, MAX(n.start_ns, c.s), MIN(n.end_ns, c.e), n.waited_for_tid,"
-	  " c.path || ' > ' || COALESCE(" NAME_OF("n.tid") ", n.tid), c.tids || n.tid || ','"
+	  " c.path || ' > ' || COALESCE(" LABEL_OF("n.tid") ", n.tid), c.tids || n.tid || ','"
 	  " FROM chain c JOIN wait_for n ON n.rowid = (SELECT w3.rowid FROM wait_for w3"
 	  "  WHERE w3.tid = c.other AND w3.start_ns < c.e ORDER BY w3.start_ns DESC LIMIT 1)"
 	  /* a thread met again ends the chain (src/wait-chains.c) */
@@ -273,7 +275,7 @@ static const struct mtx_query waits_queries[] = {
 	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND "
 	  OBJECT_IS("x.object_id", "o.addr") " "
 	  "UNION ALL "
-	  "SELECT path || ' > ' || COALESCE(" NAME_OF("other") ", '?') AS chain, 1 AS n, e - s AS ns "
+	  "SELECT path || ' > ' || COALESCE(" LABEL_OF("other") ", '?') AS chain, 1 AS n, e - s AS ns "
 	  "FROM (SELECT *, MAX(depth) OVER (PARTITION BY root) AS last FROM chain) WHERE depth = last) r "
 	  "GROUP BY r.chain ORDER BY wait_ns DESC, r.chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",

@@ -9,16 +9,18 @@
  * A link: the waited-for thread's latest wait begun before the current end
  * (by rowid among equal starts, as the query's index gives it), if it ends
  * after the current start and is not a thread already on the chain; the
- * interval is clipped to it; at most 8 links. The chain's text is the threads' names
- * (their latest lifetime's; the tid for a thread without one), then the
- * last thread waited for, '?' when unknown; NULL when the waiting thread
- * itself has no name, as SQL's || gives it.
+ * interval is clipped to it; at most 8 links. The chain's text is the
+ * threads' labels (THREAD_LABELS: the name, with the tid where threads
+ * share it; the tid for a thread without one), then the last thread waited
+ * for, '?' when unknown; NULL when the waiting thread itself has no name,
+ * as SQL's || gives it.
  */
 #include "config.h"
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
+#include "src/reports.h"
 #include "src/sorted.h"
 
 #include <errno.h>
@@ -35,9 +37,8 @@ struct chain_total {
 };
 
 struct chains {
-	sqlite3_stmt *name_of;
 	struct keyhash names;  /* tid -> index + 1 in name_text */
-	char **name_text;      /* NULL: no name */
+	char **name_text;      /* labels; NULL: no name */
 	size_t nr_names, cap_names;
 	struct keyhash texts;  /* (hash, probe) -> index + 1 in text */
 	char **text;
@@ -49,29 +50,38 @@ struct chains {
 	size_t len, cap;
 };
 
-/* The name of @tid as NAME_OF gives it, or NULL; an error in *@rc. */
-static const char *name_of(struct chains *c, int64_t tid, int *rc)
+/* Every thread's label (THREAD_LABELS), read once: a run with thousands
+ * of threads has thousands of tids on its chains. */
+static int read_labels(struct chains *c, sqlite3 *db)
 {
-	char *none = NULL;
-	size_t before = c->nr_names;
-	ptrdiff_t i = keyhash_row(&c->names, tid, 0, 0, &c->name_text, &c->nr_names, &c->cap_names,
-				  sizeof(*c->name_text), &none);
-	if (i < 0) {
-		*rc = (int)i;
-		return NULL;
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(db, THREAD_LABELS, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		char *none = NULL;
+		ptrdiff_t i = keyhash_row(&c->names, sqlite3_column_int64(st, 0), 0, 0, &c->name_text, &c->nr_names,
+					  &c->cap_names, sizeof(*c->name_text), &none);
+		if (i < 0)
+			rc = (int)i;
+		else if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+			 !(c->name_text[i] = strdup((const char *)sqlite3_column_text(st, 1))))
+			rc = -ENOMEM;
 	}
-	if (c->nr_names == before)
-		return c->name_text[i];
-	/* A new tid: ask once. */
-	sqlite3_reset(c->name_of);
-	sqlite3_bind_int64(c->name_of, 1, tid);
-	int step = sqlite3_step(c->name_of);
-	if (step == SQLITE_ROW && sqlite3_column_type(c->name_of, 0) != SQLITE_NULL &&
-	    !(c->name_text[i] = strdup((const char *)sqlite3_column_text(c->name_of, 0))))
+	if (!rc && step != SQLITE_DONE)
+		rc = -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The label of @tid, or NULL (no name, or not a thread of the run). */
+static const char *label_of(struct chains *c, int64_t tid, int *rc)
+{
+	struct keyhash_slot *sl = keyhash_slot(&c->names, tid, 0, 0);
+	if (!sl)
 		*rc = -ENOMEM;
-	else if (step != SQLITE_ROW && step != SQLITE_DONE)
-		*rc = -EIO;
-	return c->name_text[i];
+	return sl && sl->v ? c->name_text[sl->v - 1] : NULL;
 }
 
 static int append(struct chains *c, const char *s)
@@ -158,17 +168,17 @@ static int follow(struct chains *c, const struct wait_link *links, size_t n, con
 	}
 	*ns = e - s;
 	c->len = 0;
-	const char *name = name_of(c, path[0], &rc);
+	const char *name = label_of(c, path[0], &rc);
 	if (rc || !name) /* NULL || ... is NULL */
 		return rc;
 	rc = append(c, name);
 	for (int i = 1; i <= depth && !rc; i++) {
-		const char *nm = name_of(c, path[i], &rc);
+		const char *nm = label_of(c, path[i], &rc);
 		snprintf(num, sizeof(num), "%" PRId64, path[i]);
 		if (!rc && !(rc = append(c, " > ")))
 			rc = append(c, nm ? nm : num);
 	}
-	const char *last = other >= 0 && !rc ? name_of(c, other, &rc) : NULL;
+	const char *last = other >= 0 && !rc ? label_of(c, other, &rc) : NULL;
 	if (!rc && !(rc = append(c, " > ")))
 		rc = append(c, last ? last : "?");
 	return rc;
@@ -214,9 +224,7 @@ int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n)
 	struct chains c = { 0 };
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT name FROM threads WHERE tid = ? ORDER BY start_ns DESC LIMIT 1", -1,
-			       &c.name_of, NULL) != SQLITE_OK)
-		rc = -EIO;
+	rc = read_labels(&c, db);
 	for (size_t i = 0; i < n && !rc; i++) {
 		int64_t ns;
 		ptrdiff_t chain = -1;
@@ -229,7 +237,6 @@ int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n)
 	}
 	if (!rc)
 		rc = write_chains(db, &c);
-	sqlite3_finalize(c.name_of);
 	for (size_t i = 0; i < c.nr_names; i++)
 		free(c.name_text[i]);
 	for (size_t i = 0; i < c.nr_text; i++)

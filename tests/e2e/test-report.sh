@@ -166,6 +166,19 @@ for r in threads sync switches; do
 		{ fail "report $r over a whole-run window differs from its summary:"; head -20 window.diff; }
 done
 
+# Threads that share a name are told apart by tid on the wait-for chains,
+# over the whole run (src/wait-chains.c) as over a window (SQL): worker-b
+# renamed worker-a.
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" shared.db &&
+	sqlite3 shared.db "UPDATE threads SET name = 'worker-a' WHERE name = 'worker-b'" || fail "shared.db"
+for window in "" "--from 0 --to 100000s"; do
+	# shellcheck disable=SC2086 # the window is two options or none
+	"$MTX" report shared.db waits $window --format csv 2>&1 | sed -n '/^chain,/,/^$/p' > shared.out
+	printf '%s\n' "chain,waits,wait_ns" "main > worker-a (101),1,700000" "worker-a (102) > worker-a (101),1,140000" "" |
+		diff -u - shared.out > shared.diff && pass "chains of threads sharing a name ${window:-(whole run)}" ||
+		{ fail "chains of threads sharing a name ${window:-(whole run)}:"; cat shared.diff; }
+done
+
 # --limit: the first N rows of each section and how many were left out;
 # CSV and JSON print the same rows and say it on stderr.
 rows=$(($(wc -l < "$EXPECTED/states.txt") - 2))
