@@ -146,9 +146,13 @@ static const struct mtx_query object_queries[] = {
 	  "SELECT id, kind, addr, pid, created_ns AS start_ns, destroyed_ns AS end_ns, "
 	  "(SELECT COUNT(*) FROM sync_ops op WHERE op.object_id = o.id) AS ops "
 	  "FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") " ORDER BY o.id" },
-	{ "object.history", "History: every operation on it, in time order (seed 001, Figure 7 left)",
+	/* Lifetime by lifetime (the order of their ids): the (object_id,
+	 * start_ns) index gives that order, so the rows stream, and text's
+	 * first 1000 show at once. In time order across them, SQLite sorted
+	 * every op first: 1.1 s for MariaDB's busiest mutex (489 k ops). */
+	{ "object.history", "History: every operation, in time order per lifetime (seed 001, Figure 7 left)",
 	  "SELECT h.start_ns, h.tid, " NAME_OF("h.tid") " AS name, h.op, h.blocked, h.wait_ns, "
-	  "h.holder_tid AS holder, h.hold_ns, h.callsite " HISTORY_ROWS " ORDER BY h.start_ns, h.tid" },
+	  "h.holder_tid AS holder, h.hold_ns, h.callsite " HISTORY_ROWS " ORDER BY h.object_id, h.start_ns, h.tid" },
 	{ 0 },
 };
 

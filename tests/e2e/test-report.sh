@@ -120,6 +120,11 @@ if ! sqlite3 forked.db "UPDATE sync_objects SET pid = 300 WHERE id = 2"; then
 	fail "could not give the reuse fixture's second lifetime to another process"
 else
 	DB=forked.db check locks-forked locks
+	# The child's ops (made to overlap the parent's in time) follow the
+	# parent's: the history goes lifetime by lifetime.
+	sqlite3 forked.db "UPDATE sync_ops SET start_ns = start_ns - 460000, end_ns = end_ns - 460000 WHERE object_id = 2;
+		UPDATE sync_objects SET created_ns = created_ns - 460000 WHERE id = 2" &&
+		DB=forked.db check object-forked object 0x2000
 fi
 # Profiles: tests/fixtures/profile.sql (samples) and calls.sql (exact calls).
 DB=profile.db check flat flat
