@@ -41,10 +41,6 @@ static const struct mtx_query browse_queries[] = {
 	  " ORDER BY op.start_ns, op.id LIMIT :limit" },
 	{ "object.history.prev", NULL, HISTORY_SELECT BEFORE("op.start_ns", "op.id")
 	  " ORDER BY op.start_ns DESC, op.id DESC LIMIT :limit" },
-	/* From the per (thread, syscall) sums of schema/derived.sql. */
-	{ "syscalls", "System calls per thread: how many, how long, how many failed",
-	  "SELECT x.tid, " NAME_OF("x.tid") " AS name, x.syscall, x.calls, x.errors, x.total_ns, x.max_ns "
-	  "FROM syscall_totals x ORDER BY x.total_ns DESC, x.tid, x.syscall" },
 	{ "syscalls.list.next", NULL, SYSCALL_SELECT AFTER("s.start_ns", "s.rowid")
 	  " ORDER BY s.start_ns, s.rowid LIMIT :limit" },
 	{ "syscalls.list.prev", NULL, SYSCALL_SELECT BEFORE("s.start_ns", "s.rowid")

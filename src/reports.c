@@ -31,12 +31,15 @@
 #define TILE_FROM(table, tid)                                                                              \
 	"COALESCE((SELECT MAX(b.start_ns) FROM " table " b WHERE b.tid = " tid " AND b.start_ns <= " FROM_NS \
 	"), -9223372036854775807)"
-/* FROM-clause rows of @table (as TILE_FROM's) as @alias for the window and
- * --thread: per thread, the (tid, start_ns) index from TILE_FROM on. */
-#define WINDOW_ROWS(table, alias)                                                                         \
+/* FROM-clause rows of @table (as TILE_FROM's, or syscalls) as @alias for
+ * the window and --thread: per thread, the (tid, start_ns) index from
+ * TILE_FROM on. */
+#define WINDOW_ROWS(table, alias) WINDOW_ROWS_ENDING(table, alias, alias ".end_ns")
+/* The same, for rows that end at @end (an expression of the row). */
+#define WINDOW_ROWS_ENDING(table, alias, end)                                                             \
 	"(SELECT DISTINCT th.tid FROM threads th WHERE " THREAD_IS("th.tid") ") wt JOIN " table " " alias " ON " \
 	alias ".tid = wt.tid AND " alias ".start_ns >= " TILE_FROM(table, "wt.tid") " AND "                 \
-	IN_WINDOW(alias ".start_ns", alias ".end_ns") " "
+	IN_WINDOW(alias ".start_ns", end) " "
 /* --function: @name (a functions.name; NULL never matches) matches it. */
 #define FUNCTION_IS(name) "(:function IS NULL OR " name " REGEXP :function)"
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
@@ -347,6 +350,22 @@ static const struct mtx_query critical_path_queries[] = {
 	{ 0 },
 };
 
+/* Per thread and syscall, as perf trace -s: over the whole run the sums of
+ * syscall_totals, else each call in the window. A call without an end (the
+ * thread left in it, or its exit was lost) counts at its start, with no
+ * time; one without a return value, in no error count. */
+static const struct mtx_query syscalls_queries[] = {
+	{ "syscalls", "System calls per thread: how many, how long, how many failed",
+	  "SELECT r.tid, " NAME_OF("r.tid") " AS name, r.syscall, r.calls, r.errors, r.total_ns, r.max_ns FROM ("
+	  "SELECT x.tid, x.syscall, x.calls, x.errors, x.total_ns, x.max_ns FROM syscall_totals x "
+	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " "
+	  "UNION ALL "
+	  "SELECT s.tid, s.name, COUNT(*), SUM(s.ret < 0), SUM(s.end_ns - s.start_ns), MAX(s.end_ns - s.start_ns) "
+	  "FROM " WINDOW_ROWS_ENDING("syscalls", "s", "COALESCE(s.end_ns, s.start_ns + 1)")
+	  "WHERE " WINDOWED " GROUP BY s.tid, s.name) r ORDER BY r.total_ns DESC, r.tid, r.syscall" },
+	{ 0 },
+};
+
 static const struct mtx_query states_queries[] = {
 	/* why: the object and op, or the syscall and its kind of file, else the
 	 * cause itself (preempted, woken, new, sleep, unknown); ended_by names the
@@ -515,6 +534,7 @@ static const struct mtx_report reports[] = {
 	{ "object", "one object's history: time, thread, op, blocked (Figure 7 left)", "OBJECT", object_queries },
 	{ "switches", "who hands the CPU to whom, at which code (Figure 7 right)", NULL, switches_queries },
 	{ "states", "each interval a thread was not running: why, and what ended it", NULL, states_queries },
+	{ "syscalls", "system calls per thread: how many, how long, how many failed", NULL, syscalls_queries },
 	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries },
 	{ "critical-path", "the chain of work and waits that bounded wall time", NULL, critical_path_queries },
 	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },

@@ -171,6 +171,21 @@ for r in threads sync switches; do
 		{ fail "report $r over a whole-run window differs from its summary:"; head -20 window.diff; }
 done
 
+# syscalls, on the fixture with two more calls of worker-a: a read that
+# failed (EAGAIN), and the exit it never returned from. Over a window
+# (calls that overlap it, whole), main's futex begun before it counts.
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" syscalls.db &&
+	sqlite3 syscalls.db "INSERT INTO syscalls (tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) VALUES
+		(101, 1000360000, 1000361000, 0, 'read', -11, 3, 'pipe'), (101, 1000899000, NULL, 60, 'exit', NULL, NULL, NULL)" ||
+	fail "syscalls.db"
+DB=syscalls.db check syscalls syscalls
+DB=syscalls.db check syscalls-window syscalls --from 300us --to 400us
+DB=syscalls.db check syscalls-exit syscalls --from 898us
+"$MTX" report syscalls.db syscalls > whole.out 2>&1
+"$MTX" report syscalls.db syscalls --from 0 --to 100000s > window.out 2>&1
+diff -u whole.out window.out > window.diff && pass "report syscalls: summary = a window over the whole run" ||
+	{ fail "report syscalls over a whole-run window differs from its summary:"; head -20 window.diff; }
+
 # Threads that share a name are told apart by tid on the wait-for chains,
 # over the whole run (src/wait-chains.c) as over a window (SQL): worker-b
 # renamed worker-a.
