@@ -5,6 +5,7 @@
 #include "ui/table.h"
 #include "ui/display.h"
 #include "src/grow.h"
+#include "src/match.h"
 
 #include <errno.h>
 #include <math.h>
@@ -141,19 +142,27 @@ static void fill_row(struct table_row *r, struct table_section *s, sqlite3_stmt 
 			       : type == SQLITE_NULL ? -INFINITY : NAN;
 		if (type == SQLITE_TEXT)
 			s->left[c] = true;
-		int len = (int)strlen(buf);
-		if (len > s->widths[c])
-			s->widths[c] = len;
 	}
 	for (int k = 0; k < 2; k++)
 		if (s->key_cols[k] >= 0)
 			r->key[k] = sqlite3_column_int64(st, s->key_cols[k]);
 }
 
+/* Widen @s's columns to @r's cells. */
+static void fit_row(struct table_section *s, const struct table_row *r)
+{
+	for (int c = 0; c < s->nr_cols && r->cells; c++) {
+		int len = r->cells[c] ? (int)strlen(r->cells[c]) : 0;
+		if (len > s->widths[c])
+			s->widths[c] = len;
+	}
+}
+
 long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, long max_rows, bool at_front,
-		char **err)
+		const struct mtx_match *keep, char **err)
 {
 	struct table_section *s = &t->sections[section];
+	char text[4096];
 	long n = 0;
 	int rc;
 	while ((max_rows < 0 || n < max_rows) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -162,6 +171,14 @@ long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_n
 			return -ENOMEM;
 		r->section = section;
 		fill_row(r, s, st, origin_ns);
+		if (keep) {
+			table_row_text(t, r, text, sizeof(text));
+			if (!match_test(keep, text)) {
+				table_drop(t, 1, at_front);
+				continue;
+			}
+		}
+		fit_row(s, r);
 		n++;
 	}
 	if (n == max_rows)
@@ -193,6 +210,24 @@ void table_drop(struct table *t, size_t n, bool front)
 	if (front)
 		memmove(t->rows, t->rows + n, (t->nr_rows - n) * sizeof(*t->rows));
 	t->nr_rows -= n;
+}
+
+bool table_more(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, const struct mtx_match *keep)
+{
+	char text[4096];
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct table_row r = { .section = section };
+		bool match = true;
+		if (keep) {
+			fill_row(&r, &t->sections[section], st, origin_ns);
+			table_row_text(t, &r, text, sizeof(text));
+			match = match_test(keep, text);
+			free_row(&r, t);
+		}
+		if (match)
+			return true;
+	}
+	return false;
 }
 
 static const struct table_section *sort_section;

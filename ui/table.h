@@ -60,11 +60,16 @@ int table_add_section(struct table *t, sqlite3_stmt *st, const char *name, const
 /*
  * table_load - step @st and add up to @max_rows data rows (all when < 0)
  * to @section, after the last row or, with @at_front, before the first
- * (in reverse: @st then gives rows in descending order). Returns the number
- * of rows added, or -EIO with SQLite's message in @err (caller frees).
+ * (in reverse: @st then gives rows in descending order); with @keep, only
+ * the rows whose text it matches. Returns the number of rows added, or
+ * -EIO with SQLite's message in @err (caller frees).
  */
 long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, long max_rows, bool at_front,
-		char **err);
+		const struct mtx_match *keep, char **err);
+
+/* table_more - whether @st has a row left for @section (one that @keep
+ * matches, with @keep); the rows it steps past are not added. */
+bool table_more(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, const struct mtx_match *keep);
 
 /* table_add_columns - the same for a section of @n text columns not read
  * from SQL (the help); rows go in with table_add_cells. */

@@ -36,7 +36,7 @@ static long paged_fetch(struct view *v, bool forward, int64_t k0, int64_t k1, ch
 		sqlite3_finalize(st);
 		return -ENOMEM;
 	}
-	long n = table_load(&v->table, 0, st, v->b->origin_ns, -1, !forward, err);
+	long n = table_load(&v->table, 0, st, v->b->origin_ns, -1, !forward, NULL, err);
 	sqlite3_finalize(st);
 	return n;
 }

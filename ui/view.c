@@ -115,13 +115,16 @@ int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 	if (!st)
 		return -EIO;
 	/* A query that can stop early reads one row past what is shown (the
-	 * note); ordered anew, it must give every row. */
+	 * note); ordered anew, or filtered, it must give every row. */
 	int limit = sqlite3_bind_parameter_index(st, ":limit");
 	if (limit)
-		sqlite3_bind_int64(st, limit, ordered ? -1 : max_rows + 1);
+		sqlite3_bind_int64(st, limit, ordered || v->filter ? -1 : max_rows + 1);
+	/* Under a filter, the first max_rows rows it matches, of all. */
+	v->filtered_load |= v->filter != NULL;
 	int section = table_add_section(&v->table, st, name, q->title);
-	long n = section < 0 ? section : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, err);
-	if (n >= 0 && n == max_rows && sqlite3_step(st) == SQLITE_ROW) {
+	long n = section < 0 ? section
+			     : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, v->filter, err);
+	if (n >= 0 && n == max_rows && table_more(&v->table, section, st, v->b->origin_ns, v->filter)) {
 		table_add_note(&v->table, section, "... more rows not shown; narrow with a drill-down or mtx report");
 		v->table.sections[section].cut = true;
 	} else if (n == 0) {
@@ -289,13 +292,11 @@ static bool any_cut(const struct view *v)
 }
 
 /*
- * Sort the cut @section of @v by the database: reload @v with that
- * section's query in its new order, so that the rows loaded are the first
- * of all in that order, not the ones loaded before, reordered. A reload
- * makes the same sections in the same order; the others keep their sort,
- * and the filter stays.
+ * Read @v's rows again from the database, under its order (v->order) and
+ * filter. A reload makes the same sections in the same order; those not
+ * ordered by the database keep their sort.
  */
-static void resort_cut(struct view *v, int section)
+static void reload(struct view *v)
 {
 	struct table *t = &v->table;
 	int nr = t->nr_sections;
@@ -303,35 +304,48 @@ static void resort_cut(struct view *v, int section)
 		int col;
 		bool desc;
 	} *kept = malloc(sizeof(*kept) * (size_t)(nr ? nr : 1));
-	char *name = strdup(t->sections[section].name), *err = NULL;
-	if (!kept || !name) {
+	char *err = NULL;
+	if (!kept) {
 		view_message(v->b, "out of memory");
-		free(kept);
-		free(name);
 		return;
 	}
 	for (int i = 0; i < nr; i++) {
 		kept[i].col = t->sections[i].sort_col;
 		kept[i].desc = t->sections[i].sort_desc;
 	}
-	free(v->order.section);
-	v->order.section = name;
-	v->order.col = kept[section].col;
-	v->order.desc = kept[section].desc;
 	table_clear(t);
+	v->filtered_load = false;
 	if (v->ops->load(v, &err))
 		view_message(v->b, "%s", err ? err : "cannot read the rows again");
 	free(err);
 	for (int i = 0; i < t->nr_sections && i < nr; i++) {
-		if (i == section)
+		if (v->order.section && !strcmp(t->sections[i].name, v->order.section))
 			continue;
 		t->sections[i].sort_col = kept[i].col;
 		t->sections[i].sort_desc = kept[i].desc;
 		table_sort(t, i);
 	}
 	free(kept);
-	table_filter(t, v->filter);
+	table_filter(t, v->filter); /* rows a view adds by other means */
 	v->sel = v->top = 0;
+}
+
+/* Sort the cut @section of @v by the database: the rows loaded are then
+ * the first of all in the new order, not the ones loaded before,
+ * reordered. */
+static void resort_cut(struct view *v, int section)
+{
+	const struct table_section *s = &v->table.sections[section];
+	char *name = strdup(s->name);
+	if (!name) {
+		view_message(v->b, "out of memory");
+		return;
+	}
+	free(v->order.section);
+	v->order.section = name;
+	v->order.col = s->sort_col;
+	v->order.desc = s->sort_desc;
+	reload(v);
 }
 
 static void sort_next(struct view *v, bool reverse)
@@ -414,9 +428,12 @@ enum reaction view_handle(struct view *v, enum action a)
 			return REACT_REDRAW;
 		match_free(v->filter);
 		v->filter = m;
-		table_filter(&v->table, m);
-		if (m && any_cut(v))
-			view_message(v->b, "filtered the rows loaded, not the ones past them");
+		/* Rows past those loaded, or left out by the last filter, can
+		 * match: the database gives them. */
+		if (v->ops->load && (any_cut(v) || v->filtered_load))
+			reload(v);
+		else
+			table_filter(&v->table, m);
 		if (!selectable(v, v->sel)) {
 			size_t i = next_selectable(v, 0, 1);
 			v->sel = i == SIZE_MAX ? 0 : i;

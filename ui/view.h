@@ -75,6 +75,7 @@ struct view {
 		int col;
 		bool desc;
 	} order;
+	bool filtered_load; /* rows were loaded under a filter: those it left out are not in the table */
 	void *priv;
 };
 
