@@ -236,6 +236,15 @@ static void jump_end(struct view *v, bool to_end)
 	v->top = 0; /* follow_selection brings the selection into view */
 }
 
+/* Whether a section of @v had more rows than it loaded. */
+static bool any_cut(const struct view *v)
+{
+	for (int i = 0; i < v->table.nr_sections; i++)
+		if (v->table.sections[i].cut)
+			return true;
+	return false;
+}
+
 /* Search rows after (or before) the selection, paging in more as needed. */
 static void search(struct view *v, bool backward)
 {
@@ -264,7 +273,7 @@ static void search(struct view *v, bool backward)
 		if (backward)
 			v->sel = v->sel < v->table.nr_rows ? v->sel : 0;
 	}
-	view_message(v->b, "no match");
+	view_message(v->b, any_cut(v) ? "no match among the rows loaded (f filters all rows)" : "no match");
 }
 
 static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool *cleared)
@@ -282,14 +291,6 @@ static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool 
 	return m;
 }
 
-/* Whether a section of @v had more rows than it loaded. */
-static bool any_cut(const struct view *v)
-{
-	for (int i = 0; i < v->table.nr_sections; i++)
-		if (v->table.sections[i].cut)
-			return true;
-	return false;
-}
 
 /*
  * Read @v's rows again from the database, under its order (v->order) and

@@ -85,8 +85,9 @@ else
 	[ "$(screen | sed -n 3p | awk '{ print $1 }')" = 2199 ] && pass "sorted past the rows loaded" ||
 		{ fail "sorting more threads than loaded: the first row is not tid 2199"; screen | sed 's/^/  | /'; }
 	# A filter asks the database too: the fixture's workers (101, 102)
-	# were not among the rows loaded (2199 down to 1200); cleared, the
-	# first 1000 come back in the order chosen.
+	# were not among the rows loaded (2199 down to 1200), which a search
+	# sees; cleared, the first 1000 come back in the order chosen.
+	keys /; type_text worker; keys Enter; wait_for "no match among the rows loaded (f filters all rows)"
 	keys f; type_text worker; keys Enter; wait_for "row 1 of 2 (filtered)"
 	[ "$(screen | sed -n 3,4p | awk '{ print $1 }' | tr '\n' ' ')" = "102 101 " ] && pass "filtered past the rows loaded" ||
 		{ fail "filtering more threads than loaded: not the workers 102 and 101"; screen | sed 's/^/  | /'; }
