@@ -221,6 +221,8 @@ static const struct mtx_query switches_queries[] = {
 	"FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
 	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
 	"FROM " WINDOW_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
+/* A thread's label (THREAD_LABELS), from the chains query's labels CTE. */
+#define LABEL_OF(tid) "(SELECT l.label FROM labels l WHERE l.tid = " tid ")"
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
 	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
@@ -264,7 +266,6 @@ static const struct mtx_query waits_queries[] = {
 	 * one was itself waiting (at most 8 links, a thread met again ends
 	 * it), grouped by chain, its threads as THREAD_LABELS names them; over
 	 * the whole run, as src/wait-chains.c added them up. */
-#define LABEL_OF(tid) "(SELECT l.label FROM labels l WHERE l.tid = " tid ")"
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
 	  "WITH RECURSIVE labels AS MATERIALIZED (" THREAD_LABELS "), chain(root, depth, tid, s, e, other, path, tids) AS ("
 	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " LABEL_OF("w.tid") ","

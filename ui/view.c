@@ -291,7 +291,6 @@ static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool 
 	return m;
 }
 
-
 /*
  * Read @v's rows again from the database, under its order (v->order) and
  * filter. A reload makes the same sections in the same order; those not
