@@ -300,6 +300,8 @@ static const struct mtx_query waits_queries[] = {
 	{ 0 },
 };
 
+/* The time a CPU sample stands for (1 when not recorded). */
+#define SAMPLE_PERIOD_NS "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sample_period_ns'), 1)"
 /* The length of the whole path within the window. */
 #define PATH_TOTAL "(SELECT MAX(SUM(" CLIPPED("x.start_ns", "x.end_ns") "), 1) FROM critical_path x " \
 		   "WHERE " IN_WINDOW("x.start_ns", "x.end_ns") ")"
@@ -333,17 +335,26 @@ static const struct mtx_query critical_path_queries[] = {
 	  "FROM " PATH_ROWS("x.tid, x.function_id") "JOIN functions f ON f.id = cp.function_id "
 	  "WHERE " THREAD_IS("cp.tid") " AND " FUNCTION_IS("f.name") " GROUP BY f.id "
 	  "ORDER BY path_ns DESC" },
-	/* Each running segment's time shared among the leaf functions of the
-	 * thread's samples within it, by count; a segment without one is
-	 * "(no sample)" (fn -1), a sample without a user stack "[no stack]". */
+	/* A running segment as long as the sampling period or longer has its
+	 * time shared among the leaf functions of the thread's samples within
+	 * it, by count. Shorter ones are pooled per thread (key -1 - tid),
+	 * their time shared among the samples in any of them: each is sampled
+	 * with odds of its length to the period, so a path of 3 us segments
+	 * (sysbench threads) has a sample in one of ~300, and taken one by
+	 * one 93% of it was "(no sample)" although its samples were many. A
+	 * long segment or a pool without a sample is "(no sample)" (fn -1), a
+	 * sample without a user stack "[no stack]". */
 	{ "critical-path.sampled", "Its running time per function its CPU samples were in (collect --sample)",
-	  "WITH seg AS (SELECT x.seq, x.tid, MAX(x.start_ns, " FROM_NS ") AS s, MIN(x.end_ns, " TO_NS ") AS e "
+	  "WITH seg AS (SELECT x.tid, MAX(x.start_ns, " FROM_NS ") AS s, MIN(x.end_ns, " TO_NS ") AS e, "
+	  "CASE WHEN MIN(x.end_ns, " TO_NS ") - MAX(x.start_ns, " FROM_NS ") < " SAMPLE_PERIOD_NS " "
+	  "THEN -1 - x.tid ELSE x.seq END AS g "
 	  "FROM critical_path x WHERE x.state = 'running' AND " THREAD_IS("x.tid") " AND "
 	  IN_WINDOW("x.start_ns", "x.end_ns") " AND EXISTS (SELECT 1 FROM samples)), "
-	  "hit AS (SELECT seg.seq, seg.e - seg.s AS len, CASE WHEN sm.rowid IS NULL THEN -1 ELSE st.function_id END AS fn "
-	  "FROM seg LEFT JOIN samples sm ON sm.tid = seg.tid AND sm.ts_ns >= seg.s AND sm.ts_ns < seg.e "
-	  "LEFT JOIN stacks st ON st.id = sm.stack_id), "
-	  "share AS (SELECT fn, len * COUNT(*) / SUM(COUNT(*)) OVER (PARTITION BY seq) AS ns FROM hit GROUP BY seq, fn) "
+	  "len AS (SELECT g, SUM(e - s) AS ns FROM seg GROUP BY g), "
+	  "hit AS (SELECT seg.g, st.function_id AS fn, COUNT(*) AS n FROM seg JOIN samples sm ON sm.tid = seg.tid "
+	  "AND sm.ts_ns >= seg.s AND sm.ts_ns < seg.e LEFT JOIN stacks st ON st.id = sm.stack_id GROUP BY seg.g, fn), "
+	  "share AS (SELECT h.fn, l.ns * h.n / SUM(h.n) OVER (PARTITION BY h.g) AS ns FROM hit h JOIN len l ON l.g = h.g "
+	  "UNION ALL SELECT -1, l.ns FROM len l WHERE NOT EXISTS (SELECT 1 FROM hit h WHERE h.g = l.g)) "
 	  "SELECT CASE WHEN x.fn = -1 THEN '(no sample)' ELSE COALESCE(f.name, '[no stack]') END AS function, "
 	  BASENAME("f.module") " AS module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "
 	  "FROM share x LEFT JOIN functions f ON f.id = x.fn "
@@ -438,7 +449,6 @@ static const struct mtx_query histogram_queries[] = {
  * stack, not per sample. A function counts once per sample in its total,
  * however often it recurs on the stack.
  */
-#define SAMPLE_PERIOD_NS "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sample_period_ns'), 1)"
 #define SAMPLES_CTE                                                                                  \
 	"s AS (SELECT tid, stack_id, COUNT(*) AS n FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " \
 	FROM_NS " AND ts_ns < " TO_NS " GROUP BY tid, stack_id), "                                       \

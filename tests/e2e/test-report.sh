@@ -140,6 +140,15 @@ else
 	DB=unknown.db check flat-unknown flat --thread main
 fi
 DB=profile.db check critical-path-sampled critical-path
+# Segments shorter than the sampling period are pooled per thread: with a
+# 6 ms period both of main's (0-5 and 6-10 ms) are, and its 9 ms of running
+# go to its 4 samples: hash 2 (4.5 ms), work and [kernel] 1 each (2.25 ms).
+cp profile.db pooled.db
+if ! sqlite3 pooled.db "UPDATE meta SET value = '6000000' WHERE key = 'sample_period_ns'"; then
+	fail "could not lengthen the profile fixture's sampling period"
+else
+	DB=pooled.db check critical-path-pooled critical-path
+fi
 # 2-5 ms: 3 samples, 1 ms each (hash, [kernel], work); 6-8 ms: none.
 DB=profile.db check critical-path-sampled-window critical-path --from 2ms --to 8ms
 DB=profile.db check calls-hash calls --thread main --function '^hash$'
