@@ -82,6 +82,18 @@ static const struct mtx_query threads_queries[] = {
 	{ 0 },
 };
 
+/*
+ * FROM-clause sync_ops (as op) that overlap the window, of the threads
+ * whose sync_totals rows (as x) match @threads. A thread's calls can nest,
+ * so none bounds where those reaching into the window begin but its
+ * longest (sync_totals.max_ns): on the (tid, start_ns) index, from the
+ * window's start less that.
+ */
+#define OPS_IN_WINDOW(threads)                                                                          \
+	"(SELECT x.tid, MAX(x.max_ns) AS longest FROM sync_totals x WHERE " threads " GROUP BY x.tid) wt " \
+	"JOIN sync_ops op ON op.tid = wt.tid AND op.start_ns >= COALESCE(:from - wt.longest, "              \
+	"-9223372036854775807) AND " IN_WINDOW("op.start_ns", "op.end_ns") " "
+
 /* Seed 001 Table 2. */
 static const struct mtx_query sync_queries[] = {
 	{ "sync", "Synchronization calls per thread and operation (seed 001, Table 2)",
@@ -93,15 +105,9 @@ static const struct mtx_query sync_queries[] = {
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY x.tid, o.kind, x.op "
 	  "UNION ALL "
-	  /* A thread's calls can nest, so none bounds where those reaching
-	   * into the window begin but its longest (sync_totals.max_ns): on
-	   * the (tid, start_ns) index, from the window's start less that. */
 	  "SELECT op.tid, o.kind, op.op, COUNT(*) AS calls, "
 	  "SUM(op.blocked) AS blocking, SUM(op.wait_ns) AS wait_ns, MAX(op.wait_ns) AS max_wait_ns "
-	  "FROM (SELECT x.tid, MAX(x.max_ns) AS longest FROM sync_totals x WHERE " THREAD_IS("x.tid") " "
-	  "GROUP BY x.tid) wt JOIN sync_ops op ON op.tid = wt.tid AND op.start_ns >= "
-	  "COALESCE(:from - wt.longest, -9223372036854775807) AND " IN_WINDOW("op.start_ns", "op.end_ns") " "
-	  "JOIN sync_objects o ON o.id = op.object_id "
+	  "FROM " OPS_IN_WINDOW(THREAD_IS("x.tid")) "JOIN sync_objects o ON o.id = op.object_id "
 	  "WHERE " WINDOWED " AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY op.tid, o.kind, op.op) r ORDER BY r.tid, r.kind, r.op" },
 	{ 0 },
@@ -117,19 +123,35 @@ static const struct mtx_query sync_queries[] = {
  */
 #define SAME_ADDRESS "o.pid, o.addr, o.kind"
 
-/* Per lock: the sums of sync_totals, and the holder whose holding made
- * others wait longest (then most often, then the lowest tid), over all the
- * address's lifetimes: one pass over lock_holders, ranked per address. */
+/* A lock's ops as rows of calls: over the whole run their sums in
+ * sync_totals (x) and lock_holders (h), else those of its ops in the
+ * window, added up per holder they found (win: one pass over them). */
+#define LOCK_WINDOW                                                                                       \
+	"win AS MATERIALIZED (SELECT op.object_id, op.holder_tid, COUNT(*) AS calls, "                    \
+	"SUM(op.holder_tid IS NOT NULL OR op.blocked) AS contended, SUM(op.wait_ns) AS wait_ns, "           \
+	"MAX(op.wait_ns) AS max_wait_ns, SUM(COALESCE(op.hold_ns, 0)) AS hold_ns FROM " OPS_IN_WINDOW("1") \
+	"WHERE " WINDOWED " GROUP BY op.object_id, op.holder_tid)"
+#define LOCK_OPS                                                                                          \
+	"(SELECT x.object_id, x.calls, x.contended, x.wait_ns, x.max_wait_ns, x.hold_ns FROM sync_totals x "  \
+	"WHERE " WHOLE_RUN " UNION ALL SELECT object_id, calls, contended, wait_ns, max_wait_ns, hold_ns "     \
+	"FROM win) x "
+#define LOCK_HOLDERS                                                                                      \
+	"(SELECT h.object_id, h.holder_tid, h.ops, h.wait_ns FROM lock_holders h WHERE " WHOLE_RUN " "       \
+	"UNION ALL SELECT object_id, holder_tid, calls, wait_ns FROM win WHERE holder_tid IS NOT NULL) h "
+
+/* Per lock: the sums of its ops, and the holder whose holding made others
+ * wait longest (then most often, then the lowest tid), over all the
+ * address's lifetimes: one pass over the holders, ranked per address. */
 static const struct mtx_query locks_queries[] = {
 	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
-	  "WITH holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, ROW_NUMBER() OVER (PARTITION BY " SAME_ADDRESS
+	  "WITH " LOCK_WINDOW ", holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, ROW_NUMBER() OVER (PARTITION BY " SAME_ADDRESS
 	  " ORDER BY SUM(h.wait_ns) DESC, SUM(h.ops) DESC, h.holder_tid) AS rank "
-	  "FROM lock_holders h JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
+	  "FROM " LOCK_HOLDERS "JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
 	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "
 	  "FROM (SELECT " SAME_ADDRESS ", SUM(x.calls) AS ops, SUM(x.contended) AS contended, "
 	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, MIN(o.id) AS first_id "
-	  "FROM sync_objects o JOIN sync_totals x ON x.object_id = o.id "
+	  "FROM sync_objects o JOIN " LOCK_OPS "ON x.object_id = o.id "
 	  "WHERE o.kind IN ('mutex', 'rwlock', 'spinlock') AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ") l "
 	  "LEFT JOIN holders h ON h.pid IS l.pid AND h.addr = l.addr AND h.kind = l.kind AND h.rank = 1 "

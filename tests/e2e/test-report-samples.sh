@@ -121,7 +121,7 @@ for db in cs.db ph.db; do
 		[ "$n" = 0 ] && pass "$db: $name equals the sums of its rows ($rows rows)" ||
 			fail "$db: $name: $n rows differ from the sums of the recorded rows ($rows rows)"
 	done
-	for r in threads sync switches syscalls waits critical-path; do
+	for r in threads sync locks switches syscalls waits critical-path; do
 		"$MTX" report $db $r --format csv > whole.csv 2>&1
 		"$MTX" report $db $r --format csv --from 0 --to 100000s > window.csv 2>&1
 		cmp -s whole.csv window.csv || fail "$db: report $r differs from the same over a whole-run window"

@@ -49,6 +49,9 @@ fi
 check threads threads
 check sync sync
 check locks locks
+# 300-400 us: worker-b's lock (250-390 us: begun before the window, found
+# from its start less worker-b's longest call) and worker-a's unlock.
+check locks-window locks --from 300us --to 400us
 check object object 0x1000
 check object-by-id object 1
 check object-limit object 0x1000 --limit 2
@@ -173,7 +176,7 @@ DB=calls.db check calls-exact-hash-json calls --function '^hash$' --format json
 
 # The whole-run reports read the summary tables; a window that covers the
 # whole run adds up the recorded rows instead, and must give the same.
-for r in threads sync switches; do
+for r in threads sync locks switches; do
 	"$MTX" report waits.db $r > whole.out 2>&1
 	"$MTX" report waits.db $r --from 0 --to 100000s > window.out 2>&1
 	diff -u whole.out window.out > window.diff && pass "report $r: summary = a window over the whole run" ||
