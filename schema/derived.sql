@@ -63,7 +63,13 @@ CREATE TABLE wait_for (
 	-- holder: where it took the lock (its last op on it before the wait);
 	-- waker: where it woke us (its last op on the object by the wakeup,
 	-- begun since the waiter's op, else the op it was in at the wakeup)
-	other_callsite    INTEGER
+	other_callsite    INTEGER,
+	-- The wait-for chain: the wait followed through the thread it waited
+	-- for while that one was itself waiting, at most 8 links
+	-- (src/wait-chains.c): 'a > b > c', the threads' names; and the wait
+	-- clipped along it.
+	chain             TEXT,
+	chain_ns          INTEGER
 );
 CREATE INDEX wait_for_tid ON wait_for(tid, start_ns);
 
@@ -200,16 +206,14 @@ CREATE TABLE wait_for_totals (
 	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
 );
 
--- Per waiting thread and object, the wait-for chains of its waits (the waits
--- report's chains section): each wait followed through the thread it waited
--- for while that one was itself waiting, at most 8 links, as the query
--- waits.chains of src/reports.c follows them.
+-- Per waiting thread, object and wait-for chain, its wait_for rows added up
+-- (the waits report's chains section over the whole run).
 CREATE TABLE wait_chain_totals (
 	tid       INTEGER NOT NULL,
 	object_id INTEGER,
-	chain     TEXT,             -- 'a > b > c', the names of the threads
+	chain     TEXT,             -- as in wait_for
 	waits     INTEGER NOT NULL,
-	wait_ns   INTEGER NOT NULL  -- the waits clipped along the chain
+	wait_ns   INTEGER NOT NULL  -- SUM(wait_for.chain_ns)
 );
 
 -- Per thread, state, object and function: the critical_path segments added

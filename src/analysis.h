@@ -17,7 +17,7 @@ struct mtx_timeline; /* src/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 11
+#define MTX_DERIVED_VERSION 12
 
 /*
  * analysis_build - make sure @db has current derived tables: if
@@ -83,14 +83,26 @@ struct wait_link {
 };
 
 /*
- * wait_chains_write - fill wait_chain_totals (src/wait-chains.c) from the
- * @n rows of wait_for in @links, in rowid order (grouped by tid, ascending,
- * each thread's in time order). Returns 0 or -errno.
+ * The wait-for chains (src/wait-chains.c). wait_chains_new reads the
+ * threads' labels from @db (NULL, or an error in *@rc, which the caller
+ * then frees with wait_chains_free); wait_chains_follow follows the chain
+ * of each of the @n rows of wait_for in @links (grouped by tid, ascending,
+ * each thread's in time order), without @db; wait_chains_of gives link
+ * @i's chain text (NULL for none) and clipped length; wait_chains_write
+ * writes their sums to wait_chain_totals. 0 or -errno.
  */
-int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n);
-int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int table, struct wait_for_pass **out);
+struct wait_chains;
+struct wait_chains *wait_chains_new(sqlite3 *db, int *rc);
+int wait_chains_follow(struct wait_chains *c, const struct wait_link *links, size_t n);
+const char *wait_chains_of(const struct wait_chains *c, size_t i, int64_t *ns);
+int wait_chains_write(sqlite3 *db, const struct wait_chains *c);
+void wait_chains_free(struct wait_chains *c);
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct row_queue *queue, int table,
+		   struct wait_for_pass **out);
 int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, bool has_object, int64_t object_id,
 		 const struct tl_op *op, bool has_waker, int64_t waker_tid);
+/* wait_for_put - hand the rows made over to the queue, with their chains. */
+int wait_for_put(struct wait_for_pass *p);
 int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc);
 
 /*

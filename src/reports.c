@@ -245,8 +245,6 @@ static const struct mtx_query switches_queries[] = {
 	"FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
 	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
 	"FROM " WINDOW_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
-/* A thread's label (THREAD_LABELS), from the chains query's labels CTE. */
-#define LABEL_OF(tid) "(SELECT l.label FROM labels l WHERE l.tid = " tid ")"
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
 	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
@@ -286,29 +284,15 @@ static const struct mtx_query waits_queries[] = {
 	  " ORDER BY SUM(w2.other_blocked_ns) DESC LIMIT 1) AS blocked_on_addr "
 	  "FROM " WAIT_FOR_IN_WINDOW " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid "
 	  "ORDER BY wait_ns DESC" },
-	/* Each wait followed through the thread it waited for, as long as that
-	 * one was itself waiting (at most 8 links, a thread met again ends
-	 * it), grouped by chain, its threads as THREAD_LABELS names them; over
-	 * the whole run, as src/wait-chains.c added them up. */
+	/* Each wait's chain (wait_for.chain, src/wait-chains.c), added up:
+	 * over the whole run their sums in wait_chain_totals. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
-	  "WITH RECURSIVE labels AS MATERIALIZED (" THREAD_LABELS "), chain(root, depth, tid, s, e, other, path, tids) AS ("
-	  " SELECT w.rowid, 0, w.tid, w.start_ns, w.end_ns, w.waited_for_tid, " LABEL_OF("w.tid") ","
-	  " ',' || w.tid || ','"
-	  " FROM " WAIT_FOR_IN_WINDOW " AND " WINDOWED
-	  " UNION ALL"
-	  " SELECT c.root, c.depth + 1, n.tid, MAX(n.start_ns, c.s), MIN(n.end_ns, c.e), n.waited_for_tid,"
-	  " c.path || ' > ' || COALESCE(" LABEL_OF("n.tid") ", n.tid), c.tids || n.tid || ','"
-	  " FROM chain c JOIN wait_for n ON n.rowid = (SELECT w3.rowid FROM wait_for w3"
-	  "  WHERE w3.tid = c.other AND w3.start_ns < c.e ORDER BY w3.start_ns DESC LIMIT 1)"
-	  /* a thread met again ends the chain (src/wait-chains.c) */
-	  " WHERE c.depth < 8 AND n.end_ns > c.s AND instr(c.tids, ',' || n.tid || ',') = 0)"
 	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("
 	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM wait_chain_totals x "
 	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND "
 	  OBJECT_IS("x.object_id", "o.addr") " "
 	  "UNION ALL "
-	  "SELECT path || ' > ' || COALESCE(" LABEL_OF("other") ", '?') AS chain, 1 AS n, e - s AS ns "
-	  "FROM (SELECT *, MAX(depth) OVER (PARTITION BY root) AS last FROM chain) WHERE depth = last) r "
+	  "SELECT w.chain, 1 AS n, w.chain_ns AS ns FROM " WAIT_FOR_IN_WINDOW " AND " WINDOWED ") r "
 	  "GROUP BY r.chain ORDER BY wait_ns DESC, r.chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
 	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "

@@ -543,12 +543,14 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	p.sleeping = timeline_intern_find(tl, "sleeping");
 	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
 	if ((rc = row_queue_open(db, inserts, NR_ROW_TABLES, &p.queue)) ||
-	    (rc = wait_for_begin(tl, p.queue, WAIT_FOR_ROWS, &p.wait_for)))
+	    (rc = wait_for_begin(db, tl, p.queue, WAIT_FOR_ROWS, &p.wait_for)))
 		goto out;
 	/* The rows are inserted on a thread of the queue's while this one
 	 * describes them: on a 10 M-event run each side takes 1-2 s. */
 	row_queue_start(p.queue, false);
 	rc = all_threads(&p);
+	if (!rc)
+		rc = wait_for_put(p.wait_for);
 	if (row_queue_finish(p.queue))
 		rc = -EIO; /* the describing stopped for it, if it did */
 	if (!rc)

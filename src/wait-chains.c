@@ -1,19 +1,19 @@
 /*
- * src/wait-chains.c - the wait-for chains of the waits report, added up
- * once (wait_chain_totals): each wait of wait_for followed through the
- * thread it waited for, as long as that one was itself waiting, as the
- * waits.chains query of src/reports.c follows them in SQL. On a 10 M-event
- * run a worker's 7 k waits took that query 100-180 ms, every time a
- * thread's view was opened.
+ * src/wait-chains.c - the wait-for chains of the waits report: each wait of
+ * wait_for followed through the thread it waited for, as long as that one
+ * was itself waiting, once, into the wait's row (wait_for.chain: a report
+ * over a window adds them up) and their sums (wait_chain_totals: over the
+ * whole run). Followed anew in SQL for every report, they took 0.85 s over
+ * 4 s of a 10 M-event run, and 100-180 ms for a worker's 7 k waits every
+ * time a thread's view was opened.
  *
  * A link: the waited-for thread's latest wait begun before the current end
- * (by rowid among equal starts, as the query's index gives it), if it ends
- * after the current start and is not a thread already on the chain; the
- * interval is clipped to it; at most 8 links. The chain's text is the
- * threads' labels (THREAD_LABELS: the name, with the tid where threads
- * share it; the tid for a thread without one), then the last thread waited
- * for, '?' when unknown; NULL when the waiting thread itself has no name,
- * as SQL's || gives it.
+ * (the last made among equal starts), if it ends after the current start
+ * and is not a thread already on the chain; the interval is clipped to it;
+ * at most 8 links. The chain's text is the threads' labels (THREAD_LABELS:
+ * the name, with the tid where threads share it; the tid for a thread
+ * without one), then the last thread waited for, '?' when unknown; NULL
+ * when the waiting thread itself has no name.
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -36,7 +36,7 @@ struct chain_total {
 	bool has_object;
 };
 
-struct chains {
+struct wait_chains {
 	struct keyhash names;  /* tid -> index + 1 in name_text */
 	char **name_text;      /* labels; NULL: no name */
 	size_t nr_names, cap_names;
@@ -48,11 +48,13 @@ struct chains {
 	size_t nr_totals, cap_totals;
 	char *buf;
 	size_t len, cap;
+	ptrdiff_t *chain_of;   /* per link followed: its chain in text, -1: NULL */
+	int64_t *ns_of;        /* and its clipped length */
 };
 
 /* Every thread's label (THREAD_LABELS), read once: a run with thousands
  * of threads has thousands of tids on its chains. */
-static int read_labels(struct chains *c, sqlite3 *db)
+static int read_labels(struct wait_chains *c, sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	int rc = 0, step;
@@ -76,7 +78,7 @@ static int read_labels(struct chains *c, sqlite3 *db)
 }
 
 /* The label of @tid, or NULL (no name, or not a thread of the run). */
-static const char *label_of(struct chains *c, int64_t tid, int *rc)
+static const char *label_of(struct wait_chains *c, int64_t tid, int *rc)
 {
 	struct keyhash_slot *sl = keyhash_slot(&c->names, tid, 0, 0);
 	if (!sl)
@@ -84,7 +86,7 @@ static const char *label_of(struct chains *c, int64_t tid, int *rc)
 	return sl && sl->v ? c->name_text[sl->v - 1] : NULL;
 }
 
-static int append(struct chains *c, const char *s)
+static int append(struct wait_chains *c, const char *s)
 {
 	size_t n = strlen(s);
 	char *more = grow_array(c->buf, &c->cap, c->len + n + 1, 1, 256);
@@ -97,7 +99,7 @@ static int append(struct chains *c, const char *s)
 }
 
 /* The index of the text in c->buf (interned), or -ENOMEM. */
-static ptrdiff_t intern_chain(struct chains *c)
+static ptrdiff_t intern_chain(struct wait_chains *c)
 {
 	uint64_t fnv = 1469598103934665603ULL;
 	for (const char *p = c->buf; *p; p++)
@@ -144,7 +146,7 @@ static bool on_path(const int64_t *path, int depth, int64_t tid)
 
 /* Follow @w's chain: its text in c->buf (c->len 0 for NULL), its clipped
  * length in *@ns. */
-static int follow(struct chains *c, const struct wait_link *links, size_t n, const struct wait_link *w, int64_t *ns)
+static int follow(struct wait_chains *c, const struct wait_link *links, size_t n, const struct wait_link *w, int64_t *ns)
 {
 	int64_t s = w->start_ns, e = w->end_ns, other = w->other, path[MAX_LINKS + 1];
 	int depth = 0, rc = 0;
@@ -184,7 +186,7 @@ static int follow(struct chains *c, const struct wait_link *links, size_t n, con
 	return rc;
 }
 
-static int count_chain(struct chains *c, const struct wait_link *w, int64_t chain, int64_t ns)
+static int count_chain(struct wait_chains *c, const struct wait_link *w, int64_t chain, int64_t ns)
 {
 	const struct chain_total init = { .tid = w->tid, .object_id = w->object_id, .chain = chain,
 					  .has_object = w->has_object };
@@ -197,7 +199,7 @@ static int count_chain(struct chains *c, const struct wait_link *w, int64_t chai
 	return 0;
 }
 
-static int write_chains(sqlite3 *db, const struct chains *c)
+int wait_chains_write(sqlite3 *db, const struct wait_chains *c)
 {
 	sqlite3_stmt *ins;
 	int rc = 0;
@@ -219,34 +221,53 @@ static int write_chains(sqlite3 *db, const struct chains *c)
 	return rc;
 }
 
-int wait_chains_write(sqlite3 *db, const struct wait_link *links, size_t n)
+struct wait_chains *wait_chains_new(sqlite3 *db, int *rc)
 {
-	struct chains c = { 0 };
-	int rc = 0;
+	struct wait_chains *c = calloc(1, sizeof(*c));
+	*rc = c ? read_labels(c, db) : -ENOMEM;
+	return c;
+}
 
-	rc = read_labels(&c, db);
+int wait_chains_follow(struct wait_chains *c, const struct wait_link *links, size_t n)
+{
+	int rc = 0;
+	if (!(c->chain_of = calloc(n ? n : 1, sizeof(*c->chain_of))) || !(c->ns_of = calloc(n ? n : 1, sizeof(*c->ns_of))))
+		return -ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++) {
-		int64_t ns;
 		ptrdiff_t chain = -1;
-		if ((rc = follow(&c, links, n, &links[i], &ns)))
+		if ((rc = follow(c, links, n, &links[i], &c->ns_of[i])))
 			break;
-		if (c.len && (chain = intern_chain(&c)) < 0)
+		if (c->len && (chain = intern_chain(c)) < 0)
 			rc = (int)chain;
 		else
-			rc = count_chain(&c, &links[i], chain, ns);
+			rc = count_chain(c, &links[i], chain, c->ns_of[i]);
+		c->chain_of[i] = chain;
 	}
-	if (!rc)
-		rc = write_chains(db, &c);
-	for (size_t i = 0; i < c.nr_names; i++)
-		free(c.name_text[i]);
-	for (size_t i = 0; i < c.nr_text; i++)
-		free(c.text[i]);
-	free(c.name_text);
-	free(c.text);
-	free(c.totals);
-	free(c.buf);
-	keyhash_free(&c.names);
-	keyhash_free(&c.texts);
-	keyhash_free(&c.keys);
 	return rc;
+}
+
+const char *wait_chains_of(const struct wait_chains *c, size_t i, int64_t *ns)
+{
+	*ns = c->ns_of[i];
+	return c->chain_of[i] >= 0 ? c->text[c->chain_of[i]] : NULL;
+}
+
+void wait_chains_free(struct wait_chains *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_names; i++)
+		free(c->name_text[i]);
+	for (size_t i = 0; i < c->nr_text; i++)
+		free(c->text[i]);
+	free(c->name_text);
+	free(c->text);
+	free(c->totals);
+	free(c->buf);
+	free(c->chain_of);
+	free(c->ns_of);
+	keyhash_free(&c->names);
+	keyhash_free(&c->texts);
+	keyhash_free(&c->keys);
+	free(c);
 }

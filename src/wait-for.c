@@ -13,7 +13,9 @@
  * it describes it, so wait_for is written alongside state_causes instead of
  * reading it back. Per (thread, object, thread waited for, relation), the
  * waits are added up into wait_for_totals for the thread views and the
- * waits report, and their chains into wait_chain_totals (src/wait-chains.c).
+ * waits report. The rows are handed to the insert once all are made: each
+ * carries its wait-for chain, which follows other threads' waits
+ * (src/wait-chains.c, also their sums in wait_chain_totals).
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -48,12 +50,14 @@ struct wait_for_row {
 
 const char wait_for_insert[] =
 	"INSERT INTO wait_for (tid, start_ns, end_ns, object_id, op_id, waited_for_tid, relation, "
-	"other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite) "
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?)";
+	"other_running_ns, other_runnable_ns, other_blocked_ns, other_object_id, other_callsite, chain, chain_ns) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
-/* Hand @w over as a row of @table of @queue: 0, or -ECANCELED once the
+/* Hand @w over as a row of @table of @queue, with its wait-for chain
+ * (@chain lives until the queue is finished): 0, or -ECANCELED once the
  * inserting failed. */
-static int put_wait_for(struct row_queue *queue, int table, const struct wait_for_row *w)
+static int put_wait_for(struct row_queue *queue, int table, const struct wait_for_row *w, const char *chain,
+			int64_t chain_ns)
 {
 	struct queued_row *r = row_queue_row(queue, table);
 	if (!r)
@@ -69,6 +73,8 @@ static int put_wait_for(struct row_queue *queue, int table, const struct wait_fo
 		row_put_int_or_null(r, w->did[i], w->has_did);
 	row_put_int_or_null(r, w->other_object, w->other_object >= 0);
 	row_put_int_or_null(r, w->other_callsite, w->has_callsite);
+	row_put_text(r, chain);
+	row_put_int(r, chain_ns);
 	row_queue_put(queue, r);
 	return 0;
 }
@@ -90,8 +96,13 @@ struct wait_for_pass {
 	struct keyhash keys; /* (tid, object, waited for + relation) -> totals */
 	struct wait_for_total *totals;
 	size_t nr_totals, cap_totals;
-	struct wait_link *links; /* the rows written, for wait_chain_totals */
+	/* The rows, kept until their chains can be followed (all threads'
+	 * waits are needed), and the same as links for that. */
+	struct wait_for_row *rows;
+	size_t nr_rows, cap_rows;
+	struct wait_link *links;
 	size_t nr_links, cap_links;
+	struct wait_chains *chains;
 };
 /* What @tid did within [s, e): time running, runnable and waiting, and the
  * object it was blocked on longest (-1 if none). Its states tile its
@@ -245,8 +256,11 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	r->other_object = other_object;
 	r->other_callsite = other_op ? other_op->callsite : 0;
 	r->has_callsite = other_op && (other_op->flags & TL_HAS_CALLSITE) && other_op->callsite >= 0;
-	if ((rc = put_wait_for(p->queue, p->table, r)))
-		return rc;
+	struct wait_for_row *rows = grow_array(p->rows, &p->cap_rows, p->nr_rows, sizeof(*rows), 1024);
+	if (!rows)
+		return -ENOMEM;
+	p->rows = rows;
+	rows[p->nr_rows++] = *r;
 	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
 	if (!links)
 		return -ENOMEM;
@@ -255,9 +269,22 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 	return count_wait(p, r);
 }
 
-int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int table, struct wait_for_pass **out)
+int wait_for_put(struct wait_for_pass *p)
+{
+	int rc = wait_chains_follow(p->chains, p->links, p->nr_links);
+	for (size_t i = 0; i < p->nr_rows && !rc; i++) {
+		int64_t ns;
+		const char *chain = wait_chains_of(p->chains, i, &ns);
+		rc = put_wait_for(p->queue, p->table, &p->rows[i], chain, ns);
+	}
+	return rc;
+}
+
+int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct row_queue *queue, int table,
+		   struct wait_for_pass **out)
 {
 	struct wait_for_pass *p = calloc(1, sizeof(*p));
+	int rc = 0;
 	*out = p;
 	if (!p)
 		return -ENOMEM;
@@ -272,7 +299,9 @@ int wait_for_begin(const struct mtx_timeline *tl, struct row_queue *queue, int t
 	    !(p->near = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->near))))
 		return -ENOMEM;
 	p->near_tid = -1;
-	return 0;
+	/* The threads' labels now: once the queue inserts, @db is its own. */
+	p->chains = wait_chains_new(db, &rc);
+	return rc;
 }
 
 /* wait_for_totals from the counts. */
@@ -309,7 +338,9 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 	if (!rc)
 		rc = write_totals(db, p);
 	if (!rc)
-		rc = wait_chains_write(db, p->links, p->nr_links);
+		rc = wait_chains_write(db, p->chains);
+	wait_chains_free(p->chains);
+	free(p->rows);
 	free(p->links);
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);

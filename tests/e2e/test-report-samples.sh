@@ -111,6 +111,7 @@ for db in cs.db ph.db; do
 		"SELECT tid, cause, syscall, fd_kind, ended_by, waker_tid, waits, wait_ns, max_wait_ns FROM wait_totals|SELECT tid, cause, syscall, fd_kind, ended_by, waker_tid, COUNT(*), SUM(end_ns - start_ns), MAX(end_ns - start_ns) FROM state_causes WHERE state NOT IN ('running', 'runnable') GROUP BY tid, cause, syscall, fd_kind, ended_by, waker_tid" \
 		"SELECT tid, cause, next_tid, waits, wait_ns, max_wait_ns FROM cpu_wait_totals|SELECT tid, cause, next_tid, COUNT(*), SUM(end_ns - start_ns), MAX(end_ns - start_ns) FROM state_causes WHERE state = 'runnable' GROUP BY tid, cause, next_tid" \
 		"SELECT tid, object_id, waited_for_tid, relation, other_callsite, waits, wait_ns FROM wait_for_totals|SELECT tid, object_id, waited_for_tid, relation, other_callsite, COUNT(*), SUM(end_ns - start_ns) FROM wait_for GROUP BY tid, object_id, waited_for_tid, relation, other_callsite" \
+		"SELECT tid, object_id, chain, waits, wait_ns FROM wait_chain_totals|SELECT tid, object_id, chain, COUNT(*), SUM(chain_ns) FROM wait_for GROUP BY tid, object_id, chain" \
 		"SELECT tid, state, object_id, function_id, segments, path_ns, start_ns, end_ns FROM critical_path_totals|SELECT tid, state, object_id, function_id, COUNT(*), SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path GROUP BY tid, state, object_id, function_id" \
 		"SELECT tid, start_ns, end_ns, object_id, op_id FROM wait_for|SELECT tid, start_ns, end_ns, object_id, op_id FROM state_causes WHERE cause = 'sync' AND state NOT IN ('running', 'runnable')"; do
 		table=${pair%%|*}

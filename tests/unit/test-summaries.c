@@ -124,8 +124,16 @@ Test(summaries, wait_chains_end_at_a_thread_met_again)
 		{ .tid = 102, .start_ns = 0, .end_ns = 100, .other = 100 },
 	};
 	char *err = NULL;
+	int rc;
+	int64_t ns;
+	struct wait_chains *c = wait_chains_new(db, &rc);
+	cr_assert_eq(rc, 0);
 	cr_assert_eq(db_exec(db, "DELETE FROM wait_chain_totals", &err), 0, "%s", err ? err : "");
-	cr_assert_eq(wait_chains_write(db, links, 3), 0);
+	cr_assert_eq(wait_chains_follow(c, links, 3), 0);
+	cr_assert_str_eq(wait_chains_of(c, 1, &ns), "worker-a > worker-b > main > worker-a");
+	cr_assert_eq(ns, 100);
+	cr_assert_eq(wait_chains_write(db, c), 0);
+	wait_chains_free(c);
 	cr_assert_str_eq(rows_of("SELECT tid, chain, waits, wait_ns FROM wait_chain_totals ORDER BY tid"),
 			 "100|main > worker-a > worker-b > main|1|100\n"
 			 "101|worker-a > worker-b > main > worker-a|1|100\n"
