@@ -146,8 +146,9 @@ static const struct mtx_query sync_queries[] = {
  * address's lifetimes: one pass over the holders, ranked per address. */
 static const struct mtx_query locks_queries[] = {
 	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
-	  "WITH " LOCK_WINDOW ", holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, ROW_NUMBER() OVER (PARTITION BY " SAME_ADDRESS
-	  " ORDER BY SUM(h.wait_ns) DESC, SUM(h.ops) DESC, h.holder_tid) AS rank "
+	  "WITH " LOCK_WINDOW ", holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, "
+	  "ROW_NUMBER() OVER (PARTITION BY " SAME_ADDRESS " ORDER BY SUM(h.wait_ns) DESC, SUM(h.ops) DESC, "
+	  "h.holder_tid) AS rank "
 	  "FROM " LOCK_HOLDERS "JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
 	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "

@@ -146,7 +146,8 @@ static bool on_path(const int64_t *path, int depth, int64_t tid)
 
 /* Follow @w's chain: its text in c->buf (c->len 0 for NULL), its clipped
  * length in *@ns. */
-static int follow(struct wait_chains *c, const struct wait_link *links, size_t n, const struct wait_link *w, int64_t *ns)
+static int follow(struct wait_chains *c, const struct wait_link *links, size_t n, const struct wait_link *w,
+		  int64_t *ns)
 {
 	int64_t s = w->start_ns, e = w->end_ns, other = w->other, path[MAX_LINKS + 1];
 	int depth = 0, rc = 0;
@@ -171,7 +172,7 @@ static int follow(struct wait_chains *c, const struct wait_link *links, size_t n
 	*ns = e - s;
 	c->len = 0;
 	const char *name = label_of(c, path[0], &rc);
-	if (rc || !name) /* NULL || ... is NULL */
+	if (rc || !name) /* a waiting thread without a name: no chain */
 		return rc;
 	rc = append(c, name);
 	for (int i = 1; i <= depth && !rc; i++) {
@@ -231,7 +232,8 @@ struct wait_chains *wait_chains_new(sqlite3 *db, int *rc)
 int wait_chains_follow(struct wait_chains *c, const struct wait_link *links, size_t n)
 {
 	int rc = 0;
-	if (!(c->chain_of = calloc(n ? n : 1, sizeof(*c->chain_of))) || !(c->ns_of = calloc(n ? n : 1, sizeof(*c->ns_of))))
+	if (!(c->chain_of = calloc(n ? n : 1, sizeof(*c->chain_of))) ||
+	    !(c->ns_of = calloc(n ? n : 1, sizeof(*c->ns_of))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++) {
 		ptrdiff_t chain = -1;
