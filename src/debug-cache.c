@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "src/debug-cache.h"
+#include "src/grow.h"
 #include "src/symbols.h"
 
 #include <dirent.h>
@@ -159,12 +160,10 @@ void debug_cache_prune(const char *dir, long long max_bytes, const char *keep)
 		if (len <= 6 || strcmp(e->d_name + len - 6, ".debug") ||
 		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
 			continue;
-		if (n == cap) {
-			struct cached_copy *more = realloc(copies, (cap = cap ? 2 * cap : 64) * sizeof(*more));
-			if (!more)
-				break;
-			copies = more;
-		}
+		struct cached_copy *more = grow_array(copies, &cap, n, sizeof(*more), 64);
+		if (!more)
+			break;
+		copies = more;
 		if (!(copies[n].name = strdup(e->d_name)))
 			break;
 		copies[n].bytes = (long long)sb.st_size;
