@@ -97,11 +97,9 @@ struct wait_for_pass {
 	struct wait_for_total *totals;
 	size_t nr_totals, cap_totals;
 	/* The rows, kept until their chains can be followed (all threads'
-	 * waits are needed), and the same as links for that. */
+	 * waits are needed). */
 	struct wait_for_row *rows;
 	size_t nr_rows, cap_rows;
-	struct wait_link *links;
-	size_t nr_links, cap_links;
 	struct wait_chains *chains;
 };
 /* What @tid did within [s, e): time running, runnable and waiting, and the
@@ -133,12 +131,17 @@ static void activity(const struct wait_for_pass *p, const struct tl_thread *t, i
 	}
 }
 
+/* How many of @t's ops began by @ns (0 without @t). */
+static size_t ops_begun_by(const struct wait_for_pass *p, const struct tl_thread *t, int64_t ns)
+{
+	return t ? SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, &p->near[t - p->tl->threads].ops_begun) : 0;
+}
+
 /* @t's last op on @object_id begun by @ns, or NULL. */
 static const struct tl_op *last_op_on(const struct wait_for_pass *p, const struct tl_thread *t, int64_t object_id,
 				     int64_t ns)
 {
-	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
-	for (size_t k = t ? SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, &near->ops_begun) : 0; k-- > 0;)
+	for (size_t k = ops_begun_by(p, t, ns); k-- > 0;)
 		if (t->ops[k].object_id == object_id)
 			return &t->ops[k];
 	return NULL;
@@ -150,8 +153,7 @@ static const struct tl_op *last_op_on(const struct wait_for_pass *p, const struc
 static const struct tl_op *last_op_if_waking(const struct wait_for_pass *p, const struct tl_thread *t, int64_t ns,
 					     bool has_object, int64_t object_id)
 {
-	struct near *near = t ? &p->near[t - p->tl->threads] : NULL;
-	size_t k = t ? SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, ns, true, &near->ops_begun) : 0;
+	size_t k = ops_begun_by(p, t, ns);
 	const struct tl_op *op = k ? &t->ops[k - 1] : NULL;
 	if (!op || (has_object && op->object_id == object_id))
 		return op;
@@ -261,17 +263,20 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		return -ENOMEM;
 	p->rows = rows;
 	rows[p->nr_rows++] = *r;
-	struct wait_link *links = grow_array(p->links, &p->cap_links, p->nr_links, sizeof(*links), 1024);
-	if (!links)
-		return -ENOMEM;
-	p->links = links;
-	links[p->nr_links++] = (struct wait_link){ tid, s, e, other, object_id, has_object };
 	return count_wait(p, r);
 }
 
 int wait_for_put(struct wait_for_pass *p)
 {
-	int rc = wait_chains_follow(p->chains, p->links, p->nr_links);
+	struct wait_link *links = malloc(sizeof(*links) * (p->nr_rows ? p->nr_rows : 1));
+	if (!links)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_rows; i++) {
+		const struct wait_for_row *w = &p->rows[i];
+		links[i] = (struct wait_link){ w->tid, w->start_ns, w->end_ns, w->other, w->object_id, w->has_object };
+	}
+	int rc = wait_chains_follow(p->chains, links, p->nr_rows);
+	free(links);
 	for (size_t i = 0; i < p->nr_rows && !rc; i++) {
 		int64_t ns;
 		const char *chain = wait_chains_of(p->chains, i, &ns);
@@ -341,7 +346,6 @@ int wait_for_end(sqlite3 *db, struct wait_for_pass *p, int rc)
 		rc = wait_chains_write(db, p->chains);
 	wait_chains_free(p->chains);
 	free(p->rows);
-	free(p->links);
 	for (size_t i = 0; p->max_end && i < p->tl->nr_threads; i++)
 		free(p->max_end[i]);
 	free(p->max_end);
