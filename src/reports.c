@@ -205,7 +205,7 @@ static const struct mtx_query object_queries[] = {
  */
 static const struct mtx_query switches_queries[] = {
 	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
-	  "WITH names AS MATERIALIZED (SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid) "
+	  "WITH names AS MATERIALIZED (" LATEST_NAMES ") "
 	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, " TID_LABEL("r.to_tid", "n2.name") " AS to_name, "
 	  "r.at, r.function, r.count "
 	  "FROM (SELECT u.from_tid, u.to_tid, u.at, " FUNCTION_LABEL("f") " AS function, u.count FROM ("

@@ -21,6 +21,9 @@
 #define OF_THREAD(col, tid) \
 	"(SELECT th." col " FROM threads th WHERE th.tid = " tid " ORDER BY th.start_ns DESC LIMIT 1)"
 #define NAME_OF(tid) OF_THREAD("name", tid)
+/* SQL rows (tid, name, ...): each thread's name as NAME_OF gives it, for
+ * queries that name many threads at once. */
+#define LATEST_NAMES "SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid"
 /*
  * SQL rows (tid, label), one per thread: its name (as NAME_OF), or
  * "name (tid)" where another thread's name is the same. Wait-for chains
@@ -30,7 +33,7 @@
  */
 #define THREAD_LABELS                                                                                   \
 	"SELECT n.tid, CASE WHEN COUNT(*) OVER (PARTITION BY n.name) > 1 THEN n.name || ' (' || n.tid || ')' " \
-	"ELSE n.name END AS label FROM (SELECT th.tid, th.name, MAX(th.start_ns) FROM threads th GROUP BY th.tid) n"
+	"ELSE n.name END AS label FROM (" LATEST_NAMES ") n"
 
 /* SQL for the file name of path @p (what follows its last '/'). */
 #define BASENAME(p) "replace(" p ", rtrim(" p ", replace(" p ", '/', '')), '')"
