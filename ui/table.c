@@ -158,11 +158,20 @@ static void fit_row(struct table_section *s, const struct table_row *r)
 	}
 }
 
+/* Whether @m matches @r's text (no @m: every row). */
+static bool row_matches(const struct table *t, const struct table_row *r, const struct mtx_match *m)
+{
+	char text[4096];
+	if (!m)
+		return true;
+	table_row_text(t, r, text, sizeof(text));
+	return match_test(m, text);
+}
+
 long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, long max_rows, bool at_front,
 		const struct mtx_match *keep, char **err)
 {
 	struct table_section *s = &t->sections[section];
-	char text[4096];
 	long n = 0;
 	int rc;
 	while ((max_rows < 0 || n < max_rows) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -171,12 +180,9 @@ long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_n
 			return -ENOMEM;
 		r->section = section;
 		fill_row(r, s, st, origin_ns);
-		if (keep) {
-			table_row_text(t, r, text, sizeof(text));
-			if (!match_test(keep, text)) {
-				table_drop(t, 1, at_front);
-				continue;
-			}
+		if (!row_matches(t, r, keep)) {
+			table_drop(t, 1, at_front);
+			continue;
 		}
 		fit_row(s, r);
 		n++;
@@ -214,16 +220,13 @@ void table_drop(struct table *t, size_t n, bool front)
 
 bool table_more(struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, const struct mtx_match *keep)
 {
-	char text[4096];
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct table_row r = { .section = section };
-		bool match = true;
-		if (keep) {
-			fill_row(&r, &t->sections[section], st, origin_ns);
-			table_row_text(t, &r, text, sizeof(text));
-			match = match_test(keep, text);
-			free_row(&r, t);
-		}
+		if (!keep)
+			return true;
+		fill_row(&r, &t->sections[section], st, origin_ns);
+		bool match = row_matches(t, &r, keep);
+		free_row(&r, t);
 		if (match)
 			return true;
 	}
@@ -276,13 +279,10 @@ void table_row_text(const struct table *t, const struct table_row *row, char *bu
 
 void table_filter(struct table *t, const struct mtx_match *m)
 {
-	char text[4096];
 	for (size_t i = 0; i < t->nr_rows; i++) {
 		struct table_row *r = &t->rows[i];
-		if (r->type != ROW_DATA)
-			continue;
-		table_row_text(t, r, text, sizeof(text));
-		r->hidden = m && !match_test(m, text);
+		if (r->type == ROW_DATA)
+			r->hidden = !row_matches(t, r, m);
 	}
 }
 

@@ -115,9 +115,10 @@ sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct 
 
 /*
  * view_load_query - add the named query @name as a section of @v's table,
- * bound to @v's params (and its :limit, if it has one, to @max_rows + 1),
- * loading up to @max_rows rows (and a note when there are more), in
- * v->order when that names it. Returns the section's index or -errno with
+ * bound to @v's params (and its :limit, if it has one, to @max_rows + 1,
+ * or to all rows when ordered or filtered), loading up to @max_rows rows
+ * (and a note when there are more), in v->order when that names it, and
+ * only those v->filter matches. Returns the section's index or -errno with
  * @err.
  */
 int view_load_query(struct view *v, const char *name, long max_rows, char **err);
