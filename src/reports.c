@@ -425,15 +425,26 @@ static const struct { const char *name, *sql; } query_counts[] = {
 	  "ELSE (SELECT COUNT(*) " HISTORY_ROWS ") END" },
 };
 
+/*
+ * Over a window, the stored buckets that overlap it, whole (their width
+ * is the run's: the table keeps no finer ones), the first shown first.
+ * Every subject has a row for every bucket, and the first row of the
+ * table is a bucket 0, which gives the buckets' origin and width.
+ */
+#define FIRST_BUCKET                                                                                    \
+	"(SELECT CASE WHEN :from IS NULL THEN 0 ELSE MAX(0, (:from - g.start_ns) / g.width_ns) END "      \
+	"FROM time_histograms g WHERE g.bucket = 0 LIMIT 1)"
+#define BUCKET_IN_WINDOW(h) "(" h ".bucket >= " FIRST_BUCKET " AND " h ".start_ns < " TO_NS ")"
+#define SHOWN_BUCKET(h) "(" h ".bucket - " FIRST_BUCKET ")"
 static const struct mtx_query histogram_queries[] = {
 	{ "histogram.buckets", "Time histograms (seeds 002/003): buckets from the run's start",
-	  "SELECT COUNT(DISTINCT bucket) AS buckets, MAX(width_ns) AS width_ns, MIN(start_ns) AS start_ns "
-	  "FROM time_histograms" },
+	  "SELECT COUNT(DISTINCT h.bucket) AS buckets, MAX(h.width_ns) AS width_ns, MIN(h.start_ns) AS start_ns "
+	  "FROM time_histograms h WHERE " BUCKET_IN_WINDOW("h") },
 	{ "histogram.threads", "Per thread, over time",
-	  "SELECT subject_id AS tid, " NAME_OF("subject_id") " AS name, metric, MAX(value) AS peak, "
-	  "sparkline(bucket, value) AS over_time FROM time_histograms "
-	  "WHERE subject = 'thread' AND " THREAD_IS("subject_id") " AND :object_id IS NULL AND :addr IS NULL "
-	  "GROUP BY subject_id, metric ORDER BY subject_id, metric" },
+	  "SELECT h.subject_id AS tid, " NAME_OF("h.subject_id") " AS name, h.metric, MAX(h.value) AS peak, "
+	  "sparkline(" SHOWN_BUCKET("h") ", h.value) AS over_time FROM time_histograms h "
+	  "WHERE h.subject = 'thread' AND " THREAD_IS("h.subject_id") " AND :object_id IS NULL AND :addr IS NULL "
+	  "AND " BUCKET_IN_WINDOW("h") " GROUP BY h.subject_id, h.metric ORDER BY h.subject_id, h.metric" },
 	/* The lifetimes of an address add up bucket by bucket in the
 	 * aggregates (a GROUP BY per bucket first took 3 times as long). The
 	 * busiest objects come first (most ops, then most time waited on
@@ -442,10 +453,11 @@ static const struct mtx_query histogram_queries[] = {
 	 * by wait first: idle workers' condvar waits would come first. */
 	{ "histogram.objects", "Per synchronization object, over time",
 	  "SELECT pid, addr, kind, metric, peak, over_time FROM ("
-	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(h.bucket, h.value) AS peak, "
-	  "sparkline(h.bucket, h.value) AS over_time, SUM(h.value) AS total, MIN(o.id) AS first_id "
+	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(" SHOWN_BUCKET("h") ", h.value) AS peak, "
+	  "sparkline(" SHOWN_BUCKET("h") ", h.value) AS over_time, SUM(h.value) AS total, MIN(o.id) AS first_id "
 	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
-	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL "
+	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL AND "
+	  BUCKET_IN_WINDOW("h") " "
 	  "GROUP BY " SAME_ADDRESS ", h.metric) "
 	  "ORDER BY SUM(CASE metric WHEN 'ops' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, "
 	  "SUM(CASE metric WHEN 'wait_ns' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, first_id, metric" },

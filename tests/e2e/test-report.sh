@@ -77,6 +77,10 @@ check waits-worker-b waits --thread worker-b
 check waits-function waits --function '^take'
 check critical-path critical-path
 check histogram histogram
+# 300-400 us: the 32 us buckets 9-12 (288-416 us), whole, shown from the
+# first: worker-b blocked to 390, runnable to 400, then running (16 us of
+# bucket 12); worker-a read 300-350, runnable 350-360, then running.
+check histogram-window histogram --from 300us --to 400us
 check threads-csv threads --format csv
 check sync-json sync --format json --thread 102
 # One address, two lifetimes (tests/fixtures/reuse.sql): a row for the
