@@ -352,7 +352,9 @@ static const struct mtx_query critical_path_queries[] = {
 	 * (sysbench threads) has a sample in one of ~300, and taken one by
 	 * one 93% of it was "(no sample)" although its samples were many. A
 	 * long segment or a pool without a sample is "(no sample)" (fn -1), a
-	 * sample without a user stack "[no stack]". */
+	 * sample without a user stack "[no stack]". Each share is the step of
+	 * the running count's share, rounded down, so that a group's shares
+	 * add up to its time exactly (not each rounded down on its own). */
 	{ "critical-path.sampled", "Its running time per function its CPU samples were in (collect --sample)",
 	  "WITH seg AS (SELECT x.tid, MAX(x.start_ns, " FROM_NS ") AS s, MIN(x.end_ns, " TO_NS ") AS e, "
 	  "CASE WHEN MIN(x.end_ns, " TO_NS ") - MAX(x.start_ns, " FROM_NS ") < " SAMPLE_PERIOD_NS " "
@@ -362,7 +364,10 @@ static const struct mtx_query critical_path_queries[] = {
 	  "len AS (SELECT g, SUM(e - s) AS ns FROM seg GROUP BY g), "
 	  "hit AS (SELECT seg.g, st.function_id AS fn, COUNT(*) AS n FROM seg JOIN samples sm ON sm.tid = seg.tid "
 	  "AND sm.ts_ns >= seg.s AND sm.ts_ns < seg.e LEFT JOIN stacks st ON st.id = sm.stack_id GROUP BY seg.g, fn), "
-	  "share AS (SELECT h.fn, l.ns * h.n / SUM(h.n) OVER (PARTITION BY h.g) AS ns FROM hit h JOIN len l ON l.g = h.g "
+	  "cum AS (SELECT h.g, h.fn, h.n, SUM(h.n) OVER (PARTITION BY h.g ORDER BY h.fn) AS upto, "
+	  "SUM(h.n) OVER (PARTITION BY h.g) AS total FROM hit h), "
+	  "share AS (SELECT c.fn, l.ns * c.upto / c.total - l.ns * (c.upto - c.n) / c.total AS ns "
+	  "FROM cum c JOIN len l ON l.g = c.g "
 	  "UNION ALL SELECT -1, l.ns FROM len l WHERE NOT EXISTS (SELECT 1 FROM hit h WHERE h.g = l.g)) "
 	  "SELECT CASE WHEN x.fn = -1 THEN '(no sample)' ELSE COALESCE(f.name, '[no stack]') END AS function, "
 	  BASENAME("f.module") " AS module, SUM(x.ns) AS path_ns, " PCT("SUM(x.ns)", PATH_LENGTH) " AS path_pct "

@@ -156,6 +156,18 @@ if ! sqlite3 pooled.db "UPDATE meta SET value = '6000000' WHERE key = 'sample_pe
 else
 	DB=pooled.db check critical-path-pooled critical-path
 fi
+# The shares of a segment add up to its time exactly: 5 ms + 1 ns among
+# main's 4 samples (hash 2, work 1, [kernel] 1) do not divide evenly.
+cp profile.db odd.db
+if ! sqlite3 odd.db "UPDATE critical_path SET end_ns = end_ns + 1 WHERE seq = 1"; then
+	fail "could not lengthen the profile fixture's first path segment"
+else
+	shares=$("$MTX" report odd.db critical-path --format csv 2> /dev/null |
+		awk 'BEGIN { RS = "" } { last = $0 } END { print last }' |
+		awk -F, 'NR > 1 { ns += $3 } END { print ns }')
+	[ "$shares" = 9000001 ] && pass "critical-path: the sampled shares add up to the running time" ||
+		fail "critical-path: the sampled shares add up to '$shares' ns, not the path's 9000001 ns of running"
+fi
 # 2-5 ms: 3 samples, 1 ms each (hash, [kernel], work); 6-8 ms: none.
 DB=profile.db check critical-path-sampled-window critical-path --from 2ms --to 8ms
 DB=profile.db check calls-hash calls --thread main --function '^hash$'
