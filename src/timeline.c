@@ -356,6 +356,8 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	o->result = (int32_t)col_int(st, 6, &o->flags, TL_HAS_RESULT);
 	o->holder_tid = (int32_t)col_int(st, 7, &o->flags, TL_HAS_HOLDER);
 	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
+	int64_t wait_arg = sqlite3_column_int64(st, 12);
+	o->wait_arg = wait_arg > 0 && wait_arg <= INT32_MAX ? (int32_t)wait_arg : 0;
 	return add_totals(l, tid, o, st);
 }
 
@@ -494,7 +496,7 @@ static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *s
 }
 
 #define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
-		"callsite FROM sync_ops"
+		"callsite, CASE WHEN op IN ('wait', 'timedwait') THEN arg END FROM sync_ops"
 
 static void loader_free_hashes(struct loader *l)
 {
@@ -515,7 +517,7 @@ static void loader_free_hashes(struct loader *l)
 
 struct ops_job {
 	const char *path;
-	char sql[160];
+	char sql[224];
 	struct loader l;
 	pthread_t thread;
 	int rc;
@@ -618,7 +620,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 					    "EXISTS (SELECT 1 FROM callsites)", 1) != 0;
 	struct loader l = { .db = db };
 	struct ops_job job = { 0 };
-	char rest_sql[160];
+	char rest_sql[224];
 	int rc, parallel;
 
 	*out = NULL;

@@ -84,7 +84,7 @@ struct wait_for_pass {
 	struct row_queue *queue;
 	int table; /* wait_for's in the queue */
 	uint16_t running, runnable;
-	uint16_t signal_kind, raise; /* interned "signal" (an object kind), "raise" (an op) */
+	uint16_t signal_kind, cond_kind, raise; /* interned "signal", "cond" (object kinds), "raise" (an op) */
 	int64_t **max_end; /* per thread of tl, made when first needed: the
 			    * latest end_ns of its ops up to each one */
 	/* Per thread of tl, where the searches in its states and ops ended
@@ -148,14 +148,15 @@ static const struct tl_op *last_op_on(const struct wait_for_pass *p, const struc
 }
 
 /* @t's last op begun by @ns, when it is on @object_id (if @has_object)
- * or sends a signal to another thread (a kill, tgkill, sigqueue or
- * pthread_kill: an op on a signal object, not a raise); else NULL. */
+ * or on @mutex_id (if not 0), or sends a signal to another thread (a
+ * kill, tgkill, sigqueue or pthread_kill: an op on a signal object, not a
+ * raise); else NULL. */
 static const struct tl_op *last_op_if_waking(const struct wait_for_pass *p, const struct tl_thread *t, int64_t ns,
-					     bool has_object, int64_t object_id)
+					     bool has_object, int64_t object_id, int64_t mutex_id)
 {
 	size_t k = ops_begun_by(p, t, ns);
 	const struct tl_op *op = k ? &t->ops[k - 1] : NULL;
-	if (!op || (has_object && op->object_id == object_id))
+	if (!op || (has_object && op->object_id == object_id) || (mutex_id && op->object_id == mutex_id))
 		return op;
 	const struct tl_object *o = timeline_object(p->tl, op->object_id);
 	bool signal = o && o->kind == p->signal_kind && o->kind != TL_NONE && op->op != p->raise;
@@ -236,14 +237,17 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		 * the call that wakes, so it ends before the wakeup). Else its very
 		 * last op by the wakeup, if that is on the object though stamped
 		 * before we asked (an unlock whose call had not yet let the lock
-		 * go), or a signal it sent (which interrupts a wait). Else the op
-		 * it was in at the wakeup (the last to reach a barrier). */
+		 * go), on a cond wait's mutex (signalled by another, the waiter
+		 * then waited to take the mutex back from this unlocker), or a
+		 * signal it sent (which interrupts a wait). Else the op it was in
+		 * at the wakeup (the last to reach a barrier). */
 		const struct tl_thread *waker = timeline_thread(p->tl, other);
+		int64_t mutex_id = object && object->kind == p->cond_kind && op ? op->wait_arg : 0;
 		other_op = has_object ? last_op_on(p, waker, object_id, e) : NULL;
 		if (other_op && other_op->start_ns < (op ? op->start_ns : s))
 			other_op = NULL;
 		if (!other_op)
-			other_op = last_op_if_waking(p, waker, e, has_object, object_id);
+			other_op = last_op_if_waking(p, waker, e, has_object, object_id, mutex_id);
 		if (!other_op && !(other_op = op_at(p, waker, e, &rc)) && rc)
 			return rc;
 	}
@@ -299,6 +303,7 @@ int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct row_queue 
 	p->running = timeline_intern_find(tl, "running");
 	p->runnable = timeline_intern_find(tl, "runnable");
 	p->signal_kind = timeline_intern_find(tl, "signal");
+	p->cond_kind = timeline_intern_find(tl, "cond");
 	p->raise = timeline_intern_find(tl, "raise");
 	if (!(p->max_end = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->max_end))) ||
 	    !(p->near = calloc(tl->nr_threads ? tl->nr_threads : 1, sizeof(*p->near))))

@@ -99,6 +99,27 @@ if ! sqlite3 noexit.db "DELETE FROM sync_ops WHERE id = 8; DELETE FROM meta WHER
 else
 	DB=noexit.db check waits-noexit waits --thread main
 fi
+# A cond wait woken by the unlock of its mutex: worker-b's wait for M
+# made a wait on cond C (0x2000) with M as its mutex, and worker-a's
+# unlock of M moved to end 1 us before the wakeup (as the release is
+# stamped before the call wakes), in drop_m. Its where-row names drop_m,
+# as the unlocker's last op on C would be named (it has none).
+cp waits.db condwait.db
+if ! sqlite3 condwait.db "INSERT INTO sync_objects VALUES (4, 'cond', 8192, 100, 1000000000, NULL);
+	UPDATE sync_ops SET object_id = 4, op = 'wait', arg = 1, holder_tid = NULL, hold_ns = NULL WHERE id = 4;
+	UPDATE thread_states SET object_id = 4 WHERE tid = 102 AND state = 'blocked_sync';
+	UPDATE sync_ops SET start_ns = 1000388000, end_ns = 1000389000 WHERE id = 5;
+	INSERT INTO functions (id, name, module) VALUES (3, 'drop_m', '/app');
+	INSERT INTO callsites VALUES (100, 2064, 3);
+	DELETE FROM meta WHERE key = 'derived_version'"; then
+	fail "could not make the waits fixture's lock wait a cond wait"
+else
+	where=$("$MTX" report condwait.db waits --thread worker-b --format csv 2> /dev/null |
+		awk 'BEGIN { RS = "" } /^for_tid,for_name,relation,function,/ { print }')
+	[ "$where" = "$(printf 'for_tid,for_name,relation,function,waits,wait_ns\n101,worker-a,waker,drop_m,1,140000')" ] &&
+		pass "waits: a cond wait woken by its mutex's unlocker is where that unlock was" ||
+		fail "waits: a cond wait woken by its mutex's unlocker gave where $where"
+fi
 # The histogram's objects come busiest first, not in the order they were
 # made: one more op on worker-a's thread object (0xa, id 2) ties it with
 # M (0x1000: 4 ops), and its 700 us of join wait beat M's 140 us.
