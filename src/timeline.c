@@ -356,8 +356,8 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	o->result = (int32_t)col_int(st, 6, &o->flags, TL_HAS_RESULT);
 	o->holder_tid = (int32_t)col_int(st, 7, &o->flags, TL_HAS_HOLDER);
 	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
-	int64_t wait_arg = sqlite3_column_int64(st, 12);
-	o->wait_arg = wait_arg > 0 && wait_arg <= INT32_MAX ? (int32_t)wait_arg : 0;
+	int64_t arg = sqlite3_column_int64(st, 12);
+	o->arg = arg > 0 && arg <= INT32_MAX ? (int32_t)arg : 0;
 	return add_totals(l, tid, o, st);
 }
 
@@ -496,7 +496,7 @@ static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *s
 }
 
 #define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
-		"callsite, CASE WHEN op IN ('wait', 'timedwait') THEN arg END FROM sync_ops"
+		"callsite, arg FROM sync_ops"
 
 static void loader_free_hashes(struct loader *l)
 {

@@ -67,9 +67,9 @@ struct tl_syscall {
 struct tl_op {
 	int64_t start_ns, end_ns, id, object_id, callsite;
 	int32_t holder_tid, result;
-	/* A wait's sync_ops.arg (of a cond wait: its mutex's id), else 0, as
-	 * when it does not fit; in padding the struct had anyway. */
-	int32_t wait_arg;
+	/* sync_ops.arg (wait_for reads a cond wait's: its mutex's id), 0
+	 * when NULL or past 32 bits; in padding the struct had anyway. */
+	int32_t arg;
 	uint16_t op;
 	uint8_t flags;
 };

@@ -242,7 +242,7 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		 * signal it sent (which interrupts a wait). Else the op it was in
 		 * at the wakeup (the last to reach a barrier). */
 		const struct tl_thread *waker = timeline_thread(p->tl, other);
-		int64_t mutex_id = object && object->kind == p->cond_kind && op ? op->wait_arg : 0;
+		int64_t mutex_id = object && object->kind == p->cond_kind && op ? op->arg : 0;
 		other_op = has_object ? last_op_on(p, waker, object_id, e) : NULL;
 		if (other_op && other_op->start_ns < (op ? op->start_ns : s))
 			other_op = NULL;
