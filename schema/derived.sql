@@ -167,6 +167,28 @@ CREATE TABLE syscall_totals (
 	max_ns   INTEGER            -- MAX(end_ns - start_ns)
 );
 
+-- The run's time buckets: from origin_ns (the first thread's start), each
+-- width_ns long (1 us times a power of two, so that the run spans at most
+-- 32). One row. The *_buckets tables hold the summaries per bucket of the
+-- rows that begin in it (bucket_ns: the bucket's start), so that a report
+-- over a --from/--to window adds up the buckets wholly inside it and reads
+-- the recorded rows only at its two ends.
+CREATE TABLE run_buckets (
+	origin_ns INTEGER NOT NULL,
+	width_ns  INTEGER NOT NULL
+);
+
+-- syscall_totals per bucket: the calls that began in it.
+CREATE TABLE syscall_buckets (
+	tid       INTEGER NOT NULL,
+	syscall   TEXT NOT NULL,
+	bucket_ns INTEGER NOT NULL,
+	calls     INTEGER NOT NULL,
+	errors    INTEGER,
+	total_ns  INTEGER,
+	max_ns    INTEGER
+);
+
 -- Per thread, the state_causes rows of its waits (state not running or
 -- runnable) added up by cause, syscall, fd_kind, ended_by and waker_tid (the
 -- waits report's other waits and wakers, a thread's view in the browser).

@@ -21,6 +21,7 @@ static const char *const derived_tables[] = {
 	"state_causes", "wait_for", "critical_path", "time_histograms",
 	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
 	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals", "timeline_levels",
+	"run_buckets", "syscall_buckets",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
@@ -35,12 +36,22 @@ static int critical_path_totals(sqlite3 *db, char **err)
 		       err);
 }
 
+/* The run's buckets, which the *_buckets tables are per. */
+static int run_buckets(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+{
+	char sql[128];
+	snprintf(sql, sizeof(sql), "INSERT INTO run_buckets VALUES (%lld, %lld)", (long long)tl->buckets.origin_ns,
+		 (long long)tl->buckets.width_ns);
+	return db_exec(db, sql, err);
+}
+
 /* In this order; time_histograms, timeline_levels and the critical path
  * are computed meanwhile on threads of their own (build_tables). */
 static const struct {
 	const char *name; /* for mtx report -v */
 	int (*build)(sqlite3 *, const struct mtx_timeline *, char **);
 } analyses[] = {
+	{ "run_buckets", run_buckets },
 	{ "state_causes", analysis_state_causes },
 	{ "summaries", analysis_summaries },
 };

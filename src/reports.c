@@ -36,10 +36,36 @@
  * TILE_FROM on. */
 #define WINDOW_ROWS(table, alias) WINDOW_ROWS_ENDING(table, alias, alias ".end_ns")
 /* The same, for rows that end at @end (an expression of the row). */
-#define WINDOW_ROWS_ENDING(table, alias, end)                                                             \
+#define WINDOW_ROWS_ENDING(table, alias, end) THREAD_ROWS(table, alias, TILE_FROM(table, "wt.tid"), TO_NS, end)
+/* FROM-clause rows of @table as @alias, of the threads --thread keeps,
+ * that begin in [@from, @to) (each bound one expression: SQLite's index
+ * range takes one of each) and end at @end after the window's start. */
+#define THREAD_ROWS(table, alias, from, to, end)                                                          \
 	"(SELECT DISTINCT th.tid FROM threads th WHERE " THREAD_IS("th.tid") ") wt JOIN " table " " alias " ON " \
-	alias ".tid = wt.tid AND " alias ".start_ns >= " TILE_FROM(table, "wt.tid") " AND "                 \
-	IN_WINDOW(alias ".start_ns", end) " "
+	alias ".tid = wt.tid AND " alias ".start_ns >= " from " AND " alias ".start_ns < " to " AND " end " > " \
+	FROM_NS " "
+/*
+ * A window's whole buckets (run_buckets): they begin at INNER_FROM, the
+ * first bucket start at or after the window's start, and end by INNER_TO,
+ * the last bucket start by its end. INNER_FROM <= INNER_TO, and both are
+ * the window's end when no bucket lies wholly inside it. The summaries of
+ * the rows that begin in them are added up from the *_buckets tables; only
+ * the rows that begin before INNER_FROM or from INNER_TO on are read.
+ */
+#define BUCKET_WIDTH "(SELECT b.width_ns FROM run_buckets b)"
+#define INNER_FROM                                                                                     \
+	"(SELECT MIN(CASE WHEN :from IS NULL OR :from <= b.origin_ns THEN b.origin_ns ELSE b.origin_ns + " \
+	"(:from - b.origin_ns + b.width_ns - 1) / b.width_ns * b.width_ns END, " TO_NS ") FROM run_buckets b)"
+#define INNER_TO                                                                                       \
+	"(SELECT MAX(CASE WHEN :to IS NULL THEN 9223372036854775807 ELSE b.origin_ns + "                  \
+	"(:to - b.origin_ns) / b.width_ns * b.width_ns END, " INNER_FROM ") FROM run_buckets b)"
+/* Whether a *_buckets row as @alias is one of the window's whole buckets. */
+#define INNER_BUCKET(alias) \
+	"(" alias ".bucket_ns >= " INNER_FROM " AND " alias ".bucket_ns + " BUCKET_WIDTH " <= " INNER_TO ")"
+/* WINDOW_ROWS_ENDING's rows that begin outside the window's whole buckets. */
+#define EDGE_ROWS_ENDING(table, alias, end)                                                             \
+	"(SELECT " alias ".* FROM " THREAD_ROWS(table, alias, TILE_FROM(table, "wt.tid"), INNER_FROM, end) \
+	"UNION ALL SELECT " alias ".* FROM " THREAD_ROWS(table, alias, INNER_TO, TO_NS, end) ") " alias " "
 /* --function: @name (a functions.name; NULL never matches) matches it. */
 #define FUNCTION_IS(name) "(:function IS NULL OR " name " REGEXP :function)"
 #define OBJECT_IS(id, addr) "(:object_id IS NULL OR " id " = :object_id) AND (:addr IS NULL OR " addr " = :addr)"
@@ -386,9 +412,13 @@ static const struct mtx_query syscalls_queries[] = {
 	  "SELECT x.tid, x.syscall, x.calls, x.errors, x.total_ns, x.max_ns FROM syscall_totals x "
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " "
 	  "UNION ALL "
-	  "SELECT s.tid, s.name, COUNT(*), SUM(s.ret < 0), SUM(s.end_ns - s.start_ns), MAX(s.end_ns - s.start_ns) "
-	  "FROM " WINDOW_ROWS_ENDING("syscalls", "s", "COALESCE(s.end_ns, s.start_ns + 1)")
-	  "WHERE " WINDOWED " GROUP BY s.tid, s.name) r ORDER BY r.total_ns DESC, r.tid, r.syscall" },
+	  "SELECT s.tid, s.syscall, SUM(s.calls), SUM(s.errors), SUM(s.total_ns), MAX(s.max_ns) FROM ("
+	  "SELECT b.tid, b.syscall, b.calls, b.errors, b.total_ns, b.max_ns FROM syscall_buckets b "
+	  "WHERE " WINDOWED " AND " THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
+	  "UNION ALL "
+	  "SELECT s.tid, s.name, 1, s.ret < 0, s.end_ns - s.start_ns, s.end_ns - s.start_ns "
+	  "FROM " EDGE_ROWS_ENDING("syscalls", "s", "COALESCE(s.end_ns, s.start_ns + 1)")
+	  "WHERE " WINDOWED ") s GROUP BY s.tid, s.syscall) r ORDER BY r.total_ns DESC, r.tid, r.syscall" },
 	{ 0 },
 };
 

@@ -127,72 +127,106 @@ struct syscall_total {
 	int64_t calls, errors, with_ret, total_ns, max_ns, with_end;
 };
 
-static int insert_syscall_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, int64_t tid,
-				const struct syscall_total *x)
+/* A thread's totals by name (over the run, or over a bucket): a list, and
+ * per name (an interned string) the index + 1 of its total in it. */
+struct syscall_list {
+	struct syscall_total *totals;
+	size_t nr, cap, *slot;
+	sqlite3_stmt *ins; /* syscall_totals' or syscall_buckets' insert */
+};
+
+static int add_syscall(struct syscall_list *l, const struct tl_syscall *s)
 {
-	sqlite3_reset(ins);
-	sqlite3_bind_int64(ins, 1, tid);
-	sqlite3_bind_text(ins, 2, timeline_string(tl, x->name), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 3, x->calls);
-	db_bind_int_or_null(ins, 4, x->errors, x->with_ret > 0);
-	db_bind_int_or_null(ins, 5, x->total_ns, x->with_end > 0);
-	db_bind_int_or_null(ins, 6, x->max_ns, x->with_end > 0);
-	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	if (!l->slot[s->name]) {
+		struct syscall_total *more = grow_array(l->totals, &l->cap, l->nr, sizeof(*more), 64);
+		if (!more)
+			return -ENOMEM;
+		l->totals = more;
+		l->totals[l->nr] = (struct syscall_total){ .name = s->name };
+		l->slot[s->name] = ++l->nr;
+	}
+	struct syscall_total *x = &l->totals[l->slot[s->name] - 1];
+	x->calls++;
+	if (s->flags & TL_HAS_RET) {
+		x->with_ret++;
+		x->errors += (s->flags & TL_RET_FAILED) != 0;
+	}
+	if (s->flags & TL_HAS_END) {
+		int64_t ns = s->end_ns - s->start_ns;
+		if (!x->with_end++ || ns > x->max_ns)
+			x->max_ns = ns;
+		x->total_ns += ns;
+	}
+	return 0;
 }
 
+/* Insert @l's totals as thread @tid's (of bucket @bucket_ns, for
+ * syscall_buckets' insert) and empty it. */
+static int flush_syscalls(struct syscall_list *l, const struct mtx_timeline *tl, int64_t tid, int64_t bucket_ns)
+{
+	int rc = 0;
+	for (size_t k = 0; k < l->nr; k++) {
+		const struct syscall_total *x = &l->totals[k];
+		sqlite3_reset(l->ins);
+		sqlite3_bind_int64(l->ins, 1, tid);
+		sqlite3_bind_text(l->ins, 2, timeline_string(tl, x->name), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(l->ins, 3, x->calls);
+		db_bind_int_or_null(l->ins, 4, x->errors, x->with_ret > 0);
+		db_bind_int_or_null(l->ins, 5, x->total_ns, x->with_end > 0);
+		db_bind_int_or_null(l->ins, 6, x->max_ns, x->with_end > 0);
+		if (sqlite3_bind_parameter_count(l->ins) == 7)
+			sqlite3_bind_int64(l->ins, 7, bucket_ns);
+		if (!rc && sqlite3_step(l->ins) != SQLITE_DONE)
+			rc = -EIO;
+		l->slot[x->name] = 0;
+	}
+	l->nr = 0;
+	return rc;
+}
+
+/* syscall_totals and syscall_buckets: each thread's calls (in time order)
+ * added up over the run and over each bucket they begin in. */
 static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
-	/* Per name, the index + 1 of its total in this thread's list. */
-	size_t *slot = calloc(tl->nr_strings ? tl->nr_strings : 1, sizeof(*slot));
-	struct syscall_total *totals = NULL;
-	size_t nr = 0, cap = 0;
-	sqlite3_stmt *ins = NULL;
-	int rc = slot ? 0 : -ENOMEM;
+	size_t nr_slots = tl->nr_strings ? tl->nr_strings : 1;
+	struct syscall_list run = { .slot = calloc(nr_slots, sizeof(size_t)) };
+	struct syscall_list bucket = { .slot = calloc(nr_slots, sizeof(size_t)) };
+	int rc = run.slot && bucket.slot ? 0 : -ENOMEM;
 
-	if (!rc && sqlite3_prepare_v2(db,
-				      "INSERT INTO syscall_totals (tid, syscall, calls, errors, total_ns, max_ns) "
-				      "VALUES (?, ?, ?, ?, ?, ?)",
-				      -1, &ins, NULL) != SQLITE_OK)
+	if (!rc && (sqlite3_prepare_v2(db,
+				       "INSERT INTO syscall_totals (tid, syscall, calls, errors, total_ns, max_ns) "
+				       "VALUES (?, ?, ?, ?, ?, ?)", -1, &run.ins, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(db,
+				       "INSERT INTO syscall_buckets (tid, syscall, calls, errors, total_ns, max_ns, "
+				       "bucket_ns) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &bucket.ins, NULL) != SQLITE_OK))
 		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
 		const struct tl_thread *t = &tl->threads[i];
-		nr = 0;
+		int64_t bucket_ns = INT64_MIN;
 		for (size_t k = 0; k < t->nr_syscalls && !rc; k++) {
 			const struct tl_syscall *s = &t->syscalls[k];
 			if (s->name >= tl->nr_strings)
 				continue;
-			if (!slot[s->name]) {
-				struct syscall_total *more = grow_array(totals, &cap, nr, sizeof(*more), 64);
-				if (!more) {
-					rc = -ENOMEM;
-					break;
-				}
-				totals = more;
-				totals[nr] = (struct syscall_total){ .name = s->name };
-				slot[s->name] = ++nr;
-			}
-			struct syscall_total *x = &totals[slot[s->name] - 1];
-			x->calls++;
-			if (s->flags & TL_HAS_RET) {
-				x->with_ret++;
-				x->errors += (s->flags & TL_RET_FAILED) != 0;
-			}
-			if (s->flags & TL_HAS_END) {
-				int64_t ns = s->end_ns - s->start_ns;
-				if (!x->with_end++ || ns > x->max_ns)
-					x->max_ns = ns;
-				x->total_ns += ns;
-			}
-		}
-		for (size_t k = 0; k < nr; k++) {
+			int64_t b = timeline_bucket_ns(&tl->buckets, s->start_ns);
+			if (b != bucket_ns)
+				rc = flush_syscalls(&bucket, tl, t->tid, bucket_ns);
+			bucket_ns = b;
 			if (!rc)
-				rc = insert_syscall_total(ins, tl, t->tid, &totals[k]);
-			slot[totals[k].name] = 0;
+				rc = add_syscall(&run, s);
+			if (!rc)
+				rc = add_syscall(&bucket, s);
 		}
+		if (!rc)
+			rc = flush_syscalls(&bucket, tl, t->tid, bucket_ns);
+		if (!rc)
+			rc = flush_syscalls(&run, tl, t->tid, 0);
 	}
-	sqlite3_finalize(ins);
-	free(totals);
-	free(slot);
+	sqlite3_finalize(run.ins);
+	sqlite3_finalize(bucket.ins);
+	free(run.totals);
+	free(bucket.totals);
+	free(run.slot);
+	free(bucket.slot);
 	return rc;
 }
 

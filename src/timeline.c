@@ -603,6 +603,26 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 	return rc;
 }
 
+/* The run's buckets: 1 us wide, doubled until the threads' span fits in
+ * TL_BUCKETS of them. */
+static struct tl_buckets choose_buckets(sqlite3 *db)
+{
+	int64_t origin = db_query_int(db, "SELECT MIN(start_ns) FROM threads", 0);
+	int64_t end = db_query_int(db, "SELECT MAX(COALESCE(end_ns, start_ns)) FROM threads", origin);
+	struct tl_buckets b = { origin, 1000 };
+	while (end > origin && (end - origin) / b.width_ns >= TL_BUCKETS && b.width_ns <= INT64_MAX / 2)
+		b.width_ns *= 2;
+	return b;
+}
+
+int64_t timeline_bucket_ns(const struct tl_buckets *b, int64_t ns)
+{
+	int64_t k = (ns - b->origin_ns) / b->width_ns;
+	if (ns < b->origin_ns && k * b->width_ns != ns - b->origin_ns)
+		k--; /* division rounds toward 0: down for times before the origin */
+	return b->origin_ns + k * b->width_ns;
+}
+
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 {
 	/* Runs recorded before syscalls had fd columns still load. */
@@ -629,6 +649,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 			*err = NULL;
 		return -ENOMEM;
 	}
+	l.tl->buckets = choose_buckets(db);
 	parallel = ops_job_start(db, &job, split_id) == 0;
 	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)

@@ -106,7 +106,14 @@ struct tl_holder_total {
 	int64_t object_id, holder_tid, ops, wait_ns;
 };
 
+/* The run's time buckets (schema/derived.sql, run_buckets). */
+struct tl_buckets {
+	int64_t origin_ns, width_ns;
+};
+#define TL_BUCKETS 32 /* the run spans at most these */
+
 struct mtx_timeline {
+	struct tl_buckets buckets;
 	struct tl_thread *threads; /* sorted by tid */
 	size_t nr_threads;
 	struct tl_object *objects; /* sorted by id */
@@ -125,6 +132,9 @@ struct mtx_timeline {
  * message in @err.
  */
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err);
+
+/* timeline_bucket_ns - the start of the bucket of @b that @ns lies in. */
+int64_t timeline_bucket_ns(const struct tl_buckets *b, int64_t ns);
 
 /* timeline_free - free @tl and everything in it (NULL is fine). */
 void timeline_free(struct mtx_timeline *tl);
