@@ -178,6 +178,16 @@ CREATE TABLE run_buckets (
 	width_ns  INTEGER NOT NULL
 );
 
+-- thread_totals per bucket, a row per lifetime (life_ns: its threads.start_ns),
+-- bucket and state: the time of its states within the bucket (clipped to it).
+CREATE TABLE thread_buckets (
+	tid       INTEGER NOT NULL,
+	life_ns   INTEGER NOT NULL,
+	bucket_ns INTEGER NOT NULL,
+	state     TEXT NOT NULL,
+	ns        INTEGER NOT NULL
+);
+
 -- syscall_totals per bucket: the calls that began in it.
 CREATE TABLE syscall_buckets (
 	tid       INTEGER NOT NULL,

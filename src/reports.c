@@ -28,8 +28,10 @@
  * of the thread's from its start (threads --from 10s --to 11s on the 10 M-
  * event bench run: 6.1 s).
  */
-#define TILE_FROM(table, tid)                                                                              \
-	"COALESCE((SELECT MAX(b.start_ns) FROM " table " b WHERE b.tid = " tid " AND b.start_ns <= " FROM_NS \
+#define TILE_FROM(table, tid) TILE_FROM_AT(table, tid, FROM_NS)
+/* The same for the rows that reach into a window beginning at @at. */
+#define TILE_FROM_AT(table, tid, at)                                                                   \
+	"COALESCE((SELECT MAX(b.start_ns) FROM " table " b WHERE b.tid = " tid " AND b.start_ns <= " at \
 	"), -9223372036854775807)"
 /* FROM-clause rows of @table (as TILE_FROM's, or syscalls) as @alias for
  * the window and --thread: per thread, the (tid, start_ns) index from
@@ -76,10 +78,19 @@
 #define WHOLE_RUN "(:from IS NULL AND :to IS NULL)"
 #define WINDOWED "(:from IS NOT NULL OR :to IS NOT NULL)"
 
-/* Seed 001 Table 1. */
-#define STATE_PCT(cond, name) \
-	PCT("SUM(CASE WHEN " cond " THEN " CLIPPED("s.start_ns", "s.end_ns") " ELSE 0 END)", \
-	    CLIPPED("t.start_ns", "t.end_ns")) " AS " name
+/* Seed 001 Table 1. Over a window, the states of each lifetime as rows
+ * (tid, life_ns: the lifetime's start, state, ns): its whole buckets'
+ * from thread_buckets, and at each end the states clipped to it. */
+#define STATE_PCT(state, name) \
+	PCT("TOTAL(CASE WHEN p.state = '" state "' THEN p.ns END)", CLIPPED("t.start_ns", "t.end_ns")) " AS " name
+#define EDGE_STATES(lo, hi)                                                                             \
+	"SELECT t.tid, t.start_ns, s.state, SUM(MIN(s.end_ns, " hi ") - MAX(s.start_ns, " lo ")) FROM threads t " \
+	"JOIN thread_states s ON s.tid = t.tid "                                                           \
+	/* one lower bound: SQLite's index range takes only one */                                         \
+	"AND s.start_ns >= MAX(t.start_ns, " TILE_FROM_AT("thread_states", "t.tid", lo) ") "               \
+	"AND s.start_ns < " hi " AND s.end_ns > " lo " AND s.end_ns <= t.end_ns "                          \
+	"WHERE " THREAD_IS("t.tid") " AND " lo " < " hi " AND t.start_ns < " hi " AND t.end_ns > " lo " "          \
+	"GROUP BY t.rowid, s.state"
 #define TOTAL_PCT(column, name) PCT("x." column, "x.end_ns - x.start_ns") " AS " name
 static const struct mtx_query threads_queries[] = {
 	{ "threads", "Threads: lifetime and the share of it spent in each state (seed 001, Table 1)",
@@ -93,16 +104,14 @@ static const struct mtx_query threads_queries[] = {
 	  "WHERE " WHOLE_RUN " AND x.nr_states > 0 AND " THREAD_IS("x.tid") " "
 	  "UNION ALL "
 	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
-	  STATE_PCT("s.state = 'running'", "running_pct") ", "
-	  STATE_PCT("s.state = 'runnable'", "runnable_pct") ", "
-	  STATE_PCT("s.state = 'blocked_sync'", "sync_pct") ", "
-	  STATE_PCT("s.state = 'blocked_io'", "io_pct") ", "
-	  STATE_PCT("s.state = 'sleeping'", "sleep_pct") ", "
-	  STATE_PCT("s.state = 'blocked'", "other_pct") ", t.start_ns AS t0 "
-	  /* one lower bound: SQLite's index range takes only one */
-	  "FROM threads t JOIN thread_states s ON s.tid = t.tid "
-	  "AND s.start_ns >= MAX(t.start_ns, " TILE_FROM("thread_states", "t.tid") ") "
-	  "AND s.end_ns <= t.end_ns AND " IN_WINDOW("s.start_ns", "s.end_ns") " "
+	  STATE_PCT("running", "running_pct") ", " STATE_PCT("runnable", "runnable_pct") ", "
+	  STATE_PCT("blocked_sync", "sync_pct") ", " STATE_PCT("blocked_io", "io_pct") ", "
+	  STATE_PCT("sleeping", "sleep_pct") ", " STATE_PCT("blocked", "other_pct") ", t.start_ns AS t0 "
+	  "FROM threads t JOIN ("
+	  "SELECT b.tid, b.life_ns, b.state, b.ns FROM thread_buckets b WHERE " WINDOWED " AND "
+	  THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
+	  "UNION ALL " EDGE_STATES(FROM_NS, INNER_FROM) " UNION ALL " EDGE_STATES(INNER_TO, TO_NS) ") "
+	  "p ON p.tid = t.tid AND p.life_ns = t.start_ns "
 	  "WHERE " WINDOWED " AND " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "
 	  "GROUP BY t.rowid) r ORDER BY r.t0, r.tid" },
 	{ 0 },

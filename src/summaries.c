@@ -31,12 +31,54 @@ static const char *const state_columns[][2] = {
 };
 #define NR_STATE_COLUMNS (sizeof(state_columns) / sizeof(state_columns[0]))
 
+/* A lifetime's time in each state within one bucket, inserted into
+ * thread_buckets when its states move past the bucket. */
+struct state_buckets {
+	sqlite3_stmt *ins;
+	int64_t tid, life_ns, bucket_ns, ns[NR_STATE_COLUMNS];
+};
+
+static int flush_states(struct state_buckets *b)
+{
+	int rc = 0;
+	for (size_t k = 0; k < NR_STATE_COLUMNS; k++) {
+		if (!b->ns[k])
+			continue;
+		sqlite3_reset(b->ins);
+		sqlite3_bind_int64(b->ins, 1, b->tid);
+		sqlite3_bind_int64(b->ins, 2, b->life_ns);
+		sqlite3_bind_int64(b->ins, 3, b->bucket_ns);
+		sqlite3_bind_text(b->ins, 4, state_columns[k][0], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(b->ins, 5, b->ns[k]);
+		if (!rc && sqlite3_step(b->ins) != SQLITE_DONE)
+			rc = -EIO;
+		b->ns[k] = 0;
+	}
+	return rc;
+}
+
+/* Add [@from, @to) in state column @k, split at the buckets' edges. */
+static int add_state(struct state_buckets *b, const struct tl_buckets *g, size_t k, int64_t from, int64_t to)
+{
+	int rc = 0;
+	for (int64_t at = timeline_bucket_ns(g, from); !rc && from < to; at += g->width_ns) {
+		if (at != b->bucket_ns)
+			rc = flush_states(b);
+		b->bucket_ns = at;
+		int64_t until = to < at + g->width_ns ? to : at + g->width_ns;
+		b->ns[k] += until - from;
+		from = until;
+	}
+	return rc;
+}
+
 /* One thread_totals row per threads row: the thread's states that lie
- * within the lifetime, added up by state. */
+ * within the lifetime, added up by state; and per bucket (thread_buckets). */
 static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
 	uint16_t ids[NR_STATE_COLUMNS];
 	sqlite3_stmt *lives = NULL, *ins = NULL;
+	struct state_buckets buckets = { 0 };
 	int rc = 0, step;
 
 	for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
@@ -47,12 +89,18 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 			       "INSERT INTO thread_totals (tid, pid, name, start_ns, end_ns, nr_states, running_ns, "
 			       "runnable_ns, blocked_other_ns, blocked_sync_ns, blocked_io_ns, sleeping_ns) "
 			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &ins, NULL) != SQLITE_OK)
+			       -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO thread_buckets (tid, life_ns, bucket_ns, state, ns) "
+			       "VALUES (?, ?, ?, ?, ?)",
+			       -1, &buckets.ins, NULL) != SQLITE_OK)
 		rc = -EIO;
 	while (!rc && (step = sqlite3_step(lives)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(lives, 0), start_ns = sqlite3_column_int64(lives, 3);
 		int64_t end_ns = sqlite3_column_int64(lives, 4), sums[NR_STATE_COLUMNS] = { 0 }, n = 0;
 		const struct tl_thread *t = timeline_thread(tl, tid);
+		buckets.tid = tid;
+		buckets.life_ns = start_ns;
+		buckets.bucket_ns = INT64_MIN;
 		/* A lifetime without an end holds none (as in the threads report). */
 		for (size_t i = t && sqlite3_column_type(lives, 4) != SQLITE_NULL ? timeline_states_from(t, start_ns)
 										   : SIZE_MAX;
@@ -61,10 +109,14 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 			if (s->end_ns > end_ns)
 				continue;
 			n++;
-			for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
-				if (s->state == ids[k])
+			for (size_t k = 0; k < NR_STATE_COLUMNS && !rc; k++)
+				if (s->state == ids[k]) {
 					sums[k] += s->end_ns - s->start_ns;
+					rc = add_state(&buckets, &tl->buckets, k, s->start_ns, s->end_ns);
+				}
 		}
+		if (!rc)
+			rc = flush_states(&buckets);
 		sqlite3_reset(ins);
 		for (int c = 0; c < 5; c++)
 			sqlite3_bind_value(ins, c + 1, sqlite3_column_value(lives, c));
@@ -78,6 +130,7 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		rc = -EIO;
 	sqlite3_finalize(lives);
 	sqlite3_finalize(ins);
+	sqlite3_finalize(buckets.ins);
 	return rc;
 }
 
