@@ -188,6 +188,30 @@ CREATE TABLE thread_buckets (
 	ns        INTEGER NOT NULL
 );
 
+-- sync_totals per bucket (the columns the sync and locks reports add up
+-- over a window), over the ops that began in it.
+CREATE TABLE sync_buckets (
+	tid         INTEGER NOT NULL,
+	object_id   INTEGER NOT NULL,
+	op          TEXT NOT NULL,
+	bucket_ns   INTEGER NOT NULL,
+	calls       INTEGER NOT NULL,
+	blocked     INTEGER NOT NULL,
+	contended   INTEGER NOT NULL,
+	wait_ns     INTEGER NOT NULL,
+	max_wait_ns INTEGER NOT NULL,
+	hold_ns     INTEGER NOT NULL
+);
+
+-- lock_holders per bucket, over the ops that began in it.
+CREATE TABLE lock_holder_buckets (
+	object_id  INTEGER NOT NULL,
+	holder_tid INTEGER NOT NULL,
+	bucket_ns  INTEGER NOT NULL,
+	ops        INTEGER NOT NULL,
+	wait_ns    INTEGER NOT NULL
+);
+
 -- syscall_totals per bucket: the calls that began in it.
 CREATE TABLE syscall_buckets (
 	tid       INTEGER NOT NULL,

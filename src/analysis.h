@@ -17,7 +17,7 @@ struct mtx_timeline; /* src/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 15
+#define MTX_DERIVED_VERSION 16
 
 /*
  * analysis_build - make sure @db has current derived tables: if

@@ -118,16 +118,21 @@ static const struct mtx_query threads_queries[] = {
 };
 
 /*
- * FROM-clause sync_ops (as op) that overlap the window, of the threads
- * whose sync_totals rows (as x) match @threads. A thread's calls can nest,
- * so none bounds where those reaching into the window begin but its
- * longest (sync_totals.max_ns): on the (tid, start_ns) index, from the
- * window's start less that.
+ * FROM-clause sync_ops (as op) that overlap the window and begin in [@lo,
+ * @hi), of the threads whose sync_totals rows (as x) match @threads. A
+ * thread's calls can nest, so none bounds where those reaching into the
+ * window begin but its longest (sync_totals.max_ns): on the (tid,
+ * start_ns) index, from the window's start less that (REACHING_IN).
  */
-#define OPS_IN_WINDOW(threads)                                                                          \
+#define OPS_BETWEEN(threads, lo, hi)                                                                    \
 	"(SELECT x.tid, MAX(x.max_ns) AS longest FROM sync_totals x WHERE " threads " GROUP BY x.tid) wt " \
-	"JOIN sync_ops op ON op.tid = wt.tid AND op.start_ns >= COALESCE(:from - wt.longest, "              \
-	"-9223372036854775807) AND " IN_WINDOW("op.start_ns", "op.end_ns") " "
+	"JOIN sync_ops op ON op.tid = wt.tid AND op.start_ns >= " lo " AND op.start_ns < " hi " AND "       \
+	"op.end_ns > " FROM_NS " "
+#define REACHING_IN "COALESCE(:from - wt.longest, -9223372036854775807)"
+/* Those that begin outside the window's whole buckets (see INNER_FROM). */
+#define EDGE_OPS(threads)                                                                        \
+	"(SELECT op.* FROM " OPS_BETWEEN(threads, REACHING_IN, INNER_FROM) "UNION ALL SELECT op.* FROM " \
+	OPS_BETWEEN(threads, INNER_TO, TO_NS) ") op "
 
 /* Seed 001 Table 2. */
 static const struct mtx_query sync_queries[] = {
@@ -142,9 +147,12 @@ static const struct mtx_query sync_queries[] = {
 	  "UNION ALL "
 	  /* per object first: an object looked up per op took 15% longer */
 	  "SELECT w.tid, o.kind, w.op, SUM(w.calls), SUM(w.blocking), SUM(w.wait_ns), MAX(w.max_wait_ns) FROM ("
+	  "SELECT b.tid, b.object_id, b.op, b.calls, b.blocked AS blocking, b.wait_ns, b.max_wait_ns "
+	  "FROM sync_buckets b WHERE " WINDOWED " AND " THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
+	  "UNION ALL "
 	  "SELECT op.tid, op.object_id, op.op, COUNT(*) AS calls, "
 	  "SUM(op.blocked) AS blocking, SUM(op.wait_ns) AS wait_ns, MAX(op.wait_ns) AS max_wait_ns "
-	  "FROM " OPS_IN_WINDOW(THREAD_IS("x.tid")) "WHERE " WINDOWED " GROUP BY op.tid, op.object_id, op.op) w "
+	  "FROM " EDGE_OPS(THREAD_IS("x.tid")) "WHERE " WINDOWED " GROUP BY op.tid, op.object_id, op.op) w "
 	  "JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY w.tid, o.kind, w.op) r ORDER BY r.tid, r.kind, r.op" },
 	{ 0 },
@@ -161,19 +169,23 @@ static const struct mtx_query sync_queries[] = {
 #define SAME_ADDRESS "o.pid, o.addr, o.kind"
 
 /* A lock's ops as rows of calls: over the whole run their sums in
- * sync_totals (x) and lock_holders (h), else those of its ops in the
- * window, added up per holder they found (win: one pass over them). */
+ * sync_totals (x) and lock_holders (h), else those of the window's whole
+ * buckets (sync_buckets, lock_holder_buckets) and of its ops at its ends,
+ * added up per holder they found (win: one pass over them). */
 #define LOCK_WINDOW                                                                                       \
 	"win AS MATERIALIZED (SELECT op.object_id, op.holder_tid, COUNT(*) AS calls, "                    \
 	"SUM(op.holder_tid IS NOT NULL OR op.blocked) AS contended, SUM(op.wait_ns) AS wait_ns, "           \
-	"MAX(op.wait_ns) AS max_wait_ns, SUM(COALESCE(op.hold_ns, 0)) AS hold_ns FROM " OPS_IN_WINDOW("1") \
+	"MAX(op.wait_ns) AS max_wait_ns, SUM(COALESCE(op.hold_ns, 0)) AS hold_ns FROM " EDGE_OPS("1")      \
 	"WHERE " WINDOWED " GROUP BY op.object_id, op.holder_tid)"
 #define LOCK_OPS                                                                                          \
 	"(SELECT x.object_id, x.calls, x.contended, x.wait_ns, x.max_wait_ns, x.hold_ns FROM sync_totals x "  \
-	"WHERE " WHOLE_RUN " UNION ALL SELECT object_id, calls, contended, wait_ns, max_wait_ns, hold_ns "     \
-	"FROM win) x "
+	"WHERE " WHOLE_RUN " UNION ALL SELECT b.object_id, b.calls, b.contended, b.wait_ns, b.max_wait_ns, "  \
+	"b.hold_ns FROM sync_buckets b WHERE " WINDOWED " AND " INNER_BUCKET("b") " "                         \
+	"UNION ALL SELECT object_id, calls, contended, wait_ns, max_wait_ns, hold_ns FROM win) x "
 #define LOCK_HOLDERS                                                                                      \
 	"(SELECT h.object_id, h.holder_tid, h.ops, h.wait_ns FROM lock_holders h WHERE " WHOLE_RUN " "       \
+	"UNION ALL SELECT b.object_id, b.holder_tid, b.ops, b.wait_ns FROM lock_holder_buckets b WHERE "      \
+	WINDOWED " AND " INNER_BUCKET("b") " "                                                               \
 	"UNION ALL SELECT object_id, holder_tid, calls, wait_ns FROM win WHERE holder_tid IS NOT NULL) h "
 
 /* Per lock: the sums of its ops, and the holder whose holding made others

@@ -16,6 +16,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 #include "src/timeline.h"
 
 #include <errno.h>
@@ -134,20 +135,29 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	return rc;
 }
 
+/* sync_buckets from the timeline's totals per bucket, and sync_totals from
+ * the same folded per (tid, object, op). */
 static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
-	sqlite3_stmt *ins;
+	struct keyhash keys = { 0 };
+	struct tl_op_total *run = NULL;
+	size_t nr_run = 0, cap_run = 0;
+	sqlite3_stmt *ins = NULL, *ins_run = NULL;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO sync_buckets (tid, object_id, op, bucket_ns, calls, blocked, contended, "
+			       "wait_ns, max_wait_ns, hold_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
 			       "INSERT INTO sync_totals (tid, object_id, op, calls, blocked, contended, wait_ns, "
 			       "max_wait_ns, hold_ns, max_hold_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &ins, NULL) != SQLITE_OK)
-		return -EIO;
+			       -1, &ins_run, NULL) != SQLITE_OK)
+		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_op_totals && !rc; i++) {
 		const struct tl_op_total *t = &tl->op_totals[i];
-		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
-				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
+		const int64_t v[] = { t->bucket_ns, t->calls, t->blocked, t->contended, t->wait_ns, t->max_wait_ns,
+				      t->hold_ns };
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, t->tid);
 		sqlite3_bind_int64(ins, 2, t->object_id);
@@ -155,21 +165,76 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
 			sqlite3_bind_int64(ins, 4 + c, v[c]);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		const struct tl_op_total init = { .tid = t->tid, .object_id = t->object_id, .op = t->op };
+		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, t->tid, t->object_id, t->op, &run, &nr_run, &cap_run,
+						    sizeof(*run), &init);
+		if (k < 0)
+			rc = (int)k;
+		else if (!rc)
+			timeline_add_op_total(&run[k], t);
+	}
+	for (size_t i = 0; i < nr_run && !rc; i++) {
+		const struct tl_op_total *t = &run[i];
+		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
+				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
+		sqlite3_reset(ins_run);
+		sqlite3_bind_int64(ins_run, 1, t->tid);
+		sqlite3_bind_int64(ins_run, 2, t->object_id);
+		sqlite3_bind_text(ins_run, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
+		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
+			sqlite3_bind_int64(ins_run, 4 + c, v[c]);
+		rc = sqlite3_step(ins_run) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
-	if (rc || sqlite3_prepare_v2(db, "INSERT INTO lock_holders (object_id, holder_tid, ops, wait_ns) "
-				     "VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
-		return -EIO;
+	sqlite3_finalize(ins_run);
+	keyhash_free(&keys);
+	free(run);
+	return rc;
+}
+
+/* lock_holder_buckets from the timeline's holders per bucket, and
+ * lock_holders from the same folded per (object, holder). */
+static int lock_holders(sqlite3 *db, const struct mtx_timeline *tl)
+{
+	struct keyhash keys = { 0 };
+	struct tl_holder_total *run = NULL;
+	size_t nr_run = 0, cap_run = 0;
+	sqlite3_stmt *ins = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO lock_holder_buckets (object_id, holder_tid, bucket_ns, ops, wait_ns) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_holder_totals && !rc; i++) {
 		const struct tl_holder_total *h = &tl->holder_totals[i];
+		const int64_t v[] = { h->object_id, h->holder_tid, h->bucket_ns, h->ops, h->wait_ns };
 		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, h->object_id);
-		sqlite3_bind_int64(ins, 2, h->holder_tid);
-		sqlite3_bind_int64(ins, 3, h->ops);
-		sqlite3_bind_int64(ins, 4, h->wait_ns);
+		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
+			sqlite3_bind_int64(ins, 1 + c, v[c]);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, h->object_id, h->holder_tid, 0, &run, &nr_run, &cap_run,
+						    sizeof(*run), &(struct tl_holder_total){ h->object_id, h->holder_tid, 0, 0, 0 });
+		if (k < 0)
+			rc = (int)k;
+		else if (!rc) {
+			run[k].ops += h->ops;
+			run[k].wait_ns += h->wait_ns;
+		}
+	}
+	sqlite3_finalize(ins);
+	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO lock_holders (object_id, holder_tid, ops, wait_ns) "
+				      "VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; i < nr_run && !rc; i++) {
+		const int64_t v[] = { run[i].object_id, run[i].holder_tid, run[i].ops, run[i].wait_ns };
+		sqlite3_reset(ins);
+		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
+			sqlite3_bind_int64(ins, 1 + c, v[c]);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
+	keyhash_free(&keys);
+	free(run);
 	return rc;
 }
 
@@ -288,6 +353,8 @@ int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 	int rc = thread_totals(db, tl);
 	if (!rc)
 		rc = sync_totals(db, tl);
+	if (!rc)
+		rc = lock_holders(db, tl);
 	if (!rc)
 		rc = syscall_totals(db, tl);
 	if (rc && asprintf(err, "summaries: %s", sqlite3_errmsg(db)) < 0)

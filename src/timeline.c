@@ -32,7 +32,7 @@ struct recent_string {
 };
 
 struct recent_total {
-	int64_t tid, object_id;
+	int64_t tid, object_id, bucket_ns;
 	uint16_t op;
 	size_t index; /* in tl->op_totals */
 };
@@ -270,31 +270,8 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
-/* Add @t to the totals of @l (for the same key: sums and maxima). */
-static int merge_op_total(struct loader *l, const struct tl_op_total *t)
+void timeline_add_op_total(struct tl_op_total *to, const struct tl_op_total *t)
 {
-	struct mtx_timeline *tl = l->tl;
-	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, t->op)];
-	size_t index = r->index;
-	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op) {
-		struct keyhash_slot *sl = keyhash_slot(&l->op_totals, t->tid, t->object_id, t->op);
-		if (!sl)
-			return -ENOMEM;
-		if (!sl->v) {
-			struct tl_op_total *more =
-				grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals, sizeof(*more), 256);
-			if (!more)
-				return -ENOMEM;
-			tl->op_totals = more;
-			tl->op_totals[tl->nr_op_totals] = *t;
-			sl->v = ++tl->nr_op_totals;
-			l->op_totals.len++;
-			*r = (struct recent_total){ t->tid, t->object_id, t->op, sl->v };
-			return 0;
-		}
-		*r = (struct recent_total){ t->tid, t->object_id, t->op, index = sl->v };
-	}
-	struct tl_op_total *to = &tl->op_totals[index - 1];
 	to->calls += t->calls;
 	to->blocked += t->blocked;
 	to->contended += t->contended;
@@ -306,15 +283,51 @@ static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 		to->max_hold_ns = t->max_hold_ns;
 	if (t->max_ns > to->max_ns)
 		to->max_ns = t->max_ns;
+}
+
+/* The third key of a total's hash: its op and its bucket's number. */
+static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns)
+{
+	return (bucket_ns - l->tl->buckets.origin_ns) / l->tl->buckets.width_ns * 65536 + op;
+}
+
+/* Add @t to the totals of @l (for the same key: sums and maxima). */
+static int merge_op_total(struct loader *l, const struct tl_op_total *t)
+{
+	struct mtx_timeline *tl = l->tl;
+	struct recent_total *r =
+		&l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, (uint64_t)t->bucket_ns + t->op)];
+	size_t index = r->index;
+	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op ||
+	    r->bucket_ns != t->bucket_ns) {
+		struct keyhash_slot *sl =
+			keyhash_slot(&l->op_totals, t->tid, t->object_id, op_bucket_key(l, t->op, t->bucket_ns));
+		if (!sl)
+			return -ENOMEM;
+		if (!sl->v) {
+			struct tl_op_total *more =
+				grow_array(tl->op_totals, &l->cap_op_totals, tl->nr_op_totals, sizeof(*more), 256);
+			if (!more)
+				return -ENOMEM;
+			tl->op_totals = more;
+			tl->op_totals[tl->nr_op_totals] = *t;
+			sl->v = ++tl->nr_op_totals;
+			l->op_totals.len++;
+			*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->op, sl->v };
+			return 0;
+		}
+		*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->op, index = sl->v };
+	}
+	timeline_add_op_total(&tl->op_totals[index - 1], t);
 	return 0;
 }
 
 static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 {
 	struct mtx_timeline *tl = l->tl;
-	ptrdiff_t i = keyhash_row(&l->holder_totals, h->object_id, h->holder_tid, 0, &tl->holder_totals,
+	ptrdiff_t i = keyhash_row(&l->holder_totals, h->object_id, h->holder_tid, h->bucket_ns, &tl->holder_totals,
 				  &tl->nr_holder_totals, &l->cap_holder_totals, sizeof(*tl->holder_totals),
-				  &(struct tl_holder_total){ h->object_id, h->holder_tid, 0, 0 });
+				  &(struct tl_holder_total){ h->object_id, h->holder_tid, h->bucket_ns, 0, 0 });
 	if (i < 0)
 		return (int)i;
 	tl->holder_totals[i].ops += h->ops;
@@ -322,21 +335,23 @@ static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 	return 0;
 }
 
-/* Add one op to the totals of its (tid, object, op) and of its holder. */
+/* Add one op to the totals of its (tid, object, op) and of its holder, in
+ * the bucket it began in. */
 static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqlite3_stmt *st)
 {
 	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
 	uint8_t has_hold = 0;
 	int64_t hold_ns = col_int(st, 10, &has_hold, 1);
+	int64_t bucket_ns = timeline_bucket_ns(&l->tl->buckets, o->start_ns);
 	const struct tl_op_total one = {
-		.tid = tid, .object_id = o->object_id, .op = o->op, .calls = 1, .blocked = blocked,
+		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1, .blocked = blocked,
 		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
 		.hold_ns = hold_ns, .max_hold_ns = hold_ns, .max_ns = o->end_ns - o->start_ns,
 	};
 	int rc = merge_op_total(l, &one);
 	if (rc || !(o->flags & TL_HAS_HOLDER))
 		return rc;
-	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, 1, wait_ns });
+	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, bucket_ns, 1, wait_ns });
 }
 
 static int row_op(struct loader *l, sqlite3_stmt *st)
@@ -540,14 +555,16 @@ static void *ops_job_run(void *arg)
 	return NULL;
 }
 
-/* Start @j on the ops of @db with ids up to @last_id; 0, or -1 when it
- * cannot be (a database without a file, no thread). */
-static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id)
+/* Start @j on the ops of @db with ids up to @last_id, their totals in
+ * @buckets; 0, or -1 when it cannot be (a database without a file, no
+ * thread). */
+static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id, const struct tl_buckets *buckets)
 {
 	j->path = sqlite3_db_filename(db, "main");
 	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)last_id);
 	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
 		return -1;
+	j->l.tl->buckets = *buckets;
 	if (pthread_create(&j->thread, NULL, ops_job_run, j)) {
 		free(j->l.tl);
 		j->l.tl = NULL;
@@ -650,7 +667,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		return -ENOMEM;
 	}
 	l.tl->buckets = choose_buckets(db);
-	parallel = ops_job_start(db, &job, split_id) == 0;
+	parallel = ops_job_start(db, &job, split_id, &l.tl->buckets) == 0;
 	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",

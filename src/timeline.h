@@ -94,17 +94,23 @@ struct tl_object {
 };
 
 /* The ops of one thread on one object with one op name, added up. */
+/* The ops of one thread on one object of one name that began in one
+ * bucket (bucket_ns: its start), added up. */
 struct tl_op_total {
-	int64_t tid, object_id;
+	int64_t tid, object_id, bucket_ns;
 	uint16_t op;
 	int64_t calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns;
 	int64_t max_ns; /* the longest call, end_ns - start_ns */
 };
 
-/* The ops on one object that found one holder, added up. */
+/* The ops on one object that found one holder and began in one bucket,
+ * added up. */
 struct tl_holder_total {
-	int64_t object_id, holder_tid, ops, wait_ns;
+	int64_t object_id, holder_tid, bucket_ns, ops, wait_ns;
 };
+
+/* timeline_add_op_total - add @from's sums and maxima to @to's. */
+void timeline_add_op_total(struct tl_op_total *to, const struct tl_op_total *from);
 
 /* The run's time buckets (schema/derived.sql, run_buckets). */
 struct tl_buckets {
@@ -120,7 +126,7 @@ struct mtx_timeline {
 	size_t nr_objects;
 	char **strings;
 	size_t nr_strings;
-	struct tl_op_total *op_totals; /* in no particular order */
+	struct tl_op_total *op_totals; /* per bucket, in no particular order */
 	size_t nr_op_totals;
 	struct tl_holder_total *holder_totals;
 	size_t nr_holder_totals;
