@@ -212,6 +212,51 @@ CREATE TABLE lock_holder_buckets (
 	wait_ns    INTEGER NOT NULL
 );
 
+-- wait_totals and cpu_wait_totals per bucket, over the intervals that
+-- began in it.
+CREATE TABLE wait_buckets (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	syscall     TEXT,
+	fd_kind     TEXT,
+	ended_by    TEXT,
+	waker_tid   INTEGER,
+	bucket_ns   INTEGER NOT NULL,
+	waits       INTEGER NOT NULL,
+	wait_ns     INTEGER NOT NULL,
+	max_wait_ns INTEGER NOT NULL
+);
+CREATE TABLE cpu_wait_buckets (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	next_tid    INTEGER,
+	bucket_ns   INTEGER NOT NULL,
+	waits       INTEGER NOT NULL,
+	wait_ns     INTEGER NOT NULL,
+	max_wait_ns INTEGER NOT NULL
+);
+
+-- wait_for_totals and wait_chain_totals per bucket, over the waits that
+-- began in it.
+CREATE TABLE wait_for_buckets (
+	tid            INTEGER NOT NULL,
+	object_id      INTEGER,
+	waited_for_tid INTEGER,
+	relation       TEXT NOT NULL,
+	other_callsite INTEGER,
+	bucket_ns      INTEGER NOT NULL,
+	waits          INTEGER NOT NULL,
+	wait_ns        INTEGER NOT NULL
+);
+CREATE TABLE wait_chain_buckets (
+	tid       INTEGER NOT NULL,
+	object_id INTEGER,
+	chain     TEXT,
+	bucket_ns INTEGER NOT NULL,
+	waits     INTEGER NOT NULL,
+	wait_ns   INTEGER NOT NULL
+);
+
 -- syscall_totals per bucket: the calls that began in it.
 CREATE TABLE syscall_buckets (
 	tid       INTEGER NOT NULL,

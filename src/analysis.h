@@ -14,10 +14,11 @@
 #include <stdint.h>
 
 struct mtx_timeline; /* src/timeline.h */
+struct tl_buckets;   /* src/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 16
+#define MTX_DERIVED_VERSION 17
 
 /*
  * analysis_build - make sure @db has current derived tables: if
@@ -89,10 +90,11 @@ struct wait_link {
  * of each of the @n rows of wait_for in @links (grouped by tid, ascending,
  * each thread's in time order), without @db; wait_chains_of gives link
  * @i's chain text (NULL for none) and clipped length; wait_chains_write
- * writes their sums to wait_chain_totals. 0 or -errno.
+ * writes their sums per bucket of @buckets to wait_chain_buckets, and over
+ * the run to wait_chain_totals. 0 or -errno.
  */
 struct wait_chains;
-struct wait_chains *wait_chains_new(sqlite3 *db, int *rc);
+struct wait_chains *wait_chains_new(sqlite3 *db, const struct tl_buckets *buckets, int *rc);
 int wait_chains_follow(struct wait_chains *c, const struct wait_link *links, size_t n);
 const char *wait_chains_of(const struct wait_chains *c, size_t i, int64_t *ns);
 int wait_chains_write(sqlite3 *db, const struct wait_chains *c);

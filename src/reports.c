@@ -64,7 +64,9 @@
 /* Whether a *_buckets row as @alias is one of the window's whole buckets. */
 #define INNER_BUCKET(alias) \
 	"(" alias ".bucket_ns >= " INNER_FROM " AND " alias ".bucket_ns + " BUCKET_WIDTH " <= " INNER_TO ")"
-/* WINDOW_ROWS_ENDING's rows that begin outside the window's whole buckets. */
+/* WINDOW_ROWS's and WINDOW_ROWS_ENDING's rows that begin outside the
+ * window's whole buckets. */
+#define EDGE_ROWS(table, alias) EDGE_ROWS_ENDING(table, alias, alias ".end_ns")
 #define EDGE_ROWS_ENDING(table, alias, end)                                                             \
 	"(SELECT " alias ".* FROM " THREAD_ROWS(table, alias, TILE_FROM(table, "wt.tid"), INNER_FROM, end) \
 	"UNION ALL SELECT " alias ".* FROM " THREAD_ROWS(table, alias, INNER_TO, TO_NS, end) ") " alias " "
@@ -273,26 +275,37 @@ static const struct mtx_query switches_queries[] = {
 #define WAIT_FOR_IN_WINDOW \
 	WINDOW_ROWS("wait_for", "w") "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr")
 #define WAITING "c.state NOT IN ('running', 'runnable')"
+/* The summary rows (as x, columns @cols) of a --thread: over the whole
+ * run, in @table; over a window, in its whole buckets of the *_buckets
+ * table @buckets. */
+#define SUMMARY_ROWS(cols, table, buckets)                                                                \
+	"(SELECT " cols " FROM " table " b WHERE " WHOLE_RUN " AND " THREAD_IS("b.tid") " UNION ALL SELECT " \
+	cols " FROM " buckets " b WHERE " WINDOWED " AND " THREAD_IS("b.tid") " AND " INNER_BUCKET("b") ") x "
+#define WAIT_FOR_COLS "tid, object_id, waited_for_tid, relation, other_callsite, waits, wait_ns"
+#define WAIT_COLS "tid, cause, syscall, fd_kind, ended_by, waker_tid, waits, wait_ns, max_wait_ns"
+#define CPU_WAIT_COLS "tid, cause, next_tid, waits, wait_ns, max_wait_ns"
+#define CHAIN_COLS "tid, object_id, chain, waits, wait_ns"
 /* The waits as rows of n waits, ns long in all (mx the longest): over the
  * whole run the sums of the summary tables (wait_for_totals, wait_totals,
- * cpu_wait_totals), else each recorded wait in the window. The queries
- * group them as they grouped the recorded rows. */
+ * cpu_wait_totals); over a window the sums of its whole buckets
+ * (wait_for_buckets, ...) and each recorded wait that began at its ends.
+ * The queries group them as they grouped the recorded rows. */
 #define WAIT_FOR_ROWS                                                                                  \
 	"(SELECT x.tid, x.object_id, x.waited_for_tid, x.relation, x.other_callsite, x.waits AS n, "    \
-	"x.wait_ns AS ns FROM wait_for_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL " \
+	"x.wait_ns AS ns FROM " SUMMARY_ROWS(WAIT_FOR_COLS, "wait_for_totals", "wait_for_buckets") " UNION ALL "       \
 	"SELECT w.tid, w.object_id, w.waited_for_tid, w.relation, w.other_callsite, 1 AS n, "          \
-	"w.end_ns - w.start_ns AS ns FROM " WINDOW_ROWS("wait_for", "w") "WHERE " WINDOWED ") w "
+	"w.end_ns - w.start_ns AS ns FROM " EDGE_ROWS("wait_for", "w") "WHERE " WINDOWED ") w "
 #define WAIT_ROWS                                                                                      \
 	"(SELECT x.cause, x.syscall, x.fd_kind, x.ended_by, x.waker_tid, x.waits AS n, x.wait_ns AS ns, " \
-	"x.max_wait_ns AS mx FROM wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL " \
+	"x.max_wait_ns AS mx FROM " SUMMARY_ROWS(WAIT_COLS, "wait_totals", "wait_buckets") " UNION ALL "           \
 	"SELECT c.cause, c.syscall, c.fd_kind, c.ended_by, c.waker_tid, 1 AS n, c.end_ns - c.start_ns AS ns, " \
-	"c.end_ns - c.start_ns AS mx FROM " WINDOW_ROWS("state_causes", "c") "WHERE " WINDOWED " AND "     \
+	"c.end_ns - c.start_ns AS mx FROM " EDGE_ROWS("state_causes", "c") "WHERE " WINDOWED " AND "      \
 	WAITING ") c "
 #define CPU_WAIT_ROWS                                                                                  \
 	"(SELECT x.cause, x.next_tid, x.waits AS n, x.wait_ns AS ns, x.max_wait_ns AS mx "               \
-	"FROM cpu_wait_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " UNION ALL "              \
+	"FROM " SUMMARY_ROWS(CPU_WAIT_COLS, "cpu_wait_totals", "cpu_wait_buckets") " UNION ALL "                        \
 	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
-	"FROM " WINDOW_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
+	"FROM " EDGE_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
 	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
@@ -336,11 +349,12 @@ static const struct mtx_query waits_queries[] = {
 	 * over the whole run their sums in wait_chain_totals. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
 	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("
-	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM wait_chain_totals x "
-	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " AND "
-	  OBJECT_IS("x.object_id", "o.addr") " "
+	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM " SUMMARY_ROWS(CHAIN_COLS, "wait_chain_totals", "wait_chain_buckets")
+	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " OBJECT_IS("x.object_id", "o.addr") " "
 	  "UNION ALL "
-	  "SELECT w.chain, 1 AS n, w.chain_ns AS ns FROM " WAIT_FOR_IN_WINDOW " AND " WINDOWED ") r "
+	  "SELECT w.chain, 1 AS n, w.chain_ns AS ns FROM " EDGE_ROWS("wait_for", "w")
+	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " AND "
+	  WINDOWED ") r "
 	  "GROUP BY r.chain ORDER BY wait_ns DESC, r.chain" },
 	{ "waits.other", "Other waits: syscalls (with the kind of file), sleeps, and what ended them",
 	  "SELECT c.cause, COALESCE(c.syscall, '-') AS syscall, COALESCE(c.fd_kind, '-') AS fd_kind, "

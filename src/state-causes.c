@@ -93,15 +93,17 @@ static int word_index(const char *const *words, size_t n, const char *word)
 	return -1;
 }
 
-/* One row of wait_totals (other_tid: waker_tid) or cpu_wait_totals
- * (other_tid: next_tid); -1 for a NULL. */
+/* One row of wait_buckets (other_tid: waker_tid) or cpu_wait_buckets
+ * (other_tid: next_tid), or with bucket_ns 0 of their *_totals; -1 for a
+ * NULL. */
 struct cause_total {
-	int64_t tid, other_tid, waits, wait_ns, max_wait_ns;
+	int64_t tid, other_tid, bucket_ns, waits, wait_ns, max_wait_ns;
 	uint16_t syscall, fd_kind;
 	int8_t cause, ended_by;
 };
 
 struct cause_totals {
+	const struct tl_buckets *buckets;
 	struct keyhash keys;
 	struct cause_total *rows;
 	size_t len, cap;
@@ -255,19 +257,35 @@ static int count_switch(struct pass *p, int64_t to_tid, int64_t at)
 	return 0;
 }
 
-/* Add an interval of @ns to the total of @key in @c. */
-static int count_cause(struct cause_totals *c, const struct cause_total *key, int64_t ns)
+/* Add @x's waits to the total of its key in @c. */
+static int merge_cause(struct cause_totals *c, const struct cause_total *x)
 {
-	ptrdiff_t i = keyhash_row(&c->keys, key->tid,
-				  ((int64_t)key->syscall << 48) | ((int64_t)key->fd_kind << 32) | (uint32_t)key->other_tid,
-				  key->cause * 16 + key->ended_by, &c->rows, &c->len, &c->cap, sizeof(*c->rows), key);
+	struct cause_total init = *x;
+	init.waits = init.wait_ns = init.max_wait_ns = 0;
+	/* The bucket's number with cause and ended_by (each under 16). */
+	int64_t bucket = (x->bucket_ns - c->buckets->origin_ns) / c->buckets->width_ns;
+	ptrdiff_t i = keyhash_row(&c->keys, x->tid,
+				  ((int64_t)x->syscall << 48) | ((int64_t)x->fd_kind << 32) | (uint32_t)x->other_tid,
+				  bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap, sizeof(*c->rows),
+				  &init);
 	if (i < 0)
 		return (int)i;
-	struct cause_total *x = &c->rows[i];
-	if (!x->waits++ || ns > x->max_wait_ns)
-		x->max_wait_ns = ns;
-	x->wait_ns += ns;
+	struct cause_total *to = &c->rows[i];
+	if (!to->waits || x->max_wait_ns > to->max_wait_ns)
+		to->max_wait_ns = x->max_wait_ns;
+	to->waits += x->waits;
+	to->wait_ns += x->wait_ns;
 	return 0;
+}
+
+/* Count an interval of @ns that began at @start_ns as a wait of @key in
+ * its bucket in @c. */
+static int count_cause(struct cause_totals *c, struct cause_total *key, int64_t start_ns, int64_t ns)
+{
+	key->bucket_ns = timeline_bucket_ns(c->buckets, start_ns);
+	key->waits = 1;
+	key->wait_ns = key->max_wait_ns = ns;
+	return merge_cause(c, key);
 }
 
 static int64_t at_word(const char *word)
@@ -378,7 +396,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 			.cause = (int8_t)word_index(causes, sizeof(causes) / sizeof(causes[0]), cause),
 			.ended_by = (int8_t)word_index(endings, sizeof(endings) / sizeof(endings[0]), ended_by),
 		};
-		if ((rc = count_cause(&p->waits, &key, ns)))
+		if ((rc = count_cause(&p->waits, &key, iv->start_ns, ns)))
 			return rc;
 		if (!strcmp(cause, "sync") &&
 		    (rc = wait_for_add(p->wait_for, t->tid, iv->start_ns, iv->end_ns, has_object, object_id, op,
@@ -389,7 +407,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 			.tid = t->tid, .other_tid = has_next ? next_tid : -1, .syscall = TL_NONE, .fd_kind = TL_NONE,
 			.cause = (int8_t)word_index(causes, sizeof(causes) / sizeof(causes[0]), cause), .ended_by = -1,
 		};
-		if ((rc = count_cause(&p->cpu_waits, &key, ns)))
+		if ((rc = count_cause(&p->cpu_waits, &key, iv->start_ns, ns)))
 			return rc;
 	}
 	if (!has_next || !strcmp(cause, "woken"))
@@ -470,49 +488,62 @@ static int write_switches(sqlite3 *db, const struct pass *p)
 	return rc;
 }
 
-/* wait_totals and cpu_wait_totals from the counts. */
-static int write_causes(sqlite3 *db, const struct pass *p)
+/* The rows of @c into @table (a wait_totals or cpu_wait_totals, or their
+ * *_buckets with @buckets). */
+static int write_cause_rows(sqlite3 *db, const struct pass *p, const struct cause_totals *c, bool waits,
+			    const char *table, bool buckets)
 {
+	char sql[256];
 	sqlite3_stmt *ins = NULL;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO wait_totals (tid, cause, syscall, fd_kind, ended_by, waker_tid, waits, "
-			       "wait_ns, max_wait_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &ins, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql),
+		 waits ? "INSERT INTO %s (tid, cause, waits, wait_ns, max_wait_ns, syscall, fd_kind, ended_by, "
+			 "waker_tid%s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?%s)"
+		       : "INSERT INTO %s (tid, cause, waits, wait_ns, max_wait_ns, next_tid%s) "
+			 "VALUES (?, ?, ?, ?, ?, ?%s)",
+		 table, buckets ? ", bucket_ns" : "", buckets ? ", ?" : "");
+	if (sqlite3_prepare_v2(db, sql, -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
-	for (size_t i = 0; i < p->waits.len && !rc; i++) {
-		const struct cause_total *x = &p->waits.rows[i];
+	for (size_t i = 0; i < c->len && !rc; i++) {
+		const struct cause_total *x = &c->rows[i];
+		int col = 6;
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, x->tid);
 		sqlite3_bind_text(ins, 2, causes[x->cause], -1, SQLITE_STATIC);
-		db_bind_text_or_null(ins, 3, timeline_string(p->tl, x->syscall));
-		db_bind_text_or_null(ins, 4, timeline_string(p->tl, x->fd_kind));
-		db_bind_text_or_null(ins, 5, x->ended_by >= 0 ? endings[x->ended_by] : NULL);
-		db_bind_int_or_null(ins, 6, x->other_tid, x->other_tid >= 0);
-		sqlite3_bind_int64(ins, 7, x->waits);
-		sqlite3_bind_int64(ins, 8, x->wait_ns);
-		sqlite3_bind_int64(ins, 9, x->max_wait_ns);
+		sqlite3_bind_int64(ins, 3, x->waits);
+		sqlite3_bind_int64(ins, 4, x->wait_ns);
+		sqlite3_bind_int64(ins, 5, x->max_wait_ns);
+		if (waits) {
+			db_bind_text_or_null(ins, col++, timeline_string(p->tl, x->syscall));
+			db_bind_text_or_null(ins, col++, timeline_string(p->tl, x->fd_kind));
+			db_bind_text_or_null(ins, col++, x->ended_by >= 0 ? endings[x->ended_by] : NULL);
+		}
+		db_bind_int_or_null(ins, col++, x->other_tid, x->other_tid >= 0);
+		if (buckets)
+			sqlite3_bind_int64(ins, col, x->bucket_ns);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
-	if (rc || sqlite3_prepare_v2(db,
-				     "INSERT INTO cpu_wait_totals (tid, cause, next_tid, waits, wait_ns, max_wait_ns) "
-				     "VALUES (?, ?, ?, ?, ?, ?)",
-				     -1, &ins, NULL) != SQLITE_OK)
-		return -EIO;
-	for (size_t i = 0; i < p->cpu_waits.len && !rc; i++) {
-		const struct cause_total *x = &p->cpu_waits.rows[i];
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, x->tid);
-		sqlite3_bind_text(ins, 2, causes[x->cause], -1, SQLITE_STATIC);
-		db_bind_int_or_null(ins, 3, x->other_tid, x->other_tid >= 0);
-		sqlite3_bind_int64(ins, 4, x->waits);
-		sqlite3_bind_int64(ins, 5, x->wait_ns);
-		sqlite3_bind_int64(ins, 6, x->max_wait_ns);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	return rc;
+}
+
+/* @c's rows per bucket into @buckets_table, and folded over the run into
+ * @totals_table. */
+static int write_causes(sqlite3 *db, const struct pass *p, const struct cause_totals *c, bool waits,
+			const char *buckets_table, const char *totals_table)
+{
+	struct cause_totals run = { .buckets = c->buckets };
+	int rc = write_cause_rows(db, p, c, waits, buckets_table, true);
+	for (size_t i = 0; i < c->len && !rc; i++) {
+		struct cause_total x = c->rows[i];
+		x.bucket_ns = 0;
+		rc = merge_cause(&run, &x);
 	}
-	sqlite3_finalize(ins);
+	if (!rc)
+		rc = write_cause_rows(db, p, &run, waits, totals_table, false);
+	keyhash_free(&run.keys);
+	free(run.rows);
 	return rc;
 }
 
@@ -535,7 +566,7 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		[WAIT_FOR_ROWS] = wait_for_insert,
 	};
-	struct pass p = { .tl = tl };
+	struct pass p = { .tl = tl, .waits.buckets = &tl->buckets, .cpu_waits.buckets = &tl->buckets };
 	int rc;
 
 	p.running = timeline_intern_find(tl, "running");
@@ -556,7 +587,9 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 	if (!rc)
 		rc = write_switches(db, &p);
 	if (!rc)
-		rc = write_causes(db, &p);
+		rc = write_causes(db, &p, &p.waits, true, "wait_buckets", "wait_totals");
+	if (!rc)
+		rc = write_causes(db, &p, &p.cpu_waits, false, "cpu_wait_buckets", "cpu_wait_totals");
 out:
 	rc = wait_for_end(db, p.wait_for, rc);
 	const char *why = rc == -ENOMEM ? "out of memory" : p.queue ? row_queue_errmsg(p.queue) : NULL;

@@ -20,6 +20,7 @@
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
+#include "src/timeline.h"
 #include "src/reports.h"
 #include "src/sorted.h"
 
@@ -31,19 +32,22 @@
 
 #define MAX_LINKS 8
 
+/* The waits of one thread on one object with one chain that began in one
+ * bucket (bucket_ns: its start). */
 struct chain_total {
-	int64_t tid, object_id, chain, waits, wait_ns;
+	int64_t tid, object_id, chain, bucket_ns, waits, wait_ns;
 	bool has_object;
 };
 
 struct wait_chains {
+	const struct tl_buckets *buckets;
 	struct keyhash names;  /* tid -> index + 1 in name_text */
 	char **name_text;      /* labels; NULL: no name */
 	size_t nr_names, cap_names;
 	struct keyhash texts;  /* (hash, probe) -> index + 1 in text */
 	char **text;
 	size_t nr_text, cap_text;
-	struct keyhash keys;   /* (tid, object, chain) -> totals */
+	struct keyhash keys;   /* (tid and bucket, object, chain) -> totals */
 	struct chain_total *totals;
 	size_t nr_totals, cap_totals;
 	char *buf;
@@ -189,9 +193,12 @@ static int follow(struct wait_chains *c, const struct wait_link *links, size_t n
 
 static int count_chain(struct wait_chains *c, const struct wait_link *w, int64_t chain, int64_t ns)
 {
+	int64_t bucket_ns = timeline_bucket_ns(c->buckets, w->start_ns);
 	const struct chain_total init = { .tid = w->tid, .object_id = w->object_id, .chain = chain,
-					  .has_object = w->has_object };
-	ptrdiff_t i = keyhash_row(&c->keys, w->tid, w->has_object ? w->object_id : INT64_MIN, chain, &c->totals,
+					  .bucket_ns = bucket_ns, .has_object = w->has_object };
+	/* A tid fits 32 bits, the bucket's number 16 (a run spans TL_BUCKETS). */
+	int64_t tid_bucket = w->tid * 65536 + (bucket_ns - c->buckets->origin_ns) / c->buckets->width_ns;
+	ptrdiff_t i = keyhash_row(&c->keys, tid_bucket, w->has_object ? w->object_id : INT64_MIN, chain, &c->totals,
 				  &c->nr_totals, &c->cap_totals, sizeof(*c->totals), &init);
 	if (i < 0)
 		return (int)i;
@@ -205,8 +212,8 @@ int wait_chains_write(sqlite3 *db, const struct wait_chains *c)
 	sqlite3_stmt *ins;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO wait_chain_totals (tid, object_id, chain, waits, wait_ns) "
-				   "VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT INTO wait_chain_buckets (tid, object_id, chain, waits, wait_ns, bucket_ns) "
+				   "VALUES (?, ?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < c->nr_totals && !rc; i++) {
 		const struct chain_total *x = &c->totals[i];
@@ -216,15 +223,22 @@ int wait_chains_write(sqlite3 *db, const struct wait_chains *c)
 		db_bind_text_or_null(ins, 3, x->chain >= 0 ? c->text[x->chain] : NULL);
 		sqlite3_bind_int64(ins, 4, x->waits);
 		sqlite3_bind_int64(ins, 5, x->wait_ns);
+		sqlite3_bind_int64(ins, 6, x->bucket_ns);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO wait_chain_totals (tid, object_id, chain, waits, wait_ns) "
+				 "SELECT tid, object_id, chain, SUM(waits), SUM(wait_ns) FROM wait_chain_buckets "
+				 "GROUP BY tid, object_id, chain", NULL) ? -EIO : 0;
 	return rc;
 }
 
-struct wait_chains *wait_chains_new(sqlite3 *db, int *rc)
+struct wait_chains *wait_chains_new(sqlite3 *db, const struct tl_buckets *buckets, int *rc)
 {
 	struct wait_chains *c = calloc(1, sizeof(*c));
+	if (c)
+		c->buckets = buckets;
 	*rc = c ? read_labels(c, db) : -ENOMEM;
 	return c;
 }

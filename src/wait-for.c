@@ -33,8 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The waits of one wait_for_buckets row: those that began in its bucket. */
 struct wait_for_total {
-	int64_t tid, object_id, waited_for_tid, other_callsite, waits, wait_ns;
+	int64_t tid, object_id, waited_for_tid, other_callsite, bucket_ns, waits, wait_ns;
 	int relation;
 	bool has_object, has_callsite;
 };
@@ -191,16 +192,21 @@ static bool is_lock(const char *kind)
 	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
 }
 
-/* Count the wait @w in wait_for_totals. The hash takes three keys: the
- * two tids share one (they fit 32 bits), the call site and relation
- * another (a user-space address fits 47). */
+/* Count the wait @w in wait_for_buckets. The hash takes three keys: the
+ * two tids share one (they fit 32 bits), the object and the bucket's
+ * number another (16 bits: a run spans TL_BUCKETS), the call site and
+ * relation the third (a user-space address fits 47). */
 static int count_wait(struct wait_for_pass *p, const struct wait_for_row *w)
 {
+	const struct tl_buckets *b = &p->tl->buckets;
+	int64_t bucket_ns = timeline_bucket_ns(b, w->start_ns);
 	const struct wait_for_total init = {
 		.tid = w->tid, .object_id = w->object_id, .waited_for_tid = w->other, .relation = w->relation,
-		.other_callsite = w->other_callsite, .has_object = w->has_object, .has_callsite = w->has_callsite,
+		.other_callsite = w->other_callsite, .bucket_ns = bucket_ns, .has_object = w->has_object,
+		.has_callsite = w->has_callsite,
 	};
-	ptrdiff_t i = keyhash_row(&p->keys, (w->tid << 32) | (uint32_t)w->other, w->has_object ? w->object_id : INT64_MIN,
+	int64_t object_bucket = (w->has_object ? w->object_id + 1 : 0) * 65536 + (bucket_ns - b->origin_ns) / b->width_ns;
+	ptrdiff_t i = keyhash_row(&p->keys, (w->tid << 32) | (uint32_t)w->other, object_bucket,
 				  (w->has_callsite ? w->other_callsite : -1) * 4 + w->relation, &p->totals,
 				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
 	if (i < 0)
@@ -310,19 +316,19 @@ int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct row_queue 
 		return -ENOMEM;
 	p->near_tid = -1;
 	/* The threads' labels now: once the queue inserts, @db is its own. */
-	p->chains = wait_chains_new(db, &rc);
+	p->chains = wait_chains_new(db, &tl->buckets, &rc);
 	return rc;
 }
 
-/* wait_for_totals from the counts. */
+/* wait_for_buckets from the counts, and wait_for_totals from those. */
 static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 {
 	sqlite3_stmt *ins;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, other_callsite, "
-			       "waits, wait_ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO wait_for_buckets (tid, object_id, waited_for_tid, relation, other_callsite, "
+			       "waits, wait_ns, bucket_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < p->nr_totals && !rc; i++) {
@@ -335,9 +341,15 @@ static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 		db_bind_int_or_null(ins, 5, x->other_callsite, x->has_callsite);
 		sqlite3_bind_int64(ins, 6, x->waits);
 		sqlite3_bind_int64(ins, 7, x->wait_ns);
+		sqlite3_bind_int64(ins, 8, x->bucket_ns);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, other_callsite, "
+				 "waits, wait_ns) SELECT tid, object_id, waited_for_tid, relation, other_callsite, "
+				 "SUM(waits), SUM(wait_ns) FROM wait_for_buckets "
+				 "GROUP BY tid, object_id, waited_for_tid, relation, other_callsite", NULL) ? -EIO : 0;
 	return rc;
 }
 

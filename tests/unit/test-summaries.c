@@ -126,9 +126,11 @@ Test(summaries, wait_chains_end_at_a_thread_met_again)
 	char *err = NULL;
 	int rc;
 	int64_t ns;
-	struct wait_chains *c = wait_chains_new(db, &rc);
+	const struct tl_buckets buckets = { 0, 64 };
+	struct wait_chains *c = wait_chains_new(db, &buckets, &rc);
 	cr_assert_eq(rc, 0);
-	cr_assert_eq(db_exec(db, "DELETE FROM wait_chain_totals", &err), 0, "%s", err ? err : "");
+	cr_assert_eq(db_exec(db, "DELETE FROM wait_chain_totals; DELETE FROM wait_chain_buckets", &err), 0, "%s",
+		     err ? err : "");
 	cr_assert_eq(wait_chains_follow(c, links, 3), 0);
 	cr_assert_str_eq(wait_chains_of(c, 1, &ns), "worker-a > worker-b > main > worker-a");
 	cr_assert_eq(ns, 100);
