@@ -39,7 +39,10 @@ struct recent_total {
 
 static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
 {
-	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ c) >> 52) % NR_RECENT;
+	/* Each key multiplied, so that each reaches the top bits kept: a lock
+	 * and its unlock (c: the op) must not share a slot. */
+	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ (c * 0x165667b19e3779f9ULL)) >>
+			52) % NR_RECENT;
 }
 
 /* A callsites row: the function of a sync op's call site in a process. */
@@ -53,6 +56,7 @@ struct loader {
 	struct recent_string recent_strings[NR_RECENT];
 	struct recent_total recent_totals[NR_RECENT];
 	struct mtx_timeline *tl;
+	int64_t last_bucket_ns; /* the bucket of the last op (most follow in it) */
 	struct keyhash threads, strings, op_totals, holder_totals;
 	size_t cap_threads, cap_strings, cap_op_totals, cap_holder_totals, cap_objects;
 	struct callsite *callsites; /* read with SWITCHES_AT_SQL; sorted by (pid, addr) */
@@ -270,21 +274,6 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
-void timeline_add_op_total(struct tl_op_total *to, const struct tl_op_total *t)
-{
-	to->calls += t->calls;
-	to->blocked += t->blocked;
-	to->contended += t->contended;
-	to->wait_ns += t->wait_ns;
-	to->hold_ns += t->hold_ns;
-	if (t->max_wait_ns > to->max_wait_ns)
-		to->max_wait_ns = t->max_wait_ns;
-	if (t->max_hold_ns > to->max_hold_ns)
-		to->max_hold_ns = t->max_hold_ns;
-	if (t->max_ns > to->max_ns)
-		to->max_ns = t->max_ns;
-}
-
 /* The third key of a total's hash: its op and its bucket's number. */
 static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns)
 {
@@ -342,7 +331,10 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
 	uint8_t has_hold = 0;
 	int64_t hold_ns = col_int(st, 10, &has_hold, 1);
-	int64_t bucket_ns = timeline_bucket_ns(&l->tl->buckets, o->start_ns);
+	/* The ops come in about time order: most are in the last one's bucket. */
+	if ((uint64_t)(o->start_ns - l->last_bucket_ns) >= (uint64_t)l->tl->buckets.width_ns)
+		l->last_bucket_ns = timeline_bucket_ns(&l->tl->buckets, o->start_ns);
+	int64_t bucket_ns = l->last_bucket_ns;
 	const struct tl_op_total one = {
 		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1, .blocked = blocked,
 		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
@@ -565,6 +557,7 @@ static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id, const 
 	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
 		return -1;
 	j->l.tl->buckets = *buckets;
+	j->l.last_bucket_ns = buckets->origin_ns;
 	if (pthread_create(&j->thread, NULL, ops_job_run, j)) {
 		free(j->l.tl);
 		j->l.tl = NULL;
@@ -667,6 +660,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		return -ENOMEM;
 	}
 	l.tl->buckets = choose_buckets(db);
+	l.last_bucket_ns = l.tl->buckets.origin_ns;
 	parallel = ops_job_start(db, &job, split_id, &l.tl->buckets) == 0;
 	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)

@@ -109,8 +109,21 @@ struct tl_holder_total {
 	int64_t object_id, holder_tid, bucket_ns, ops, wait_ns;
 };
 
-/* timeline_add_op_total - add @from's sums and maxima to @to's. */
-void timeline_add_op_total(struct tl_op_total *to, const struct tl_op_total *from);
+/* timeline_add_op_total - add @t's sums and maxima to @to's. */
+static inline void timeline_add_op_total(struct tl_op_total *to, const struct tl_op_total *t)
+{
+	to->calls += t->calls;
+	to->blocked += t->blocked;
+	to->contended += t->contended;
+	to->wait_ns += t->wait_ns;
+	to->hold_ns += t->hold_ns;
+	if (t->max_wait_ns > to->max_wait_ns)
+		to->max_wait_ns = t->max_wait_ns;
+	if (t->max_hold_ns > to->max_hold_ns)
+		to->max_hold_ns = t->max_hold_ns;
+	if (t->max_ns > to->max_ns)
+		to->max_ns = t->max_ns;
+}
 
 /* The run's time buckets (schema/derived.sql, run_buckets). */
 struct tl_buckets {
