@@ -167,6 +167,82 @@ CREATE TABLE syscall_totals (
 	max_ns   INTEGER            -- MAX(end_ns - start_ns)
 );
 
+-- Per thread, the state_causes rows of its waits (state not running or
+-- runnable) added up by cause, syscall, fd_kind, ended_by and waker_tid (the
+-- waits report's other waits and wakers, a thread's view in the browser).
+CREATE TABLE wait_totals (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	syscall     TEXT,
+	fd_kind     TEXT,
+	ended_by    TEXT,
+	waker_tid   INTEGER,
+	waits       INTEGER NOT NULL, -- COUNT(*)
+	wait_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
+	max_wait_ns INTEGER NOT NULL  -- MAX(end_ns - start_ns)
+);
+
+-- Per thread, its runnable state_causes rows added up by cause and next_tid
+-- (the waits report's waits for a CPU).
+CREATE TABLE cpu_wait_totals (
+	tid         INTEGER NOT NULL,
+	cause       TEXT NOT NULL,
+	next_tid    INTEGER,
+	waits       INTEGER NOT NULL,
+	wait_ns     INTEGER NOT NULL,
+	max_wait_ns INTEGER NOT NULL
+);
+
+-- Per waiting thread, the wait_for rows added up by object, the thread
+-- waited for, relation and other_callsite (the waits report's objects and
+-- graph).
+CREATE TABLE wait_for_totals (
+	tid            INTEGER NOT NULL,
+	object_id      INTEGER,
+	waited_for_tid INTEGER,
+	relation       TEXT NOT NULL,
+	other_callsite INTEGER,          -- as in wait_for
+	waits          INTEGER NOT NULL, -- COUNT(*)
+	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
+);
+
+-- Per waiting thread, object and wait-for chain, its wait_for rows added up
+-- (the waits report's chains section over the whole run).
+CREATE TABLE wait_chain_totals (
+	tid       INTEGER NOT NULL,
+	object_id INTEGER,
+	chain     TEXT,             -- as in wait_for
+	waits     INTEGER NOT NULL,
+	wait_ns   INTEGER NOT NULL  -- SUM(wait_for.chain_ns)
+);
+
+-- Per thread, state, object and function: the critical_path segments added
+-- up (the critical-path report without a window, the browser's view of it).
+CREATE TABLE critical_path_totals (
+	tid         INTEGER NOT NULL,
+	state       TEXT NOT NULL,
+	object_id   INTEGER,
+	function_id INTEGER,
+	segments    INTEGER NOT NULL, -- COUNT(*)
+	path_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
+	start_ns    INTEGER NOT NULL, -- MIN(start_ns)
+	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
+);
+
+-- Per busy thread, its states and events at coarser resolutions, for the
+-- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
+-- into buckets of 4^L ns from 0; each bucket gets the state that covered most
+-- of it and its event (the kind of its first sync op, else a syscall that
+-- began in it), as one byte: the codes are in src/timeline-levels.h and
+-- mtx-db(5). A thread has the levels down to buckets as long as its mean state.
+CREATE TABLE timeline_levels (
+	tid      INTEGER NOT NULL,
+	level    INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,  -- the first bucket's start
+	buckets  BLOB NOT NULL,     -- one byte per bucket from start_ns on, at most 4096
+	PRIMARY KEY (tid, level, start_ns)
+) WITHOUT ROWID;
+
 -- The run's time buckets: from origin_ns (the first thread's start), each
 -- width_ns long (1 us times a power of two, so that the run spans at most
 -- 32). One row. The *_buckets tables hold the summaries per bucket of the
@@ -267,82 +343,6 @@ CREATE TABLE syscall_buckets (
 	total_ns  INTEGER,
 	max_ns    INTEGER
 );
-
--- Per thread, the state_causes rows of its waits (state not running or
--- runnable) added up by cause, syscall, fd_kind, ended_by and waker_tid (the
--- waits report's other waits and wakers, a thread's view in the browser).
-CREATE TABLE wait_totals (
-	tid         INTEGER NOT NULL,
-	cause       TEXT NOT NULL,
-	syscall     TEXT,
-	fd_kind     TEXT,
-	ended_by    TEXT,
-	waker_tid   INTEGER,
-	waits       INTEGER NOT NULL, -- COUNT(*)
-	wait_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
-	max_wait_ns INTEGER NOT NULL  -- MAX(end_ns - start_ns)
-);
-
--- Per thread, its runnable state_causes rows added up by cause and next_tid
--- (the waits report's waits for a CPU).
-CREATE TABLE cpu_wait_totals (
-	tid         INTEGER NOT NULL,
-	cause       TEXT NOT NULL,
-	next_tid    INTEGER,
-	waits       INTEGER NOT NULL,
-	wait_ns     INTEGER NOT NULL,
-	max_wait_ns INTEGER NOT NULL
-);
-
--- Per waiting thread, the wait_for rows added up by object, the thread
--- waited for, relation and other_callsite (the waits report's objects and
--- graph).
-CREATE TABLE wait_for_totals (
-	tid            INTEGER NOT NULL,
-	object_id      INTEGER,
-	waited_for_tid INTEGER,
-	relation       TEXT NOT NULL,
-	other_callsite INTEGER,          -- as in wait_for
-	waits          INTEGER NOT NULL, -- COUNT(*)
-	wait_ns        INTEGER NOT NULL  -- SUM(end_ns - start_ns)
-);
-
--- Per waiting thread, object and wait-for chain, its wait_for rows added up
--- (the waits report's chains section over the whole run).
-CREATE TABLE wait_chain_totals (
-	tid       INTEGER NOT NULL,
-	object_id INTEGER,
-	chain     TEXT,             -- as in wait_for
-	waits     INTEGER NOT NULL,
-	wait_ns   INTEGER NOT NULL  -- SUM(wait_for.chain_ns)
-);
-
--- Per thread, state, object and function: the critical_path segments added
--- up (the critical-path report without a window, the browser's view of it).
-CREATE TABLE critical_path_totals (
-	tid         INTEGER NOT NULL,
-	state       TEXT NOT NULL,
-	object_id   INTEGER,
-	function_id INTEGER,
-	segments    INTEGER NOT NULL, -- COUNT(*)
-	path_ns     INTEGER NOT NULL, -- SUM(end_ns - start_ns)
-	start_ns    INTEGER NOT NULL, -- MIN(start_ns)
-	end_ns      INTEGER NOT NULL  -- MAX(end_ns)
-);
-
--- Per busy thread, its states and events at coarser resolutions, for the
--- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
--- into buckets of 4^L ns from 0; each bucket gets the state that covered most
--- of it and its event (the kind of its first sync op, else a syscall that
--- began in it), as one byte: the codes are in src/timeline-levels.h and
--- mtx-db(5). A thread has the levels down to buckets as long as its mean state.
-CREATE TABLE timeline_levels (
-	tid      INTEGER NOT NULL,
-	level    INTEGER NOT NULL,
-	start_ns INTEGER NOT NULL,  -- the first bucket's start
-	buckets  BLOB NOT NULL,     -- one byte per bucket from start_ns on, at most 4096
-	PRIMARY KEY (tid, level, start_ns)
-) WITHOUT ROWID;
 
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from this comment on).
