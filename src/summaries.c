@@ -135,6 +135,19 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	return rc;
 }
 
+/* Insert @t's (tid, object_id, op) and then the @n values @v with @ins. */
+static int insert_op_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, const struct tl_op_total *t,
+			   const int64_t *v, int n)
+{
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, t->tid);
+	sqlite3_bind_int64(ins, 2, t->object_id);
+	sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
+	for (int c = 0; c < n; c++)
+		sqlite3_bind_int64(ins, 4 + c, v[c]);
+	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+}
+
 /* sync_buckets from the timeline's totals per bucket, and sync_totals from
  * the same folded per (tid, object, op). */
 static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
@@ -158,13 +171,7 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		const struct tl_op_total *t = &tl->op_totals[i];
 		const int64_t v[] = { t->bucket_ns, t->calls, t->blocked, t->contended, t->wait_ns, t->max_wait_ns,
 				      t->hold_ns };
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, t->tid);
-		sqlite3_bind_int64(ins, 2, t->object_id);
-		sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
-		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
-			sqlite3_bind_int64(ins, 4 + c, v[c]);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		rc = insert_op_total(ins, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
 		const struct tl_op_total init = { .tid = t->tid, .object_id = t->object_id, .op = t->op };
 		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, t->tid, t->object_id, t->op, &run, &nr_run, &cap_run,
 						    sizeof(*run), &init);
@@ -177,13 +184,7 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		const struct tl_op_total *t = &run[i];
 		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
 				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
-		sqlite3_reset(ins_run);
-		sqlite3_bind_int64(ins_run, 1, t->tid);
-		sqlite3_bind_int64(ins_run, 2, t->object_id);
-		sqlite3_bind_text(ins_run, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
-		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
-			sqlite3_bind_int64(ins_run, 4 + c, v[c]);
-		rc = sqlite3_step(ins_run) == SQLITE_DONE ? 0 : -EIO;
+		rc = insert_op_total(ins_run, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
 	}
 	sqlite3_finalize(ins);
 	sqlite3_finalize(ins_run);
