@@ -303,7 +303,7 @@ static const struct mtx_query switches_queries[] = {
 	WAITING ") c "
 #define CPU_WAIT_ROWS                                                                                  \
 	"(SELECT x.cause, x.next_tid, x.waits AS n, x.wait_ns AS ns, x.max_wait_ns AS mx "               \
-	"FROM " SUMMARY_ROWS(CPU_WAIT_COLS, "cpu_wait_totals", "cpu_wait_buckets") " UNION ALL "                        \
+	"FROM " SUMMARY_ROWS(CPU_WAIT_COLS, "cpu_wait_totals", "cpu_wait_buckets") " UNION ALL "       \
 	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
 	"FROM " EDGE_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
 static const struct mtx_query waits_queries[] = {
@@ -349,7 +349,8 @@ static const struct mtx_query waits_queries[] = {
 	 * over the whole run their sums in wait_chain_totals. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
 	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("
-	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM " SUMMARY_ROWS(CHAIN_COLS, "wait_chain_totals", "wait_chain_buckets")
+	  "SELECT x.chain, x.waits AS n, x.wait_ns AS ns FROM "
+	  SUMMARY_ROWS(CHAIN_COLS, "wait_chain_totals", "wait_chain_buckets")
 	  "LEFT JOIN sync_objects o ON o.id = x.object_id WHERE " OBJECT_IS("x.object_id", "o.addr") " "
 	  "UNION ALL "
 	  "SELECT w.chain, 1 AS n, w.chain_ns AS ns FROM " EDGE_ROWS("wait_for", "w")

@@ -266,8 +266,8 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
 	int64_t bucket = (x->bucket_ns - c->buckets->origin_ns) / c->buckets->width_ns;
 	ptrdiff_t i = keyhash_row(&c->keys, x->tid,
 				  ((int64_t)x->syscall << 48) | ((int64_t)x->fd_kind << 32) | (uint32_t)x->other_tid,
-				  bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap, sizeof(*c->rows),
-				  &init);
+				  bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap,
+				  sizeof(*c->rows), &init);
 	if (i < 0)
 		return (int)i;
 	struct cause_total *to = &c->rows[i];

@@ -213,8 +213,9 @@ static int lock_holders(sqlite3 *db, const struct mtx_timeline *tl)
 		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
 			sqlite3_bind_int64(ins, 1 + c, v[c]);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		const struct tl_holder_total init = { h->object_id, h->holder_tid, 0, 0, 0 };
 		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, h->object_id, h->holder_tid, 0, &run, &nr_run, &cap_run,
-						    sizeof(*run), &(struct tl_holder_total){ h->object_id, h->holder_tid, 0, 0, 0 });
+						    sizeof(*run), &init);
 		if (k < 0)
 			rc = (int)k;
 		else if (!rc) {

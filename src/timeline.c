@@ -284,8 +284,8 @@ static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket
 static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 {
 	struct mtx_timeline *tl = l->tl;
-	struct recent_total *r =
-		&l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, (uint64_t)t->bucket_ns + t->op)];
+	uint64_t op_bucket = (uint64_t)t->bucket_ns + t->op;
+	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, op_bucket)];
 	size_t index = r->index;
 	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op ||
 	    r->bucket_ns != t->bucket_ns) {
@@ -336,9 +336,9 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 		l->last_bucket_ns = timeline_bucket_ns(&l->tl->buckets, o->start_ns);
 	int64_t bucket_ns = l->last_bucket_ns;
 	const struct tl_op_total one = {
-		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1, .blocked = blocked,
-		.contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns, .max_wait_ns = wait_ns,
-		.hold_ns = hold_ns, .max_hold_ns = hold_ns, .max_ns = o->end_ns - o->start_ns,
+		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1,
+		.blocked = blocked, .contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns,
+		.max_wait_ns = wait_ns, .hold_ns = hold_ns, .max_hold_ns = hold_ns, .max_ns = o->end_ns - o->start_ns,
 	};
 	int rc = merge_op_total(l, &one);
 	if (rc || !(o->flags & TL_HAS_HOLDER))

@@ -93,7 +93,6 @@ struct tl_object {
 	uint16_t kind;
 };
 
-/* The ops of one thread on one object with one op name, added up. */
 /* The ops of one thread on one object of one name that began in one
  * bucket (bucket_ns: its start), added up. */
 struct tl_op_total {

@@ -205,7 +205,8 @@ static int count_wait(struct wait_for_pass *p, const struct wait_for_row *w)
 		.other_callsite = w->other_callsite, .bucket_ns = bucket_ns, .has_object = w->has_object,
 		.has_callsite = w->has_callsite,
 	};
-	int64_t object_bucket = (w->has_object ? w->object_id + 1 : 0) * 65536 + (bucket_ns - b->origin_ns) / b->width_ns;
+	int64_t object_bucket =
+		(w->has_object ? w->object_id + 1 : 0) * 65536 + (bucket_ns - b->origin_ns) / b->width_ns;
 	ptrdiff_t i = keyhash_row(&p->keys, (w->tid << 32) | (uint32_t)w->other, object_bucket,
 				  (w->has_callsite ? w->other_callsite : -1) * 4 + w->relation, &p->totals,
 				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
@@ -327,8 +328,8 @@ static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO wait_for_buckets (tid, object_id, waited_for_tid, relation, other_callsite, "
-			       "waits, wait_ns, bucket_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO wait_for_buckets (tid, object_id, waited_for_tid, relation, "
+			       "other_callsite, waits, wait_ns, bucket_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
 	for (size_t i = 0; i < p->nr_totals && !rc; i++) {
@@ -346,9 +347,9 @@ static int write_totals(sqlite3 *db, const struct wait_for_pass *p)
 	}
 	sqlite3_finalize(ins);
 	if (!rc)
-		rc = db_exec(db, "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, other_callsite, "
-				 "waits, wait_ns) SELECT tid, object_id, waited_for_tid, relation, other_callsite, "
-				 "SUM(waits), SUM(wait_ns) FROM wait_for_buckets "
+		rc = db_exec(db, "INSERT INTO wait_for_totals (tid, object_id, waited_for_tid, relation, "
+				 "other_callsite, waits, wait_ns) SELECT tid, object_id, waited_for_tid, relation, "
+				 "other_callsite, SUM(waits), SUM(wait_ns) FROM wait_for_buckets "
 				 "GROUP BY tid, object_id, waited_for_tid, relation, other_callsite", NULL) ? -EIO : 0;
 	return rc;
 }
