@@ -26,17 +26,6 @@ static const char *const derived_tables[] = {
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 
-/* The critical path's segments added up for the views. */
-static int critical_path_totals(sqlite3 *db, char **err)
-{
-	return db_exec(db,
-		       "INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, "
-		       "start_ns, end_ns) SELECT tid, state, object_id, function_id, COUNT(*), "
-		       "SUM(end_ns - start_ns), MIN(start_ns), MAX(end_ns) FROM critical_path "
-		       "GROUP BY tid, state, object_id, function_id",
-		       err);
-}
-
 /* The run's buckets, which the *_buckets tables are per. */
 static int run_buckets(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
@@ -205,8 +194,6 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 	/* Each job is waited for (and freed) even after a failure. */
 	if (path) {
 		int done = analysis_critical_path_finish(rc ? NULL : db, path, rc ? NULL : err);
-		if (!rc && !done)
-			done = critical_path_totals(db, err);
 		rc = rc ? rc : done;
 		log_debug("derived tables: critical_path done at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	}

@@ -35,6 +35,7 @@
 #include "src/db.h"
 #include "src/sorted.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 #include "src/row-queue.h"
 #include "src/timeline.h"
 
@@ -560,14 +561,53 @@ static int function_at(struct walk *w, int64_t tid, int64_t ns, int64_t *functio
 }
 
 /* Store the segments, earliest first, seq from 1. */
+/* The segments of one (tid, state, object, function), added up for
+ * critical_path_totals. */
+struct path_total {
+	int64_t tid, object_id, function_id, segments, path_ns, start_ns, end_ns;
+	size_t state;
+	bool has_function;
+};
+
+/* Add segment @s of thread @tid (in function @function_id if @found) to
+ * its total in @totals. */
+static int count_segment(struct keyhash *keys, struct path_total **totals, size_t *nr, size_t *cap,
+			 const struct segment *s, int64_t tid, int64_t function_id, int found)
+{
+	const struct path_total init = { .tid = tid, .object_id = s->object_id, .function_id = function_id,
+					 .start_ns = s->start_ns, .end_ns = s->end_ns, .state = s->state,
+					 .has_function = found };
+	/* A tid fits 32 bits; the states are a handful of names. */
+	ptrdiff_t i = keyhash_row(keys, tid * 65536 + (int64_t)s->state, s->object_id, found ? function_id : -1,
+				  totals, nr, cap, sizeof(**totals), &init);
+	if (i < 0)
+		return (int)i;
+	struct path_total *t = &(*totals)[i];
+	t->segments++;
+	t->path_ns += s->end_ns - s->start_ns;
+	if (s->start_ns < t->start_ns)
+		t->start_ns = s->start_ns;
+	if (s->end_ns > t->end_ns)
+		t->end_ns = s->end_ns;
+	return 0;
+}
+
+/* critical_path's rows, and their totals in critical_path_totals (the
+ * views' per thread, state, object and function; a GROUP BY took 0.5 s
+ * on sysbench's 384 k segments). */
 static int store(struct walk *w)
 {
 	static const char *const insert[] = {
 		"INSERT INTO critical_path (seq, tid, start_ns, end_ns, state, object_id, function_id) "
 		"VALUES (?,?,?,?,?,?,?)",
+		"INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, start_ns, "
+		"end_ns) VALUES (?,?,?,?,?,?,?,?)",
 	};
+	struct keyhash keys = { 0 };
+	struct path_total *totals = NULL;
+	size_t nr_totals = 0, cap_totals = 0;
 	struct row_queue *q;
-	int rc = row_queue_open(w->db, insert, 1, &q);
+	int rc = row_queue_open(w->db, insert, 2, &q);
 
 	for (size_t i = w->nr_segs, seq = 1; !rc && i-- > 0; seq++) {
 		const struct segment *s = &w->segs[i];
@@ -577,9 +617,13 @@ static int store(struct walk *w)
 
 		if (found < 0) {
 			row_queue_close(q);
+			keyhash_free(&keys);
+			free(totals);
 			return found;
 		}
 		if (!r)
+			break;
+		if ((rc = count_segment(&keys, &totals, &nr_totals, &cap_totals, s, tid, function_id, found)))
 			break;
 		row_put_int(r, (int64_t)seq);
 		row_put_int(r, tid);
@@ -590,6 +634,23 @@ static int store(struct walk *w)
 		row_put_int_or_null(r, function_id, found);
 		row_queue_put(q, r);
 	}
+	for (size_t i = 0; i < nr_totals && !rc; i++) {
+		const struct path_total *t = &totals[i];
+		struct queued_row *r = row_queue_row(q, 1);
+		if (!r)
+			break;
+		row_put_int(r, t->tid);
+		row_put_text(r, w->names[t->state].name);
+		row_put_int_or_null(r, t->object_id, t->object_id != NO_OBJECT);
+		row_put_int_or_null(r, t->function_id, t->has_function);
+		row_put_int(r, t->segments);
+		row_put_int(r, t->path_ns);
+		row_put_int(r, t->start_ns);
+		row_put_int(r, t->end_ns);
+		row_queue_put(q, r);
+	}
+	keyhash_free(&keys);
+	free(totals);
 	if (!rc && row_queue_finish(q))
 		rc = row_queue_error(q) == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	row_queue_close(q);
