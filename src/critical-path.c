@@ -560,7 +560,6 @@ static int function_at(struct walk *w, int64_t tid, int64_t ns, int64_t *functio
 	return rc == SQLITE_DONE ? 0 : sql_fail(w, "calls");
 }
 
-/* Store the segments, earliest first, seq from 1. */
 /* The segments of one (tid, state, object, function), added up for
  * critical_path_totals. */
 struct path_total {
@@ -592,9 +591,9 @@ static int count_segment(struct keyhash *keys, struct path_total **totals, size_
 	return 0;
 }
 
-/* critical_path's rows, and their totals in critical_path_totals (the
- * views' per thread, state, object and function; a GROUP BY took 0.5 s
- * on sysbench's 384 k segments). */
+/* Store the segments, earliest first, seq from 1, and their totals in
+ * critical_path_totals (the views' per thread, state, object and function;
+ * a GROUP BY took 0.5 s on sysbench's 384 k segments). */
 static int store(struct walk *w)
 {
 	static const char *const insert[] = {

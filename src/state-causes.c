@@ -263,7 +263,7 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
 	struct cause_total init = *x;
 	init.waits = init.wait_ns = init.max_wait_ns = 0;
 	/* The bucket's number with cause and ended_by (each under 16). */
-	int64_t bucket = (x->bucket_ns - c->buckets->origin_ns) / c->buckets->width_ns;
+	int64_t bucket = timeline_bucket_of(c->buckets, x->bucket_ns);
 	ptrdiff_t i = keyhash_row(&c->keys, x->tid,
 				  ((int64_t)x->syscall << 48) | ((int64_t)x->fd_kind << 32) | (uint32_t)x->other_tid,
 				  bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap,
@@ -282,7 +282,7 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
  * its bucket in @c. */
 static int count_cause(struct cause_totals *c, struct cause_total *key, int64_t start_ns, int64_t ns)
 {
-	key->bucket_ns = timeline_bucket_ns(c->buckets, start_ns);
+	key->bucket_ns = timeline_bucket_ns(c->buckets, timeline_bucket_of(c->buckets, start_ns));
 	key->waits = 1;
 	key->wait_ns = key->max_wait_ns = ns;
 	return merge_cause(c, key);

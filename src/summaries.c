@@ -62,7 +62,7 @@ static int flush_states(struct state_buckets *b)
 static int add_state(struct state_buckets *b, const struct tl_buckets *g, size_t k, int64_t from, int64_t to)
 {
 	int rc = 0;
-	for (int64_t at = timeline_bucket_ns(g, from); !rc && from < to; at += g->width_ns) {
+	for (int64_t at = timeline_bucket_ns(g, timeline_bucket_of(g, from)); !rc && from < to; at += g->width_ns) {
 		if (at != b->bucket_ns)
 			rc = flush_states(b);
 		b->bucket_ns = at;
@@ -253,6 +253,7 @@ struct syscall_list {
 	struct syscall_total *totals;
 	size_t nr, cap, *slot;
 	sqlite3_stmt *ins; /* syscall_totals' or syscall_buckets' insert */
+	bool per_bucket;   /* syscall_buckets' */
 };
 
 static int add_syscall(struct syscall_list *l, const struct tl_syscall *s)
@@ -294,7 +295,7 @@ static int flush_syscalls(struct syscall_list *l, const struct mtx_timeline *tl,
 		db_bind_int_or_null(l->ins, 4, x->errors, x->with_ret > 0);
 		db_bind_int_or_null(l->ins, 5, x->total_ns, x->with_end > 0);
 		db_bind_int_or_null(l->ins, 6, x->max_ns, x->with_end > 0);
-		if (sqlite3_bind_parameter_count(l->ins) == 7)
+		if (l->per_bucket)
 			sqlite3_bind_int64(l->ins, 7, bucket_ns);
 		if (!rc && sqlite3_step(l->ins) != SQLITE_DONE)
 			rc = -EIO;
@@ -310,7 +311,7 @@ static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
 	size_t nr_slots = tl->nr_strings ? tl->nr_strings : 1;
 	struct syscall_list run = { .slot = calloc(nr_slots, sizeof(size_t)) };
-	struct syscall_list bucket = { .slot = calloc(nr_slots, sizeof(size_t)) };
+	struct syscall_list bucket = { .slot = calloc(nr_slots, sizeof(size_t)), .per_bucket = true };
 	int rc = run.slot && bucket.slot ? 0 : -ENOMEM;
 
 	if (!rc && (sqlite3_prepare_v2(db,
@@ -322,22 +323,22 @@ static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
 		const struct tl_thread *t = &tl->threads[i];
-		int64_t bucket_ns = INT64_MIN;
+		int64_t at = INT64_MIN; /* the bucket's number; none yet */
 		for (size_t k = 0; k < t->nr_syscalls && !rc; k++) {
 			const struct tl_syscall *s = &t->syscalls[k];
 			if (s->name >= tl->nr_strings)
 				continue;
-			int64_t b = timeline_bucket_ns(&tl->buckets, s->start_ns);
-			if (b != bucket_ns)
-				rc = flush_syscalls(&bucket, tl, t->tid, bucket_ns);
-			bucket_ns = b;
+			int64_t b = timeline_bucket_of(&tl->buckets, s->start_ns);
+			if (b != at && at != INT64_MIN)
+				rc = flush_syscalls(&bucket, tl, t->tid, timeline_bucket_ns(&tl->buckets, at));
+			at = b;
 			if (!rc)
 				rc = add_syscall(&run, s);
 			if (!rc)
 				rc = add_syscall(&bucket, s);
 		}
-		if (!rc)
-			rc = flush_syscalls(&bucket, tl, t->tid, bucket_ns);
+		if (!rc && at != INT64_MIN)
+			rc = flush_syscalls(&bucket, tl, t->tid, timeline_bucket_ns(&tl->buckets, at));
 		if (!rc)
 			rc = flush_syscalls(&run, tl, t->tid, 0);
 	}

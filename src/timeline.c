@@ -277,7 +277,7 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 /* The third key of a total's hash: its op and its bucket's number. */
 static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns)
 {
-	return (bucket_ns - l->tl->buckets.origin_ns) / l->tl->buckets.width_ns * 65536 + op;
+	return timeline_bucket_of(&l->tl->buckets, bucket_ns) * 65536 + op;
 }
 
 /* Add @t to the totals of @l (for the same key: sums and maxima). */
@@ -333,7 +333,8 @@ static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqli
 	int64_t hold_ns = col_int(st, 10, &has_hold, 1);
 	/* The ops come in about time order: most are in the last one's bucket. */
 	if ((uint64_t)(o->start_ns - l->last_bucket_ns) >= (uint64_t)l->tl->buckets.width_ns)
-		l->last_bucket_ns = timeline_bucket_ns(&l->tl->buckets, o->start_ns);
+		l->last_bucket_ns =
+			timeline_bucket_ns(&l->tl->buckets, timeline_bucket_of(&l->tl->buckets, o->start_ns));
 	int64_t bucket_ns = l->last_bucket_ns;
 	const struct tl_op_total one = {
 		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1,
@@ -640,14 +641,6 @@ static struct tl_buckets choose_buckets(sqlite3 *db)
 	while (end > origin && (end - origin) / b.width_ns >= TL_BUCKETS && b.width_ns <= INT64_MAX / 2)
 		b.width_ns *= 2;
 	return b;
-}
-
-int64_t timeline_bucket_ns(const struct tl_buckets *b, int64_t ns)
-{
-	int64_t k = (ns - b->origin_ns) / b->width_ns;
-	if (ns < b->origin_ns && k * b->width_ns != ns - b->origin_ns)
-		k--; /* division rounds toward 0: down for times before the origin */
-	return b->origin_ns + k * b->width_ns;
 }
 
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)

@@ -151,8 +151,21 @@ struct mtx_timeline {
  */
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err);
 
-/* timeline_bucket_ns - the start of the bucket of @b that @ns lies in. */
-int64_t timeline_bucket_ns(const struct tl_buckets *b, int64_t ns);
+/* timeline_bucket_of - the number of the bucket of @b that @ns lies in (0
+ * from the origin, negative before it); the summaries' hashes key on it. */
+static inline int64_t timeline_bucket_of(const struct tl_buckets *b, int64_t ns)
+{
+	int64_t k = (ns - b->origin_ns) / b->width_ns;
+	if (ns < b->origin_ns && k * b->width_ns != ns - b->origin_ns)
+		k--; /* division rounds toward 0: down for times before the origin */
+	return k;
+}
+
+/* timeline_bucket_ns - the start of bucket number @k of @b. */
+static inline int64_t timeline_bucket_ns(const struct tl_buckets *b, int64_t k)
+{
+	return b->origin_ns + k * b->width_ns;
+}
 
 /* timeline_free - free @tl and everything in it (NULL is fine). */
 void timeline_free(struct mtx_timeline *tl);

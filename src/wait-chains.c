@@ -193,11 +193,12 @@ static int follow(struct wait_chains *c, const struct wait_link *links, size_t n
 
 static int count_chain(struct wait_chains *c, const struct wait_link *w, int64_t chain, int64_t ns)
 {
-	int64_t bucket_ns = timeline_bucket_ns(c->buckets, w->start_ns);
+	int64_t bucket = timeline_bucket_of(c->buckets, w->start_ns);
 	const struct chain_total init = { .tid = w->tid, .object_id = w->object_id, .chain = chain,
-					  .bucket_ns = bucket_ns, .has_object = w->has_object };
+					  .bucket_ns = timeline_bucket_ns(c->buckets, bucket),
+					  .has_object = w->has_object };
 	/* A tid fits 32 bits, the bucket's number 16 (a run spans TL_BUCKETS). */
-	int64_t tid_bucket = w->tid * 65536 + (bucket_ns - c->buckets->origin_ns) / c->buckets->width_ns;
+	int64_t tid_bucket = w->tid * 65536 + bucket;
 	ptrdiff_t i = keyhash_row(&c->keys, tid_bucket, w->has_object ? w->object_id : INT64_MIN, chain, &c->totals,
 				  &c->nr_totals, &c->cap_totals, sizeof(*c->totals), &init);
 	if (i < 0)

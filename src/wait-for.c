@@ -198,15 +198,13 @@ static bool is_lock(const char *kind)
  * relation the third (a user-space address fits 47). */
 static int count_wait(struct wait_for_pass *p, const struct wait_for_row *w)
 {
-	const struct tl_buckets *b = &p->tl->buckets;
-	int64_t bucket_ns = timeline_bucket_ns(b, w->start_ns);
+	int64_t bucket = timeline_bucket_of(&p->tl->buckets, w->start_ns);
 	const struct wait_for_total init = {
 		.tid = w->tid, .object_id = w->object_id, .waited_for_tid = w->other, .relation = w->relation,
-		.other_callsite = w->other_callsite, .bucket_ns = bucket_ns, .has_object = w->has_object,
-		.has_callsite = w->has_callsite,
+		.other_callsite = w->other_callsite, .bucket_ns = timeline_bucket_ns(&p->tl->buckets, bucket),
+		.has_object = w->has_object, .has_callsite = w->has_callsite,
 	};
-	int64_t object_bucket =
-		(w->has_object ? w->object_id + 1 : 0) * 65536 + (bucket_ns - b->origin_ns) / b->width_ns;
+	int64_t object_bucket = (w->has_object ? w->object_id + 1 : 0) * 65536 + bucket;
 	ptrdiff_t i = keyhash_row(&p->keys, (w->tid << 32) | (uint32_t)w->other, object_bucket,
 				  (w->has_callsite ? w->other_callsite : -1) * 4 + w->relation, &p->totals,
 				  &p->nr_totals, &p->cap_totals, sizeof(*p->totals), &init);
