@@ -88,7 +88,8 @@ CREATE TABLE critical_path (
 
 -- Time histograms (seeds 002/003): a fixed number of buckets per subject and
 -- metric; the bucket width doubles whenever the run outgrows them, so the
--- size is bounded whatever the run length.
+-- size is bounded whatever the run length. A bucket whose value is 0 has no
+-- row: most of a run with thousands of short threads would be zeros.
 CREATE TABLE time_histograms (
 	subject    TEXT NOT NULL,     -- thread or object
 	subject_id INTEGER NOT NULL,  -- tid, or sync_objects.id
@@ -97,6 +98,15 @@ CREATE TABLE time_histograms (
 	start_ns   INTEGER NOT NULL,
 	width_ns   INTEGER NOT NULL,
 	value      INTEGER NOT NULL
+);
+
+-- The time histograms' buckets: bucket 0 starts at origin_ns (the run's
+-- start), each is width_ns long, and the run spans the first nr_buckets.
+-- One row (none for a run without threads).
+CREATE TABLE histogram_buckets (
+	origin_ns  INTEGER NOT NULL,
+	width_ns   INTEGER NOT NULL,
+	nr_buckets INTEGER NOT NULL
 );
 
 -- Summaries: the whole run's totals that the threads, sync, locks and

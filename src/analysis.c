@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 static const char *const derived_tables[] = {
-	"state_causes", "wait_for", "critical_path", "time_histograms",
+	"state_causes", "wait_for", "critical_path", "time_histograms", "histogram_buckets",
 	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
 	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals", "timeline_levels",
 	"run_buckets", "thread_buckets", "sync_buckets", "lock_holder_buckets", "syscall_buckets", "wait_buckets",

@@ -100,7 +100,10 @@ int histogram_is_empty(const struct mtx_histogram *h)
 	return 1;
 }
 
-/* ---- sparkline(bucket, value) ---- */
+/* ---- sparkline(bucket, value [, nr_buckets]) ----
+ * One character per bucket, up to the highest bucket with a row, or to
+ * nr_buckets when given: a bucket without a row (time_histograms keeps no
+ * zeros) draws as a blank. */
 
 static const char sparkline_ramp[] = " .:-=+*#%@";
 #define RAMP_TOP ((int)sizeof(sparkline_ramp) - 2) /* the index of '@' */
@@ -119,6 +122,10 @@ static void sparkline_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!s) {
 		sqlite3_result_error_nomem(ctx);
 		return;
+	}
+	if (argc == 3 && sqlite3_value_int64(argv[2]) > s->nr_buckets) {
+		int64_t n = sqlite3_value_int64(argv[2]);
+		s->nr_buckets = n < NR_BUCKETS ? (int)n : NR_BUCKETS;
 	}
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
@@ -174,6 +181,8 @@ int histogram_register_sql(sqlite3 *db)
 {
 	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
 	int rc = sqlite3_create_function(db, "sparkline", 2, flags, NULL, NULL, sparkline_step, sparkline_final);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "sparkline", 3, flags, NULL, NULL, sparkline_step, sparkline_final);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "sparkline_peak", 2, flags, NULL, NULL, sparkline_step,
 					     sparkline_peak_final);
@@ -372,6 +381,8 @@ static int write_subjects(sqlite3 *db, const struct subjects *s, sqlite3_stmt *i
 				return -EINVAL;
 			}
 			for (int b = 0; b < nr_buckets; b++) {
+				if (!histogram_value(h, b))
+					continue; /* schema/derived.sql: no row for a 0 */
 				sqlite3_bind_text(ins, 1, s->kind, -1, SQLITE_STATIC);
 				sqlite3_bind_int64(ins, 2, s->id[i]);
 				sqlite3_bind_text(ins, 3, s->metrics[m], -1, SQLITE_STATIC);
@@ -413,6 +424,11 @@ static int write_run(sqlite3 *db, struct run *r, char **err)
 	width_ns = widest(&r->objects, widest(&r->threads, histogram_width_ns(&span)));
 	nr_buckets = (int)((r->end_ns - 1 - r->origin_ns) / width_ns) + 1;
 
+	char sql[128];
+	snprintf(sql, sizeof(sql), "INSERT INTO histogram_buckets VALUES (%lld, %lld, %d)", (long long)r->origin_ns,
+		 (long long)width_ns, nr_buckets);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, "inserting into histogram_buckets", err);
 	if (sqlite3_prepare_v2(db, "INSERT INTO time_histograms VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL) !=
 	    SQLITE_OK)
 		return sql_fail(db, "preparing the insert", err);

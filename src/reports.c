@@ -497,23 +497,29 @@ static const struct { const char *name, *sql; } query_counts[] = {
 };
 
 /*
- * Over a window, the stored buckets that overlap it, whole (their width
- * is the run's: the table keeps no finer ones), the first shown first.
- * Every subject has a row for every bucket, and the first row of the
- * table is a bucket 0, which gives the buckets' origin and width.
+ * Over a window, the run's histogram buckets that overlap it, whole (their
+ * width is the run's: the table keeps no finer ones), the first shown
+ * first; histogram_buckets gives their origin, width and number. A metric
+ * with nothing in the window has no rows there (no zeros are stored), so
+ * it is left out.
  */
 #define FIRST_BUCKET                                                                                    \
-	"(SELECT CASE WHEN :from IS NULL THEN 0 ELSE MAX(0, (:from - g.start_ns) / g.width_ns) END "      \
-	"FROM time_histograms g WHERE g.bucket = 0 LIMIT 1)"
+	"(SELECT CASE WHEN :from IS NULL THEN 0 ELSE MAX(0, (:from - g.origin_ns) / g.width_ns) END "      \
+	"FROM histogram_buckets g)"
 #define BUCKET_IN_WINDOW(h) "(" h ".bucket >= " FIRST_BUCKET " AND " h ".start_ns < " TO_NS ")"
 #define SHOWN_BUCKET(h) "(" h ".bucket - " FIRST_BUCKET ")"
+/* How many: up to the last that begins before :to. */
+#define NR_SHOWN_BUCKETS                                                                                \
+	"(SELECT MAX(0, MIN(g.nr_buckets, CASE WHEN :to IS NULL THEN g.nr_buckets "                          \
+	"ELSE (:to - g.origin_ns + g.width_ns - 1) / g.width_ns END) - " FIRST_BUCKET ") FROM histogram_buckets g)"
 static const struct mtx_query histogram_queries[] = {
 	{ "histogram.buckets", "Time histograms (seeds 002/003): buckets from the run's start",
-	  "SELECT COUNT(DISTINCT h.bucket) AS buckets, MAX(h.width_ns) AS width_ns, MIN(h.start_ns) AS start_ns "
-	  "FROM time_histograms h WHERE " BUCKET_IN_WINDOW("h") },
+	  "SELECT n AS buckets, CASE WHEN n > 0 THEN width_ns END AS width_ns, CASE WHEN n > 0 THEN start_ns END AS start_ns "
+	  "FROM (SELECT COALESCE(" NR_SHOWN_BUCKETS ", 0) AS n, MAX(g.width_ns) AS width_ns, "
+	  "MAX(g.origin_ns + " FIRST_BUCKET " * g.width_ns) AS start_ns FROM histogram_buckets g)" },
 	{ "histogram.threads", "Per thread, over time",
 	  "SELECT h.subject_id AS tid, " NAME_OF("h.subject_id") " AS name, h.metric, MAX(h.value) AS peak, "
-	  "sparkline(" SHOWN_BUCKET("h") ", h.value) AS over_time FROM time_histograms h "
+	  "sparkline(" SHOWN_BUCKET("h") ", h.value, " NR_SHOWN_BUCKETS ") AS over_time FROM time_histograms h "
 	  "WHERE h.subject = 'thread' AND " THREAD_IS("h.subject_id") " AND :object_id IS NULL AND :addr IS NULL "
 	  "AND " BUCKET_IN_WINDOW("h") " GROUP BY h.subject_id, h.metric ORDER BY h.subject_id, h.metric" },
 	/* The lifetimes of an address add up bucket by bucket in the
@@ -521,17 +527,21 @@ static const struct mtx_query histogram_queries[] = {
 	 * busiest objects come first (most ops, then most time waited on
 	 * them), each with its metrics together: the first rows of a run with
 	 * thousands of objects are its hot ones, not the first created. Not
-	 * by wait first: idle workers' condvar waits would come first. */
+	 * by wait first: idle workers' condvar waits would come first. Ties
+	 * go by the address's first lifetime, over both metrics: one lifetime
+	 * may have had ops and another the waits. */
 	{ "histogram.objects", "Per synchronization object, over time",
 	  "SELECT pid, addr, kind, metric, peak, over_time FROM ("
 	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(" SHOWN_BUCKET("h") ", h.value) AS peak, "
-	  "sparkline(" SHOWN_BUCKET("h") ", h.value) AS over_time, SUM(h.value) AS total, MIN(o.id) AS first_id "
+	  "sparkline(" SHOWN_BUCKET("h") ", h.value, " NR_SHOWN_BUCKETS ") AS over_time, "
+	  "SUM(h.value) AS total, MIN(o.id) AS first_id "
 	  "FROM time_histograms h JOIN sync_objects o ON o.id = h.subject_id "
 	  "WHERE h.subject = 'object' AND " OBJECT_IS("o.id", "o.addr") " AND :tid IS NULL AND "
 	  BUCKET_IN_WINDOW("h") " "
 	  "GROUP BY " SAME_ADDRESS ", h.metric) "
 	  "ORDER BY SUM(CASE metric WHEN 'ops' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, "
-	  "SUM(CASE metric WHEN 'wait_ns' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, first_id, metric" },
+	  "SUM(CASE metric WHEN 'wait_ns' THEN total ELSE 0 END) OVER (PARTITION BY pid, addr, kind) DESC, "
+	  "MIN(first_id) OVER (PARTITION BY pid, addr, kind), metric" },
 	{ 0 },
 };
 

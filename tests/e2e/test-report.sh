@@ -134,6 +134,18 @@ else
 	[ "$order" = "10 4096 11 " ] && pass "histogram: objects by ops, then wait" ||
 		fail "histogram's objects in the order '$order', not 10 (0xa) 4096 (0x1000) 11 (0xb)"
 fi
+# An address's metrics stay together, ops first, even when one lifetime
+# had its ops and another its waits: 0xa's ops moved to a later lifetime
+# (id 4) while the join wait stays on id 2.
+cp waits.db lifetimes.db
+if ! sqlite3 lifetimes.db "INSERT INTO sync_objects VALUES (4, 'thread', 10, 100, 1000905000, NULL);
+		UPDATE sync_ops SET object_id = 4 WHERE object_id = 2; DELETE FROM meta WHERE key = 'derived_version'"; then
+	fail "could not split the waits fixture's thread object"
+else
+	order=$("$MTX" report lifetimes.db histogram --format csv 2> /dev/null | awk -F, '$2 == 10 { printf "%s ", $4 }')
+	[ "$order" = "ops wait_ns " ] && pass "histogram: an address's metrics together, ops first, across lifetimes" ||
+		fail "histogram: 0xa's metrics in the order '$order', not ops wait_ns"
+fi
 # Numbers too wide for 80 columns with two blanks between columns get one.
 cp reuse.db wide.db
 if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
