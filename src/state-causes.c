@@ -21,6 +21,7 @@
 #include "src/analysis.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/radix-sort.h"
 #include "src/row-queue.h"
 #include "src/keyhash.h"
 #include "src/sorted.h"
@@ -45,12 +46,6 @@ struct cpu_timeline {
 	size_t len, cap;
 	size_t at; /* where the thread being described last looked */
 };
-
-static int run_cmp(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
-}
 
 /* The traced thread running on @cpu at @ns, or -1. One thread's intervals
  * come in time order, so the search starts where that thread's last one
@@ -190,7 +185,8 @@ static int load_timelines(struct pass *p)
 		}
 	}
 	for (int i = 0; i < p->nr_cpus; i++)
-		qsort(p->cpus[i].runs, p->cpus[i].len, sizeof(struct run), run_cmp);
+		if (radix_sort(p->cpus[i].runs, p->cpus[i].len, sizeof(struct run), &RADIX_KEY(struct run, start_ns), 1))
+			return -ENOMEM;
 	return 0;
 }
 
