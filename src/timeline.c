@@ -522,27 +522,43 @@ static void loader_free_hashes(struct loader *l)
  * other tables takes about half an op's time (on the bench run, 4.7 M ops
  * and 5.3 M other rows, the job's share that came out fastest was 0.78,
  * which this gives). A run of little but sync ops (sync-op-cost: 10 M ops)
- * splits them in halves: its job read 78% of them alone, 4.5 s.
+ * splits them in halves: its job read 78% of them alone, 4.5 s. A run with
+ * fewer ops than half the work (sysbench threads: 2.5 M ops, 6.2 M other
+ * rows) has the job read the syscalls too: before, it read every op and
+ * then idled for a second while this thread read the rest alone.
  */
 #define OTHER_ROW_COST 0.5
 
-static int64_t ops_split_id(sqlite3 *db, int64_t first_id, int64_t last_id)
+struct read_split {
+	int64_t last_job_id; /* the job reads the ops with ids up to this */
+	bool job_syscalls;   /* and the syscalls */
+};
+
+/* Rows are only appended: the largest rowid counts them. */
+static double count_rows(sqlite3 *db, const char *table)
 {
-	double ops = (double)(last_id - first_id + 1), other = 0;
-	static const char *const others[] = { "thread_states", "switches", "wakeups", "syscalls" };
 	char sql[64];
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		/* Rows are only appended: the largest rowid counts them. */
-		snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", others[i]);
-		other += (double)db_query_int(db, sql, 0);
-	}
-	double share = (ops + OTHER_ROW_COST * other) / (2 * ops);
-	return first_id + (int64_t)((double)(last_id - first_id) * (share < 0.5 ? 0.5 : share > 1 ? 1 : share));
+	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", table);
+	return (double)db_query_int(db, sql, 0);
+}
+
+static struct read_split split_read(sqlite3 *db, int64_t first_id, int64_t last_id)
+{
+	double ops = (double)(last_id - first_id + 1), syscalls = count_rows(db, "syscalls");
+	double other = count_rows(db, "thread_states") + count_rows(db, "switches") + count_rows(db, "wakeups") +
+		       syscalls;
+	/* The job's ops make up half the work: with the syscalls or not. */
+	struct read_split r = { 0, OTHER_ROW_COST * other > ops };
+	double job_ops = (ops + OTHER_ROW_COST * (r.job_syscalls ? other - 2 * syscalls : other)) / 2;
+	double share = job_ops / ops;
+	r.last_job_id = first_id + (int64_t)((double)(last_id - first_id) * (share < 0 ? 0 : share > 1 ? 1 : share));
+	return r;
 }
 
 struct ops_job {
 	const char *path;
 	char sql[224];
+	const char *syscalls_sql; /* when the job reads them too */
 	struct loader l;
 	pthread_t thread;
 	int rc;
@@ -559,19 +575,23 @@ static void *ops_job_run(void *arg)
 	} else {
 		sqlite3_busy_timeout(j->l.db, 5000);
 		j->rc = scan(&j->l, j->sql, row_op, &j->err);
+		if (!j->rc && j->syscalls_sql)
+			j->rc = scan(&j->l, j->syscalls_sql, row_syscall, &j->err);
 	}
 	sqlite3_close(j->l.db);
 	loader_free_hashes(&j->l);
 	return NULL;
 }
 
-/* Start @j on the ops of @db with ids up to @last_id, their totals in
- * @buckets; 0, or -1 when it cannot be (a database without a file, no
- * thread). */
-static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id, const struct tl_buckets *buckets)
+/* Start @j on the ops of @db with ids up to @split's, their totals in
+ * @buckets, and on the syscalls (@syscalls_sql) if @split says so; 0, or -1
+ * when it cannot be (a database without a file, no thread). */
+static int ops_job_start(sqlite3 *db, struct ops_job *j, struct read_split split, const char *syscalls_sql,
+			 const struct tl_buckets *buckets)
 {
 	j->path = sqlite3_db_filename(db, "main");
-	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)last_id);
+	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)split.last_job_id);
+	j->syscalls_sql = split.job_syscalls ? syscalls_sql : NULL;
 	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
 		return -1;
 	j->l.tl->buckets = *buckets;
@@ -584,8 +604,34 @@ static int ops_job_start(sqlite3 *db, struct ops_job *j, int64_t last_id, const 
 	return 0;
 }
 
+/* Put the @src_nr rows of @size bytes at *@src before the @dst_nr at
+ * *@dst, as *@dst's; *@src is then empty. The job's array, the larger part,
+ * is grown in place (realloc moves pages rather than copying them). */
+static int take_rows(void **dst, size_t *dst_nr, size_t *dst_cap, void **src, size_t *src_nr, size_t size)
+{
+	if (!*src_nr)
+		return 0;
+	char *rows = realloc(*src, size * (*src_nr + *dst_nr + 1));
+	if (!rows)
+		return -ENOMEM;
+	if (*dst_nr)
+		memcpy(rows + size * *src_nr, *dst, size * *dst_nr);
+	free(*dst);
+	*dst = rows;
+	*dst_nr += *src_nr;
+	*dst_cap = *dst_nr + 1;
+	*src = NULL;
+	*src_nr = 0;
+	return 0;
+}
+
+#define TAKE_ROWS(dst, src, name) \
+	take_rows((void **)&(dst)->name, &(dst)->nr_##name, &(dst)->cap_##name, (void **)&(src)->name, \
+		  &(src)->nr_##name, sizeof(*(src)->name))
+
 /* Put the ops the job read (the lower ids) before each thread's ops read
- * here, and add its totals to these; its op names interned here. */
+ * here, with the syscalls if it read them, and add its totals to these;
+ * the names in them interned here. */
 static int ops_job_merge(struct loader *l, struct ops_job *j)
 {
 	struct mtx_timeline *from = j->l.tl;
@@ -600,25 +646,21 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 			map[i] = (uint16_t)k;
 	}
 	for (size_t i = 0; i < from->nr_threads && !rc; i++) {
-		/* The job's array, the larger part, grown in place (realloc moves
-		 * pages rather than copying them) to take this thread's after it. */
 		struct tl_thread *src = &from->threads[i], *dst = thread_of(l, src->tid);
-		struct tl_op *ops = dst ? realloc(src->ops, sizeof(*ops) * (src->nr_ops + dst->nr_ops + 1)) : NULL;
-		if (!ops) {
+		if (!dst) {
 			rc = -ENOMEM;
 			break;
 		}
-		src->ops = ops;
 		for (size_t k = 0; k < src->nr_ops; k++)
-			ops[k].op = map[ops[k].op];
-		if (dst->nr_ops)
-			memcpy(ops + src->nr_ops, dst->ops, sizeof(*ops) * dst->nr_ops);
-		free(dst->ops);
-		dst->ops = ops;
-		dst->nr_ops += src->nr_ops;
-		dst->cap_ops = dst->nr_ops + 1;
-		src->ops = NULL; /* now dst's */
-		src->nr_ops = 0;
+			src->ops[k].op = map[src->ops[k].op];
+		for (size_t k = 0; k < src->nr_syscalls; k++) {
+			struct tl_syscall *c = &src->syscalls[k];
+			c->name = c->name == TL_NONE ? TL_NONE : map[c->name];
+			c->fd_kind = c->fd_kind == TL_NONE ? TL_NONE : map[c->fd_kind];
+		}
+		rc = TAKE_ROWS(dst, src, ops);
+		if (!rc)
+			rc = TAKE_ROWS(dst, src, syscalls);
 	}
 	for (size_t i = 0; i < from->nr_op_totals && !rc; i++) {
 		struct tl_op_total t = from->op_totals[i];
@@ -651,7 +693,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 					   : "SELECT tid, start_ns, end_ns, NULL, NULL, name, ret FROM syscalls";
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
-	int64_t split_id = ops_split_id(db, first_id, last_id);
+	struct read_split split = split_read(db, first_id, last_id);
 	/* Without stacks or call sites the position is NULL either way, and the
 	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
 	bool switches_at = db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
@@ -671,7 +713,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	}
 	l.tl->buckets = choose_buckets(db);
 	l.last_bucket_ns = l.tl->buckets.origin_ns;
-	parallel = ops_job_start(db, &job, split_id, &l.tl->buckets) == 0;
+	parallel = ops_job_start(db, &job, split, syscalls_sql, &l.tl->buckets) == 0;
 	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
@@ -682,9 +724,9 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		rc = scan(&l, "SELECT pid, addr, function_id FROM callsites", row_callsite, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
-	if (!rc)
+	if (!rc && !(parallel && split.job_syscalls))
 		rc = scan(&l, syscalls_sql, row_syscall, err);
-	snprintf(rest_sql, sizeof(rest_sql), OPS_SQL " WHERE id > %lld", (long long)split_id);
+	snprintf(rest_sql, sizeof(rest_sql), OPS_SQL " WHERE id > %lld", (long long)split.last_job_id);
 	if (!rc)
 		rc = scan(&l, parallel ? rest_sql : OPS_SQL, row_op, err);
 	if (parallel) {
