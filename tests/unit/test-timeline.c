@@ -85,3 +85,75 @@ Test(timeline, switch_positions_equal_the_query_over_the_indexes)
 	snprintf(buf + n, sizeof(buf) - n, "\n");
 	cr_assert_str_eq(buf, EXPECTED);
 }
+
+/*
+ * The run's read on two threads (src/timeline.c: split_read) gives the
+ * derived tables that one thread reading everything gives: the file's
+ * database is read on two connections, an in-memory copy (no file for a
+ * second connection) on one. In busy.sql the ops are few, so the second
+ * thread reads all of them and the syscalls; with 20 000 more ops they are
+ * split between the two and the syscalls stay on the first.
+ */
+static void expect_same_derived_tables(const char *extra_sql)
+{
+	char file[64], seq[80], *err = NULL;
+	sqlite3 *run = fixture_open("busy", file), *mem = NULL, *out = NULL;
+	sqlite3_backup *b;
+
+	cr_assert_eq(db_exec(run, extra_sql, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(sqlite3_open(":memory:", &mem), SQLITE_OK);
+	cr_assert_not_null(b = sqlite3_backup_init(mem, "main", run, "main"));
+	cr_assert_eq(sqlite3_backup_step(b, -1), SQLITE_DONE);
+	sqlite3_backup_finish(b);
+	cr_assert_eq(analysis_build(run, 0, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(analysis_build(mem, 0, &err), 0, "%s", err ? err : "");
+
+	/* The one-thread result into a file beside, to compare with SQL (all
+	 * but meta, whose derived_ms differs). */
+	snprintf(seq, sizeof(seq), "%s-seq", file);
+	cr_assert_eq(sqlite3_open(seq, &out), SQLITE_OK);
+	cr_assert_not_null(b = sqlite3_backup_init(out, "main", mem, "main"));
+	cr_assert_eq(sqlite3_backup_step(b, -1), SQLITE_DONE);
+	sqlite3_backup_finish(b);
+	sqlite3_close(out);
+	sqlite3_close(mem);
+	char sql[512];
+	snprintf(sql, sizeof(sql), "ATTACH '%s' AS seq", seq);
+	cr_assert_eq(db_exec(run, sql, &err), 0, "%s", err ? err : "");
+
+	sqlite3_stmt *tables;
+	int nr_tables = 0;
+	cr_assert_eq(sqlite3_prepare_v2(run, "SELECT name FROM seq.sqlite_schema WHERE type = 'table' AND name != 'meta'", -1,
+					&tables, NULL),
+		     SQLITE_OK);
+	while (sqlite3_step(tables) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tables, 0);
+		snprintf(sql, sizeof(sql),
+			 "SELECT (SELECT COUNT(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM seq.%s)) + "
+			 "(SELECT COUNT(*) FROM (SELECT * FROM seq.%s EXCEPT SELECT * FROM main.%s)) + "
+			 "ABS((SELECT COUNT(*) FROM main.%s) - (SELECT COUNT(*) FROM seq.%s))",
+			 t, t, t, t, t, t);
+		cr_expect_eq(db_query_int(run, sql, -1), 0, "table %s differs", t);
+		nr_tables++;
+	}
+	sqlite3_finalize(tables);
+	cr_assert_gt(nr_tables, 30);
+	/* The run did have what the split is about. */
+	cr_assert_gt(db_query_int(run, "SELECT COUNT(*) FROM syscall_totals", 0), 0);
+	cr_assert_gt(db_query_int(run, "SELECT COUNT(*) FROM sync_totals", 0), 0);
+	fixture_close(run, file);
+	unlink(seq);
+}
+
+Test(read_split, few_ops_the_second_thread_reads_them_and_the_syscalls)
+{
+	expect_same_derived_tables("SELECT 1");
+}
+
+Test(read_split, many_ops_split_between_the_threads)
+{
+	expect_same_derived_tables(
+		"INSERT INTO sync_ops (tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, callsite) "
+		"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999) "
+		"SELECT 300, 1, 'trylock', 1073741824 + i * 200, 1073741824 + i * 200 + 50, 0, 0, 16, 4096 FROM n");
+}
