@@ -354,6 +354,17 @@ CREATE TABLE syscall_buckets (
 	max_ns    INTEGER
 );
 
+-- switch_totals per bucket: the switches that began in it (the state_causes
+-- rows of switch_totals that began in it).
+CREATE TABLE switch_buckets (
+	from_tid    INTEGER NOT NULL,
+	to_tid      INTEGER NOT NULL,
+	at          TEXT,
+	bucket_ns   INTEGER NOT NULL,
+	count       INTEGER NOT NULL,
+	function_id INTEGER
+);
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from this comment on).
 CREATE INDEX sync_totals_object ON sync_totals(object_id);

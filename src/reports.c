@@ -250,7 +250,8 @@ static const struct mtx_query object_queries[] = {
  * first, and only then is each thread's name (as NAME_OF: its last
  * lifetime's) looked up, once per thread. On a 10 M-event run the 14 k rows
  * with two NAME_OF lookups each took 60-70 ms before the browser could show
- * the first.
+ * the first. Over a window it adds up the whole buckets (switch_buckets)
+ * and the state_causes rows at the window's ends.
  */
 static const struct mtx_query switches_queries[] = {
 	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
@@ -260,12 +261,16 @@ static const struct mtx_query switches_queries[] = {
 	  "FROM (SELECT u.from_tid, u.to_tid, u.at, " FUNCTION_LABEL("f") " AS function, u.count FROM ("
 	  "SELECT x.from_tid, x.to_tid, x.at, x.function_id, x.count FROM switch_totals x "
 	  "WHERE " WHOLE_RUN " AND " THREAD_IS("x.from_tid") " "
+	  "UNION ALL SELECT from_tid, to_tid, at, function_id, SUM(count) FROM ("
+	  "SELECT x.from_tid, x.to_tid, x.at, x.function_id, x.count FROM switch_buckets x "
+	  "WHERE " WINDOWED " AND " THREAD_IS("x.from_tid") " AND " INNER_BUCKET("x") " "
 	  "UNION ALL "
-	  "SELECT c.tid AS from_tid, c.next_tid AS to_tid, " POSITION " AS at, c.function_id, COUNT(*) AS count "
-	  "FROM " WINDOW_ROWS("state_causes", "c") "LEFT JOIN sync_objects o ON o.id = c.object_id "
-	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken' "
-	  "GROUP BY c.tid, c.next_tid, at, c.function_id) u LEFT JOIN functions f ON f.id = u.function_id "
-	  "WHERE " FUNCTION_IS("f.name") " ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, function LIMIT COALESCE(:limit, -1)) r "
+	  "SELECT c.tid, c.next_tid, " POSITION ", c.function_id, 1 "
+	  "FROM " EDGE_ROWS("state_causes", "c") "LEFT JOIN sync_objects o ON o.id = c.object_id "
+	  "WHERE " WINDOWED " AND c.next_tid IS NOT NULL AND c.cause <> 'woken') "
+	  "GROUP BY from_tid, to_tid, at, function_id) u LEFT JOIN functions f ON f.id = u.function_id "
+	  "WHERE " FUNCTION_IS("f.name") " ORDER BY u.count DESC, u.from_tid, u.to_tid, u.at, function "
+	  "LIMIT COALESCE(:limit, -1)) r "
 	  "LEFT JOIN names n1 ON n1.tid = r.from_tid LEFT JOIN names n2 ON n2.tid = r.to_tid "
 	  "ORDER BY r.count DESC, r.from_tid, r.to_tid, r.at, r.function" },
 	{ 0 },

@@ -72,8 +72,16 @@ enum { AT_SYNC_OP = 1, AT_STRING = 2, AT_WORD = 3 };
 #define AT_FUNCTION_SHIFT 36
 #define AT_WITH_FUNCTION(at, fn) ((at) | ((int64_t)(fn) << AT_FUNCTION_SHIFT))
 
+/* One row of switch_buckets, or with bucket_ns 0 of switch_totals. */
 struct switch_total {
-	int64_t from_tid, to_tid, at, count;
+	int64_t from_tid, to_tid, at, bucket_ns, count;
+};
+
+struct switch_totals {
+	const struct tl_buckets *buckets;
+	struct keyhash keys;
+	struct switch_total *rows;
+	size_t len, cap;
 };
 
 /* The words of state_causes.cause and .ended_by, for the totals' keys. */
@@ -152,9 +160,7 @@ struct pass {
 	int nr_cpus;
 	uint16_t running, runnable, sleeping, blocked_sync;
 	struct row_queue *queue;
-	struct keyhash switch_keys;
-	struct switch_total *switches;
-	size_t nr_switches, cap_switches;
+	struct switch_totals switches;
 	struct cause_totals waits, cpu_waits;
 	struct wait_for_pass *wait_for;
 };
@@ -241,16 +247,27 @@ static const struct tl_syscall *syscall_during(struct pass *p, const struct tl_s
 	return p->sys;
 }
 
-/* Count one switch of the thread to @to_tid, left at @at. */
-static int count_switch(struct pass *p, int64_t to_tid, int64_t at)
+/* Add @x's count to the total of its key in @c. */
+static int merge_switch(struct switch_totals *c, const struct switch_total *x)
 {
-	ptrdiff_t i = keyhash_row(&p->switch_keys, p->t->tid, to_tid, at, &p->switches, &p->nr_switches,
-				  &p->cap_switches, sizeof(*p->switches),
-				  &(struct switch_total){ p->t->tid, to_tid, at, 0 });
+	/* The bucket's number above the tid's 32 bits (unsigned: the run's
+	 * fold, at bucket_ns 0, has a negative one). */
+	uint64_t bucket = (uint64_t)timeline_bucket_of(c->buckets, x->bucket_ns);
+	ptrdiff_t i = keyhash_row(&c->keys, x->from_tid, (int64_t)(bucket << 32 | (uint32_t)x->to_tid), x->at,
+				  &c->rows, &c->len, &c->cap, sizeof(*c->rows),
+				  &(struct switch_total){ x->from_tid, x->to_tid, x->at, x->bucket_ns, 0 });
 	if (i < 0)
 		return (int)i;
-	p->switches[i].count++;
+	c->rows[i].count += x->count;
 	return 0;
+}
+
+/* Count one switch of the thread to @to_tid at @ns, left at @at. */
+static int count_switch(struct pass *p, int64_t to_tid, int64_t ns, int64_t at)
+{
+	const struct tl_buckets *b = p->switches.buckets;
+	return merge_switch(&p->switches, &(struct switch_total){ p->t->tid, to_tid, at,
+								   timeline_bucket_ns(b, timeline_bucket_of(b, ns)), 1 });
 }
 
 /* Add @x's waits to the total of its key in @c. */
@@ -420,7 +437,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 		at = at_word(cause);
 	if (function_id > 0 && function_id < ((int64_t)1 << (63 - AT_FUNCTION_SHIFT)))
 		at = AT_WITH_FUNCTION(at, function_id);
-	return count_switch(p, next_tid, at);
+	return count_switch(p, next_tid, iv->start_ns, at);
 }
 
 /* One thread's intervals: each non-running one is described once the next
@@ -447,19 +464,22 @@ static int thread_pass(struct pass *p)
 	return rc;
 }
 
-/* switch_totals from the counts. */
-static int write_switches(sqlite3 *db, const struct pass *p)
+/* The rows of @c into switch_buckets, or with @buckets false into
+ * switch_totals. */
+static int write_switch_rows(sqlite3 *db, const struct pass *p, const struct switch_totals *c, bool buckets)
 {
 	sqlite3_stmt *ins;
 	char text[80];
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO switch_totals (from_tid, to_tid, at, count, function_id) "
-			       "VALUES (?, ?, ?, ?, ?)", -1,
-			       &ins, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, buckets ? "INSERT INTO switch_buckets (from_tid, to_tid, at, count, function_id, "
+					     "bucket_ns) VALUES (?, ?, ?, ?, ?, ?)"
+					   : "INSERT INTO switch_totals (from_tid, to_tid, at, count, function_id) "
+					     "VALUES (?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK)
 		return -EIO;
-	for (size_t i = 0; i < p->nr_switches && !rc; i++) {
-		const struct switch_total *s = &p->switches[i];
+	for (size_t i = 0; i < c->len && !rc; i++) {
+		const struct switch_total *s = &c->rows[i];
 		int64_t function_id = s->at >> AT_FUNCTION_SHIFT;
 		int type = (int)((s->at >> 32) & 0xf);
 		uint16_t a = (uint16_t)(s->at >> 16), b = (uint16_t)s->at;
@@ -478,9 +498,29 @@ static int write_switches(sqlite3 *db, const struct pass *p)
 		db_bind_text_or_null(ins, 3, at);
 		sqlite3_bind_int64(ins, 4, s->count);
 		db_bind_int_or_null(ins, 5, function_id, function_id > 0);
+		if (buckets)
+			sqlite3_bind_int64(ins, 6, s->bucket_ns);
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
+	return rc;
+}
+
+/* The switches per bucket into switch_buckets, and folded over the run
+ * into switch_totals. */
+static int write_switches(sqlite3 *db, const struct pass *p)
+{
+	struct switch_totals run = { .buckets = p->switches.buckets };
+	int rc = write_switch_rows(db, p, &p->switches, true);
+	for (size_t i = 0; i < p->switches.len && !rc; i++) {
+		struct switch_total x = p->switches.rows[i];
+		x.bucket_ns = 0;
+		rc = merge_switch(&run, &x);
+	}
+	if (!rc)
+		rc = write_switch_rows(db, p, &run, false);
+	keyhash_free(&run.keys);
+	free(run.rows);
 	return rc;
 }
 
@@ -562,7 +602,8 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		[WAIT_FOR_ROWS] = wait_for_insert,
 	};
-	struct pass p = { .tl = tl, .waits.buckets = &tl->buckets, .cpu_waits.buckets = &tl->buckets };
+	struct pass p = { .tl = tl, .waits.buckets = &tl->buckets, .cpu_waits.buckets = &tl->buckets,
+			  .switches.buckets = &tl->buckets };
 	int rc;
 
 	p.running = timeline_intern_find(tl, "running");
@@ -596,8 +637,8 @@ out:
 		free(p.cpus[i].runs);
 	free(p.cpus);
 	free(p.open);
-	free(p.switches);
-	keyhash_free(&p.switch_keys);
+	free(p.switches.rows);
+	keyhash_free(&p.switches.keys);
 	keyhash_free(&p.waits.keys);
 	keyhash_free(&p.cpu_waits.keys);
 	free(p.waits.rows);
