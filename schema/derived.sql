@@ -365,6 +365,21 @@ CREATE TABLE switch_buckets (
 	function_id INTEGER
 );
 
+-- critical_path_totals per bucket: path_ns the time of the segments within
+-- the bucket (clipped to it); segments, start_ns and end_ns of those that
+-- begin in it (start_ns and end_ns NULL when none does).
+CREATE TABLE critical_path_buckets (
+	tid         INTEGER NOT NULL,
+	state       TEXT NOT NULL,
+	object_id   INTEGER,
+	function_id INTEGER,
+	bucket_ns   INTEGER NOT NULL,
+	segments    INTEGER NOT NULL,
+	path_ns     INTEGER NOT NULL,
+	start_ns    INTEGER,
+	end_ns      INTEGER
+);
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from this comment on).
 CREATE INDEX sync_totals_object ON sync_totals(object_id);

@@ -23,6 +23,7 @@ static const char *const derived_tables[] = {
 	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals", "timeline_levels",
 	"run_buckets", "thread_buckets", "sync_buckets", "lock_holder_buckets", "syscall_buckets", "wait_buckets",
 	"cpu_wait_buckets", "wait_for_buckets", "wait_chain_buckets", "switch_buckets",
+	"critical_path_buckets",
 };
 #define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
 

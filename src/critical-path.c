@@ -561,39 +561,99 @@ static int function_at(struct walk *w, int64_t tid, int64_t ns, int64_t *functio
 }
 
 /* The segments of one (tid, state, object, function), added up for
- * critical_path_totals. */
+ * critical_path_totals, or per bucket for critical_path_buckets: there
+ * segments, start_ns and end_ns are of those that begin in the bucket,
+ * path_ns the time of all within it. */
 struct path_total {
-	int64_t tid, object_id, function_id, segments, path_ns, start_ns, end_ns;
+	int64_t tid, object_id, function_id, bucket_ns, segments, path_ns, start_ns, end_ns;
 	size_t state;
 	bool has_function;
 };
 
-/* Add segment @s of thread @tid (in function @function_id if @found) to
- * its total in @totals. */
-static int count_segment(struct keyhash *keys, struct path_total **totals, size_t *nr, size_t *cap,
-			 const struct segment *s, int64_t tid, int64_t function_id, int found)
+struct path_totals {
+	struct keyhash keys;
+	struct path_total *rows;
+	size_t len, cap;
+};
+
+/* The total of @s's key (thread @tid, in function @function_id if
+ * @found) and bucket number @bucket (0 for critical_path_totals) in @t,
+ * made with @bucket_ns if new; NULL when out of memory. The run spans at
+ * most 33 buckets, so 16 bits of the number tell them apart. */
+static struct path_total *path_total_of(struct path_totals *t, const struct segment *s, int64_t tid,
+					int64_t function_id, int found, int64_t bucket, int64_t bucket_ns)
 {
 	const struct path_total init = { .tid = tid, .object_id = s->object_id, .function_id = function_id,
-					 .start_ns = s->start_ns, .end_ns = s->end_ns, .state = s->state,
-					 .has_function = found };
+					 .bucket_ns = bucket_ns, .start_ns = INT64_MAX, .end_ns = INT64_MIN,
+					 .state = s->state, .has_function = found };
 	/* A tid fits 32 bits; the states are a handful of names. */
-	ptrdiff_t i = keyhash_row(keys, tid * 65536 + (int64_t)s->state, s->object_id, found ? function_id : -1,
-				  totals, nr, cap, sizeof(**totals), &init);
-	if (i < 0)
-		return (int)i;
-	struct path_total *t = &(*totals)[i];
+	ptrdiff_t i = keyhash_row(&t->keys, tid * 65536 + (int64_t)s->state, s->object_id,
+				  (found ? function_id : -1) * 65536 + (bucket & 0xffff), &t->rows, &t->len, &t->cap,
+				  sizeof(*t->rows), &init);
+	return i < 0 ? NULL : &t->rows[i];
+}
+
+/* Count @s as a segment that began in @t (its span too). */
+static void path_total_begins(struct path_total *t, const struct segment *s)
+{
 	t->segments++;
-	t->path_ns += s->end_ns - s->start_ns;
 	if (s->start_ns < t->start_ns)
 		t->start_ns = s->start_ns;
 	if (s->end_ns > t->end_ns)
 		t->end_ns = s->end_ns;
+}
+
+/* Add segment @s of thread @tid (in function @function_id if @found) to
+ * its total in @totals and to its totals per bucket of @b in @buckets: its
+ * time within each bucket it overlaps, and as a segment in the one it
+ * begins in. */
+static int count_segment(struct path_totals *totals, struct path_totals *buckets, const struct tl_buckets *b,
+			 const struct segment *s, int64_t tid, int64_t function_id, int found)
+{
+	struct path_total *t = path_total_of(totals, s, tid, function_id, found, 0, 0);
+	if (!t)
+		return -ENOMEM;
+	path_total_begins(t, s);
+	t->path_ns += s->end_ns - s->start_ns;
+	int64_t first = timeline_bucket_of(b, s->start_ns);
+	int64_t last = s->end_ns > s->start_ns ? timeline_bucket_of(b, s->end_ns - 1) : first;
+	for (int64_t k = first; k <= last; k++) {
+		int64_t from = timeline_bucket_ns(b, k), to = from + b->width_ns;
+		if (!(t = path_total_of(buckets, s, tid, function_id, found, k, from)))
+			return -ENOMEM;
+		if (k == first)
+			path_total_begins(t, s);
+		t->path_ns += (s->end_ns < to ? s->end_ns : to) - (s->start_ns > from ? s->start_ns : from);
+	}
 	return 0;
+}
+
+/* Put @t as a row of the queue's table @table: critical_path_totals, or
+ * critical_path_buckets with its bucket_ns. False once the queue failed
+ * (row_queue_finish says why). */
+static bool put_path_total(struct walk *w, struct row_queue *q, int table, const struct path_total *t)
+{
+	struct queued_row *r = row_queue_row(q, table);
+	if (!r)
+		return false;
+	row_put_int(r, t->tid);
+	row_put_text(r, w->names[t->state].name);
+	row_put_int_or_null(r, t->object_id, t->object_id != NO_OBJECT);
+	row_put_int_or_null(r, t->function_id, t->has_function);
+	row_put_int(r, t->segments);
+	row_put_int(r, t->path_ns);
+	row_put_int_or_null(r, t->start_ns, t->segments > 0);
+	row_put_int_or_null(r, t->end_ns, t->segments > 0);
+	if (table == 2)
+		row_put_int(r, t->bucket_ns);
+	row_queue_put(q, r);
+	return true;
 }
 
 /* Store the segments, earliest first, seq from 1, and their totals in
  * critical_path_totals (the views' per thread, state, object and function;
- * a GROUP BY took 0.5 s on sysbench's 384 k segments). */
+ * a GROUP BY took 0.5 s on sysbench's 384 k segments) and per bucket in
+ * critical_path_buckets. */
 static int store(struct walk *w)
 {
 	static const char *const insert[] = {
@@ -601,28 +661,23 @@ static int store(struct walk *w)
 		"VALUES (?,?,?,?,?,?,?)",
 		"INSERT INTO critical_path_totals (tid, state, object_id, function_id, segments, path_ns, start_ns, "
 		"end_ns) VALUES (?,?,?,?,?,?,?,?)",
+		"INSERT INTO critical_path_buckets (tid, state, object_id, function_id, segments, path_ns, start_ns, "
+		"end_ns, bucket_ns) VALUES (?,?,?,?,?,?,?,?,?)",
 	};
-	struct keyhash keys = { 0 };
-	struct path_total *totals = NULL;
-	size_t nr_totals = 0, cap_totals = 0;
+	struct path_totals totals = { 0 }, buckets = { 0 };
 	struct row_queue *q;
-	int rc = row_queue_open(w->db, insert, 2, &q);
+	int rc = row_queue_open(w->db, insert, 3, &q), found = 0;
+	bool queued = true;
 
 	for (size_t i = w->nr_segs, seq = 1; !rc && i-- > 0; seq++) {
 		const struct segment *s = &w->segs[i];
 		int64_t tid = w->lives[s->life].tid, function_id = 0;
-		int found = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
+		found = w->has_calls ? function_at(w, tid, s->start_ns, &function_id) : 0;
 		struct queued_row *r = found < 0 ? NULL : row_queue_row(q, 0);
 
-		if (found < 0) {
-			row_queue_close(q);
-			keyhash_free(&keys);
-			free(totals);
-			return found;
-		}
 		if (!r)
 			break;
-		if ((rc = count_segment(&keys, &totals, &nr_totals, &cap_totals, s, tid, function_id, found)))
+		if ((rc = count_segment(&totals, &buckets, &w->tl->buckets, s, tid, function_id, found)))
 			break;
 		row_put_int(r, (int64_t)seq);
 		row_put_int(r, tid);
@@ -633,23 +688,18 @@ static int store(struct walk *w)
 		row_put_int_or_null(r, function_id, found);
 		row_queue_put(q, r);
 	}
-	for (size_t i = 0; i < nr_totals && !rc; i++) {
-		const struct path_total *t = &totals[i];
-		struct queued_row *r = row_queue_row(q, 1);
-		if (!r)
-			break;
-		row_put_int(r, t->tid);
-		row_put_text(r, w->names[t->state].name);
-		row_put_int_or_null(r, t->object_id, t->object_id != NO_OBJECT);
-		row_put_int_or_null(r, t->function_id, t->has_function);
-		row_put_int(r, t->segments);
-		row_put_int(r, t->path_ns);
-		row_put_int(r, t->start_ns);
-		row_put_int(r, t->end_ns);
-		row_queue_put(q, r);
+	for (size_t i = 0; i < totals.len && !rc && found >= 0 && queued; i++)
+		queued = put_path_total(w, q, 1, &totals.rows[i]);
+	for (size_t i = 0; i < buckets.len && !rc && found >= 0 && queued; i++)
+		queued = put_path_total(w, q, 2, &buckets.rows[i]);
+	keyhash_free(&totals.keys);
+	free(totals.rows);
+	keyhash_free(&buckets.keys);
+	free(buckets.rows);
+	if (found < 0) {
+		row_queue_close(q);
+		return found; /* function_at said why */
 	}
-	keyhash_free(&keys);
-	free(totals);
 	if (!rc && row_queue_finish(q))
 		rc = row_queue_error(q) == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	row_queue_close(q);

@@ -378,19 +378,32 @@ static const struct mtx_query waits_queries[] = {
 
 /* The time a CPU sample stands for (1 when not recorded). */
 #define SAMPLE_PERIOD_NS "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sample_period_ns'), 1)"
-/* The length of the whole path within the window. */
-#define PATH_TOTAL "(SELECT MAX(SUM(" CLIPPED("x.start_ns", "x.end_ns") "), 1) FROM critical_path x " \
-		   "WHERE " IN_WINDOW("x.start_ns", "x.end_ns") ")"
-/* The segments: over the whole run their sums from critical_path_totals
- * (n segments, ns long), else each one clipped to the window. The queries
- * group them as they grouped critical_path itself. */
-#define PATH_ROWS(cols)                                                                                  \
-	"(SELECT " cols ", x.segments AS n, x.path_ns AS ns, x.start_ns AS s, x.end_ns AS e "             \
-	"FROM critical_path_totals x WHERE " WHOLE_RUN " UNION ALL "                                      \
-	"SELECT " cols ", 1 AS n, " CLIPPED("x.start_ns", "x.end_ns") " AS ns, x.start_ns AS s, x.end_ns AS e " \
-	"FROM critical_path x WHERE " WINDOWED " AND " IN_WINDOW("x.start_ns", "x.end_ns") ") cp "
+/*
+ * The segments: over the whole run their sums from critical_path_totals
+ * (n segments, ns long, from s to e), else over a window the sums of its
+ * whole buckets (critical_path_buckets) and the segments at its two ends,
+ * in one scan: their time clipped to the parts of the window outside those
+ * buckets, and counted (n, s, e) if they begin outside them (else their
+ * bucket counts them). The queries group them as they grouped
+ * critical_path itself.
+ */
+#define EDGE_PART(s, e, from, to) "MAX(0, MIN(" e ", " to ") - MAX(" s ", " from "))"
+#define AT_PATH_EDGE "(x.start_ns < " INNER_FROM " OR x.start_ns >= " INNER_TO ")"
+#define PATH_ROWS(cols)                                                                                     \
+	"(SELECT " cols ", x.segments AS n, x.path_ns AS ns, x.start_ns AS s, x.end_ns AS e "                \
+	"FROM critical_path_totals x WHERE " WHOLE_RUN " UNION ALL "                                         \
+	"SELECT " cols ", x.segments, x.path_ns, x.start_ns, x.end_ns FROM critical_path_buckets x "         \
+	"WHERE " WINDOWED " AND " INNER_BUCKET("x") " UNION ALL "                                            \
+	"SELECT " cols ", " AT_PATH_EDGE ", "                                                                \
+	EDGE_PART("x.start_ns", "x.end_ns", FROM_NS, INNER_FROM) " + "                                       \
+	EDGE_PART("x.start_ns", "x.end_ns", INNER_TO, TO_NS) ", "                                            \
+	"CASE WHEN " AT_PATH_EDGE " THEN x.start_ns END, CASE WHEN " AT_PATH_EDGE " THEN x.end_ns END "     \
+	"FROM critical_path x WHERE " WINDOWED " AND " IN_WINDOW("x.start_ns", "x.end_ns") " AND "            \
+	"(x.start_ns < " INNER_FROM " OR x.end_ns > " INNER_TO ")) cp "
+/* The length of the whole path within the window: its segments tile it
+ * without gap or overlap (mtx-db(5)), so its span clipped to the window. */
 #define PATH_LENGTH \
-	"CASE WHEN " WHOLE_RUN " THEN (SELECT MAX(SUM(y.path_ns), 1) FROM critical_path_totals y) ELSE " PATH_TOTAL " END"
+	"(SELECT MAX(MIN(MAX(y.end_ns), " TO_NS ") - MAX(MIN(y.start_ns), " FROM_NS "), 1) FROM critical_path_totals y)"
 #define PATH_SHARE PCT("SUM(cp.ns)", PATH_LENGTH)
 static const struct mtx_query critical_path_queries[] = {
 	{ "critical-path.summary", "Critical path: the chain of work and waits that ended at the program's exit",

@@ -135,7 +135,7 @@ for db in cs.db ph.db; do
 	sql rows.db "UPDATE run_buckets SET width_ns = 1000000000000000000"
 	span=$(sql $db "SELECT MAX(COALESCE(end_ns, start_ns)) - MIN(start_ns) FROM threads")
 	width=$(sql $db "SELECT width_ns FROM run_buckets")
-	for r in syscalls threads sync locks waits switches; do
+	for r in syscalls threads sync locks waits switches critical-path; do
 		for w in "$((span / 3)) $((2 * span / 3))" "$((width + width / 4)) $((width + width / 2))" "0 $((span / 2))"; do
 			set -- $w
 			"$MTX" report $db $r --format csv --from ${1}ns --to ${2}ns > buckets.csv 2>&1
