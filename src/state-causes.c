@@ -72,9 +72,10 @@ enum { AT_SYNC_OP = 1, AT_STRING = 2, AT_WORD = 3 };
 #define AT_FUNCTION_SHIFT 36
 #define AT_WITH_FUNCTION(at, fn) ((at) | ((int64_t)(fn) << AT_FUNCTION_SHIFT))
 
-/* One row of switch_buckets, or with bucket_ns 0 of switch_totals. */
+/* One row of switch_buckets (bucket: the bucket's number), or with bucket
+ * 0 of switch_totals. */
 struct switch_total {
-	int64_t from_tid, to_tid, at, bucket_ns, count;
+	int64_t from_tid, to_tid, at, bucket, count;
 };
 
 struct switch_totals {
@@ -97,10 +98,10 @@ static int word_index(const char *const *words, size_t n, const char *word)
 }
 
 /* One row of wait_buckets (other_tid: waker_tid) or cpu_wait_buckets
- * (other_tid: next_tid), or with bucket_ns 0 of their *_totals; -1 for a
- * NULL. */
+ * (other_tid: next_tid), bucket: the bucket's number; or with bucket 0 of
+ * their *_totals; -1 for a NULL. */
 struct cause_total {
-	int64_t tid, other_tid, bucket_ns, waits, wait_ns, max_wait_ns;
+	int64_t tid, other_tid, bucket, waits, wait_ns, max_wait_ns;
 	uint16_t syscall, fd_kind;
 	int8_t cause, ended_by;
 };
@@ -250,12 +251,11 @@ static const struct tl_syscall *syscall_during(struct pass *p, const struct tl_s
 /* Add @x's count to the total of its key in @c. */
 static int merge_switch(struct switch_totals *c, const struct switch_total *x)
 {
-	/* The bucket's number above the tid's 32 bits (unsigned: the run's
-	 * fold, at bucket_ns 0, has a negative one). */
-	uint64_t bucket = (uint64_t)timeline_bucket_of(c->buckets, x->bucket_ns);
-	ptrdiff_t i = keyhash_row(&c->keys, x->from_tid, (int64_t)(bucket << 32 | (uint32_t)x->to_tid), x->at,
-				  &c->rows, &c->len, &c->cap, sizeof(*c->rows),
-				  &(struct switch_total){ x->from_tid, x->to_tid, x->at, x->bucket_ns, 0 });
+	/* The bucket's number above the tid's 32 bits (unsigned: a time before
+	 * the origin has a negative one). */
+	ptrdiff_t i = keyhash_row(&c->keys, x->from_tid, (int64_t)((uint64_t)x->bucket << 32 | (uint32_t)x->to_tid),
+				  x->at, &c->rows, &c->len, &c->cap, sizeof(*c->rows),
+				  &(struct switch_total){ x->from_tid, x->to_tid, x->at, x->bucket, 0 });
 	if (i < 0)
 		return (int)i;
 	c->rows[i].count += x->count;
@@ -265,9 +265,8 @@ static int merge_switch(struct switch_totals *c, const struct switch_total *x)
 /* Count one switch of the thread to @to_tid at @ns, left at @at. */
 static int count_switch(struct pass *p, int64_t to_tid, int64_t ns, int64_t at)
 {
-	const struct tl_buckets *b = p->switches.buckets;
 	return merge_switch(&p->switches, &(struct switch_total){ p->t->tid, to_tid, at,
-								   timeline_bucket_ns(b, timeline_bucket_of(b, ns)), 1 });
+								   timeline_bucket_of(p->switches.buckets, ns), 1 });
 }
 
 /* Add @x's waits to the total of its key in @c. */
@@ -276,10 +275,9 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
 	struct cause_total init = *x;
 	init.waits = init.wait_ns = init.max_wait_ns = 0;
 	/* The bucket's number with cause and ended_by (each under 16). */
-	int64_t bucket = timeline_bucket_of(c->buckets, x->bucket_ns);
 	ptrdiff_t i = keyhash_row(&c->keys, x->tid,
 				  ((int64_t)x->syscall << 48) | ((int64_t)x->fd_kind << 32) | (uint32_t)x->other_tid,
-				  bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap,
+				  x->bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap,
 				  sizeof(*c->rows), &init);
 	if (i < 0)
 		return (int)i;
@@ -295,7 +293,7 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
  * its bucket in @c. */
 static int count_cause(struct cause_totals *c, struct cause_total *key, int64_t start_ns, int64_t ns)
 {
-	key->bucket_ns = timeline_bucket_ns(c->buckets, timeline_bucket_of(c->buckets, start_ns));
+	key->bucket = timeline_bucket_of(c->buckets, start_ns);
 	key->waits = 1;
 	key->wait_ns = key->max_wait_ns = ns;
 	return merge_cause(c, key);
@@ -499,7 +497,7 @@ static int write_switch_rows(sqlite3 *db, const struct pass *p, const struct swi
 		sqlite3_bind_int64(ins, 4, s->count);
 		db_bind_int_or_null(ins, 5, function_id, function_id > 0);
 		if (buckets)
-			sqlite3_bind_int64(ins, 6, s->bucket_ns);
+			sqlite3_bind_int64(ins, 6, timeline_bucket_ns(c->buckets, s->bucket));
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
@@ -510,11 +508,11 @@ static int write_switch_rows(sqlite3 *db, const struct pass *p, const struct swi
  * into switch_totals. */
 static int write_switches(sqlite3 *db, const struct pass *p)
 {
-	struct switch_totals run = { .buckets = p->switches.buckets };
+	struct switch_totals run = { 0 };
 	int rc = write_switch_rows(db, p, &p->switches, true);
 	for (size_t i = 0; i < p->switches.len && !rc; i++) {
 		struct switch_total x = p->switches.rows[i];
-		x.bucket_ns = 0;
+		x.bucket = 0;
 		rc = merge_switch(&run, &x);
 	}
 	if (!rc)
@@ -557,7 +555,7 @@ static int write_cause_rows(sqlite3 *db, const struct pass *p, const struct caus
 		}
 		db_bind_int_or_null(ins, col++, x->other_tid, x->other_tid >= 0);
 		if (buckets)
-			sqlite3_bind_int64(ins, col, x->bucket_ns);
+			sqlite3_bind_int64(ins, col, timeline_bucket_ns(c->buckets, x->bucket));
 		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 	}
 	sqlite3_finalize(ins);
@@ -569,11 +567,11 @@ static int write_cause_rows(sqlite3 *db, const struct pass *p, const struct caus
 static int write_causes(sqlite3 *db, const struct pass *p, const struct cause_totals *c, bool waits,
 			const char *buckets_table, const char *totals_table)
 {
-	struct cause_totals run = { .buckets = c->buckets };
+	struct cause_totals run = { 0 };
 	int rc = write_cause_rows(db, p, c, waits, buckets_table, true);
 	for (size_t i = 0; i < c->len && !rc; i++) {
 		struct cause_total x = c->rows[i];
-		x.bucket_ns = 0;
+		x.bucket = 0;
 		rc = merge_cause(&run, &x);
 	}
 	if (!rc)
