@@ -135,6 +135,15 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	return rc;
 }
 
+/* Bind the @n values @v from column @col on, and run @ins (reset before
+ * by the caller, who may have bound the columns before @col). */
+static int insert_ints(sqlite3_stmt *ins, int col, const int64_t *v, int n)
+{
+	for (int c = 0; c < n; c++)
+		sqlite3_bind_int64(ins, col + c, v[c]);
+	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+}
+
 /* Insert @t's (tid, object_id, op) and then the @n values @v with @ins. */
 static int insert_op_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, const struct tl_op_total *t,
 			   const int64_t *v, int n)
@@ -143,9 +152,7 @@ static int insert_op_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, con
 	sqlite3_bind_int64(ins, 1, t->tid);
 	sqlite3_bind_int64(ins, 2, t->object_id);
 	sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
-	for (int c = 0; c < n; c++)
-		sqlite3_bind_int64(ins, 4 + c, v[c]);
-	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+	return insert_ints(ins, 4, v, n);
 }
 
 /* sync_buckets from the timeline's totals per bucket, and sync_totals from
@@ -210,9 +217,7 @@ static int lock_holders(sqlite3 *db, const struct mtx_timeline *tl)
 		const struct tl_holder_total *h = &tl->holder_totals[i];
 		const int64_t v[] = { h->object_id, h->holder_tid, h->bucket_ns, h->ops, h->wait_ns };
 		sqlite3_reset(ins);
-		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
-			sqlite3_bind_int64(ins, 1 + c, v[c]);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		rc = insert_ints(ins, 1, v, (int)(sizeof(v) / sizeof(v[0])));
 		const struct tl_holder_total init = { h->object_id, h->holder_tid, 0, 0, 0 };
 		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, h->object_id, h->holder_tid, 0, &run, &nr_run, &cap_run,
 						    sizeof(*run), &init);
@@ -230,9 +235,7 @@ static int lock_holders(sqlite3 *db, const struct mtx_timeline *tl)
 	for (size_t i = 0; i < nr_run && !rc; i++) {
 		const int64_t v[] = { run[i].object_id, run[i].holder_tid, run[i].ops, run[i].wait_ns };
 		sqlite3_reset(ins);
-		for (int c = 0; c < (int)(sizeof(v) / sizeof(v[0])); c++)
-			sqlite3_bind_int64(ins, 1 + c, v[c]);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		rc = insert_ints(ins, 1, v, (int)(sizeof(v) / sizeof(v[0])));
 	}
 	sqlite3_finalize(ins);
 	keyhash_free(&keys);
