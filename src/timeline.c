@@ -6,6 +6,7 @@
 #include "src/sorted.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/histogram.h"
 #include "src/keyhash.h"
 
 #include <errno.h>
@@ -674,15 +675,15 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 }
 
 /* The run's buckets: 1 us wide, doubled until the threads' span fits in
- * TL_BUCKETS of them. */
+ * TL_BUCKETS of them, as a time histogram's are (its end the first past). */
+_Static_assert(TL_BUCKETS == MTX_HISTOGRAM_BUCKETS, "the run's buckets double as a histogram's");
 static struct tl_buckets choose_buckets(sqlite3 *db)
 {
 	int64_t origin = db_query_int(db, "SELECT MIN(start_ns) FROM threads", 0);
-	int64_t end = db_query_int(db, "SELECT MAX(COALESCE(end_ns, start_ns)) FROM threads", origin);
-	struct tl_buckets b = { origin, 1000 };
-	while (end > origin && (end - origin) / b.width_ns >= TL_BUCKETS && b.width_ns <= INT64_MAX / 2)
-		b.width_ns *= 2;
-	return b;
+	struct mtx_histogram span;
+	histogram_init(&span, origin, 1000);
+	histogram_extend(&span, db_query_int(db, "SELECT MAX(COALESCE(end_ns, start_ns)) FROM threads", origin));
+	return (struct tl_buckets){ origin, histogram_width_ns(&span) };
 }
 
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
