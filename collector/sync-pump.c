@@ -37,6 +37,7 @@ struct call_chunk {
 struct call_stream {
 	int32_t pid, tid;
 	struct call_chunk *first, *last;
+	uint64_t last_ns; /* the stamp of its latest record */
 };
 
 struct sync_pump {
@@ -143,8 +144,15 @@ static void on_call(void *ctx, const struct mtx_event *ev)
 		p->calls_dropped++;
 		return;
 	}
+	/* A thread's records are in the order it made them, but a thread moved
+	 * to another CPU may stamp one a few ns before the one it made before:
+	 * the CPUs' TSCs of a virtual machine can be that far apart (seen: 3-10
+	 * ns, every run, on a 2-vCPU KVM guest whose clocksource is the TSC).
+	 * The stream, and so the merge, keeps the thread's order. */
+	if (ev->ts_ns > s->last_ns)
+		s->last_ns = ev->ts_ns;
 	c->recs[c->len++] = (struct mtx_call_record){
-		.stamp = ev->ts_ns | (ev->u.call.at_return ? MTX_CALL_EXIT : 0), .fn = ev->u.call.fn,
+		.stamp = s->last_ns | (ev->u.call.at_return ? MTX_CALL_EXIT : 0), .fn = ev->u.call.fn,
 	};
 	p->calls_held++;
 }
