@@ -42,7 +42,12 @@
  * thread_states; the main thread starts the shutdown at its first tick
  * after EVENTS of them.
  *
- * Usage: bench/gen-rundb OUT.db [EVENTS]   (default 10000000; OUT.db must not exist)
+ * Usage: bench/gen-rundb [--capture] OUT.db [EVENTS]
+ *                                          (default 10000000; OUT.db must not
+ *                                          exist); --capture: as mtx collect,
+ *                                          keep the run as it is written and
+ *                                          build the derived tables from it
+ *                                          once the file is closed (timed)
  *        bench/gen-rundb --derive FILE     build FILE's derived tables
  *                                          (analysis_build) and print the time
  *        bench/gen-rundb --resolve FILE    put FILE's sync tables back as they
@@ -60,6 +65,7 @@
 #include "src/db.h"
 #include "src/log.h"
 #include "src/grow.h"
+#include "src/timeline.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1038,7 +1044,31 @@ static void set_lifetime_ids(int64_t ids[NR_CHILDREN])
 		ids[k] = obj_id(OBJ_THREAD(k));
 }
 
-static int generate(const char *path, uint64_t budget)
+/* After generate --capture's close: the derived tables from the capture, as
+ * mtx collect builds them (analysis_build_captured); its wall time in ms,
+ * or -1. */
+static int64_t derive_captured(const char *path, struct tl_capture *capture)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	uint64_t t0 = clock_now_ns();
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		timeline_capture_free(capture);
+	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err)) {
+		fprintf(stderr, "gen-rundb: building the derived tables of %s: %s\n", path, err ? err : sqlite3_errmsg(db));
+		free(err);
+		sqlite3_close(db);
+		return -1;
+	}
+	int64_t ms = (int64_t)((clock_now_ns() - t0) / 1000000);
+	printf("  derived from the capture: %lld ms (meta derived_ms=%lld)\n", (long long)ms,
+	       (long long)db_query_int(db, "SELECT value FROM meta WHERE key = 'derived_ms'", -1));
+	sqlite3_close(db);
+	return ms;
+}
+
+static int generate(const char *path, uint64_t budget, bool capture)
 {
 	static struct gen g; /* ~20 KB of threads and objects: not on the stack */
 	struct sync_resolve_stats st;
@@ -1053,6 +1083,11 @@ static int generate(const char *path, uint64_t budget)
 	if (writer_open(&g.w, path, &err)) {
 		fprintf(stderr, "gen-rundb: %s\n", err ? err : path);
 		free(err);
+		return 1;
+	}
+	if (capture && writer_capture(g.w)) {
+		fprintf(stderr, "gen-rundb: no memory to capture the run\n");
+		writer_close(g.w, 0);
 		return 1;
 	}
 	write_meta_start(&g, budget);
@@ -1073,7 +1108,7 @@ static int generate(const char *path, uint64_t budget)
 	rc = db_create_indexes(writer_db(g.w), &err);
 	printf("  indexes: %.2f s\n", secs(clock_now_ns() - t1));
 	if (!rc)
-		rc = sync_resolve(writer_db(g.w), lifetime_ids, NR_CHILDREN, &st, &err);
+		rc = sync_resolve(writer_db(g.w), writer_captured(g.w), lifetime_ids, NR_CHILDREN, &st, &err);
 	if (rc) {
 		fprintf(stderr, "gen-rundb: %s\n", err ? err : "finishing the sync tables failed");
 		free(err);
@@ -1086,12 +1121,17 @@ static int generate(const char *path, uint64_t budget)
 	writer_meta_int(g.w, "sync_contended_ops", (int64_t)st.contended_ops);
 	writer_meta_int(g.w, "sync_resolve_ms", (int64_t)((t2 - t1) / 1000000));
 	write_meta_end(&g);
+	struct tl_capture *captured = capture ? writer_take_capture(g.w) : NULL;
 	rc = writer_close(g.w, 1);
 	t3 = clock_now_ns();
 	if (rc) {
 		fprintf(stderr, "gen-rundb: writing %s failed (%d)\n", path, rc);
+		timeline_capture_free(captured);
 		return 1;
 	}
+	int64_t derived_ms = capture ? derive_captured(path, captured) : 0;
+	if (derived_ms < 0)
+		return 1;
 
 	printf("gen-rundb: %s: %d threads in 1 process on %d CPUs, %.3f s of run, %d sync objects\n",
 	       path, NR_THREADS, NR_CPUS, secs(g.end_ns - RUN_START_NS), NR_OBJECTS);
@@ -1110,10 +1150,12 @@ static int generate(const char *path, uint64_t budget)
 	       "total %.2f s (%.2f M events/s)\n",
 	       secs(t1 - t0), (double)g.events / 1e6 / secs(t1 - t0), secs(t2 - t1), secs(t3 - t2),
 	       secs(t3 - t0), (double)g.events / 1e6 / secs(t3 - t0));
-	printf("times_ms write=%llu resolve=%llu close=%llu total=%llu events=%llu\n",
+	printf("times_ms write=%llu resolve=%llu close=%llu total=%llu events=%llu%s",
 	       (unsigned long long)((t1 - t0) / 1000000), (unsigned long long)((t2 - t1) / 1000000),
 	       (unsigned long long)((t3 - t2) / 1000000), (unsigned long long)((t3 - t0) / 1000000),
-	       (unsigned long long)g.events);
+	       (unsigned long long)g.events, capture ? "" : "\n");
+	if (capture)
+		printf(" derived_captured=%lld\n", (long long)derived_ms);
 	free(g.heap);
 	return 0;
 }
@@ -1171,7 +1213,7 @@ static int resolve_again(const char *path)
 		goto out;
 	}
 	uint64_t t0 = clock_now_ns();
-	if (db_exec(db, "BEGIN", &err) || sync_resolve(db, lifetime_ids, NR_CHILDREN, &stats, &err) ||
+	if (db_exec(db, "BEGIN", &err) || sync_resolve(db, NULL, lifetime_ids, NR_CHILDREN, &stats, &err) ||
 	    db_exec(db, "COMMIT", &err)) {
 		fprintf(stderr, "gen-rundb: resolving %s: %s\n", path, err ? err : "failed");
 		goto out;
@@ -1188,15 +1230,18 @@ int main(int argc, char **argv)
 {
 	char *end;
 	unsigned long long events = 10000000;
+	bool capture = argc > 1 && !strcmp(argv[1], "--capture");
 
 	if (argc == 3 && !strcmp(argv[1], "--derive"))
 		return derive(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--resolve"))
 		return resolve_again(argv[2]);
+	argc -= capture;
+	argv += capture;
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: %s OUT.db [EVENTS]   (default 10000000)\n"
-				"       %s --derive FILE\n"
-				"       %s --resolve FILE\n", argv[0], argv[0], argv[0]);
+		fprintf(stderr, "usage: gen-rundb [--capture] OUT.db [EVENTS]   (default 10000000)\n"
+				"       gen-rundb --derive FILE\n"
+				"       gen-rundb --resolve FILE\n");
 		return 2;
 	}
 	if (argc == 3) {
@@ -1206,5 +1251,5 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	return generate(argv[1], events);
+	return generate(argv[1], events, capture);
 }

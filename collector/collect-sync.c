@@ -334,7 +334,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	rc = db_create_indexes(writer_db(w), &err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
-		rc = sync_resolve(writer_db(w), ids, n, &st, &err);
+		rc = sync_resolve(writer_db(w), writer_captured(w), ids, n, &st, &err);
 	if (rc) {
 		log_error("%s", err ? err : "finishing the sync tables failed");
 		free(err);

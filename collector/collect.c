@@ -316,6 +316,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = writer_open(&w, o->output, err);
 	if (rc)
 		goto fail_unstarted;
+	if (writer_capture(w))
+		log_debug("no memory to capture the run: the derived tables will read it back");
 
 	/* Signals are read from a signalfd in the loop; the child unblocks them. */
 	sigemptyset(&mask);
@@ -463,6 +465,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_info("recorded %llu threads, %llu rows into %s",
 			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
 	}
+	r->capture = r->record_failed ? NULL : writer_take_capture(w);
 	rc = writer_close(w, 1);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);

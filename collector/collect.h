@@ -27,6 +27,9 @@ struct collect_result {
 	int status;          /* the program's exit code, or 128+signal */
 	int record_failed;   /* the run was recorded only in part (e.g. disk full) */
 	int program_failed;  /* on error: 127 program missing, 126 not executable */
+	/* The run as it was written (writer_capture), for the derived build
+	 * (analysis_build_captured frees it); NULL: read the file. */
+	struct tl_capture *capture;
 };
 
 /*

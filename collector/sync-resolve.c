@@ -7,6 +7,7 @@
 #include "src/log.h"
 #include "src/radix-sort.h"
 #include "src/sorted.h"
+#include "src/timeline.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -50,8 +51,10 @@ static int sort_pending(struct pending_list *l)
 	return radix_sort(l->v, l->len, sizeof(*l->v), &RADIX_KEY(struct pending, row), 1);
 }
 
-/* Run @sql once per pending entry, binding (value, row), in row order. */
-static int apply(sqlite3 *db, const char *sql, struct pending_list *l, char **err)
+/* Run @sql once per pending entry, binding (value, row), in row order, and
+ * make the same change (@what) in @capture. */
+static int apply(sqlite3 *db, struct tl_capture *capture, enum tl_amend what, const char *sql,
+		 struct pending_list *l, char **err)
 {
 	sqlite3_stmt *st;
 	if (sort_pending(l))
@@ -66,6 +69,8 @@ static int apply(sqlite3 *db, const char *sql, struct pending_list *l, char **er
 			return sql_fail(db, sql, err);
 		}
 		sqlite3_reset(st);
+		if (capture)
+			timeline_capture_amend(capture, what, l->v[i].row, l->v[i].value);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -98,8 +103,8 @@ static int64_t next_row(const struct pending_list *const l[3], const size_t at[3
  * it found, the time it held the lock. A pass per column updated a blocked
  * lock op three times (a row is rewritten whole each time).
  */
-static int apply_ops(sqlite3 *db, struct pending_list *waits, struct pending_list *holders,
-		     struct pending_list *holds, char **err)
+static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_list *waits,
+		     struct pending_list *holders, struct pending_list *holds, char **err)
 {
 	static const char sql[] = "UPDATE sync_ops SET blocked = blocked | ?1, wait_ns = wait_ns + ?2, "
 				  "holder_tid = COALESCE(?3, holder_tid), hold_ns = COALESCE(?4, hold_ns) WHERE id = ?5";
@@ -116,14 +121,22 @@ static int apply_ops(sqlite3 *db, struct pending_list *waits, struct pending_lis
 		bool blocked = pending_take(waits, &at[0], row, &v);
 		sqlite3_bind_int64(st, 1, blocked);
 		sqlite3_bind_int64(st, 2, v);
-		if (pending_take(holders, &at[1], row, &v))
+		if (capture && blocked)
+			timeline_capture_amend(capture, TL_AMEND_WAIT, row, v);
+		if (pending_take(holders, &at[1], row, &v)) {
 			sqlite3_bind_int64(st, 3, v);
-		else
+			if (capture)
+				timeline_capture_amend(capture, TL_AMEND_HOLDER, row, v);
+		} else {
 			sqlite3_bind_null(st, 3);
-		if (pending_take(holds, &at[2], row, &v))
+		}
+		if (pending_take(holds, &at[2], row, &v)) {
 			sqlite3_bind_int64(st, 4, v);
-		else
+			if (capture)
+				timeline_capture_amend(capture, TL_AMEND_HOLD, row, v);
+		} else {
 			sqlite3_bind_null(st, 4);
+		}
 		sqlite3_bind_int64(st, 5, row);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
@@ -175,7 +188,8 @@ static int split_cmp(const void *a, const void *b)
  * the wait. One scan of the waits and a binary search each: a statement per
  * split was a scan of sync_ops per split (seconds for pigz's 800 locks).
  */
-static int move_cond_mutexes(sqlite3 *db, struct split *splits, size_t n, char **err)
+static int move_cond_mutexes(sqlite3 *db, struct tl_capture *capture, struct split *splits, size_t n,
+			     char **err)
 {
 	struct pending_list moved = { 0 };
 	sqlite3_stmt *st;
@@ -199,12 +213,12 @@ static int move_cond_mutexes(sqlite3 *db, struct split *splits, size_t n, char *
 		rc = sql_fail(db, "cond mutex", err);
 	sqlite3_finalize(st);
 	if (!rc)
-		rc = apply(db, "UPDATE sync_ops SET arg = ? WHERE id = ?", &moved, err);
+		rc = apply(db, capture, TL_AMEND_ARG, "UPDATE sync_ops SET arg = ? WHERE id = ?", &moved, err);
 	free(moved.v);
 	return rc;
 }
 
-static int split_lifetimes(sqlite3 *db, const int64_t *ids, size_t n,
+static int split_lifetimes(sqlite3 *db, struct tl_capture *capture, const int64_t *ids, size_t n,
 			   struct sync_resolve_stats *stats, char **err)
 {
 	sqlite3_stmt *ops = NULL, *obj = NULL, *add = NULL, *end = NULL;
@@ -286,9 +300,9 @@ static int split_lifetimes(sqlite3 *db, const int64_t *ids, size_t n,
 		sqlite3_reset(ops);
 	}
 	if (!rc)
-		rc = apply(db, "UPDATE sync_ops SET object_id = ? WHERE id = ?", &moved, err);
+		rc = apply(db, capture, TL_AMEND_OBJECT, "UPDATE sync_ops SET object_id = ? WHERE id = ?", &moved, err);
 	if (!rc && nr_splits)
-		rc = move_cond_mutexes(db, splits, nr_splits, err);
+		rc = move_cond_mutexes(db, capture, splits, nr_splits, err);
 out:
 	sqlite3_finalize(ops);
 	sqlite3_finalize(obj);
@@ -572,7 +586,7 @@ static int replay_locks(const struct lock_events *ev, struct pending_list *holde
 	return rc;
 }
 
-static int join_and_replay(sqlite3 *db, struct sync_resolve_stats *stats, char **err)
+static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_resolve_stats *stats, char **err)
 {
 	struct object_classes classes = { 0 };
 	struct blocked_list blocked = { 0 };
@@ -618,10 +632,10 @@ static int join_and_replay(sqlite3 *db, struct sync_resolve_stats *stats, char *
 	free(classes.of);
 
 	if (!rc)
-		rc = apply(db, "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?",
-			   &relabel, err);
+		rc = apply(db, capture, TL_AMEND_BLOCKED_SYNC,
+			   "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?", &relabel, err);
 	if (!rc)
-		rc = apply_ops(db, &waits, &holders, &holds, err);
+		rc = apply_ops(db, capture, &waits, &holders, &holds, err);
 	if (!rc) {
 		stats->blocked_states = relabel.len;
 		stats->blocked_ops = count_rows(&waits);
@@ -647,7 +661,7 @@ static int end_unreturned(sqlite3 *db, char **err)
 	return 0;
 }
 
-int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
+int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetime_ids, size_t n,
 		 struct sync_resolve_stats *stats, char **err)
 {
 	int rc;
@@ -656,10 +670,10 @@ int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
 	uint64_t t0 = clock_now_ns();
 	rc = end_unreturned(db, err);
 	if (!rc)
-		rc = split_lifetimes(db, lifetime_ids, n, stats, err);
+		rc = split_lifetimes(db, capture, lifetime_ids, n, stats, err);
 	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (!rc)
-		rc = join_and_replay(db, stats, err);
+		rc = join_and_replay(db, capture, stats, err);
 	log_debug("sync tables: blocked ops and holders at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	if (rc == -ENOMEM && !*err && asprintf(err, "finishing the sync tables: out of memory") < 0)
 		*err = NULL;

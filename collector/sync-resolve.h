@@ -37,9 +37,11 @@ struct sync_resolve_stats {
  * transaction. @lifetime_ids (@n of them) are the objects that saw a
  * lifetime op (sync_objects_with_lifetime_ops); ids for new lifetimes start
  * after the largest id in sync_objects. Returns 0 or -errno with a message
- * in @err (caller frees).
+ * in @err (caller frees). What it changes in sync_ops and thread_states
+ * it changes in @capture too (the writer's, src/timeline.h), if not NULL.
  */
-int sync_resolve(sqlite3 *db, const int64_t *lifetime_ids, size_t n,
+struct tl_capture;
+int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetime_ids, size_t n,
 		 struct sync_resolve_stats *stats, char **err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "collector/preload/shm.h"
 #include "src/db.h"
 #include "src/row-queue.h"
+#include "src/timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ struct mtx_writer {
 	int error;       /* sticky -errno */
 	char *error_msg;
 	char *path;
+	struct tl_capture *capture; /* writer_capture */
 };
 
 static int fail_with(struct mtx_writer *w, int rc, const char *why)
@@ -131,6 +133,64 @@ int writer_open(struct mtx_writer **out, const char *path, char **err)
 	}
 	*out = w;
 	return 0;
+}
+
+/* The rows of the five recorded tables the derived build walks, to the
+ * capture, in the INSERTs' column order (WRITER_STATEMENTS). */
+static void capture_row(void *ctx, const struct queued_row *r)
+{
+	struct tl_capture *c = ctx;
+#define INT(n) (r->v[n].i)
+#define TEXT(n) (r->v[n].s) /* NULL when NULL */
+#define HAS(n, flag) ((r->null_mask & (1u << (n))) ? 0 : (flag))
+	switch (r->table) {
+	case STMT_STATE:
+		timeline_capture_state(c, INT(0), INT(1), INT(2), TEXT(3), HAS(4, 1) ? INT(4) : -1, TEXT(5));
+		break;
+	case STMT_SWITCH:
+		timeline_capture_switch(c, INT(2), INT(0), INT(5), (int)INT(4), HAS(6, 1) ? INT(6) : 0);
+		break;
+	case STMT_WAKEUP:
+		timeline_capture_wakeup(c, INT(3), INT(0), INT(2));
+		break;
+	case STMT_SYSCALL:
+		timeline_capture_syscall(c, INT(0), INT(1), INT(2), INT(6), TEXT(7), TEXT(4), INT(5),
+					 HAS(2, TL_HAS_END) | HAS(5, TL_HAS_RET) | HAS(6, TL_HAS_FD));
+		break;
+	case STMT_SYNC_OP:
+		timeline_capture_op(c, INT(0), INT(1), TEXT(2), INT(3), INT(4), INT(5), INT(6), INT(7),
+				    HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
+		break;
+	default:
+		break;
+	}
+#undef INT
+#undef TEXT
+#undef HAS
+}
+
+int writer_capture(struct mtx_writer *w)
+{
+	if (!(w->capture = timeline_capture_new()))
+		return -ENOMEM;
+	row_queue_tap(w->q, capture_row, w->capture);
+	return 0;
+}
+
+struct tl_capture *writer_captured(struct mtx_writer *w)
+{
+	return w->capture;
+}
+
+struct tl_capture *writer_take_capture(struct mtx_writer *w)
+{
+	row_queue_finish(w->q);
+	struct tl_capture *c = sticky(w) ? NULL : w->capture;
+	if (!c)
+		timeline_capture_free(w->capture);
+	row_queue_tap(w->q, NULL, NULL);
+	w->capture = NULL;
+	return c;
 }
 
 int writer_background(struct mtx_writer *w)
@@ -422,6 +482,7 @@ int writer_close(struct mtx_writer *w, int finalize)
 	}
 	row_queue_close(w->q);
 	sqlite3_close(w->db);
+	timeline_capture_free(w->capture);
 	rc = w->error;
 	free(w->error_msg);
 	free(w->path);

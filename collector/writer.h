@@ -35,6 +35,19 @@ int writer_open(struct mtx_writer **out, const char *path, char **err);
  */
 int writer_background(struct mtx_writer *w);
 
+/*
+ * writer_capture - from now on, keep the run's timeline (src/timeline.h)
+ * as its rows are written, so that the derived build at the end of the
+ * collection need not read them back; before any row. sync_resolve amends
+ * writer_captured(); writer_take_capture hands it over once everything is
+ * written (NULL after a failed write); writer_close frees one not taken.
+ * Returns 0 or -ENOMEM.
+ */
+struct tl_capture;
+int writer_capture(struct mtx_writer *w);
+struct tl_capture *writer_captured(struct mtx_writer *w);
+struct tl_capture *writer_take_capture(struct mtx_writer *w);
+
 /* Rows. Each returns 0 or the writer's sticky -errno. NULL-able columns take
  * a negative value (or NULL pointer) for NULL. */
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,

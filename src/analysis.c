@@ -128,7 +128,8 @@ static int set_cache_size(sqlite3 *db, const char *schema, int64_t size, char **
 
 static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t t0, char **err);
 
-int analysis_build(sqlite3 *db, int temp, char **err)
+/* analysis_build, from @capture when it is not NULL and holds the run. */
+static int build(sqlite3 *db, int temp, struct tl_capture *capture, char **err)
 {
 	uint64_t t0 = clock_now_ns();
 	struct mtx_timeline *tl = NULL;
@@ -136,11 +137,20 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	char sql[64];
 	int rc;
 
-	/* Read the run before the write transaction begins, so that the second
-	 * connection timeline_load may open reads beside this one. */
-	if ((rc = timeline_load(db, &tl, err)))
+	if ((rc = timeline_capture_finish(capture, db, &tl, err)))
 		return rc;
-	log_debug("derived tables: run read in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	if (tl) {
+		log_debug("derived tables: run captured, made a timeline in %lld ms",
+			  (long long)((clock_now_ns() - t0) / 1000000));
+	} else {
+		if (capture)
+			log_debug("derived tables: the capture was dropped: reading the run");
+		/* Read the run before the write transaction begins, so that the
+		 * second connection timeline_load may open reads beside this one. */
+		if ((rc = timeline_load(db, &tl, err)))
+			return rc;
+		log_debug("derived tables: run read in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	}
 	/* The cache as it was, back afterwards. */
 	snprintf(sql, sizeof(sql), "PRAGMA %s.cache_size", schema);
 	int64_t cache_size = db_query_int(db, sql, -2000);
@@ -151,6 +161,16 @@ int analysis_build(sqlite3 *db, int temp, char **err)
 	rc = build_tables(db, temp, tl, t0, err);
 	set_cache_size(db, schema, cache_size, NULL);
 	return rc;
+}
+
+int analysis_build(sqlite3 *db, int temp, char **err)
+{
+	return build(db, temp, NULL, err);
+}
+
+int analysis_build_captured(sqlite3 *db, struct tl_capture *capture, char **err)
+{
+	return build(db, 0, capture, err);
 }
 
 /* analysis_build once the run is read: frees @tl. */

@@ -31,6 +31,15 @@ struct tl_buckets;   /* src/timeline.h */
 int analysis_build(sqlite3 *db, int temp, char **err);
 
 /*
+ * analysis_build_captured - analysis_build (not @temp) from the run as
+ * @capture holds it (the collector's writer_take_capture: src/timeline.h),
+ * rather than reading it back; from the tables when @capture is NULL or
+ * was dropped. Frees @capture.
+ */
+struct tl_capture;
+int analysis_build_captured(sqlite3 *db, struct tl_capture *capture, char **err);
+
+/*
  * analysis_open - open the run database @path for reading (db_open_readonly)
  * and make sure it has current derived tables: built into the file when it
  * can be written and @keep_file is false, else as TEMP tables for this

@@ -9,6 +9,7 @@
 #include "src/cmd.h"
 #include "src/log.h"
 #include "src/match.h"
+#include "src/timeline.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -208,14 +209,17 @@ static char *join_command(int argc, char **argv)
 	return s;
 }
 
-/* Build the analyses' tables now, so reports and the browser open at once.
- * A failure loses nothing recorded: the first report builds them again. */
-static void build_derived(const char *path)
+/* Build the analyses' tables now, from the run as it was written, so that
+ * reports and the browser open at once. A failure loses nothing recorded:
+ * the first report builds them again. Frees @capture. */
+static void build_derived(const char *path, struct tl_capture *capture)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    analysis_build(db, 0, &err))
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		timeline_capture_free(capture);
+	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err))
 		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again", path,
 			 err ? err : sqlite3_errmsg(db));
 	free(err);
@@ -344,9 +348,13 @@ int cmd_collect(int argc, char **argv)
 		free(err);
 		return r.program_failed ? r.program_failed : EXIT_FAILURE_MTX;
 	}
-	if (r.record_failed && r.status == 0)
+	if (r.record_failed && r.status == 0) {
+		timeline_capture_free(r.capture);
 		return EXIT_FAILURE_MTX;
+	}
 	if (!r.record_failed)
-		build_derived(o.output);
+		build_derived(o.output, r.capture);
+	else
+		timeline_capture_free(r.capture);
 	return r.status;
 }

@@ -49,6 +49,8 @@ struct row_queue {
 	uint32_t *first, *next;       /* per table: write_block's bookkeeping */
 	uint32_t *order;              /* MAX_BLOCK_ROWS row offsets */
 	uint64_t rows;
+	void (*tap)(void *ctx, const struct queued_row *r);
+	void *tap_ctx;
 	int error;                    /* atomic: the thread sets it */
 	char *errmsg;                 /* set before error */
 	struct row_block *filling;
@@ -137,6 +139,8 @@ static void write_block(struct row_queue *q, struct row_block *b)
 			run(q, q->stmt[t]);
 		}
 	}
+	for (off = 0; q->tap && !q->error && off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr))
+		q->tap(q->tap_ctx, row_at(b, off));
 	/* Copies are rare (names, paths, meta values): most blocks skip this. */
 	for (off = 0; b->nr_owned && off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr)) {
 		struct queued_row *r = row_at(b, off);
@@ -244,6 +248,12 @@ static void hand_over(struct row_queue *q)
 	}
 	pthread_cond_signal(&q->work);
 	pthread_mutex_unlock(&q->lock);
+}
+
+void row_queue_tap(struct row_queue *q, void (*tap)(void *ctx, const struct queued_row *r), void *ctx)
+{
+	q->tap = tap;
+	q->tap_ctx = ctx;
 }
 
 struct queued_row *row_queue_row(struct row_queue *q, int table)

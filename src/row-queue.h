@@ -66,6 +66,11 @@ int row_queue_start(struct row_queue *q, bool idle);
  */
 struct queued_row *row_queue_row(struct row_queue *q, int table);
 
+/* row_queue_tap - once each block is written, hand @tap each of its rows
+ * in the order they were given, on the thread that wrote them (not after a
+ * failed write). Before the first row. */
+void row_queue_tap(struct row_queue *q, void (*tap)(void *ctx, const struct queued_row *r), void *ctx);
+
 /* row_queue_put - hand the row from row_queue_row over. */
 void row_queue_put(struct row_queue *q, struct queued_row *r);
 

@@ -8,6 +8,7 @@
 #include "src/grow.h"
 #include "src/histogram.h"
 #include "src/keyhash.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -97,16 +98,9 @@ static int intern_text(struct loader *l, const char *s)
 	}
 }
 
-/* The interned index of column @col of @st. */
-static int intern(struct loader *l, sqlite3_stmt *st, int col)
+/* The interned index of the @len bytes at @s (a string: NUL after them). */
+static int intern_bytes(struct loader *l, const char *s, size_t len)
 {
-	/* One call through the statement's API (each costs ~13 ns, about
-	 * what decoding the column does), then the value's: an unprotected
-	 * value, which SQLite's docs allow on a connection used by one
-	 * thread (each loader's is). */
-	sqlite3_value *v = sqlite3_column_value(st, col);
-	const char *s = (const char *)sqlite3_value_text(v);
-	size_t len = (size_t)sqlite3_value_bytes(v);
 	uint64_t head = 0;
 	if (!s)
 		return TL_NONE;
@@ -118,6 +112,17 @@ static int intern(struct loader *l, sqlite3_stmt *st, int col)
 	if (k >= 0)
 		*r = (struct recent_string){ head, len, (size_t)k + 1 };
 	return k;
+}
+
+/* The interned index of column @col of @st. */
+static int intern(struct loader *l, sqlite3_stmt *st, int col)
+{
+	/* One call through the statement's API (each costs ~13 ns, about
+	 * what decoding the column does), then the value's: an unprotected
+	 * value, which SQLite's docs allow on a connection used by one
+	 * thread (each loader's is). */
+	sqlite3_value *v = sqlite3_column_value(st, col);
+	return intern_bytes(l, (const char *)sqlite3_value_text(v), (size_t)sqlite3_value_bytes(v));
 }
 
 uint16_t timeline_intern_find(const struct mtx_timeline *tl, const char *s)
@@ -163,7 +168,7 @@ static struct tl_thread *thread_of(struct loader *l, int64_t tid)
 
 /* Column @col of @st, 0 when NULL; @flag is set in @flags when it is not
  * (one call through the statement's API, as in intern()). */
-static int64_t col_int(sqlite3_stmt *st, int col, uint8_t *flags, uint8_t flag)
+static int64_t col_int(sqlite3_stmt *st, int col, uint16_t *flags, uint16_t flag)
 {
 	sqlite3_value *v = sqlite3_column_value(st, col);
 	if (sqlite3_value_type(v) == SQLITE_NULL)
@@ -177,17 +182,16 @@ static int row_state(struct loader *l, sqlite3_stmt *st)
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
 	struct tl_state *s = t ? APPEND(t, states) : NULL;
 	int state = intern(l, st, 3), syscall = intern(l, st, 6);
+	uint16_t flags = 0;
 	if (!s || state < 0 || syscall < 0)
 		return state < 0 ? state : syscall < 0 ? syscall : -ENOMEM;
-	s->flags = 0;
 	s->start_ns = sqlite3_column_int64(st, 1);
 	s->end_ns = sqlite3_column_int64(st, 2);
 	s->state = (uint16_t)state;
-	s->cpu = (int32_t)col_int(st, 4, &s->flags, TL_HAS_CPU);
-	s->object_id = col_int(st, 5, &s->flags, TL_HAS_OBJECT);
+	s->cpu = (int32_t)col_int(st, 4, &flags, TL_HAS_CPU);
+	s->object_id = col_int(st, 5, &flags, TL_HAS_OBJECT);
 	s->syscall = (uint16_t)syscall;
-	if (syscall != TL_NONE)
-		s->flags |= TL_HAS_SYSCALL;
+	s->flags = (uint8_t)(flags | (syscall != TL_NONE ? TL_HAS_SYSCALL : 0));
 	return 0;
 }
 
@@ -224,7 +228,7 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
  * the sync op's call site is looked up in C (resolve_switch_callsites).
  */
 #define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, 0, NULL, NULL FROM switches"
-#define SWITCHES_AT_SQL                                                                          \
+#define STACK_POS_CTE                                                                            \
 	"WITH RECURSIVE up(stack_id, node, depth) AS ("                                          \
 	"  SELECT stack_id, stack_id, 0 FROM (SELECT DISTINCT stack_id FROM switches "           \
 	"    WHERE stack_id IS NOT NULL) "                                                       \
@@ -239,10 +243,24 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	"   ORDER BY g.depth LIMIT 1) AS program, "                                              \
 	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
 	"   ORDER BY g.depth LIMIT 1) AS leaf "                                                  \
-	"  FROM (SELECT DISTINCT stack_id FROM up) d) "                                          \
+	"  FROM (SELECT DISTINCT stack_id FROM up) d) "
+#define SWITCHES_AT_SQL                                                                          \
+	STACK_POS_CTE                                                                            \
 	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, w.stack_id IS NOT NULL, "            \
 	"  pos.program, pos.leaf "                                                               \
 	"FROM switches w LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
+/* The same positions by stack, for switches captured with their stack's id. */
+#define STACK_POS_SQL STACK_POS_CTE "SELECT stack_id, program, leaf FROM pos"
+
+/* Whether @db's switches have positions to look up (SWITCHES_AT_SQL). */
+static bool switches_have_positions(sqlite3 *db)
+{
+	/* Without stacks or call sites the position is NULL either way, and the
+	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
+	return db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') WHERE name = 'stack_id'", 0) >
+		       0 &&
+	       db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR EXISTS (SELECT 1 FROM callsites)", 1) != 0;
+}
 
 static int row_wakeup(struct loader *l, sqlite3_stmt *st)
 {
@@ -260,7 +278,7 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
 	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
 	int kind = intern(l, st, 4), name = intern(l, st, 5);
-	uint8_t flags = 0;
+	uint16_t flags = 0;
 	if (!s || kind < 0 || name < 0)
 		return kind < 0 ? kind : name < 0 ? name : -ENOMEM;
 	s->start_ns = sqlite3_column_int64(st, 1);
@@ -325,27 +343,45 @@ static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 	return 0;
 }
 
-/* Add one op to the totals of its (tid, object, op) and of its holder, in
- * the bucket it began in. */
-static int add_totals(struct loader *l, int64_t tid, const struct tl_op *o, sqlite3_stmt *st)
+/* Add @o, an op of @tid, to the totals of its (tid, object, op) and of its
+ * holder, in the bucket it began in. */
+static int add_op_totals(struct loader *l, int64_t tid, const struct tl_op *o)
 {
-	int64_t blocked = sqlite3_column_int64(st, 8), wait_ns = sqlite3_column_int64(st, 9);
-	uint8_t has_hold = 0;
-	int64_t hold_ns = col_int(st, 10, &has_hold, 1);
-	/* The ops come in about time order: most are in the last one's bucket. */
+	/* A thread's ops come in time order: most are in the last one's bucket. */
 	if ((uint64_t)(o->start_ns - l->last_bucket_ns) >= (uint64_t)l->tl->buckets.width_ns)
 		l->last_bucket_ns =
 			timeline_bucket_ns(&l->tl->buckets, timeline_bucket_of(&l->tl->buckets, o->start_ns));
 	int64_t bucket_ns = l->last_bucket_ns;
+	bool blocked = o->flags & TL_BLOCKED;
 	const struct tl_op_total one = {
 		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1,
-		.blocked = blocked, .contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = wait_ns,
-		.max_wait_ns = wait_ns, .hold_ns = hold_ns, .max_hold_ns = hold_ns, .max_ns = o->end_ns - o->start_ns,
+		.blocked = blocked, .contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = o->wait_ns,
+		.max_wait_ns = o->wait_ns, .hold_ns = o->hold_ns, .max_hold_ns = o->hold_ns,
+		.max_ns = o->end_ns - o->start_ns,
 	};
 	int rc = merge_op_total(l, &one);
 	if (rc || !(o->flags & TL_HAS_HOLDER))
 		return rc;
-	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, bucket_ns, 1, wait_ns });
+	return merge_holder_total(l, &(struct tl_holder_total){ o->object_id, o->holder_tid, bucket_ns, 1, o->wait_ns });
+}
+
+/* The op totals of the whole run, once every op is in (and amended). */
+static int sum_op_totals(struct loader *l)
+{
+	int rc = 0;
+	l->last_bucket_ns = l->tl->buckets.origin_ns;
+	for (size_t i = 0; i < l->tl->nr_threads && !rc; i++) {
+		const struct tl_thread *t = &l->tl->threads[i];
+		for (size_t k = 0; k < t->nr_ops && !rc; k++)
+			rc = add_op_totals(l, t->tid, &t->ops[k]);
+	}
+	return rc;
+}
+
+/* sync_ops.arg as struct tl_op keeps it. */
+static int32_t op_arg(int64_t arg)
+{
+	return arg > 0 && arg <= INT32_MAX ? (int32_t)arg : 0;
 }
 
 static int row_op(struct loader *l, sqlite3_stmt *st)
@@ -356,7 +392,7 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	int op = intern(l, st, 5);
 	if (!o || op < 0)
 		return op < 0 ? op : -ENOMEM;
-	o->flags = 0;
+	o->flags = sqlite3_column_int64(st, 8) ? TL_BLOCKED : 0;
 	o->start_ns = sqlite3_column_int64(st, 1);
 	o->end_ns = sqlite3_column_int64(st, 2);
 	o->id = sqlite3_column_int64(st, 3);
@@ -364,10 +400,11 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	o->op = (uint16_t)op;
 	o->result = (int32_t)col_int(st, 6, &o->flags, TL_HAS_RESULT);
 	o->holder_tid = (int32_t)col_int(st, 7, &o->flags, TL_HAS_HOLDER);
+	o->wait_ns = sqlite3_column_int64(st, 9);
+	o->hold_ns = sqlite3_column_int64(st, 10); /* NULL: 0 */
 	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
-	int64_t arg = sqlite3_column_int64(st, 12);
-	o->arg = arg > 0 && arg <= INT32_MAX ? (int32_t)arg : 0;
-	return add_totals(l, tid, o, st);
+	o->arg = op_arg(sqlite3_column_int64(st, 12));
+	return 0;
 }
 
 static int row_object(struct loader *l, sqlite3_stmt *st)
@@ -584,19 +621,16 @@ static void *ops_job_run(void *arg)
 	return NULL;
 }
 
-/* Start @j on the ops of @db with ids up to @split's, their totals in
- * @buckets, and on the syscalls (@syscalls_sql) if @split says so; 0, or -1
- * when it cannot be (a database without a file, no thread). */
-static int ops_job_start(sqlite3 *db, struct ops_job *j, struct read_split split, const char *syscalls_sql,
-			 const struct tl_buckets *buckets)
+/* Start @j on the ops of @db with ids up to @split's, and on the syscalls
+ * (@syscalls_sql) if @split says so; 0, or -1 when it cannot be (a database
+ * without a file, no thread). */
+static int ops_job_start(sqlite3 *db, struct ops_job *j, struct read_split split, const char *syscalls_sql)
 {
 	j->path = sqlite3_db_filename(db, "main");
 	snprintf(j->sql, sizeof(j->sql), OPS_SQL " WHERE id <= %lld", (long long)split.last_job_id);
 	j->syscalls_sql = split.job_syscalls ? syscalls_sql : NULL;
 	if (!j->path || !*j->path || !(j->l.tl = calloc(1, sizeof(*j->l.tl))))
 		return -1;
-	j->l.tl->buckets = *buckets;
-	j->l.last_bucket_ns = buckets->origin_ns;
 	if (pthread_create(&j->thread, NULL, ops_job_run, j)) {
 		free(j->l.tl);
 		j->l.tl = NULL;
@@ -631,8 +665,8 @@ static int take_rows(void **dst, size_t *dst_nr, size_t *dst_cap, void **src, si
 		  &(src)->nr_##name, sizeof(*(src)->name))
 
 /* Put the ops the job read (the lower ids) before each thread's ops read
- * here, with the syscalls if it read them, and add its totals to these;
- * the names in them interned here. */
+ * here, with the syscalls if it read them; the names in them interned
+ * here. */
 static int ops_job_merge(struct loader *l, struct ops_job *j)
 {
 	struct mtx_timeline *from = j->l.tl;
@@ -663,15 +697,31 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 		if (!rc)
 			rc = TAKE_ROWS(dst, src, syscalls);
 	}
-	for (size_t i = 0; i < from->nr_op_totals && !rc; i++) {
-		struct tl_op_total t = from->op_totals[i];
-		t.op = map[t.op];
-		rc = merge_op_total(l, &t);
-	}
-	for (size_t i = 0; i < from->nr_holder_totals && !rc; i++)
-		rc = merge_holder_total(l, &from->holder_totals[i]);
 	free(map);
 	return rc;
+}
+
+/* What a load ends with, once every row is in: each thread's rows in
+ * order, the threads and objects too, the switches' call sites and the op
+ * totals. */
+static int finish_load(struct loader *l)
+{
+	struct mtx_timeline *tl = l->tl;
+	for (size_t i = 0; i < tl->nr_threads; i++)
+		sort_thread(&tl->threads[i]);
+	int rc = sum_op_totals(l);
+	sort_rows(tl->threads, tl->nr_threads, sizeof(*tl->threads), cmp_thread);
+	sort_rows(tl->objects, tl->nr_objects, sizeof(*tl->objects), cmp_object);
+	resolve_switch_callsites(tl, l->callsites, l->nr_callsites);
+	return rc;
+}
+
+/* Free what @l holds but its timeline. */
+static void loader_free(struct loader *l)
+{
+	loader_free_hashes(l);
+	free(l->callsites);
+	l->callsites = NULL;
 }
 
 /* The run's buckets: 1 us wide, doubled until the threads' span fits in
@@ -695,12 +745,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	struct read_split split = split_read(db, first_id, last_id);
-	/* Without stacks or call sites the position is NULL either way, and the
-	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
-	bool switches_at = db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') "
-					    "WHERE name = 'stack_id'", 0) > 0 &&
-			   db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR "
-					    "EXISTS (SELECT 1 FROM callsites)", 1) != 0;
+	bool switches_at = switches_have_positions(db);
 	struct loader l = { .db = db };
 	struct ops_job job = { 0 };
 	char rest_sql[224];
@@ -713,8 +758,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		return -ENOMEM;
 	}
 	l.tl->buckets = choose_buckets(db);
-	l.last_bucket_ns = l.tl->buckets.origin_ns;
-	parallel = ops_job_start(db, &job, split, syscalls_sql, &l.tl->buckets) == 0;
+	parallel = ops_job_start(db, &job, split, syscalls_sql) == 0;
 	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
@@ -742,22 +786,364 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		free(job.err);
 		timeline_free(job.l.tl);
 	}
-	loader_free_hashes(&l);
-	if (!rc) {
-		for (size_t i = 0; i < l.tl->nr_threads; i++)
-			sort_thread(&l.tl->threads[i]);
-		sort_rows(l.tl->threads, l.tl->nr_threads, sizeof(*l.tl->threads), cmp_thread);
-		sort_rows(l.tl->objects, l.tl->nr_objects, sizeof(*l.tl->objects), cmp_object);
-		/* After the merge of the ops job: all ops are in. */
-		resolve_switch_callsites(l.tl, l.callsites, l.nr_callsites);
-	}
-	free(l.callsites);
+	if (!rc && (rc = finish_load(&l)) && asprintf(err, "loading the run: out of memory") < 0)
+		*err = NULL;
+	loader_free(&l);
 	if (rc) {
 		timeline_free(l.tl);
 		return rc;
 	}
 	*out = l.tl;
 	return 0;
+}
+
+/* ---- capturing ---- */
+
+/* Where a captured row went: its thread's index in tl->threads and its
+ * place in that thread's array (both fixed until finish_load sorts). */
+struct tl_place {
+	uint32_t thread, row;
+};
+
+struct tl_capture {
+	struct loader l;
+	bool dropped;
+	uint64_t rows, nr_switches, nr_wakeups, nr_syscalls;
+	struct tl_place *states, *ops; /* by rowid - 1, by id - 1 */
+	size_t nr_states, cap_states, nr_ops, cap_ops;
+	int64_t *unreturned; /* ids of the ops without a result */
+	size_t nr_unreturned, cap_unreturned;
+	uint64_t amended[TL_AMEND_ARG + 1]; /* for mtx -v */
+};
+
+struct tl_capture *timeline_capture_new(void)
+{
+	struct tl_capture *c = calloc(1, sizeof(*c));
+	if (c && !(c->l.tl = calloc(1, sizeof(*c->l.tl)))) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+void timeline_capture_free(struct tl_capture *c)
+{
+	if (!c)
+		return;
+	loader_free(&c->l);
+	timeline_free(c->l.tl);
+	free(c->states);
+	free(c->ops);
+	free(c->unreturned);
+	free(c);
+}
+
+/* Give up capturing: the build reads the run instead. */
+static void drop(struct tl_capture *c)
+{
+	if (c->dropped)
+		return;
+	c->dropped = true;
+	loader_free(&c->l);
+	timeline_free(c->l.tl);
+	c->l.tl = NULL;
+}
+
+/* The thread of a row about to be captured, or NULL (capture dropped). */
+static struct tl_thread *capture_thread(struct tl_capture *c, int64_t tid)
+{
+	struct tl_thread *t = c->dropped ? NULL : ++c->rows > TL_CAPTURE_MAX_ROWS ? NULL : thread_of(&c->l, tid);
+	if (!t)
+		drop(c);
+	return t;
+}
+
+/* Record where row @n (counted from 1) of a table went: @t's last row of an
+ * array of @nr. */
+static bool place(struct tl_capture *c, struct tl_place **places, size_t *nr, size_t *cap, const struct tl_thread *t,
+		  size_t nr_rows)
+{
+	struct tl_place *more = grow_array(*places, cap, *nr, sizeof(*more), 4096);
+	if (!more) {
+		drop(c);
+		return false;
+	}
+	*places = more;
+	more[(*nr)++] = (struct tl_place){ (uint32_t)(t - c->l.tl->threads), (uint32_t)(nr_rows - 1) };
+	return true;
+}
+
+/* An interned string, or -1 with the capture dropped. */
+static int capture_string(struct tl_capture *c, const char *s)
+{
+	int k = c->dropped ? -1 : intern_bytes(&c->l, s, s ? strlen(s) : 0);
+	if (k < 0)
+		drop(c);
+	return k;
+}
+
+void timeline_capture_state(struct tl_capture *c, int64_t tid, int64_t start_ns, int64_t end_ns, const char *state,
+			    int64_t cpu, const char *syscall)
+{
+	int state_k = capture_string(c, state), syscall_k = capture_string(c, syscall);
+	struct tl_thread *t = capture_thread(c, tid);
+	struct tl_state *s = t ? APPEND(t, states) : NULL;
+	if (!s) {
+		drop(c);
+		return;
+	}
+	*s = (struct tl_state){
+		.start_ns = start_ns, .end_ns = end_ns, .cpu = cpu >= 0 ? (int32_t)cpu : 0, .state = (uint16_t)state_k,
+		.syscall = (uint16_t)syscall_k,
+		.flags = (cpu >= 0 ? TL_HAS_CPU : 0) | (syscall_k != TL_NONE ? TL_HAS_SYSCALL : 0),
+	};
+	place(c, &c->states, &c->nr_states, &c->cap_states, t, t->nr_states);
+}
+
+void timeline_capture_switch(struct tl_capture *c, int64_t prev_tid, int64_t ts_ns, int64_t next_tid, int preempt,
+			     int64_t stack_id)
+{
+	struct tl_thread *t = capture_thread(c, prev_tid);
+	struct tl_switch *s = t ? APPEND(t, switches) : NULL;
+	if (!s) {
+		drop(c);
+		return;
+	}
+	/* function_id holds the stack until timeline_capture_finish. */
+	*s = (struct tl_switch){ .ts_ns = ts_ns, .function_id = stack_id, .next_tid = (int32_t)next_tid,
+				 .preempt = preempt != 0 };
+	c->nr_switches++;
+}
+
+void timeline_capture_wakeup(struct tl_capture *c, int64_t wakee_tid, int64_t ts_ns, int64_t waker_tid)
+{
+	struct tl_thread *t = capture_thread(c, wakee_tid);
+	struct tl_wakeup *w = t ? APPEND(t, wakeups) : NULL;
+	if (!w) {
+		drop(c);
+		return;
+	}
+	*w = (struct tl_wakeup){ ts_ns, (int32_t)waker_tid };
+	c->nr_wakeups++;
+}
+
+void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t fd,
+			      const char *fd_kind, const char *name, int64_t ret, uint16_t flags)
+{
+	int kind_k = capture_string(c, fd_kind), name_k = capture_string(c, name);
+	struct tl_thread *t = capture_thread(c, tid);
+	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
+	if (!s) {
+		drop(c);
+		return;
+	}
+	flags &= TL_HAS_END | TL_HAS_FD | TL_HAS_RET;
+	*s = (struct tl_syscall){
+		.start_ns = start_ns, .end_ns = flags & TL_HAS_END ? end_ns : 0, .fd = flags & TL_HAS_FD ? fd : 0,
+		.fd_kind = (uint16_t)kind_k, .name = (uint16_t)name_k,
+		.flags = flags | ((flags & TL_HAS_RET) && ret < 0 ? TL_RET_FAILED : 0),
+	};
+	c->nr_syscalls++;
+}
+
+void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
+			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, uint16_t flags)
+{
+	int op_k = capture_string(c, op);
+	struct tl_thread *t = capture_thread(c, tid);
+	struct tl_op *o = t ? APPEND(t, ops) : NULL;
+	if (!o) {
+		drop(c);
+		return;
+	}
+	flags &= TL_HAS_RESULT | TL_HAS_CALLSITE;
+	*o = (struct tl_op){
+		.start_ns = start_ns, .end_ns = end_ns, .id = (int64_t)c->nr_ops + 1, .object_id = object_id,
+		.callsite = flags & TL_HAS_CALLSITE ? callsite : 0, .result = flags & TL_HAS_RESULT ? (int32_t)result : 0,
+		.arg = op_arg(arg), .op = (uint16_t)op_k, .flags = flags,
+	};
+	if (!(flags & TL_HAS_RESULT)) {
+		int64_t *more = grow_array(c->unreturned, &c->cap_unreturned, c->nr_unreturned, sizeof(*more), 64);
+		if (!more) {
+			drop(c);
+			return;
+		}
+		c->unreturned = more;
+		more[c->nr_unreturned++] = o->id;
+	}
+	place(c, &c->ops, &c->nr_ops, &c->cap_ops, t, t->nr_ops);
+}
+
+/* The captured row @row of @places (rowid or id), or NULL. */
+static void *captured(struct tl_capture *c, const struct tl_place *places, size_t nr, int64_t row, bool op)
+{
+	if (c->dropped || row < 1 || (uint64_t)row > nr)
+		return NULL;
+	struct tl_place p = places[row - 1];
+	struct tl_thread *t = &c->l.tl->threads[p.thread];
+	return op ? (void *)&t->ops[p.row] : (void *)&t->states[p.row];
+}
+
+void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value)
+{
+	c->amended[what]++;
+	if (what == TL_AMEND_BLOCKED_SYNC) {
+		struct tl_state *s = captured(c, c->states, c->nr_states, row, false);
+		int k = s ? capture_string(c, "blocked_sync") : -1;
+		if (k < 0) {
+			drop(c);
+			return;
+		}
+		s->state = (uint16_t)k;
+		s->object_id = value;
+		s->flags |= TL_HAS_OBJECT;
+		return;
+	}
+	struct tl_op *o = captured(c, c->ops, c->nr_ops, row, true);
+	if (!o) {
+		drop(c);
+		return;
+	}
+	switch (what) {
+	case TL_AMEND_WAIT:
+		o->flags |= TL_BLOCKED;
+		o->wait_ns += value;
+		break;
+	case TL_AMEND_HOLDER:
+		o->holder_tid = (int32_t)value;
+		o->flags |= TL_HAS_HOLDER;
+		break;
+	case TL_AMEND_HOLD:
+		o->hold_ns = value;
+		break;
+	case TL_AMEND_OBJECT:
+		o->object_id = value;
+		break;
+	case TL_AMEND_ARG:
+		o->arg = op_arg(value);
+		break;
+	case TL_AMEND_BLOCKED_SYNC:
+		break;
+	}
+}
+
+/* Whether @db's tables hold as many rows as @c captured (rows are only
+ * appended, so that an op's id and a state's rowid are its place). */
+static bool capture_matches(const struct tl_capture *c, sqlite3 *db)
+{
+	return count_rows(db, "thread_states") == (double)c->nr_states &&
+	       count_rows(db, "sync_ops") == (double)c->nr_ops &&
+	       count_rows(db, "switches") == (double)c->nr_switches &&
+	       count_rows(db, "wakeups") == (double)c->nr_wakeups &&
+	       count_rows(db, "syscalls") == (double)c->nr_syscalls;
+}
+
+/* The ends sync_resolve gave the ops that never returned (it sets them in
+ * SQL, from the threads table). */
+static int read_unreturned_ends(struct tl_capture *c, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+	if (sqlite3_prepare_v2(db, "SELECT end_ns FROM sync_ops WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < c->nr_unreturned && !rc; i++) {
+		struct tl_op *o = captured(c, c->ops, c->nr_ops, c->unreturned[i], true);
+		sqlite3_bind_int64(st, 1, c->unreturned[i]);
+		if (!o || sqlite3_step(st) != SQLITE_ROW)
+			rc = -EIO;
+		else
+			o->end_ns = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A stack's position (STACK_POS_SQL): program and leaf functions, 0 none. */
+struct stack_pos {
+	int64_t stack_id, program, leaf;
+};
+
+CMP_BY(cmp_stack_pos, struct stack_pos, stack_id)
+
+/* The captured switches' function_id (a stack's id) made what row_switch
+ * makes of SWITCHES_AT_SQL's row, or 0 throughout without positions. */
+static int place_switches(struct tl_capture *c, sqlite3 *db, bool switches_at)
+{
+	struct stack_pos *pos = NULL;
+	size_t nr = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step = SQLITE_DONE;
+	if (switches_at && sqlite3_prepare_v2(db, STACK_POS_SQL, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while (st && !rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct stack_pos *more = grow_array(pos, &cap, nr, sizeof(*more), 256);
+		if (!more) {
+			rc = -ENOMEM;
+			break;
+		}
+		pos = more;
+		pos[nr++] = (struct stack_pos){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+						sqlite3_column_int64(st, 2) };
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -EIO;
+	sqlite3_finalize(st);
+	if (!rc)
+		qsort(pos, nr, sizeof(*pos), cmp_stack_pos);
+	for (size_t i = 0; i < c->l.tl->nr_threads && !rc; i++) {
+		struct tl_thread *t = &c->l.tl->threads[i];
+		for (size_t k = 0; k < t->nr_switches; k++) {
+			struct tl_switch *s = &t->switches[k];
+			int64_t stack_id = s->function_id;
+			size_t at = SORTED_FIRST(pos, nr, stack_id, stack_id, false);
+			const struct stack_pos *p = at < nr && pos[at].stack_id == stack_id ? &pos[at] : NULL;
+			s->at_leaf = switches_at && stack_id && !(p && p->program);
+			s->function_id = !switches_at || !p ? 0 : p->program ? p->program : p->leaf;
+		}
+	}
+	free(pos);
+	return rc;
+}
+
+int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeline **out, char **err)
+{
+	int rc = 0;
+	*out = NULL;
+	if (!c)
+		return 0;
+	if (c->dropped || !capture_matches(c, db)) {
+		timeline_capture_free(c);
+		return 0;
+	}
+	struct loader *l = &c->l;
+	bool switches_at = switches_have_positions(db);
+	log_debug("derived tables: %llu rows captured; amended: %llu states blocked_sync, %llu ops blocked, %llu "
+		  "holders, %llu holds, %llu ops to a later lifetime, %llu cond waits' mutexes; %zu ops unreturned",
+		  (unsigned long long)c->rows, (unsigned long long)c->amended[TL_AMEND_BLOCKED_SYNC],
+		  (unsigned long long)c->amended[TL_AMEND_WAIT], (unsigned long long)c->amended[TL_AMEND_HOLDER],
+		  (unsigned long long)c->amended[TL_AMEND_HOLD], (unsigned long long)c->amended[TL_AMEND_OBJECT],
+		  (unsigned long long)c->amended[TL_AMEND_ARG], c->nr_unreturned);
+	l->db = db;
+	l->tl->buckets = choose_buckets(db);
+	rc = read_unreturned_ends(c, db);
+	if (!rc)
+		rc = place_switches(c, db, switches_at);
+	if (!rc)
+		rc = scan(l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
+	if (!rc && switches_at)
+		rc = scan(l, "SELECT pid, addr, function_id FROM callsites", row_callsite, err);
+	if (!rc)
+		rc = finish_load(l);
+	if (rc && !*err && asprintf(err, "the captured run: %s",
+				    rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
+		*err = NULL;
+	if (!rc) {
+		*out = l->tl;
+		l->tl = NULL;
+	}
+	timeline_capture_free(c);
+	return rc;
 }
 
 void timeline_free(struct mtx_timeline *tl)

@@ -27,10 +27,13 @@ check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
 tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
 tests_e2e_smallstack_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_smallstack_LDFLAGS = -pthread
-check_PROGRAMS += tests/e2e/diesblocked
+check_PROGRAMS += tests/e2e/diesblocked tests/e2e/lifetimes
 tests_e2e_diesblocked_SOURCES = tests/e2e/diesblocked.c
 tests_e2e_diesblocked_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_diesblocked_LDFLAGS = -pthread
+tests_e2e_lifetimes_SOURCES = tests/e2e/lifetimes.c
+tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_lifetimes_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
 tests_e2e_forkcalls_SOURCES = tests/e2e/forkcalls.c
 tests_e2e_forkcalls_CFLAGS = $(WARN_CFLAGS) -g
@@ -136,6 +139,7 @@ E2E_TESTS = \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
+	tests/e2e/test-capture.sh \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \

@@ -66,7 +66,7 @@ static void resolve(void)
 	char *err = NULL;
 	db = writer_db(w); /* the rows written */
 	cr_assert_eq(db_create_indexes(db, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(sync_resolve(db, ids, n, &stats, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(sync_resolve(db, NULL, ids, n, &stats, &err), 0, "%s", err ? err : "");
 }
 
 /* The value of a one-row, one-column query (-1 when NULL or no row). */
