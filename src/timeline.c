@@ -805,8 +805,14 @@ struct tl_place {
 	uint32_t thread, row;
 };
 
+#define NR_BY_ADDRESS 64
+
 struct tl_capture {
 	struct loader l;
+	struct captured_string {
+		const char *s;
+		size_t index;
+	} by_address[NR_BY_ADDRESS];
 	bool dropped;
 	uint64_t rows, nr_switches, nr_wakeups, nr_syscalls;
 	struct tl_place *states, *ops; /* by rowid - 1, by id - 1 */
@@ -876,9 +882,16 @@ static bool place(struct tl_capture *c, struct tl_place **places, size_t *nr, si
 /* An interned string, or -1 with the capture dropped. */
 static int capture_string(struct tl_capture *c, const char *s)
 {
+	/* The writer's hot strings are static: most are found by address
+	 * (checked, since a freed string's address may come back). */
+	struct captured_string *r = &c->by_address[((uintptr_t)s >> 3) % NR_BY_ADDRESS];
+	if (s && !c->dropped && r->s == s && !strcmp(c->l.tl->strings[r->index], s))
+		return (int)r->index;
 	int k = c->dropped ? -1 : intern_bytes(&c->l, s, s ? strlen(s) : 0);
 	if (k < 0)
 		drop(c);
+	else if (s)
+		*r = (struct captured_string){ s, (size_t)k };
 	return k;
 }
 
