@@ -22,7 +22,7 @@ noinst_PROGRAMS += bench/gen-rundb
 bench_gen_rundb_SOURCES = bench/gen-rundb.c
 bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
-dist_noinst_SCRIPTS += bench/report-speed.sh
+dist_noinst_SCRIPTS += bench/report-speed.sh bench/derived-share.sh
 EXTRA_DIST += bench/lib.sh
 
 # The lock loop alone, dynamic and static (the uprobe fallback's cost).

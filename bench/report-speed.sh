@@ -12,6 +12,11 @@
 #    /tmp/mtx-report-speed-EVENTS-MTIME.db (MTIME: the generator's) with
 #    gen-rundb's output beside it, which -r reuses (reports only: the
 #    results then say when that generation was timed).
+# 1b. As mtx collect does: CAPTURES generations with --capture, which keep
+#    the run in memory as it is written and build the derived tables from
+#    it once the file is closed (src/timeline.h), each into a scratch file:
+#    the generation's wall (the capture's cost in it) and the build's
+#    (meta.derived_ms, and the wall of open, build, commit and close).
 # 2. RUNS times, each on a fresh copy (the copy is not timed): the first
 #    'mtx report COPY threads >/dev/null', which builds the derived tables,
 #    and meta.derived_ms, the build alone as analysis_build records it.
@@ -23,8 +28,9 @@
 # Medians throughout. Without an 'mtx report' command it times
 # 'gen-rundb --derive' (analysis_build alone) instead of step 2 and skips 3.
 #
-# Usage: bench/report-speed.sh [-r] [-n RUNS] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
+# Usage: bench/report-speed.sh [-r] [-n RUNS] [-c CAPTURES] [-e EVENTS] [-t SECONDS] [-o RESULTS] [BUILDDIR]
 #   RUNS     timed runs of each (default 5)
+#   CAPTURES generations with --capture (default 3; 0: none)
 #   SECONDS  give up on a report whose warm-up run takes longer (default 300;
 #            it is then listed as "timeout"; the derived build has no limit)
 #   EVENTS   events in the database (default 10000000: ~0.7 GB, ~1 min to
@@ -39,15 +45,17 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
 runs=5
+captures=3
 events=10000000
 limit=300
 results="$here/results/report-speed.txt"
 
 reuse=0
-while getopts "rn:e:t:o:h" opt; do
+while getopts "rn:c:e:t:o:h" opt; do
 	case $opt in
 	r) reuse=1 ;;
 	n) runs=$OPTARG ;;
+	c) captures=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	e) events=$OPTARG ;;
 	o) results=$OPTARG ;;
@@ -112,6 +120,26 @@ resolve_ms=$(gen_field resolve)
 close_ms=$(gen_field close)
 nr_events=$(gen_field events)
 db_bytes=$(stat -c %s "$cache")
+
+# ---- 1b. as mtx collect: the derived tables from the capture -------------
+
+: >"$work/captured"
+"$GEN" 2>&1 | grep -q -- --capture || captures=0 # a generator without it
+for ((i = 1; i <= captures; i++)); do
+	echo "report-speed: generation with the capture, $i of $captures" >&2
+	rm -f "$work/captured.db"
+	if ! "$GEN" --capture "$work/captured.db" "$events" >"$work/cap.txt"; then
+		echo "report-speed: gen-rundb --capture failed" >&2
+		exit 1
+	fi
+	cap_field() { sed -n "s/.*[ (]$1=\([0-9]*\).*/\1/p" "$work/cap.txt" | head -1; }
+	# generation up to the close, the build's meta.derived_ms, its wall
+	echo "$(cap_field total) $(cap_field derived_ms) $(cap_field derived_captured)" >>"$work/captured"
+done
+rm -f "$work/captured.db"
+captured_gen_ms=$(cut -d' ' -f1 "$work/captured" | median)
+captured_derived_ms=$(cut -d' ' -f2 "$work/captured" | median)
+captured_wall_ms=$(cut -d' ' -f3 "$work/captured" | median)
 
 # ---- 2. the derived tables: first report on fresh copies ----------------
 
@@ -201,8 +229,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "nan") printf "%.2f
 	echo "# mtx report speed, $date_now, commit $commit$dirty, $machine, load $load"
 	echo "# run.db from bench/gen-rundb: $nr_events events, $db_bytes bytes; $runs runs, medians, ms"
 	[ -z "$gen_when" ] || echo "# -r: the generation was timed in an earlier invocation, at $gen_when"
-	echo "# derived = meta.derived_ms (analysis_build); first_report = wall of the first"
-	echo "# 'mtx report FILE threads' on a fresh copy (derived build + report + open)"
+	echo "# derived = meta.derived_ms (analysis_build, reading the run back); first_report = wall of the"
+	echo "# first 'mtx report FILE threads' on a fresh copy (derived build + report + open);"
+	echo "# *_captured: generations that keep the run as written and build from it, as mtx collect"
 	[ "$have_report" = 1 ] || echo "# no 'mtx report' in this build: derived timed with 'gen-rundb --derive'"
 	printf 'what\tms\tnote\n'
 	printf 'generate\t%s\twall of gen-rundb: write + sync resolve + close\n' "$gen_ms"
@@ -212,6 +241,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "nan") printf "%.2f
 	printf 'derived\t%s\t%s of generate, %s of generate_write\n' "$derived_ms" \
 		"$(ratio "$derived_ms" "$gen_ms")" "$(ratio "$derived_ms" "$write_ms")"
 	printf 'first_report\t%s\t%s of generate\n' "$first_ms" "$(ratio "$first_ms" "$gen_ms")"
+	if [ "$captures" -gt 0 ]; then
+		printf 'generate_captured\t%s\tgen-rundb --capture up to the close (%s runs), %s of generate\n' \
+			"$captured_gen_ms" "$captures" "$(ratio "$captured_gen_ms" "$gen_ms")"
+		printf 'derived_captured\t%s\tmeta.derived_ms from the capture: %s of generate_captured\n' \
+			"$captured_derived_ms" "$(ratio "$captured_derived_ms" "$captured_gen_ms")"
+		printf 'derived_captured_wall\t%s\topen + build + commit + close: %s of generate_captured\n' \
+			"$captured_wall_ms" "$(ratio "$captured_wall_ms" "$captured_gen_ms")"
+	fi
 	awk -F'\t' '{ printf "report %s\t%s\t%s\n", $1, $2, $3 }' "$work/reports"
 } >"$work/results"
 

@@ -25,6 +25,8 @@
  *   DIR      where the temporary run.db goes (default /tmp)
  *   THREADS  live threads of the synthetic process (default 50)
  *   -k       keep the last run's database (its path is printed)
+ *   -c       capture the rows as they are written, as mtx collect does for
+ *            its derived tables (writer_capture; dropped at the close)
  * Needs tracefs (root, as mtx collect does) for the payload layouts.
  */
 #include "config.h"
@@ -583,7 +585,7 @@ static int64_t meta_int(sqlite3 *db, const char *key)
 }
 
 /* The whole path into a fresh database at @path. */
-static int run_load(const struct gen *g, const char *path, int keep, struct result *res)
+static int run_load(const struct gen *g, const char *path, int keep, int capture, struct result *res)
 {
 	struct mtx_session ses;
 	struct mtx_writer *w;
@@ -602,7 +604,7 @@ static int run_load(const struct gen *g, const char *path, int keep, struct resu
 		return -1;
 	}
 	m = model_new(w);
-	if (!m)
+	if (!m || (capture && writer_capture(w)))
 		die_nomem();
 
 	t0 = last_commit = now_s();
@@ -657,7 +659,7 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	uint64_t nr_events = 6000000;
-	int runs = 3, nr_threads = 50, keep = 0, opt;
+	int runs = 3, nr_threads = 50, keep = 0, capture = 0, opt;
 	const char *dir = "/tmp";
 	char *err = NULL, path[4096];
 	static struct sim s;
@@ -665,15 +667,16 @@ int main(int argc, char **argv)
 	double *load, *close_, *decode, *total;
 	double t0;
 
-	while ((opt = getopt(argc, argv, "n:r:d:t:kh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:d:t:kch")) != -1) {
 		switch (opt) {
 		case 'n': nr_events = strtoull(optarg, NULL, 10); break;
 		case 'r': runs = atoi(optarg); break;
 		case 'd': dir = optarg; break;
 		case 't': nr_threads = atoi(optarg); break;
 		case 'k': keep = 1; break;
+		case 'c': capture = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-n EVENTS] [-r RUNS] [-d DIR] [-t THREADS] [-k]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n EVENTS] [-r RUNS] [-d DIR] [-t THREADS] [-k] [-c]\n", argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -702,7 +705,7 @@ int main(int argc, char **argv)
 	if (!res || !load || !close_ || !decode || !total)
 		die_nomem();
 	for (int i = 0; i < runs; i++) {
-		if (run_decode(&s.g, &res[i]) || run_load(&s.g, path, keep && i == runs - 1, &res[i]))
+		if (run_decode(&s.g, &res[i]) || run_load(&s.g, path, keep && i == runs - 1, capture, &res[i]))
 			return 1;
 		printf("run %d: decode+order %.2f s, load %.2f s, close %.2f s, %llu events, %llu rows, %.1f MB"
 		       " (late %llu, undecodable %llu, clamped %lld)\n",
@@ -714,9 +717,9 @@ int main(int argc, char **argv)
 		close_[i] = res[i].close_s;
 		total[i] = (double)res[i].events / (res[i].load_s + res[i].close_s);
 	}
-	printf("\nmedians of %d runs, %llu events (%llu rows, %.2f rows/event):\n", runs,
+	printf("\nmedians of %d runs, %llu events (%llu rows, %.2f rows/event)%s:\n", runs,
 	       (unsigned long long)res[0].events, (unsigned long long)res[0].rows,
-	       (double)res[0].rows / (double)res[0].events);
+	       (double)res[0].rows / (double)res[0].events, capture ? ", rows captured" : "");
 	printf("  decode + order only                  %6.2f M events/s\n", median(decode, runs) / 1e6);
 	printf("  decode + order + model + write       %6.2f M events/s\n", median(load, runs) / 1e6);
 	printf("  writer close (index build)           %6.2f s (%.2f s per M rows)\n", median(close_, runs),
