@@ -9,7 +9,7 @@ bench_writer_throughput_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/collect-overhead.sh bench/sample-overhead.sh
 EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt \
 	bench/results/report-speed.txt bench/results/sample-overhead.txt \
-	bench/results/function-uprobe-cost.txt
+	bench/results/function-uprobe-cost.txt bench/results/derived-share.txt
 
 noinst_PROGRAMS += bench/sync-op-cost
 bench_sync_op_cost_SOURCES = bench/sync-op-cost.c bench/lock-pairs.h

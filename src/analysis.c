@@ -144,7 +144,7 @@ static int build(sqlite3 *db, int temp, struct tl_capture *capture, char **err)
 			  (long long)((clock_now_ns() - t0) / 1000000));
 	} else {
 		if (capture)
-			log_debug("derived tables: the capture was dropped: reading the run");
+			log_debug("derived tables: the capture was dropped or does not match the file: reading the run");
 		/* Read the run before the write transaction begins, so that the
 		 * second connection timeline_load may open reads beside this one. */
 		if ((rc = timeline_load(db, &tl, err)))

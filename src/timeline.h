@@ -166,7 +166,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err);
  * the build then reads the run as before.
  */
 struct tl_capture;
-#define TL_CAPTURE_MAX_ROWS (32u << 20) /* ~1.5 GB: what the read would hold */
+#define TL_CAPTURE_MAX_ROWS (32u << 20) /* ~2 GB: what the read would hold */
 
 /* timeline_capture_new - NULL when out of memory. */
 struct tl_capture *timeline_capture_new(void);
