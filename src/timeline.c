@@ -853,6 +853,12 @@ static void drop(struct tl_capture *c)
 	loader_free(&c->l);
 	timeline_free(c->l.tl);
 	c->l.tl = NULL;
+	free(c->states);
+	free(c->ops);
+	free(c->unreturned);
+	c->states = c->ops = NULL;
+	c->unreturned = NULL;
+	c->nr_states = c->nr_ops = c->nr_unreturned = 0;
 }
 
 /* The thread of a row about to be captured, or NULL (capture dropped). */
@@ -864,8 +870,8 @@ static struct tl_thread *capture_thread(struct tl_capture *c, int64_t tid)
 	return t;
 }
 
-/* Record where row @n (counted from 1) of a table went: @t's last row of an
- * array of @nr. */
+/* Record in @places where a table's next row went: the last of @t's
+ * @nr_rows rows of its kind. */
 static bool place(struct tl_capture *c, struct tl_place **places, size_t *nr, size_t *cap, const struct tl_thread *t,
 		  size_t nr_rows)
 {
