@@ -52,7 +52,7 @@ static int sort_pending(struct pending_list *l)
 }
 
 /* Run @sql once per pending entry, binding (value, row), in row order, and
- * make the same change (@what) in @capture. */
+ * make the same change (@what) in @capture (if any). */
 static int apply(sqlite3 *db, struct tl_capture *capture, enum tl_amend what, const char *sql,
 		 struct pending_list *l, char **err)
 {
@@ -69,8 +69,7 @@ static int apply(sqlite3 *db, struct tl_capture *capture, enum tl_amend what, co
 			return sql_fail(db, sql, err);
 		}
 		sqlite3_reset(st);
-		if (capture)
-			timeline_capture_amend(capture, what, l->v[i].row, l->v[i].value);
+		timeline_capture_amend(capture, what, l->v[i].row, l->v[i].value);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -121,19 +120,17 @@ static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_lis
 		bool blocked = pending_take(waits, &at[0], row, &v);
 		sqlite3_bind_int64(st, 1, blocked);
 		sqlite3_bind_int64(st, 2, v);
-		if (capture && blocked)
+		if (blocked)
 			timeline_capture_amend(capture, TL_AMEND_WAIT, row, v);
 		if (pending_take(holders, &at[1], row, &v)) {
 			sqlite3_bind_int64(st, 3, v);
-			if (capture)
-				timeline_capture_amend(capture, TL_AMEND_HOLDER, row, v);
+			timeline_capture_amend(capture, TL_AMEND_HOLDER, row, v);
 		} else {
 			sqlite3_bind_null(st, 3);
 		}
 		if (pending_take(holds, &at[2], row, &v)) {
 			sqlite3_bind_int64(st, 4, v);
-			if (capture)
-				timeline_capture_amend(capture, TL_AMEND_HOLD, row, v);
+			timeline_capture_amend(capture, TL_AMEND_HOLD, row, v);
 		} else {
 			sqlite3_bind_null(st, 4);
 		}

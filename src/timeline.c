@@ -541,6 +541,11 @@ static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *s
 	}
 }
 
+/* The small tables, read whole by both timeline_load and
+ * timeline_capture_finish. */
+#define OBJECTS_SQL "SELECT id, kind, addr, pid FROM sync_objects"
+#define CALLSITES_SQL "SELECT pid, addr, function_id FROM callsites"
+
 #define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
 		"callsite, arg FROM sync_ops"
 
@@ -759,14 +764,14 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	}
 	l.tl->buckets = choose_buckets(db);
 	parallel = ops_job_start(db, &job, split, syscalls_sql) == 0;
-	rc = scan(&l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
+	rc = scan(&l, OBJECTS_SQL, row_object, err);
 	if (!rc)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
 			  row_state, err);
 	if (!rc)
 		rc = scan(&l, switches_at ? SWITCHES_AT_SQL : SWITCHES_SQL, row_switch, err);
 	if (!rc && switches_at)
-		rc = scan(&l, "SELECT pid, addr, function_id FROM callsites", row_callsite, err);
+		rc = scan(&l, CALLSITES_SQL, row_callsite, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
 	if (!rc && !(parallel && split.job_syscalls))
@@ -1005,6 +1010,8 @@ static void *captured(struct tl_capture *c, const struct tl_place *places, size_
 
 void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value)
 {
+	if (!c)
+		return;
 	c->amended[what]++;
 	if (what == TL_AMEND_BLOCKED_SYNC) {
 		struct tl_state *s = captured(c, c->states, c->nr_states, row, false);
@@ -1149,9 +1156,9 @@ int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeli
 	if (!rc)
 		rc = place_switches(c, db, switches_at);
 	if (!rc)
-		rc = scan(l, "SELECT id, kind, addr, pid FROM sync_objects", row_object, err);
+		rc = scan(l, OBJECTS_SQL, row_object, err);
 	if (!rc && switches_at)
-		rc = scan(l, "SELECT pid, addr, function_id FROM callsites", row_callsite, err);
+		rc = scan(l, CALLSITES_SQL, row_callsite, err);
 	if (!rc)
 		rc = finish_load(l);
 	if (rc && !*err && asprintf(err, "the captured run: %s",

@@ -195,6 +195,7 @@ enum tl_amend {
 	TL_AMEND_OBJECT,       /* op: object_id */
 	TL_AMEND_ARG,          /* op: arg */
 };
+/* (A NULL @c: nothing to amend.) */
 void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value);
 
 /*
