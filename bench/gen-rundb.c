@@ -1044,29 +1044,7 @@ static void set_lifetime_ids(int64_t ids[NR_CHILDREN])
 		ids[k] = obj_id(OBJ_THREAD(k));
 }
 
-/* After generate --capture's close: the derived tables from the capture, as
- * mtx collect builds them (analysis_build_captured); its wall time in ms,
- * or -1. */
-static int64_t derive_captured(const char *path, struct tl_capture *capture)
-{
-	sqlite3 *db = NULL;
-	char *err = NULL;
-	uint64_t t0 = clock_now_ns();
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK)
-		timeline_capture_free(capture);
-	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err)) {
-		fprintf(stderr, "gen-rundb: building the derived tables of %s: %s\n", path, err ? err : sqlite3_errmsg(db));
-		free(err);
-		sqlite3_close(db);
-		return -1;
-	}
-	int64_t ms = (int64_t)((clock_now_ns() - t0) / 1000000);
-	printf("  derived from the capture: %lld ms (meta derived_ms=%lld)\n", (long long)ms,
-	       (long long)db_query_int(db, "SELECT value FROM meta WHERE key = 'derived_ms'", -1));
-	sqlite3_close(db);
-	return ms;
-}
+static int64_t derive(const char *path, struct tl_capture *capture);
 
 static int generate(const char *path, uint64_t budget, bool capture)
 {
@@ -1129,7 +1107,7 @@ static int generate(const char *path, uint64_t budget, bool capture)
 		timeline_capture_free(captured);
 		return 1;
 	}
-	int64_t derived_ms = capture ? derive_captured(path, captured) : 0;
+	int64_t derived_ms = capture ? derive(path, captured) : 0;
 	if (derived_ms < 0)
 		return 1;
 
@@ -1160,32 +1138,31 @@ static int generate(const char *path, uint64_t budget, bool capture)
 	return 0;
 }
 
-/* --derive FILE: build the derived tables as the first reader would. */
-static int derive(const char *path)
+/*
+ * The derived tables of @path: from @capture, as mtx collect builds them
+ * (generate --capture, once the file is closed), or, without one, read from
+ * the file as the first reader would (--derive FILE). Prints and returns the
+ * wall time in ms (open to close), or -1. Frees @capture.
+ */
+static int64_t derive(const char *path, struct tl_capture *capture)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
-	uint64_t t0;
-	int rc;
-
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		fprintf(stderr, "gen-rundb: cannot open %s: %s\n", path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return 1;
-	}
-	t0 = clock_now_ns();
-	rc = analysis_build(db, 0, &err);
-	if (rc) {
-		fprintf(stderr, "gen-rundb: building the derived tables of %s: %s\n", path,
-			err ? err : "failed");
+	uint64_t t0 = clock_now_ns();
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		timeline_capture_free(capture);
+	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err)) {
+		fprintf(stderr, "gen-rundb: building the derived tables of %s: %s\n", path, err ? err : sqlite3_errmsg(db));
 		free(err);
 		sqlite3_close(db);
-		return 1;
+		return -1;
 	}
-	printf("derived_ms=%llu (meta derived_ms=%lld)\n", (unsigned long long)((clock_now_ns() - t0) / 1000000),
-	       (long long)db_query_int(db, "SELECT value FROM meta WHERE key = 'derived_ms'", -1));
+	int64_t meta_ms = db_query_int(db, "SELECT value FROM meta WHERE key = 'derived_ms'", -1);
 	sqlite3_close(db);
-	return 0;
+	int64_t ms = (int64_t)((clock_now_ns() - t0) / 1000000);
+	printf("derived_ms=%lld (meta derived_ms=%lld)\n", (long long)ms, (long long)meta_ms);
+	return ms;
 }
 
 /*
@@ -1233,7 +1210,7 @@ int main(int argc, char **argv)
 	bool capture = argc > 1 && !strcmp(argv[1], "--capture");
 
 	if (argc == 3 && !strcmp(argv[1], "--derive"))
-		return derive(argv[2]);
+		return derive(argv[2], NULL) < 0;
 	if (argc == 3 && !strcmp(argv[1], "--resolve"))
 		return resolve_again(argv[2]);
 	argc -= capture;

@@ -113,12 +113,15 @@ else
 	mv "$work/gen.txt" "$cache.txt"
 fi
 sed 's/^/  /' "$cache.txt" >&2
-gen_field() { sed -n "s/.*[ ]$1=\([0-9]*\).*/\1/p; s/^$1=\([0-9]*\)$/\1/p" "$cache.txt" | head -1; }
-gen_ms=$(gen_field wall_ms)
-write_ms=$(gen_field write)
-resolve_ms=$(gen_field resolve)
-close_ms=$(gen_field close)
-nr_events=$(gen_field events)
+# field FILE NAME: the number after the first "NAME=" in gen-rundb's output
+# FILE that stands alone or after a space (the last after "(", as in
+# "(meta derived_ms=N)").
+field() { sed -n "s/.*[ (]$2=\([0-9]*\).*/\1/p; s/^$2=\([0-9]*\)$/\1/p" "$1" | head -1; }
+gen_ms=$(field "$cache.txt" wall_ms)
+write_ms=$(field "$cache.txt" write)
+resolve_ms=$(field "$cache.txt" resolve)
+close_ms=$(field "$cache.txt" close)
+nr_events=$(field "$cache.txt" events)
 db_bytes=$(stat -c %s "$cache")
 
 # ---- 1b. as mtx collect: the derived tables from the capture -------------
@@ -132,9 +135,9 @@ for ((i = 1; i <= captures; i++)); do
 		echo "report-speed: gen-rundb --capture failed" >&2
 		exit 1
 	fi
-	cap_field() { sed -n "s/.*[ (]$1=\([0-9]*\).*/\1/p" "$work/cap.txt" | head -1; }
 	# generation up to the close, the build's meta.derived_ms, its wall
-	echo "$(cap_field total) $(cap_field derived_ms) $(cap_field derived_captured)" >>"$work/captured"
+	echo "$(field "$work/cap.txt" total) $(field "$work/cap.txt" derived_ms)" \
+		"$(field "$work/cap.txt" derived_captured)" >>"$work/captured"
 done
 rm -f "$work/captured.db"
 captured_gen_ms=$(cut -d' ' -f1 "$work/captured" | median)
