@@ -322,6 +322,8 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	if (cs->region) {
 		write_batch(cs, w, cs->batch.len);
 		cs->lost += sync_region_lost(cs->region);
+		writer_meta_int(w, "sync_claims_without_rseq",
+				(int64_t)sync_region_claims_without_rseq(cs->region));
 	}
 	if (cs->uprobes)
 		writer_meta_int(w, "sync_uprobes_unpaired",

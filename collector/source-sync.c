@@ -311,26 +311,47 @@ static size_t emit_sync_records(struct sync_region *r, struct mtx_shm_lane *l, u
 	return emitted;
 }
 
-/* The call a dead owner was inside (shm.h, struct mtx_sync_pending), as a
- * record of a call that did not return: it ends where it began here, and
- * sync_resolve moves its end to the thread's. Taken once: cleared. */
-static size_t emit_pending(struct sync_region *r, struct mtx_shm_lane *l, sync_emit_fn emit, void *ctx)
+/*
+ * The ops a gone owner was inside (shm.h, LANES: ops), from the head word
+ * @word: each one whose call had returned as its record (only publishing it
+ * was left), the others as calls that did not return (result
+ * MTX_SYNC_RESULT_UNRETURNED, ending where they began: sync_resolve moves
+ * the end to the thread's). An op not stamped yet (a lock still in its first
+ * try) says nothing of when it was, and is left out. Taken once: the count
+ * of ops in the head word is cleared, for the next owner too.
+ */
+static size_t emit_ops(struct sync_region *r, struct mtx_shm_lane *l, uint64_t word,
+		       sync_emit_fn emit, void *ctx)
 {
-	struct mtx_sync_pending p = l->pending; /* copy out, then look */
+	uint32_t nr = mtx_lane_nr_ops(word);
 	struct mtx_event ev;
+	size_t emitted = 0;
 
-	l->pending.start_ns = 0;
-	if (p.start_ns == 0 || l->owner_pid <= 0 || l->owner_tid <= 0)
+	__atomic_store_n(&l->head, mtx_lane_head(word), __ATOMIC_RELEASE);
+	if (nr == 0)
 		return 0;
+	if (nr > MTX_LANE_MAX_OPS || l->owner_pid <= 0 || l->owner_tid <= 0) {
+		r->rejected += nr; /* scribbled */
+		return 0;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MTX_EV_SYNC;
 	ev.cpu = -1;
-	ev.u.sync = (struct mtx_sync_record){
-		.start_ns = p.start_ns, .end_ns = p.start_ns, .addr = p.addr, .arg = p.arg,
-		.callsite = p.callsite, .tid = l->owner_tid, .pid = l->owner_pid, .kind = p.kind,
-		.op = p.op, .result = MTX_SYNC_RESULT_UNRETURNED,
-	};
-	return emit_sync_record(r, &ev, emit, ctx);
+	for (uint32_t i = 0; i < nr; i++) {
+		ev.u.sync = l->ops[i].rec; /* copy out, then look */
+		if (ev.u.sync.tid != l->owner_tid || ev.u.sync.pid != l->owner_pid) {
+			r->rejected++;
+			continue;
+		}
+		if (ev.u.sync.end_ns == 0) {
+			if (ev.u.sync.start_ns == 0)
+				continue;
+			ev.u.sync.end_ns = ev.u.sync.start_ns;
+			ev.u.sync.result = MTX_SYNC_RESULT_UNRETURNED;
+		}
+		emitted += emit_sync_record(r, &ev, emit, ctx);
+	}
+	return emitted;
 }
 
 /* Call records carry no pid/tid: they are the lane owner's (see shm.h),
@@ -395,7 +416,7 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 		struct mtx_shm_lane *l = lane_of(r, i);
 		/* state before head: an EXITED state guarantees the head is final */
 		uint32_t state = __atomic_load_n(&l->state, __ATOMIC_ACQUIRE);
-		uint64_t head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
+		uint64_t head = mtx_lane_head(__atomic_load_n(&l->head, __ATOMIC_ACQUIRE));
 		uint64_t tail = r->tail[i], old_tail = tail;
 
 		if (state == MTX_LANE_FREE && head == tail) {
@@ -417,9 +438,11 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 			uint32_t expect = MTX_LANE_EXITED;
 
 			/* keep head == tail for the next owner, which starts at head */
-			if (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) == tail) {
+			uint64_t word = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
+
+			if (mtx_lane_head(word) == tail) {
 				if (r->record_size == MTX_SHM_RECORD_SIZE)
-					emitted += emit_pending(r, l, emit, ctx);
+					emitted += emit_ops(r, l, word, emit, ctx);
 				if (__atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_FREE, 0,
 								__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 					free_lanes++;
@@ -469,6 +492,13 @@ uint64_t sync_region_lost(struct sync_region *r)
 
 	return __atomic_load_n(&h->lost_full, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&h->lost_nolane, __ATOMIC_RELAXED) + r->rejected;
+}
+
+uint32_t sync_region_claims_without_rseq(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	return __atomic_load_n(&h->claims_without_rseq, __ATOMIC_RELAXED);
 }
 
 int sync_region_uses_tsc(const struct sync_region *r)

@@ -127,6 +127,12 @@ void sync_region_wake(struct sync_region *r);
 uint64_t sync_region_lost(struct sync_region *r);
 
 /**
+ * sync_region_claims_without_rseq - lanes claimed by threads that had no
+ * rseq area and so wrote with signals blocked (shm.h): 0 normally.
+ */
+uint32_t sync_region_claims_without_rseq(struct sync_region *r);
+
+/**
  * sync_region_uses_tsc - 1 when the library stamps with rdtsc and the drain
  * converts (collector/tsc-map.h), 0 when it stamps with clock_gettime.
  */

@@ -646,13 +646,14 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 
 /* ---- pass 0: calls that did not return ------------------------------ */
 
-/* Their thread died inside them (result NULL, written with end_ns =
- * start_ns): they end where the thread ended. */
+/* Their thread died inside them (unfinished 'thread_exit', written with
+ * end_ns = start_ns): they end where the thread ended. A call a handler
+ * jumped out of ('siglongjmp') already ends at the jump. */
 static int end_unreturned(sqlite3 *db, char **err)
 {
 	if (sqlite3_exec(db, "UPDATE sync_ops SET end_ns = COALESCE((SELECT MAX(t.end_ns) FROM threads t "
 			     "WHERE t.tid = sync_ops.tid AND t.start_ns <= sync_ops.start_ns "
-			     "AND t.end_ns >= sync_ops.start_ns), end_ns) WHERE result IS NULL",
+			     "AND t.end_ns >= sync_ops.start_ns), end_ns) WHERE unfinished = 'thread_exit'",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		return sql_fail(db, "calls that did not return", err);
 	return 0;

@@ -33,7 +33,7 @@
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite, stack_id) VALUES (?,?,?,?,?,?,?,?,?)")                                     \
+		   "callsite, stack_id, unfinished) VALUES (?,?,?,?,?,?,?,?,?,?)")                       \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -310,10 +310,11 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 	row_put_text(r, op);
 	row_put_int(r, (int64_t)start_ns);
 	row_put_int(r, (int64_t)end_ns);
-	row_put_int_or_null(r, result, result != MTX_SYNC_RESULT_UNRETURNED);
+	row_put_int_or_null(r, result, !sync_result_unfinished(result));
 	row_put_int(r, arg);
 	row_put_int(r, (int64_t)callsite);
 	row_put_int_or_null(r, stack_id, stack_id != 0);
+	row_put_text(r, sync_result_unfinished(result));
 	return put(w, r);
 }
 

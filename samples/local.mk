@@ -4,7 +4,7 @@
 
 noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
-	samples/signals samples/c11threads samples/nofp samples/calltree samples/hooktree \
+	samples/signals samples/handlers samples/c11threads samples/nofp samples/calltree samples/hooktree \
 	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr \
 	samples/cxxcalls samples/cxxcalls-pg
 
@@ -44,6 +44,10 @@ samples_signals_SOURCES = samples/signals.c samples/selfcheck.h
 samples_signals_LDADD = -lpthread
 samples_signals_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_signals_LDFLAGS = -pthread
+samples_handlers_SOURCES = samples/handlers.c samples/args.h samples/selfcheck.h
+samples_handlers_LDADD = -lpthread
+samples_handlers_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_handlers_LDFLAGS = -pthread
 samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)

@@ -130,7 +130,11 @@ CREATE TABLE sync_ops (
 	callsite   INTEGER,            -- return address in the caller
 	holder_tid INTEGER,            -- lock ops: who held the lock when this one asked for it
 	hold_ns    INTEGER,            -- acquiring lock ops: time until the matching unlock
-	stack_id   INTEGER             -- stacks.id (--sync-stacks)
+	stack_id   INTEGER,            -- stacks.id (--sync-stacks)
+	unfinished TEXT                -- NULL: it returned (result set); else why not, result NULL:
+	                               -- thread_exit (its thread ended inside it; end_ns is the
+	                               -- thread's end), siglongjmp (a signal handler jumped out of
+	                               -- it; end_ns is the jump)
 );
 
 -- Functions named by calls, stacks and sync call sites: one row per

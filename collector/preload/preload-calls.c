@@ -14,8 +14,9 @@
  * COST. The goal is a traced call under 50 ns with two stamps of 16-20 ns
  * each (rdtsc), so a record is 16 bytes (stamp with an exit bit, function
  * address) in a lane of its own: pid and tid are the lane's, not the
- * record's. No syscall, lock or allocation on the hot path; lane_write_call
- * nests safely under signal handlers, like lane_write.
+ * record's. No syscall, lock or allocation on the hot path; a record is
+ * written in one restartable sequence (lane.h), so a signal handler's own
+ * calls may come in at any instant.
  *
  * -finstrument-functions: gcc calls __cyg_profile_func_enter(fn, callsite)
  * after a function's prologue and __cyg_profile_func_exit(fn, callsite)
@@ -118,17 +119,15 @@ uint64_t preload_pg_exit(uint64_t sp_at_return);
 			     "movdqu 96(%0), %%xmm6\n\tmovdqu 112(%0), %%xmm7"        \
 			     : : "r"(buf) : "memory")
 
-static HOOK __attribute__((noinline, cold)) int
-make_room_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint32_t depth,
-		 uint32_t need)
+static HOOK __attribute__((noinline, cold)) void
+write_call_slow_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+		       uint64_t fn)
 {
 	uint64_t xmm[16];
-	int ok;
 
 	SAVE_XMM(xmm);
-	ok = lane_make_room(r, w, depth, need);
+	lane_write_call_slow(r, w, stamp, fn);
 	RESTORE_XMM(xmm);
-	return ok;
 }
 
 static HOOK __attribute__((noinline, cold)) int claim_saving(struct preload_thread *t)
@@ -186,7 +185,7 @@ static inline __attribute__((always_inline)) HOOK void call_record(struct preloa
 {
 	if (__builtin_expect(t->cw.lane == NULL, 0) && !claim_saving(t))
 		return;
-	lane_write_call(&preload_call_region, &t->cw, stamp, fn, make_room_saving);
+	lane_write_call(&preload_call_region, &t->cw, stamp, fn, write_call_slow_saving);
 }
 
 PRELOAD_EXPORT HOOK void __cyg_profile_func_enter(void *fn, void *callsite)
@@ -386,13 +385,13 @@ void preload_calls_caught(const void *sp)
  */
 #define PG_SHADOW_ENTRIES 8 /* shadow_stack.e */
 #define PG_ENTRY_SLOT 8     /* shadow_entry.slot; .ret is at 0, .fn at 16 */
-#define PG_CW 64            /* preload_thread.cw */
+#define PG_CW 72            /* preload_thread.cw */
 #define PG_CW_LANE (PG_CW + 0)
 #define PG_CW_RECS (PG_CW + 8)
 #define PG_CW_MASK (PG_CW + 16)
-#define PG_CW_RESERVE (PG_CW + 24)
-#define PG_CW_LIMIT (PG_CW + 32)
-#define PG_CW_DEPTH (PG_CW + 40)
+#define PG_CW_LIMIT (PG_CW + 24)
+#define PG_CW_RSEQ_CS (PG_CW + 32)
+#define PG_CW_NO_RSEQ (PG_CW + 48)
 #define PG_LANE_HEAD 64 /* mtx_shm_lane.head */
 _Static_assert(offsetof(struct shadow_stack, e) == PG_SHADOW_ENTRIES, "asm layout");
 _Static_assert(sizeof(struct shadow_entry) == 24 && offsetof(struct shadow_entry, ret) == 0 &&
@@ -403,9 +402,9 @@ _Static_assert(offsetof(struct preload_thread, cw) == PG_CW, "asm layout");
 _Static_assert(offsetof(struct mtx_lane_writer, lane) == PG_CW_LANE - PG_CW &&
 		       offsetof(struct mtx_lane_writer, call_recs) == PG_CW_RECS - PG_CW &&
 		       offsetof(struct mtx_lane_writer, mask) == PG_CW_MASK - PG_CW &&
-		       offsetof(struct mtx_lane_writer, reserve) == PG_CW_RESERVE - PG_CW &&
 		       offsetof(struct mtx_lane_writer, limit) == PG_CW_LIMIT - PG_CW &&
-		       offsetof(struct mtx_lane_writer, depth) == PG_CW_DEPTH - PG_CW,
+		       offsetof(struct mtx_lane_writer, rseq_cs) == PG_CW_RSEQ_CS - PG_CW &&
+		       offsetof(struct mtx_lane_writer, no_rseq) == PG_CW_NO_RSEQ - PG_CW,
 	       "asm layout");
 _Static_assert(offsetof(struct mtx_shm_lane, head) == PG_LANE_HEAD, "asm layout");
 _Static_assert(sizeof(struct mtx_call_record) == 16 && MTX_CALL_EXIT == 1ull << 63, "asm layout");
@@ -446,34 +445,47 @@ _Static_assert(SHADOW_DEPTH == 2048, "asm constant");
 
 /*
  * Append the record (stamp %rax, function %r11) to the thread's call lane
- * as lane_write_call does (depth, reserve, publish), with %rcx and %rdx for
- * scratch; jump to @slow (nothing written, depth as it was) when the
- * thread has no lane or the lane has no room.
+ * as lane_seq_call does: one restartable sequence (lane.h) announced in the
+ * thread's rseq area, ending in the increment of the head word. %rcx and
+ * %rdx are scratch, %rbx is kept in the red zone meanwhile (-16: in the trampoline -8 is the slot of the
+ * returning function, which an entry still names). Jumps to @slow
+ * (nothing written) when the thread has no lane or no rseq area, or the
+ * lane has no room. Labels 20-25 are its own.
  */
 #define WRITE_RECORD(slow)                                                     \
 	"	movq preload_tls@GOTTPOFF(%rip), %rcx\n"                             \
 	"	cmpq $0, %fs:" STR(PG_CW_LANE) "(%rcx)\n"                            \
 	"	je " slow "\n"                                                       \
-	"	incl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
-	"	movq %fs:" STR(PG_CW_RESERVE) "(%rcx), %rdx\n"                       \
+	"	cmpl $0, %fs:" STR(PG_CW_NO_RSEQ) "(%rcx)\n"                         \
+	"	jne " slow "\n"                                                      \
+	"	movq %rbx, -16(%rsp)\n"                                              \
+	"	.pushsection __rseq_cs, \"aw\"\n"                                    \
+	"	.balign 32\n"                                                        \
+	"23:	.long 0, 0\n"                                                       \
+	"	.quad 21f, 22f - 21f, 24f\n"                                         \
+	"	.popsection\n"                                                       \
+	"20:	movq %fs:" STR(PG_CW_RSEQ_CS) "(%rcx), %rdx\n"                      \
+	"	leaq 23b(%rip), %rbx\n"                                              \
+	"	movq %rbx, (%rdx)\n"                                                 \
+	"21:	movq %fs:" STR(PG_CW_LANE) "(%rcx), %rbx\n"                         \
+	"	movq " STR(PG_LANE_HEAD) "(%rbx), %rdx\n"                            \
+	"	incq %rdx\n"                                                         \
 	"	cmpq %fs:" STR(PG_CW_LIMIT) "(%rcx), %rdx\n"                         \
-	"	jae 6f\n"                                                            \
-	"	movl $1, %edx\n"                                                     \
-	"	xaddq %rdx, %fs:" STR(PG_CW_RESERVE) "(%rcx)\n"                      \
+	"	ja 25f\n"                                                            \
+	"	decq %rdx\n"                                                         \
 	"	andq %fs:" STR(PG_CW_MASK) "(%rcx), %rdx\n"                          \
 	"	shlq $4, %rdx\n"                                                     \
 	"	addq %fs:" STR(PG_CW_RECS) "(%rcx), %rdx\n"                          \
 	"	movq %rax, 0(%rdx)\n"                                                \
 	"	movq %r11, 8(%rdx)\n"                                                \
-	"	decl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
-	"	jnz 5f\n"                                                            \
-	"	movq %fs:" STR(PG_CW_RESERVE) "(%rcx), %rdx\n"                       \
-	"	movq %fs:" STR(PG_CW_LANE) "(%rcx), %rcx\n"                          \
-	"	movq %rdx, " STR(PG_LANE_HEAD) "(%rcx)\n"                            \
-	"	jmp 5f\n"                                                            \
-	"6:	decl %fs:" STR(PG_CW_DEPTH) "(%rcx)\n"                               \
+	"	incq " STR(PG_LANE_HEAD) "(%rbx)\n"                                  \
+	"22:	movq -16(%rsp), %rbx\n"                                             \
+	"	jmp 26f\n"                                                           \
+	"	.long " STR(RSEQ_SIG) "\n"                                           \
+	"24:	jmp 20b\n"                                                          \
+	"25:	movq -16(%rsp), %rbx\n"                                             \
 	"	jmp " slow "\n"                                                      \
-	"5:\n"
+	"26:\n"
 
 #define PUSH(reg) "	pushq %" reg "\n	.cfi_adjust_cfa_offset 8\n"
 #define POP(reg) "	popq %" reg "\n	.cfi_adjust_cfa_offset -8\n"

@@ -23,39 +23,32 @@ PRELOAD_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 /* Usually the value is positive: try first, stamp once (as for mutex lock). */
 PRELOAD_EXPORT int sem_wait(sem_t *s)
 {
+	struct mtx_sync_record *o;
 	uint64_t t0, t1;
 	int r, saved;
 
 	if (!preload_on())
 		return REAL(sem_wait)(s);
+	o = preload_begin(K, O(WAIT), s, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	saved = errno;
 	r = REAL(sem_trywait)(s);
 	if (r == 0) {
 		t0 = preload_now();
-		preload_record(K, O(WAIT), s, 0, t0, t0, 0, PRELOAD_CALLSITE);
+		preload_end(o, t0, t0, 0);
 		return 0;
 	}
 	errno = saved; /* the failed try must not leave EAGAIN behind */
 	t0 = preload_now();
-	preload_pending_begin(K, O(WAIT), s, 0, t0, PRELOAD_CALLSITE);
+	preload_started(o, t0);
 	r = REAL(sem_wait)(s);
-	preload_pending_end();
 	t1 = preload_now();
-	preload_record(K, O(WAIT), s, 0, t0, t1, RESULT_ERRNO(r), PRELOAD_CALLSITE);
+	preload_end(o, 0, t1, RESULT_ERRNO(r));
 	return r;
 }
 
 PRELOAD_EXPORT int sem_trywait(sem_t *s)
 {
-	uint64_t t;
-	int r;
-
-	if (!preload_on())
-		return REAL(sem_trywait)(s);
-	r = REAL(sem_trywait)(s);
-	t = preload_now();
-	preload_record(K, O(TRYWAIT), s, 0, t, t, RESULT_ERRNO(r), PRELOAD_CALLSITE);
-	return r;
+	TRACE_AFTER_AS(RESULT_ERRNO, K, O(TRYWAIT), s, 0, REAL(sem_trywait)(s));
 }
 
 PRELOAD_EXPORT int sem_timedwait(sem_t *restrict s, const struct timespec *restrict abstime)
@@ -84,6 +77,7 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 {
 	mode_t mode = 0;
 	unsigned value = 0;
+	struct mtx_sync_record *o;
 	uint64_t t0, t1;
 	sem_t *s;
 
@@ -99,10 +93,11 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	if (!preload_on())
 		return REAL(sem_open)(name, oflag, mode, value);
 	t0 = preload_now();
+	o = preload_begin(K, O(OPEN), NULL, value, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	s = REAL(sem_open)(name, oflag, mode, value);
 	t1 = preload_now();
-	preload_record(K, O(OPEN), s == SEM_FAILED ? NULL : s, value, t0, t1,
-		       s == SEM_FAILED ? errno : 0, PRELOAD_CALLSITE);
+	preload_learned(o, s == SEM_FAILED ? NULL : s, value);
+	preload_end(o, 0, t1, s == SEM_FAILED ? errno : 0);
 	return s;
 }
 

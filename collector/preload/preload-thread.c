@@ -18,36 +18,31 @@
 PRELOAD_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attr,
 				  void *(*start)(void *), void *restrict arg)
 {
+	struct mtx_sync_record *o;
 	uint64_t t0, t1;
 	int r;
 
 	if (!preload_on())
 		return REAL(pthread_create)(thread, attr, start, arg);
 	t0 = preload_now();
+	o = preload_begin(K, O(CREATE), NULL, 0, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	r = REAL(pthread_create)(thread, attr, start, arg);
 	t1 = preload_now();
-	preload_record(K, O(CREATE), r == 0 ? (void *)*thread : NULL,
-		       r == 0 ? (uint64_t)(uint32_t)preload_thread_tid(*thread) : 0, t0, t1, r,
-		       PRELOAD_CALLSITE);
+	if (r == 0)
+		preload_learned(o, (void *)*thread, (uint32_t)preload_thread_tid(*thread));
+	preload_end(o, 0, t1, r);
 	return r;
 }
 
 PRELOAD_EXPORT int pthread_join(pthread_t thread, void **retval)
 {
-	uint64_t t0, t1, tid;
-	int r;
+	uint64_t tid;
 
 	if (!preload_on())
 		return REAL(pthread_join)(thread, retval);
 	/* read before: the handle is valid until join returns (0 if it exited) */
 	tid = (uint32_t)preload_thread_tid(thread);
-	t0 = preload_now();
-	preload_pending_begin(K, O(JOIN), (void *)thread, tid, t0, PRELOAD_CALLSITE);
-	r = REAL(pthread_join)(thread, retval);
-	preload_pending_end();
-	t1 = preload_now();
-	preload_record(K, O(JOIN), (void *)thread, tid, t0, t1, r, PRELOAD_CALLSITE);
-	return r;
+	TRACE_BLOCKING(K, O(JOIN), (void *)thread, tid, REAL(pthread_join)(thread, retval));
 }
 
 PRELOAD_EXPORT int pthread_detach(pthread_t thread)
@@ -64,8 +59,9 @@ PRELOAD_EXPORT void pthread_exit(void *retval)
 	if (preload_on()) {
 		uint64_t t = preload_now();
 
-		preload_record(K, O(EXIT), (void *)pthread_self(), (uintptr_t)retval, t, t, 0,
-			       PRELOAD_CALLSITE);
+		preload_end(preload_begin(K, O(EXIT), (void *)pthread_self(), (uintptr_t)retval, t,
+					  PRELOAD_CALLSITE, PRELOAD_FRAME),
+			    0, t, 0);
 	}
 	preload_calls_thread_exit();
 	REAL(pthread_exit)(retval);
@@ -74,35 +70,30 @@ PRELOAD_EXPORT void pthread_exit(void *retval)
 
 PRELOAD_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 {
+	struct mtx_sync_record *o;
 	uint64_t t0, t1;
 	int r;
 
 	if (!preload_on())
 		return REAL(thrd_create)(thr, func, arg);
 	t0 = preload_now();
+	o = preload_begin(K, O(CREATE), NULL, 0, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	r = REAL(thrd_create)(thr, func, arg);
 	t1 = preload_now();
-	preload_record(K, O(CREATE), r == thrd_success ? (void *)*thr : NULL,
-		       r == thrd_success ? (uint64_t)(uint32_t)preload_thread_tid(*thr) : 0, t0, t1,
-		       r, PRELOAD_CALLSITE);
+	if (r == thrd_success)
+		preload_learned(o, (void *)*thr, (uint32_t)preload_thread_tid(*thr));
+	preload_end(o, 0, t1, r);
 	return r;
 }
 
 PRELOAD_EXPORT int thrd_join(thrd_t thr, int *res)
 {
-	uint64_t t0, t1, tid;
-	int r;
+	uint64_t tid;
 
 	if (!preload_on())
 		return REAL(thrd_join)(thr, res);
 	tid = (uint32_t)preload_thread_tid(thr);
-	t0 = preload_now();
-	preload_pending_begin(K, O(JOIN), (void *)thr, tid, t0, PRELOAD_CALLSITE);
-	r = REAL(thrd_join)(thr, res);
-	preload_pending_end();
-	t1 = preload_now();
-	preload_record(K, O(JOIN), (void *)thr, tid, t0, t1, r, PRELOAD_CALLSITE);
-	return r;
+	TRACE_BLOCKING(K, O(JOIN), (void *)thr, tid, REAL(thrd_join)(thr, res));
 }
 
 PRELOAD_EXPORT int thrd_detach(thrd_t thr)
@@ -117,8 +108,9 @@ PRELOAD_EXPORT void thrd_exit(int res)
 	if (preload_on()) {
 		uint64_t t = preload_now();
 
-		preload_record(K, O(EXIT), (void *)pthread_self(), (uint64_t)(uint32_t)res, t, t, 0,
-			       PRELOAD_CALLSITE);
+		preload_end(preload_begin(K, O(EXIT), (void *)pthread_self(), (uint64_t)(uint32_t)res, t,
+					  PRELOAD_CALLSITE, PRELOAD_FRAME),
+			    0, t, 0);
 	}
 	preload_calls_thread_exit();
 	REAL(thrd_exit)(res);

@@ -4,7 +4,7 @@
  * thread a lane, and handle fork, exec and thread exit.
  *
  * The wrappers live in preload-locks.c, preload-sem.c, preload-thread.c and
- * preload-signal.c. Without MTX_SYNC_REGION in the environment (or with a
+ * preload-signal.c; preload-jump.c handles siglongjmp out of them. Without MTX_SYNC_REGION in the environment (or with a
  * region that does not validate) the library only forwards calls.
  */
 #define _GNU_SOURCE
@@ -165,29 +165,31 @@ static uint32_t stack_walk(const struct preload_thread *t, uint64_t callsite, ui
 	return nr;
 }
 
-__attribute__((noinline)) void preload_record_stack(enum mtx_sync_kind kind, enum mtx_sync_op op,
-						    const volatile void *addr, uint64_t arg,
-						    uint64_t start_ns, uint64_t end_ns, int32_t result,
-						    uint64_t callsite)
+/* preload_end with --sync-stacks: the record follows the caller's stack. */
+__attribute__((noinline)) void preload_end_stack(struct mtx_sync_record *rec, uint64_t start_ns,
+						 uint64_t end_ns, int32_t result)
 {
 	struct preload_thread *t = &preload_tls;
 	uint64_t pcs[MTX_SYNC_STACK_MAX];
-	uint32_t nr = stack_walk(t, callsite, pcs, preload_stack_frames);
+	uint32_t nr = stack_walk(t, rec->callsite, pcs, preload_stack_frames);
 
-	lane_write_stack(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
-			 (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite, pcs, nr);
+	lane_end_op_stack(&preload_region, &t->w, rec, start_ns, end_ns, result, pcs, nr);
 }
 
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 		     const struct mtx_lane_region *r)
 {
+	sigset_t old;
 	int saved, rc;
 
-	if (t->guard || w->depth) {
-		/* inside our own code, or a signal handler interrupted a claim */
+	if (t->guard) {
+		/* inside our own code (resolving the real functions) */
 		__atomic_fetch_add(&r->hdr->lost_nolane, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
+	/* Once per thread: no signal handler may claim a lane halfway through
+	 * ours (its op would find the guard up and be lost). */
+	lane_block_signals(&old);
 	t->guard = 1;
 	saved = errno;
 	if (r == &preload_region && preload_stack_frames && !t->stack_hi)
@@ -203,6 +205,7 @@ int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
 	}
 	errno = saved;
 	t->guard = 0;
+	lane_unblock_signals(&old);
 	return rc == 0;
 }
 
@@ -304,6 +307,7 @@ __attribute__((constructor)) static void preload_init(void)
 	preload_tls.guard = 1;
 	find_tid_offset();
 	find_vdso_clock();
+	preload_jump_check();
 	if (attach_region(MTX_SHM_ENV, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE, &preload_region) == 0) {
 		/* A fresh image: lanes still LIVE under our pid predate an exec. */
 		lane_reap_pid(&preload_region, getpid());
@@ -318,13 +322,9 @@ __attribute__((constructor)) static void preload_init(void)
 		/*
 		 * A call's records must all be kept for nesting to stay exact, and
 		 * a program that makes calls faster than the collector writes rows
-		 * waits for it over and over: wait longer before counting losses,
-		 * and keep more room for signal handlers that run meanwhile (they
-		 * cannot wait under the interrupted writer).
+		 * waits for it over and over: wait longer before counting losses.
 		 */
 		preload_call_region.wait_budget_ns = LANE_CALL_WAIT_BUDGET_NS;
-		if (preload_call_region.lane_records / 4 > preload_call_region.slack)
-			preload_call_region.slack = preload_call_region.lane_records / 4;
 		/* The drain sleeps on the sync region's futex word alone. */
 		if (preload_attached)
 			preload_call_region.wake_word = preload_region.wake_word;

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <threads.h>
@@ -103,7 +104,15 @@
 	X(tgkill, NULL)                                   \
 	X(pthread_kill, NULL)                             \
 	X(raise, NULL)                                    \
-	X(sigqueue, NULL)
+	X(sigqueue, NULL)                                 \
+	X(longjmp, NULL)                                  \
+	X(_longjmp, NULL)                                 \
+	X(siglongjmp, NULL)                               \
+	X(__longjmp_chk, NULL)
+
+/* What -D_FORTIFY_SOURCE turns longjmp and siglongjmp into (bits/setjmp2.h
+ * declares it only in fortified builds). */
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val) __attribute__((noreturn));
 
 #define X(fn, ver) extern __typeof__(fn) *preload_real_##fn;
 PRELOAD_REALS(X)
@@ -136,7 +145,6 @@ struct preload_thread {
 	struct mtx_lane_writer cw; /* the call region's lane (preload-calls.c) */
 	uint32_t guard;        /* library code running in this thread: don't record */
 	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
-	uint32_t pending;      /* blocking calls under way (preload_pending_begin) */
 	uintptr_t stack_lo, stack_hi; /* the thread's stack, for stack walks; 0: unknown */
 };
 
@@ -148,7 +156,7 @@ extern struct mtx_lane_region preload_call_region;
 extern int preload_calls_attached;
 extern int preload_tid_offset;
 
-/* Slow path of preload_record: claim a lane. Returns 1 when one was claimed. */
+/* Slow path of preload_begin: claim a lane. Returns 1 when one was claimed. */
 int preload_claim(struct preload_thread *t);
 /* The same for writer @w of @t in region @r (a call lane). */
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
@@ -165,14 +173,16 @@ void preload_calls_unwinding(void);
  * unwound end now; the frames above are redirected again. */
 void preload_calls_caught(const void *sp);
 
+/* Whether a jmp_buf's stack pointer can be read (preload-jump.c). */
+void preload_jump_check(void);
+
 /* The region asks for user stacks with each record (mtx collect
  * --sync-stacks): the most frames to walk, 0 for none. */
 extern uint32_t preload_stack_frames;
 
-/* preload_record with the caller's user stack (see preload.c). */
-void preload_record_stack(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
-			  uint64_t arg, uint64_t start_ns, uint64_t end_ns, int32_t result,
-			  uint64_t callsite);
+/* preload_end with the caller's user stack (see preload.c). */
+void preload_end_stack(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns,
+		       int32_t result);
 
 /* Kernel tid of a live thread handle, 0 when unknown (see preload.c). */
 static inline int32_t preload_thread_tid(pthread_t thread)
@@ -206,55 +216,56 @@ static inline uint64_t preload_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Append one record for the calling thread (claiming a lane on first use). */
-static inline __attribute__((always_inline)) void preload_record(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
-				  uint64_t arg, uint64_t start_ns, uint64_t end_ns, int32_t result,
-				  uint64_t callsite)
+/*
+ * preload_begin - the calling thread starts an operation (claiming a lane on
+ * its first): its description goes into the lane's ops (shm.h) before the
+ * real call, so that the op is recorded even if the thread dies inside the
+ * call or a signal handler leaves it by siglongjmp (preload-jump.c).
+ * @start_ns is 0 when the op is stamped after the call. Returns the op's
+ * record for preload_end, or NULL when it is not recorded (counted).
+ */
+static inline __attribute__((always_inline)) struct mtx_sync_record *
+preload_begin(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
+	      uint64_t arg, uint64_t start_ns, uint64_t callsite, const void *frame)
 {
 	struct preload_thread *t = &preload_tls;
 
 	if (__builtin_expect(t->w.lane == NULL, 0) && !preload_claim(t))
+		return NULL;
+	return lane_begin_op(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
+			     (uint64_t)(uintptr_t)addr, arg, start_ns, callsite, frame);
+}
+
+/* preload_end - the call returned (@result) at @end_ns (and started at
+ * @start_ns when that was not known to preload_begin): publish @rec. */
+static inline __attribute__((always_inline)) void
+preload_end(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result)
+{
+	if (__builtin_expect(rec == NULL, 0))
 		return;
 	if (__builtin_expect(preload_stack_frames != 0, 0)) {
-		preload_record_stack(kind, op, addr, arg, start_ns, end_ns, result, callsite);
+		preload_end_stack(rec, start_ns, end_ns, result);
 		return;
 	}
-	lane_write(&preload_region, &t->w, (uint16_t)kind, (uint16_t)op,
-		   (uint64_t)(uintptr_t)addr, arg, start_ns, end_ns, result, callsite);
+	lane_end_op(&preload_region, &preload_tls.w, rec, start_ns, end_ns, result);
 }
 
-/*
- * preload_pending_begin / _end - around a call that may block: describe it
- * in the lane's header (shm.h, struct mtx_sync_pending), so that it is
- * recorded even if the thread dies inside it. Only the outermost one: a
- * signal handler's call inside it leaves it in place. _end comes before
- * the call's own record is written.
- */
-static inline void preload_pending_begin(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void *addr,
-					 uint64_t arg, uint64_t start_ns, uint64_t callsite)
+/* A blocking call's stamp taken once it is known that the op blocks. */
+static inline void preload_started(struct mtx_sync_record *rec, uint64_t start_ns)
 {
-	struct preload_thread *t = &preload_tls;
-	struct mtx_sync_pending *p;
-
-	if (t->pending++ != 0)
-		return;
-	if (__builtin_expect(t->w.lane == NULL, 0) && !preload_claim(t))
-		return;
-	p = &t->w.lane->pending;
-	p->addr = (uint64_t)(uintptr_t)addr;
-	p->arg = arg;
-	p->callsite = callsite;
-	p->kind = (uint16_t)kind;
-	p->op = (uint16_t)op;
-	__atomic_store_n(&p->start_ns, start_ns, __ATOMIC_RELEASE);
+	if (rec && lane_owns_op(&preload_tls.w, rec))
+		rec->start_ns = start_ns;
 }
 
-static inline void preload_pending_end(void)
+/* The object and argument of an op known only once the call returned
+ * (pthread_create's thread). */
+static inline void preload_learned(struct mtx_sync_record *rec, const volatile void *addr,
+				   uint64_t arg)
 {
-	struct preload_thread *t = &preload_tls;
-
-	if (--t->pending == 0 && t->w.lane)
-		__atomic_store_n(&t->w.lane->pending.start_ns, 0, __ATOMIC_RELEASE);
+	if (rec && lane_owns_op(&preload_tls.w, rec)) {
+		rec->addr = (uint64_t)(uintptr_t)addr;
+		rec->arg = arg;
+	}
 }
 
 /* How a call's return value becomes a record's result: pthread and C11
@@ -262,6 +273,9 @@ static inline void preload_pending_end(void)
  * set errno (left as the call left it). */
 #define RESULT_RETURNED(r) (r)
 #define RESULT_ERRNO(r) ((r) == 0 ? 0 : errno)
+
+/* The wrapper's own frame: a siglongjmp that leaves it abandons its op. */
+#define PRELOAD_FRAME __builtin_frame_address(0)
 
 /*
  * The four shapes of wrapper (see the top of this file for why stamps sit
@@ -272,13 +286,15 @@ static inline void preload_pending_end(void)
  */
 #define TRACE_BEFORE_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                      \
+		struct mtx_sync_record *o_;                                       \
 		uint64_t t_;                                                      \
 		int r_;                                                           \
 		if (!preload_on())                                                \
 			return call;                                              \
 		t_ = preload_now();                                               \
+		o_ = preload_begin(kind, op, obj, arg, t_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
 		r_ = call;                                                        \
-		preload_record(kind, op, obj, arg, t_, t_, result_of(r_), PRELOAD_CALLSITE); \
+		preload_end(o_, 0, t_, result_of(r_));                            \
 		return r_;                                                        \
 	} while (0)
 #define TRACE_BEFORE(kind, op, obj, arg, call) TRACE_BEFORE_AS(RESULT_RETURNED, kind, op, obj, arg, call)
@@ -286,40 +302,45 @@ static inline void preload_pending_end(void)
 /* The same for a call that returns nothing (C11 *_destroy): result 0. */
 #define TRACE_BEFORE_VOID(kind, op, obj, call)                                    \
 	do {                                                                      \
+		struct mtx_sync_record *o_;                                       \
 		uint64_t t_;                                                      \
 		if (!preload_on()) {                                              \
 			call;                                                     \
 			return;                                                   \
 		}                                                                 \
 		t_ = preload_now();                                               \
+		o_ = preload_begin(kind, op, obj, 0, t_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
 		call;                                                             \
-		preload_record(kind, op, obj, 0, t_, t_, 0, PRELOAD_CALLSITE);    \
+		preload_end(o_, 0, t_, 0);                                        \
 	} while (0)
 
-#define TRACE_AFTER(kind, op, obj, arg, call)                                     \
+#define TRACE_AFTER_AS(result_of, kind, op, obj, arg, call)                       \
 	do {                                                                      \
+		struct mtx_sync_record *o_;                                       \
 		uint64_t t_;                                                      \
 		int r_;                                                           \
 		if (!preload_on())                                                \
 			return call;                                              \
+		o_ = preload_begin(kind, op, obj, arg, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \
 		r_ = call;                                                        \
 		t_ = preload_now();                                               \
-		preload_record(kind, op, obj, arg, t_, t_, r_, PRELOAD_CALLSITE); \
+		preload_end(o_, t_, t_, result_of(r_));                           \
 		return r_;                                                        \
 	} while (0)
+#define TRACE_AFTER(kind, op, obj, arg, call) TRACE_AFTER_AS(RESULT_RETURNED, kind, op, obj, arg, call)
 
 #define TRACE_BLOCKING_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                        \
+		struct mtx_sync_record *o_;                                         \
 		uint64_t t0_, t1_;                                                  \
 		int r_;                                                             \
 		if (!preload_on())                                                  \
 			return call;                                                \
 		t0_ = preload_now();                                                \
-		preload_pending_begin(kind, op, obj, arg, t0_, PRELOAD_CALLSITE);    \
+		o_ = preload_begin(kind, op, obj, arg, t0_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
 		r_ = call;                                                          \
-		preload_pending_end();                                              \
 		t1_ = preload_now();                                                \
-		preload_record(kind, op, obj, arg, t0_, t1_, result_of(r_), PRELOAD_CALLSITE); \
+		preload_end(o_, 0, t1_, result_of(r_));                             \
 		return r_;                                                          \
 	} while (0)
 #define TRACE_BLOCKING(kind, op, obj, arg, call) TRACE_BLOCKING_AS(RESULT_RETURNED, kind, op, obj, arg, call)
@@ -333,22 +354,23 @@ static inline void preload_pending_end(void)
  */
 #define TRACE_TRY_FIRST(kind, op, obj, trycall, fast, call)                         \
 	do {                                                                        \
+		struct mtx_sync_record *o_;                                         \
 		uint64_t t0_, t1_;                                                  \
 		int r_;                                                             \
 		if (!preload_on())                                                  \
 			return call;                                                \
+		o_ = preload_begin(kind, op, obj, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \
 		r_ = trycall;                                                       \
 		if (fast) {                                                         \
 			t0_ = preload_now();                                        \
-			preload_record(kind, op, obj, 0, t0_, t0_, r_, PRELOAD_CALLSITE); \
+			preload_end(o_, t0_, t0_, r_);                              \
 			return r_;                                                  \
 		}                                                                   \
 		t0_ = preload_now();                                                \
-		preload_pending_begin(kind, op, obj, 0, t0_, PRELOAD_CALLSITE);      \
+		preload_started(o_, t0_);                                           \
 		r_ = call;                                                          \
-		preload_pending_end();                                              \
 		t1_ = preload_now();                                                \
-		preload_record(kind, op, obj, 0, t0_, t1_, r_, PRELOAD_CALLSITE);   \
+		preload_end(o_, 0, t1_, r_);                                        \
 		return r_;                                                          \
 	} while (0)
 

@@ -48,6 +48,8 @@
  *     lost_nolane   records dropped because no lane was free.
  *     Both are only ever incremented (atomically, by writers); the collector
  *     reports their sum. Losses are never silent.
+ *     claims_without_rseq  lanes claimed by threads that have no rseq area
+ *                   and so write with signals blocked (LANES below).
  *     drain_wake    a futex word (shared, not FUTEX_PRIVATE). The collector's
  *                   drain reads it, drains, and sleeps on it (FUTEX_WAIT with
  *                   a timeout of tens of ms) while it still holds that value.
@@ -72,15 +74,38 @@
  *               longer exists (killed process, exec) EXITED; the library marks
  *               lanes still LIVE under its own pid EXITED when it starts, since
  *               after exec no thread of the old image survives.
- *     head      count of records published by the writer (monotonic, never
- *               wraps in practice: 2^64 records). Slot of record i is
- *               i & (lane_records - 1). Written with release order after the
- *               record; read by the collector with acquire order.
+ *     head      the head word: bits 0-47 count the records published by
+ *               the writer (monotonic; 2^48 records never wrap in practice),
+ *               bits 48-63 the operations of the owner in progress (ops
+ *               below). Slot of record i is i & (lane_records - 1). A record
+ *               is published by the one store that raises the count, after
+ *               the record (release order); read with acquire order.
  *     tail      count of records consumed by the collector. Written with
  *               release order after the records are copied out; the writer
  *               reads it (acquire) only when its cached limit is reached.
  *     head and tail sit on their own cache lines so the two sides do not
  *     share a line on the hot path.
+ *     ops       the owner's operations in progress, innermost last: ops[i]
+ *               for i below the head word's count. A wrapper takes the next
+ *               one when it starts (one instruction adds 1 to bits 48-63),
+ *               fills in the record as it learns it (end_ns last, and only
+ *               once the call returned: 0 until then), and the store that
+ *               publishes the record also gives the op back. So an op is
+ *               either here or in the ring, never both nor neither; a signal
+ *               handler's op nests as the next one. frame is the wrapper's
+ *               stack frame: a siglongjmp out of a handler tells from it
+ *               which ops it abandons (preload-jump.c). The collector reads
+ *               them once the owner is gone (EXITED): the calls it died in.
+ *
+ * How a record is written so that a signal handler may write its own at any
+ * instant (collector/preload/lane.h): copying the record into the ring and
+ * storing the new head word is one restartable sequence (rseq(2)): if a
+ * signal arrives in it, the kernel sends the thread back to its start before
+ * the handler runs, so the handler never sees a half-written record, and
+ * nothing it writes is overwritten. Where the thread has no rseq area, the
+ * same copy runs with signals blocked. Either way a full lane is waited for
+ * outside the sequence, holding nothing: the handler of a signal that comes
+ * meanwhile writes and, if it must, waits too.
  *
  * Invariant: tail <= head <= tail + lane_records. The reader checks it on
  * every drain (the target may scribble over the region) and counts what it
@@ -90,7 +115,10 @@
  *
  * struct mtx_sync_record (collector/event.h), MTX_SHM_RECORD_SIZE bytes,
  * kind and op from the tables below. Records of one lane are in the order
- * their operations completed in that thread.
+ * their operations completed in that thread. result is the call's, or one of
+ * MTX_SYNC_RESULT_UNRETURNED (its thread died in it; written by the
+ * collector from ops) and MTX_SYNC_RESULT_ABANDONED (a signal handler left
+ * it by siglongjmp before it returned; end_ns is the jump).
  *
  * THE CALL REGION
  *
@@ -123,7 +151,7 @@
  * FRAMES RECORDS
  *
  * With stack_frames > 0, an operation's record may be preceded, in the same
- * lane and the same reservation (so nothing nests between them), by 1 to
+ * lane and the same publishing store (so nothing nests between them), by 1 to
  * MTX_SYNC_FRAMES_MAX_RECORDS struct mtx_sync_frames: kind ==
  * MTX_SYNC_KIND_FRAMES at the offset where a record has its kind, then the
  * return addresses of the user stack, innermost first, MTX_SYNC_FRAMES_PER_RECORD
@@ -151,9 +179,9 @@
 #define MTX_CALL_ENV "MTX_CALL_REGION"
 /* Set in mtx_call_record.stamp for an exit. */
 #define MTX_CALL_EXIT (1ull << 63)
-#define MTX_SHM_VERSION 2u
+#define MTX_SHM_VERSION 3u
 #define MTX_SHM_HEADER_SIZE 4096u
-#define MTX_SHM_LANE_HEADER_SIZE 256u
+#define MTX_SHM_LANE_HEADER_SIZE 4096u
 #define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
 
 /* One function entry or exit (THE CALL REGION above). */
@@ -206,47 +234,69 @@ struct mtx_shm_header {
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;
 	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
+	/* Claims by threads without an rseq area, which write with signals
+	 * blocked (lane.h); counted atomically. */
+	uint32_t claims_without_rseq;
 	/* Futex word the collector's drain sleeps on; writers bump it and wake
 	 * the drain when a lane reaches half full or no lane is free. */
 	uint32_t drain_wake __attribute__((aligned(64)));
 };
 
-/*
- * The call that may block (a cond or semaphore wait, a contended lock, a
- * join, a barrier) the lane's owner is inside: written before the call,
- * start_ns last, and cleared (start_ns 0) when it returns, before its
- * record is written. An owner that dies inside the call (another thread
- * called exit(), a fatal signal, cancellation) leaves it set; the collector
- * reads it when it frees the lane and records the call as one that did not
- * return. Only the outermost such call of a thread is described.
- */
-struct mtx_sync_pending {
-	uint64_t start_ns; /* 0: none */
-	uint64_t addr, arg, callsite;
-	uint16_t kind, op;
-	uint32_t _pad;
+/* The head word (LANES above): published records, and ops in progress. */
+#define MTX_LANE_HEAD_BITS 48
+#define MTX_LANE_HEAD_MASK ((1ull << MTX_LANE_HEAD_BITS) - 1)
+#define MTX_LANE_OP_ONE (1ull << MTX_LANE_HEAD_BITS)
+
+static inline uint64_t mtx_lane_head(uint64_t word)
+{
+	return word & MTX_LANE_HEAD_MASK;
+}
+
+static inline uint32_t mtx_lane_nr_ops(uint64_t word)
+{
+	return (uint32_t)(word >> MTX_LANE_HEAD_BITS);
+}
+
+/* One operation in progress (LANES, ops): a cache line. */
+struct mtx_sync_op_slot {
+	struct mtx_sync_record rec;
+	uint64_t frame; /* the wrapper's stack frame */
 };
 
-/* mtx_sync_record.result of a call that did not return (pending above);
- * sync_ops.result NULL. */
+/* Ops in progress a lane can hold: signal handlers nested this deep, each
+ * inside a traced call; a deeper one is counted in lost_full. */
+#define MTX_LANE_MAX_OPS 60u
+
+/* mtx_sync_record.result of a call that did not return: its thread died in
+ * it (sync_ops.unfinished 'thread_exit'), or a signal handler left it by
+ * siglongjmp ('siglongjmp'). sync_ops.result is NULL for both. */
 #define MTX_SYNC_RESULT_UNRETURNED INT32_MIN
+#define MTX_SYNC_RESULT_ABANDONED (INT32_MIN + 1)
+
+/* sync_ops.unfinished of a record's result: NULL for a call that returned. */
+static inline const char *sync_result_unfinished(int32_t result)
+{
+	return result == MTX_SYNC_RESULT_UNRETURNED ? "thread_exit" :
+	       result == MTX_SYNC_RESULT_ABANDONED ? "siglongjmp" : (const char *)0;
+}
 
 struct mtx_shm_lane {
 	uint32_t state;    /* enum mtx_shm_lane_state */
 	int32_t owner_pid;
 	int32_t owner_tid;
 	uint32_t claims;   /* times this lane was claimed: helps reading dumps */
-	uint64_t head __attribute__((aligned(64)));
+	uint64_t head __attribute__((aligned(64)));   /* the head word */
 	uint64_t tail __attribute__((aligned(64)));
 	/* sync lanes only; written by the owner, read once it is gone */
-	struct mtx_sync_pending pending __attribute__((aligned(64)));
+	struct mtx_sync_op_slot ops[MTX_LANE_MAX_OPS] __attribute__((aligned(64)));
 	/* padded to MTX_SHM_LANE_HEADER_SIZE; records follow */
-	uint8_t _pad[MTX_SHM_LANE_HEADER_SIZE - 192 - sizeof(struct mtx_sync_pending)];
+	uint8_t _pad[MTX_SHM_LANE_HEADER_SIZE - 192 - MTX_LANE_MAX_OPS * sizeof(struct mtx_sync_op_slot)];
 };
 
 _Static_assert(sizeof(struct mtx_shm_header) <= MTX_SHM_HEADER_SIZE, "header fits");
 _Static_assert(sizeof(struct mtx_shm_lane) == MTX_SHM_LANE_HEADER_SIZE, "lane header size");
 _Static_assert(sizeof(struct mtx_sync_record) == 56, "record layout is part of the format");
+_Static_assert(sizeof(struct mtx_sync_op_slot) == 64, "an op in progress is a cache line");
 _Static_assert(sizeof(struct mtx_call_record) == 16, "record layout is part of the format");
 
 /* The kind that marks a frames record (not a kind of object). */
