@@ -4,6 +4,9 @@
 #
 # Usage: bench/sync-op-cost.sh [rounds=5] [pairs=2000000]
 # Run from the build tree; BENCH and LIB override where the pieces are.
+# BASE=DIR (another build tree, e.g. a worktree of main) adds the same runs
+# with that build's bench/sync-op-cost and library, interleaved round by
+# round: two versions compared in one invocation.
 #
 # Each round runs the loop plain, then preloaded with a live region that a
 # collector process drains as mtx collect's pump does: when a writer wakes
@@ -22,39 +25,55 @@ rounds=${1:-5}
 pairs=${2:-2000000}
 BENCH=${BENCH:-./bench/sync-op-cost}
 LIB=${LIB:-./collector/preload/.libs/libmtx-preload.so}
-for f in "$BENCH" "$LIB"; do
-	[ -e "$f" ] || { echo "sync-op-cost.sh: $f not found (build first, or set BENCH/LIB)" >&2; exit 1; }
+BASE=${BASE:-}
+for f in "$BENCH" "$LIB" ${BASE:+"$BASE/bench/sync-op-cost" "$BASE/collector/preload/.libs/libmtx-preload.so"}; do
+	[ -e "$f" ] || { echo "sync-op-cost.sh: $f not found (build first, or set BENCH/LIB/BASE)" >&2; exit 1; }
 done
 case $LIB in /*) ;; *) LIB=$(pwd)/$LIB ;; esac
+[ -z "$BASE" ] || BASE=$(cd "$BASE" && pwd)
 
-plain=""; traced=""; mono=""; stacks=""; lost=0
+# run BENCH LIB [ENV=VALUE] - ns per pair of one preloaded run; adds its
+# losses to $lost.
+run() {
+	out=$(env ${3:-} "$1" collect "$2" 65536 1000 -- "$1" measure "$pairs" 7 2>&1)
+	lost=$((lost + $(printf '%s\n' "$out" | awk '/^records/ { print $4 }')))
+	printf '%s\n' "$out" | awk '/^ns_per_pair/ { print $2 }'
+}
+
+# report NAME PLAIN TRACED MONO STACKS - the medians of one build.
+report() {
+	mp=$(printf '%s\n' $2 | median)
+	mt=$(printf '%s\n' $3 | median)
+	mm=$(printf '%s\n' $4 | median)
+	mk=$(printf '%s\n' $5 | median)
+	printf '%smedian: plain %s ns/pair, preloaded %s ns/pair, added %s ns/pair (goal <= 60)\n' \
+		"$1" "$mp" "$mt" "$(echo "$mt $mp" | awk '{ printf "%.1f", $1 - $2 }')"
+	printf '%swith clock_gettime stamps instead: preloaded %s ns/pair, added %s ns/pair\n' \
+		"$1" "$mm" "$(echo "$mm $mp" | awk '{ printf "%.1f", $1 - $2 }')"
+	printf '%swith --sync-stacks (default stamps): preloaded %s ns/pair, added %s ns/pair (%s over no stacks)\n' \
+		"$1" "$mk" "$(echo "$mk $mp" | awk '{ printf "%.1f", $1 - $2 }')" "$(echo "$mk $mt" | awk '{ printf "%.1f", $1 - $2 }')"
+}
+
+plain=""; traced=""; mono=""; stacks=""; bt=""; bm=""; bk=""; lost=0
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	p=$("$BENCH" measure "$pairs" 7 | awk '/^ns_per_pair/ { print $2 }')
-	out=$("$BENCH" collect "$LIB" 65536 1000 -- "$BENCH" measure "$pairs" 7 2>&1)
-	t=$(printf '%s\n' "$out" | awk '/^ns_per_pair/ { print $2 }')
-	l=$(printf '%s\n' "$out" | awk '/^records/ { print $4 }')
-	lost=$((lost + l))
-	out=$(MTX_SYNC_CLOCK=monotonic "$BENCH" collect "$LIB" 65536 1000 -- "$BENCH" measure "$pairs" 7 2>&1)
-	m=$(printf '%s\n' "$out" | awk '/^ns_per_pair/ { print $2 }')
-	l=$(printf '%s\n' "$out" | awk '/^records/ { print $4 }')
-	lost=$((lost + l))
-	out=$(SYNC_OP_COST_STACK_FRAMES=48 "$BENCH" collect "$LIB" 65536 1000 -- "$BENCH" measure "$pairs" 7 2>&1)
-	k=$(printf '%s\n' "$out" | awk '/^ns_per_pair/ { print $2 }')
-	l=$(printf '%s\n' "$out" | awk '/^records/ { print $4 }')
-	lost=$((lost + l))
+	t=$(run "$BENCH" "$LIB")
+	m=$(run "$BENCH" "$LIB" MTX_SYNC_CLOCK=monotonic)
+	k=$(run "$BENCH" "$LIB" SYNC_OP_COST_STACK_FRAMES=48)
 	printf 'round %d: plain %s ns/pair, preloaded %s ns/pair (clock_gettime stamps: %s; with stacks: %s), lost %s\n' \
-		"$((i + 1))" "$p" "$t" "$m" "$k" "$l"
+		"$((i + 1))" "$p" "$t" "$m" "$k" "$lost"
 	plain="$plain $p"; traced="$traced $t"; mono="$mono $m"; stacks="$stacks $k"
+	if [ -n "$BASE" ]; then
+		t=$(run "$BASE/bench/sync-op-cost" "$BASE/collector/preload/.libs/libmtx-preload.so")
+		m=$(run "$BASE/bench/sync-op-cost" "$BASE/collector/preload/.libs/libmtx-preload.so" MTX_SYNC_CLOCK=monotonic)
+		k=$(run "$BASE/bench/sync-op-cost" "$BASE/collector/preload/.libs/libmtx-preload.so" SYNC_OP_COST_STACK_FRAMES=48)
+		printf 'round %d, base: preloaded %s ns/pair (clock_gettime stamps: %s; with stacks: %s), lost %s\n' \
+			"$((i + 1))" "$t" "$m" "$k" "$lost"
+		bt="$bt $t"; bm="$bm $m"; bk="$bk $k"
+	fi
 	i=$((i + 1))
 done
-mp=$(printf '%s\n' $plain | median)
-mt=$(printf '%s\n' $traced | median)
-mm=$(printf '%s\n' $mono | median)
-mk=$(printf '%s\n' $stacks | median)
-printf 'median: plain %s ns/pair, preloaded %s ns/pair, added %s ns/pair (goal <= 60), records lost %s\n' \
-	"$mp" "$mt" "$(echo "$mt $mp" | awk '{ printf "%.1f", $1 - $2 }')" "$lost"
-printf 'with clock_gettime stamps instead: preloaded %s ns/pair, added %s ns/pair\n' \
-	"$mm" "$(echo "$mm $mp" | awk '{ printf "%.1f", $1 - $2 }')"
-printf 'with --sync-stacks (default stamps): preloaded %s ns/pair, added %s ns/pair (%s over no stacks)\n' \
-	"$mk" "$(echo "$mk $mp" | awk '{ printf "%.1f", $1 - $2 }')" "$(echo "$mk $mt" | awk '{ printf "%.1f", $1 - $2 }')"
+report "" "$plain" "$traced" "$mono" "$stacks"
+[ -z "$BASE" ] || report "base ($BASE): " "$plain" "$bt" "$bm" "$bk"
+echo "records lost: $lost"
