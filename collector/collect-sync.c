@@ -120,7 +120,37 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, uint32_t sta
 	sync_region_set_stack_frames(cs->region, cs->stack_frames);
 	cs->method = "preload";
 	cs->on = 1;
+	cs->prepared_ns = clock_now_ns();
 	return 0;
+}
+
+/* Each thread's waits for the collector, as the library measured them:
+ * rows of collector_waits, and their sum. The region is the program's to
+ * scribble on: no wait counts for longer than the collection has lasted. */
+static void write_waits(struct collect_sync *cs, struct mtx_writer *w, struct sync_region *r)
+{
+	size_t n;
+	const struct sync_stall *st = sync_region_stalls(r, &n);
+	uint64_t most = clock_now_ns() - cs->prepared_ns;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ns = st[i].wait_ns < most ? st[i].wait_ns : most;
+
+		writer_collector_wait(w, st[i].tid, st[i].pid, ns, st[i].waits);
+		cs->waited_ns += ns;
+	}
+}
+
+int collect_sync_give_to(struct collect_sync *cs, unsigned uid, unsigned gid, char **err)
+{
+	int rc = cs->region ? sync_region_give_to(cs->region, uid, gid) : 0;
+
+	if (!rc && cs->calls)
+		rc = sync_region_give_to(cs->calls, uid, gid);
+	if (rc && asprintf(err, "cannot give the shared memory in /dev/shm to uid %u: %s", uid,
+			   strerror(-rc)) < 0)
+		*err = NULL;
+	return rc;
 }
 
 static void write_record(void *ctx, const struct mtx_sync_record *r)
@@ -307,7 +337,7 @@ size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_
 	return left;
 }
 
-int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
+int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve)
 {
 	struct sync_resolve_stats st;
 	size_t n;
@@ -322,14 +352,26 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w)
 	if (cs->region) {
 		write_batch(cs, w, cs->batch.len);
 		cs->lost += sync_region_lost(cs->region);
+		cs->lost_nolane = sync_region_lost_nolane(cs->region);
 		writer_meta_int(w, "sync_claims_without_rseq",
 				(int64_t)sync_region_claims_without_rseq(cs->region));
+		if (sync_region_scribbled(cs->region) || (cs->calls && sync_region_scribbled(cs->calls))) {
+			writer_meta_int(w, "sync_region_scribbled", 1);
+			log_warn("the program wrote over mtx's shared memory: only the losses mtx could "
+				 "believe are counted");
+		}
+		write_waits(cs, w, cs->region);
+		if (cs->calls)
+			write_waits(cs, w, cs->calls);
+		writer_meta_int(w, "collector_wait_ns", (int64_t)cs->waited_ns);
 	}
 	if (cs->uprobes)
 		writer_meta_int(w, "sync_uprobes_unpaired",
 				(int64_t)sync_uprobes_finish(cs->uprobes, write_record, cs));
 	if (writer_error(w))
 		return -EIO;
+	if (!resolve)
+		return 0;
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();

@@ -32,6 +32,9 @@ struct collect_sync {
 	struct sync_objects *objects;
 	struct sync_batch batch;
 	uint64_t records, lost;
+	uint64_t lost_nolane;         /* of lost: no lane was free */
+	uint64_t waited_ns;           /* what the threads waited for the collector */
+	uint64_t prepared_ns;         /* when the regions were made */
 	/* -pg / -finstrument-functions hooks: their region, and the queue of
 	 * the session's ordering stage their MTX_EV_CALL events go into. */
 	struct sync_region *calls;
@@ -103,14 +106,18 @@ void collect_sync_stop(struct collect_sync *cs);
  * waiting in the pump: call again soon when there are. */
 size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_t events_done_ns);
 
+/* collect_sync_give_to - the program runs as @uid/@gid: its regions are
+ * theirs to map. Returns 0, or -errno with a message in @err. */
+int collect_sync_give_to(struct collect_sync *cs, unsigned uid, unsigned gid, char **err);
+
 /*
  * collect_sync_finish - the program is gone: drain the rest, write it,
- * complete the tables (sync-resolve.h) and put their counts in meta; @cs->
- * records and @cs->lost are final (the caller stores them with the other
- * sources' counts). Returns
- * 0 or the writer's -errno (with a message logged).
+ * and, when @resolve, complete the tables (sync-resolve.h) and put their
+ * counts in meta; @cs->records and @cs->lost are final (the caller stores
+ * them with the other sources' counts). Returns 0 or the writer's -errno
+ * (with a message logged).
  */
-int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w);
+int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve);
 
 /* collect_sync_free - release everything (also after a failed start). */
 void collect_sync_free(struct collect_sync *cs);

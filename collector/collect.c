@@ -16,6 +16,8 @@
 #include "collector/fd-kind.h"
 #include "collector/function-uprobes.h"
 #include "collector/model.h"
+#include "collector/output.h"
+#include "collector/preload/shm.h"
 #include "collector/profile.h"
 #include "collector/session.h"
 #include "collector/target.h"
@@ -39,7 +41,6 @@
 #include <unistd.h>
 
 #define FLUSH_MARGIN_NS 2000000ull    /* 2 ms: see the comment at the top */
-#define COMMIT_EVERY_NS 500000000ull  /* 0.5 s */
 #define POLL_MS 100
 
 /* Where the ordered stream goes: sync uprobe hits to the sync side,
@@ -139,7 +140,8 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 	}
 }
 
-static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct mtx_model *m, int status)
+static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct mtx_model *m, int status,
+			   int complete)
 {
 	char key[64];
 	uint64_t total = 0;
@@ -159,7 +161,7 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 	writer_meta_int(w, "end_ns", (int64_t)model_last_ns(m));
 	writer_meta_int(w, "duration_ns", (int64_t)(model_last_ns(m) - model_first_ns(m)));
 	writer_meta_int(w, "exit_status", status);
-	writer_meta(w, "complete", "1");
+	writer_meta(w, "complete", complete ? "1" : "0");
 }
 
 /* Find and define the probes of --functions; none found is an error. */
@@ -200,24 +202,6 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 	return rc;
 }
 
-/* Keep an existing output as NAME.old, as perf does, never destroying it.
- * Returns 1 if it did, 0 if there was none, or -errno. */
-static int keep_previous(const char *path, char **err)
-{
-	char old[4096];
-	if (access(path, F_OK) != 0)
-		return 0;
-	snprintf(old, sizeof(old), "%s.old", path);
-	if (rename(path, old) < 0) {
-		int e = errno;
-		if (asprintf(err, "cannot keep the existing %s as %s: %s", path, old, strerror(e)) < 0)
-			*err = NULL;
-		return -e;
-	}
-	log_info("kept the previous %s as %s", path, old);
-	return 1;
-}
-
 /* Context switches the kernel has counted for @pid's main thread so far
  * (voluntary + nonvoluntary), or -1. The kernel keeps these across exec but
  * the trace starts at exec, so a comparison of the two needs the count at
@@ -255,20 +239,53 @@ static int decode_status(int wstatus)
 	return 1;
 }
 
-/* Handle one signal from the signalfd. Returns 1 when the child is gone. */
-static int on_signal(int sfd, pid_t child, int *wstatus)
+/* Handle one signal from the signalfd while the program runs. Returns 1
+ * when the child is gone. */
+static int on_signal(int sfd, const struct mtx_target *t, int *wstatus)
 {
 	struct signalfd_siginfo si;
 	if (read(sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
 	if (si.ssi_signo == SIGCHLD)
-		return waitpid(child, wstatus, WNOHANG) == child;
-	/* A terminal's Ctrl-C reaches the whole foreground group, program
-	 * included (si_code SI_KERNEL): forwarding it would deliver it twice.
-	 * A signal sent to mtx alone (kill, si_code <= 0) is forwarded. */
-	if ((int32_t)si.ssi_code <= 0)
-		kill(child, (int)si.ssi_signo);
+		return waitpid(t->pid, wstatus, WNOHANG) == t->pid;
+	target_forward(t, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
 	return 0;
+}
+
+/* "SIGINT" for SIGINT (glibc's abbreviation, "signal N" without one). */
+static const char *signal_name(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else
+		snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
+/* After the program's exit: the signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * that asked mtx to stop, read from @sfd without waiting, or 0. */
+static int stop_asked(int sfd)
+{
+	struct pollfd p = { .fd = sfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+
+	while (sfd >= 0 && poll(&p, 1, 0) == 1 && read(sfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			return (int)si.ssi_signo;
+	return 0;
+}
+
+/* The run could not be stored in full: say why, once (the writer's
+ * message names the file and says the run so far is kept), with @more. */
+static void record_failed(struct collect_result *r, struct mtx_writer *w, const char *more)
+{
+	if (r->record_failed)
+		return;
+	r->record_failed = 1;
+	log_error("%s%s", writer_error(w) ? writer_error(w) : "recording failed", more);
 }
 
 /* With -v: where the time after the program's exit goes. */
@@ -292,8 +309,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct collect_sync cs = { 0 };
 	struct function_uprobes *fu = NULL;
 	struct pollfd *pfds = NULL;
+	struct mtx_output out = { 0 };
+	char found[PATH_MAX];
 	sigset_t mask, oldmask;
-	int sfd = -1, rc, wstatus = 0, done = 0, kept;
+	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0;
+	const char *stopped_before = NULL;
 	uint64_t last_commit, exit_ns, calls_taken = 0;
 	size_t sync_left = 0;
 
@@ -310,9 +330,16 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			return rc;
 		}
 	}
-	kept = keep_previous(o->output, err);
-	if (kept < 0)
-		return kept;
+	/* A program that is not there leaves the output as it was. */
+	rc = target_locate(o->argv[0], found, sizeof(found), err);
+	if (rc)
+		r->program_failed = rc == -ENOENT ? 127 : 126;
+	else
+		rc = output_prepare(&out, o->output, err);
+	if (rc) {
+		function_uprobes_free(fu);
+		return rc;
+	}
 	rc = writer_open(&w, o->output, err);
 	if (rc)
 		goto fail_unstarted;
@@ -331,8 +358,16 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 
 	if (o->sync) {
 		rc = collect_sync_prepare(&cs, o->argv[0], o->sync_stack_frames, err);
+		if (!rc && o->user)
+			rc = collect_sync_give_to(&cs, o->uid, o->gid, err);
 		if (rc)
 			goto fail_unstarted;
+	}
+	if (o->user) {
+		t.user = o->user;
+		t.uid = (uid_t)o->uid;
+		t.gid = (gid_t)o->gid;
+		output_give_to(&out, o->uid, o->gid);
 	}
 	rc = target_spawn(&t, o->argv, cs.env, err);
 	if (rc) {
@@ -392,6 +427,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		t.pid = -1;
 		goto fail_unstarted;
 	}
+	output_started(&out);
 
 	pfds = calloc((size_t)s.nr_cpus + 1, sizeof(*pfds));
 	for (int cpu = 0; cpu < s.nr_cpus; cpu++)
@@ -406,17 +442,20 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		if (poll(pfds, (nfds_t)s.nr_cpus + 1, more ? 0 : POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (pfds[s.nr_cpus].revents & POLLIN)
-			done = on_signal(sfd, t.pid, &wstatus);
+			done = on_signal(sfd, &t, &wstatus);
 		round_ns = clock_now_ns();
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
-		if (round_ns - last_commit >= COMMIT_EVERY_NS) {
+		if (round_ns - last_commit >= WRITER_COMMIT_EVERY_NS) {
 			calls_flush(calls);
-			if (writer_commit(w) && !r->record_failed) {
-				r->record_failed = 1;
-				log_error("%s", writer_error(w));
-			}
+			writer_commit(w);
 			last_commit = round_ns;
+		}
+		/* Said when it happens (the disk is full): nothing more can be
+		 * stored, so the kernel need not record any more either. */
+		if (!r->record_failed && writer_error(w)) {
+			record_failed(r, w, "; the program runs on untraced");
+			session_disable(&s);
 		}
 	}
 	/* The program is gone: take what is left in the rings, in order. */
@@ -431,23 +470,43 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);
 	r->status = decode_status(wstatus);
 	model_finish(m, clock_now_ns(), t.pid, r->status);
+	if (calls_finish(calls, model_last_ns(m)))
+		record_failed(r, w, "");
+	/* Every recorded row is handed over. From here on each step starts
+	 * from what the one before committed: a collector killed now keeps
+	 * what it recorded (the sync tables' step commits it all first). */
+	writer_commit(w);
 	log_since_exit("rings drained", exit_ns);
-	if (collect_sync_finish(&cs, w) && !r->record_failed)
-		r->record_failed = 1;
+	if ((stop = stop_asked(sfd)))
+		stopped_before = "completing the sync tables";
+	if (collect_sync_finish(&cs, w, !stop))
+		record_failed(r, w, "");
+	writer_commit(w);
 	log_since_exit("sync tables finished", exit_ns);
-	if (calls_finish(calls, model_last_ns(m)) && !r->record_failed)
-		r->record_failed = 1;
-	/* After the sync tables: their call sites get named too. */
-	size_t nr_sites = 0;
-	const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
-	if (profile_finish(prof, sites, nr_sites) && !r->record_failed)
-		r->record_failed = 1;
-	log_since_exit("functions named", exit_ns);
+	if (!stop && (stop = stop_asked(sfd)))
+		stopped_before = "naming functions";
+	if (!stop) {
+		/* After the sync tables: their call sites get named too. */
+		size_t nr_sites = 0;
+		const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
+		if (profile_finish(prof, sites, nr_sites))
+			record_failed(r, w, "");
+		log_since_exit("functions named", exit_ns);
+	}
+	if (!stop && (stop = stop_asked(sfd)))
+		stopped_before = "building indexes";
 	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	s.decoded[MTX_EV_CALL] += cs.call_events;
 	s.lost[MTX_SRC_CALLS] += cs.calls_lost;
-	write_end_meta(w, &s, m, r->status);
+	write_end_meta(w, &s, m, r->status, !stop);
+	if (stop) {
+		/* Kept as recorded; readers say what it lacks (mtx-db(5)). */
+		writer_meta(w, "stopped_after_exit", stopped_before);
+		log_warn("%s after the program's exit: %s kept without %s and what follows", signal_name(stop),
+			 o->output, stopped_before);
+		r->stopped = 1;
+	}
 	{
 		uint64_t lost = 0;
 		for (int i = 0; i < MTX_SRC__COUNT; i++)
@@ -456,22 +515,35 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		if (lost)
 			log_warn("%llu kernel records were lost (see 'mtx info %s'); a larger --buffer-size helps",
 				 (unsigned long long)lost, o->output);
-		if (s.lost[MTX_SRC_SYNC])
+		if (cs.lost_nolane)
+			log_warn("%llu sync records were lost (see 'mtx info %s'): more than %u threads were "
+				 "alive at once, and the others found no lane to write in",
+				 (unsigned long long)cs.lost_nolane, o->output, MTX_SHM_DEFAULT_LANES);
+		if (s.lost[MTX_SRC_SYNC] > cs.lost_nolane)
 			log_warn("%llu sync records were lost (see 'mtx info %s'): the collector could not keep up",
-				 (unsigned long long)s.lost[MTX_SRC_SYNC], o->output);
+				 (unsigned long long)(s.lost[MTX_SRC_SYNC] - cs.lost_nolane), o->output);
+		/* Over 1% of the run: enough to change what the program did. */
+		if (cs.waited_ns > (model_last_ns(m) - model_first_ns(m)) / 100)
+			log_warn("the program's threads waited %.0f ms in all for mtx to take their records: "
+				 "waits and lock holds that span them include them (see collector_waits in mtx-db(5))",
+				 (double)cs.waited_ns / 1e6);
 		if (s.lost[MTX_SRC_CALLS])
 			log_warn("%llu function entry/exit records were lost (see 'mtx info %s')",
 				 (unsigned long long)s.lost[MTX_SRC_CALLS], o->output);
-		log_info("recorded %llu threads, %llu rows into %s",
-			 (unsigned long long)model_nr_threads(m), (unsigned long long)writer_rows(w), o->output);
+		if (!r->record_failed)
+			log_info("recorded %llu threads, %llu rows into %s", (unsigned long long)model_nr_threads(m),
+				 (unsigned long long)writer_rows(w), o->output);
 	}
-	r->capture = r->record_failed ? NULL : writer_take_capture(w);
-	rc = writer_close(w, 1);
+	r->capture = r->record_failed || stop ? NULL : writer_take_capture(w);
+	if (writer_error(w))
+		record_failed(r, w, "");
+	rc = writer_close(w, !stop);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);
-	if (rc) {
+	if (rc && !r->record_failed) {
+		log_error("writing %s: %s; it keeps what was committed before", o->output,
+			  rc == -ENOSPC ? "the disk is full" : strerror(-rc));
 		r->record_failed = 1;
-		log_error("writing %s: %s", o->output, rc == -ENOSPC ? "the disk is full" : strerror(-rc));
 	}
 	model_free(m);
 	calls_free(calls);
@@ -479,7 +551,14 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	session_close(&s);
 	collect_sync_free(&cs);
 	function_uprobes_free(fu);
+	output_free(&out);
 	free(pfds);
+	/* One that came while the file was closed only skips what is left. */
+	if (!stop && (stop = stop_asked(sfd))) {
+		log_warn("%s after the program's exit: the derived tables are left for the first report to build",
+			 signal_name(stop));
+		r->stopped = 1;
+	}
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return 0;
@@ -494,19 +573,9 @@ fail_unstarted:
 	function_uprobes_free(fu);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the
-	 * previous one back where it was. */
-	{
-		char side[4096];
-		unlink(o->output);
-		snprintf(side, sizeof(side), "%s-wal", o->output);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", o->output);
-		unlink(side);
-		if (kept) {
-			snprintf(side, sizeof(side), "%s.old", o->output);
-			rename(side, o->output);
-		}
-	}
+	 * previous ones back where they were. */
+	output_abandon(&out);
+	output_free(&out);
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

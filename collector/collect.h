@@ -21,12 +21,17 @@ struct collect_options {
 	const char *command;    /* the command line, for meta */
 	const char *functions;  /* [LIB:]REGEX: trace these functions' calls (NULL: none) */
 	const char *functions_in; /* libraries where a plain REGEX applies too (NULL: none) */
+	/* Run the program as this user (and own the output by it): NULL keeps
+	 * mtx's credentials. */
+	const char *user;
+	unsigned uid, gid;
 };
 
 struct collect_result {
 	int status;          /* the program's exit code, or 128+signal */
 	int record_failed;   /* the run was recorded only in part (e.g. disk full) */
 	int program_failed;  /* on error: 127 program missing, 126 not executable */
+	int stopped;         /* a signal after the program's exit cut the work short */
 	/* The run as it was written (writer_capture), for the derived build
 	 * (analysis_build_captured frees it); NULL: read the file. */
 	struct tl_capture *capture;

@@ -19,6 +19,7 @@ collector_sources = \
 	collector/writer.c collector/writer.h \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
+	collector/output.c collector/output.h \
 	collector/source-sync.c collector/source-sync.h \
 	collector/tsc-map.c collector/tsc-map.h \
 	collector/sync-pump.c collector/sync-pump.h \

@@ -40,10 +40,35 @@ struct sync_region {
 	uint64_t lane_stride;
 	uint64_t *tail;      /* our copy of every lane's tail */
 	uint64_t rejected;   /* records the drain could not trust */
+	/* The writers' loss counters, as far as they can be believed. */
+	struct lost_watch lost_full, lost_nolane;
+	/* Waits for the collector of lanes freed so far (sync_region_stalls). */
+	struct sync_stall *stalls;
+	size_t nr_stalls, cap_stalls;
 	uint32_t free_lanes; /* counted by the previous drain */
 	int tsc;             /* records hold TSC values, converted with map */
 	struct tsc_map map;
 };
+
+/*
+ * A loss counter in the region's header is the writers' to increment, but
+ * the program can write anything there: each drain takes what it grew by,
+ * and a value that went back or jumped further than any program loses
+ * between two drains is not believed (the counter is marked scribbled and
+ * followed from its new value).
+ */
+#define LOST_MAX_STEP (1ull << 40)
+
+static void lost_watch_update(struct lost_watch *lw, const uint64_t *counter)
+{
+	uint64_t v = __atomic_load_n(counter, __ATOMIC_RELAXED);
+
+	if (v >= lw->seen && v - lw->seen < LOST_MAX_STEP)
+		lw->total += v - lw->seen;
+	else
+		lw->scribbled = 1;
+	lw->seen = v;
+}
 
 static struct mtx_shm_lane *lane_of(struct sync_region *r, uint32_t i)
 {
@@ -391,6 +416,26 @@ static size_t emit_call_records(struct sync_region *r, struct mtx_shm_lane *l, u
 	return emitted;
 }
 
+/* Keep what lane @l's owner waited for the collector (nothing if it did
+ * not), before the lane goes to another. */
+static void keep_stall(struct sync_region *r, const struct mtx_shm_lane *l)
+{
+	uint64_t ns = l->stall_ns, n = l->stalls; /* copy out, then look */
+
+	if (!n || !ns)
+		return;
+	if (r->nr_stalls == r->cap_stalls) {
+		size_t cap = r->cap_stalls ? 2 * r->cap_stalls : 16;
+		struct sync_stall *more = realloc(r->stalls, cap * sizeof(*more));
+
+		if (!more)
+			return; /* an account, not a record: skipped */
+		r->stalls = more;
+		r->cap_stalls = cap;
+	}
+	r->stalls[r->nr_stalls++] = (struct sync_stall){ l->owner_pid, l->owner_tid, ns, n };
+}
+
 size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 {
 	uint64_t n = r->lane_records;
@@ -403,6 +448,8 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 
 	if (r->free_lanes < r->lane_count / 4 + 1)
 		sync_region_reap(r);
+	lost_watch_update(&r->lost_full, &h->lost_full);
+	lost_watch_update(&r->lost_nolane, &h->lost_nolane);
 
 	/* lanes_used only grows; a scribbled value is clamped, not trusted */
 	if (used > r->lane_count)
@@ -443,6 +490,7 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 			if (mtx_lane_head(word) == tail) {
 				if (r->record_size == MTX_SHM_RECORD_SIZE)
 					emitted += emit_ops(r, l, word, emit, ctx);
+				keep_stall(r, l);
 				if (__atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_FREE, 0,
 								__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 					free_lanes++;
@@ -478,6 +526,13 @@ void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns)
 	syscall(SYS_futex, &h->drain_wake, FUTEX_WAIT, seq, &ts, NULL, 0);
 }
 
+void sync_region_close(struct sync_region *r)
+{
+	struct mtx_shm_header *h = r->base;
+
+	__atomic_store_n(&h->closed, 1, __ATOMIC_RELEASE);
+}
+
 void sync_region_wake(struct sync_region *r)
 {
 	struct mtx_shm_header *h = r->base;
@@ -490,8 +545,49 @@ uint64_t sync_region_lost(struct sync_region *r)
 {
 	struct mtx_shm_header *h = r->base;
 
-	return __atomic_load_n(&h->lost_full, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&h->lost_nolane, __ATOMIC_RELAXED) + r->rejected;
+	lost_watch_update(&r->lost_full, &h->lost_full);
+	lost_watch_update(&r->lost_nolane, &h->lost_nolane);
+	return r->lost_full.total + r->lost_nolane.total + r->rejected;
+}
+
+uint64_t sync_region_lost_nolane(struct sync_region *r)
+{
+	sync_region_lost(r);
+	return r->lost_nolane.total;
+}
+
+int sync_region_scribbled(struct sync_region *r)
+{
+	sync_region_lost(r);
+	return r->lost_full.scribbled || r->lost_nolane.scribbled;
+}
+
+const struct sync_stall *sync_region_stalls(struct sync_region *r, size_t *nr)
+{
+	size_t freed = r->nr_stalls;
+	uint32_t used = __atomic_load_n(&((struct mtx_shm_header *)r->base)->lanes_used, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < used && i < r->lane_count; i++) {
+		struct mtx_shm_lane *l = lane_of(r, i);
+
+		if (__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != MTX_LANE_FREE)
+			keep_stall(r, l);
+	}
+	*nr = r->nr_stalls;
+	r->nr_stalls = freed; /* the held lanes' go again next time */
+	return r->stalls;
+}
+
+int sync_region_give_to(struct sync_region *r, unsigned uid, unsigned gid)
+{
+	int fd = shm_open(r->name, O_RDWR | O_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fchown(fd, (uid_t)uid, (gid_t)gid) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }
 
 uint32_t sync_region_claims_without_rseq(struct sync_region *r)
@@ -514,5 +610,6 @@ void sync_region_destroy(struct sync_region *r)
 	shm_unlink(r->name);
 	tsc_map_free(&r->map);
 	free(r->tail);
+	free(r->stalls);
 	free(r);
 }

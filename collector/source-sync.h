@@ -20,6 +20,18 @@ struct sync_region;
 
 typedef void (*sync_emit_fn)(void *ctx, const struct mtx_event *ev);
 
+/* A loss counter of the writers, followed by the drain (source-sync.c). */
+struct lost_watch {
+	uint64_t seen, total;
+	int scribbled;
+};
+
+/* How long one thread waited for the collector (shm.h, stall_ns). */
+struct sync_stall {
+	int32_t pid, tid;
+	uint64_t wait_ns, waits;
+};
+
 /**
  * sync_region_create - create a region of the default size
  * (MTX_SHM_DEFAULT_LANES lanes of MTX_SHM_DEFAULT_LANE_RECORDS records).
@@ -116,6 +128,12 @@ uint32_t sync_region_wake_seq(struct sync_region *r);
 void sync_region_sleep(struct sync_region *r, uint32_t seq, long timeout_ns);
 
 /**
+ * sync_region_close - no drain is to come: writers that find their lane
+ * full stop waiting and recording (shm.h, closed).
+ */
+void sync_region_close(struct sync_region *r);
+
+/**
  * sync_region_wake - wake a sync_region_sleep (e.g. to stop the drain).
  */
 void sync_region_wake(struct sync_region *r);
@@ -125,6 +143,33 @@ void sync_region_wake(struct sync_region *r);
  * their bounded wait, or no lane free) plus records the drain rejected.
  */
 uint64_t sync_region_lost(struct sync_region *r);
+
+/**
+ * sync_region_lost_nolane - of sync_region_lost, the records lost because
+ * no lane was free (more threads alive at once than the region has lanes).
+ */
+uint64_t sync_region_lost_nolane(struct sync_region *r);
+
+/**
+ * sync_region_scribbled - 1 when the program wrote over the region's loss
+ * counters (they went back, or jumped): the losses are then only what the
+ * collector could believe.
+ */
+int sync_region_scribbled(struct sync_region *r);
+
+/**
+ * sync_region_stalls - how long each thread waited for the collector: the
+ * lanes freed so far and those still held, one entry per lane owner that
+ * waited (a thread may have several). Valid until the next drain.
+ * @nr: receives the number of entries.
+ */
+const struct sync_stall *sync_region_stalls(struct sync_region *r, size_t *nr);
+
+/**
+ * sync_region_give_to - let a program running as @uid/@gid map the region
+ * (it is created for the collector's user, mode 0600). Returns 0 or -errno.
+ */
+int sync_region_give_to(struct sync_region *r, unsigned uid, unsigned gid);
 
 /**
  * sync_region_claims_without_rseq - lanes claimed by threads that had no

@@ -386,7 +386,12 @@ uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_b
 	pthread_mutex_unlock(&p->lock);
 	sync_region_wake(p->region ? p->region : p->calls);
 	pthread_join(p->thread, NULL);
-	/* The program is gone: whatever the lanes still hold is final. */
+	/* The program is gone: whatever the lanes still hold is final, and
+	 * what it started that lives on must not wait for a drain. */
+	if (p->region)
+		sync_region_close(p->region);
+	if (p->calls)
+		sync_region_close(p->calls);
 	if (p->calls)
 		drain_calls(p, 0);
 	if (cb) {

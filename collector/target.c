@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,20 +48,34 @@ int target_find_program(const char *prog, char *out, size_t size)
 	return saw_eacces ? -EACCES : -ENOENT;
 }
 
+int target_locate(const char *prog, char *out, size_t size, char **err)
+{
+	int rc = target_find_program(prog, out, size);
+
+	if (rc && asprintf(err, "%s: %s", prog,
+			   rc == -ENOENT ? "no such program" : "not an executable program (permission denied)") < 0)
+		*err = NULL;
+	return rc;
+}
+
+/* Whether mtx is in its terminal's foreground process group. */
+static int in_terminal_foreground(void)
+{
+	pid_t fg = tcgetpgrp(STDIN_FILENO);
+	return fg > 0 && fg == getpgrp();
+}
+
 int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err)
 {
 	int go[2], ex[2];
 	char found[PATH_MAX];
-	int rc = target_find_program(argv[0], found, sizeof(found));
+	int rc = target_locate(argv[0], found, sizeof(found), err);
 
 	t->pid = -1;
 	t->go_fd = t->err_fd = -1;
-	if (rc) {
-		if (asprintf(err, "%s: %s", argv[0],
-			     rc == -ENOENT ? "no such program" : "not an executable program (permission denied)") < 0)
-			*err = NULL;
+	t->own_group = !in_terminal_foreground();
+	if (rc)
 		return rc;
-	}
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
 		if (asprintf(err, "pipe: %s", strerror(errno)) < 0)
 			*err = NULL;
@@ -81,10 +96,20 @@ int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra
 		 * mask the collector uses for its signalfd. */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (t->own_group)
+			setpgid(0, 0);
 		close(go[1]);
 		close(ex[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* the collector gave up */
+		/* The user's program as the user (mtx collect --user, sudo);
+		 * the events on it were opened, as root, before this. */
+		if (t->user && (initgroups(t->user, t->gid) < 0 || setgid(t->gid) < 0 || setuid(t->uid) < 0)) {
+			e = errno;
+			if (write(ex[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		for (int i = 0; env_extra && env_extra[i]; i++)
 			putenv(env_extra[i]);
 		execvp(argv[0], argv);
@@ -93,11 +118,23 @@ int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra
 			_exit(127);
 		_exit(127);
 	}
+	if (t->own_group)
+		setpgid(t->pid, t->pid); /* as the child does: whichever comes first */
 	close(go[0]);
 	close(ex[1]);
 	t->go_fd = go[1];
 	t->err_fd = ex[0];
 	return 0;
+}
+
+void target_forward(const struct mtx_target *t, int sig, int from_terminal)
+{
+	if (t->pid <= 0)
+		return;
+	if (t->own_group)
+		kill(-t->pid, sig); /* its group: whatever it started too */
+	else if (!from_terminal)
+		kill(t->pid, sig);
 }
 
 int target_start(struct mtx_target *t, const char *prog, char **err)

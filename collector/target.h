@@ -13,6 +13,12 @@ struct mtx_target {
 	pid_t pid;
 	int go_fd;   /* write end: one byte releases the child into exec */
 	int err_fd;  /* read end: the child writes errno here if exec fails */
+	int own_group; /* the child leads a process group of its own */
+	/* Whom the program runs as (target_spawn's caller sets it): user
+	 * NULL keeps mtx's own credentials. */
+	const char *user;
+	uid_t uid;
+	gid_t gid;
 };
 
 /*
@@ -21,6 +27,10 @@ struct mtx_target {
  * starts. The path found goes to @out. Returns 0, -ENOENT or -EACCES.
  */
 int target_find_program(const char *prog, char *out, size_t size);
+
+/* target_locate - target_find_program, with the one line that says why
+ * not in @err (caller frees). */
+int target_locate(const char *prog, char *out, size_t size, char **err);
 
 /*
  * target_spawn - fork a child that will exec @argv (PATH searched when
@@ -34,6 +44,17 @@ int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra
 /* target_start - release the child and wait for its exec. Returns 0, or
  * -errno (with @err) if the exec failed; the child has then exited 127. */
 int target_start(struct mtx_target *t, const char *prog, char **err);
+
+/*
+ * target_forward - pass signal @sig that mtx received on to the program,
+ * unless the program got it already: a signal to a process group reaches
+ * the program only when it shares mtx's group. target_spawn gives the
+ * program a group of its own unless mtx runs in a terminal's foreground
+ * (where the terminal's keys must reach the program directly); there, a
+ * signal the terminal sent (@from_terminal: si_code SI_KERNEL) reached
+ * the whole group, and only signals sent to mtx alone are passed on.
+ */
+void target_forward(const struct mtx_target *t, int sig, int from_terminal);
 
 /* target_kill - kill and reap a child that was never started. */
 void target_kill(struct mtx_target *t);

@@ -44,6 +44,7 @@
 	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id) VALUES (?,?,?)")             \
 	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
 		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
+	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -195,6 +196,8 @@ struct tl_capture *writer_take_capture(struct mtx_writer *w)
 
 int writer_background(struct mtx_writer *w)
 {
+	/* As often as the collector commits while the program runs. */
+	row_queue_commit_every(w->q, WRITER_COMMIT_EVERY_NS);
 	return row_queue_start(w->q, true);
 }
 
@@ -421,6 +424,18 @@ int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t fu
 	return put(w, r);
 }
 
+int writer_collector_wait(struct mtx_writer *w, int32_t tid, int32_t pid, uint64_t wait_ns, uint64_t waits)
+{
+	struct queued_row *r = row(w, STMT_COLLECTOR_WAIT);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, tid);
+	row_put_int(r, pid);
+	row_put_int(r, (int64_t)wait_ns);
+	row_put_int(r, (int64_t)waits);
+	return put(w, r);
+}
+
 int writer_meta(struct mtx_writer *w, const char *key, const char *value)
 {
 	struct queued_row *r = row(w, STMT_META);
@@ -453,6 +468,10 @@ uint64_t writer_rows(const struct mtx_writer *w)
 sqlite3 *writer_db(struct mtx_writer *w)
 {
 	row_queue_finish(w->q);
+	/* What was recorded is kept before anything works on it. */
+	if (!w->error && sqlite3_get_autocommit(w->db) == 0)
+		row_queue_commit(w->q);
+	sticky(w);
 	return w->db;
 }
 

@@ -113,9 +113,18 @@ struct writer_call_row {
  * table's b-tree). Returns 0 or -errno. */
 int writer_calls(struct mtx_writer *w, const struct writer_call_row *rows, size_t n);
 
+/* writer_collector_wait - thread @tid waited @wait_ns for the collector
+ * in @waits waits (a full lane or no free lane: collector_waits). */
+int writer_collector_wait(struct mtx_writer *w, int32_t tid, int32_t pid, uint64_t wait_ns, uint64_t waits);
+
 /* writer_meta - insert or replace a meta fact (goes into the current batch). */
 int writer_meta(struct mtx_writer *w, const char *key, const char *value);
 int writer_meta_int(struct mtx_writer *w, const char *key, int64_t value);
+
+/* How often rows are committed (the collector asks, and the background
+ * thread does by itself while it writes a backlog): a collector killed at
+ * any moment loses at most this much of what it recorded. */
+#define WRITER_COMMIT_EVERY_NS 500000000ull
 
 /* writer_commit - commit the rows handed over so far and begin the next
  * batch (in the background: as soon as the thread has written them). */
@@ -125,9 +134,9 @@ int writer_commit(struct mtx_writer *w);
 uint64_t writer_rows(const struct mtx_writer *w);
 
 /* writer_db - the underlying handle, for finalizing passes (SQL over the
- * loaded tables), once every row handed over is written (and the
- * background thread stopped). Valid until writer_close; call it again
- * after writing more rows. */
+ * loaded tables), once every row handed over is written and committed
+ * (and the background thread stopped). Valid until writer_close; call it
+ * again after writing more rows. */
 sqlite3 *writer_db(struct mtx_writer *w);
 
 /* writer_error - the sticky error message, or NULL. */

@@ -201,6 +201,17 @@ CREATE TABLE maps (
 	symbols    TEXT                -- symtab, debuginfo, dynsym (stripped), none, missing, changed
 );
 
+-- How long each thread of the program waited for the collector (its lane of
+-- the preload library full, or no lane free): time of the program's that is
+-- mtx's. One row per thread that waited (a thread may have two: its sync
+-- lane and its call lane).
+CREATE TABLE collector_waits (
+	tid     INTEGER NOT NULL,
+	pid     INTEGER NOT NULL,
+	wait_ns INTEGER NOT NULL,
+	waits   INTEGER NOT NULL
+);
+
 -- The function of each sync_ops.callsite (by process: sync_objects.pid).
 CREATE TABLE callsites (
 	pid         INTEGER NOT NULL,

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,8 @@ const char cmd_collect_usage[] =
 	"                          (frame pointers, up to N frames, default and most 48)\n"
 	"                          into sync_ops.stack_id\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
+	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
+	"                          (under sudo: the user who ran sudo, unless -u root)\n"
 	"  -q, --quiet             no status lines\n"
 	"  -v, --verbose           more status lines\n"
 	"  -h, --help              this text\n"
@@ -226,6 +230,64 @@ static void build_derived(const char *path, struct tl_capture *capture)
 	sqlite3_close(db);
 }
 
+/*
+ * Whom the program runs as: --user USER (a name or a uid), else, when mtx
+ * runs as root under sudo, the user who ran sudo (SUDO_UID, SUDO_GID), as
+ * the program would run without mtx; root itself only when asked
+ * (--user root). The collector stays root: perf and tracefs need it.
+ * Returns 0, or -1 after saying why.
+ */
+static int choose_user(const char *user, struct collect_options *o)
+{
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	struct passwd *pw = NULL;
+	char *end;
+
+	if (user) {
+		unsigned long uid = strtoul(user, &end, 10);
+		pw = *user && !*end ? getpwuid((uid_t)uid) : getpwnam(user);
+		if (!pw) {
+			cmd_usage_error("collect", "--user: no user '%s' on this system", user);
+			return -1;
+		}
+	} else if (geteuid() == 0 && sudo_uid && sudo_gid && strcmp(sudo_uid, "0") != 0) {
+		pw = getpwuid((uid_t)strtoul(sudo_uid, NULL, 10));
+		if (!pw)
+			return 0;
+		pw->pw_gid = (gid_t)strtoul(sudo_gid, NULL, 10);
+		log_info("running %s as %s, who ran sudo (--user root runs it as root)", o->argv[0], pw->pw_name);
+	}
+	if (!pw || (pw->pw_uid == geteuid() && pw->pw_gid == getegid()))
+		return 0;
+	if (geteuid() != 0) {
+		cmd_usage_error("collect", "--user %s: only root can run the program as another user", user);
+		return -1;
+	}
+	o->user = strdup(pw->pw_name);
+	o->uid = (unsigned)pw->pw_uid;
+	o->gid = (unsigned)pw->pw_gid;
+	return o->user ? 0 : -1;
+}
+
+/* The derived build is the last step after the program's exit, and a
+ * short one: a signal that asks mtx to stop meanwhile ends it when it is
+ * done, with the program's exit status all the same. */
+static void build_derived_unstoppable(const char *path, struct tl_capture *capture)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct timespec now = { 0, 0 };
+	sigset_t mask, old;
+
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaddset(&mask, stops[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	build_derived(path, capture);
+	while (sigtimedwait(&mask, NULL, &now) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -238,6 +300,7 @@ int cmd_collect(int argc, char **argv)
 		{ "functions", required_argument, NULL, 'F' },
 		{ "functions-in", required_argument, NULL, 'I' },
 		{ "list-functions", required_argument, NULL, 'L' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -245,7 +308,7 @@ int cmd_collect(int argc, char **argv)
 	};
 	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
 	long mib = 16;
-	const char *list = NULL;
+	const char *list = NULL, *user = NULL;
 	struct collect_result r;
 	int opt, rc, call_graph_given = 0;
 	char *err = NULL, *command;
@@ -254,7 +317,7 @@ int cmd_collect(int argc, char **argv)
 	/* '+': stop at the program name, its options are its own. */
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:e:m:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:e:m:u:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o.output = optarg;
@@ -306,6 +369,9 @@ int cmd_collect(int argc, char **argv)
 				return EXIT_USAGE;
 			call_graph_given = 1;
 			break;
+		case 'u':
+			user = optarg;
+			break;
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -332,6 +398,8 @@ int cmd_collect(int argc, char **argv)
 	if (o.functions_in && !o.functions)
 		return cmd_usage_error("collect", "--functions-in LIB needs --functions REGEX");
 	o.argv = argv + optind;
+	if (choose_user(user, &o))
+		return EXIT_USAGE;
 	/* Ring sizes must be a power of two pages. */
 	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);
 	while (pages & (pages - 1))
@@ -343,6 +411,7 @@ int cmd_collect(int argc, char **argv)
 
 	rc = collect_run(&o, &r, &err);
 	free(command);
+	free((char *)o.user);
 	if (rc) {
 		log_error("%s", err ? err : "collection failed");
 		free(err);
@@ -352,8 +421,8 @@ int cmd_collect(int argc, char **argv)
 		timeline_capture_free(r.capture);
 		return EXIT_FAILURE_MTX;
 	}
-	if (!r.record_failed)
-		build_derived(o.output, r.capture);
+	if (!r.record_failed && !r.stopped)
+		build_derived_unstoppable(o.output, r.capture);
 	else
 		timeline_capture_free(r.capture);
 	return r.status;

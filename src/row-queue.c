@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "src/row-queue.h"
+#include "src/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -62,6 +63,7 @@ struct row_queue {
 	struct row_block *head, *tail, *spare; /* blocks to write, in order; free ones */
 	size_t queued, max_queued, nr_spare;
 	bool commit_wanted, stop, boosted;
+	uint64_t commit_every_ns, last_commit_ns; /* row_queue_commit_every */
 };
 
 int row_queue_error(const struct row_queue *q)
@@ -160,6 +162,13 @@ static void commit(struct row_queue *q)
 	int rc = q->error ? SQLITE_OK : sqlite3_exec(q->db, "COMMIT; BEGIN", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		fail(q, rc);
+	q->last_commit_ns = clock_now_ns();
+}
+
+void row_queue_commit_every(struct row_queue *q, uint64_t ns)
+{
+	q->commit_every_ns = ns;
+	q->last_commit_ns = clock_now_ns();
 }
 
 /* Whether a thread of ours may go back from SCHED_IDLE to SCHED_OTHER at
@@ -196,6 +205,10 @@ static void *queue_main(void *arg)
 			pthread_cond_signal(&q->room);
 			pthread_mutex_unlock(&q->lock);
 			write_block(q, b);
+			/* a backlog written long after the last commit the caller
+			 * asked for (it may be busy elsewhere) is not kept at risk */
+			if (q->commit_every_ns && clock_now_ns() - q->last_commit_ns >= q->commit_every_ns)
+				commit(q);
 			pthread_mutex_lock(&q->lock);
 			if (q->nr_spare < SPARE_BLOCKS) {
 				b->next = q->spare;

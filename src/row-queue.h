@@ -78,6 +78,12 @@ void row_queue_put(struct row_queue *q, struct queued_row *r);
  * written. */
 void row_queue_commit(struct row_queue *q);
 
+/* row_queue_commit_every - the thread also commits by itself once @ns
+ * passed since the last commit (0: never), so that rows it writes while
+ * the caller asks for none are not kept in one open transaction. Before
+ * row_queue_start. */
+void row_queue_commit_every(struct row_queue *q, uint64_t ns);
+
 /* row_queue_finish - write every row handed over and stop the thread, if
  * any (the caller may use the database again). Returns row_queue_error. */
 int row_queue_finish(struct row_queue *q);

@@ -27,13 +27,19 @@ check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
 tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
 tests_e2e_smallstack_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_smallstack_LDFLAGS = -pthread
-check_PROGRAMS += tests/e2e/diesblocked tests/e2e/lifetimes tests/e2e/jumpanywhere
+check_PROGRAMS += tests/e2e/diesblocked tests/e2e/lifetimes tests/e2e/jumpanywhere \
+	tests/e2e/outlives tests/e2e/sigcount
 tests_e2e_diesblocked_SOURCES = tests/e2e/diesblocked.c
 tests_e2e_diesblocked_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_diesblocked_LDFLAGS = -pthread
 tests_e2e_jumpanywhere_SOURCES = tests/e2e/jumpanywhere.c samples/selfcheck.h
 tests_e2e_jumpanywhere_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_jumpanywhere_LDFLAGS = -pthread
+tests_e2e_outlives_SOURCES = tests/e2e/outlives.c
+tests_e2e_outlives_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_outlives_LDFLAGS = -pthread
+tests_e2e_sigcount_SOURCES = tests/e2e/sigcount.c
+tests_e2e_sigcount_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_SOURCES = tests/e2e/lifetimes.c
 tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_LDFLAGS = -pthread
@@ -138,6 +144,7 @@ E2E_TESTS = \
 	tests/e2e/test-bad-input.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-signal-handlers.sh \
+	tests/e2e/test-faults.sh \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
 	tests/e2e/test-switch-stacks.sh \

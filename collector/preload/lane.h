@@ -58,10 +58,13 @@
 #pragma weak __rseq_offset
 #pragma weak __rseq_size
 
-/* How long a writer waits for the collector before counting losses. */
-#define LANE_WAIT_BUDGET_NS 500000000ull
-/* The same for call lanes, where one lost record breaks the nesting of many. */
-#define LANE_CALL_WAIT_BUDGET_NS 10000000000ull
+/* How long a writer waits for the collector before counting losses: as
+ * long as the collector lives and has not closed the region (a test gives
+ * a bound of its own). */
+#define LANE_WAIT_FOREVER UINT64_MAX
+/* How long a new thread waits for a free lane: other threads may live as
+ * long as the program, so this wait has a bound. */
+#define LANE_CLAIM_WAIT_NS 500000000ull
 /* The fewest records a lane may have: an op with the most frames fits. */
 #define LANE_MIN_RECORDS 32u
 
@@ -73,13 +76,16 @@ struct mtx_lane_region {
 	uint64_t lane_stride;
 	uint32_t lane_count;
 	uint32_t lane_records;
-	/* Set by lane_region_open_as to LANE_WAIT_BUDGET_NS; the library
-	 * raises it for call lanes (preload.c). */
+	/* Set by lane_region_open_as to LANE_WAIT_FOREVER. */
 	uint64_t wait_budget_ns; /* how long a full lane is waited for */
 	/* The futex word that wakes the collector's drain: this region's
 	 * drain_wake; the library points a call region's at its sync
 	 * region's, the one word the drain sleeps on (preload.c). */
 	uint32_t *wake_word;
+	/* The collector is gone (lane_collector_gone): nothing waits for it
+	 * any more, and on_gone (if set) was told, once. */
+	int gone;
+	void (*on_gone)(void);
 };
 
 /* One thread's writing state. Zero-initialized means "no lane yet". The
@@ -131,8 +137,10 @@ static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, siz
 	r->lane_stride = h->lane_stride;
 	r->lane_count = h->lane_count;
 	r->lane_records = h->lane_records;
-	r->wait_budget_ns = LANE_WAIT_BUDGET_NS;
+	r->wait_budget_ns = LANE_WAIT_FOREVER;
 	r->wake_word = &h->drain_wake;
+	r->gone = 0;
+	r->on_gone = NULL;
 	return 0;
 }
 
@@ -142,7 +150,7 @@ static inline int lane_region_open(struct mtx_lane_region *r, void *base, size_t
 	return lane_region_open_as(r, base, size, MTX_SHM_MAGIC, MTX_SHM_RECORD_SIZE);
 }
 
-static inline struct mtx_shm_lane *lane_at(const struct mtx_lane_region *r, uint32_t i)
+static inline struct mtx_shm_lane *lane_at(struct mtx_lane_region *r, uint32_t i)
 {
 	return mtx_shm_lane_at(r->base, r->lane_offset, r->lane_stride, i);
 }
@@ -201,13 +209,41 @@ static inline uint64_t lane_backoff(unsigned step, uint64_t start_ns)
  * collector's drain (shm.h). Only on slow paths: once per half lane at most.
  * errno is preserved.
  */
-static inline void lane_wake_drain(const struct mtx_lane_region *r)
+static inline void lane_wake_drain(struct mtx_lane_region *r)
 {
 	int saved = errno;
 
 	__atomic_fetch_add(r->wake_word, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, r->wake_word, FUTEX_WAKE, 1, NULL, NULL, 0);
 	errno = saved;
+}
+
+/*
+ * lane_collector_gone - whether the collector that created the region has
+ * closed it (it drains no more: the program it ran has exited, and what
+ * it started may go on untraced) or died (hdr->creator_pid, checked with
+ * kill(pid, 0)): only when a writer would wait for it. Once it has,
+ * r->gone is set and r->on_gone called, so that the program runs on
+ * untraced instead of waiting for a drain that will never come. (A
+ * recycled pid looks alive: the writers then wait as for a slow collector.)
+ */
+static inline int lane_collector_gone(struct mtx_lane_region *r)
+{
+	int saved = errno, dead;
+	pid_t pid = r->hdr->creator_pid;
+
+	if (r->gone)
+		return 1;
+	/* the system call itself: the library interposes kill() */
+	dead = __atomic_load_n(&r->hdr->closed, __ATOMIC_ACQUIRE) ||
+	       (pid > 0 && syscall(SYS_kill, pid, 0) < 0 && errno == ESRCH);
+	errno = saved;
+	if (dead) {
+		r->gone = 1;
+		if (r->on_gone)
+			r->on_gone();
+	}
+	return dead;
 }
 
 /*
@@ -222,11 +258,11 @@ static inline uint64_t lane_next_limit(uint64_t head, uint64_t tail, uint64_t n)
 /*
  * lane_claim - take a FREE lane for (@pid, @tid), from the thread that will
  * write into it (its rseq area is looked up here). If none is free, wait up
- * to LANE_WAIT_BUDGET_NS for the collector to free one, unless @wait is 0.
+ * to LANE_CLAIM_WAIT_NS for the collector to free one, unless @wait is 0.
  * Returns 0, or -EAGAIN (nothing written: the caller counts the loss). Not
  * for a signal handler to interrupt: the library blocks signals around it.
  */
-static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static inline int lane_claim(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 			     int32_t pid, int32_t tid, int wait)
 {
 	uint64_t start_ns = 0, waited = 0;
@@ -246,6 +282,8 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			l->owner_pid = pid;
 			l->owner_tid = tid;
 			l->claims++;
+			l->stall_ns = step ? lane_now_ns() - start_ns : 0; /* this claim's wait */
+			l->stalls = step != 0;
 			for (uint32_t used = __atomic_load_n(&r->hdr->lanes_used, __ATOMIC_RELAXED);
 			     used < i + 1 &&
 			     !__atomic_compare_exchange_n(&r->hdr->lanes_used, &used, i + 1, 0,
@@ -274,14 +312,14 @@ static inline int lane_claim(const struct mtx_lane_region *r, struct mtx_lane_wr
 			__atomic_store_n(&l->state, MTX_LANE_LIVE, __ATOMIC_RELEASE);
 			return 0;
 		}
-		if (!wait)
+		if (!wait || ((step & 63) == 0 && lane_collector_gone(r)))
 			return -EAGAIN;
 		if (step == 0) {
 			start_ns = lane_now_ns();
 			lane_wake_drain(r); /* it frees the lanes of exited threads */
 		}
 		waited = lane_backoff(step++, start_ns);
-		if (waited > LANE_WAIT_BUDGET_NS)
+		if (waited > LANE_CLAIM_WAIT_NS)
 			return -EAGAIN;
 	}
 }
@@ -309,7 +347,7 @@ static inline void lane_release(struct mtx_lane_writer *w)
  * library when it starts in a process: after exec no thread of the previous
  * image survives, but the kernel kept the pid (and the main thread's tid).
  */
-static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
+static inline void lane_reap_pid(struct mtx_lane_region *r, int32_t pid)
 {
 	/* Only lanes ever claimed can be LIVE: each lane's header is a page of
 	 * its own, and touching all of them cost ~10 ms at every start. */
@@ -330,20 +368,22 @@ static inline void lane_reap_pid(const struct mtx_lane_region *r, int32_t pid)
 /*
  * lane_make_room - slow path when a record did not fit under the cached
  * limit: reread tail, wake the drain when the lane is half full, and if it
- * is really full wait (bounded) for the collector. Nothing is held while it
- * waits, so a signal handler may write meanwhile (and wait itself).
- * Returns 1 when @need records fit now, 0 when the collector has not drained
- * within the budget (the caller counts the loss; later calls return 0 at
- * once until tail moves).
+ * is really full wait for the collector, as long as it lives (or the
+ * region's budget, in tests). Nothing is held while it waits, so a signal
+ * handler may write meanwhile (and wait itself). Returns 1 when @need
+ * records fit now, 0 when the collector is gone, or has not drained within
+ * the budget (the caller counts the loss; later calls return 0 at once
+ * until tail moves).
  */
-static __attribute__((noinline, cold, unused)) int lane_make_room(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static __attribute__((noinline, cold, unused)) int lane_make_room(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 				 uint32_t need)
 {
 	struct mtx_shm_lane *l = w->lane;
-	uint64_t n = r->lane_records, start_ns = 0, head, tail;
+	uint64_t n = r->lane_records, start_ns = 0, waited, head, tail;
 	unsigned step = 0;
+	int room;
 
-	if (!l)
+	if (!l || r->gone)
 		return 0;
 	for (;;) {
 		head = mtx_lane_head(__atomic_load_n(&l->head, __ATOMIC_RELAXED));
@@ -356,18 +396,27 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(const struct m
 			if (w->limit < head + need)
 				w->limit = tail + n;
 			w->stalled = 0;
-			return 1;
+			room = 1;
+			break;
 		}
 		if (w->stalled && tail == w->stalled_tail)
 			return 0; /* the collector is not draining: don't wait on every op */
 		if (step == 0)
 			start_ns = lane_now_ns();
-		if (lane_backoff(step++, start_ns) > r->wait_budget_ns) {
+		waited = lane_backoff(step++, start_ns);
+		/* at the start and every few ms of a wait: is there a collector? */
+		if (((step == 1 || waited) && lane_collector_gone(r)) || waited > r->wait_budget_ns) {
 			w->stalled = 1;
 			w->stalled_tail = tail;
-			return 0;
+			room = 0;
+			break;
 		}
 	}
+	if (start_ns) { /* the program's time this was, not its own */
+		l->stall_ns += lane_now_ns() - start_ns;
+		l->stalls++;
+	}
+	return room;
 }
 
 /*
@@ -576,7 +625,7 @@ static inline void lane_drop_op(struct mtx_lane_writer *w)
  * by a signal handler, whose parent records the op).
  */
 static inline __attribute__((always_inline)) struct mtx_sync_record *
-lane_begin_op(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint16_t kind,
+lane_begin_op(struct mtx_lane_region *r, struct mtx_lane_writer *w, uint16_t kind,
 	      uint16_t op, uint64_t addr, uint64_t arg, uint64_t start_ns, uint64_t callsite,
 	      const void *frame)
 {
@@ -606,7 +655,7 @@ static inline int lane_owns_op(const struct mtx_lane_writer *w, const struct mtx
 
 /* The slow path of lane_publish: signals blocked, or the lane full. */
 static __attribute__((noinline, cold, unused)) int
-lane_publish_slow(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+lane_publish_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 		  const struct mtx_sync_record *src, uint32_t k)
 {
 	for (;;) {
@@ -630,7 +679,7 @@ lane_publish_slow(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
  * lost_full; the op is given back all the same).
  */
 static inline __attribute__((always_inline)) int
-lane_publish(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+lane_publish(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 	     const struct mtx_sync_record *src, uint32_t k)
 {
 	if (__builtin_expect(!w->no_rseq, 1) && lane_seq_publish(w, src, k) == 0)
@@ -642,7 +691,7 @@ lane_publish(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
  * at @end_ns (@start_ns too when it was not known at the start), and
  * publish it. end_ns is stored last: a nonzero one says the call returned. */
 static inline __attribute__((always_inline)) int
-lane_end_op(const struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_sync_record *rec,
+lane_end_op(struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_sync_record *rec,
 	    uint64_t start_ns, uint64_t end_ns, int32_t result)
 {
 	if (__builtin_expect(!lane_owns_op(w, rec), 0))
@@ -661,7 +710,7 @@ lane_end_op(const struct mtx_lane_region *r, struct mtx_lane_writer *w, struct m
  * frames records just before the record, by the same store (shm.h, FRAMES
  * RECORDS). They are put together on this stack first.
  */
-static inline int lane_end_op_stack(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static inline int lane_end_op_stack(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 				    struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns,
 				    int32_t result, const uint64_t *pcs, uint32_t nr)
 {
@@ -700,7 +749,7 @@ static inline int lane_end_op_stack(const struct mtx_lane_region *r, struct mtx_
  * wrappers begin before the call and end after it). Returns 1 when
  * published, 0 when lost.
  */
-static inline int lane_write(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+static inline int lane_write(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 			     uint16_t kind, uint16_t op, uint64_t addr, uint64_t arg,
 			     uint64_t start_ns, uint64_t end_ns, int32_t result, uint64_t callsite)
 {
@@ -712,12 +761,12 @@ static inline int lane_write(const struct mtx_lane_region *r, struct mtx_lane_wr
 
 /* What a call record's writer calls when the sequence did not publish
  * (lane_write_call_slow, or a wrapper of it: see preload-calls.c). */
-typedef void (*lane_call_slow_fn)(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
+typedef void (*lane_call_slow_fn)(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 				  uint64_t stamp, uint64_t fn);
 
 /* The slow path of lane_write_call: signals blocked, or the lane full. */
 static __attribute__((noinline, cold, unused)) void
-lane_write_call_slow(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+lane_write_call_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
 		     uint64_t fn)
 {
 	for (;;) {
@@ -737,7 +786,7 @@ lane_write_call_slow(const struct mtx_lane_region *r, struct mtx_lane_writer *w,
  * saves registers its caller must not lose: see preload-calls.c).
  */
 static inline __attribute__((always_inline)) void
-lane_write_call(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+lane_write_call(struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
 		uint64_t fn, lane_call_slow_fn slow)
 {
 	if (__builtin_expect(!w->no_rseq, 1) && lane_seq_call(w, stamp, fn) == 0)

@@ -120,7 +120,7 @@ uint64_t preload_pg_exit(uint64_t sp_at_return);
 			     : : "r"(buf) : "memory")
 
 static HOOK __attribute__((noinline, cold)) void
-write_call_slow_saving(const struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
+write_call_slow_saving(struct mtx_lane_region *r, struct mtx_lane_writer *w, uint64_t stamp,
 		       uint64_t fn)
 {
 	uint64_t xmm[16];

@@ -177,7 +177,7 @@ __attribute__((noinline)) void preload_end_stack(struct mtx_sync_record *rec, ui
 }
 
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
-		     const struct mtx_lane_region *r)
+		     struct mtx_lane_region *r)
 {
 	sigset_t old;
 	int saved, rc;
@@ -299,6 +299,19 @@ static int attach_region(const char *env, const char *magic, uint32_t record_siz
 	return 0;
 }
 
+/*
+ * The collector died (lane.h, lane_collector_gone): from now on every
+ * wrapper and hook only forwards, and nothing waits for a drain that will
+ * never come. Both regions are one collector's.
+ */
+static void collector_gone(void)
+{
+	preload_region.gone = 1;
+	preload_call_region.gone = 1;
+	__atomic_store_n(&preload_attached, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&preload_calls_attached, 0, __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void preload_init(void)
 {
 	int saved = errno;
@@ -312,6 +325,7 @@ __attribute__((constructor)) static void preload_init(void)
 		/* A fresh image: lanes still LIVE under our pid predate an exec. */
 		lane_reap_pid(&preload_region, getpid());
 		preload_stack_frames = preload_region.hdr->stack_frames;
+		preload_region.on_gone = collector_gone;
 		if (preload_stack_frames > MTX_SYNC_STACK_MAX)
 			preload_stack_frames = MTX_SYNC_STACK_MAX;
 		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);
@@ -319,12 +333,7 @@ __attribute__((constructor)) static void preload_init(void)
 	if (attach_region(MTX_CALL_ENV, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE,
 			  &preload_call_region) == 0) {
 		lane_reap_pid(&preload_call_region, getpid());
-		/*
-		 * A call's records must all be kept for nesting to stay exact, and
-		 * a program that makes calls faster than the collector writes rows
-		 * waits for it over and over: wait longer before counting losses.
-		 */
-		preload_call_region.wait_budget_ns = LANE_CALL_WAIT_BUDGET_NS;
+		preload_call_region.on_gone = collector_gone;
 		/* The drain sleeps on the sync region's futex word alone. */
 		if (preload_attached)
 			preload_call_region.wake_word = preload_region.wake_word;

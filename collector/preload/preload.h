@@ -160,7 +160,7 @@ extern int preload_tid_offset;
 int preload_claim(struct preload_thread *t);
 /* The same for writer @w of @t in region @r (a call lane). */
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
-		     const struct mtx_lane_region *r);
+		     struct mtx_lane_region *r);
 
 /* pthread_exit/thrd_exit: give back the return addresses the -pg hooks
  * replaced, so the unwinding they do finds the real frames. */

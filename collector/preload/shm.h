@@ -50,6 +50,11 @@
  *     reports their sum. Losses are never silent.
  *     claims_without_rseq  lanes claimed by threads that have no rseq area
  *                   and so write with signals blocked (LANES below).
+ *     closed        set by the collector once it drains no more (the program
+ *                   it ran has exited; what that started may run on): a
+ *                   writer that finds its lane full then stops tracing, as
+ *                   when the collector (creator_pid) has died. Until then a
+ *                   writer waits for a full lane as long as it takes.
  *     drain_wake    a futex word (shared, not FUTEX_PRIVATE). The collector's
  *                   drain reads it, drains, and sleeps on it (FUTEX_WAIT with
  *                   a timeout of tens of ms) while it still holds that value.
@@ -85,6 +90,9 @@
  *               reads it (acquire) only when its cached limit is reached.
  *     head and tail sit on their own cache lines so the two sides do not
  *     share a line on the hot path.
+ *     stall_ns, stalls  how long and how often the owner waited for the
+ *               collector (lane full, no lane free): the program's time
+ *               that is mtx's (collector_waits in mtx-db(5)).
  *     ops       the owner's operations in progress, innermost last: ops[i]
  *               for i below the head word's count. A wrapper takes the next
  *               one when it starts (one instruction adds 1 to bits 48-63),
@@ -234,6 +242,8 @@ struct mtx_shm_header {
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;
 	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
+	/* Set by the collector when it drains no more: writers stop waiting. */
+	uint32_t closed;
 	/* Claims by threads without an rseq area, which write with signals
 	 * blocked (lane.h); counted atomically. */
 	uint32_t claims_without_rseq;
@@ -285,6 +295,10 @@ struct mtx_shm_lane {
 	int32_t owner_pid;
 	int32_t owner_tid;
 	uint32_t claims;   /* times this lane was claimed: helps reading dumps */
+	/* Time the owner waited for the collector (a full lane, no free lane),
+	 * and how many waits: written by the owner on those slow paths only,
+	 * read by the collector once the owner is gone. */
+	uint64_t stall_ns, stalls;
 	uint64_t head __attribute__((aligned(64)));   /* the head word */
 	uint64_t tail __attribute__((aligned(64)));
 	/* sync lanes only; written by the owner, read once it is gone */

@@ -85,28 +85,6 @@ status=$?
 [ "$status" = 130 ] || fail "after SIGINT mtx exited $status, not 130 (the program's)"
 [ "$(sql int.db "SELECT value FROM meta WHERE key = 'complete'")" = 1 ] || fail "interrupted run not finalized"
 
-# A killed collector: the database opens, holds what was committed, and is
-# marked incomplete; the next collection removes its shared memory.
-"$MTX" collect -q -o killed.db -- "$SAMPLES/philosophers" 5 2000 > /dev/null &
-pid=$!
-sleep 1.5
-kill -KILL $pid
-wait $pid 2>/dev/null
-pkill -f "$SAMPLES/philosophers" 2>/dev/null
-"$MTX" info killed.db > killed.txt 2>&1 || fail "a killed collector's database does not open: $(head -1 killed.txt)"
-grep -q INCOMPLETE killed.txt || fail "a killed collector's run is not shown as incomplete"
-# Its shared memory is left in /dev/shm; the next collection removes it,
-# and any other of a collector that is gone (another test's collection
-# may be that next one: a region of a pid that surely exited stands in).
-sh -c 'exit 0' &
-gone=$!
-wait $gone
-: > "/dev/shm/mtx-call-$gone-0badc0de"
-"$MTX" collect -q -o after-kill.db -- /bin/true || fail "collect after a killed collector exited $?"
-ls /dev/shm/mtx-sync-$pid-* > /dev/null 2>&1 && fail "the killed collector's /dev/shm region was not removed"
-[ -e "/dev/shm/mtx-call-$gone-0badc0de" ] && fail "a region of a collector that is gone was not removed"
-rm -f "/dev/shm/mtx-call-$gone-0badc0de"
-
 # A full disk: the program still runs to its end with its own output, mtx
 # says so in one line and exits non-zero, and the file opens. 512 KiB: an
 # empty run (its schema, in the WAL) fits, iobound's 3 MB do not.

@@ -243,7 +243,10 @@ Test(sync_region, full_lane_counts_losses_then_recovers)
 	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
 	open_view(r, &view);
 	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
-	/* nobody drains: the first overflow waits out the budget, the rest don't */
+	/* nobody drains, and the collector (this process) lives: the library
+	 * would wait for ever; with a budget the first overflow waits it out,
+	 * the rest don't */
+	view.wait_budget_ns = 100000000ull;
 	write_n(&view, &w, 0, 200);
 	lost = sync_region_lost(r);
 	cr_assert_eq(sync_region_drain(r, seen_emit, &s) + lost, 200);
@@ -638,6 +641,117 @@ Test(sync_region, lanes_of_dead_threads_are_reclaimed)
 	sync_region_drain(r, seen_emit, &s);
 	cr_assert_eq(lane_claim(&view, &w2, getpid(), gettid(), 0), 0);
 	cr_assert_eq(sync_region_lost(r), 0);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+/* ---- a collector that is gone, waits for it, counters it cannot believe -- */
+
+static int gone_told;
+
+static void note_gone(void)
+{
+	gone_told++;
+}
+
+/* A region whose collector has closed it, or died: a full lane is not
+ * waited for (with no budget at all), the library is told once, and
+ * nothing waits any more. */
+static void full_lane_of_a_gone_collector(int closed)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	pid_t dead = 0;
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	view.on_gone = note_gone;
+	gone_told = 0;
+	cr_assert_eq(view.wait_budget_ns, LANE_WAIT_FOREVER);
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	write_n(&view, &w, 0, 64);
+	if (closed) {
+		sync_region_close(r);
+	} else {
+		if ((dead = fork()) == 0)
+			_exit(0);
+		waitpid(dead, NULL, 0);
+		view.hdr->creator_pid = dead;
+	}
+	write_n(&view, &w, 64, 10);
+	cr_assert(view.gone);
+	cr_assert_eq(gone_told, 1);
+	cr_assert_eq(view.hdr->lost_full, 10);
+	cr_assert_eq(sync_region_drain(r, seen_emit, &s), 64);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+Test(sync_region, a_closed_region_is_not_waited_for)
+{
+	full_lane_of_a_gone_collector(1);
+}
+
+Test(sync_region, a_dead_collector_is_not_waited_for)
+{
+	full_lane_of_a_gone_collector(0);
+}
+
+/* A writer's wait for a full lane is measured, and reported under its tid
+ * once the lane is freed (and while it is held). */
+Test(sync_region, waits_for_the_collector_are_accounted)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	const struct sync_stall *st;
+	size_t n;
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	view.wait_budget_ns = 20000000ull; /* nobody drains: each wait gives up after 20 ms */
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	write_n(&view, &w, 0, 70);
+	st = sync_region_stalls(r, &n);
+	cr_assert_eq(n, 1, "held lane: %zu entries", n);
+	cr_assert_eq(st[0].tid, gettid());
+	cr_assert_geq(st[0].waits, 1);
+	cr_assert_geq(st[0].wait_ns, 20000000ull);
+	lane_release(&w);
+	sync_region_drain(r, seen_emit, &s);
+	st = sync_region_stalls(r, &n);
+	cr_assert_eq(n, 1, "freed lane: %zu entries", n);
+	cr_assert_eq(st[0].tid, gettid());
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
+/* The program can write anything over the loss counters: what went back
+ * or jumped is not believed, and said. */
+Test(sync_region, scribbled_loss_counters_are_not_believed)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct seen s = { 0 };
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	view.hdr->lost_full = 3; /* a real loss looks like this */
+	sync_region_drain(r, seen_emit, &s);
+	cr_assert_eq(sync_region_lost(r), 3);
+	cr_assert_not(sync_region_scribbled(r));
+	view.hdr->lost_full = (uint64_t)-1695106541960987496ll;
+	sync_region_drain(r, seen_emit, &s);
+	view.hdr->lost_full -= 10; /* and back */
+	sync_region_drain(r, seen_emit, &s);
+	cr_assert_eq(sync_region_lost(r), 3);
+	cr_assert(sync_region_scribbled(r));
+	view.hdr->lost_nolane = 2;
+	cr_assert_eq(sync_region_lost(r), 5);
+	cr_assert_eq(sync_region_lost_nolane(r), 2);
 	sync_region_destroy(r);
 	free(s.ev);
 }
