@@ -288,6 +288,16 @@ static void record_failed(struct collect_result *r, struct mtx_writer *w, const 
 	log_error("%s%s", writer_error(w) ? writer_error(w) : "recording failed", more);
 }
 
+/* Mark in meta that a step of the work after the program's exit is done,
+ * when @rc says it is (mtx-db(5)): a reader of a run whose collector
+ * stopped early tells from these keys what the file lacks. Returns @rc. */
+static int mark_done(struct mtx_writer *w, const char *key, int rc)
+{
+	if (!rc)
+		writer_meta_int(w, key, (int64_t)clock_now_ns());
+	return rc;
+}
+
 /* With -v: where the time after the program's exit goes. */
 static void log_since_exit(const char *what, uint64_t exit_ns)
 {
@@ -469,8 +479,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	collect_sync_stop(&cs);
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);
 	r->status = decode_status(wstatus);
-	model_finish(m, clock_now_ns(), t.pid, r->status);
-	if (calls_finish(calls, model_last_ns(m)))
+	mark_done(w, "threads_ended_ns", model_finish(m, clock_now_ns(), t.pid, r->status));
+	if (mark_done(w, "calls_closed_ns", calls_finish(calls, model_last_ns(m))))
 		record_failed(r, w, "");
 	/* Every recorded row is handed over. From here on each step starts
 	 * from what the one before committed: a collector killed now keeps
@@ -479,8 +489,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	log_since_exit("rings drained", exit_ns);
 	if ((stop = stop_asked(sfd)))
 		stopped_before = "completing the sync tables";
-	if (collect_sync_finish(&cs, w, !stop))
+	rc = collect_sync_finish(&cs, w, !stop);
+	if (rc)
 		record_failed(r, w, "");
+	else if (!stop)
+		mark_done(w, "sync_resolved_ns", rc);
 	writer_commit(w);
 	log_since_exit("sync tables finished", exit_ns);
 	if (!stop && (stop = stop_asked(sfd)))
@@ -489,7 +502,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		/* After the sync tables: their call sites get named too. */
 		size_t nr_sites = 0;
 		const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
-		if (profile_finish(prof, sites, nr_sites))
+		if (mark_done(w, "names_written_ns", profile_finish(prof, sites, nr_sites)))
 			record_failed(r, w, "");
 		log_since_exit("functions named", exit_ns);
 	}

@@ -21,6 +21,9 @@
 
 -- Facts about the run: command, start/end, kernel, cpus, clock, versions,
 -- lost records per source (lost_<source>), complete (1 once finalized).
+-- The steps after the program's exit each leave a key when done, so that a
+-- run whose collector stopped early tells what it lacks: threads_ended_ns,
+-- sync_resolved_ns, calls_closed_ns, names_written_ns (mtx-db(5)).
 CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT
