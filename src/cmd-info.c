@@ -3,6 +3,7 @@
 #include "src/cmd.h"
 #include "src/db.h"
 #include "src/log.h"
+#include "src/run-state.h"
 #include "src/timefmt.h"
 
 #include <stdio.h>
@@ -12,9 +13,10 @@
 const char cmd_info_usage[] =
 	"usage: mtx info [FILE]\n"
 	"\n"
-	"Say what the run database FILE (default run.db) holds: the command, when and\n"
-	"where it ran, how long, its exit status, how many processes, threads and\n"
-	"events of each kind were recorded, and how many records were lost per source.\n";
+	"Say what the run database FILE (default run.db) holds: whether the run is\n"
+	"complete (if not, what it lacks), the command, when and where it ran, how\n"
+	"long, its exit status, how many processes, threads and events of each kind\n"
+	"were recorded, and how many records were lost per source.\n";
 
 static void print_meta(sqlite3 *db, const char *label, const char *key)
 {
@@ -29,6 +31,23 @@ static int64_t meta_int(sqlite3 *db, const char *key)
 	int64_t n = v ? strtoll(v, NULL, 10) : 0;
 	free(v);
 	return n;
+}
+
+/* The program's exit status as mtx knew it: in meta once the run is
+ * complete, else in the launched process's row once the ends are written. */
+static void print_exit_status(sqlite3 *db, const struct run_state *rs)
+{
+	char *v = db_meta_get(db, "exit_status");
+	sqlite3_stmt *st;
+	if (!v && sqlite3_prepare_v2(db, "SELECT exit_status FROM main.processes WHERE ppid IS NULL OR ppid NOT IN "
+				     "(SELECT pid FROM main.processes) ORDER BY start_ns LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			v = strdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	printf("%-13s %s\n", "exit status",
+	       v ? v : rs->missing & RUN_ENDS ? "unknown (recording stopped before the program's end)" : "unknown");
+	free(v);
 }
 
 /* Print the text of a one-row, one-column query in parentheses, unless it
@@ -63,9 +82,11 @@ int cmd_info(int argc, char **argv)
 		  "(SELECT unwind, COUNT(*) AS n FROM samples WHERE unwind IS NOT NULL GROUP BY unwind ORDER BY n DESC, unwind)" },
 	};
 	sqlite3 *db;
-	char *err = NULL, *complete, *sources;
+	char *err = NULL, *status, *sources;
 	char buf[32], sql[128];
 	int64_t lost_total = 0;
+	int nr_lost = 0;
+	struct run_state rs;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(cmd_info_usage, stdout);
@@ -77,28 +98,38 @@ int cmd_info(int argc, char **argv)
 		return cmd_usage_error("info", "one database at a time");
 	if (argc > 1)
 		path = argv[1];
-	if (db_open_readonly(path, &db, &err) || db_check_pages(db, path, &err)) {
+	if (db_open_readonly(path, &db, &err) || db_check_pages(db, path, &err) || run_state_open(db, path, &rs, &err)) {
 		log_error("%s", err);
 		free(err);
 		sqlite3_close(db);
 		return EXIT_FAILURE_MTX;
 	}
-	complete = db_meta_get(db, "complete");
-	printf("%-13s %s%s\n", "file", path,
-	       complete && !strcmp(complete, "1") ? "" : "  (INCOMPLETE: the collector did not finish)");
-	free(complete);
+	printf("%-13s %s\n", "file", path);
+	status = run_state_line(&rs);
+	printf("%-13s %s\n", "status", status ? status : "complete");
+	free(status);
 	print_meta(db, "command", "command");
 	print_meta(db, "kernel", "kernel");
 	print_meta(db, "cpus", "nr_cpus");
 	print_meta(db, "clock", "clock");
 	print_meta(db, "mtx version", "mtx_version");
-	printf("%-13s %s\n", "duration", timefmt_duration((uint64_t)meta_int(db, "duration_ns"), buf, sizeof(buf)));
-	print_meta(db, "exit status", "exit_status");
+	if (rs.complete)
+		printf("%-13s %s\n", "duration", timefmt_duration((uint64_t)meta_int(db, "duration_ns"), buf, sizeof(buf)));
+	else /* until recording stopped */
+		printf("%-13s %s recorded\n", "duration",
+		       timefmt_duration((uint64_t)(rs.stopped_ns > rs.start_ns ? rs.stopped_ns - rs.start_ns : 0), buf,
+					sizeof(buf)));
+	print_exit_status(db, &rs);
 	print_meta(db, "sources", "events");
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", tables[i].table);
+		/* main: the file's rows, not those run_state_open added */
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM main.%s", tables[i].table);
 		printf("%-13s %lld", tables[i].label, (long long)db_query_int(db, sql, 0));
-		if (tables[i].detail)
+		if (!strcmp(tables[i].table, "threads") && rs.nr_unended)
+			printf("  (and %d still running when recording stopped, without a row)", rs.nr_unended);
+		else if (!strcmp(tables[i].table, "sync_ops") && (rs.missing & RUN_SYNC))
+			printf("  (blocking and lock holders not resolved)");
+		else if (tables[i].detail)
 			print_detail(db, tables[i].detail);
 		putchar('\n');
 	}
@@ -111,10 +142,13 @@ int cmd_info(int argc, char **argv)
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				printf(" %s %s", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
 				lost_total += sqlite3_column_int64(st, 1);
+				nr_lost++;
 			}
 			sqlite3_finalize(st);
 		}
 	}
+	if (!nr_lost && (rs.missing & RUN_TOTALS))
+		printf(" unknown (counted when the collector finishes)");
 	printf("%s\n", lost_total ? "  (some records were lost)" : "");
 	free(sources);
 	if (sqlite3_errcode(db) != SQLITE_OK && db_error_is_corrupt(sqlite3_errcode(db))) {

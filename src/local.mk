@@ -16,6 +16,7 @@ libmtx_a_SOURCES = \
 	src/demangle.c src/demangle.h \
 	src/analysis.c src/analysis.h \
 	src/reports.c src/reports.h \
+	src/run-state.c src/run-state.h \
 	src/browse-queries.c \
 	src/columns.c src/columns.h \
 	src/report-format.c src/report-format.h \

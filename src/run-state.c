@@ -1,0 +1,158 @@
+/*
+ * src/run-state.c - see run-state.h.
+ */
+#include "config.h"
+#include "src/run-state.h"
+#include "src/db.h"
+#include "src/timefmt.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+/* Less room than this where the file is: a collection could not go on. */
+#define DISK_FULL_BYTES (1024 * 1024)
+
+/* The steps, in the order mtx collect does them (collector/collect.c). */
+static const struct {
+	unsigned phase;
+	const char *key;     /* meta key written once it is done (NULL: complete = 1) */
+	const char *matters; /* SQL: 1 when the run's data needs it */
+	const char *missing; /* what the run lacks without it, for the INCOMPLETE line */
+	const char *unknown; /* why a figure that needs it is unknown */
+} phases[] = {
+	{ RUN_ENDS, "threads_ended_ns", "SELECT 1", "thread ends, exit status",
+	  "the program's end was not recorded" },
+	{ RUN_SYNC, "sync_resolved_ns", "SELECT EXISTS (SELECT 1 FROM sync_ops)", "sync waits and holders",
+	  "the sync waits and holders were not resolved" },
+	{ RUN_CALLS, "calls_closed_ns",
+	  "SELECT EXISTS (SELECT 1 FROM calls) OR EXISTS (SELECT 1 FROM meta WHERE key = 'functions_pattern')",
+	  "open calls", "the calls still open were not written" },
+	{ RUN_NAMES, "names_written_ns",
+	  "SELECT EXISTS (SELECT 1 FROM sync_ops) OR EXISTS (SELECT 1 FROM samples) OR EXISTS (SELECT 1 FROM calls) "
+	  "OR EXISTS (SELECT 1 FROM meta WHERE key IN ('functions_pattern', 'sample_hz'))",
+	  "function names", "the functions were not named" },
+	/* last: complete is 0 until then, not missing */
+	{ RUN_TOTALS, NULL, "SELECT 1", "loss counts", "the run's totals were not written" },
+};
+#define NR_PHASES (sizeof(phases) / sizeof(phases[0]))
+
+/*
+ * The threads alive when recording stopped have no threads row (it is
+ * written at a thread's end): one per tid whose states go on past its
+ * last row, from the first such state to the last recorded (the one it
+ * was in then never ended: the states stay without a gap), named "?"
+ * (the kernel's comm comes with the end). Its process is that of the sync
+ * objects it used, or of the thread that created it; else its tid is
+ * taken (a process's first thread). Joins, not a lookup per row: a
+ * killed run has no index yet.
+ */
+static const char unended_sql[] =
+	"CREATE TEMP TABLE threads AS SELECT * FROM main.threads;"
+	"INSERT INTO temp.threads (tid, pid, name, start_ns, end_ns) "
+	"SELECT s.tid, COALESCE(p.pid, s.tid), '?', s.start_ns, s.end_ns FROM ("
+	"SELECT s.tid, MIN(s.start_ns) AS start_ns, MAX(s.end_ns) AS end_ns FROM main.thread_states s "
+	"LEFT JOIN (SELECT tid, MAX(end_ns) AS end_ns FROM main.threads GROUP BY tid) t ON t.tid = s.tid "
+	"WHERE t.end_ns IS NULL OR s.start_ns >= t.end_ns GROUP BY s.tid) s "
+	"LEFT JOIN (SELECT who, MIN(pid) AS pid FROM ("
+	"SELECT op.tid AS who, o.pid FROM main.sync_ops op JOIN main.sync_objects o ON o.id = op.object_id "
+	"UNION ALL SELECT op.arg, o.pid FROM main.sync_ops op JOIN main.sync_objects o ON o.id = op.object_id "
+	"WHERE op.op = 'create' AND o.kind = 'thread') WHERE pid IS NOT NULL GROUP BY who) p ON p.who = s.tid;"
+	"CREATE INDEX temp.threads_tid ON threads(tid, start_ns);";
+
+/* About the last time recorded: each table's last row (rows are appended
+ * about in time order), not a scan of millions. */
+static const char stopped_sql[] =
+	"SELECT MAX(t) FROM ("
+	"SELECT (SELECT end_ns FROM thread_states ORDER BY rowid DESC LIMIT 1) AS t "
+	"UNION ALL SELECT (SELECT ts_ns FROM switches ORDER BY rowid DESC LIMIT 1) "
+	"UNION ALL SELECT (SELECT ts_ns FROM wakeups ORDER BY rowid DESC LIMIT 1) "
+	"UNION ALL SELECT (SELECT start_ns FROM syscalls ORDER BY rowid DESC LIMIT 1) "
+	"UNION ALL SELECT (SELECT end_ns FROM sync_ops ORDER BY rowid DESC LIMIT 1) "
+	"UNION ALL SELECT (SELECT ts_ns FROM samples ORDER BY rowid DESC LIMIT 1) "
+	"UNION ALL SELECT MAX(end_ns) FROM threads)";
+
+static bool disk_full(const char *path)
+{
+	char *copy = strdup(path);
+	struct statvfs sv;
+	bool full = copy && statvfs(dirname(copy), &sv) == 0 &&
+		    (double)sv.f_bavail * (double)sv.f_frsize < DISK_FULL_BYTES;
+	free(copy);
+	return full;
+}
+
+int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **err)
+{
+	char *complete = db_meta_get(db, "complete");
+	*rs = (struct run_state){ .complete = complete && !strcmp(complete, "1") };
+	free(complete);
+	for (size_t i = 0; i < NR_PHASES && !rs->complete; i++) {
+		char *done = phases[i].key ? db_meta_get(db, phases[i].key) : NULL;
+		if (!done && db_query_int(db, phases[i].matters, 0))
+			rs->missing |= phases[i].phase;
+		free(done);
+	}
+	if (rs->missing & RUN_ENDS) {
+		int rc = db_exec(db, unended_sql, err);
+		if (rc && db_error_is_corrupt(sqlite3_errcode(db))) {
+			free(*err);
+			if (asprintf(err, "%s: the database is corrupt", path) < 0)
+				*err = NULL;
+		} else if (rc) {
+			char *why = *err;
+			if (asprintf(err, "%s: cannot read the threads: %s", path, why ? why : "failed") < 0)
+				*err = NULL;
+			free(why);
+		}
+		if (rc)
+			return rc;
+		rs->nr_unended = (int)(db_query_int(db, "SELECT COUNT(*) FROM temp.threads", 0) -
+				       db_query_int(db, "SELECT COUNT(*) FROM main.threads", 0));
+	}
+	rs->start_ns = db_run_start_ns(db);
+	rs->stopped_ns = db_query_int(db, stopped_sql, 0);
+	rs->recorded = rs->stopped_ns > 0;
+	rs->disk_full = !rs->complete && disk_full(path);
+	return 0;
+}
+
+char *run_state_line(const struct run_state *rs)
+{
+	char at[32], *line = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (rs->complete || !(f = open_memstream(&line, &size)))
+		return NULL;
+	timefmt_duration((uint64_t)(rs->stopped_ns > rs->start_ns ? rs->stopped_ns - rs->start_ns : 0), at, sizeof(at));
+	fputs("INCOMPLETE: ", f);
+	if (!rs->recorded)
+		fputs("nothing was recorded", f);
+	else if (rs->missing & RUN_ENDS)
+		fprintf(f, "recording stopped at %s, before the program's end", at);
+	else
+		fprintf(f, "the collector stopped after the program's end (at %s)", at);
+	for (size_t i = 0, n = 0; i < NR_PHASES; i++)
+		if (rs->missing & phases[i].phase)
+			fprintf(f, "%s%s", n++ ? ", " : "; missing: ", phases[i].missing);
+	/* What stopped it is not in the file; a full disk shows now. Last:
+	 * a screen too narrow for the line cuts it first. */
+	fputs(rs->disk_full ? " (its file system is full)"
+			    : " (mtx collect was killed, could not write, or is still running)", f);
+	if (fclose(f)) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}
+
+const char *run_phase_unknown(unsigned phases_missing)
+{
+	for (size_t i = 0; i < NR_PHASES; i++)
+		if (phases_missing & phases[i].phase)
+			return phases[i].unknown;
+	return "it was not recorded";
+}
