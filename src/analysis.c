@@ -7,6 +7,7 @@
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
+#include "src/run-state.h"
 #include "src/timeline.h"
 #include "schema/schema.h"
 
@@ -245,38 +246,73 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 	return db_exec(db, "COMMIT", err) ? -EIO : 0;
 }
 
-int analysis_open(const char *path, bool keep_file, sqlite3 **db, char **err)
+/* Say why building the derived tables of @path failed, in @err. */
+static void build_failed(sqlite3 *db, const char *path, char **err)
+{
+	char *why = *err;
+	if (db_error_is_corrupt(sqlite3_errcode(db))) {
+		if (asprintf(err, "%s: the database is corrupt", path) < 0)
+			*err = NULL;
+	} else if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0) {
+		*err = NULL;
+	}
+	free(why);
+}
+
+/* Build the derived tables into the file @path, through a connection of
+ * its own that replaces *@db. Returns 0, 1 when the file cannot take them
+ * (opened read-only again in *@db, and what it said in @err), or -errno
+ * with @err when the file is corrupt. */
+static int build_in_file(const char *path, sqlite3 **db, char **err)
+{
+	int rc;
+	sqlite3_close(*db);
+	*db = NULL;
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(*db, 5000);
+		log_info("building the derived tables of %s", path);
+		if (!(rc = analysis_build(*db, 0, err)))
+			return 0;
+		if (db_error_is_corrupt(sqlite3_errcode(*db))) {
+			build_failed(*db, path, err);
+			return rc;
+		}
+	} else if (asprintf(err, "%s", sqlite3_errmsg(*db)) < 0) {
+		*err = NULL;
+	}
+	sqlite3_close(*db);
+	*db = NULL;
+	rc = db_open_readonly(path, db, NULL);
+	return rc ? rc : 1;
+}
+
+int analysis_open(const char *path, bool keep_file, sqlite3 **db, struct run_state *rs, char **err)
 {
 	int rc = db_open_readonly(path, db, err);
+	if (!rc)
+		rc = run_state_open(*db, path, rs, err);
 	if (rc)
 		return rc;
-	if (analysis_is_current(*db))
+	/* An incomplete run's derived tables are built for each reading and
+	 * never kept: its collector may still be writing the file, and the
+	 * file stays as it left it. */
+	if (rs->complete && analysis_is_current(*db))
 		return 0;
 	/* A file without write permission bits stays unchanged even for root,
 	 * who could write it anyway: its owner made it read-only. */
 	struct stat sb;
-	bool writable = !keep_file && access(path, W_OK) == 0 && stat(path, &sb) == 0 && (sb.st_mode & 0222);
+	bool writable = rs->complete && !keep_file && access(path, W_OK) == 0 && stat(path, &sb) == 0 &&
+			(sb.st_mode & 0222);
 	if (writable) {
-		sqlite3_close(*db);
-		*db = NULL;
-		if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-			if (asprintf(err, "%s: cannot open for writing: %s", path, sqlite3_errmsg(*db)) < 0)
-				*err = NULL;
-			return -EIO;
-		}
-		sqlite3_busy_timeout(*db, 5000);
-	}
-	log_info("building the derived tables of %s%s", path, writable ? "" : " (as temporary tables: the file is left unchanged)");
-	rc = analysis_build(*db, !writable, err);
-	if (rc && db_error_is_corrupt(sqlite3_errcode(*db))) {
+		if ((rc = build_in_file(path, db, err)) <= 0)
+			return rc;
+		/* The same reading goes on without writing (rs still holds). */
+		log_info("cannot keep the derived tables in %s (%s)", path, *err ? *err : "it cannot be written");
 		free(*err);
-		if (asprintf(err, "%s: the database is corrupt", path) < 0)
-			*err = NULL;
-	} else if (rc) {
-		char *why = *err;
-		if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0)
-			*err = NULL;
-		free(why);
+		*err = NULL;
 	}
+	log_info("building the derived tables of %s (as temporary tables: the file is left unchanged)", path);
+	if ((rc = analysis_build(*db, 1, err)))
+		build_failed(*db, path, err);
 	return rc;
 }

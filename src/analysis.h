@@ -40,13 +40,17 @@ struct tl_capture;
 int analysis_build_captured(sqlite3 *db, struct tl_capture *capture, char **err);
 
 /*
- * analysis_open - open the run database @path for reading (db_open_readonly)
- * and make sure it has current derived tables: built into the file when it
- * can be written and @keep_file is false, else as TEMP tables for this
- * connection (a file without write bits is never changed). Returns 0, or
- * -errno with a one-line message in @err (caller frees).
+ * analysis_open - open the run database @path for reading (db_open_readonly),
+ * read what it holds into @rs (run_state_open) and make sure it has current
+ * derived tables: built into the file when the run is complete, @keep_file
+ * is false and the file can be written, else (and when writing them
+ * fails: a full disk, a read-only mount) as TEMP tables for this
+ * connection. A file without write bits, or of an incomplete run, is never
+ * changed. Every reader of the derived tables opens a run this one way.
+ * Returns 0, or -errno with a one-line message in @err (caller frees).
  */
-int analysis_open(const char *path, bool keep_file, sqlite3 **db, char **err);
+struct run_state;
+int analysis_open(const char *path, bool keep_file, sqlite3 **db, struct run_state *rs, char **err);
 
 /* analysis_is_current - whether @db already holds current derived tables. */
 int analysis_is_current(sqlite3 *db);

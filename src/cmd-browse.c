@@ -11,6 +11,7 @@
 #include "src/histogram.h"
 #include "src/log.h"
 #include "src/match.h"
+#include "src/run-state.h"
 #include "ui/browse.h"
 #include "ui/display.h"
 
@@ -39,6 +40,7 @@ int cmd_browse(int argc, char **argv)
 	sqlite3 *db = NULL;
 	char *err = NULL;
 	const char *why = NULL;
+	struct run_state rs;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+kh", options, NULL)) != -1) {
@@ -69,7 +71,7 @@ int cmd_browse(int argc, char **argv)
 		log_error("browse: %s", why);
 		return EXIT_FAILURE_MTX;
 	}
-	if (analysis_open(path, true, &db, &err)) {
+	if (analysis_open(path, true, &db, &rs, &err)) {
 		log_error("%s", err ? err : path);
 		free(err);
 		sqlite3_close(db);

@@ -1,8 +1,9 @@
 /*
  * src/cmd-report.c - 'mtx report FILE NAME': print one of the named
  * reports of src/reports.c, as text, CSV or JSON, with filters. The derived
- * tables are built first if the run.db lacks them (kept in the file when it
- * is writable, as TEMP tables otherwise).
+ * tables are built first if the run.db lacks them (analysis_open: kept in
+ * the file when the run is complete and the file can take them, as TEMP
+ * tables otherwise).
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -14,6 +15,7 @@
 #include "src/match.h"
 #include "src/report-format.h"
 #include "src/reports.h"
+#include "src/run-state.h"
 #include "src/timefmt.h"
 
 #include <errno.h>
@@ -102,6 +104,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	char *err = NULL;
 	const char *object = arg ? arg : f->object;
 	int nr = 0, status = EXIT_FAILURE_MTX;
+	struct run_state rs;
 	struct mtx_match *check;
 
 	if (f->function) { /* one clear line for a bad pattern, before any work */
@@ -112,7 +115,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		}
 		match_free(check);
 	}
-	if (analysis_open(path, false, &db, &err)) {
+	if (analysis_open(path, false, &db, &rs, &err)) {
 		log_error("%s", err ? err : "cannot open");
 		goto out;
 	}
