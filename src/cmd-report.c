@@ -3,7 +3,8 @@
  * reports of src/reports.c, as text, CSV or JSON, with filters. The derived
  * tables are built first if the run.db lacks them (analysis_open: kept in
  * the file when the run is complete and the file can take them, as TEMP
- * tables otherwise).
+ * tables otherwise). An incomplete run says so in one line, first in text
+ * and on stderr for CSV and JSON, and what it lacks is shown as unknown.
  */
 #include "config.h"
 #include "src/analysis.h"
@@ -101,9 +102,9 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
 	sqlite3_stmt **stmts = NULL, **counts = NULL;
 	sqlite3 *db = NULL;
-	char *err = NULL;
+	char *err = NULL, *incomplete = NULL;
 	const char *object = arg ? arg : f->object;
-	int nr = 0, status = EXIT_FAILURE_MTX;
+	int nr = 0, nr_shown = 0, status = EXIT_FAILURE_MTX;
 	struct run_state rs;
 	struct mtx_match *check;
 
@@ -172,13 +173,18 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		log_error("out of memory");
 		goto out;
 	}
-	for (int i = 0; i < nr; i++)
-		if (sqlite3_prepare_v2(db, r->queries[i].sql, -1, &stmts[i], NULL) != SQLITE_OK ||
-		    (query_count_sql(r->queries[i].name) &&
-		     sqlite3_prepare_v2(db, query_count_sql(r->queries[i].name), -1, &counts[i], NULL) != SQLITE_OK)) {
+	for (int i = 0; i < nr; i++) {
+		/* On an incomplete run, with what it lacks left unknown. */
+		char *sql = query_sql(db, &r->queries[i], rs.missing);
+		int rc = sqlite3_prepare_v2(db, sql ? sql : r->queries[i].sql, -1, &stmts[i], NULL);
+		free(sql);
+		if (rc != SQLITE_OK || (query_count_sql(r->queries[i].name) &&
+					sqlite3_prepare_v2(db, query_count_sql(r->queries[i].name), -1, &counts[i],
+							   NULL) != SQLITE_OK)) {
 			log_error("report %s: %s", r->queries[i].name, sqlite3_errmsg(db));
 			goto out;
 		}
+	}
 	/* A filter no query of the report can apply is an error, not ignored. */
 	for (int p = 0; p <= NR_P; p++) {
 		const char *param = p < NR_P ? params[p] : ":function";
@@ -199,14 +205,33 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		.to = values[P_TO], .has_to = given[P_TO],
 		.function = f->function,
 	};
+	/* Text says it first, where it is read; CSV and JSON keep their form. */
+	if ((incomplete = run_state_line(&rs)) && format == REPORT_TEXT)
+		printf("%s\n\n", incomplete);
+	else if (incomplete)
+		log_warn("%s: %s", path, incomplete);
 	report_begin(&printer);
 	for (int i = 0; i < nr; i++) {
+		char *note = query_note(&r->queries[i], rs.missing, format == REPORT_TEXT);
+		if (note && format != REPORT_TEXT)
+			log_warn("report %s: %s", r->queries[i].name, note);
+		if (query_unknown(&r->queries[i], rs.missing)) {
+			report_print_unknown(&printer, r->queries[i].name, r->queries[i].title,
+					     run_phase_unknown(query_unknown(&r->queries[i], rs.missing)));
+			free(note);
+			continue;
+		}
+		nr_shown++;
+		printer.note = note;
 		query_bind(stmts[i], &params_given);
 		if (counts[i])
 			query_bind(counts[i], &params_given);
 		printer.count = counts[i];
 		uint64_t t0 = clock_now_ns();
-		if (report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err) < 0) {
+		long printed = report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err);
+		printer.note = NULL;
+		free(note);
+		if (printed < 0) {
 			fflush(stdout);
 			if (db_error_is_corrupt(sqlite3_errcode(db)))
 				log_error("%s: the database is corrupt", path);
@@ -221,7 +246,13 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	}
 	report_end(&printer);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+	if (!nr_shown) {
+		log_error("%s: report %s cannot be shown: %s", path, r->name,
+			  run_phase_unknown(query_unknown(&r->queries[0], rs.missing)));
+		status = EXIT_FAILURE_MTX;
+	}
 out:
+	free(incomplete);
 	for (int i = 0; stmts && counts && i < nr; i++) {
 		sqlite3_finalize(stmts[i]);
 		sqlite3_finalize(counts[i]);

@@ -162,6 +162,8 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);
+	if (p->note)
+		fprintf(p->out, "(%s)\n", p->note);
 	print_text_row(p, &t, t.headers);
 	for (long i = 0; i < n; i++) {
 		if (rows[i])
@@ -302,4 +304,19 @@ long report_print(struct report_printer *p, const char *name, const char *title,
 		return -EIO;
 	}
 	return n;
+}
+
+void report_print_unknown(struct report_printer *p, const char *name, const char *title, const char *why)
+{
+	p->nr_more = 0;
+	if (p->format == REPORT_TEXT) {
+		fprintf(p->out, "%s%s\n(unknown: %s)\n", p->nr_sections ? "\n" : "", title, why);
+	} else if (p->format == REPORT_JSON) {
+		fprintf(p->out, "%s\n  ", p->nr_sections ? "," : "");
+		json_string(p->out, name);
+		fputs(": null", p->out);
+	} else {
+		return; /* nothing printed: no blank line before the next */
+	}
+	p->nr_sections++;
 }

@@ -26,6 +26,9 @@ struct report_printer {
 	 * of rows the section's statement gives (query_count_sql),
 	 * so that the rows left out are counted without stepping through them. */
 	sqlite3_stmt *count;
+	/* Optional, set per section: a line that text prints under the title
+	 * (which columns are unknown, and why). */
+	const char *note;
 };
 
 /* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
@@ -44,5 +47,13 @@ void report_end(struct report_printer *p);
  * @err (caller frees).
  */
 long report_print(struct report_printer *p, const char *name, const char *title, sqlite3_stmt *st, char **err);
+
+/*
+ * report_print_unknown - a section none of whose rows can be known, for
+ * the reason @why: text prints its title and "(unknown: @why)" where the
+ * rows would be, JSON the key @name with null (not [], which says none),
+ * CSV nothing (a header without rows would say none too).
+ */
+void report_print_unknown(struct report_printer *p, const char *name, const char *title, const char *why);
 
 #endif

@@ -8,8 +8,11 @@
  */
 #include "config.h"
 #include "src/reports.h"
+#include "src/columns.h"
 #include "src/db.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The --from/--to window, whole run when not given. */
@@ -492,6 +495,48 @@ static const struct mtx_query states_queries[] = {
 	{ 0 },
 };
 
+/*
+ * What the figures of a query need beyond the recorded rows, for a run
+ * whose collector stopped early (enum run_phase, src/run-state.h): without
+ * one of `rows` none of its rows can be known (a wait's "for whom" needs
+ * the holders; the critical path, the program's end); without one of
+ * `columns_need` the columns named in `columns` are unknown (NULL) and the
+ * rest shown (a thread's share blocked on sync objects needs the sync
+ * waits resolved; a function's name, the names written). A query not
+ * listed shows only what was recorded as it was recorded (the thread
+ * states, syscalls, switches, wakeups, sync calls).
+ */
+static const struct {
+	const char *name;
+	unsigned rows, columns_need;
+	const char *columns;
+} query_needs[] = {
+	{ "threads", 0, RUN_SYNC, "sync_pct other_pct" },
+	{ "sync", 0, RUN_SYNC, "blocking wait_ns max_wait_ns" },
+	{ "locks", 0, RUN_SYNC, "contended wait_ns max_wait_ns hold_ns holder" },
+	{ "object.lifetimes", 0, RUN_SYNC, "end_ns" },
+	{ "object.history", 0, RUN_SYNC, "blocked wait_ns holder hold_ns" },
+	{ "switches", 0, RUN_NAMES, "function" },
+	{ "waits.objects", RUN_SYNC, 0, NULL },
+	{ "waits.graph", RUN_SYNC, 0, NULL },
+	{ "waits.where", RUN_SYNC, RUN_NAMES, "function" },
+	{ "waits.meanwhile", RUN_SYNC, 0, NULL },
+	{ "waits.chains", RUN_SYNC, 0, NULL },
+	{ "critical-path.summary", RUN_ENDS, 0, NULL },
+	{ "critical-path.threads", RUN_ENDS, 0, NULL },
+	{ "critical-path.objects", RUN_ENDS | RUN_SYNC, 0, NULL },
+	{ "critical-path.functions", RUN_ENDS | RUN_NAMES | RUN_CALLS, 0, NULL },
+	{ "critical-path.sampled", RUN_ENDS | RUN_NAMES, 0, NULL },
+	{ "histogram.objects", RUN_SYNC, 0, NULL },
+	{ "flat", RUN_NAMES, 0, NULL },
+	{ "calls", RUN_NAMES | RUN_CALLS, 0, NULL },
+	/* the browser's (src/browse-queries.c) */
+	{ "objects", 0, RUN_SYNC, "blocked wait_ns max_wait_ns hold_ns" },
+	{ "object.history.next", 0, RUN_SYNC, "blocked wait_ns holder hold_ns" },
+	{ "object.history.prev", 0, RUN_SYNC, "blocked wait_ns holder hold_ns" },
+	{ "timeline.op_at", 0, RUN_SYNC, "blocked wait_ns" },
+};
+
 /* The rows of the queries that can give millions, counted (query_count_sql). */
 static const struct { const char *name, *sql; } query_counts[] = {
 	/* Over the whole run each state_causes row was added up once, in
@@ -705,6 +750,109 @@ const struct mtx_query *query_find(const char *name)
 		if (!strcmp(q->name, name))
 			return q;
 	return NULL;
+}
+
+/* @q's row of query_needs, or -1. */
+static int needs_of(const struct mtx_query *q)
+{
+	for (size_t i = 0; i < sizeof(query_needs) / sizeof(query_needs[0]); i++)
+		if (!strcmp(query_needs[i].name, q->name))
+			return (int)i;
+	return -1;
+}
+
+unsigned query_unknown(const struct mtx_query *q, unsigned missing)
+{
+	int i = missing ? needs_of(q) : -1;
+	return i < 0 ? 0 : query_needs[i].rows & missing;
+}
+
+unsigned query_unknown_columns(const struct mtx_query *q, unsigned missing)
+{
+	int i = missing ? needs_of(q) : -1;
+	return i < 0 ? 0 : query_needs[i].columns_need & missing;
+}
+
+/* The columns query_unknown_columns speaks of. */
+static const char *unknown_columns(const struct mtx_query *q)
+{
+	int i = needs_of(q);
+	return i < 0 || !query_needs[i].columns ? "" : query_needs[i].columns;
+}
+
+/* Whether @name is a word of the space-separated @list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, " ");
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+char *query_sql(sqlite3 *db, const struct mtx_query *q, unsigned missing)
+{
+	bool no_rows = query_unknown(q, missing), masked = query_unknown_columns(q, missing);
+	sqlite3_stmt *st = NULL;
+	char *sql = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!no_rows && !masked)
+		return strdup(q->sql);
+	/* The columns' names are the statement's. */
+	if (sqlite3_prepare_v2(db, q->sql, -1, &st, NULL) != SQLITE_OK || !(f = open_memstream(&sql, &size))) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	fputs("SELECT ", f);
+	for (int c = 0; c < sqlite3_column_count(st); c++) {
+		const char *name = sqlite3_column_name(st, c);
+		char *quoted = sqlite3_mprintf("\"%w\"", name); /* as an identifier */
+		fprintf(f, "%s%s%s", c ? ", " : "", masked && listed(unknown_columns(q), name) ? "NULL AS " : "q.",
+			quoted ? quoted : name);
+		sqlite3_free(quoted);
+	}
+	fprintf(f, " FROM (%s) q%s", q->sql, no_rows ? " WHERE 0" : "");
+	sqlite3_finalize(st);
+	if (fclose(f)) {
+		free(sql);
+		return NULL;
+	}
+	return sql;
+}
+
+char *query_note(const struct mtx_query *q, unsigned missing, bool headers)
+{
+	unsigned rows = query_unknown(q, missing), cols = query_unknown_columns(q, missing);
+	char *note = NULL, head[128];
+	size_t size = 0;
+	FILE *f;
+
+	if ((!rows && !cols) || !(f = open_memstream(&note, &size)))
+		return NULL;
+	fputs("unknown: ", f);
+	for (const char *p = unknown_columns(q); !rows && *p;) {
+		size_t len = strcspn(p, " ");
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		if (headers)
+			column_header(name, head, sizeof(head));
+		fputs(headers ? head : name, f);
+		p += len;
+		p += strspn(p, " ");
+		fputs(*p ? ", " : ": ", f);
+	}
+	fputs(run_phase_unknown(rows ? rows : cols), f);
+	if (fclose(f)) {
+		free(note);
+		return NULL;
+	}
+	return note;
 }
 
 void query_bind(sqlite3_stmt *st, const struct mtx_query_params *p)

@@ -12,6 +12,8 @@
 #ifndef MTX_REPORTS_H
 #define MTX_REPORTS_H
 
+#include "src/run-state.h"
+
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -73,6 +75,33 @@ struct mtx_query_params {
 
 /* query_bind - bind @p (and NULL for what it lacks) to @st's parameters. */
 void query_bind(sqlite3_stmt *st, const struct mtx_query_params *p);
+
+/* query_unknown - the steps of @missing (a run_state's) without which no
+ * row of @q can be shown; 0 when it can be. */
+unsigned query_unknown(const struct mtx_query *q, unsigned missing);
+
+/* query_unknown_columns - the steps of @missing without which some columns
+ * of @q are unknown; 0 when none is. */
+unsigned query_unknown_columns(const struct mtx_query *q, unsigned missing);
+
+/*
+ * query_sql - the SQL that runs @q on @db, a run that lacks the steps
+ * @missing: q->sql itself, or it wrapped so that its unknown columns give
+ * NULL and, when no row of it can be shown, so that it gives none.
+ * malloc'd (caller frees); NULL when out of memory, or when SQLite refuses
+ * q->sql (preparing q->sql then says why).
+ */
+char *query_sql(sqlite3 *db, const struct mtx_query *q, unsigned missing);
+
+/*
+ * query_note - on a run that lacks the steps @missing, what of @q is
+ * unknown and why, in one line: "unknown: the sync waits and holders were
+ * not resolved" when none of its rows can be shown, "unknown: blocking,
+ * wait: the sync waits ..." when some columns cannot (as text heads them
+ * with @headers, else by name). malloc'd (caller frees); NULL when all of
+ * it is known.
+ */
+char *query_note(const struct mtx_query *q, unsigned missing, bool headers);
 
 /* query_find - the query called @name: a report's section ("waits.objects",
  * "threads") or one of the browser's (src/browse-queries.c); NULL if none. */
