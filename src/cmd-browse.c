@@ -82,7 +82,7 @@ int cmd_browse(int argc, char **argv)
 		sqlite3_close(db);
 		return EXIT_FAILURE_MTX;
 	}
-	int rc = browse_run(db, path, start_ns, &why);
+	int rc = browse_run(db, path, &rs, start_ns, &why);
 	if (rc)
 		log_error("browse: %s", why ? why : "failed");
 	sqlite3_close(db);

@@ -140,6 +140,33 @@ static void draw_status(struct browser *br, int y, int width)
 	display_text(y, 0, width, br->b.message ? STYLE_ERROR : STYLE_STATUS, true, full);
 }
 
+/* Rows at most for an incomplete run's line (the rest is cut). */
+#define INCOMPLETE_ROWS 2
+
+/* An incomplete run's line, what it lacks, under the title on every frame:
+ * broken at blanks onto INCOMPLETE_ROWS rows at most when the screen is too
+ * narrow, the rest cut. Returns the rows it took. */
+static int draw_incomplete(struct browser *br, int y, int width)
+{
+	const char *text = br->b.incomplete;
+	char row[1024];
+	int rows = 0;
+	while (text && *text && rows < INCOMPLETE_ROWS) {
+		int cut = (int)strlen(text), most = width < (int)sizeof(row) - 1 ? width : (int)sizeof(row) - 1;
+		if (cut > most) {
+			for (cut = most; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = most;
+		}
+		snprintf(row, sizeof(row), "%.*s", cut, text);
+		display_text(y + rows++, 0, width, STYLE_ERROR, true, row);
+		for (text += cut; *text == ' '; text++)
+			;
+	}
+	return rows;
+}
+
 static void draw_frame(struct browser *br)
 {
 	int rows, cols;
@@ -154,7 +181,8 @@ static void draw_frame(struct browser *br)
 		return;
 	}
 	draw_title(br, cols);
-	view_draw(top_view(br), 1, rows - 2, cols);
+	int top = 1 + draw_incomplete(br, 1, cols);
+	view_draw(top_view(br), top, rows - 1 - top, cols);
 	draw_status(br, rows - 1, cols);
 	display_refresh();
 }
@@ -233,9 +261,9 @@ static bool handle_key(struct browser *br, int key)
 	return true;
 }
 
-int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **err)
+int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err)
 {
-	struct browser br = { .b = { .db = db, .path = path } };
+	struct browser br = { .b = { .db = db, .path = path, .missing = rs->missing, .incomplete = run_state_line(rs) } };
 	const char *timing = getenv("MTX_BROWSE_TIMING");
 	const char *slash = strrchr(path, '/');
 	br.b.path = slash ? slash + 1 : path;
@@ -259,6 +287,7 @@ int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **er
 		snprintf(why, sizeof(why), "%s", br.b.message ? br.b.message : "the threads view cannot be read");
 		*err = why;
 		free(br.b.message);
+		free(br.b.incomplete);
 		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 		return -1;
 	}
@@ -294,6 +323,7 @@ int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **er
 	for (int i = 0; i < NR_MAIN_VIEWS; i++)
 		view_free(br.main[i]);
 	free(br.b.message);
+	free(br.b.incomplete);
 	return 0;
 }
 

@@ -5,18 +5,22 @@
 #ifndef MTX_BROWSE_H
 #define MTX_BROWSE_H
 
+#include "src/run-state.h"
+
 #include <sqlite3.h>
 #include <stdint.h>
 
 /*
  * browse_run - run the browser on the open run database @db (read-only,
- * derived tables present) until the user quits. @start_ns (CLOCK_MONOTONIC)
+ * derived tables present), whose state analysis_open read into @rs, until
+ * the user quits; an incomplete run says so on a line of its own under the
+ * title, and what it lacks is left unknown in the views. @start_ns (CLOCK_MONOTONIC)
  * is when the command started: with MTX_BROWSE_TIMING=FILE set, the time to
  * the first frame and each key's time to its frame are appended to FILE
  * (bench/browse-speed.sh reads them). Returns 0, or -1 with a one-line
  * reason in @err (static text) when the terminal cannot be used.
  */
-int browse_run(sqlite3 *db, const char *path, uint64_t start_ns, const char **err);
+int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err);
 
 /* browse_print_keys - the action table as text, one action a line:
  * keys, action, where, help (for 'mtx browse --keys' and the man page test). */

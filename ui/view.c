@@ -85,18 +85,22 @@ static sqlite3_stmt *prepare_ordered(const struct view *v, const char *name, con
 {
 	const struct mtx_query *q = query_find(name);
 	sqlite3_stmt *st = NULL;
-	char *sql = NULL;
+	/* On an incomplete run, with what it lacks left unknown. */
+	char *run_sql = q ? query_sql(v->b->db, q, v->b->missing) : NULL, *sql = NULL;
 	if (q && order_col >= 0 &&
-	    asprintf(&sql, "SELECT * FROM (%s) ORDER BY %d %s", q->sql, order_col + 1, desc ? "DESC" : "ASC") < 0)
+	    asprintf(&sql, "SELECT * FROM (%s) ORDER BY %d %s", run_sql ? run_sql : q->sql, order_col + 1,
+		     desc ? "DESC" : "ASC") < 0)
 		sql = NULL;
 	if (!q || (order_col >= 0 && !sql) ||
-	    sqlite3_prepare_v2(v->b->db, sql ? sql : q->sql, -1, &st, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(v->b->db, sql ? sql : run_sql ? run_sql : q->sql, -1, &st, NULL) != SQLITE_OK) {
 		if (err && asprintf(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query") < 0)
 			*err = NULL;
 		free(sql);
+		free(run_sql);
 		return NULL;
 	}
 	free(sql);
+	free(run_sql);
 	query_bind(st, params ? params : &v->params);
 	return st;
 }
@@ -122,14 +126,20 @@ int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 	/* Under a filter, the first max_rows rows it matches, of all. */
 	v->filtered_load |= v->filter != NULL;
 	int section = table_add_section(&v->table, st, name, q->title);
+	/* What an incomplete run leaves unknown here, first. */
+	char *note = query_note(q, v->b->missing, true), *line = NULL;
+	if (section >= 0 && note && asprintf(&line, "(%s)", note) > 0)
+		table_add_note(&v->table, section, line);
 	long n = section < 0 ? section
 			     : table_load(&v->table, section, st, v->b->origin_ns, max_rows, false, v->filter, err);
 	if (n >= 0 && n == max_rows && table_more(&v->table, section, st, v->b->origin_ns, v->filter)) {
 		table_add_note(&v->table, section, "... more rows not shown; narrow with a drill-down or mtx report");
 		v->table.sections[section].cut = true;
-	} else if (n == 0) {
+	} else if (n == 0 && !query_unknown(q, v->b->missing)) {
 		table_add_note(&v->table, section, "(none)");
 	}
+	free(note);
+	free(line);
 	if (n >= 0 && ordered) {
 		v->table.sections[section].sort_col = v->order.col;
 		v->table.sections[section].sort_desc = v->order.desc;

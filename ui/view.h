@@ -32,6 +32,8 @@ struct browse {
 	sqlite3 *db;
 	const char *path;
 	int64_t origin_ns, end_ns; /* the run's first and last times */
+	unsigned missing;          /* what an incomplete run lacks (run_state) */
+	char *incomplete;          /* its INCOMPLETE line, drawn on every frame (owned), or NULL */
 	char *message;             /* for the status line, once (owned) */
 };
 
