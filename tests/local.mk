@@ -142,6 +142,7 @@ tests_unit_test_symbols_LDADD = tests/unit/libsymlib.la $(UNIT_LIBS)
 E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
 	tests/e2e/test-bad-input.sh \
+	tests/e2e/test-incomplete.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-signal-handlers.sh \
 	tests/e2e/test-faults.sh \
@@ -169,6 +170,7 @@ EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 TUI_TESTS = \
 	tests/tui/test-browse-views.sh \
 	tests/tui/test-browse-bad-input.sh \
+	tests/tui/test-browse-incomplete.sh \
 	tests/tui/test-browse-levels.sh \
 	tests/tui/test-browse-collect.sh
 TESTS += $(TUI_TESTS)
@@ -179,6 +181,9 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/calls-samples-open.txt \
 	tests/tui/screens/critical-path.txt \
 	tests/tui/screens/help.txt \
+	tests/tui/screens/incomplete-critical-path.txt \
+	tests/tui/screens/incomplete-objects.txt \
+	tests/tui/screens/incomplete-threads.txt \
 	tests/tui/screens/levels.txt \
 	tests/tui/screens/levels-altered.txt \
 	tests/tui/screens/levels-zoomed.txt \

@@ -28,6 +28,24 @@ private_sample() {
 	echo "$TMP/$1"
 }
 
+# collect_killed DB - a killed collector's run in DB: collect philosophers
+# and SIGKILL mtx collect once DB holds thread states and sync calls, then
+# end the program (it goes on, untraced).
+collect_killed() {
+	local prog pid
+	prog=$(private_sample philosophers) || return 1
+	"$MTX" collect -q -o "$1" -- "$prog" 5 1000000 > /dev/null &
+	pid=$!
+	for _ in $(seq 300); do
+		[ "$(sqlite3 -readonly "$1" "SELECT (SELECT COUNT(*) FROM thread_states) > 0 AND
+			(SELECT COUNT(*) FROM sync_ops) > 0" 2> /dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	{ kill -KILL $pid; wait $pid; } 2> /dev/null
+	pkill -f "$prog"
+	return 0
+}
+
 # collect_same DB OPTION... -- PROGRAM [ARGS...] - run PROGRAM plain, then
 # under mtx collect -q OPTION... -o DB; fail unless the exit status and the
 # output are the same and mtx said nothing.

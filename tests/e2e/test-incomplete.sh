@@ -1,0 +1,137 @@
+#!/bin/bash
+# tests/e2e/test-incomplete.sh - runs whose collector did not finish, read
+# by mtx info and mtx report (text, CSV, JSON): a killed collector's run and
+# a run that filled a 512 KiB disk each say INCOMPLETE in one line and what
+# they lack, show what was recorded (the threads alive when recording
+# stopped too) with exit 0, leave unknown the figures the missing steps
+# would have made right (blocking counts, holders, the critical path), and
+# are never written to. A complete run reads as before from a read-only
+# mount, and from a full disk without its derived tables.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+have_python=$(command -v python3)
+
+# rsql DB QUERY - as sql, without ever writing the file (the sqlite3 shell
+# would checkpoint a killed run's WAL into it when it closes).
+rsql() { sqlite3 -readonly -batch "$1" "$2"; }
+
+# files DB - the file and its WAL, as they are now.
+files() { cat "$1" "$1-wal" 2>/dev/null | md5sum; }
+
+# check_incomplete NAME DB - every reader on an incomplete run.
+check_incomplete() {
+	local name=$1 db=$2 before
+	before=$(files "$db")
+
+	"$MTX" info "$db" > info.out 2> info.err || fail "$name: info exited $?: $(head -1 info.err)"
+	[ "$(grep -c INCOMPLETE info.out)" = 1 ] && grep -q "^status *INCOMPLETE: .*; missing: thread ends, exit status" info.out &&
+		pass "$name: info: $(grep INCOMPLETE info.out | cut -c1-100)..." ||
+		fail "$name: info does not say INCOMPLETE and what is missing in one line: $(head -3 info.out)"
+	grep -q "^exit status *unknown" info.out || fail "$name: info shows an exit status mtx never knew: $(grep '^exit' info.out)"
+	grep -q "^lost *unknown" info.out || fail "$name: info shows loss counts the collector never wrote: $(grep '^lost' info.out)"
+
+	# Text: the line first; a row per thread recorded, those alive at the
+	# stop included (they have no threads row in the file).
+	local tids
+	tids=$(rsql "$db" "SELECT COUNT(*) FROM (SELECT tid FROM thread_states UNION SELECT tid FROM threads)")
+	"$MTX" report "$db" threads > threads.out 2> threads.err || fail "$name: report threads exited $?: $(head -1 threads.err)"
+	head -1 threads.out | grep -q "^INCOMPLETE: .*; missing: " && [ "$(grep -c INCOMPLETE threads.out)" = 1 ] ||
+		fail "$name: report threads does not begin with one INCOMPLETE line: $(head -1 threads.out)"
+	local ops
+	ops=$(rsql "$db" "SELECT COUNT(*) FROM sync_ops")
+	[ "$ops" = 0 ] || grep -q "^(unknown: sync%, other%: " threads.out ||
+		fail "$name: report threads does not say sync% is unknown"
+	"$MTX" report "$db" threads --format csv > threads.csv 2> threads-csv.err ||
+		fail "$name: report threads --format csv exited $?"
+	[ "$(($(wc -l < threads.csv) - 1))" = "$tids" ] && pass "$name: report threads: $tids threads" ||
+		fail "$name: report threads shows $(($(wc -l < threads.csv) - 1)) threads, the file records $tids"
+	[ "$(grep -c INCOMPLETE threads-csv.err)" = 1 ] && ! grep -q INCOMPLETE threads.csv ||
+		fail "$name: CSV: the INCOMPLETE line is not on stderr once"
+	awk -F, 'NR > 1 && $6 != "" { bad = 1 } END { exit bad }' threads.csv ||
+		fail "$name: report threads --format csv gives a sync share that was never resolved"
+
+	# JSON: the calls all there, their blocking unknown (null), not 0.
+	"$MTX" report "$db" sync --format json > sync.json 2> sync.err || fail "$name: report sync --format json exited $?"
+	[ "$(grep -c INCOMPLETE sync.err)" = 1 ] && ! grep -q INCOMPLETE sync.json ||
+		fail "$name: JSON: the INCOMPLETE line is not on stderr once: $(cat sync.err)"
+	"$MTX" report "$db" waits --format json > waits.json 2> waits.err || fail "$name: report waits --format json exited $?"
+	if [ -n "$have_python" ]; then
+		python3 -c 'import json, sys
+rows = json.load(open("sync.json"))["sync"]
+assert sum(r["calls"] for r in rows) == int(sys.argv[1])
+assert all(r["blocking"] is None and r["wait_ns"] is None and r["max_wait_ns"] is None for r in rows)' "$ops" &&
+			pass "$name: report sync --format json: $ops calls, blocking null" ||
+			fail "$name: report sync --format json: not every call, or blocking not null: $(head -c 300 sync.json)"
+	fi
+	if [ -n "$have_python" ] && [ "$ops" != 0 ]; then
+		python3 -c 'import json
+d = json.load(open("waits.json"))
+assert d["waits.objects"] is None and isinstance(d["waits.other"], list)' &&
+			pass "$name: report waits --format json: waits.objects null, waits.other shown" ||
+			fail "$name: report waits --format json: $(head -c 300 waits.json)"
+	fi
+
+	# Syscalls need nothing after the exit: all of them.
+	local calls
+	calls=$(rsql "$db" "SELECT COUNT(*) FROM syscalls")
+	"$MTX" report "$db" syscalls --format csv > syscalls.csv 2> /dev/null || fail "$name: report syscalls exited $?"
+	[ "$(awk -F, 'NR > 1 { n += $4 } END { print n + 0 }' syscalls.csv)" = "$calls" ] ||
+		fail "$name: report syscalls does not count the $calls syscalls recorded"
+
+	# Nothing of the critical path can be known: said, and exit 1.
+	"$MTX" report "$db" critical-path > path.out 2> path.err
+	local status=$?
+	[ $status = 1 ] && grep -q "^(unknown: the program's end was not recorded)" path.out && grep -q "cannot be shown" path.err &&
+		pass "$name: report critical-path: unknown, exit 1" ||
+		fail "$name: report critical-path: exit $status, $(head -3 path.out | tr '\n' ' ') $(cat path.err)"
+
+	[ "$(files "$db")" = "$before" ] && pass "$name: the file was not written" || fail "$name: a reader wrote to the file"
+	[ -z "$(rsql "$db" "SELECT value FROM meta WHERE key = 'derived_version'")" ] ||
+		fail "$name: derived tables were stored in an incomplete run"
+}
+
+# A killed collector, once its file holds threads and sync calls.
+collect_killed killed.db || fail "no killed run"
+check_incomplete "killed collector" killed.db
+
+# A full disk: 2 MiB hold the first commits of a run of about 5 MB.
+mkdir -p small
+if mount -t tmpfs -o size=2m tmpfs small 2> /dev/null; then
+	"$MTX" collect -q -o small/run.db -- "$SAMPLES/philosophers" 5 800 > /dev/null 2>&1
+	[ "$(rsql small/run.db "SELECT COUNT(*) FROM thread_states")" = 0 ] &&
+		echo "note: the disk filled before the first commit: nothing was recorded"
+	check_incomplete "full disk" small/run.db
+	umount small
+else
+	echo "note: cannot mount a small tmpfs here; the full-disk case was not run"
+fi
+
+# A complete run on a read-only mount: as from the writable file, not
+# incomplete; and on a full disk without its derived tables.
+"$MTX" collect -q -o done.db -- "$SAMPLES/philosophers" 3 100 > /dev/null || fail "collect done.db"
+for r in threads sync locks; do
+	"$MTX" report done.db $r > "done-$r.out" 2> /dev/null || fail "report done.db $r"
+done
+mkdir -p ro full
+if mount -t tmpfs -o size=64m tmpfs ro 2> /dev/null; then
+	# without its derived tables: built for the reading, not stored
+	cp done.db ro/ && sqlite3 ro/done.db "DELETE FROM meta WHERE key = 'derived_version'" && mount -o remount,ro ro
+	"$MTX" info ro/done.db > ro-info.out 2>&1 && grep -q "^status *complete$" ro-info.out && ! grep -q INCOMPLETE ro-info.out &&
+		pass "read-only mount: info says complete" || fail "read-only mount: info: $(head -3 ro-info.out)"
+	for r in threads sync locks; do
+		"$MTX" report ro/done.db $r > "ro-$r.out" 2> ro.err && cmp -s "ro-$r.out" "done-$r.out" &&
+			pass "read-only mount: report $r as from the writable file" ||
+			fail "read-only mount: report $r differs or failed: $(head -1 ro.err)"
+	done
+	umount ro
+fi
+if mount -t tmpfs -o size=4m tmpfs full 2> /dev/null; then
+	cp done.db full/ && sqlite3 full/done.db "DELETE FROM meta WHERE key = 'derived_version'" &&
+		dd if=/dev/zero of=full/fill bs=64k 2> /dev/null
+	"$MTX" report full/done.db threads > full-threads.out 2> full.err && cmp -s full-threads.out done-threads.out &&
+		pass "full disk, complete run without derived tables: report threads ($(tail -1 full.err))" ||
+		fail "full disk, complete run: report threads differs or failed: $(cat full.err)"
+	umount full
+fi
+finish
