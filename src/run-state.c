@@ -34,8 +34,8 @@ static const struct {
 	  "SELECT EXISTS (SELECT 1 FROM sync_ops) OR EXISTS (SELECT 1 FROM samples) OR EXISTS (SELECT 1 FROM calls) "
 	  "OR EXISTS (SELECT 1 FROM meta WHERE key IN ('functions_pattern', 'sample_hz'))",
 	  "function names", "the functions were not named" },
-	/* last: complete is 0 until then, not missing */
-	{ RUN_TOTALS, NULL, "SELECT 1", "loss counts", "the run's totals were not written" },
+	/* last: written with the exit status, once the steps are done or skipped */
+	{ RUN_TOTALS, "events_total", "SELECT 1", "loss counts", "the run's totals were not written" },
 };
 #define NR_PHASES (sizeof(phases) / sizeof(phases[0]))
 
@@ -86,9 +86,12 @@ static bool disk_full(const char *path)
 
 int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **err)
 {
-	char *complete = db_meta_get(db, "complete");
+	char *complete = db_meta_get(db, "complete"), *stopped = db_meta_get(db, "stopped_after_exit");
 	*rs = (struct run_state){ .complete = complete && !strcmp(complete, "1") };
+	if (stopped)
+		snprintf(rs->stopped_before, sizeof(rs->stopped_before), "%s", stopped);
 	free(complete);
+	free(stopped);
 	for (size_t i = 0; i < NR_PHASES && !rs->complete; i++) {
 		char *done = phases[i].key ? db_meta_get(db, phases[i].key) : NULL;
 		if (!done && db_query_int(db, phases[i].matters, 0))
@@ -140,8 +143,11 @@ char *run_state_line(const struct run_state *rs)
 			fprintf(f, "%s%s", n++ ? ", " : "; missing: ", phases[i].missing);
 	/* What stopped it is not in the file; a full disk shows now. Last:
 	 * a screen too narrow for the line cuts it first. */
-	fputs(rs->disk_full ? " (its file system is full)"
-			    : " (mtx collect was killed, could not write, or is still running)", f);
+	if (rs->stopped_before[0])
+		fprintf(f, " (a signal stopped mtx collect before %s)", rs->stopped_before);
+	else
+		fputs(rs->disk_full ? " (its file system is full)"
+				    : " (mtx collect was killed, could not write, or is still running)", f);
 	if (fclose(f)) {
 		free(line);
 		return NULL;

@@ -20,7 +20,7 @@ enum run_phase {
 	RUN_SYNC = 1u << 1,   /* sync_resolved_ns: blocked, wait_ns, holders, hold_ns, lifetimes */
 	RUN_CALLS = 1u << 2,  /* calls_closed_ns: the calls still open at the end */
 	RUN_NAMES = 1u << 3,  /* names_written_ns: functions, stacks, maps, call sites */
-	RUN_TOTALS = 1u << 4, /* complete = 1: loss counts, event totals, duration, exit_status */
+	RUN_TOTALS = 1u << 4, /* events_total: loss counts, event totals, duration, exit_status */
 };
 
 struct run_state {
@@ -31,6 +31,8 @@ struct run_state {
 	int64_t stopped_ns; /* about the last time recorded */
 	bool disk_full;     /* the file system holding the file has no room left now */
 	int nr_unended;     /* threads alive when recording stopped (no threads row in the file) */
+	char stopped_before[64]; /* a signal stopped mtx collect after the program's exit,
+	                          * before this step (meta stopped_after_exit); "" if not */
 };
 
 /*

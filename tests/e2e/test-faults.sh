@@ -137,6 +137,8 @@ elif [ "$(sql int.db "SELECT COUNT(*) FROM calls")" != "$calls" ] ||
 	[ -z "$(sql int.db "SELECT value FROM meta WHERE key = 'stopped_after_exit'")" ] ||
 	[ "$(sql int.db "SELECT value FROM meta WHERE key = 'complete'")" != 0 ]; then
 	fail "SIGINT after the exit: $(sql int.db "SELECT COUNT(*) FROM calls") calls of '$calls', meta: $(sql int.db "SELECT key || '=' || value FROM meta WHERE key IN ('complete', 'stopped_after_exit')")"
+elif ! "$MTX" info int.db | grep -q "INCOMPLETE: .*a signal stopped mtx collect before"; then
+	fail "SIGINT after the exit: mtx info does not say a signal stopped it: $("$MTX" info int.db | grep status)"
 else
 	pass "SIGINT after the exit: exit 0, $calls calls kept, $(grep "warning: SIGINT" int.err)"
 fi
