@@ -7,7 +7,8 @@ bench_writer_throughput_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_writer_throughput_LDADD = $(MTX_LIBS)
 
 dist_noinst_SCRIPTS += bench/collect-overhead.sh bench/sample-overhead.sh
-EXTRA_DIST += bench/README.md bench/results/collect-overhead.txt bench/results/writer-throughput.txt \
+EXTRA_DIST += bench/README.md bench/results/notes-2026-11.md bench/results/collect-overhead.txt \
+	bench/results/writer-throughput.txt bench/results/sync-op-cost.txt \
 	bench/results/report-speed.txt bench/results/sample-overhead.txt \
 	bench/results/function-uprobe-cost.txt bench/results/derived-share.txt
 
@@ -22,7 +23,8 @@ noinst_PROGRAMS += bench/gen-rundb
 bench_gen_rundb_SOURCES = bench/gen-rundb.c
 bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
-dist_noinst_SCRIPTS += bench/report-speed.sh bench/derived-share.sh
+dist_noinst_SCRIPTS += bench/report-speed.sh bench/derived-share.sh bench/browse-speed.sh
+EXTRA_DIST += bench/results/browse-speed.txt
 EXTRA_DIST += bench/lib.sh
 
 # The lock loop alone, dynamic and static (the uprobe fallback's cost).
