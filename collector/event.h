@@ -3,7 +3,7 @@
  * (perf rings, preload lanes) through the time-ordering stage to the writer.
  *
  * Data flow: source-*.c decode raw bytes -> struct mtx_event -> order.c (k-way
- * merge by ts_ns) -> states.c (thread state machine) -> writer.c (SQLite).
+ * merge by ts_ns) -> model.c (thread state machine) -> writer.c (SQLite).
  * All times are CLOCK_MONOTONIC nanoseconds (perf attr.use_clockid).
  */
 #ifndef MTX_COLLECTOR_EVENT_H

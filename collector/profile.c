@@ -316,11 +316,6 @@ void profile_event(struct mtx_profile *p, const struct mtx_event *ev)
 	}
 }
 
-void profile_emit(void *ctx, const struct mtx_event *ev)
-{
-	profile_event(ctx, ev);
-}
-
 struct mtx_stacks *profile_stacks(struct mtx_profile *p)
 {
 	return p->stacks;

@@ -37,9 +37,6 @@ void profile_event(struct mtx_profile *p, const struct mtx_event *ev);
  * why. Call before the first event. */
 void profile_unwind_dwarf(struct mtx_profile *p, int on);
 
-/* order_emit_fn adapter: @ctx is the profile. */
-void profile_emit(void *ctx, const struct mtx_event *ev);
-
 /* profile_space - the id of @pid's address space at @ts_ns (for interning
  * other stacks, e.g. of sync ops), created empty if unknown. 0 when out of
  * memory. */

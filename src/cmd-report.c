@@ -283,7 +283,7 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	/* Options may come anywhere (mtx report run.db waits --thread 12). */
-	while ((c = getopt_long(argc, argv, "t:O:F:f:n:lvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:O:F:f:n:lvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': f.thread = optarg; break;
 		case 'O': f.object = optarg; break;

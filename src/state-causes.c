@@ -33,9 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ETIMEDOUT on Linux; a timed wait that returned it was ended by a timer. */
-#define ERR_TIMEDOUT 110
-
 /* One running interval, for the per-CPU timelines. */
 struct run {
 	int64_t start_ns, end_ns, tid;
@@ -371,7 +368,7 @@ static int describe(struct pass *p, const struct tl_state *iv, const struct tl_s
 			ended_by = "unknown";
 		else if (has_waker)
 			ended_by = iv->state == p->sleeping || (op_name && strstr(op_name, "timed") &&
-								(op->flags & TL_HAS_RESULT) && op->result == ERR_TIMEDOUT)
+								(op->flags & TL_HAS_RESULT) && op->result == ETIMEDOUT)
 					   ? "timer"
 					   : "interrupt";
 		else

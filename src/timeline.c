@@ -1212,8 +1212,3 @@ size_t timeline_states_from(const struct tl_thread *t, int64_t ns)
 {
 	return SORTED_FIRST(t->states, t->nr_states, start_ns, ns, false);
 }
-
-size_t timeline_ops_after(const struct tl_thread *t, int64_t ns)
-{
-	return SORTED_FIRST(t->ops, t->nr_ops, start_ns, ns, true);
-}

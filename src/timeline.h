@@ -245,8 +245,4 @@ uint16_t timeline_intern_find(const struct mtx_timeline *tl, const char *s);
  * at or after @ns (nr_states if none). */
 size_t timeline_states_from(const struct tl_thread *t, int64_t ns);
 
-/* timeline_ops_after - the index of the first of @t's ops that starts after
- * @ns (nr_ops if none): the ops begun by @ns are the ones before it. */
-size_t timeline_ops_after(const struct tl_thread *t, int64_t ns);
-
 #endif

@@ -523,7 +523,7 @@ static int apply_filter(struct view *v, const char *text)
 	return 0;
 }
 
-static int timeline_load(struct view *v, char **err)
+static int timeline_view_load(struct view *v, char **err)
 {
 	struct timeline *tl = v->priv;
 	sqlite3_stmt *st = view_prepare(v, "timeline.lanes", NULL, err);
@@ -721,7 +721,7 @@ static enum reaction timeline_act(struct view *v, enum action a)
 	return REACT_REDRAW;
 }
 
-static void timeline_free(struct view *v)
+static void timeline_view_free(struct view *v)
 {
 	struct timeline *tl = v->priv;
 	for (int i = 0; i < tl->nr_lanes; i++) {
@@ -737,11 +737,11 @@ static void timeline_free(struct view *v)
 
 static const struct view_ops timeline_view_ops = {
 	.name = "timeline",
-	.load = timeline_load,
+	.load = timeline_view_load,
 	.act = timeline_act,
 	.draw = timeline_draw,
 	.status = timeline_status,
-	.free = timeline_free,
+	.free = timeline_view_free,
 };
 
 struct view *timeline_view_new(struct browse *b)

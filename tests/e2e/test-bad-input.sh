@@ -26,6 +26,7 @@ expect 2 "unknown option" "$MTX" --frobnicate
 expect 2 "unknown option" "$MTX" collect --frobnicate ./x
 expect 2 "no program" "$MTX" collect
 expect 2 "unknown event source" "$MTX" collect -e sched,bogus /bin/true
+expect 2 "option .--thread. needs a value" "$MTX" report run.db waits --thread
 expect 127 "no such program" "$MTX" collect -o a.db ./does-not-exist
 [ -e a.db ] && fail "a database was left behind for a missing program"
 printf 'echo hi\n' > not-exec.sh
