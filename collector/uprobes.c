@@ -7,6 +7,17 @@
  *   -:GROUP/EVENT                      remove one (wildcards are refused here)
  * written to uprobe_events opened with O_APPEND (without it the file is
  * truncated, which removes every probe of every user).
+ *
+ * The kernel parses what is written (trace_parse_run_command, then
+ * argv_split): each '\n' ends a command, '#' begins a comment, and
+ * whitespace, by the kernel's isspace (which counts byte 0xa0 too),
+ * separates the arguments. There is no quoting, so a PATH holding any of
+ * these would be cut or run as further commands, as root. So only a plain
+ * path (uprobe_path_is_plain: letters, digits and a few marks) is written
+ * as it is; any other as /proc/self/fd/N of the file opened here: the kernel
+ * resolves PATH once, when it defines the probe (kern_path with
+ * LOOKUP_FOLLOW, which follows the fd's link), and keeps the file itself,
+ * so the probe stays on it after the fd is closed.
  */
 #include "config.h"
 #include "collector/uprobes.h"
@@ -45,9 +56,34 @@ static int write_command(const char *events_file, const char *cmd, size_t len)
 	if (fd < 0)
 		return -errno;
 	n = write(fd, cmd, len);
-	e = n < 0 ? -errno : 0;
+	e = n < 0 ? -errno : (size_t)n < len ? -EIO : 0;
 	close(fd);
 	return e;
+}
+
+/* tracefs names: letters, digits and '_', not beginning with a digit. */
+static int valid_event_name(const char *s)
+{
+	if (!*s || strlen(s) > 63 || isdigit((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+int uprobe_path_is_plain(const char *path)
+{
+	/* Only what no kernel's parsing of a command treats specially: ASCII
+	 * letters and digits (not isalnum: it follows the locale), and these. */
+	static const char others[] = "/._-+,@~";
+	if (!*path)
+		return 0;
+	for (const char *p = path; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9') &&
+		    !strchr(others, *p))
+			return 0;
+	return 1;
 }
 
 static void events_file_path(char *out, size_t size)
@@ -102,7 +138,7 @@ size_t uprobes_remove_stale(void)
 			continue;
 		while ((e = readdir(group)) != NULL) {
 			int n;
-			if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			if (e->d_type != DT_DIR || !valid_event_name(e->d_name))
 				continue;
 			n = snprintf(cmd, sizeof(cmd), "-:%s/%s\n", d->d_name, e->d_name);
 			if (n > 0 && (size_t)n < sizeof(cmd) && write_command(file, cmd, (size_t)n) == 0)
@@ -135,16 +171,6 @@ int uprobe_group_new(struct uprobe_group **out, char **err)
 	return 0;
 }
 
-static int valid_event_name(const char *s)
-{
-	if (!*s || strlen(s) > 63 || isdigit((unsigned char)*s))
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
 /* Remember how to remove @event later (prepared now: removal allocates nothing). */
 static int note_removal(struct uprobe_group *g, const char *event)
 {
@@ -163,35 +189,72 @@ static int note_removal(struct uprobe_group *g, const char *event)
 	return 0;
 }
 
+/* Remove @event of @g now (an error is ignored: it may not exist). */
+static void remove_one(const struct uprobe_group *g, const char *event)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "-:%s/%s\n", g->name, event);
+	write_command(g->events_file, line, (size_t)n);
+}
+
+/*
+ * Write the definition of @event; a path that is not plain goes as
+ * /proc/self/fd/N (see the top). Returns 0 or -errno; *@aliased says
+ * which was written.
+ */
+static int define_probe(const struct uprobe_group *g, const char *event, int at_return, const char *path,
+			uint64_t offset, const char *fetchargs, int *aliased)
+{
+	char *cmd, alias[64];
+	int fd = -1, n, rc;
+
+	*aliased = !uprobe_path_is_plain(path);
+	if (*aliased) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		snprintf(alias, sizeof(alias), "/proc/self/fd/%d", fd);
+	}
+	n = asprintf(&cmd, "%c:%s/%s %s:0x%llx%s%s\n", at_return ? 'r' : 'p', g->name, event,
+		     fd >= 0 ? alias : path, (unsigned long long)offset, fetchargs ? " " : "",
+		     fetchargs ? fetchargs : "");
+	if (n < 0) {
+		rc = -ENOMEM;
+	} else {
+		rc = write_command(g->events_file, cmd, (size_t)n);
+		free(cmd);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 long uprobe_group_add(struct uprobe_group *g, const char *event, int at_return, const char *path,
 		      uint64_t offset, const char *fetchargs, char **err)
 {
-	char *cmd = NULL;
+	int rc, aliased = 0;
 	long id;
-	int n, rc;
 
-	if (!valid_event_name(event) || strchr(path, ' ')) {
-		if (asprintf(err, "cannot probe %s:%s: the name or the path has characters tracefs refuses",
-			     path, event) < 0)
+	if (!valid_event_name(event)) {
+		if (asprintf(err, "cannot probe %s: the probe name %s has characters tracefs refuses", path,
+			     event) < 0)
 			*err = NULL;
 		return -EINVAL;
 	}
-	n = asprintf(&cmd, "%c:%s/%s %s:0x%llx%s%s\n", at_return ? 'r' : 'p', g->name, event, path,
-		     (unsigned long long)offset, fetchargs ? " " : "", fetchargs ? fetchargs : "");
-	if (n < 0)
-		return -ENOMEM;
-	rc = write_command(g->events_file, cmd, (size_t)n);
-	free(cmd);
+	rc = define_probe(g, event, at_return, path, offset, fetchargs, &aliased);
 	if (rc) {
-		if (asprintf(err, "cannot define a uprobe on %s at 0x%llx (%s): %s", path,
-			     (unsigned long long)offset, event, strerror(-rc)) < 0)
+		/* A write that failed part way may have defined it. */
+		remove_one(g, event);
+		if (asprintf(err, "cannot define a uprobe on %s at 0x%llx (%s): %s%s", path,
+			     (unsigned long long)offset, event, strerror(-rc),
+			     aliased ? " (its name has characters tracefs cannot take, so it was named through "
+				       "/proc/self/fd: copy or link the file to a name without whitespace, "
+				       "control characters or '#')" : "") < 0)
 			*err = NULL;
 		return rc;
 	}
 	if (note_removal(g, event)) {
-		char line[128];
-		int len = snprintf(line, sizeof(line), "-:%s/%s\n", g->name, event);
-		write_command(g->events_file, line, (size_t)len);
+		remove_one(g, event);
 		return -ENOMEM;
 	}
 	g->count++;

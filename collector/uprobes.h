@@ -37,12 +37,26 @@ int uprobe_group_new(struct uprobe_group **out, char **err);
  * uprobe_group_add - define a probe @event (letters, digits and '_' only)
  * at byte @offset of the ELF file @path: at the function's entry, or at its
  * return when @at_return. @fetchargs are the tracefs fetch arguments
- * ("obj=%di:u64 ret=+0(%sp):u64", "rv=$retval:s64"), may be NULL.
+ * ("obj=%di:u64 ret=+0(%sp):u64", "rv=$retval:s64"), may be NULL. Any
+ * path will do: one that is not plain (uprobe_path_is_plain) is named to
+ * tracefs through an fd of the file. A definition that fails leaves no
+ * probe behind.
  *
  * Return: the probe's tracepoint id (> 0), or -errno with @err.
  */
 long uprobe_group_add(struct uprobe_group *g, const char *event, int at_return, const char *path,
 		      uint64_t offset, const char *fetchargs, char **err);
+
+/**
+ * uprobe_path_is_plain - whether @path is written in a tracefs command as
+ * it is: not empty, and nothing but ASCII letters, digits and "/._-+,@~".
+ * That leaves out what tracefs treats specially (newline, whitespace by the
+ * kernel's isspace, which counts byte 0xa0 too, '#' for a comment, ':'
+ * before the offset) and any other character, to be sure.
+ *
+ * Return: 1 or 0.
+ */
+int uprobe_path_is_plain(const char *path);
 
 /**
  * uprobe_entry_offset - where a function's entry probe can go: x86 uprobes

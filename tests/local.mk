@@ -44,6 +44,10 @@ tests_e2e_lifetimes_SOURCES = tests/e2e/lifetimes.c
 tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
+check_PROGRAMS += tests/e2e/deeprecursion
+tests_e2e_deeprecursion_SOURCES = tests/e2e/deeprecursion.c
+tests_e2e_deeprecursion_CFLAGS = $(WARN_CFLAGS) -g
+tests_e2e_deeprecursion_LDFLAGS = -pthread
 tests_e2e_forkcalls_SOURCES = tests/e2e/forkcalls.c
 tests_e2e_forkcalls_CFLAGS = $(WARN_CFLAGS) -g
 tests_e2e_forkcalls_pg_SOURCES = tests/e2e/forkcalls.c
@@ -158,7 +162,8 @@ E2E_TESTS = \
 	tests/e2e/test-function-hooks-uftrace.sh \
 	tests/e2e/test-man.sh \
 	tests/e2e/test-cxx.sh \
-	tests/e2e/test-functions.sh
+	tests/e2e/test-functions.sh \
+	tests/e2e/test-functions-paths.sh
 # test-functions last: closing many uprobe events takes the kernel's
 # event_mutex for an RCU grace period each, which stalls the clone3 of
 # threads traced meanwhile (seen: 300-400 ms in clientserver's server,
