@@ -648,7 +648,9 @@ static const struct mtx_query flat_queries[] = {
  * (tid, caller, callee, self_ns, children_ns, count), from the calls table
  * when it has rows, else from the samples (count: samples then). With
  * --from/--to, a call counts with its time inside the window (clipped, as
- * its children's), as the samples count those taken inside it. */
+ * its children's), as the samples count those taken inside it. A call of
+ * a function by itself adds nothing to its total, nor children to its
+ * edge (as gprof): that time is its caller's already, once per level. */
 #define CALLS_END "COALESCE(c.end_ns, (SELECT MAX(t.end_ns) FROM threads t WHERE t.tid = c.tid))"
 #define CALL_GRAPH_CTE                                                                                    \
 	"exact AS (SELECT EXISTS (SELECT 1 FROM calls) AS yes), "                                         \
@@ -668,7 +670,8 @@ static const struct mtx_query flat_queries[] = {
 	"edges AS (SELECT tid, caller, fn AS callee, SUM(n * at_leaf) * " SAMPLE_PERIOD_NS " AS self_ns, " \
 	"SUM(n * (1 - at_leaf)) * " SAMPLE_PERIOD_NS " AS children_ns, SUM(n) AS count FROM e "           \
 	"WHERE NOT (SELECT yes FROM exact) GROUP BY tid, caller, fn "                                     \
-	"UNION ALL SELECT tid, caller, fn, SUM(self), SUM(dur - self), COUNT(*) FROM cs "                 \
+	"UNION ALL SELECT tid, caller, fn, SUM(self), SUM(CASE WHEN caller IS fn THEN 0 ELSE dur - self END), " \
+	"COUNT(*) FROM cs "                                                                               \
 	"WHERE caller IS NOT NULL AND (SELECT yes FROM exact) GROUP BY tid, caller, fn), "                \
 	"thread_ns AS (SELECT tid, SUM(n) * " SAMPLE_PERIOD_NS " AS ns FROM s "                           \
 	"WHERE NOT (SELECT yes FROM exact) GROUP BY tid "                                                 \
