@@ -15,17 +15,22 @@
 #define CLOSED_BY_EXIT "thread_exit"
 #define CLOSED_BY_EXEC "exec"
 #define CLOSED_BY_RUN_END "run_end"
+#define CLOSED_PAST_DEPTH "return_probe_depth"
 
 struct call_frame {
 	uint64_t fn;        /* as in the event: matches entry and return */
 	uint64_t start_ns;
+	uint64_t sp;        /* at the entry, 0 if unknown */
 	int64_t id;         /* calls.id */
 	int64_t function_id;
+	uint8_t uretprobe;  /* the kernel armed a return probe for it */
+	uint8_t past_depth; /* it could not: its return will not be seen */
 };
 
 struct call_stack {
 	struct call_frame *frames;
 	size_t depth, cap;
+	size_t uretprobes;  /* frames with a return probe armed */
 	int32_t tid;
 };
 
@@ -51,7 +56,7 @@ struct mtx_calls {
 	struct call_stack *stacks;
 	size_t nr_stacks, cap_stacks;
 	int64_t next_id;
-	uint64_t written, unfinished, unmatched, no_memory;
+	uint64_t written, unfinished, unmatched, no_memory, past_depth;
 };
 
 struct mtx_calls *calls_new(struct mtx_writer *w, calls_function_fn name_fn, void *name_ctx)
@@ -135,11 +140,17 @@ static struct call_stack *stack_of(struct mtx_calls *c, int32_t tid, int create)
 	return &c->stacks[c->nr_stacks - 1];
 }
 
-/* Close the newest frame of @s at @end_ns (@why NULL: it returned). */
+/* Close the newest frame of @s at @end_ns (@why NULL: it returned). A
+ * frame past the depth of return probes says so, whatever closed it. */
 static void close_top(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
 {
 	const struct call_frame *f = &s->frames[--s->depth];
 	const struct call_frame *parent = s->depth ? &s->frames[s->depth - 1] : NULL;
+	if (f->past_depth) {
+		why = CLOSED_PAST_DEPTH;
+		c->past_depth++;
+	}
+	s->uretprobes -= f->uretprobe;
 	put_row(c, &(struct writer_call_row){
 		.id = f->id, .tid = s->tid, .function_id = f->function_id, .parent_id = parent ? parent->id : -1,
 		.depth = (int32_t)s->depth, .start_ns = f->start_ns, .end_ns = end_ns, .unfinished = why,
@@ -155,15 +166,29 @@ static void close_all(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns
 		close_top(c, s, end_ns, why);
 }
 
+/*
+ * Close the calls past the depth of return probes that the entry of a call
+ * at stack pointer @sp shows have ended: the stack grows down, so a frame
+ * entered at or below @sp has been left (returned, or jumped out of).
+ */
+static void close_left_frames(struct mtx_calls *c, struct call_stack *s, uint64_t sp, uint64_t ts_ns)
+{
+	while (sp && s->depth && s->frames[s->depth - 1].past_depth && s->frames[s->depth - 1].sp &&
+	       s->frames[s->depth - 1].sp <= sp)
+		close_top(c, s, ts_ns, CLOSED_PAST_DEPTH);
+}
+
 static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 {
 	struct call_stack *s = stack_of(c, ev->tid, 1);
 	struct call_frame *frames;
 	int64_t function_id;
+	int armed;
 	if (!s) {
 		c->no_memory++;
 		return;
 	}
+	close_left_frames(c, s, ev->u.call.sp, ev->ts_ns);
 	frames = grow_array(s->frames, &s->cap, s->depth, sizeof(*frames), 32);
 	function_id = c->name_fn(c->name_ctx, ev->pid, ev->ts_ns, ev->u.call.fn);
 	if (!frames || function_id < 0) {
@@ -171,8 +196,12 @@ static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 		return;
 	}
 	s->frames = frames;
+	armed = ev->u.call.uretprobe && s->uretprobes < CALLS_URETPROBE_DEPTH;
+	s->uretprobes += (size_t)armed;
 	s->frames[s->depth++] = (struct call_frame){
-		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .id = take_id(c), .function_id = function_id,
+		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .sp = ev->u.call.sp, .id = take_id(c),
+		.function_id = function_id, .uretprobe = (uint8_t)armed,
+		.past_depth = (uint8_t)(ev->u.call.uretprobe && !armed),
 	};
 }
 
@@ -180,7 +209,8 @@ static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
 {
 	struct call_stack *s = stack_of(c, ev->tid, 0);
 	size_t match = s ? s->depth : 0;
-	while (match > 0 && s->frames[match - 1].fn != ev->u.call.fn)
+	/* past_depth frames above it are closed as such by close_top */
+	while (match > 0 && (s->frames[match - 1].fn != ev->u.call.fn || s->frames[match - 1].past_depth))
 		match--;
 	if (match == 0) {
 		c->unmatched++;
@@ -216,6 +246,7 @@ static void on_fork(struct mtx_calls *c, const struct mtx_event *ev)
 	free(child->frames);
 	child->frames = frames;
 	child->cap = child->depth = depth;
+	child->uretprobes = parent->uretprobes; /* the kernel copies them (dup_utask) */
 	for (size_t i = 0; i < depth; i++) {
 		frames[i] = parent->frames[i];
 		frames[i].start_ns = ev->ts_ns;
@@ -258,6 +289,7 @@ int calls_finish(struct mtx_calls *c, uint64_t end_ns)
 	writer_meta_int(c->w, "calls", (int64_t)c->written);
 	writer_meta_int(c->w, "calls_unfinished", (int64_t)c->unfinished);
 	writer_meta_int(c->w, "calls_unmatched_returns", (int64_t)c->unmatched);
+	writer_meta_int(c->w, "calls_" CLOSED_PAST_DEPTH, (int64_t)c->past_depth);
 	if (c->no_memory)
 		writer_meta_int(c->w, "calls_dropped_no_memory", (int64_t)c->no_memory);
 	return writer_commit(c->w);
@@ -271,6 +303,11 @@ void calls_flush(struct mtx_calls *c)
 uint64_t calls_count(const struct mtx_calls *c)
 {
 	return c->written;
+}
+
+uint64_t calls_lost_returns(const struct mtx_calls *c)
+{
+	return c->past_depth;
 }
 
 void calls_free(struct mtx_calls *c)

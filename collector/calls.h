@@ -14,6 +14,18 @@
  * A process forked inside calls continues them: its thread gets the
  * forking thread's open calls as its own, begun at the fork.
  *
+ * Return probes only go so deep: the kernel keeps at most
+ * CALLS_URETPROBE_DEPTH of them pending per thread (MAX_URETPROBE_DEPTH in
+ * include/linux/uprobes.h; prepare_uretprobe() in kernel/events/uprobes.c
+ * arms none past it, still reporting the entry, and logs "omit uretprobe
+ * due to nestedness limit"). So an entry from uprobes while that many
+ * calls of its thread wait for their return probe begins a call whose
+ * return will never be seen. Such a call is closed, marked
+ * "return_probe_depth" and counted (calls_lost_returns), at the first
+ * moment known to be after its end: the entry of a call whose stack
+ * pointer is at or above its own (it has left its frame), or the return
+ * of a call below it; a return never pairs with it.
+ *
  * Ids follow entry order. A row is complete when its call is closed, so a
  * child's precedes its parent's; rows are written in id order within a
  * window of recent ids, and at calls_flush and calls_finish.
@@ -27,6 +39,10 @@
 #include <stdint.h>
 
 struct mtx_calls;
+
+/* Return probes the kernel keeps pending per thread (see above; measured
+ * on these machines' 6.18 kernel: the 65th nested call returns unseen). */
+#define CALLS_URETPROBE_DEPTH 64
 
 /*
  * calls_function_fn - the functions.id of the function at address @pc in
@@ -59,6 +75,10 @@ void calls_flush(struct mtx_calls *c);
 
 /* calls_count - rows closed so far. */
 uint64_t calls_count(const struct mtx_calls *c);
+
+/* calls_lost_returns - calls closed as "return_probe_depth": entered past
+ * the kernel's depth of return probes, so their return was never seen. */
+uint64_t calls_lost_returns(const struct mtx_calls *c);
 
 /* calls_free - release everything (rows written stay; open calls are lost
  * unless calls_finish ran). NULL is fine. */

@@ -512,6 +512,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	s.decoded[MTX_EV_CALL] += cs.call_events;
 	s.lost[MTX_SRC_CALLS] += cs.calls_lost;
+	/* Returns the kernel never reported are lost hits of the functions'
+	 * probes, though no buffer was full: warned about apart. */
+	s.lost[MTX_SRC_FUNCTIONS] += calls_lost_returns(calls);
 	write_end_meta(w, &s, m, r->status, !stop);
 	if (stop) {
 		/* Kept as recorded; readers say what it lacks (mtx-db(5)). */
@@ -524,7 +527,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		uint64_t lost = 0;
 		for (int i = 0; i < MTX_SRC__COUNT; i++)
 			lost += s.lost[i];
-		lost -= s.lost[MTX_SRC_SYNC] + s.lost[MTX_SRC_CALLS];
+		lost -= s.lost[MTX_SRC_SYNC] + s.lost[MTX_SRC_CALLS] + calls_lost_returns(calls);
+		if (calls_lost_returns(calls))
+			log_warn("%llu calls nested deeper than %d traced calls were never seen returning: the kernel "
+				 "keeps at most %d return probes per thread; they are counted in lost_functions and "
+				 "marked unfinished = 'return_probe_depth' (see FUNCTION CALLS in mtx-collect(1))",
+				 (unsigned long long)calls_lost_returns(calls), CALLS_URETPROBE_DEPTH,
+				 CALLS_URETPROBE_DEPTH);
 		if (lost)
 			log_warn("%llu kernel records were lost (see 'mtx info %s'); a larger --buffer-size helps",
 				 (unsigned long long)lost, o->output);

@@ -128,8 +128,11 @@ struct mtx_event {
 		 * @fn an address inside the function in process pid (its entry
 		 * where known; it is named like a sample's pc), @callsite the
 		 * return address in the caller (0 if unknown). Time-ordered per
-		 * thread; collector/calls.c pairs them into calls rows. */
-		struct { uint64_t fn; uint64_t callsite; uint8_t at_return; } call;
+		 * thread; collector/calls.c pairs them into calls rows. @sp:
+		 * at an entry, the stack pointer (0 if unknown); @uretprobe: the
+		 * return is a kernel return probe's (uprobes), which the kernel
+		 * arms only so deep (collector/calls.h). */
+		struct { uint64_t fn; uint64_t callsite; uint64_t sp; uint8_t at_return; uint8_t uretprobe; } call;
 	} u;
 };
 

@@ -7,7 +7,9 @@
  * return probe __probe_func, the address of the probe whose function
  * returned (the same value as the entry's __probe_ip), and __probe_ret_ip,
  * where it returned to. So entry and return of one function carry the
- * same fn, which is how collector/calls.c pairs them.
+ * same fn, which is how collector/calls.c pairs them. The entry fetches the
+ * stack pointer too: past the kernel's depth of return probes, it is what
+ * tells calls.c that a call whose return will never be seen has ended.
  */
 #include "config.h"
 #include "collector/function-uprobes.h"
@@ -28,7 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#define ENTRY_ARGS "ret=+0(%sp):u64"
+#define ENTRY_ARGS "ret=+0(%sp):u64 sp=%sp:u64"
 
 struct function_probe {
 	char *name;
@@ -290,7 +292,7 @@ int function_uprobes_define(struct function_uprobes *u, char **err)
 }
 
 struct function_layout {
-	struct tp_field ip, callsite;   /* entry */
+	struct tp_field ip, callsite, sp; /* entry */
 	struct tp_field func, ret_ip;   /* return */
 };
 
@@ -302,6 +304,8 @@ static int fu_decode(struct mtx_session *s, int tag, const struct perf_sample *s
 	ev->u.call.at_return = (uint8_t)at_return;
 	ev->u.call.fn = (uint64_t)tp_read(sample, at_return ? &l->func : &l->ip, 0);
 	ev->u.call.callsite = (uint64_t)tp_read(sample, at_return ? &l->ret_ip : &l->callsite, 0);
+	ev->u.call.sp = at_return ? 0 : (uint64_t)tp_read(sample, &l->sp, 0);
+	ev->u.call.uretprobe = 1;
 	return 1;
 }
 
@@ -323,6 +327,7 @@ static int learn_layout(struct function_uprobes *u, struct mtx_session *s)
 	/* Every probe has the same fields as the first pair. */
 	bad |= tp_lookup(group, "fn0_entry", "__probe_ip", &l->ip);
 	bad |= tp_lookup(group, "fn0_entry", "ret", &l->callsite);
+	bad |= tp_lookup(group, "fn0_entry", "sp", &l->sp);
 	bad |= tp_lookup(group, "fn0_return", "__probe_func", &l->func);
 	bad |= tp_lookup(group, "fn0_return", "__probe_ret_ip", &l->ret_ip);
 	return bad ? session_set_error(s, -EINVAL, "the uprobes of %s have an unknown format", group) : 0;

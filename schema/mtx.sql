@@ -166,7 +166,11 @@ CREATE TABLE calls (
 	unfinished  TEXT               -- NULL: it returned; else thread_exit (its thread
 	                               -- exited, or crashed), exec, run_end (the run
 	                               -- ended first), caller_returned (a call below
-	                               -- it returned first, e.g. by longjmp)
+	                               -- it returned first, e.g. by longjmp),
+	                               -- return_probe_depth (past the kernel's 64
+	                               -- pending return probes per thread: its
+	                               -- return is never seen; end_ns is an upper
+	                               -- bound)
 );
 
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.

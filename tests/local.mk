@@ -163,6 +163,7 @@ E2E_TESTS = \
 	tests/e2e/test-man.sh \
 	tests/e2e/test-cxx.sh \
 	tests/e2e/test-functions.sh \
+	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh
 # test-functions last: closing many uprobe events takes the kernel's
 # event_mutex for an RCU grace period each, which stalls the clone3 of

@@ -3,7 +3,10 @@
  * thread into rows whose parent and depth follow the nesting, recursion
  * returns to the newest frame, a return closes the frames left above its
  * own, and calls left open are closed at their thread's exit or the run's
- * end and marked so; a return without an entry is counted, not written.
+ * end and marked so; a return without an entry is counted, not written;
+ * calls from uprobes past the kernel's depth of return probes are closed
+ * when a later entry's stack pointer or a return below shows they ended,
+ * marked return_probe_depth, and counted.
  */
 #include "config.h"
 #include "collector/calls.h"
@@ -60,6 +63,20 @@ static int feed_call(uint64_t ts, int32_t tid, uint64_t fn, int at_return)
 
 #define ENTER(ts, tid, fn) feed_call(ts, tid, fn, 0)
 #define LEAVE(ts, tid, fn) feed_call(ts, tid, fn, 1)
+
+/* An entry or a return from uprobes; @sp: the entry's stack pointer. */
+static void feed_uprobe(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint64_t sp)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = 0 };
+	ev.u.call.fn = fn;
+	ev.u.call.at_return = (uint8_t)at_return;
+	ev.u.call.sp = at_return ? 0 : sp;
+	ev.u.call.uretprobe = 1;
+	calls_event(c, &ev);
+}
+
+#define UENTER(ts, tid, fn, sp) feed_uprobe(ts, tid, fn, 0, sp)
+#define ULEAVE(ts, tid, fn) feed_uprobe(ts, tid, fn, 1, 0)
 
 /* Finish the run at @end_ns, close the writer, and open the database. */
 static sqlite3 *finish(uint64_t end_ns)
@@ -272,5 +289,112 @@ Test(calls, rows_past_the_window_keep_their_parents)
 	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE function_id = 3 AND parent_id = id - 1 AND "
 				   "depth = 2 AND end_ns = start_ns + 1"),
 		     pairs);
+	sqlite3_close(db);
+}
+
+/* Recursion of 0x100 to depth D from uprobes, at time 1000 + depth, stack
+ * pointer 0x10000 - 0x40 * depth; only the returns of the outermost
+ * CALLS_URETPROBE_DEPTH calls come, from time 2000 (the rest returned
+ * unseen). */
+static void recurse_past_depth(int32_t tid, int d)
+{
+	for (int i = 0; i < d; i++)
+		UENTER(1000 + (uint64_t)i, tid, 0x100, 0x10000 - 0x40 * (uint64_t)i);
+	for (int i = CALLS_URETPROBE_DEPTH - 1; i >= 0; i--)
+		ULEAVE(2000 + (uint64_t)(CALLS_URETPROBE_DEPTH - 1 - i), tid, 0x100);
+}
+
+Test(calls, calls_past_the_depth_of_return_probes_close_at_the_return_below)
+{
+	const int d = CALLS_URETPROBE_DEPTH + 10;
+	char want[128];
+	sqlite3 *db;
+	recurse_past_depth(7, d);
+	cr_expect_eq(calls_lost_returns(c), 10);
+	db = finish(5000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), d);
+	/* The deepest call that had a return probe pairs with its own return,
+	 * not with the deepest call (same function). */
+	snprintf(want, sizeof(want), "7 1 %d %d %d 2000 -", CALLS_URETPROBE_DEPTH - 1, CALLS_URETPROBE_DEPTH - 1,
+		 1000 + CALLS_URETPROBE_DEPTH - 1);
+	expect_row(db, CALLS_URETPROBE_DEPTH, want);
+	snprintf(want, sizeof(want), "7 1 %d %d %d 2000 return_probe_depth", CALLS_URETPROBE_DEPTH,
+		 CALLS_URETPROBE_DEPTH, 1000 + CALLS_URETPROBE_DEPTH);
+	expect_row(db, CALLS_URETPROBE_DEPTH + 1, want);
+	snprintf(want, sizeof(want), "7 1 - 0 1000 %d -", 2000 + CALLS_URETPROBE_DEPTH - 1);
+	expect_row(db, 1, want);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE unfinished = 'return_probe_depth'"), 10);
+	cr_expect_eq(query_int(db, "SELECT MIN(depth) FROM calls WHERE unfinished IS NOT NULL"), CALLS_URETPROBE_DEPTH);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls c JOIN calls p ON p.id = c.parent_id "
+				   "WHERE c.end_ns > p.end_ns OR c.start_ns < p.start_ns"), 0, "a call outlasts its caller");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_return_probe_depth'"), 10);
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 0);
+	sqlite3_close(db);
+}
+
+/* Past the depth, a leaf called twice in a row from the same frame: the
+ * second entry (same stack pointer) shows the first one ended. Then the
+ * recursion returns unseen to a shallower level past the depth and
+ * descends again: the new entry's stack pointer, above those frames,
+ * closes them, and the new call is the child of the level it came from. */
+Test(calls, a_later_entry_closes_the_calls_past_the_depth_it_shows_ended)
+{
+	const int top = CALLS_URETPROBE_DEPTH + 5; /* levels 0 .. top - 1 */
+	const uint64_t sp_top = 0x10000 - 0x40 * (uint64_t)(top - 1);
+	char want[128];
+	sqlite3 *db;
+	for (int i = 0; i < top; i++)
+		UENTER(1000 + (uint64_t)i, 7, 0x100, 0x10000 - 0x40 * (uint64_t)i);
+	UENTER(1100, 7, 0x200, sp_top - 0x40); /* leaf, id top + 1 */
+	UENTER(1110, 7, 0x200, sp_top - 0x40); /* leaf again, id top + 2 */
+	/* back to level top - 3 unseen, which calls itself again */
+	UENTER(1200, 7, 0x100, 0x10000 - 0x40 * (uint64_t)(top - 2)); /* id top + 3 */
+	cr_expect_eq(calls_lost_returns(c), 4, "both leaves, levels top - 1 and top - 2");
+	db = finish(5000);
+	snprintf(want, sizeof(want), "7 2 %d %d 1100 1110 return_probe_depth", top, top);
+	expect_row(db, top + 1, want);
+	snprintf(want, sizeof(want), "7 2 %d %d 1110 1200 return_probe_depth", top, top);
+	expect_row(db, top + 2, want);
+	snprintf(want, sizeof(want), "7 1 %d %d %d 1200 return_probe_depth", top - 1, top - 1, 1000 + top - 1);
+	expect_row(db, top, want);
+	snprintf(want, sizeof(want), "7 1 %d %d %d 1200 return_probe_depth", top - 2, top - 2, 1000 + top - 2);
+	expect_row(db, top - 1, want);
+	snprintf(want, sizeof(want), "7 1 %d %d 1200 5000 return_probe_depth", top - 2, top - 2);
+	expect_row(db, top + 3, want);
+	/* the level it came from is still open: closed at the run's end */
+	snprintf(want, sizeof(want), "7 1 %d %d %d 5000 return_probe_depth", top - 3, top - 3, 1000 + top - 3);
+	expect_row(db, top - 2, want);
+	sqlite3_close(db);
+}
+
+Test(calls, calls_past_the_depth_say_so_when_their_thread_exits)
+{
+	struct mtx_event exit_ev = { .ts_ns = 3000, .type = MTX_EV_EXIT, .pid = 10, .tid = 7, .cpu = 0 };
+	sqlite3 *db;
+	for (int i = 0; i < CALLS_URETPROBE_DEPTH + 2; i++)
+		UENTER(1000 + (uint64_t)i, 7, 0x100, 0x10000 - 0x40 * (uint64_t)i);
+	calls_event(c, &exit_ev);
+	db = finish(5000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE unfinished = 'thread_exit'"), CALLS_URETPROBE_DEPTH);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE unfinished = 'return_probe_depth' AND "
+				   "end_ns = 3000"), 2);
+	sqlite3_close(db);
+}
+
+/* Each thread has its own depth; the hooks of -pg programs have none. */
+Test(calls, the_depth_is_per_thread_and_only_for_uprobes)
+{
+	const int d = CALLS_URETPROBE_DEPTH + 3;
+	sqlite3 *db;
+	recurse_past_depth(7, d);
+	recurse_past_depth(8, CALLS_URETPROBE_DEPTH);
+	for (int i = 0; i < d; i++)
+		ENTER(3000 + (uint64_t)i, 9, 0x100);
+	for (int i = 0; i < d; i++)
+		LEAVE(4000 + (uint64_t)i, 9, 0x100);
+	db = finish(5000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND tid = 7"), 3);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE unfinished IS NOT NULL AND tid <> 7"), 0);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE tid = 9"), d);
 	sqlite3_close(db);
 }
