@@ -13,8 +13,9 @@
  * whitespace, by the kernel's isspace (which counts byte 0xa0 too),
  * separates the arguments. There is no quoting, so a PATH holding any of
  * these would be cut or run as further commands, as root. So only a plain
- * path (uprobe_path_is_plain: letters, digits and a few marks) is written
- * as it is; any other as /proc/self/fd/N of the file opened here: the kernel
+ * path (uprobe_path_is_plain: letters, digits and a few marks), and not
+ * too long for one command, is written as it is; any other as
+ * /proc/self/fd/N of the file opened here: the kernel
  * resolves PATH once, when it defines the probe (kern_path with
  * LOOKUP_FOLLOW, which follows the fd's link), and keeps the file itself,
  * so the probe stays on it after the fd is closed.
@@ -208,7 +209,9 @@ static int define_probe(const struct uprobe_group *g, const char *event, int at_
 	char *cmd, alias[64];
 	int fd = -1, n, rc;
 
-	*aliased = !uprobe_path_is_plain(path);
+	/* The kernel also refuses a command line of WRITE_BUFSIZE (4096)
+	 * bytes or more: a path near PATH_MAX goes through the fd too. */
+	*aliased = !uprobe_path_is_plain(path) || strlen(path) > 2048;
 	if (*aliased) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

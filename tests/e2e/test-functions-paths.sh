@@ -7,7 +7,8 @@
 #  - a path built to inject commands (a newline, then a definition of a
 #    probe group of its own, then a tab) defines no foreign group;
 #  - with a newline, a tab, a space, a carriage return, byte 0xa0 (the
-#    kernel's isspace counts it), '#' or a control character in its path,
+#    kernel's isspace counts it), '#', a control character or UTF-8 in its
+#    path, or a path too long for one tracefs command (4065 bytes),
 #    the program runs as it does alone (output, exit status) and is traced
 #    all the same: every call it counted is in calls, all returned;
 #  - the probes of each run are all removed afterwards, and none are left
@@ -73,6 +74,10 @@ check_path nbsp "$TMP/no"$'\xa0'"break/deeprecursion"
 check_path hash "$TMP/hash#tag/deeprecursion"
 check_path control "$TMP/ctl"$'\x01'"a/deeprecursion"
 check_path utf8 "$TMP/caf"$'\xc3\xa9'"/deeprecursion"
+# 4065 bytes: too long for one tracefs command with mtx's probe around it.
+long=$TMP/long
+while [ $((${#long} + 101)) -lt 4000 ]; do long=$long/$(printf '%0100d' 0); done
+check_path long "$long/$(printf '%0*d' $((4065 - ${#long} - 15)) 0)/deeprecursion"
 
 # A run that stops before the program (no function matches): one line,
 # nothing run, no database, no probe.
