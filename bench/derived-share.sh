@@ -4,9 +4,9 @@
 # build and, when MTX_BASE names another mtx (e.g. main's), as many times
 # with that one, interleaved so that drift of the machine hits both alike.
 # Each run: the wall time of the whole mtx collect, meta.derived_ms (the
-# derived build at its end, src/analysis.c), their ratio (the share), and
+# derived build at its end, src/derived/analysis.c), their ratio (the share), and
 # mtx's peak resident memory (GNU time's %M: the collector holds the run's
-# capture, src/timeline.h, until the build). Medians. It asserts nothing.
+# capture, src/derived/timeline.h, until the build). Medians. It asserts nothing.
 #
 # Usage: bench/derived-share.sh [-n REPS] [-o RESULTS] [BUILDDIR] -- COMMAND [ARGS...]
 #   REPS     runs per build (default 3)

@@ -1,7 +1,7 @@
 /*
  * bench/gen-rundb.c - a synthetic but realistic run.db of any size, written
  * through the collector's writer, to time what reads run databases (the
- * derived tables of src/analysis.c, the reports) without tracing anything.
+ * derived tables of src/derived/analysis.c, the reports) without tracing anything.
  *
  * It simulates, event by event in time order, one process on 4 CPUs: a
  * small server whose main thread starts 64 threads and then ticks every
@@ -27,7 +27,7 @@
  * when a thread leaves a CPU, wakeups, syscalls (futex, read, write,
  * clock_nanosleep, clone, exit), sync ops (lock/unlock, sem wait/post, cond
  * wait/signal/broadcast, thread create/join) and their objects. Lock
- * ownership changes exactly where sync-resolve.c's replay puts it (acquired
+ * ownership changes exactly where collector/sync/resolve.c's replay puts it (acquired
  * at a lock's end, released at an unlock's or cond wait's start). Waits on
  * futexes are written as 'blocked', and then, as at the end of a
  * collection, the indexes are built and sync_resolve() relabels them
@@ -56,16 +56,16 @@
  */
 #include "config.h"
 #include "collector/event.h"
-#include "collector/sync-resolve.h"
+#include "collector/sync/resolve.h"
 #include "collector/syscall-names.h"
 #include "collector/writer.h"
 #include "schema/schema.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
 #include "src/grow.h"
-#include "src/timeline.h"
+#include "src/derived/timeline.h"
 
 #include <math.h>
 #include <stdint.h>

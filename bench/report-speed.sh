@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/report-speed.sh - how long a reader waits on a large run.db: the
-# derived tables' build (src/analysis.c, done by the first 'mtx report') and
+# derived tables' build (src/derived/analysis.c, done by the first 'mtx report') and
 # each named report once they exist, against the time it took to write the
 # database.
 #
@@ -14,7 +14,7 @@
 #    results then say when that generation was timed).
 # 1b. As mtx collect does: CAPTURES generations with --capture, which keep
 #    the run in memory as it is written and build the derived tables from
-#    it once the file is closed (src/timeline.h), each into a scratch file:
+#    it once the file is closed (src/derived/timeline.h), each into a scratch file:
 #    the generation's wall (the capture's cost in it) and the build's
 #    (meta.derived_ms, and the wall of open, build, commit and close).
 # 2. RUNS times, each on a fresh copy (the copy is not timed): the first

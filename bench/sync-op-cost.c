@@ -10,7 +10,7 @@
  *       what `mtx collect` does for sync tracing, and nothing else: create a
  *       region of 64 lanes of LANE_RECORDS records, run COMMAND with LIBRARY
  *       preloaded and the region in its environment, drain the region while
- *       it runs as mtx collect's pump does (collector/sync-pump.c): whenever a
+ *       it runs as mtx collect's pump does (collector/sync/pump.c): whenever a
  *       writer wakes it (a lane reached half full) and at least every
  *       PERIOD_US microseconds (-1: never; records are counted, not stored),
  *       print "records N lost N (...)" on stderr and exit with
@@ -35,7 +35,7 @@
 
 #include "bench/lock-pairs.h"
 #include "collector/preload/shm.h"
-#include "collector/source-sync.h"
+#include "collector/sync/region.h"
 
 static void count_emit(void *ctx, const struct mtx_event *ev)
 {

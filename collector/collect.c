@@ -11,7 +11,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/calls.h"
-#include "collector/collect-sync.h"
+#include "collector/sync/collect-sync.h"
 #include "collector/elf-symbols.h"
 #include "collector/fd-kind.h"
 #include "collector/function-uprobes.h"

@@ -1,6 +1,6 @@
 /*
  * collector/collect.h - one whole collection: launch the program, record
- * until it exits, finalize run.db. The CLI (src/cmd-collect.c) fills the
+ * until it exits, finalize run.db. The CLI (src/cmd/cmd-collect.c) fills the
  * options; everything between the kernel and the database happens below.
  */
 #ifndef MTX_COLLECTOR_COLLECT_H

@@ -5,7 +5,7 @@
  * the shared libraries it asks for (DT_NEEDED), found the way the dynamic
  * loader would find them.
  *
- * Used by the sync fallback (collector/sync-uprobes.c); meant for any other
+ * Used by the sync fallback (collector/sync/uprobes.c); meant for any other
  * uprobe user too (function tracing by pattern, attaching to a process).
  */
 #ifndef MTX_COLLECTOR_ELF_SYMBOLS_H

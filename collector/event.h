@@ -120,7 +120,7 @@ struct mtx_event {
 		 * @stack: NULL, or (--call-graph dwarf) the user stack to unwind
 		 * instead of @pcs, malloc'd and owned by the consumer. */
 		struct { uint64_t *pcs; uint32_t nr; uint8_t kernel; struct mtx_user_stack *stack; } sample;
-		/* A uprobe hit (collector/sync-uprobes.c): probe is the probe's
+		/* A uprobe hit (collector/sync/uprobes.c): probe is the probe's
 		 * index, arg its fetched values in the order it defines them. */
 		struct { uint32_t probe; uint32_t at_return; uint64_t arg[7]; } uprobe;
 		/* A function entered or left, from uprobes on --functions or the

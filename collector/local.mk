@@ -1,4 +1,6 @@
-# collector/: from the kernel (perf rings) and the preload library to run.db.
+# collector/: from the kernel (perf rings) and the preload library to run.db,
+# as libmtxcollector.a (with collector/sync/, the preload channel's side).
+noinst_LIBRARIES += libmtxcollector.a
 collector_sources = \
 	collector/event.c collector/event.h \
 	collector/perf.c collector/perf.h \
@@ -20,19 +22,16 @@ collector_sources = \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
 	collector/output.c collector/output.h \
-	collector/source-sync.c collector/source-sync.h \
-	collector/tsc-map.c collector/tsc-map.h \
-	collector/sync-pump.c collector/sync-pump.h \
-	collector/sync-objects.c collector/sync-objects.h \
-	collector/sync-resolve.c collector/sync-resolve.h \
-	collector/inject.c collector/inject.h \
-	collector/collect-sync.c collector/collect-sync.h \
 	collector/elf-symbols.c collector/elf-symbols.h \
 	collector/uprobes.c collector/uprobes.h \
 	collector/function-uprobes.c collector/function-uprobes.h \
-	collector/sync-uprobes.c collector/sync-uprobes.h \
-	collector/sync-uprobes-pair.c collector/sync-uprobes-impl.h \
 	collector/syscall-names.h
+
+include collector/sync/local.mk
+
+libmtxcollector_a_SOURCES = $(collector_sources) $(collector_sync_sources)
+nodist_libmtxcollector_a_SOURCES = collector/syscall-names.c
+libmtxcollector_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 
 include collector/preload/local.mk
 

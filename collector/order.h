@@ -30,7 +30,7 @@ typedef void (*order_emit_fn)(void *ctx, const struct mtx_event *ev);
 int order_init(struct mtx_order *o, int nr_queues);
 
 /* order_add_queue - one more input stream (e.g. the preload library's
- * call records, collector/collect-sync.c). Returns its index or -ENOMEM. */
+ * call records, collector/sync/collect-sync.c). Returns its index or -ENOMEM. */
 int order_add_queue(struct mtx_order *o);
 
 /* order_push - add @ev to stream @queue. Returns 0 or -ENOMEM. */

@@ -13,7 +13,7 @@
 
 #include "collector/event.h"
 #include "collector/stacks.h"
-#include "collector/sync-objects.h"
+#include "collector/sync/objects.h"
 #include "collector/writer.h"
 
 #include <stdint.h>
@@ -63,7 +63,7 @@ struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 
 /*
  * profile_finish - name every stack node and the @nr_sites call sites of
- * the sync ops (collector/sync-objects.h), and write functions, stacks,
+ * the sync ops (collector/sync/objects.h), and write functions, stacks,
  * callsites and maps, plus meta (samples, functions, modules without a
  * symbol table). Call after the sync tables are complete. Returns 0 or the
  * writer's -errno.

@@ -12,7 +12,7 @@
 #include "collector/preload/shm.h"
 #include "src/db.h"
 #include "src/row-queue.h"
-#include "src/timeline.h"
+#include "src/derived/timeline.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -36,7 +36,7 @@ int writer_open(struct mtx_writer **out, const char *path, char **err);
 int writer_background(struct mtx_writer *w);
 
 /*
- * writer_capture - from now on, keep the run's timeline (src/timeline.h)
+ * writer_capture - from now on, keep the run's timeline (src/derived/timeline.h)
  * as its rows are written, so that the derived build at the end of the
  * collection need not read them back; before any row. sync_resolve amends
  * writer_captured(); writer_take_capture hands it over once everything is
@@ -79,7 +79,7 @@ struct mtx_syscall_row {
  * above is this with fd and fd_kind NULL. */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
 /* Sync ops are written as they are drained; object ids come from
- * collector/sync-objects.c. @arg and @callsite are stored as given;
+ * collector/sync/objects.c. @arg and @callsite are stored as given;
  * @stack_id 0 for none (NULL). */
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
 		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,

@@ -2,7 +2,7 @@
 -- tables (mtx.sql) once, when `mtx collect` ends, or by the first reader of a
 -- run.db that lacks them (as TEMP tables when the file is read-only).
 -- meta.derived_version says which version of these definitions a run.db
--- holds; src/analysis.c drops and rebuilds them when it is older.
+-- holds; src/derived/analysis.c drops and rebuilds them when it is older.
 --
 -- Every table here may be rebuilt at any time from the recorded ones; none
 -- holds anything that is not in them.
@@ -66,7 +66,7 @@ CREATE TABLE wait_for (
 	other_callsite    INTEGER,
 	-- The wait-for chain: the wait followed through the thread it waited
 	-- for while that one was itself waiting, at most 8 links
-	-- (src/wait-chains.c): 'a > b > c', the threads' names; and the wait
+	-- (src/derived/wait-chains.c): 'a > b > c', the threads' names; and the wait
 	-- clipped along it.
 	chain             TEXT,
 	chain_ns          INTEGER
@@ -110,7 +110,7 @@ CREATE TABLE histogram_buckets (
 );
 
 -- Summaries: the whole run's totals that the threads, sync, locks and
--- switches reports show, added up once (src/summaries.c, src/state-causes.c).
+-- switches reports show, added up once (src/derived/summaries.c, src/derived/state-causes.c).
 
 -- Per thread lifetime (one row per threads row), the time of its
 -- thread_states intervals that lie within the lifetime, by state.
@@ -240,10 +240,10 @@ CREATE TABLE critical_path_totals (
 );
 
 -- Per busy thread, its states and events at coarser resolutions, for the
--- browser's zoomed-out timeline (src/timeline-levels.c): level L cuts time
+-- browser's zoomed-out timeline (src/derived/timeline-levels.c): level L cuts time
 -- into buckets of 4^L ns from 0; each bucket gets the state that covered most
 -- of it and its event (the kind of its first sync op, else a syscall that
--- began in it), as one byte: the codes are in src/timeline-levels.h and
+-- began in it), as one byte: the codes are in src/derived/timeline-levels.h and
 -- mtx-db(5). A thread has the levels down to buckets as long as its mean state.
 CREATE TABLE timeline_levels (
 	tid      INTEGER NOT NULL,

@@ -353,7 +353,7 @@ static const struct mtx_query waits_queries[] = {
 	  " ORDER BY SUM(w2.other_blocked_ns) DESC LIMIT 1) AS blocked_on_addr "
 	  "FROM " WAIT_FOR_IN_WINDOW " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid "
 	  "ORDER BY wait_ns DESC" },
-	/* Each wait's chain (wait_for.chain, src/wait-chains.c), added up:
+	/* Each wait's chain (wait_for.chain, src/derived/wait-chains.c), added up:
 	 * over the whole run their sums in wait_chain_totals. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
 	  "SELECT r.chain, SUM(r.n) AS waits, SUM(r.ns) AS wait_ns FROM ("

@@ -7,7 +7,7 @@
  * on the caller's thread as they fill, or, after row_queue_start, on a
  * thread of the queue's own, so that the caller goes on making rows while
  * SQLite inserts them. The collector's writer (collector/writer.c) and the
- * derived tables' passes (src/state-causes.c, src/critical-path.c) write
+ * derived tables' passes (src/derived/state-causes.c, src/derived/critical-path.c) write
  * through one.
  */
 #ifndef MTX_ROW_QUEUE_H

@@ -1,5 +1,5 @@
 # ui/: mtx browse, the ncurses explorer. Only mtx links it (through
-# src/cmd-browse.c); it reads run.db through src/ and never sees collector/.
+# src/cmd/cmd-browse.c); it reads run.db through src/ and never sees collector/.
 noinst_LIBRARIES += libmtxui.a
 libmtxui_a_SOURCES = \
 	ui/display.c ui/display.h \

@@ -15,7 +15,7 @@
 #include "ui/display.h"
 #include "ui/views.h"
 #include "src/timefmt.h"
-#include "src/timeline-levels.h"
+#include "src/derived/timeline-levels.h"
 
 #include <errno.h>
 #include <stdio.h>

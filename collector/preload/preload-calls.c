@@ -4,7 +4,7 @@
  * compiler calls (mcount, __fentry__, __cyg_profile_func_enter/exit) and
  * writes one record per entry and per exit into the call region
  * (collector/preload/shm.h, THE CALL REGION). The collector turns them into
- * MTX_EV_CALL events (collector/source-sync.c) that collector/calls.c pairs
+ * MTX_EV_CALL events (collector/sync/region.c) that collector/calls.c pairs
  * into calls rows.
  *
  * Without MTX_CALL_REGION in the environment every hook returns at once,

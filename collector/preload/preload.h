@@ -206,7 +206,7 @@ static inline uint64_t preload_now(void)
 {
 	struct timespec ts;
 
-	/* Raw TSC when the collector converts it (collector/tsc-map.h). */
+	/* Raw TSC when the collector converts it (collector/sync/tsc-map.h). */
 	if (__builtin_expect(preload_tsc, 1))
 		return __rdtsc();
 	if (__builtin_expect(preload_vdso_clock_gettime != NULL, 1))

@@ -3,7 +3,7 @@
  * (the writers, inside the traced processes) and the collector (the reader).
  *
  * This file owns the format; collector/preload/lane.h holds the writer's code
- * and collector/source-sync.c the reader's.
+ * and collector/sync/region.c the reader's.
  *
  * THE REGION
  *
@@ -36,7 +36,7 @@
  *                   nanoseconds (the clock perf uses with attr.use_clockid),
  *                   or MTX_SHM_CLOCK_TSC: raw rdtsc values, which the
  *                   collector converts to CLOCK_MONOTONIC as it drains
- *                   (collector/tsc-map.h) - it chooses TSC only where the
+ *                   (collector/sync/tsc-map.h) - it chooses TSC only where the
  *                   kernel's own clock is the TSC.
  *     stack_frames  0: records carry only their call site. Otherwise (mtx
  *                   collect --sync-stacks) each record written outside a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # mtx collect builds the derived tables from the run as it wrote it (the
-# writer's capture, src/timeline.h, amended by sync_resolve) rather than by
+# writer's capture, src/derived/timeline.h, amended by sync_resolve) rather than by
 # reading it back. The tables must be the ones a reader builds from the file:
 # each run here is rebuilt that way (derived_version removed, then mtx
 # report) and every derived table compared, row for row. The runs cover

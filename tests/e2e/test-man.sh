@@ -4,7 +4,7 @@
 #    section in man/mtx-db.5;
 #  - every long option in each command's usage text appears in its page;
 #  - every report of src/reports.c has its paragraph in man/mtx-report.1;
-#  - every command in the table of src/mtx.c has a page man/mtx-NAME.1;
+#  - every command in the table of src/cmd/mtx.c has a page man/mtx-NAME.1;
 #  - every key of mtx browse (its action table, 'mtx browse --keys') has
 #    its entry in man/mtx-browse.1: '.B "KEYS"' then a line naming the action;
 #  - every page renders without a warning (man --warnings, groff -ww).
@@ -23,7 +23,7 @@ fail() {
 	problems=$((problems + 1))
 }
 
-for f in "$top/man/mtx-db.5" "$top/man/mtx-collect.1" "$top/src/mtx.c" "$top/src/cmd-collect.c"; do
+for f in "$top/man/mtx-db.5" "$top/man/mtx-collect.1" "$top/src/cmd/mtx.c" "$top/src/cmd/cmd-collect.c"; do
 	if [ ! -r "$f" ]; then
 		echo "$me: FAIL: cannot read $f (is \$srcdir=$srcdir the source tree?)" >&2
 		exit 1
@@ -51,8 +51,8 @@ for n in $names; do
 done
 
 # 2. Every long option in each command's usage text (cmd_NAME_usage in
-#    src/cmd-NAME.c) is in its page man/mtx-NAME.1.
-for src in "$top"/src/cmd-*.c; do
+#    src/cmd/cmd-NAME.c) is in its page man/mtx-NAME.1.
+for src in "$top"/src/cmd/cmd-*.c; do
 	name=$(basename "$src" .c | sed 's/^cmd-//')
 	page="$top/man/mtx-$name.1"
 	usage=$(sed -n "/cmd_${name}_usage\[\][[:space:]]*=/,/;[[:space:]]*\$/p" "$src")
@@ -104,14 +104,14 @@ else
 fi
 
 # 3. Every command of the subcommand table has its page.
-commands=$(sed -n '/commands\[\][[:space:]]*=/,/^};/p' "$top/src/mtx.c" |
+commands=$(sed -n '/commands\[\][[:space:]]*=/,/^};/p' "$top/src/cmd/mtx.c" |
 	sed -n 's/^[[:space:]]*{[[:space:]]*"\([^"]*\)".*/\1/p')
 if [ -z "$commands" ]; then
-	fail "no commands found in the table of src/mtx.c"
+	fail "no commands found in the table of src/cmd/mtx.c"
 fi
 for c in $commands; do
 	if [ ! -f "$top/man/mtx-$c.1" ]; then
-		fail "command '$c' (src/mtx.c) has no man/mtx-$c.1"
+		fail "command '$c' (src/cmd/mtx.c) has no man/mtx-$c.1"
 	fi
 done
 

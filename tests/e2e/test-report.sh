@@ -248,7 +248,7 @@ diff -u whole.out window.out > window.diff && pass "report syscalls: summary = a
 	{ fail "report syscalls over a whole-run window differs from its summary:"; head -20 window.diff; }
 
 # Threads that share a name are told apart by tid on the wait-for chains,
-# over the whole run (src/wait-chains.c) as over a window (SQL): worker-b
+# over the whole run (src/derived/wait-chains.c) as over a window (SQL): worker-b
 # renamed worker-a.
 "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" shared.db &&
 	sqlite3 shared.db "UPDATE threads SET name = 'worker-a' WHERE name = 'worker-b'" || fail "shared.db"

@@ -7,9 +7,9 @@
 #define MTX_TEST_FIXTURE_H
 
 #include "schema/schema.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "src/db.h"
-#include "src/timeline.h"
+#include "src/derived/timeline.h"
 #include "tests/fixture-load.h"
 
 #include <criterion/criterion.h>

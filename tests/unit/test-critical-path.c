@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "schema/schema.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "src/db.h"
 #include "tests/unit/fixture.h"
 

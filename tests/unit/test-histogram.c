@@ -6,9 +6,9 @@
  */
 #include "config.h"
 #include "schema/schema.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "src/db.h"
-#include "src/histogram.h"
+#include "src/derived/histogram.h"
 #include "tests/unit/fixture.h"
 
 #include <criterion/criterion.h>

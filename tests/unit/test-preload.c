@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "collector/preload/shm.h"
-#include "collector/source-sync.h"
+#include "collector/sync/region.h"
 
 /* ---- (pid, tid, kind, op) -> count ---------------------------------------- */
 

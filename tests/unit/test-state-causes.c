@@ -1,11 +1,11 @@
 /*
  * tests/unit/test-state-causes.c - why threads were not running
- * (src/state-causes.c) and for whom they waited (src/wait-for.c), on the
+ * (src/derived/state-causes.c) and for whom they waited (src/derived/wait-for.c), on the
  * run of tests/fixtures/waits.sql, whose header tells its story. Every
  * expected value below is worked out from that file by hand.
  */
 #include "config.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "tests/unit/fixture.h"
 
 #include <string.h>

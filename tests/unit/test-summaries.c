@@ -1,11 +1,11 @@
 /*
- * tests/unit/test-summaries.c - the summary tables (src/summaries.c and
- * switch_totals from src/state-causes.c) on the run of
+ * tests/unit/test-summaries.c - the summary tables (src/derived/summaries.c and
+ * switch_totals from src/derived/state-causes.c) on the run of
  * tests/fixtures/waits.sql, whose header tells its story. Every expected
  * value is worked out from that file by hand.
  */
 #include "config.h"
-#include "src/analysis.h"
+#include "src/derived/analysis.h"
 #include "tests/unit/fixture.h"
 
 #include <string.h>

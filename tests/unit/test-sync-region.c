@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-sync-region.c - the sync region: the collector side
- * (collector/source-sync.c) against the writer code the preload library runs
+ * (collector/sync/region.c) against the writer code the preload library runs
  * (collector/preload/lane.h), in one process.
  */
 #define _GNU_SOURCE
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "collector/preload/lane.h"
-#include "collector/source-sync.h"
-#include "collector/sync-pump.h"
-#include "collector/tsc-map.h"
+#include "collector/sync/region.h"
+#include "collector/sync/pump.h"
+#include "collector/sync/tsc-map.h"
 
 #include <time.h>
 #include <x86intrin.h>

@@ -1,15 +1,15 @@
 /*
  * tests/unit/test-sync-resolve.c - from drained sync records to finished
- * tables: object keys and lifetimes (collector/sync-objects.c), and the
- * passes of collector/sync-resolve.c: lifetimes split at destroy and reuse,
+ * tables: object keys and lifetimes (collector/sync/objects.c), and the
+ * passes of collector/sync/resolve.c: lifetimes split at destroy and reuse,
  * blocked intervals joined to the op under way, lock holders and hold times.
  * Each scenario is small enough to compute by hand; the expected values are
  * in the comments.
  */
 #include "config.h"
 #include "collector/preload/shm.h"
-#include "collector/sync-objects.h"
-#include "collector/sync-resolve.h"
+#include "collector/sync/objects.h"
+#include "collector/sync/resolve.h"
 #include "collector/writer.h"
 #include "schema/schema.h"
 #include "src/db.h"

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-timeline.c - the function each switch was in
- * (struct tl_switch.function_id, src/timeline.c) on the run of
+ * (struct tl_switch.function_id, src/derived/timeline.c) on the run of
  * tests/fixtures/switch-callsites.sql, whose header works out each answer.
  */
 #include "config.h"
@@ -94,7 +94,7 @@ Test(timeline, switch_positions_equal_the_query_over_the_indexes)
 }
 
 /*
- * The run's read on two threads (src/timeline.c: split_read) gives the
+ * The run's read on two threads (src/derived/timeline.c: split_read) gives the
  * derived tables that one thread reading everything gives: the file's
  * database is read on two connections, an in-memory copy (no file for a
  * second connection) on one. In busy.sql the ops are few, so the second
@@ -180,7 +180,7 @@ Test(read_split, many_ops_split_between_the_threads)
 }
 
 /*
- * A capture (src/timeline.h) fed a run's rows as the writer hands them over
+ * A capture (src/derived/timeline.h) fed a run's rows as the writer hands them over
  * (in each table's order, the sync ops as written: not blocked, no holder
  * or hold, 'blocked' states), with what sync_resolve changed handed over as
  * amendments, gives the derived tables that reading the file gives.

@@ -1,0 +1,56 @@
+/*
+ * collector/sync/objects.h - turns drained sync records into sync_ops rows,
+ * naming each object by an id.
+ *
+ * While collecting, an object is its (pid, kind, address): records arrive
+ * lane by lane, not in time order, so a destroy and the reuse of its address
+ * by another thread cannot be told apart safely here. Each such key gets a
+ * sync_objects row at first sight; collector/sync/resolve.c splits keys into
+ * lifetimes (destroy ends one) once the whole run is in the database.
+ */
+#ifndef MTX_COLLECTOR_SYNC_OBJECTS_H
+#define MTX_COLLECTOR_SYNC_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/event.h"
+#include "collector/writer.h"
+
+struct sync_objects;
+
+struct sync_objects *sync_objects_new(void);
+
+/*
+ * sync_objects_record - write @r as a sync_ops row (and its object's row if
+ * it is new). A cond wait's arg, its mutex's address, becomes that mutex's
+ * object id. @stack_id: the op's user stack (collector/stacks.h), 0 for none.
+ * Returns 0 or the writer's -errno.
+ */
+int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
+			const struct mtx_sync_record *r, uint32_t stack_id);
+
+/* A call site of the recorded ops: an address in process @pid, and when the
+ * first op from it started (the address space that names it). */
+struct sync_callsite {
+	uint64_t addr, first_ns;
+	int32_t pid;
+};
+
+/* sync_objects_callsites - every distinct call site of the ops recorded so
+ * far (callsite 0, unknown, left out); @n receives the count. Owned by @o. */
+const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o, size_t *n);
+
+/* sync_objects_count - object ids handed out so far (ids are 1..count). */
+int64_t sync_objects_count(const struct sync_objects *o);
+
+/*
+ * sync_objects_with_lifetime_ops - ids of the objects that saw an op which
+ * begins or ends a lifetime (init, destroy, create, join, open, close): only
+ * those can need splitting. @n receives the count; the array is owned by @o.
+ */
+const int64_t *sync_objects_with_lifetime_ops(const struct sync_objects *o, size_t *n);
+
+void sync_objects_free(struct sync_objects *o);
+
+#endif

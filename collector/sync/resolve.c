@@ -1,0 +1,679 @@
+/* collector/sync/resolve.c - see sync-resolve.h. */
+#include "config.h"
+#include "collector/sync/resolve.h"
+#include "src/clock.h"
+#include "src/db.h"
+#include "src/grow.h"
+#include "src/log.h"
+#include "src/radix-sort.h"
+#include "src/sorted.h"
+#include "src/derived/timeline.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An UPDATE to apply once the scan that produced it is over: SQLite cursors
+ * must not see the table they walk change under them. */
+struct pending {
+	int64_t row, value;
+};
+
+struct pending_list {
+	struct pending *v;
+	size_t len, cap;
+};
+
+static int pending_add(struct pending_list *l, int64_t row, int64_t value)
+{
+	struct pending *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 1024);
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	l->v[l->len++] = (struct pending){ row, value };
+	return 0;
+}
+
+static int sql_fail(sqlite3 *db, const char *what, char **err)
+{
+	if (asprintf(err, "finishing the sync tables (%s): %s", what, sqlite3_errmsg(db)) < 0)
+		*err = NULL;
+	return sqlite3_errcode(db) == SQLITE_FULL ? -ENOSPC : -EIO;
+}
+
+/* Put @l in row order: updates then walk the table's pages once rather
+ * than at random. */
+static int sort_pending(struct pending_list *l)
+{
+	return radix_sort(l->v, l->len, sizeof(*l->v), &RADIX_KEY(struct pending, row), 1);
+}
+
+/* Run @sql once per pending entry, binding (value, row), in row order, and
+ * make the same change (@what) in @capture (if any). */
+static int apply(sqlite3 *db, struct tl_capture *capture, enum tl_amend what, const char *sql,
+		 struct pending_list *l, char **err)
+{
+	sqlite3_stmt *st;
+	if (sort_pending(l))
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, sql, err);
+	for (size_t i = 0; i < l->len; i++) {
+		sqlite3_bind_int64(st, 1, l->v[i].value);
+		sqlite3_bind_int64(st, 2, l->v[i].row);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sql_fail(db, sql, err);
+		}
+		sqlite3_reset(st);
+		timeline_capture_amend(capture, what, l->v[i].row, l->v[i].value);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The next of @l's entries for row @row (in row order, from *@at): true
+ * and its value in *@value (added up over several), or false. */
+static bool pending_take(const struct pending_list *l, size_t *at, int64_t row, int64_t *value)
+{
+	bool found = false;
+	for (*value = 0; *at < l->len && l->v[*at].row == row; ++*at) {
+		*value += l->v[*at].value;
+		found = true;
+	}
+	return found;
+}
+
+/* The smallest row of the three lists' next entries, or INT64_MAX. */
+static int64_t next_row(const struct pending_list *const l[3], const size_t at[3])
+{
+	int64_t row = INT64_MAX;
+	for (int i = 0; i < 3; i++)
+		if (at[i] < l[i]->len && l[i]->v[at[i]].row < row)
+			row = l[i]->v[at[i]].row;
+	return row;
+}
+
+/*
+ * The ops' updates, one statement per op: its waits (added up), the holder
+ * it found, the time it held the lock. A pass per column updated a blocked
+ * lock op three times (a row is rewritten whole each time).
+ */
+static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_list *waits,
+		     struct pending_list *holders, struct pending_list *holds, char **err)
+{
+	static const char sql[] = "UPDATE sync_ops SET blocked = blocked | ?1, wait_ns = wait_ns + ?2, "
+				  "holder_tid = COALESCE(?3, holder_tid), hold_ns = COALESCE(?4, hold_ns) WHERE id = ?5";
+	const struct pending_list *const lists[3] = { waits, holders, holds };
+	size_t at[3] = { 0, 0, 0 };
+	sqlite3_stmt *st;
+	int64_t row, v;
+
+	if (sort_pending(waits) || sort_pending(holders) || sort_pending(holds))
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_ops", err);
+	while ((row = next_row(lists, at)) != INT64_MAX) {
+		bool blocked = pending_take(waits, &at[0], row, &v);
+		sqlite3_bind_int64(st, 1, blocked);
+		sqlite3_bind_int64(st, 2, v);
+		if (blocked)
+			timeline_capture_amend(capture, TL_AMEND_WAIT, row, v);
+		if (pending_take(holders, &at[1], row, &v)) {
+			sqlite3_bind_int64(st, 3, v);
+			timeline_capture_amend(capture, TL_AMEND_HOLDER, row, v);
+		} else {
+			sqlite3_bind_null(st, 3);
+		}
+		if (pending_take(holds, &at[2], row, &v)) {
+			sqlite3_bind_int64(st, 4, v);
+			timeline_capture_amend(capture, TL_AMEND_HOLD, row, v);
+		} else {
+			sqlite3_bind_null(st, 4);
+		}
+		sqlite3_bind_int64(st, 5, row);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sql_fail(db, "sync_ops", err);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* How many distinct rows @l names (once sorted). */
+static uint64_t count_rows(const struct pending_list *l)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < l->len; i++)
+		n += i == 0 || l->v[i].row != l->v[i - 1].row;
+	return n;
+}
+
+static int op_is(const char *op, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(op, *names))
+			return 1;
+	return 0;
+}
+
+static const char *const lifetime_begins[] = { "init", "create", "open", NULL };
+static const char *const lifetime_ends[] = { "destroy", "join", "close", NULL };
+
+/* ---- pass 1: lifetimes ---------------------------------------------- */
+
+struct split {
+	int64_t key, new_id, from_ns;
+};
+
+static int split_cmp(const void *a, const void *b)
+{
+	const struct split *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->from_ns > y->from_ns) - (x->from_ns < y->from_ns);
+}
+
+/*
+ * A cond wait names its mutex by id (arg): move it to the lifetime of the
+ * mutex it fell into, the latest split of that mutex begun at or before
+ * the wait. One scan of the waits and a binary search each: a statement per
+ * split was a scan of sync_ops per split (seconds for pigz's 800 locks).
+ */
+static int move_cond_mutexes(sqlite3 *db, struct tl_capture *capture, struct split *splits, size_t n,
+			     char **err)
+{
+	struct pending_list moved = { 0 };
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	qsort(splits, n, sizeof(*splits), split_cmp);
+	if (sqlite3_prepare_v2(db, "SELECT op.id, op.arg, op.start_ns FROM sync_ops op "
+				   "JOIN sync_objects c ON c.id = op.object_id AND c.kind = 'cond' "
+				   "JOIN sync_objects m ON m.id = op.arg AND m.kind = 'mutex' "
+				   "WHERE op.op IN ('wait', 'timedwait')", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "cond mutex", err);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t arg = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 2);
+		/* the first split after (arg, start) */
+		size_t lo = SORTED_FIRST2(splits, n, key, from_ns, arg, start, true);
+
+		if (lo > 0 && splits[lo - 1].key == arg)
+			rc = pending_add(&moved, sqlite3_column_int64(st, 0), splits[lo - 1].new_id);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = sql_fail(db, "cond mutex", err);
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = apply(db, capture, TL_AMEND_ARG, "UPDATE sync_ops SET arg = ? WHERE id = ?", &moved, err);
+	free(moved.v);
+	return rc;
+}
+
+static int split_lifetimes(sqlite3 *db, struct tl_capture *capture, const int64_t *ids, size_t n,
+			   struct sync_resolve_stats *stats, char **err)
+{
+	sqlite3_stmt *ops = NULL, *obj = NULL, *add = NULL, *end = NULL;
+	struct pending_list moved = { 0 };
+	struct split *splits = NULL;
+	size_t nr_splits = 0, splits_cap = 0;
+	int64_t next_id;
+	int rc = 0;
+
+	/* The first op in time, not the first drained, created the object. */
+	if (sqlite3_exec(db, "UPDATE sync_objects SET created_ns = (SELECT MIN(start_ns) FROM sync_ops "
+			     "WHERE object_id = sync_objects.id)", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, "created_ns", err);
+	if (n == 0)
+		return 0;
+	next_id = db_query_int(db, "SELECT COALESCE(MAX(id), 0) FROM sync_objects", -1) + 1;
+	if (next_id <= 0)
+		return sql_fail(db, "max id", err);
+	if (sqlite3_prepare_v2(db, "SELECT id, op, start_ns, end_ns FROM sync_ops WHERE object_id = ? "
+				   "ORDER BY start_ns, id", -1, &ops, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT kind, addr, pid FROM sync_objects WHERE id = ?", -1, &obj, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) VALUES (?,?,?,?,?)",
+			       -1, &add, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE sync_objects SET destroyed_ns = ? WHERE id = ?", -1, &end, NULL) != SQLITE_OK) {
+		rc = sql_fail(db, "prepare", err);
+		goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		int64_t key = ids[i], cur = key;
+		int seen = 0, ended = 0;
+		char kind[16] = "";
+		int64_t addr = 0, pid = 0;
+
+		sqlite3_bind_int64(obj, 1, key);
+		if (sqlite3_step(obj) == SQLITE_ROW) {
+			snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(obj, 0));
+			addr = sqlite3_column_int64(obj, 1);
+			pid = sqlite3_column_int64(obj, 2);
+		}
+		sqlite3_reset(obj);
+		sqlite3_bind_int64(ops, 1, key);
+		while (!rc && sqlite3_step(ops) == SQLITE_ROW) {
+			int64_t op_id = sqlite3_column_int64(ops, 0);
+			const char *op = (const char *)sqlite3_column_text(ops, 1);
+			int64_t start = sqlite3_column_int64(ops, 2), stop = sqlite3_column_int64(ops, 3);
+
+			if (seen && (ended || op_is(op, lifetime_begins))) {
+				struct split *s = grow_array(splits, &splits_cap, nr_splits, sizeof(*s), 16);
+				if (!s) {
+					rc = -ENOMEM;
+					break;
+				}
+				splits = s;
+				cur = next_id++;
+				splits[nr_splits++] = (struct split){ key, cur, start };
+				sqlite3_bind_int64(add, 1, cur);
+				sqlite3_bind_text(add, 2, kind, -1, SQLITE_TRANSIENT);
+				sqlite3_bind_int64(add, 3, addr);
+				sqlite3_bind_int64(add, 4, pid);
+				sqlite3_bind_int64(add, 5, start);
+				if (sqlite3_step(add) != SQLITE_DONE)
+					rc = sql_fail(db, "new lifetime", err);
+				sqlite3_reset(add);
+				stats->lifetimes_split++;
+				ended = 0;
+			}
+			if (cur != key)
+				rc = rc ? rc : pending_add(&moved, op_id, cur);
+			if (op_is(op, lifetime_ends)) {
+				sqlite3_bind_int64(end, 1, stop);
+				sqlite3_bind_int64(end, 2, cur);
+				if (sqlite3_step(end) != SQLITE_DONE)
+					rc = sql_fail(db, "destroyed_ns", err);
+				sqlite3_reset(end);
+				ended = 1;
+			}
+			seen = 1;
+		}
+		sqlite3_reset(ops);
+	}
+	if (!rc)
+		rc = apply(db, capture, TL_AMEND_OBJECT, "UPDATE sync_ops SET object_id = ? WHERE id = ?", &moved, err);
+	if (!rc && nr_splits)
+		rc = move_cond_mutexes(db, capture, splits, nr_splits, err);
+out:
+	sqlite3_finalize(ops);
+	sqlite3_finalize(obj);
+	sqlite3_finalize(add);
+	sqlite3_finalize(end);
+	free(moved.v);
+	free(splits);
+	return rc;
+}
+
+/* ---- passes 2 and 3: one scan of sync_ops ------------------------------ */
+
+/*
+ * Both passes read every op once, in the order the table is stored (a plain
+ * scan: reading through an index costs a table lookup per row), and keep in
+ * memory only what they must sort: the blocked intervals (pass 2) and the
+ * lock events (pass 3, ~1.5 per lock op, 32 bytes each).
+ */
+
+enum object_class { OBJ_OTHER = 0, OBJ_LOCK = 1, OBJ_COND = 2 };
+
+struct object_classes {
+	uint8_t *of; /* by sync_objects.id */
+	int64_t len;
+};
+
+static int load_object_classes(sqlite3 *db, struct object_classes *c, char **err)
+{
+	sqlite3_stmt *st;
+	c->len = db_query_int(db, "SELECT COALESCE(MAX(id), 0) + 1 FROM sync_objects", -1);
+	if (c->len <= 0)
+		return sql_fail(db, "max id", err);
+	c->of = calloc((size_t)c->len, 1);
+	if (!c->of)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT id, kind FROM sync_objects", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_objects", err);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+		if (id < 0 || id >= c->len || !kind)
+			continue;
+		if (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"))
+			c->of[id] = OBJ_LOCK;
+		else if (!strcmp(kind, "cond"))
+			c->of[id] = OBJ_COND;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static enum object_class class_of(const struct object_classes *c, int64_t id)
+{
+	return id >= 0 && id < c->len ? (enum object_class)c->of[id] : OBJ_OTHER;
+}
+
+/* A 'blocked' interval of thread_states and the innermost op under way when
+ * it began: the latest started (ties: the latest id) that had not ended. */
+struct blocked {
+	int64_t row, tid, start_ns, end_ns;
+	int64_t op_id, op_start_ns, op_end_ns, op_object; /* op_id 0: none yet */
+};
+
+struct blocked_list {
+	struct blocked *v;
+	size_t len, cap;
+};
+
+static int blocked_cmp(const void *a, const void *b)
+{
+	const struct blocked *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int load_blocked(sqlite3 *db, struct blocked_list *l, char **err)
+{
+	sqlite3_stmt *st;
+	int step;
+	if (sqlite3_prepare_v2(db, "SELECT rowid, tid, start_ns, end_ns FROM thread_states "
+				   "WHERE state = 'blocked'", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "thread_states", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct blocked *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 1024);
+		if (!v) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->v[l->len++] = (struct blocked){ .row = sqlite3_column_int64(st, 0),
+						   .tid = sqlite3_column_int64(st, 1),
+						   .start_ns = sqlite3_column_int64(st, 2),
+						   .end_ns = sqlite3_column_int64(st, 3) };
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return sql_fail(db, "thread_states", err);
+	qsort(l->v, l->len, sizeof(*l->v), blocked_cmp);
+	return 0;
+}
+
+/* The first interval of @tid that began at or after @ns. */
+static size_t blocked_first(const struct blocked_list *l, int64_t tid, int64_t ns)
+{
+	return SORTED_FIRST2(l->v, l->len, tid, start_ns, tid, ns, false);
+}
+
+/* Pass 2 for one op: every interval of its thread that began inside it. */
+static void claim_blocked(struct blocked_list *l, int64_t tid, int64_t op_id, int64_t object,
+			  int64_t start, int64_t end)
+{
+	for (size_t i = blocked_first(l, tid, start); i < l->len; i++) {
+		struct blocked *b = &l->v[i];
+		if (b->tid != tid || b->start_ns >= end)
+			break;
+		if (b->op_id && (b->op_start_ns > start || (b->op_start_ns == start && b->op_id > op_id)))
+			continue; /* a later op, nested in this one, was under way */
+		b->op_id = op_id;
+		b->op_start_ns = start;
+		b->op_end_ns = end;
+		b->op_object = object;
+	}
+}
+
+enum lock_event_type { EV_RELEASE = 0, EV_REQUEST = 1, EV_ACQUIRE = 2 };
+
+/*
+ * The events of every lock: a release at an unlock's start (or a cond
+ * wait's start, for its mutex), a request at an acquiring op's start, an
+ * acquisition at its end when it succeeded (a cond wait always takes its
+ * mutex back). Sorted by lock, time, then release < request < acquisition,
+ * then op id (sort_lock_events).
+ */
+struct lock_event {
+	int64_t ts_ns, op_id;
+	int32_t object, tid;
+	uint8_t type, write;
+};
+
+struct lock_events {
+	struct lock_event *v;
+	size_t len, cap;
+};
+
+static int lock_event_add(struct lock_events *l, int64_t object, int64_t ts, enum lock_event_type type,
+			  int64_t tid, int64_t op_id, int write)
+{
+	struct lock_event *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 4096);
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	l->v[l->len++] = (struct lock_event){ ts, op_id, (int32_t)object, (int32_t)tid, (uint8_t)type,
+					      (uint8_t)write };
+	return 0;
+}
+
+/* The events come in op id order (the scan's ORDER BY id), which the
+ * stable sort keeps among ties. qsort took 3-4 s of a 10 M-event run's
+ * 18 s here. */
+static int sort_lock_events(struct lock_events *l)
+{
+	const struct radix_key keys[] = {
+		RADIX_KEY(struct lock_event, object),
+		RADIX_KEY(struct lock_event, ts_ns),
+		RADIX_KEY(struct lock_event, type),
+	};
+	return radix_sort(l->v, l->len, sizeof(*l->v), keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
+static const char *const not_acquiring[] = { "unlock", "init", "destroy", NULL };
+
+/* Pass 3's events of one op. */
+static int add_lock_events(struct lock_events *l, const struct object_classes *c, sqlite3_stmt *op)
+{
+	int64_t id = sqlite3_column_int64(op, 0), tid = sqlite3_column_int64(op, 1);
+	int64_t object = sqlite3_column_int64(op, 2);
+	const char *name = (const char *)sqlite3_column_text(op, 3);
+	int64_t start = sqlite3_column_int64(op, 4), end = sqlite3_column_int64(op, 5);
+	int rc = 0;
+
+	if (!name)
+		return 0;
+	switch (class_of(c, object)) {
+	case OBJ_LOCK:
+		if (!strcmp(name, "unlock"))
+			return lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		if (op_is(name, not_acquiring))
+			return 0;
+		rc = lock_event_add(l, object, start, EV_REQUEST, tid, id, !op_is(name, read_ops));
+		if (!rc && sqlite3_column_type(op, 6) != SQLITE_NULL && sqlite3_column_int64(op, 6) == 0)
+			rc = lock_event_add(l, object, end, EV_ACQUIRE, tid, id, !op_is(name, read_ops));
+		return rc;
+	case OBJ_COND:
+		if ((strcmp(name, "wait") && strcmp(name, "timedwait")) || sqlite3_column_type(op, 7) == SQLITE_NULL)
+			return 0;
+		object = sqlite3_column_int64(op, 7); /* the mutex */
+		rc = lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		/* it takes the mutex back, unless its thread died waiting */
+		if (rc || sqlite3_column_type(op, 6) == SQLITE_NULL)
+			return rc;
+		return lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+	default:
+		return 0;
+	}
+}
+
+struct holder {
+	int64_t tid, since_ns, op_id;
+	int write; /* exclusive: mutex, spinlock, rwlock write */
+	int depth; /* recursive acquisitions by the same thread */
+};
+
+struct lock_state {
+	int64_t object;
+	struct holder *h;
+	size_t len, cap;
+};
+
+static struct holder *holder_of(struct lock_state *l, int64_t tid)
+{
+	for (size_t i = l->len; i-- > 0;)
+		if (l->h[i].tid == tid)
+			return &l->h[i];
+	return NULL;
+}
+
+/* Replay each lock's events: who held it at each request (@holders), and
+ * each acquisition's hold time (@holds). */
+static int replay_locks(const struct lock_events *ev, struct pending_list *holders, struct pending_list *holds,
+			struct sync_resolve_stats *stats)
+{
+	struct lock_state l = { .object = -1 };
+	int rc = 0;
+
+	for (size_t k = 0; k < ev->len && !rc; k++) {
+		const struct lock_event *e = &ev->v[k];
+		struct holder *h;
+
+		if (e->object != l.object) {
+			l.object = e->object;
+			l.len = 0;
+		}
+		switch (e->type) {
+		case EV_RELEASE:
+			h = holder_of(&l, e->tid);
+			if (!h)
+				break; /* unlock of a lock this thread did not take */
+			if (--h->depth > 0)
+				break;
+			rc = pending_add(holds, h->op_id, e->ts_ns - h->since_ns);
+			*h = l.h[--l.len];
+			break;
+		case EV_REQUEST:
+			for (size_t i = 0; i < l.len; i++) {
+				if (l.h[i].tid != e->tid && (e->write || l.h[i].write)) {
+					rc = pending_add(holders, e->op_id, l.h[i].tid);
+					stats->contended_ops++;
+					break;
+				}
+			}
+			break;
+		case EV_ACQUIRE:
+			h = holder_of(&l, e->tid);
+			if (h) {
+				h->depth++;
+				break;
+			}
+			h = grow_array(l.h, &l.cap, l.len, sizeof(*h), 8);
+			if (!h) {
+				rc = -ENOMEM;
+				break;
+			}
+			l.h = h;
+			l.h[l.len++] = (struct holder){ e->tid, e->ts_ns, e->op_id, e->write, 1 };
+			break;
+		}
+	}
+	free(l.h);
+	return rc;
+}
+
+static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_resolve_stats *stats, char **err)
+{
+	struct object_classes classes = { 0 };
+	struct blocked_list blocked = { 0 };
+	struct lock_events events = { 0 };
+	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 };
+	sqlite3_stmt *op = NULL;
+	int rc, step;
+
+	rc = load_object_classes(db, &classes, err);
+	if (!rc)
+		rc = load_blocked(db, &blocked, err);
+	/* ORDER BY the rowid: the plain scan, and the order sort_lock_events
+	 * counts on. */
+	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg "
+					  "FROM sync_ops ORDER BY id", -1, &op, NULL) != SQLITE_OK)
+		rc = sql_fail(db, "sync_ops", err);
+	while (!rc && (step = sqlite3_step(op)) == SQLITE_ROW) {
+		if (blocked.len)
+			claim_blocked(&blocked, sqlite3_column_int64(op, 1), sqlite3_column_int64(op, 0),
+				      sqlite3_column_int64(op, 2), sqlite3_column_int64(op, 4),
+				      sqlite3_column_int64(op, 5));
+		rc = add_lock_events(&events, &classes, op);
+	}
+	if (!rc && op && step != SQLITE_DONE)
+		rc = sql_fail(db, "sync_ops", err);
+	sqlite3_finalize(op);
+
+	for (size_t i = 0; i < blocked.len && !rc; i++) {
+		const struct blocked *b = &blocked.v[i];
+		if (!b->op_id)
+			continue;
+		rc = pending_add(&relabel, b->row, b->op_object);
+		if (!rc)
+			rc = pending_add(&waits, b->op_id,
+					 (b->end_ns < b->op_end_ns ? b->end_ns : b->op_end_ns) - b->start_ns);
+	}
+	free(blocked.v);
+	if (!rc)
+		rc = sort_lock_events(&events);
+	if (!rc)
+		rc = replay_locks(&events, &holders, &holds, stats);
+	free(events.v);
+	free(classes.of);
+
+	if (!rc)
+		rc = apply(db, capture, TL_AMEND_BLOCKED_SYNC,
+			   "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?", &relabel, err);
+	if (!rc)
+		rc = apply_ops(db, capture, &waits, &holders, &holds, err);
+	if (!rc) {
+		stats->blocked_states = relabel.len;
+		stats->blocked_ops = count_rows(&waits);
+	}
+	free(relabel.v);
+	free(waits.v);
+	free(holders.v);
+	free(holds.v);
+	return rc;
+}
+
+/* ---- pass 0: calls that did not return ------------------------------ */
+
+/* Their thread died inside them (unfinished 'thread_exit', written with
+ * end_ns = start_ns): they end where the thread ended. A call a handler
+ * jumped out of ('siglongjmp') already ends at the jump. */
+static int end_unreturned(sqlite3 *db, char **err)
+{
+	if (sqlite3_exec(db, "UPDATE sync_ops SET end_ns = COALESCE((SELECT MAX(t.end_ns) FROM threads t "
+			     "WHERE t.tid = sync_ops.tid AND t.start_ns <= sync_ops.start_ns "
+			     "AND t.end_ns >= sync_ops.start_ns), end_ns) WHERE unfinished = 'thread_exit'",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, "calls that did not return", err);
+	return 0;
+}
+
+int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetime_ids, size_t n,
+		 struct sync_resolve_stats *stats, char **err)
+{
+	int rc;
+	memset(stats, 0, sizeof(*stats));
+	*err = NULL;
+	uint64_t t0 = clock_now_ns();
+	rc = end_unreturned(db, err);
+	if (!rc)
+		rc = split_lifetimes(db, capture, lifetime_ids, n, stats, err);
+	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	if (!rc)
+		rc = join_and_replay(db, capture, stats, err);
+	log_debug("sync tables: blocked ops and holders at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	if (rc == -ENOMEM && !*err && asprintf(err, "finishing the sync tables: out of memory") < 0)
+		*err = NULL;
+	return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * src/cmd/cmd-browse.c - 'mtx browse FILE': the ncurses explorer (ui/). The
+ * file is opened read-only and never changed: derived tables it lacks are
+ * built as TEMP tables for this session.
+ */
+#include "config.h"
+#include "src/derived/analysis.h"
+#include "src/clock.h"
+#include "src/cmd/cmd.h"
+#include "src/db.h"
+#include "src/derived/histogram.h"
+#include "src/log.h"
+#include "src/match.h"
+#include "src/run-state.h"
+#include "ui/browse.h"
+#include "ui/display.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char cmd_browse_usage[] =
+	"usage: mtx browse [--keys] FILE\n"
+	"\n"
+	"Explore the run database FILE: threads, objects, waits, a timeline,\n"
+	"switches, syscalls, call trees and the critical path (? inside lists the keys).\n"
+	"\n"
+	"  -k, --keys   print the keys and what they do, and exit\n"
+	"  -h, --help   this help\n";
+
+int cmd_browse(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "keys", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t start_ns = clock_now_ns();
+	int opt;
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	const char *why = NULL;
+	struct run_state rs;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+kh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			browse_print_keys();
+			return 0;
+		case 'h':
+			fputs(cmd_browse_usage, stdout);
+			return 0;
+		default:
+			return cmd_usage_error("browse", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("browse", optind == argc ? "no run database given" : "one run database only");
+	const char *path = argv[optind];
+	/* The file, then the terminal, before derived tables are built. */
+	if (db_open_readonly(path, &db, &err)) {
+		log_error("%s", err ? err : path);
+		free(err);
+		sqlite3_close(db);
+		return EXIT_FAILURE_MTX;
+	}
+	sqlite3_close(db);
+	db = NULL;
+	if (display_usable(&why)) {
+		log_error("browse: %s", why);
+		return EXIT_FAILURE_MTX;
+	}
+	if (analysis_open(path, true, &db, &rs, &err)) {
+		log_error("%s", err ? err : path);
+		free(err);
+		sqlite3_close(db);
+		return EXIT_FAILURE_MTX;
+	}
+	if (match_register_sql(db) || histogram_register_sql(db)) {
+		log_error("cannot register SQL functions");
+		sqlite3_close(db);
+		return EXIT_FAILURE_MTX;
+	}
+	int rc = browse_run(db, path, &rs, start_ns, &why);
+	if (rc)
+		log_error("browse: %s", why ? why : "failed");
+	sqlite3_close(db);
+	return rc ? EXIT_FAILURE_MTX : 0;
+}

@@ -1,0 +1,429 @@
+/* src/cmd/cmd-collect.c - 'mtx collect': parse the command line, run the collector. */
+#include "config.h"
+#include "collector/collect.h"
+#include "collector/function-uprobes.h"
+#include "collector/preload/shm.h"
+#include "collector/source.h"
+#include "collector/target.h"
+#include "src/derived/analysis.h"
+#include "src/cmd/cmd.h"
+#include "src/log.h"
+#include "src/match.h"
+#include "src/derived/timeline.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cmd_collect_usage[] =
+	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
+	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
+	"                   [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
+	"\n"
+	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
+	"\n"
+	"  -o, --output FILE       write the run here (default run.db; an existing file\n"
+	"                          is kept as FILE.old)\n"
+	"  -e, --events LIST       event sources, comma-separated (default: all):\n"
+	"                            sched     context switches, forks, exits (always on)\n"
+	"                            wakeups   who woke each thread (system-wide)\n"
+	"                            syscalls  every syscall and its return value\n"
+	"                            sync      every lock, semaphore, condvar, barrier,\n"
+	"                                      thread and signal call (LD_PRELOAD)\n"
+	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
+	"                          CPU time, with their call stacks, for\n"
+	"                          'mtx report FILE flat' and 'calls' (1 to 10000)\n"
+	"      --call-graph HOW    how sampled stacks are walked: fp (default: frame\n"
+	"                          pointers, cheapest) or dwarf[,BYTES] (a BYTES copy of\n"
+	"                          the user stack, default 8192, unwound with DWARF CFI:\n"
+	"                          code built without frame pointers keeps its callers)\n"
+	"      --functions [LIB:]REGEX\n"
+	"                          record every call of the functions of PROGRAM whose\n"
+	"                          names REGEX (PCRE2) matches, with uprobes; LIB:REGEX:\n"
+	"                          of the libraries it loads whose file names begin\n"
+	"                          with LIB instead (lib: all of them)\n"
+	"      --functions-in LIB  a plain REGEX applies to these libraries too\n"
+	"      --list-functions [LIB:]REGEX\n"
+	"                          list the functions --functions would trace, and exit\n"
+	"      --sync-stacks[=N]   record the user call stack of every sync operation\n"
+	"                          (frame pointers, up to N frames, default and most 48)\n"
+	"                          into sync_ops.stack_id\n"
+	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
+	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
+	"                          (under sudo: the user who ran sudo, unless -u root)\n"
+	"  -q, --quiet             no status lines\n"
+	"  -v, --verbose           more status lines\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"mtx collect exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
+	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
+	"command line and 1 if mtx could not record.\n";
+
+#define DEFAULT_STACK_BYTES 8192
+/* The kernel keeps a sample record within its u16 size. */
+#define MAX_STACK_BYTES 65528
+
+/* Parse --call-graph: "fp" (0 bytes), "dwarf" or "dwarf,BYTES" (rounded
+ * up to 8). Returns 0 or -1 after the usage error. */
+static int parse_call_graph(const char *text, unsigned *stack_bytes)
+{
+	char *end;
+	long n;
+	if (!strcmp(text, "fp")) {
+		*stack_bytes = 0;
+		return 0;
+	}
+	if (!strcmp(text, "dwarf")) {
+		*stack_bytes = DEFAULT_STACK_BYTES;
+		return 0;
+	}
+	if (strncmp(text, "dwarf,", 6) == 0) {
+		n = strtol(text + 6, &end, 10);
+		if (end != text + 6 && !*end && n >= 64 && n <= MAX_STACK_BYTES) {
+			*stack_bytes = (unsigned)(n + 7) / 8 * 8;
+			return 0;
+		}
+	}
+	cmd_usage_error("collect", "--call-graph takes fp, dwarf or dwarf,BYTES (64 to %d), not '%s'",
+			MAX_STACK_BYTES, text);
+	return -1;
+}
+
+/* Bytes of a dwarf sample's record beyond its stack copy (header, ids,
+ * registers, the callchain's first frames), roughly. */
+#define SAMPLE_RECORD_EXTRA 400
+/* The collector drains every 100 ms, and is woken at a quarter full. */
+#define RING_FILL_MIN_MS 250
+
+/* Stack copies make sample records large: say so when one thread running
+ * on a CPU fills that CPU's ring faster than the collector is sure to
+ * drain it. */
+static void warn_ring_fill(const struct collect_options *o)
+{
+	double ring = (double)o->ring_pages * (double)sysconf(_SC_PAGESIZE);
+	double per_s = (double)o->sample_hz * (o->sample_stack_bytes + SAMPLE_RECORD_EXTRA);
+	if (!o->sample_stack_bytes || ring * 1000 >= per_s * RING_FILL_MIN_MS)
+		return;
+	log_warn("--call-graph dwarf,%u at %u Hz fills a %.0f MiB buffer in %.0f ms per busy CPU: samples may "
+		 "be lost (meta lost_samples); a larger --buffer-size or a smaller copy helps",
+		 o->sample_stack_bytes, o->sample_hz, ring / 1048576, 1000 * ring / per_s);
+}
+
+/* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
+ * the sched source is always in. */
+static int parse_events(const char *list, unsigned *mask, int *sync)
+{
+	char *copy = strdup(list), *save = NULL;
+	*mask = 0;
+	*sync = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+		if (!strcmp(tok, "all")) {
+			*mask = (1u << mtx_nr_sources) - 1;
+			*sync = 1;
+			continue;
+		}
+		if (!strcmp(tok, "sync")) {
+			*sync = 1;
+			continue;
+		}
+		for (int i = 0; i < mtx_nr_sources; i++) {
+			if (!strcmp(mtx_sources[i]->name, tok)) {
+				*mask |= 1u << i;
+				found = 1;
+			}
+		}
+		if (!found) {
+			cmd_usage_error("collect", "unknown event source '%s' (known: sched, wakeups, syscalls, sync)", tok);
+			free(copy);
+			return -1;
+		}
+	}
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mtx_sources[i]->mandatory)
+			*mask |= 1u << i;
+	free(copy);
+	return 0;
+}
+
+/* --list-functions: what --functions @pattern would trace in @prog. Exits
+ * 0 when something matches, 1 when nothing does. */
+static int list_functions(const char *prog, const char *pattern, const char *also_in)
+{
+	struct function_uprobes *fu = NULL;
+	char path[4096], *err = NULL;
+	size_t n;
+	int rc = target_find_program(prog, path, sizeof(path));
+	if (rc) {
+		log_error("%s: %s", prog, strerror(-rc));
+		return EXIT_FAILURE_MTX;
+	}
+	rc = function_uprobes_find(&fu, path, pattern, also_in, &err);
+	if (rc) {
+		log_error("%s", err ? err : strerror(-rc));
+		free(err);
+		return EXIT_FAILURE_MTX;
+	}
+	n = function_uprobes_count(fu);
+	if (function_uprobes_skipped(fu))
+		log_warn("not traced: %s (never called, only jumped to: a return probe would overwrite its stack)",
+			 function_uprobes_skipped(fu));
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *module;
+		function_uprobes_get(fu, i, &name, &module);
+		printf("%-32s %s\n", name, module);
+	}
+	printf("%zu function%s match%s '%s'\n", n, n == 1 ? "" : "s", n == 1 ? "es" : "", pattern);
+	function_uprobes_free(fu);
+	return n ? 0 : EXIT_FAILURE_MTX;
+}
+
+/* A bad REGEX is a bad command line: say so before anything starts. */
+static int check_pattern(const char *option, const char *pattern)
+{
+	char *err = NULL;
+	struct mtx_match *m = match_compile(function_uprobes_regex(pattern), &err);
+	if (m) {
+		match_free(m);
+		return 0;
+	}
+	log_error("%s: %s", option, err ? err : "bad pattern");
+	free(err);
+	return -1;
+}
+
+static char *join_command(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	for (int i = 0; s && i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* Build the analyses' tables now, from the run as it was written, so that
+ * reports and the browser open at once. A failure loses nothing recorded:
+ * the first report builds them again. Frees @capture. */
+static void build_derived(const char *path, struct tl_capture *capture)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		timeline_capture_free(capture);
+	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err))
+		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again", path,
+			 err ? err : sqlite3_errmsg(db));
+	free(err);
+	sqlite3_close(db);
+}
+
+/*
+ * Whom the program runs as: --user USER (a name or a uid), else, when mtx
+ * runs as root under sudo, the user who ran sudo (SUDO_UID, SUDO_GID), as
+ * the program would run without mtx; root itself only when asked
+ * (--user root). The collector stays root: perf and tracefs need it.
+ * Returns 0, or -1 after saying why.
+ */
+static int choose_user(const char *user, struct collect_options *o)
+{
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	struct passwd *pw = NULL;
+	char *end;
+
+	if (user) {
+		unsigned long uid = strtoul(user, &end, 10);
+		pw = *user && !*end ? getpwuid((uid_t)uid) : getpwnam(user);
+		if (!pw) {
+			cmd_usage_error("collect", "--user: no user '%s' on this system", user);
+			return -1;
+		}
+	} else if (geteuid() == 0 && sudo_uid && sudo_gid && strcmp(sudo_uid, "0") != 0) {
+		pw = getpwuid((uid_t)strtoul(sudo_uid, NULL, 10));
+		if (!pw)
+			return 0;
+		pw->pw_gid = (gid_t)strtoul(sudo_gid, NULL, 10);
+		log_info("running %s as %s, who ran sudo (--user root runs it as root)", o->argv[0], pw->pw_name);
+	}
+	if (!pw || (pw->pw_uid == geteuid() && pw->pw_gid == getegid()))
+		return 0;
+	if (geteuid() != 0) {
+		cmd_usage_error("collect", "--user %s: only root can run the program as another user", user);
+		return -1;
+	}
+	o->user = strdup(pw->pw_name);
+	o->uid = (unsigned)pw->pw_uid;
+	o->gid = (unsigned)pw->pw_gid;
+	return o->user ? 0 : -1;
+}
+
+/* The derived build is the last step after the program's exit, and a
+ * short one: a signal that asks mtx to stop meanwhile ends it when it is
+ * done, with the program's exit status all the same. */
+static void build_derived_unstoppable(const char *path, struct tl_capture *capture)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct timespec now = { 0, 0 };
+	sigset_t mask, old;
+
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaddset(&mask, stops[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	build_derived(path, capture);
+	while (sigtimedwait(&mask, NULL, &now) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "buffer-size", required_argument, NULL, 'm' },
+		{ "sample", required_argument, NULL, 'S' },
+		{ "sync-stacks", optional_argument, NULL, 'K' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "functions", required_argument, NULL, 'F' },
+		{ "functions-in", required_argument, NULL, 'I' },
+		{ "list-functions", required_argument, NULL, 'L' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
+	long mib = 16;
+	const char *list = NULL, *user = NULL;
+	struct collect_result r;
+	int opt, rc, call_graph_given = 0;
+	char *err = NULL, *command;
+	size_t pages;
+
+	/* '+': stop at the program name, its options are its own. */
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:e:m:u:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'e':
+			if (parse_events(optarg, &o.sources, &o.sync))
+				return EXIT_USAGE;
+			break;
+		case 'm': {
+			char *end;
+			mib = strtol(optarg, &end, 10);
+			if (*end || mib < 1 || mib > 4096)
+				return cmd_usage_error("collect", "--buffer-size takes MiB from 1 to 4096, not '%s'", optarg);
+			break;
+		}
+		case 'S': {
+			char *end;
+			long hz = strtol(optarg, &end, 10);
+			if (*end || end == optarg || hz < 1 || hz > 10000)
+				return cmd_usage_error("collect", "--sample takes a rate in Hz from 1 to 10000, not '%s'",
+						       optarg);
+			o.sample_hz = (unsigned)hz;
+			break;
+		}
+		case 'F':
+			if (check_pattern("--functions", optarg))
+				return EXIT_USAGE;
+			o.functions = optarg;
+			break;
+		case 'I':
+			o.functions_in = optarg;
+			break;
+		case 'L':
+			if (check_pattern("--list-functions", optarg))
+				return EXIT_USAGE;
+			list = optarg;
+			break;
+		case 'K': {
+			char *end;
+			long n = optarg ? strtol(optarg, &end, 10) : (long)MTX_SYNC_STACK_MAX;
+			if (optarg && (*end || end == optarg || n < 1 || n > (long)MTX_SYNC_STACK_MAX))
+				return cmd_usage_error("collect", "--sync-stacks takes a depth from 1 to %u frames, not '%s'",
+						       MTX_SYNC_STACK_MAX, optarg);
+			o.sync_stack_frames = (unsigned)n;
+			break;
+		}
+		case 'G':
+			if (parse_call_graph(optarg, &o.sample_stack_bytes))
+				return EXIT_USAGE;
+			call_graph_given = 1;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'q':
+			log_set_level(LOG_QUIET);
+			break;
+		case 'v':
+			log_set_level(LOG_VERBOSE);
+			break;
+		case 'h':
+			fputs(cmd_collect_usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				return cmd_usage_error("collect", "unknown or incomplete option '-%c'", optopt);
+			return cmd_usage_error("collect", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("collect", "no program to run");
+	if (o.sync_stack_frames && !o.sync)
+		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
+	if (call_graph_given && !o.sample_hz)
+		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");
+	if (list)
+		return list_functions(argv[optind], list, o.functions_in);
+	if (o.functions_in && !o.functions)
+		return cmd_usage_error("collect", "--functions-in LIB needs --functions REGEX");
+	o.argv = argv + optind;
+	if (choose_user(user, &o))
+		return EXIT_USAGE;
+	/* Ring sizes must be a power of two pages. */
+	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	o.ring_pages = pages;
+	warn_ring_fill(&o);
+	command = join_command(argc - optind, argv + optind);
+	o.command = command;
+
+	rc = collect_run(&o, &r, &err);
+	free(command);
+	free((char *)o.user);
+	if (rc) {
+		log_error("%s", err ? err : "collection failed");
+		free(err);
+		return r.program_failed ? r.program_failed : EXIT_FAILURE_MTX;
+	}
+	if (r.record_failed && r.status == 0) {
+		timeline_capture_free(r.capture);
+		return EXIT_FAILURE_MTX;
+	}
+	if (!r.record_failed && !r.stopped)
+		build_derived_unstoppable(o.output, r.capture);
+	else
+		timeline_capture_free(r.capture);
+	return r.status;
+}

@@ -1,0 +1,325 @@
+/*
+ * src/cmd/cmd-report.c - 'mtx report FILE NAME': print one of the named
+ * reports of src/reports.c, as text, CSV or JSON, with filters. The derived
+ * tables are built first if the run.db lacks them (analysis_open: kept in
+ * the file when the run is complete and the file can take them, as TEMP
+ * tables otherwise). An incomplete run says so in one line, first in text
+ * and on stderr for CSV and JSON, and what it lacks is shown as unknown.
+ */
+#include "config.h"
+#include "src/derived/analysis.h"
+#include "src/clock.h"
+#include "src/cmd/cmd.h"
+#include "src/db.h"
+#include "src/derived/histogram.h"
+#include "src/log.h"
+#include "src/match.h"
+#include "src/report-format.h"
+#include "src/reports.h"
+#include "src/run-state.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Rows per section that text shows unless --limit says otherwise. */
+#define DEFAULT_TEXT_LIMIT 1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+const char cmd_report_usage[] =
+	"usage: mtx report FILE NAME [ARG] [options]\n"
+	"       mtx report --list\n"
+	"\n"
+	"Print the report NAME of the run database FILE (mtx report --list names them).\n"
+	"\n"
+	"  -t, --thread TID|NAME  only this thread (a tid, or a thread name)\n"
+	"  -O, --object OBJECT    only this sync object: its address (0x...) or its id\n"
+	"  -F, --function REGEX   only functions matching this PCRE2 pattern\n"
+	"      --from TIME        only what happened after TIME since the run's start\n"
+	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
+	"  -f, --format FMT       text (default; fits 80 columns), csv or json\n"
+	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
+	"                         for text, all for csv and json)\n"
+	"  -l, --list             list the reports\n"
+	"  -v, --verbose          say how long building the derived tables took, step by step,\n"
+	"                         and how long each section of the report took\n"
+	"  -h, --help             this help\n";
+
+
+/* The filters, as given; each becomes a named query parameter. */
+struct filters {
+	const char *thread, *object, *function, *from, *to;
+};
+
+/* The tid a --thread value names: a number, or the one thread of that name. */
+static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
+{
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (*text && !*end) {
+		*tid = v;
+		return 0;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT tid FROM threads WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*tid = sqlite3_column_int64(st, 0);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
+}
+
+static void list_reports(void)
+{
+	int nr;
+	const struct mtx_report *r = report_table(&nr);
+	for (int i = 0; i < nr; i++)
+		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
+		       r[i].summary);
+}
+
+static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
+		      enum report_format format, long limit_rows)
+{
+	enum { P_TID, P_OBJECT_ID, P_ADDR, P_FROM, P_TO, NR_P };
+	static const char *const params[NR_P] = { ":tid", ":object_id", ":addr", ":from", ":to" };
+	static const char *const options[NR_P] = { "--thread", "--object", "--object", "--from", "--to" };
+	int64_t values[NR_P] = { 0 };
+	bool given[NR_P] = { false };
+	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
+	sqlite3_stmt **stmts = NULL, **counts = NULL;
+	sqlite3 *db = NULL;
+	char *err = NULL, *incomplete = NULL;
+	const char *object = arg ? arg : f->object;
+	int nr = 0, nr_shown = 0, status = EXIT_FAILURE_MTX;
+	struct run_state rs;
+	struct mtx_match *check;
+
+	if (f->function) { /* one clear line for a bad pattern, before any work */
+		if (!(check = match_compile(f->function, &err))) {
+			log_error("%s", err ? err : "out of memory");
+			free(err);
+			return EXIT_USAGE;
+		}
+		match_free(check);
+	}
+	if (analysis_open(path, false, &db, &rs, &err)) {
+		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	if (match_register_sql(db) || histogram_register_sql(db)) {
+		log_error("cannot register SQL functions");
+		goto out;
+	}
+	/* A window's GROUP BY sorts the rows in it; a helper thread shares
+	 * the sorting (sync --from 1s --to 5s on the 10 M-event bench run,
+	 * 1.6 M ops: 6.7 -> 3.7 s, medians of 3 interleaved pairs). */
+	db_exec(db, "PRAGMA threads = 2", NULL);
+	printer.origin_ns = db_run_start_ns(db);
+	if (f->thread) {
+		int rc = resolve_thread(db, f->thread, &values[P_TID]);
+		if (rc) {
+			log_error("--thread %s: %s", f->thread,
+				  rc == -ENOENT ? "no thread of that name" : "several threads have that name: give a tid");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		given[P_TID] = true;
+	}
+	if (object) {
+		char *end;
+		int hex = !strncmp(object, "0x", 2) || !strncmp(object, "0X", 2);
+		long long v = strtoll(object, &end, hex ? 16 : 10);
+		if (end == object || *end) {
+			log_error("object '%s': give its address (0x...) or its id", object);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		values[hex ? P_ADDR : P_OBJECT_ID] = v;
+		given[hex ? P_ADDR : P_OBJECT_ID] = true;
+	}
+	for (int i = P_FROM; i <= P_TO; i++) {
+		const char *text = i == P_FROM ? f->from : f->to;
+		if (!text)
+			continue;
+		if (timefmt_parse_offset(text, &values[i])) {
+			log_error("%s '%s': give a time since the run's start, like 1.5s, 200ms or 30us", options[i],
+				  text);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		values[i] += printer.origin_ns;
+		given[i] = true;
+	}
+
+	for (nr = 0; r->queries[nr].name; nr++)
+		;
+	stmts = calloc((size_t)nr, sizeof(*stmts));
+	counts = calloc((size_t)nr, sizeof(*counts));
+	if (!stmts || !counts) {
+		log_error("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nr; i++) {
+		/* On an incomplete run, with what it lacks left unknown. */
+		char *sql = query_sql(db, &r->queries[i], rs.missing);
+		int rc = sqlite3_prepare_v2(db, sql ? sql : r->queries[i].sql, -1, &stmts[i], NULL);
+		free(sql);
+		if (rc != SQLITE_OK || (query_count_sql(r->queries[i].name) &&
+					sqlite3_prepare_v2(db, query_count_sql(r->queries[i].name), -1, &counts[i],
+							   NULL) != SQLITE_OK)) {
+			log_error("report %s: %s", r->queries[i].name, sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	/* A filter no query of the report can apply is an error, not ignored. */
+	for (int p = 0; p <= NR_P; p++) {
+		const char *param = p < NR_P ? params[p] : ":function";
+		bool wanted = p < NR_P ? given[p] : f->function != NULL, takes = false;
+		for (int i = 0; i < nr && wanted; i++)
+			takes |= sqlite3_bind_parameter_index(stmts[i], param) > 0;
+		if (wanted && !takes) {
+			log_error("report %s cannot be filtered by %s", r->name, p < NR_P ? options[p] : "--function");
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	const struct mtx_query_params params_given = {
+		.tid = values[P_TID], .has_tid = given[P_TID],
+		.object_id = values[P_OBJECT_ID], .has_object_id = given[P_OBJECT_ID],
+		.addr = values[P_ADDR], .has_addr = given[P_ADDR],
+		.from = values[P_FROM], .has_from = given[P_FROM],
+		.to = values[P_TO], .has_to = given[P_TO],
+		.function = f->function,
+	};
+	/* Text says it first, where it is read; CSV and JSON keep their form. */
+	if ((incomplete = run_state_line(&rs)) && format == REPORT_TEXT)
+		printf("%s\n\n", incomplete);
+	else if (incomplete)
+		log_warn("%s: %s", path, incomplete);
+	report_begin(&printer);
+	for (int i = 0; i < nr; i++) {
+		char *note = query_note(&r->queries[i], rs.missing, format == REPORT_TEXT);
+		if (note && format != REPORT_TEXT)
+			log_warn("report %s: %s", r->queries[i].name, note);
+		if (query_unknown(&r->queries[i], rs.missing)) {
+			report_print_unknown(&printer, r->queries[i].name, r->queries[i].title,
+					     run_phase_unknown(query_unknown(&r->queries[i], rs.missing)));
+			free(note);
+			continue;
+		}
+		nr_shown++;
+		printer.note = note;
+		query_bind(stmts[i], &params_given);
+		if (counts[i])
+			query_bind(counts[i], &params_given);
+		printer.count = counts[i];
+		uint64_t t0 = clock_now_ns();
+		long printed = report_print(&printer, r->queries[i].name, r->queries[i].title, stmts[i], &err);
+		printer.note = NULL;
+		free(note);
+		if (printed < 0) {
+			fflush(stdout);
+			if (db_error_is_corrupt(sqlite3_errcode(db)))
+				log_error("%s: the database is corrupt", path);
+			else
+				log_error("report %s: %s", r->queries[i].name, err ? err : "failed");
+			goto out;
+		}
+		log_debug("report %s: %lld ms", r->queries[i].name, (long long)((clock_now_ns() - t0) / 1000000));
+		if (printer.nr_more && format != REPORT_TEXT) /* text says so in the table */
+			log_warn("report %s: %ld more rows not printed (--limit 0 for all)", r->queries[i].name,
+				 printer.nr_more);
+	}
+	report_end(&printer);
+	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+	if (!nr_shown) {
+		log_error("%s: report %s cannot be shown: %s", path, r->name,
+			  run_phase_unknown(query_unknown(&r->queries[0], rs.missing)));
+		status = EXIT_FAILURE_MTX;
+	}
+out:
+	free(incomplete);
+	for (int i = 0; stmts && counts && i < nr; i++) {
+		sqlite3_finalize(stmts[i]);
+		sqlite3_finalize(counts[i]);
+	}
+	free(stmts);
+	free(counts);
+	free(err);
+	sqlite3_close(db);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "thread", required_argument, NULL, 't' }, { "object", required_argument, NULL, 'O' },
+		{ "function", required_argument, NULL, 'F' }, { "from", required_argument, NULL, 'a' },
+		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct filters f = { 0 };
+	int format = REPORT_TEXT, c;
+	long limit_rows = -1; /* not given */
+	char *end;
+	const struct mtx_report *r;
+
+	optind = 1;
+	opterr = 0;
+	/* Options may come anywhere (mtx report run.db waits --thread 12). */
+	while ((c = getopt_long(argc, argv, ":t:O:F:f:n:lvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': f.thread = optarg; break;
+		case 'O': f.object = optarg; break;
+		case 'F': f.function = optarg; break;
+		case 'a': f.from = optarg; break;
+		case 'b': f.to = optarg; break;
+		case 'f':
+			if ((format = report_format_parse(optarg)) < 0)
+				return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
+			break;
+		case 'n':
+			limit_rows = strtol(optarg, &end, 10);
+			if (end == optarg || *end || limit_rows < 0)
+				return cmd_usage_error("report", "--limit '%s': give a number of rows (0: all)", optarg);
+			break;
+		case 'l': list_reports(); return 0;
+		case 'v': log_set_level(LOG_VERBOSE); break;
+		case 'h': fputs(cmd_report_usage, stdout); return 0;
+		case ':': return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		default: return cmd_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 2)
+		return cmd_usage_error("report", argc ? "which report? (mtx report --list)" : "no database given");
+	if (!(r = report_find(argv[1])))
+		return cmd_usage_error("report", "no report called '%s' (mtx report --list)", argv[1]);
+	if (r->argument && argc < 3)
+		return cmd_usage_error("report", "report %s needs %s", r->name, r->argument);
+	if (argc > (r->argument ? 3 : 2))
+		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 3 : 2]);
+	if (r->argument && f.object)
+		return cmd_usage_error("report", "give the object once");
+	/* Text is for reading: a table of a million rows is not. */
+	if (limit_rows < 0)
+		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+	return run_report(argv[0], r, r->argument ? argv[2] : NULL, &f, (enum report_format)format, limit_rows);
+}

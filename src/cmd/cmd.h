@@ -1,0 +1,38 @@
+/*
+ * src/cmd/cmd.h - the subcommand table. Each cmd-<name>.c defines one
+ * cmd_<name>() and its usage text; src/cmd/mtx.c dispatches from the table.
+ */
+#ifndef MTX_CMD_H
+#define MTX_CMD_H
+
+/* Exit statuses of mtx itself (the traced program's status otherwise). */
+enum {
+	EXIT_USAGE = 2,      /* bad command line */
+	EXIT_FAILURE_MTX = 1 /* mtx could not do what was asked */
+};
+
+struct mtx_command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const char *summary;               /* one line for 'mtx --help' */
+	const char *usage;                 /* full usage for 'mtx help NAME' */
+};
+
+int cmd_collect(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_browse(int argc, char **argv);
+
+extern const char cmd_collect_usage[];
+extern const char cmd_info_usage[];
+extern const char cmd_report_usage[];
+extern const char cmd_browse_usage[];
+
+/* cmd_find - the command called @name, or NULL. */
+const struct mtx_command *cmd_find(const char *name);
+
+/* cmd_usage_error - print "mtx: <msg>" and the command's usage line to
+ * stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,11 @@
+# src/cmd/: the mtx program, its entry point and one file per subcommand:
+# the only code that sees both the collector and the browser.
+bin_PROGRAMS += mtx
+mtx_SOURCES = \
+	src/cmd/mtx.c src/cmd/cmd.h \
+	src/cmd/cmd-collect.c \
+	src/cmd/cmd-info.c \
+	src/cmd/cmd-report.c \
+	src/cmd/cmd-browse.c
+mtx_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
+mtx_LDADD = libmtxui.a $(MTX_LIBS) $(NCURSES_LIBS)

@@ -1,0 +1,369 @@
+/*
+ * src/derived/summaries.c - the summary tables of schema/derived.sql: per thread
+ * lifetime its time in each state (thread_totals), per thread, object and
+ * op the calls, waits and holds (sync_totals), and per lock the holders
+ * that made others wait (lock_holders). The threads, sync and locks reports
+ * read them instead of adding up millions of rows on every run; with a
+ * --from/--to window they add up the recorded rows instead.
+ *
+ * The sync figures were added up while the timeline was loaded
+ * (src/derived/timeline.c); the state and syscall totals are added up here from it.
+ * Per thread and syscall name, syscall_totals holds what the browser's
+ * syscalls view showed by grouping 1.3 M syscalls rows on a 10 M-event run
+ * (~3 s): NULL where SQL's SUM or MAX over no value gives NULL.
+ */
+#include "config.h"
+#include "src/derived/analysis.h"
+#include "src/db.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+#include "src/derived/timeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The thread_totals columns, in the order of the states they add up. */
+static const char *const state_columns[][2] = {
+	{ "running", "running_ns" },           { "runnable", "runnable_ns" },
+	{ "blocked", "blocked_other_ns" },     { "blocked_sync", "blocked_sync_ns" },
+	{ "blocked_io", "blocked_io_ns" },     { "sleeping", "sleeping_ns" },
+};
+#define NR_STATE_COLUMNS (sizeof(state_columns) / sizeof(state_columns[0]))
+
+/* A lifetime's time in each state within one bucket, inserted into
+ * thread_buckets when its states move past the bucket. */
+struct state_buckets {
+	sqlite3_stmt *ins;
+	int64_t tid, life_ns, bucket_ns, ns[NR_STATE_COLUMNS];
+};
+
+static int flush_states(struct state_buckets *b)
+{
+	int rc = 0;
+	for (size_t k = 0; k < NR_STATE_COLUMNS; k++) {
+		if (!b->ns[k])
+			continue;
+		sqlite3_reset(b->ins);
+		sqlite3_bind_int64(b->ins, 1, b->tid);
+		sqlite3_bind_int64(b->ins, 2, b->life_ns);
+		sqlite3_bind_int64(b->ins, 3, b->bucket_ns);
+		sqlite3_bind_text(b->ins, 4, state_columns[k][0], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(b->ins, 5, b->ns[k]);
+		if (!rc && sqlite3_step(b->ins) != SQLITE_DONE)
+			rc = -EIO;
+		b->ns[k] = 0;
+	}
+	return rc;
+}
+
+/* Add [@from, @to) in state column @k, split at the buckets' edges. */
+static int add_state(struct state_buckets *b, const struct tl_buckets *g, size_t k, int64_t from, int64_t to)
+{
+	int rc = 0;
+	for (int64_t at = timeline_bucket_ns(g, timeline_bucket_of(g, from)); !rc && from < to; at += g->width_ns) {
+		if (at != b->bucket_ns)
+			rc = flush_states(b);
+		b->bucket_ns = at;
+		int64_t until = to < at + g->width_ns ? to : at + g->width_ns;
+		b->ns[k] += until - from;
+		from = until;
+	}
+	return rc;
+}
+
+/* One thread_totals row per threads row: the thread's states that lie
+ * within the lifetime, added up by state; and per bucket (thread_buckets). */
+static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
+{
+	uint16_t ids[NR_STATE_COLUMNS];
+	sqlite3_stmt *lives = NULL, *ins = NULL;
+	struct state_buckets buckets = { 0 };
+	int rc = 0, step;
+
+	for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
+		ids[k] = timeline_intern_find(tl, state_columns[k][0]);
+	if (sqlite3_prepare_v2(db, "SELECT tid, pid, name, start_ns, end_ns FROM threads ORDER BY rowid", -1,
+			       &lives, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO thread_totals (tid, pid, name, start_ns, end_ns, nr_states, running_ns, "
+			       "runnable_ns, blocked_other_ns, blocked_sync_ns, blocked_io_ns, sleeping_ns) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO thread_buckets (tid, life_ns, bucket_ns, state, ns) "
+			       "VALUES (?, ?, ?, ?, ?)",
+			       -1, &buckets.ins, NULL) != SQLITE_OK)
+		rc = -EIO;
+	while (!rc && (step = sqlite3_step(lives)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(lives, 0), start_ns = sqlite3_column_int64(lives, 3);
+		int64_t end_ns = sqlite3_column_int64(lives, 4), sums[NR_STATE_COLUMNS] = { 0 }, n = 0;
+		const struct tl_thread *t = timeline_thread(tl, tid);
+		buckets.tid = tid;
+		buckets.life_ns = start_ns;
+		buckets.bucket_ns = INT64_MIN;
+		/* A lifetime without an end holds none (as in the threads report). */
+		for (size_t i = t && sqlite3_column_type(lives, 4) != SQLITE_NULL ? timeline_states_from(t, start_ns)
+										   : SIZE_MAX;
+		     t && i < t->nr_states && t->states[i].start_ns <= end_ns; i++) {
+			const struct tl_state *s = &t->states[i];
+			if (s->end_ns > end_ns)
+				continue;
+			n++;
+			for (size_t k = 0; k < NR_STATE_COLUMNS && !rc; k++)
+				if (s->state == ids[k]) {
+					sums[k] += s->end_ns - s->start_ns;
+					rc = add_state(&buckets, &tl->buckets, k, s->start_ns, s->end_ns);
+				}
+		}
+		if (!rc)
+			rc = flush_states(&buckets);
+		sqlite3_reset(ins);
+		for (int c = 0; c < 5; c++)
+			sqlite3_bind_value(ins, c + 1, sqlite3_column_value(lives, c));
+		sqlite3_bind_int64(ins, 6, n);
+		for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
+			sqlite3_bind_int64(ins, 7 + (int)k, sums[k]);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = -EIO;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -EIO;
+	sqlite3_finalize(lives);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(buckets.ins);
+	return rc;
+}
+
+/* Bind the @n values @v from column @col on, and run @ins (reset before
+ * by the caller, who may have bound the columns before @col). */
+static int insert_ints(sqlite3_stmt *ins, int col, const int64_t *v, int n)
+{
+	for (int c = 0; c < n; c++)
+		sqlite3_bind_int64(ins, col + c, v[c]);
+	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* Insert @t's (tid, object_id, op) and then the @n values @v with @ins. */
+static int insert_op_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, const struct tl_op_total *t,
+			   const int64_t *v, int n)
+{
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, t->tid);
+	sqlite3_bind_int64(ins, 2, t->object_id);
+	sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
+	return insert_ints(ins, 4, v, n);
+}
+
+/* sync_buckets from the timeline's totals per bucket, and sync_totals from
+ * the same folded per (tid, object, op). */
+static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
+{
+	struct keyhash keys = { 0 };
+	struct tl_op_total *run = NULL;
+	size_t nr_run = 0, cap_run = 0;
+	sqlite3_stmt *ins = NULL, *ins_run = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO sync_buckets (tid, object_id, op, bucket_ns, calls, blocked, contended, "
+			       "wait_ns, max_wait_ns, hold_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO sync_totals (tid, object_id, op, calls, blocked, contended, wait_ns, "
+			       "max_wait_ns, hold_ns, max_hold_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &ins_run, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; i < tl->nr_op_totals && !rc; i++) {
+		const struct tl_op_total *t = &tl->op_totals[i];
+		const int64_t v[] = { t->bucket_ns, t->calls, t->blocked, t->contended, t->wait_ns, t->max_wait_ns,
+				      t->hold_ns };
+		rc = insert_op_total(ins, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
+		const struct tl_op_total init = { .tid = t->tid, .object_id = t->object_id, .op = t->op };
+		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, t->tid, t->object_id, t->op, &run, &nr_run, &cap_run,
+						    sizeof(*run), &init);
+		if (k < 0)
+			rc = (int)k;
+		else if (!rc)
+			timeline_add_op_total(&run[k], t);
+	}
+	for (size_t i = 0; i < nr_run && !rc; i++) {
+		const struct tl_op_total *t = &run[i];
+		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
+				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
+		rc = insert_op_total(ins_run, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
+	}
+	sqlite3_finalize(ins);
+	sqlite3_finalize(ins_run);
+	keyhash_free(&keys);
+	free(run);
+	return rc;
+}
+
+/* lock_holder_buckets from the timeline's holders per bucket, and
+ * lock_holders from the same folded per (object, holder). */
+static int lock_holders(sqlite3 *db, const struct mtx_timeline *tl)
+{
+	struct keyhash keys = { 0 };
+	struct tl_holder_total *run = NULL;
+	size_t nr_run = 0, cap_run = 0;
+	sqlite3_stmt *ins = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO lock_holder_buckets (object_id, holder_tid, bucket_ns, ops, wait_ns) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; i < tl->nr_holder_totals && !rc; i++) {
+		const struct tl_holder_total *h = &tl->holder_totals[i];
+		const int64_t v[] = { h->object_id, h->holder_tid, h->bucket_ns, h->ops, h->wait_ns };
+		sqlite3_reset(ins);
+		rc = insert_ints(ins, 1, v, (int)(sizeof(v) / sizeof(v[0])));
+		const struct tl_holder_total init = { h->object_id, h->holder_tid, 0, 0, 0 };
+		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, h->object_id, h->holder_tid, 0, &run, &nr_run, &cap_run,
+						    sizeof(*run), &init);
+		if (k < 0)
+			rc = (int)k;
+		else if (!rc) {
+			run[k].ops += h->ops;
+			run[k].wait_ns += h->wait_ns;
+		}
+	}
+	sqlite3_finalize(ins);
+	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO lock_holders (object_id, holder_tid, ops, wait_ns) "
+				      "VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; i < nr_run && !rc; i++) {
+		const int64_t v[] = { run[i].object_id, run[i].holder_tid, run[i].ops, run[i].wait_ns };
+		sqlite3_reset(ins);
+		rc = insert_ints(ins, 1, v, (int)(sizeof(v) / sizeof(v[0])));
+	}
+	sqlite3_finalize(ins);
+	keyhash_free(&keys);
+	free(run);
+	return rc;
+}
+
+/* One thread's syscalls of one name, added up: the sums count only the
+ * rows that have the value (a ret, an end). */
+struct syscall_total {
+	uint16_t name;
+	int64_t calls, errors, with_ret, total_ns, max_ns, with_end;
+};
+
+/* A thread's totals by name (over the run, or over a bucket): a list, and
+ * per name (an interned string) the index + 1 of its total in it. */
+struct syscall_list {
+	struct syscall_total *totals;
+	size_t nr, cap, *slot;
+	sqlite3_stmt *ins; /* syscall_totals' or syscall_buckets' insert */
+	bool per_bucket;   /* syscall_buckets' */
+};
+
+static int add_syscall(struct syscall_list *l, const struct tl_syscall *s)
+{
+	if (!l->slot[s->name]) {
+		struct syscall_total *more = grow_array(l->totals, &l->cap, l->nr, sizeof(*more), 64);
+		if (!more)
+			return -ENOMEM;
+		l->totals = more;
+		l->totals[l->nr] = (struct syscall_total){ .name = s->name };
+		l->slot[s->name] = ++l->nr;
+	}
+	struct syscall_total *x = &l->totals[l->slot[s->name] - 1];
+	x->calls++;
+	if (s->flags & TL_HAS_RET) {
+		x->with_ret++;
+		x->errors += (s->flags & TL_RET_FAILED) != 0;
+	}
+	if (s->flags & TL_HAS_END) {
+		int64_t ns = s->end_ns - s->start_ns;
+		if (!x->with_end++ || ns > x->max_ns)
+			x->max_ns = ns;
+		x->total_ns += ns;
+	}
+	return 0;
+}
+
+/* Insert @l's totals as thread @tid's (of bucket @bucket_ns, for
+ * syscall_buckets' insert) and empty it. */
+static int flush_syscalls(struct syscall_list *l, const struct mtx_timeline *tl, int64_t tid, int64_t bucket_ns)
+{
+	int rc = 0;
+	for (size_t k = 0; k < l->nr; k++) {
+		const struct syscall_total *x = &l->totals[k];
+		sqlite3_reset(l->ins);
+		sqlite3_bind_int64(l->ins, 1, tid);
+		sqlite3_bind_text(l->ins, 2, timeline_string(tl, x->name), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(l->ins, 3, x->calls);
+		db_bind_int_or_null(l->ins, 4, x->errors, x->with_ret > 0);
+		db_bind_int_or_null(l->ins, 5, x->total_ns, x->with_end > 0);
+		db_bind_int_or_null(l->ins, 6, x->max_ns, x->with_end > 0);
+		if (l->per_bucket)
+			sqlite3_bind_int64(l->ins, 7, bucket_ns);
+		if (!rc && sqlite3_step(l->ins) != SQLITE_DONE)
+			rc = -EIO;
+		l->slot[x->name] = 0;
+	}
+	l->nr = 0;
+	return rc;
+}
+
+/* syscall_totals and syscall_buckets: each thread's calls (in time order)
+ * added up over the run and over each bucket they begin in. */
+static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
+{
+	size_t nr_slots = tl->nr_strings ? tl->nr_strings : 1;
+	struct syscall_list run = { .slot = calloc(nr_slots, sizeof(size_t)) };
+	struct syscall_list bucket = { .slot = calloc(nr_slots, sizeof(size_t)), .per_bucket = true };
+	int rc = run.slot && bucket.slot ? 0 : -ENOMEM;
+
+	if (!rc && (sqlite3_prepare_v2(db,
+				       "INSERT INTO syscall_totals (tid, syscall, calls, errors, total_ns, max_ns) "
+				       "VALUES (?, ?, ?, ?, ?, ?)", -1, &run.ins, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(db,
+				       "INSERT INTO syscall_buckets (tid, syscall, calls, errors, total_ns, max_ns, "
+				       "bucket_ns) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &bucket.ins, NULL) != SQLITE_OK))
+		rc = -EIO;
+	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
+		const struct tl_thread *t = &tl->threads[i];
+		int64_t at = INT64_MIN; /* the bucket's number; none yet */
+		for (size_t k = 0; k < t->nr_syscalls && !rc; k++) {
+			const struct tl_syscall *s = &t->syscalls[k];
+			if (s->name >= tl->nr_strings)
+				continue;
+			int64_t b = timeline_bucket_of(&tl->buckets, s->start_ns);
+			if (b != at && at != INT64_MIN)
+				rc = flush_syscalls(&bucket, tl, t->tid, timeline_bucket_ns(&tl->buckets, at));
+			at = b;
+			if (!rc)
+				rc = add_syscall(&run, s);
+			if (!rc)
+				rc = add_syscall(&bucket, s);
+		}
+		if (!rc && at != INT64_MIN)
+			rc = flush_syscalls(&bucket, tl, t->tid, timeline_bucket_ns(&tl->buckets, at));
+		if (!rc)
+			rc = flush_syscalls(&run, tl, t->tid, 0);
+	}
+	sqlite3_finalize(run.ins);
+	sqlite3_finalize(bucket.ins);
+	free(run.totals);
+	free(bucket.totals);
+	free(run.slot);
+	free(bucket.slot);
+	return rc;
+}
+
+int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
+{
+	int rc = thread_totals(db, tl);
+	if (!rc)
+		rc = sync_totals(db, tl);
+	if (!rc)
+		rc = lock_holders(db, tl);
+	if (!rc)
+		rc = syscall_totals(db, tl);
+	if (rc && asprintf(err, "summaries: %s", sqlite3_errmsg(db)) < 0)
+		*err = NULL;
+	return rc;
+}
