@@ -380,7 +380,7 @@ static void on_signal_write(int sig)
 struct sig_arg {
 	struct sync_region *r;
 	pthread_t target;
-	int stop;
+	int stop, stop_drain; /* the pester's, the drainer's */
 	unsigned drain_sleep_us;
 };
 
@@ -432,7 +432,7 @@ static void *slow_drainer_main(void *p)
 {
 	struct slow_drain *d = p;
 
-	while (!__atomic_load_n(&d->a->stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&d->a->stop_drain, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = { 0, (long)d->a->drain_sleep_us * 1000 };
 
 		sync_region_drain(d->a->r, sig_emit, d->seen);
@@ -478,11 +478,15 @@ static void signals_into_full_lanes(uint32_t lane_records, unsigned drain_sleep_
 		write_n(&sig_view, &sig_w, written, 100);
 		written += 100;
 	}
+	/* No signal comes once the pester is gone, and one still pending is
+	 * dropped (SIG_IGN), before the drainer stops: a handler that ran
+	 * after that would wait for a drain that does not come. */
 	__atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(pt, NULL);
-	pthread_join(dt, NULL);
 	signal(SIGUSR1, SIG_IGN);
 	signal(SIGUSR2, SIG_IGN);
+	__atomic_store_n(&a.stop_drain, 1, __ATOMIC_RELEASE);
+	pthread_join(dt, NULL);
 	sync_region_drain(a.r, sig_emit, &s);
 	cr_assert(s.order_ok, "the writer's records out of order");
 	cr_assert(s.fields_ok, "a record was not intact");
