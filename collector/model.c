@@ -19,30 +19,11 @@
 #include "collector/model.h"
 #include "collector/fd-kind.h"
 #include "collector/syscall-names.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Thread states, declared once: X(enum suffix, name in thread_states.state). */
-#define THREAD_STATES(X)            \
-	X(RUNNING, "running")       \
-	X(RUNNABLE, "runnable")     \
-	X(BLOCKED, "blocked")       \
-	X(BLOCKED_IO, "blocked_io") \
-	X(SLEEPING, "sleeping")
-
-enum thread_state {
-#define X(e, n) ST_##e,
-	THREAD_STATES(X)
-#undef X
-};
-
-static const char *const state_names[] = {
-#define X(e, n) n,
-	THREAD_STATES(X)
-#undef X
-};
 
 /* How a thread waiting inside a syscall is classified. Syscalls not listed
  * are "blocked" (futex, wait4, ...); issue-level refinement of blocked into
@@ -102,11 +83,11 @@ static uint8_t classify_syscall(const char *name)
 {
 	for (int i = 0; sleeping_syscalls[i]; i++)
 		if (strcmp(sleeping_syscalls[i], name) == 0)
-			return ST_SLEEPING;
+			return TS_SLEEPING;
 	for (int i = 0; io_syscalls[i]; i++)
 		if (strcmp(io_syscalls[i], name) == 0)
-			return ST_BLOCKED_IO;
-	return ST_BLOCKED;
+			return TS_BLOCKED_IO;
+	return TS_BLOCKED;
 }
 
 struct mtx_model *model_new(struct mtx_writer *w)
@@ -249,14 +230,14 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 	}
 	if (ts > t->since_ns) {
 		const char *sys = NULL;
-		if (t->state != ST_RUNNING && t->state != ST_RUNNABLE && t->sys_nr >= 0)
+		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
 			sys = syscall_name(t->sys_nr);
-		writer_thread_state(m->w, t->tid, t->since_ns, ts, state_names[t->state],
-				    t->state == ST_RUNNING ? t->cpu : -1, sys);
+		writer_thread_state(m->w, t->tid, t->since_ns, ts, thread_state_name(t->state),
+				    t->state == TS_RUNNING ? t->cpu : -1, sys);
 		t->since_ns = ts;
 	}
 	t->state = state;
-	if (cpu >= 0 || state != ST_RUNNING)
+	if (cpu >= 0 || state != TS_RUNNING)
 		t->cpu = cpu;
 }
 
@@ -284,7 +265,7 @@ static struct model_thread *thread_of(struct mtx_model *m, const struct mtx_even
 {
 	struct model_thread *t = find_thread(m, ev->tid);
 	if (!t)
-		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNING);
+		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, TS_RUNNING);
 	return t;
 }
 
@@ -329,10 +310,10 @@ static const char *state_letter(int64_t prev_state, int preempt)
 static uint8_t waiting_state(const struct mtx_model *m, const struct model_thread *t, int64_t prev_state)
 {
 	if (prev_state & TASK_REPORT_D)
-		return ST_BLOCKED_IO;
+		return TS_BLOCKED_IO;
 	if (t->sys_nr >= 0 && t->sys_nr < syscall_names_count)
 		return m->syscall_class[t->sys_nr];
-	return ST_BLOCKED;
+	return TS_BLOCKED;
 }
 
 void model_event(struct mtx_model *m, const struct mtx_event *ev)
@@ -362,7 +343,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			if (p && parent)
 				memcpy(p->exe, parent->exe, sizeof(p->exe));
 		}
-		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNABLE);
+		t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, TS_RUNNABLE);
 		{
 			struct model_thread *parent = find_thread(m, ev->u.fork.ptid);
 			if (parent)
@@ -372,7 +353,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	case MTX_EV_COMM:
 		t = find_thread(m, ev->tid);
 		if (!t)
-			t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, ST_RUNNING);
+			t = new_thread(m, ev->tid, ev->pid, ev->ts_ns, TS_RUNNING);
 		memcpy(t->name, ev->u.comm.comm, sizeof(t->name));
 		t->name[sizeof(t->name) - 1] = 0;
 		if (ev->u.comm.exec) {
@@ -396,13 +377,13 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		if (!t)
 			return; /* its final switch after EXIT */
 		if (ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0)
-			set_state(m, t, ev->ts_ns, ST_RUNNABLE, -1);
+			set_state(m, t, ev->ts_ns, TS_RUNNABLE, -1);
 		else
 			set_state(m, t, ev->ts_ns, waiting_state(m, t, ev->u.sw.prev_state), -1);
 		return;
 	case MTX_EV_SWITCH_IN:
 		t = thread_of(m, ev);
-		set_state(m, t, ev->ts_ns, ST_RUNNING, ev->cpu);
+		set_state(m, t, ev->ts_ns, TS_RUNNING, ev->cpu);
 		return;
 	case MTX_EV_WAKEUP:
 		t = find_thread(m, ev->u.wakeup.wakee_tid);
@@ -411,8 +392,8 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			return;
 		}
 		writer_wakeup(m->w, ev->ts_ns, ev->cpu, ev->tid, t->tid, ev->u.wakeup.target_cpu);
-		if (t->state != ST_RUNNING && t->state != ST_RUNNABLE)
-			set_state(m, t, ev->ts_ns, ST_RUNNABLE, -1);
+		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE)
+			set_state(m, t, ev->ts_ns, TS_RUNNABLE, -1);
 		return;
 	case MTX_EV_SYS_ENTER:
 		t = thread_of(m, ev);

@@ -10,6 +10,7 @@
 #include "src/reports.h"
 #include "src/columns.h"
 #include "src/db.h"
+#include "src/thread-states.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,19 +100,23 @@
 #define TOTAL_PCT(column, name) PCT("x." column, "x.end_ns - x.start_ns") " AS " name
 static const struct mtx_query threads_queries[] = {
 	{ "threads", "Threads: lifetime and the share of it spent in each state (seed 001, Table 1)",
-	  "SELECT r.tid, r.name, r.lifetime_ns, r.running_pct, r.runnable_pct, r.sync_pct, r.io_pct, r.sleep_pct, "
-	  "r.other_pct FROM ("
+	  "SELECT r.tid, r.name, r.lifetime_ns"
+#define X(e, name, total, pct, label, waiting) ", r." pct
+	  THREAD_STATES(X)
+#undef X
+	  " FROM ("
 	  "SELECT x.tid, x.name, x.end_ns - x.start_ns AS lifetime_ns, "
-	  TOTAL_PCT("running_ns", "running_pct") ", " TOTAL_PCT("runnable_ns", "runnable_pct") ", "
-	  TOTAL_PCT("blocked_sync_ns", "sync_pct") ", " TOTAL_PCT("blocked_io_ns", "io_pct") ", "
-	  TOTAL_PCT("sleeping_ns", "sleep_pct") ", " TOTAL_PCT("blocked_other_ns", "other_pct") ", "
+#define X(e, name, total, pct, label, waiting) TOTAL_PCT(total, pct) ", "
+	  THREAD_STATES(X)
+#undef X
 	  "x.start_ns AS t0 FROM thread_totals x "
 	  "WHERE " WHOLE_RUN " AND x.nr_states > 0 AND " THREAD_IS("x.tid") " "
 	  "UNION ALL "
 	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
-	  STATE_PCT("running", "running_pct") ", " STATE_PCT("runnable", "runnable_pct") ", "
-	  STATE_PCT("blocked_sync", "sync_pct") ", " STATE_PCT("blocked_io", "io_pct") ", "
-	  STATE_PCT("sleeping", "sleep_pct") ", " STATE_PCT("blocked", "other_pct") ", t.start_ns AS t0 "
+#define X(e, name, total, pct, label, waiting) STATE_PCT(name, pct) ", "
+	  THREAD_STATES(X)
+#undef X
+	  "t.start_ns AS t0 "
 	  "FROM threads t JOIN ("
 	  "SELECT b.tid, b.life_ns, b.state, b.ns FROM thread_buckets b WHERE " WINDOWED " AND "
 	  THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
@@ -860,20 +865,15 @@ char *query_note(const struct mtx_query *q, unsigned missing, bool headers)
 
 void query_bind(sqlite3_stmt *st, const struct mtx_query_params *p)
 {
-	const struct { const char *name; int64_t value; bool given; } ints[] = {
-		{ ":tid", p->tid, p->has_tid },       { ":object_id", p->object_id, p->has_object_id },
-		{ ":addr", p->addr, p->has_addr },    { ":from", p->from, p->has_from },
-		{ ":to", p->to, p->has_to },
-	};
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		int idx = sqlite3_bind_parameter_index(st, ints[i].name);
-		if (idx)
-			db_bind_int_or_null(st, idx, ints[i].value, ints[i].given);
-	}
-	int idx = sqlite3_bind_parameter_index(st, ":function");
-	if (idx)
-		db_bind_text_or_null(st, idx, p->function);
-	idx = sqlite3_bind_parameter_index(st, ":syscall");
-	if (idx)
-		db_bind_text_or_null(st, idx, p->syscall);
+	int idx;
+#define X(field, param, option)                                          \
+	if ((idx = sqlite3_bind_parameter_index(st, param)))              \
+		db_bind_int_or_null(st, idx, p->field, p->has_##field);
+	QUERY_INT_PARAMS(X)
+#undef X
+#define X(field, param, option)                                          \
+	if ((idx = sqlite3_bind_parameter_index(st, param)))              \
+		db_bind_text_or_null(st, idx, p->field);
+	QUERY_TEXT_PARAMS(X)
+#undef X
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "src/thread-states.h"
+
 /* The smallest screen the views are laid out for. */
 #define DISPLAY_MIN_COLS 80
 #define DISPLAY_MIN_ROWS 24
@@ -44,6 +46,22 @@ enum display_glyph {
 	GLYPH_CURSOR,
 	NR_GLYPHS
 };
+
+/* A thread state's glyph and style: the state glyphs and styles above are
+ * in the order of src/thread-states.h. */
+static inline enum display_glyph display_state_glyph(enum thread_state s)
+{
+	return (enum display_glyph)(GLYPH_RUNNING + (int)s);
+}
+
+static inline enum display_style display_state_style(enum thread_state s)
+{
+	return (enum display_style)(STYLE_RUNNING + (int)s);
+}
+
+_Static_assert(GLYPH_BLOCKED - GLYPH_RUNNING == TS_BLOCKED && STYLE_BLOCKED - STYLE_RUNNING == TS_BLOCKED &&
+		       GLYPH_SYNC - GLYPH_RUNNING == TS_BLOCKED_SYNC && STYLE_SLEEP - STYLE_RUNNING == TS_SLEEPING,
+	       "the state glyphs and styles follow src/thread-states.h");
 
 /*
  * display_usable - whether the browser can take over this terminal:

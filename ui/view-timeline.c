@@ -27,20 +27,12 @@
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
 #define MIN_NS_PER_COL 10
 
-enum lane_state { LS_NONE, LS_RUNNING, LS_RUNNABLE, LS_SYNC, LS_IO, LS_SLEEP, LS_BLOCKED, NR_LANE_STATES };
+/* A cell's state: a thread state's (src/thread-states.h) plus one, as in
+ * timeline_levels; 0 for none. */
+enum lane_state { LS_NONE, NR_LANE_STATES = NR_THREAD_STATES + 1 };
+#define LS_OF(ts) ((enum lane_state)((ts) + 1))
+#define TS_OF(ls) ((enum thread_state)((ls) - 1))
 
-static const struct {
-	const char *name; /* thread_states.state */
-	enum display_glyph glyph;
-	enum display_style style;
-} states[NR_LANE_STATES] = {
-	[LS_RUNNING] = { "running", GLYPH_RUNNING, STYLE_RUNNING },
-	[LS_RUNNABLE] = { "runnable", GLYPH_RUNNABLE, STYLE_RUNNABLE },
-	[LS_SYNC] = { "blocked_sync", GLYPH_SYNC, STYLE_SYNC },
-	[LS_IO] = { "blocked_io", GLYPH_IO, STYLE_IO },
-	[LS_SLEEP] = { "sleeping", GLYPH_SLEEP, STYLE_SLEEP },
-	[LS_BLOCKED] = { "blocked", GLYPH_BLOCKED, STYLE_BLOCKED },
-};
 
 struct lane {
 	int64_t tid, start_ns, end_ns;
@@ -66,10 +58,10 @@ struct timeline {
 
 static enum lane_state state_of(const char *name)
 {
-	for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
-		if (name && !strcmp(name, states[s].name))
-			return (enum lane_state)s;
-	return name ? LS_BLOCKED : LS_NONE;
+	for (int s = 0; name && s < NR_THREAD_STATES; s++)
+		if (!strcmp(name, thread_state_name((enum thread_state)s)))
+			return LS_OF(s);
+	return name ? LS_OF(TS_BLOCKED) : LS_NONE;
 }
 
 /* Prepare a named query and bind the lane's tid and a window. */
@@ -127,7 +119,7 @@ static void cells_from_cover(int cols, int64_t (*cover)[NR_LANE_STATES], enum la
 {
 	for (int c = 0; c < cols; c++) {
 		int best = LS_NONE;
-		for (int s = LS_RUNNING; s < NR_LANE_STATES; s++)
+		for (int s = LS_NONE + 1; s < NR_LANE_STATES; s++)
 			if (cover[c][s] > cover[c][best] || (best == LS_NONE && cover[c][s] > 0))
 				best = s;
 		cells[c] = (enum lane_state)best;
@@ -329,14 +321,14 @@ static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 		l->cached_cols = cols;
 	}
 	for (int c = 0; c < cols; c++) {
-		enum display_style style = cells[c] ? states[cells[c]].style : STYLE_NORMAL;
+		enum display_style style = cells[c] ? display_state_style(TS_OF(cells[c])) : STYLE_NORMAL;
 		if (selected && c == cursor)
 			style = STYLE_CURSOR;
 		if (marks[c]) {
 			char m[2] = { marks[c], 0 };
 			display_text(y, NAME_COLS + c, 1, selected && c == cursor ? STYLE_CURSOR : STYLE_MARK, false, m);
 		} else if (cells[c]) {
-			display_glyph(y, NAME_COLS + c, 1, states[cells[c]].glyph, style);
+			display_glyph(y, NAME_COLS + c, 1, display_state_glyph(TS_OF(cells[c])), style);
 		} else if (selected && c == cursor) {
 			display_glyph(y, NAME_COLS + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
 		}
@@ -572,7 +564,7 @@ static void follow_wakeup(struct view *v)
 		return;
 	sqlite3_stmt *st = prepare(v, "timeline.cause_at", l->tid, tl->cursor_ns, tl->cursor_ns);
 	if (!st || sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 2) <= tl->cursor_ns ||
-	    !strcmp((const char *)sqlite3_column_text(st, 0), "running")) {
+	    !strcmp((const char *)sqlite3_column_text(st, 0), thread_state_name(TS_RUNNING))) {
 		view_message(v->b, "the cursor is not on a wait of this thread");
 		sqlite3_finalize(st);
 		return;

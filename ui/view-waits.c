@@ -14,18 +14,13 @@
 
 #define NAME_COLS 22
 
-/* The threads query's share columns, in bar order, and how each is drawn. */
+/* The threads query's share columns, in bar order: one a thread state. */
 static const struct {
 	const char *column, *label;
-	enum display_glyph glyph;
-	enum display_style style;
 } parts[] = {
-	{ "running_pct", "running", GLYPH_RUNNING, STYLE_RUNNING },
-	{ "runnable_pct", "runnable", GLYPH_RUNNABLE, STYLE_RUNNABLE },
-	{ "sync_pct", "sync", GLYPH_SYNC, STYLE_SYNC },
-	{ "io_pct", "io", GLYPH_IO, STYLE_IO },
-	{ "sleep_pct", "sleep", GLYPH_SLEEP, STYLE_SLEEP },
-	{ "other_pct", "other", GLYPH_BLOCKED, STYLE_BLOCKED },
+#define X(e, name, total, pct, label, waiting) { pct, label },
+	THREAD_STATES(X)
+#undef X
 };
 #define NR_PARTS (sizeof(parts) / sizeof(parts[0]))
 
@@ -49,7 +44,7 @@ static void draw_legend(int y, int width)
 	display_text(y, 0, width, STYLE_HEADER, true, "thread");
 	x = NAME_COLS;
 	for (size_t p = 0; p < NR_PARTS && x < width; p++) {
-		display_glyph(y, x, 1, parts[p].glyph, parts[p].style);
+		display_glyph(y, x, 1, display_state_glyph((enum thread_state)p), display_state_style((enum thread_state)p));
 		display_text(y, x + 2, width - x - 2, STYLE_HEADER, false, parts[p].label);
 		x += (int)strlen(parts[p].label) + 4;
 	}
@@ -74,7 +69,8 @@ static void draw_bar(const struct view *v, const struct table_row *r, int y, int
 	for (size_t p = 0; p < NR_PARTS && total > 0; p++) {
 		cumulative += share[p];
 		int end = NAME_COLS + (int)(cumulative / total * bar + 0.5);
-		display_glyph(y, x, end - x, parts[p].glyph, parts[p].style);
+		display_glyph(y, x, end - x, display_state_glyph((enum thread_state)p),
+			      display_state_style((enum thread_state)p));
 		x = end;
 	}
 }

@@ -32,12 +32,14 @@
  */
 #include "config.h"
 #include "src/derived/analysis.h"
+#include "src/worker.h"
 #include "src/db.h"
 #include "src/sorted.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/row-queue.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -88,7 +90,7 @@ struct segment {
 
 struct state_name {
 	char *name;
-	int waits; /* blocked, blocked_sync, blocked_io, sleeping */
+	int waits; /* a waiting state (src/thread-states.h) */
 };
 
 struct walk {
@@ -136,7 +138,6 @@ static int64_t column_or(sqlite3_stmt *st, int col, int64_t fallback)
  * memory ran out. */
 static ptrdiff_t state_intern(struct walk *w, const char *name)
 {
-	static const char *const waits[] = { "blocked", "blocked_sync", "blocked_io", "sleeping" };
 	struct state_name *names;
 	size_t i;
 
@@ -151,8 +152,9 @@ static ptrdiff_t state_intern(struct walk *w, const char *name)
 	if (!names[i].name)
 		return -1;
 	names[i].waits = 0;
-	for (size_t k = 0; k < sizeof(waits) / sizeof(waits[0]); k++)
-		names[i].waits |= !strcmp(name, waits[k]);
+	for (int k = 0; k < NR_THREAD_STATES; k++)
+		names[i].waits |= thread_state_waiting((enum thread_state)k) &&
+				  !strcmp(name, thread_state_name((enum thread_state)k));
 	w->nr_names++;
 	return (ptrdiff_t)i;
 }
@@ -439,7 +441,7 @@ static int walk_thread(struct walk *w, size_t *life, int64_t *ns)
 				/* What is left of the wait after the waker's instant stays on the path. */
 				if ((rc = emit(w, *life, at_ns, *ns, (size_t)state, object_id)))
 					break;
-				if (object_id != NO_OBJECT && !strcmp(w->names[state].name, "blocked_sync") &&
+				if (object_id != NO_OBJECT && !strcmp(w->names[state].name, thread_state_name(TS_BLOCKED_SYNC)) &&
 				    (rc = open_window(w, (size_t)waker, start_ns, object_id)))
 					break;
 				*life = (size_t)waker;
@@ -470,7 +472,7 @@ static int running_before(struct walk *w, size_t life, int64_t ns)
 	const struct tl_thread *t = timeline_thread(w->tl, w->lives[life].tid);
 	size_t k = t ? timeline_states_from(t, ns) : 0;
 	const struct tl_state *s = state_before(t, &w->lives[life], &k);
-	return s && !strcmp(timeline_string(w->tl, s->state), "running");
+	return s && !strcmp(timeline_string(w->tl, s->state), thread_state_name(TS_RUNNING));
 }
 
 /*
@@ -729,7 +731,7 @@ static int walk_run(void *arg)
 struct critical_path_job {
 	struct walk w;
 	char *err; /* the walk's */
-	struct analysis_thread thread;
+	struct worker thread;
 };
 
 int analysis_critical_path_start(sqlite3 *db, const struct mtx_timeline *tl, struct critical_path_job **out,
@@ -756,14 +758,14 @@ int analysis_critical_path_start(sqlite3 *db, const struct mtx_timeline *tl, str
 	}
 	w->err = &j->err; /* the walk's own, as it runs beside this thread */
 	if (!rc)
-		analysis_thread_start(&j->thread, walk_run, w);
+		worker_start(&j->thread, walk_run, w);
 	return rc;
 }
 
 int analysis_critical_path_finish(sqlite3 *db, struct critical_path_job *j, char **err)
 {
 	struct walk *w = &j->w;
-	int rc = analysis_thread_join(&j->thread);
+	int rc = worker_join(&j->thread);
 
 	if (rc && err) {
 		free(*err);

@@ -8,9 +8,11 @@
 #include "config.h"
 #include "src/derived/histogram.h"
 #include "src/derived/analysis.h"
+#include "src/worker.h"
 #include "src/grow.h"
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -205,15 +207,12 @@ static const char *const object_metrics[NR_OBJECT_METRICS] = {
 	[OPS] = "ops", [WAIT_NS] = "wait_ns",
 };
 
-/* The thread metric each state's time counts toward (thread_states.state). */
-static const struct {
-	const char *state;
-	enum thread_metric metric;
-} state_metrics[] = {
-	{ "running", RUNNING_NS },      { "runnable", RUNNABLE_NS },  { "blocked", BLOCKED_NS },
-	{ "blocked_sync", BLOCKED_NS }, { "blocked_io", BLOCKED_NS }, { "sleeping", BLOCKED_NS },
-};
-#define NR_STATES (sizeof(state_metrics) / sizeof(state_metrics[0]))
+/* The thread metric a state's time counts toward: every wait is blocked. */
+static enum thread_metric state_metric(enum thread_state s)
+{
+	return s == TS_RUNNING ? RUNNING_NS : s == TS_RUNNABLE ? RUNNABLE_NS : BLOCKED_NS;
+}
+#define NR_STATES NR_THREAD_STATES
 
 /* The threads (by tid) or sync objects (by id) of the run, sorted by id,
  * each with one histogram per metric, allocated when first needed. */
@@ -462,11 +461,11 @@ static int find_subjects(sqlite3 *db, struct run *r, char **err)
 static int fill_run(struct run *r, const struct mtx_timeline *tl)
 {
 	int metric_of[NR_STATES + 1], rc = 0;
-	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, "blocked_sync");
+	uint16_t state_ids[NR_STATES], blocked_sync = timeline_intern_find(tl, thread_state_name(TS_BLOCKED_SYNC));
 
 	for (size_t k = 0; k < NR_STATES; k++) {
-		state_ids[k] = timeline_intern_find(tl, state_metrics[k].state);
-		metric_of[k] = (int)state_metrics[k].metric;
+		state_ids[k] = timeline_intern_find(tl, thread_state_name((enum thread_state)k));
+		metric_of[k] = (int)state_metric((enum thread_state)k);
 	}
 	for (size_t i = 0; i < tl->nr_threads && !rc; i++) {
 		const struct tl_thread *t = &tl->threads[i];
@@ -492,7 +491,7 @@ struct histogram_job {
 	struct run r;
 	const struct mtx_timeline *tl;
 	int has_threads;
-	struct analysis_thread thread;
+	struct worker thread;
 };
 
 static int fill_job(void *arg)
@@ -519,7 +518,7 @@ int analysis_histograms_start(sqlite3 *db, const struct mtx_timeline *tl, struct
 	if (!rc && j->has_threads)
 		rc = find_subjects(db, &j->r, err);
 	if (!rc && j->has_threads)
-		analysis_thread_start(&j->thread, fill_job, j);
+		worker_start(&j->thread, fill_job, j);
 	return rc;
 }
 
@@ -528,7 +527,7 @@ int analysis_histograms_finish(sqlite3 *db, struct histogram_job *j, char **err)
 	int rc;
 	if (!j)
 		return -ENOMEM;
-	rc = j->has_threads ? analysis_thread_join(&j->thread) : 0;
+	rc = j->has_threads ? worker_join(&j->thread) : 0;
 	if (!rc && j->has_threads && db)
 		rc = write_run(db, &j->r, err);
 	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)

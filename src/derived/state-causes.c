@@ -26,6 +26,7 @@
 #include "src/keyhash.h"
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -601,10 +602,10 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 			  .switches.buckets = &tl->buckets };
 	int rc;
 
-	p.running = timeline_intern_find(tl, "running");
-	p.runnable = timeline_intern_find(tl, "runnable");
-	p.sleeping = timeline_intern_find(tl, "sleeping");
-	p.blocked_sync = timeline_intern_find(tl, "blocked_sync");
+	p.running = timeline_intern_find(tl, thread_state_name(TS_RUNNING));
+	p.runnable = timeline_intern_find(tl, thread_state_name(TS_RUNNABLE));
+	p.sleeping = timeline_intern_find(tl, thread_state_name(TS_SLEEPING));
+	p.blocked_sync = timeline_intern_find(tl, thread_state_name(TS_BLOCKED_SYNC));
 	if ((rc = row_queue_open(db, inserts, NR_ROW_TABLES, &p.queue)) ||
 	    (rc = wait_for_begin(db, tl, p.queue, WAIT_FOR_ROWS, &p.wait_for)))
 		goto out;

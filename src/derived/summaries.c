@@ -18,19 +18,15 @@
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The thread_totals columns, in the order of the states they add up. */
-static const char *const state_columns[][2] = {
-	{ "running", "running_ns" },           { "runnable", "runnable_ns" },
-	{ "blocked", "blocked_other_ns" },     { "blocked_sync", "blocked_sync_ns" },
-	{ "blocked_io", "blocked_io_ns" },     { "sleeping", "sleeping_ns" },
-};
-#define NR_STATE_COLUMNS (sizeof(state_columns) / sizeof(state_columns[0]))
+/* The state of each thread_totals column (src/thread-states.h). */
+#define NR_STATE_COLUMNS NR_THREAD_STATES
 
 /* A lifetime's time in each state within one bucket, inserted into
  * thread_buckets when its states move past the bucket. */
@@ -49,7 +45,7 @@ static int flush_states(struct state_buckets *b)
 		sqlite3_bind_int64(b->ins, 1, b->tid);
 		sqlite3_bind_int64(b->ins, 2, b->life_ns);
 		sqlite3_bind_int64(b->ins, 3, b->bucket_ns);
-		sqlite3_bind_text(b->ins, 4, state_columns[k][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(b->ins, 4, thread_state_name((enum thread_state)k), -1, SQLITE_STATIC);
 		sqlite3_bind_int64(b->ins, 5, b->ns[k]);
 		if (!rc && sqlite3_step(b->ins) != SQLITE_DONE)
 			rc = -EIO;
@@ -83,13 +79,19 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	int rc = 0, step;
 
 	for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
-		ids[k] = timeline_intern_find(tl, state_columns[k][0]);
+		ids[k] = timeline_intern_find(tl, thread_state_name((enum thread_state)k));
 	if (sqlite3_prepare_v2(db, "SELECT tid, pid, name, start_ns, end_ns FROM threads ORDER BY rowid", -1,
 			       &lives, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
-			       "INSERT INTO thread_totals (tid, pid, name, start_ns, end_ns, nr_states, running_ns, "
-			       "runnable_ns, blocked_other_ns, blocked_sync_ns, blocked_io_ns, sleeping_ns) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO thread_totals (tid, pid, name, start_ns, end_ns, nr_states"
+#define X(e, name, total, pct, label, waiting) ", " total
+			       THREAD_STATES(X)
+#undef X
+			       ") VALUES (?, ?, ?, ?, ?, ?"
+#define X(e, name, total, pct, label, waiting) ", ?"
+			       THREAD_STATES(X)
+#undef X
+			       ")",
 			       -1, &ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO thread_buckets (tid, life_ns, bucket_ns, state, ns) "
 			       "VALUES (?, ?, ?, ?, ?)",

@@ -7,13 +7,18 @@
 #ifndef MTX_TIMELINE_LEVELS_H
 #define MTX_TIMELINE_LEVELS_H
 
+#include "src/thread-states.h"
+
 #define TL_LEVEL_CHUNK 4096    /* buckets per row at most */
 #define TL_LEVEL_EVENT_SHIFT 3 /* state codes are below 8 */
 
-/* State codes: thread_states.state; any other state counts as "blocked".
- * 0 (NULL): no state recorded in the bucket. */
+/* State codes: a state's (src/thread-states.h) plus one; any other state
+ * counts as "blocked". 0 (NULL): no state recorded in the bucket. */
 static const char *const timeline_level_states[] = {
-	NULL, "running", "runnable", "blocked_sync", "blocked_io", "sleeping", "blocked",
+	NULL,
+#define X(e, name, total, pct, label, waiting) name,
+	THREAD_STATES(X)
+#undef X
 };
 
 /* Event codes: "syscall" when a syscall began in the bucket and no sync op,

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 #include "src/sorted.h"
 #include "src/db.h"
 #include "src/grow.h"
@@ -1015,7 +1016,7 @@ void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t ro
 	c->amended[what]++;
 	if (what == TL_AMEND_BLOCKED_SYNC) {
 		struct tl_state *s = captured(c, c->states, c->nr_states, row, false);
-		int k = s ? capture_string(c, "blocked_sync") : -1;
+		int k = s ? capture_string(c, thread_state_name(TS_BLOCKED_SYNC)) : -1;
 		if (k < 0) {
 			drop(c);
 			return;

@@ -25,6 +25,7 @@
 #include "src/keyhash.h"
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
+#include "src/thread-states.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -305,8 +306,8 @@ int wait_for_begin(sqlite3 *db, const struct mtx_timeline *tl, struct row_queue 
 	p->tl = tl;
 	p->queue = queue;
 	p->table = table;
-	p->running = timeline_intern_find(tl, "running");
-	p->runnable = timeline_intern_find(tl, "runnable");
+	p->running = timeline_intern_find(tl, thread_state_name(TS_RUNNING));
+	p->runnable = timeline_intern_find(tl, thread_state_name(TS_RUNNABLE));
 	p->signal_kind = timeline_intern_find(tl, "signal");
 	p->cond_kind = timeline_intern_find(tl, "cond");
 	p->raise = timeline_intern_find(tl, "raise");
