@@ -22,6 +22,11 @@ struct mtx_event;
 struct mtx_profile;
 struct sync_uprobes;
 
+/* The sync records' name in --events (mtx collect), beside the kernel
+ * sources of collector/source.h, and what they are. */
+#define COLLECT_SYNC_NAME "sync"
+#define COLLECT_SYNC_SUMMARY "every lock, semaphore, condvar, barrier, thread and signal call (LD_PRELOAD)"
+
 struct collect_sync {
 	int on;                       /* records are being collected */
 	const char *method;           /* "preload", "uprobes" or "none" (meta sync_method) */

@@ -3,6 +3,7 @@
 #include "collector/collect.h"
 #include "collector/function-uprobes.h"
 #include "collector/preload/shm.h"
+#include "collector/sync/collect-sync.h"
 #include "collector/source.h"
 #include "collector/target.h"
 #include "src/derived/analysis.h"
@@ -20,6 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Where the list of --events sources goes (cmd_collect_print_usage). */
+#define EVENTS_MARK "@events\n"
+
 const char cmd_collect_usage[] =
 	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
 	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
@@ -31,11 +35,7 @@ const char cmd_collect_usage[] =
 	"  -o, --output FILE       write the run here (default run.db; an existing file\n"
 	"                          is kept as FILE.old)\n"
 	"  -e, --events LIST       event sources, comma-separated (default: all):\n"
-	"                            sched     context switches, forks, exits (always on)\n"
-	"                            wakeups   who woke each thread (system-wide)\n"
-	"                            syscalls  every syscall and its return value\n"
-	"                            sync      every lock, semaphore, condvar, barrier,\n"
-	"                                      thread and signal call (LD_PRELOAD)\n"
+	EVENTS_MARK
 	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
 	"                          CPU time, with their call stacks, for\n"
 	"                          'mtx report FILE flat' and 'calls' (1 to 10000)\n"
@@ -117,30 +117,84 @@ static void warn_ring_fill(const struct collect_options *o)
 
 /* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
  * the sched source is always in. */
+/* Print @text at column 38 of lines at most 80 wide (a word too long for one
+ * has one to itself). */
+static void print_wrapped(FILE *out, const char *text)
+{
+	const int indent = 38, width = 80;
+	int col = indent;
+
+	while (*text) {
+		int len = (int)strcspn(text, " ");
+		if (col > indent && col + 1 + len > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", len, text);
+		col += len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+void cmd_collect_print_usage(FILE *out)
+{
+	const char *mark = strstr(cmd_collect_usage, EVENTS_MARK);
+
+	fprintf(out, "%.*s", (int)(mark - cmd_collect_usage), cmd_collect_usage);
+	for (int i = 0; i < mtx_nr_sources; i++) {
+		char line[256];
+		snprintf(line, sizeof(line), "%s%s", mtx_sources[i]->summary,
+			 mtx_sources[i]->mandatory ? " (always on)" : "");
+		fprintf(out, "%28s%-10s", "", mtx_sources[i]->name);
+		print_wrapped(out, line);
+	}
+	fprintf(out, "%28s%-10s", "", COLLECT_SYNC_NAME);
+	print_wrapped(out, COLLECT_SYNC_SUMMARY);
+	fputs(mark + strlen(EVENTS_MARK), out);
+}
+
+/* The bit of source @s in collect_options.sources. */
+static unsigned source_bit(const struct mtx_source *s)
+{
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mtx_sources[i] == s)
+			return 1u << i;
+	return 0;
+}
+
+/* "sched, wakeups, syscalls, sync": the names --events takes. */
+static void known_sources(char *out, size_t size)
+{
+	size_t len = 0;
+	for (int i = 0; i < mtx_nr_sources && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s, ", mtx_sources[i]->name);
+	if (len < size)
+		snprintf(out + len, size - len, "%s", COLLECT_SYNC_NAME);
+}
+
 static int parse_events(const char *list, unsigned *mask, int *sync)
 {
 	char *copy = strdup(list), *save = NULL;
 	*mask = 0;
 	*sync = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int found = 0;
+		const struct mtx_source *s = source_by_name(tok);
 		if (!strcmp(tok, "all")) {
 			*mask = (1u << mtx_nr_sources) - 1;
 			*sync = 1;
-			continue;
-		}
-		if (!strcmp(tok, "sync")) {
+		} else if (!strcmp(tok, COLLECT_SYNC_NAME)) {
 			*sync = 1;
-			continue;
-		}
-		for (int i = 0; i < mtx_nr_sources; i++) {
-			if (!strcmp(mtx_sources[i]->name, tok)) {
-				*mask |= 1u << i;
-				found = 1;
-			}
-		}
-		if (!found) {
-			cmd_usage_error("collect", "unknown event source '%s' (known: sched, wakeups, syscalls, sync)", tok);
+		} else if (s) {
+			*mask |= source_bit(s);
+		} else {
+			char known[128];
+			known_sources(known, sizeof(known));
+			cmd_usage_error("collect", "unknown event source '%s' (known: %s)", tok, known);
 			free(copy);
 			return -1;
 		}
@@ -379,7 +433,7 @@ int cmd_collect(int argc, char **argv)
 			log_set_level(LOG_VERBOSE);
 			break;
 		case 'h':
-			fputs(cmd_collect_usage, stdout);
+			cmd_collect_print_usage(stdout);
 			return 0;
 		default:
 			if (optopt)

@@ -5,6 +5,8 @@
 #ifndef MTX_CMD_H
 #define MTX_CMD_H
 
+#include <stdio.h>
+
 /* Exit statuses of mtx itself (the traced program's status otherwise). */
 enum {
 	EXIT_USAGE = 2,      /* bad command line */
@@ -16,6 +18,7 @@ struct mtx_command {
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;               /* one line for 'mtx --help' */
 	const char *usage;                 /* full usage for 'mtx help NAME' */
+	void (*print_usage)(FILE *out);    /* prints it, when it is generated in part */
 };
 
 int cmd_collect(int argc, char **argv);
@@ -24,6 +27,7 @@ int cmd_report(int argc, char **argv);
 int cmd_browse(int argc, char **argv);
 
 extern const char cmd_collect_usage[];
+void cmd_collect_print_usage(FILE *out);
 extern const char cmd_info_usage[];
 extern const char cmd_report_usage[];
 extern const char cmd_browse_usage[];

@@ -12,13 +12,14 @@
 #include <string.h>
 
 static const struct mtx_command commands[] = {
-	{ "collect", cmd_collect, "run a program and record what its threads do into run.db", cmd_collect_usage },
+	{ "collect", cmd_collect, "run a program and record what its threads do into run.db", cmd_collect_usage,
+	  cmd_collect_print_usage },
 	{ "info", cmd_info, "say what a run database holds: command, duration, threads, events, losses",
-	  cmd_info_usage },
+	  cmd_info_usage, NULL },
 	{ "browse", cmd_browse, "explore a run database: threads, objects, waits, timeline, ... (ncurses)",
-	  cmd_browse_usage },
+	  cmd_browse_usage, NULL },
 	{ "report", cmd_report, "print a report: threads, sync, locks, waits, critical path, ... (--list)",
-	  cmd_report_usage },
+	  cmd_report_usage, NULL },
 };
 
 static const int nr_commands = sizeof(commands) / sizeof(commands[0]);
@@ -83,7 +84,10 @@ int main(int argc, char **argv)
 		c = cmd_find(argv[2]);
 		if (!c)
 			return cmd_usage_error(NULL, "unknown command '%s'", argv[2]);
-		fputs(c->usage, stdout);
+		if (c->print_usage)
+			c->print_usage(stdout);
+		else
+			fputs(c->usage, stdout);
 		return 0;
 	}
 	if (argv[1][0] == '-')
