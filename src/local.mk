@@ -21,7 +21,10 @@ libmtxcore_a_SOURCES = \
 	src/columns.c src/columns.h \
 	src/report-format.c src/report-format.h \
 	src/keyhash.h \
+	src/hex.h \
 	src/row-queue.c src/row-queue.h \
+	src/worker.c src/worker.h \
+	src/thread-states.h \
 	schema/schema.h
 nodist_libmtxcore_a_SOURCES = schema/schema-sql.c
 libmtxcore_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)

@@ -18,15 +18,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const derived_tables[] = {
-	"state_causes", "wait_for", "critical_path", "time_histograms", "histogram_buckets",
-	"thread_totals", "sync_totals", "lock_holders", "switch_totals", "syscall_totals", "wait_totals",
-	"cpu_wait_totals", "wait_for_totals", "wait_chain_totals", "critical_path_totals", "timeline_levels",
-	"run_buckets", "thread_buckets", "sync_buckets", "lock_holder_buckets", "syscall_buckets", "wait_buckets",
-	"cpu_wait_buckets", "wait_for_buckets", "wait_chain_buckets", "switch_buckets",
-	"critical_path_buckets",
-};
-#define NR_DERIVED_TABLES (sizeof(derived_tables) / sizeof(derived_tables[0]))
+/*
+ * The derived tables are the CREATE TABLEs of schema/derived.sql, declared
+ * there alone: next_derived_table copies the name of the one after *@p
+ * into @name and moves *@p past it; 0 once there are no more.
+ */
+static int next_derived_table(const char **p, char *name, size_t size)
+{
+	static const char create[] = "CREATE TABLE ";
+	const char *hit = strstr(*p, create);
+	size_t len;
+
+	if (!hit)
+		return 0;
+	hit += sizeof(create) - 1;
+	len = strspn(hit, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	snprintf(name, size, "%.*s", (int)len, hit);
+	*p = hit + len;
+	return 1;
+}
 
 /* The run's buckets, which the *_buckets tables are per. */
 static int run_buckets(sqlite3 *db, const struct mtx_timeline *tl, char **err)
@@ -48,38 +58,18 @@ static const struct {
 	{ "summaries", analysis_summaries },
 };
 
-static void *analysis_thread_run(void *arg)
-{
-	struct analysis_thread *t = arg;
-	t->rc = t->run(t->arg);
-	return NULL;
-}
-
-void analysis_thread_start(struct analysis_thread *t, int (*run)(void *arg), void *arg)
-{
-	*t = (struct analysis_thread){ .run = run, .arg = arg };
-	t->threaded = pthread_create(&t->thread, NULL, analysis_thread_run, t) == 0;
-	if (!t->threaded)
-		t->rc = run(arg);
-}
-
-int analysis_thread_join(struct analysis_thread *t)
-{
-	if (t->threaded)
-		pthread_join(t->thread, NULL);
-	t->threaded = false;
-	return t->rc;
-}
-
 int analysis_is_current(sqlite3 *db)
 {
-	char *v = db_meta_get(db, "derived_version");
+	char *v = db_meta_get(db, "derived_version"), name[64], sql[160];
 	int current = v && atoi(v) == MTX_DERIVED_VERSION;
 	free(v);
-	if (!current)
-		return 0;
-	/* The tables must be there too (a TEMP build leaves meta alone). */
-	return db_query_int(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'critical_path_totals'", 0) > 0;
+	/* Every table must be there too (a TEMP build leaves meta alone). */
+	for (const char *p = schema_derived_sql; current && next_derived_table(&p, name, sizeof(name));) {
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = '%s'",
+			 name);
+		current = db_query_int(db, sql, 0) > 0;
+	}
+	return current;
 }
 
 /* The schema text with every CREATE TABLE turned into CREATE TEMP TABLE
@@ -177,15 +167,15 @@ int analysis_build_captured(sqlite3 *db, struct tl_capture *capture, char **err)
 /* analysis_build once the run is read: frees @tl. */
 static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t t0, char **err)
 {
-	char sql[128];
+	char sql[128], name[64];
 	int rc = 0;
 
 	if (db_exec(db, "BEGIN", err)) {
 		timeline_free(tl);
 		return -EIO;
 	}
-	for (size_t i = 0; i < NR_DERIVED_TABLES && !rc; i++) {
-		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s%s", temp ? "temp." : "", derived_tables[i]);
+	for (const char *p = schema_derived_sql; !rc && next_derived_table(&p, name, sizeof(name));) {
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s%s", temp ? "temp." : "", name);
 		rc = db_exec(db, sql, err);
 	}
 	/* The tables first, most indexes once they are filled (schema/derived.sql

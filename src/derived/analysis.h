@@ -154,19 +154,5 @@ int analysis_critical_path_start(sqlite3 *db, const struct mtx_timeline *tl, str
 				 char **err);
 int analysis_critical_path_finish(sqlite3 *db, struct critical_path_job *job, char **err);
 
-/*
- * analysis_thread_start - run @run(@arg), a computation that touches no
- * SQLite connection, on a thread of its own (on this one when none can be
- * started); analysis_thread_join waits for it and returns what it returned.
- */
-struct analysis_thread {
-	int (*run)(void *arg);
-	void *arg;
-	int rc;
-	bool threaded;
-	pthread_t thread;
-};
-void analysis_thread_start(struct analysis_thread *t, int (*run)(void *arg), void *arg);
-int analysis_thread_join(struct analysis_thread *t);
 
 #endif

@@ -22,6 +22,7 @@
  */
 #include "config.h"
 #include "src/derived/analysis.h"
+#include "src/worker.h"
 #include "src/grow.h"
 #include "src/derived/timeline.h"
 #include "src/derived/timeline-levels.h"
@@ -47,7 +48,7 @@ struct levels_job {
 	const struct mtx_timeline *tl;
 	struct level_row *rows;
 	size_t nr_rows, cap_rows;
-	struct analysis_thread thread;
+	struct worker thread;
 };
 
 /* The level being computed: its chunk of buckets, flushed as a row. */
@@ -262,14 +263,14 @@ int analysis_timeline_levels_start(const struct mtx_timeline *tl, struct levels_
 	if (!j)
 		return -ENOMEM;
 	j->tl = tl;
-	analysis_thread_start(&j->thread, fill_levels, j);
+	worker_start(&j->thread, fill_levels, j);
 	return 0;
 }
 
 int analysis_timeline_levels_finish(sqlite3 *db, struct levels_job *j, char **err)
 {
 	sqlite3_stmt *ins = NULL;
-	int rc = analysis_thread_join(&j->thread);
+	int rc = worker_join(&j->thread);
 
 	if (!rc && db &&
 	    sqlite3_prepare_v2(db, "INSERT INTO timeline_levels (tid, level, start_ns, buckets) VALUES (?, ?, ?, ?)",
