@@ -61,16 +61,31 @@ struct mtx_report {
 };
 
 /*
- * What a query is asked about: each field that is set binds the parameter
- * of the same name (:tid, :object_id, :addr, :from, :to, :function,
- * :syscall), the others bind NULL. Paged queries also take :k0 and :k1 (the
+ * The parameters a named query may take, declared once: X(field of
+ * mtx_query_params, SQL parameter, the mtx report option that gives it).
+ * Integers (a field and has_<field>), then texts (NULL when not given: a
+ * PCRE2 pattern, a syscall name). Paged queries also take :k0 and :k1 (the
  * key of the row to continue after or before) and :limit.
  */
+#define QUERY_INT_PARAMS(X)                                        \
+	X(tid, ":tid", "--thread")                                  \
+	X(object_id, ":object_id", "--object")                      \
+	X(addr, ":addr", "--object")                                \
+	X(from, ":from", "--from")                                  \
+	X(to, ":to", "--to")
+#define QUERY_TEXT_PARAMS(X)                                       \
+	X(function, ":function", "--function")                      \
+	X(syscall, ":syscall", NULL)
+
+/* What a query is asked about: each field that is set binds its parameter,
+ * the others bind NULL. */
 struct mtx_query_params {
-	int64_t tid, object_id, addr, from, to;
-	bool has_tid, has_object_id, has_addr, has_from, has_to;
-	const char *function; /* a PCRE2 pattern, or NULL */
-	const char *syscall;  /* a syscall name, or NULL */
+#define X(field, param, option) int64_t field; bool has_##field;
+	QUERY_INT_PARAMS(X)
+#undef X
+#define X(field, param, option) const char *field;
+	QUERY_TEXT_PARAMS(X)
+#undef X
 };
 
 /* query_bind - bind @p (and NULL for what it lacks) to @st's parameters. */

@@ -91,14 +91,20 @@ static void list_reports(void)
 		       r[i].summary);
 }
 
+/* Whether a filter asked for (@wanted) is a parameter @param of one of
+ * @stmts (always, when it was not asked for). */
+static bool applies(sqlite3_stmt *const *stmts, int nr, const char *param, bool wanted)
+{
+	for (int i = 0; i < nr && wanted; i++)
+		if (sqlite3_bind_parameter_index(stmts[i], param) > 0)
+			return true;
+	return !wanted;
+}
+
 static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
 		      enum report_format format, long limit_rows)
 {
-	enum { P_TID, P_OBJECT_ID, P_ADDR, P_FROM, P_TO, NR_P };
-	static const char *const params[NR_P] = { ":tid", ":object_id", ":addr", ":from", ":to" };
-	static const char *const options[NR_P] = { "--thread", "--object", "--object", "--from", "--to" };
-	int64_t values[NR_P] = { 0 };
-	bool given[NR_P] = { false };
+	struct mtx_query_params given = { .function = f->function };
 	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
 	sqlite3_stmt **stmts = NULL, **counts = NULL;
 	sqlite3 *db = NULL;
@@ -107,6 +113,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	int nr = 0, nr_shown = 0, status = EXIT_FAILURE_MTX;
 	struct run_state rs;
 	struct mtx_match *check;
+	const char *unfiltered = NULL;
 
 	if (f->function) { /* one clear line for a bad pattern, before any work */
 		if (!(check = match_compile(f->function, &err))) {
@@ -130,14 +137,14 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	db_exec(db, "PRAGMA threads = 2", NULL);
 	printer.origin_ns = db_run_start_ns(db);
 	if (f->thread) {
-		int rc = resolve_thread(db, f->thread, &values[P_TID]);
+		int rc = resolve_thread(db, f->thread, &given.tid);
 		if (rc) {
 			log_error("--thread %s: %s", f->thread,
 				  rc == -ENOENT ? "no thread of that name" : "several threads have that name: give a tid");
 			status = EXIT_USAGE;
 			goto out;
 		}
-		given[P_TID] = true;
+		given.has_tid = true;
 	}
 	if (object) {
 		char *end;
@@ -148,21 +155,24 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 			status = EXIT_USAGE;
 			goto out;
 		}
-		values[hex ? P_ADDR : P_OBJECT_ID] = v;
-		given[hex ? P_ADDR : P_OBJECT_ID] = true;
+		if (hex)
+			given.addr = v, given.has_addr = true;
+		else
+			given.object_id = v, given.has_object_id = true;
 	}
-	for (int i = P_FROM; i <= P_TO; i++) {
-		const char *text = i == P_FROM ? f->from : f->to;
+	for (int i = 0; i < 2; i++) {
+		const char *text = i ? f->to : f->from;
+		int64_t *ns = i ? &given.to : &given.from;
 		if (!text)
 			continue;
-		if (timefmt_parse_offset(text, &values[i])) {
-			log_error("%s '%s': give a time since the run's start, like 1.5s, 200ms or 30us", options[i],
-				  text);
+		if (timefmt_parse_offset(text, ns)) {
+			log_error("%s '%s': give a time since the run's start, like 1.5s, 200ms or 30us",
+				  i ? "--to" : "--from", text);
 			status = EXIT_USAGE;
 			goto out;
 		}
-		values[i] += printer.origin_ns;
-		given[i] = true;
+		*ns += printer.origin_ns;
+		*(i ? &given.has_to : &given.has_from) = true;
 	}
 
 	for (nr = 0; r->queries[nr].name; nr++)
@@ -186,25 +196,22 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		}
 	}
 	/* A filter no query of the report can apply is an error, not ignored. */
-	for (int p = 0; p <= NR_P; p++) {
-		const char *param = p < NR_P ? params[p] : ":function";
-		bool wanted = p < NR_P ? given[p] : f->function != NULL, takes = false;
-		for (int i = 0; i < nr && wanted; i++)
-			takes |= sqlite3_bind_parameter_index(stmts[i], param) > 0;
-		if (wanted && !takes) {
-			log_error("report %s cannot be filtered by %s", r->name, p < NR_P ? options[p] : "--function");
-			status = EXIT_USAGE;
-			goto out;
-		}
+#define X(field, param, option)                                                               \
+	if (!unfiltered && !applies(stmts, nr, param, given.has_##field))                     \
+		unfiltered = option;
+	QUERY_INT_PARAMS(X)
+#undef X
+#define X(field, param, option)                                                               \
+	if (!unfiltered && option && !applies(stmts, nr, param, given.field != NULL))         \
+		unfiltered = option;
+	QUERY_TEXT_PARAMS(X)
+#undef X
+	if (unfiltered) {
+		log_error("report %s cannot be filtered by %s", r->name, unfiltered);
+		status = EXIT_USAGE;
+		goto out;
 	}
-	const struct mtx_query_params params_given = {
-		.tid = values[P_TID], .has_tid = given[P_TID],
-		.object_id = values[P_OBJECT_ID], .has_object_id = given[P_OBJECT_ID],
-		.addr = values[P_ADDR], .has_addr = given[P_ADDR],
-		.from = values[P_FROM], .has_from = given[P_FROM],
-		.to = values[P_TO], .has_to = given[P_TO],
-		.function = f->function,
-	};
+	const struct mtx_query_params params_given = given;
 	/* Text says it first, where it is read; CSV and JSON keep their form. */
 	if ((incomplete = run_state_line(&rs)) && format == REPORT_TEXT)
 		printf("%s\n\n", incomplete);
