@@ -36,14 +36,9 @@ static const struct action_info actions[] = {
 	{ ACT_PREV_EVENT, "prev-event", "timeline", "[", { '[' }, "the lane's previous state change or sync op" },
 	{ ACT_FOLLOW_WAKEUP, "follow-wakeup", "timeline", "w", { 'w' },
 	  "from a wait to the waker that ended it" },
-	{ ACT_VIEW_THREADS, "threads", "all views", "1", { '1' }, "the threads view" },
-	{ ACT_VIEW_OBJECTS, "objects", "all views", "2", { '2' }, "the synchronization objects view" },
-	{ ACT_VIEW_WAITS, "waits", "all views", "3", { '3' }, "the waits view" },
-	{ ACT_VIEW_TIMELINE, "timeline", "all views", "4", { '4' }, "the timeline view" },
-	{ ACT_VIEW_SWITCHES, "switches", "all views", "5", { '5' }, "the context switches view" },
-	{ ACT_VIEW_SYSCALLS, "syscalls", "all views", "6", { '6' }, "the syscalls view" },
-	{ ACT_VIEW_CALLS, "calls", "all views", "7", { '7' }, "the call tree view" },
-	{ ACT_VIEW_CRITICAL_PATH, "critical-path", "all views", "8", { '8' }, "the critical path view" },
+#define X(e, name, key, help, open) { ACT_VIEW_##e, name, "all views", (char[]){ key, 0 }, { key }, help },
+	MAIN_VIEWS(X)
+#undef X
 	{ ACT_HELP, "help", "all views", "?, F1", { '?', KEY_F(1) }, "this help" },
 	{ ACT_REDRAW, "redraw", "all views", "Ctrl-L", { CTRL('l') }, "redraw the screen" },
 	{ ACT_QUIT, "quit", "all views", "q", { 'q' }, "quit" },

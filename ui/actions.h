@@ -6,6 +6,8 @@
 #ifndef MTX_ACTIONS_H
 #define MTX_ACTIONS_H
 
+#include "ui/main-views.h"
+
 enum action {
 	ACT_NONE,
 	ACT_UP,
@@ -32,14 +34,9 @@ enum action {
 	ACT_NEXT_EVENT,
 	ACT_PREV_EVENT,
 	ACT_FOLLOW_WAKEUP,
-	ACT_VIEW_THREADS,
-	ACT_VIEW_OBJECTS,
-	ACT_VIEW_WAITS,
-	ACT_VIEW_TIMELINE,
-	ACT_VIEW_SWITCHES,
-	ACT_VIEW_SYSCALLS,
-	ACT_VIEW_CALLS,
-	ACT_VIEW_CRITICAL_PATH,
+#define X(e, name, key, help, open) ACT_VIEW_##e,
+	MAIN_VIEWS(X)
+#undef X
 	ACT_HELP,
 	ACT_REDRAW,
 	ACT_QUIT,

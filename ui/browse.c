@@ -15,46 +15,14 @@
 
 #define MAX_DEPTH 32
 
-static struct view *open_threads(struct browse *b)
-{
-	static const char *const q[] = { "threads", NULL };
-	return report_view_new(b, "threads", q, NULL);
-}
-
-static struct view *open_objects(struct browse *b)
-{
-	static const char *const q[] = { "objects", NULL };
-	return report_view_new(b, "objects", q, NULL);
-}
-
-static struct view *open_switches(struct browse *b)
-{
-	static const char *const q[] = { "switches", NULL };
-	return report_view_new(b, "switches", q, NULL);
-}
-
-static struct view *open_syscalls(struct browse *b)
-{
-	static const char *const q[] = { "syscalls", NULL };
-	return report_view_new(b, "syscalls", q, NULL);
-}
-
-static struct view *open_critical_path(struct browse *b)
-{
-	static const char *const q[] = { "critical-path.summary", "critical-path.threads", "critical-path.objects",
-					 "critical-path.functions", "critical-path.sampled", NULL };
-	return report_view_new(b, "critical path", q, NULL);
-}
-
-/* The main views, in Tab order; each opens once and is kept. */
+/* The main views (ui/main-views.h); each opens once and is kept. */
 static const struct {
 	enum action action;
 	struct view *(*open)(struct browse *b);
 } main_views[] = {
-	{ ACT_VIEW_THREADS, open_threads },   { ACT_VIEW_OBJECTS, open_objects },
-	{ ACT_VIEW_WAITS, waits_view_new },   { ACT_VIEW_TIMELINE, timeline_view_new },
-	{ ACT_VIEW_SWITCHES, open_switches }, { ACT_VIEW_SYSCALLS, open_syscalls },
-	{ ACT_VIEW_CALLS, calls_view_new },   { ACT_VIEW_CRITICAL_PATH, open_critical_path },
+#define X(e, name, key, help, open) { ACT_VIEW_##e, open },
+	MAIN_VIEWS(X)
+#undef X
 };
 #define NR_MAIN_VIEWS ((int)(sizeof(main_views) / sizeof(main_views[0])))
 

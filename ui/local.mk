@@ -3,7 +3,7 @@
 noinst_LIBRARIES += libmtxui.a
 libmtxui_a_SOURCES = \
 	ui/display.c ui/display.h \
-	ui/actions.c ui/actions.h \
+	ui/actions.c ui/actions.h ui/main-views.h \
 	ui/table.c ui/table.h \
 	ui/view.c ui/view.h ui/views.h \
 	ui/browse.c ui/browse.h \

@@ -126,3 +126,34 @@ struct view *thread_view_new(struct browse *b, int64_t tid)
 	}
 	return report_view_new(b, title, queries, &p);
 }
+
+struct view *threads_view_new(struct browse *b)
+{
+	static const char *const q[] = { "threads", NULL };
+	return report_view_new(b, "threads", q, NULL);
+}
+
+struct view *objects_view_new(struct browse *b)
+{
+	static const char *const q[] = { "objects", NULL };
+	return report_view_new(b, "objects", q, NULL);
+}
+
+struct view *switches_view_new(struct browse *b)
+{
+	static const char *const q[] = { "switches", NULL };
+	return report_view_new(b, "switches", q, NULL);
+}
+
+struct view *syscalls_view_new(struct browse *b)
+{
+	static const char *const q[] = { "syscalls", NULL };
+	return report_view_new(b, "syscalls", q, NULL);
+}
+
+struct view *critical_path_view_new(struct browse *b)
+{
+	static const char *const q[] = { "critical-path.summary", "critical-path.threads", "critical-path.objects",
+					 "critical-path.functions", "critical-path.sampled", NULL };
+	return report_view_new(b, "critical path", q, NULL);
+}

@@ -11,6 +11,12 @@
  * static) about @params. */
 struct view *report_view_new(struct browse *b, const char *title, const char *const *queries,
 			     const struct mtx_query_params *params);
+/* view-report.c: the main views made of named queries (ui/main-views.h). */
+struct view *threads_view_new(struct browse *b);
+struct view *objects_view_new(struct browse *b);
+struct view *switches_view_new(struct browse *b);
+struct view *syscalls_view_new(struct browse *b);
+struct view *critical_path_view_new(struct browse *b);
 /* view-report.c: one thread's synchronization and waits. */
 struct view *thread_view_new(struct browse *b, int64_t tid);
 
