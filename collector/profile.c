@@ -25,6 +25,7 @@
 #include "collector/profile.h"
 #include "collector/unwind.h"
 #include "src/clock.h"
+#include "src/hex.h"
 #include "src/demangle.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
@@ -506,7 +507,7 @@ static void write_maps(struct mtx_profile *p)
 			const char *path = p->paths[m->path], *symbols = NULL;
 			if (m->inherited)
 				continue;
-			symbols_build_id_hex(m->build_id, (size_t)m->build_id_size, build_id);
+			hex_bytes(m->build_id, (size_t)m->build_id_size, build_id);
 			if (map_module(p, m) == 0 || m->module)
 				symbols = symbols_source_name(symbols_module_source(m->module));
 			writer_map(p->w, s->pid, m->ts_ns, m->start, m->end, m->pgoff, path,

@@ -8,8 +8,8 @@
  */
 #include "config.h"
 #include "src/debug-cache.h"
+#include "src/hex.h"
 #include "src/grow.h"
-#include "src/symbols.h"
 
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -108,7 +108,7 @@ static char *copy_path_of(const unsigned char *id, size_t id_size, char **dir)
 		return NULL;
 	if ((path = malloc(strlen(*dir) + 2 * id_size + sizeof("/.debug")))) {
 		char *p = path + sprintf(path, "%s/", *dir);
-		symbols_build_id_hex(id, id_size, p);
+		hex_bytes(id, id_size, p);
 		strcat(p, ".debug");
 	}
 	return path;

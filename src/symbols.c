@@ -282,16 +282,6 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 	return n;
 }
 
-void symbols_build_id_hex(const uint8_t *id, size_t size, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < size; i++) {
-		out[2 * i] = digits[id[i] >> 4];
-		out[2 * i + 1] = digits[id[i] & 15];
-	}
-	out[2 * size] = '\0';
-}
-
 void symbols_free(struct mtx_symbols *s)
 {
 	if (!s)

@@ -77,10 +77,6 @@ int symbols_elf_bias(struct Elf *elf, uint64_t map_start, uint64_t pgoff, uint64
  */
 int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames);
 
-/* symbols_build_id_hex - @id (@size bytes) in lowercase hex into @out,
- * which holds 2 * @size + 1 bytes. */
-void symbols_build_id_hex(const uint8_t *id, size_t size, char *out);
-
 /* symbols_free - release every module and name. */
 void symbols_free(struct mtx_symbols *s);
 
