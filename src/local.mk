@@ -15,7 +15,7 @@ libmtxcore_a_SOURCES = \
 	src/symbols.c src/symbols.h \
 	src/debug-cache.c src/debug-cache.h \
 	src/demangle.c src/demangle.h \
-	src/reports.c src/reports.h \
+	src/reports.c src/reports.h src/thread-names.h \
 	src/run-state.c src/run-state.h \
 	src/browse-queries.c \
 	src/columns.c src/columns.h \

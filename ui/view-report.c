@@ -114,7 +114,7 @@ struct view *thread_view_new(struct browse *b, int64_t tid)
 	char title[128];
 	sqlite3_stmt *st;
 	const char *name = NULL;
-	if (sqlite3_prepare_v2(b->db, "SELECT name FROM threads WHERE tid = ? ORDER BY start_ns DESC LIMIT 1", -1,
+	if (sqlite3_prepare_v2(b->db, "SELECT " NAME_OF("?"), -1,
 			       &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, tid);
 		if (sqlite3_step(st) == SQLITE_ROW)

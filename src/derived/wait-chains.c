@@ -21,7 +21,7 @@
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/derived/timeline.h"
-#include "src/reports.h"
+#include "src/thread-names.h"
 #include "src/sorted.h"
 
 #include <errno.h>
