@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "collector/preload/shm.h" /* struct mtx_sync_record */
+
 /* One row per event type: X(enum suffix, name used in messages and meta keys). */
 #define MTX_EVENT_TYPES(X)      \
 	X(COMM, "comm")             \
@@ -50,24 +52,6 @@ enum mtx_source_id {
 	MTX_SOURCES(X)
 #undef X
 	MTX_SRC__COUNT
-};
-
-/*
- * A synchronization operation recorded by libmtx-preload.so. The same layout
- * is written into the shared-memory lanes (collector/preload/shm.h), so it is
- * fixed-size and position-independent.
- */
-struct mtx_sync_record {
-	uint64_t start_ns;
-	uint64_t end_ns;
-	uint64_t addr;     /* object address; signal number for kind signal */
-	uint64_t arg;      /* condvar wait: its mutex; kill: target pid/tid; create/join: thread tid */
-	uint64_t callsite; /* return address in the caller */
-	int32_t tid;
-	int32_t pid;
-	uint16_t kind;     /* enum mtx_sync_kind (collector/preload/shm.h) */
-	uint16_t op;       /* enum mtx_sync_op */
-	int32_t result;    /* return value of the call (0 or an errno) */
 };
 
 /*

@@ -121,7 +121,7 @@
  *
  * RECORDS
  *
- * struct mtx_sync_record (collector/event.h), MTX_SHM_RECORD_SIZE bytes,
+ * struct mtx_sync_record (above), MTX_SHM_RECORD_SIZE bytes,
  * kind and op from the tables below. Records of one lane are in the order
  * their operations completed in that thread. result is the call's, or one of
  * MTX_SYNC_RESULT_UNRETURNED (its thread died in it; written by the
@@ -174,7 +174,23 @@
 
 #include <stdint.h>
 
-#include "collector/event.h"
+/*
+ * A synchronization operation recorded by libmtx-preload.so, as it lies in
+ * the shared-memory lanes and as it travels on in struct mtx_event: fixed-size
+ * and position-independent.
+ */
+struct mtx_sync_record {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t addr;     /* object address; signal number for kind signal */
+	uint64_t arg;      /* condvar wait: its mutex; kill: target pid/tid; create/join: thread tid */
+	uint64_t callsite; /* return address in the caller */
+	int32_t tid;
+	int32_t pid;
+	uint16_t kind;     /* enum mtx_sync_kind */
+	uint16_t op;       /* enum mtx_sync_op */
+	int32_t result;    /* return value of the call (0 or an errno) */
+};
 
 /* Environment variable naming the region (its shm_open name, with the '/'). */
 #define MTX_SHM_ENV "MTX_SYNC_REGION"
