@@ -172,13 +172,11 @@ static int is_libstdcxx(void *ctx, const char *path)
 	return !strncmp(base ? base + 1 : path, "libstdc++", 9);
 }
 
-static int prepare_functions(struct function_uprobes **fu, const struct collect_options *o, char **err)
+/* --functions: find and define the probes on the program at @path. */
+static int prepare_functions(struct function_uprobes **fu, const struct collect_options *o, const char *path,
+			     char **err)
 {
-	char path[PATH_MAX];
-	int rc;
-	if (target_find_program(o->argv[0], path, sizeof(path)))
-		return 0; /* starting it will say why */
-	rc = function_uprobes_find(fu, path, o->functions, o->functions_in, err);
+	int rc = function_uprobes_find(fu, path, o->functions, o->functions_in, err);
 	if (rc)
 		return rc;
 	if (function_uprobes_skipped(*fu))
@@ -330,22 +328,24 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
 
+	/* A program that is not there leaves the output as it was. The
+	 * path found here is the one probed, checked and started. */
+	rc = target_locate(o->argv[0], found, sizeof(found), err);
+	if (rc) {
+		r->program_failed = rc == -ENOENT ? 127 : 126;
+		return rc;
+	}
 	rc = tracefs_ensure(err);
 	if (rc)
 		return rc;
 	if (o->functions) {
-		rc = prepare_functions(&fu, o, err);
+		rc = prepare_functions(&fu, o, found, err);
 		if (rc) {
 			function_uprobes_free(fu);
 			return rc;
 		}
 	}
-	/* A program that is not there leaves the output as it was. */
-	rc = target_locate(o->argv[0], found, sizeof(found), err);
-	if (rc)
-		r->program_failed = rc == -ENOENT ? 127 : 126;
-	else
-		rc = output_prepare(&out, o->output, err);
+	rc = output_prepare(&out, o->output, err);
 	if (rc) {
 		function_uprobes_free(fu);
 		return rc;
@@ -367,7 +367,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
 	if (o->sync) {
-		rc = collect_sync_prepare(&cs, o->argv[0], o->sync_stack_frames, err);
+		rc = collect_sync_prepare(&cs, o->argv[0], found, o->sync_stack_frames, err);
 		if (!rc && o->user)
 			rc = collect_sync_give_to(&cs, o->uid, o->gid, err);
 		if (rc)
@@ -379,7 +379,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		t.gid = (gid_t)o->gid;
 		output_give_to(&out, o->uid, o->gid);
 	}
-	rc = target_spawn(&t, o->argv, cs.env, err);
+	rc = target_spawn(&t, found, o->argv, cs.env, err);
 	if (rc) {
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;

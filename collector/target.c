@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int target_find_program(const char *prog, char *out, size_t size)
+static int find_program(const char *prog, char *out, size_t size)
 {
 	const char *path;
 	char buf[PATH_MAX];
@@ -50,7 +50,7 @@ int target_find_program(const char *prog, char *out, size_t size)
 
 int target_locate(const char *prog, char *out, size_t size, char **err)
 {
-	int rc = target_find_program(prog, out, size);
+	int rc = find_program(prog, out, size);
 
 	if (rc && asprintf(err, "%s: %s", prog,
 			   rc == -ENOENT ? "no such program" : "not an executable program (permission denied)") < 0)
@@ -65,17 +65,13 @@ static int in_terminal_foreground(void)
 	return fg > 0 && fg == getpgrp();
 }
 
-int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err)
+int target_spawn(struct mtx_target *t, const char *path, char *const argv[], char *const env_extra[], char **err)
 {
-	int go[2], ex[2];
-	char found[PATH_MAX];
-	int rc = target_locate(argv[0], found, sizeof(found), err);
+	int go[2], ex[2], rc;
 
 	t->pid = -1;
 	t->go_fd = t->err_fd = -1;
 	t->own_group = !in_terminal_foreground();
-	if (rc)
-		return rc;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
 		if (asprintf(err, "pipe: %s", strerror(errno)) < 0)
 			*err = NULL;
@@ -112,7 +108,7 @@ int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra
 		}
 		for (int i = 0; env_extra && env_extra[i]; i++)
 			putenv(env_extra[i]);
-		execvp(argv[0], argv);
+		execvp(path, argv); /* p: a script without #! runs under /bin/sh */
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
 			_exit(127);

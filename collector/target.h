@@ -22,24 +22,21 @@ struct mtx_target {
 };
 
 /*
- * target_find_program - find @prog the way execvp will (PATH searched when it
- * has no slash), so that a missing program is reported before anything
- * starts. The path found goes to @out. Returns 0, -ENOENT or -EACCES.
+ * target_locate - find @prog the way execvp will (PATH searched when it has
+ * no slash), so that a missing program is reported before anything starts.
+ * The path found goes to @out. Returns 0, or -ENOENT / -EACCES with the one
+ * line that says why in @err (caller frees).
  */
-int target_find_program(const char *prog, char *out, size_t size);
-
-/* target_locate - target_find_program, with the one line that says why
- * not in @err (caller frees). */
 int target_locate(const char *prog, char *out, size_t size, char **err);
 
 /*
- * target_spawn - fork a child that will exec @argv (PATH searched when
- * argv[0] has no slash) with @env_extra ("NAME=value" strings, NULL-ended)
- * added to the environment, but waits first. Returns 0, or -errno with a
- * message in @err (caller frees): -ENOENT / -EACCES for a missing or
- * non-executable program, found before forking.
+ * target_spawn - fork a child that will exec the program at @path (as
+ * target_locate found argv[0]) with @argv and @env_extra ("NAME=value"
+ * strings, NULL-ended) added to the environment, but waits first. Returns
+ * 0, or -errno with a message in @err (caller frees).
  */
-int target_spawn(struct mtx_target *t, char *const argv[], char *const env_extra[], char **err);
+int target_spawn(struct mtx_target *t, const char *path, char *const argv[], char *const env_extra[],
+		 char **err);
 
 /* target_start - release the child and wait for its exec. Returns 0, or
  * -errno (with @err) if the exec failed; the child has then exited 127. */

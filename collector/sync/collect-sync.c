@@ -69,15 +69,16 @@ static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char
 	return 0;
 }
 
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, uint32_t stack_frames, char **err)
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
+			 char **err)
 {
-	char lib[PATH_MAX], path[PATH_MAX];
+	char lib[PATH_MAX];
 	const char *blocker;
 	int rc;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->method = "none";
-	if (target_find_program(prog, path, sizeof(path)) == 0 && (blocker = inject_blocker(path))) {
+	if ((blocker = inject_blocker(path))) {
 		if (stack_frames)
 			log_warn("--sync-stacks needs libmtx-preload.so: the operations of %s are "
 				 "recorded without their stacks", prog);

@@ -62,7 +62,7 @@ struct collect_sync {
 
 /*
  * collect_sync_prepare - before the program is spawned: find the library,
- * check that @prog can load it, create the region. If it cannot, say why in
+ * check that @prog (found at @path) can load it, create the region. If it cannot, say why in
  * one line and define uprobes on @prog's pthread functions instead (or go
  * on without sync records when it has none). @cs->env is then the
  * environment to add (NULL-ended, empty when off). @stack_frames > 0 asks
@@ -70,7 +70,8 @@ struct collect_sync {
  * (--sync-stacks; not with uprobes). Returns 0, or -errno with @err for a
  * failure that must stop the collection.
  */
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, uint32_t stack_frames, char **err);
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
+			 char **err);
 
 /*
  * collect_sync_open - once the session is open: record the method in meta

@@ -213,9 +213,10 @@ static int list_functions(const char *prog, const char *pattern, const char *als
 	struct function_uprobes *fu = NULL;
 	char path[4096], *err = NULL;
 	size_t n;
-	int rc = target_find_program(prog, path, sizeof(path));
+	int rc = target_locate(prog, path, sizeof(path), &err);
 	if (rc) {
-		log_error("%s: %s", prog, strerror(-rc));
+		log_error("%s", err ? err : strerror(-rc));
+		free(err);
 		return EXIT_FAILURE_MTX;
 	}
 	rc = function_uprobes_find(&fu, path, pattern, also_in, &err);
