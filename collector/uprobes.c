@@ -362,11 +362,6 @@ const char *uprobe_group_name(const struct uprobe_group *g)
 	return g->name;
 }
 
-size_t uprobe_group_count(const struct uprobe_group *g)
-{
-	return g->count;
-}
-
 size_t uprobe_group_remove(struct uprobe_group *g)
 {
 	size_t kept = 0, at = 0;

@@ -77,9 +77,6 @@ int uprobe_file_entry_offset(const char *path, uint64_t offset, uint64_t size);
 /* uprobe_group_name - "mtx_<pid>", the tracefs system of the probes. */
 const char *uprobe_group_name(const struct uprobe_group *g);
 
-/* uprobe_group_count - probes defined (and not yet removed). */
-size_t uprobe_group_count(const struct uprobe_group *g);
-
 /**
  * uprobe_group_remove - remove every probe of the group. Only open, write
  * and close: safe in a child forked from a multithreaded process. Probes
