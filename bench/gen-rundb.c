@@ -309,7 +309,11 @@ static uint64_t callsite(const struct gen_thread *t)
 static void row_syscall(struct gen *g, const struct gen_thread *t, uint64_t start_ns, int64_t end_ns,
 			int nr, int64_t ret, int has_ret)
 {
-	writer_syscall(g->w, t->tid, start_ns, end_ns, nr, syscall_name(nr), ret, has_ret);
+	struct mtx_syscall_row r = {
+		.start_ns = start_ns, .end_ns = end_ns, .nr = nr, .name = syscall_name(nr),
+		.ret = ret, .tid = t->tid, .has_ret = (uint8_t)(has_ret != 0),
+	};
+	writer_syscall_row(g->w, &r, NULL);
 	g->rows[T_SYSCALLS]++;
 	g->events++;
 }

@@ -300,11 +300,6 @@ void calls_flush(struct mtx_calls *c)
 	window_write(c, c->next_id);
 }
 
-uint64_t calls_count(const struct mtx_calls *c)
-{
-	return c->written;
-}
-
 uint64_t calls_lost_returns(const struct mtx_calls *c)
 {
 	return c->past_depth;

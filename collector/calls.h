@@ -73,9 +73,6 @@ int calls_finish(struct mtx_calls *c, uint64_t end_ns);
 /* calls_flush - write every row closed so far (before a commit). */
 void calls_flush(struct mtx_calls *c);
 
-/* calls_count - rows closed so far. */
-uint64_t calls_count(const struct mtx_calls *c);
-
 /* calls_lost_returns - calls closed as "return_probe_depth": entered past
  * the kernel's depth of return probes, so their return was never seen. */
 uint64_t calls_lost_returns(const struct mtx_calls *c);

@@ -322,11 +322,6 @@ struct mtx_stacks *profile_stacks(struct mtx_profile *p)
 	return p->stacks;
 }
 
-uint64_t profile_nr_samples(const struct mtx_profile *p)
-{
-	return p->nr_samples;
-}
-
 static uint64_t hash_string(const char *s)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */

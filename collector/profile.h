@@ -70,9 +70,6 @@ struct mtx_stacks *profile_stacks(struct mtx_profile *p);
  */
 int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites);
 
-/* profile_nr_samples - samples written so far. */
-uint64_t profile_nr_samples(const struct mtx_profile *p);
-
 /* profile_free - release everything (rows already written stay). */
 void profile_free(struct mtx_profile *p);
 

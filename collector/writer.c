@@ -275,16 +275,6 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
 	return put(w, r);
 }
 
-int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
-		   int64_t nr, const char *name, int64_t ret, int has_ret)
-{
-	struct mtx_syscall_row r = {
-		.start_ns = start_ns, .end_ns = end_ns, .nr = nr, .name = name,
-		.ret = ret, .tid = tid, .has_ret = (uint8_t)(has_ret != 0),
-	};
-	return writer_syscall_row(w, &r, NULL);
-}
-
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, const char *fd_kind)
 {
 	struct queued_row *r = row(w, STMT_SYSCALL);

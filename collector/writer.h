@@ -61,8 +61,6 @@ int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t pre
 		  const char *prev_state, int preempt, int32_t next_tid, uint32_t stack_id);
 int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t waker_tid,
 		  int32_t wakee_tid, int32_t target_cpu);
-int writer_syscall(struct mtx_writer *w, int32_t tid, uint64_t start_ns, int64_t end_ns,
-		   int64_t nr, const char *name, int64_t ret, int has_ret);
 /* A whole syscalls row, fd included: a struct because collector/fd-kind.c
  * holds rows back until their fd_kind is known. */
 struct mtx_syscall_row {
@@ -75,8 +73,7 @@ struct mtx_syscall_row {
 	int32_t fd;       /* NULL unless has_fd */
 	uint8_t has_ret, has_fd;
 };
-/* @fd_kind: NULL, or a static name (collector/fd-kind.h). writer_syscall
- * above is this with fd and fd_kind NULL. */
+/* @fd_kind: NULL, or a static name (collector/fd-kind.h). */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
 /* Sync ops are written as they are drained; object ids come from
  * collector/sync/objects.c. @arg and @callsite are stored as given;

@@ -367,16 +367,6 @@ void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b)
 	pthread_mutex_unlock(&p->lock);
 }
 
-size_t sync_pump_calls_held(struct sync_pump *p)
-{
-	size_t held;
-
-	pthread_mutex_lock(&p->lock);
-	held = p->calls_held;
-	pthread_mutex_unlock(&p->lock);
-	return held;
-}
-
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
 			uint64_t *calls_dropped)
 {

@@ -79,10 +79,6 @@ int sync_pump_start(struct sync_pump **out, struct sync_region *r, struct sync_r
  * with the watermark. */
 void sync_pump_take_calls(struct sync_pump *p, struct call_batch *b);
 
-/* sync_pump_calls_held - raw call records still held (0: a take would
- * hand out nothing more until the next drain). */
-size_t sync_pump_calls_held(struct sync_pump *p);
-
 /*
  * sync_pump_take - move the oldest records queued so far, @max at most,
  * into @b (whose old contents are dropped; its buffer is reused). Returns
@@ -99,8 +95,8 @@ size_t sync_pump_take(struct sync_pump *p, struct sync_batch *b, size_t max);
 /* sync_pump_stop - drain once more, stop the thread, free the pump; what
  * remains queued is moved into @b and @cb (may be NULL when there is no
  * call region; its upto_ns is then UINT64_MAX). Every call record still
- * held goes into @cb at once: take the backlog first (sync_pump_calls_held)
- * to keep the memory bounded. Returns the records dropped because memory
+ * held goes into @cb at once: take the backlog first
+ * (sync_pump_take_calls until it hands out none) to keep the memory bounded. Returns the records dropped because memory
  * ran out (a loss to report); *@calls_dropped the same for call records. */
 uint64_t sync_pump_stop(struct sync_pump *p, struct sync_batch *b, struct call_batch *cb,
 			uint64_t *calls_dropped);
