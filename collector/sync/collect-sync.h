@@ -5,6 +5,13 @@
  * A program the library cannot enter (static, set-ID) is traced with
  * uprobes on its pthread functions instead (collector/sync/uprobes.h),
  * whose hits come through the kernel's event stream.
+ *
+ * The library has a second channel, the call region, that its -pg and
+ * -finstrument-functions hooks write (collector/preload/shm.h, THE CALL
+ * REGION). It lives here, not in a module of its own, because it shares
+ * everything but the records with the sync channel: the injection, the
+ * environment, the pump thread and its end. Its records leave as
+ * MTX_EV_CALL events for collector/calls.c.
  */
 #ifndef MTX_COLLECTOR_COLLECT_SYNC_H
 #define MTX_COLLECTOR_COLLECT_SYNC_H
