@@ -687,20 +687,27 @@ lane_publish(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 	return lane_publish_slow(r, w, src, k);
 }
 
-/* lane_end_op - complete @rec (from lane_begin_op), returned with @result
- * at @end_ns (@start_ns too when it was not known at the start), and
- * publish it. end_ns is stored last: a nonzero one says the call returned. */
+/* Complete @rec: returned with @result at @end_ns (@start_ns too when it
+ * was not known at the start). end_ns is stored last: a nonzero one says
+ * the call returned. */
+static inline __attribute__((always_inline)) void
+lane_complete(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result)
+{
+	if (start_ns)
+		rec->start_ns = start_ns;
+	rec->result = result;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rec->end_ns = end_ns;
+}
+
+/* lane_end_op - complete @rec (from lane_begin_op) and publish it. */
 static inline __attribute__((always_inline)) int
 lane_end_op(struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_sync_record *rec,
 	    uint64_t start_ns, uint64_t end_ns, int32_t result)
 {
 	if (__builtin_expect(!lane_owns_op(w, rec), 0))
 		return 0;
-	if (start_ns)
-		rec->start_ns = start_ns;
-	rec->result = result;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rec->end_ns = end_ns;
+	lane_complete(rec, start_ns, end_ns, result);
 	return lane_publish(r, w, rec, 1);
 }
 
@@ -719,11 +726,7 @@ static inline int lane_end_op_stack(struct mtx_lane_region *r, struct mtx_lane_w
 
 	if (!lane_owns_op(w, rec))
 		return 0;
-	if (start_ns)
-		rec->start_ns = start_ns;
-	rec->result = result;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rec->end_ns = end_ns;
+	lane_complete(rec, start_ns, end_ns, result);
 	if (nr > MTX_SYNC_STACK_MAX)
 		nr = MTX_SYNC_STACK_MAX;
 	frames = (nr + MTX_SYNC_FRAMES_PER_RECORD - 1) / MTX_SYNC_FRAMES_PER_RECORD;
