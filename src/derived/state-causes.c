@@ -272,9 +272,12 @@ static int merge_cause(struct cause_totals *c, const struct cause_total *x)
 {
 	struct cause_total init = *x;
 	init.waits = init.wait_ns = init.max_wait_ns = 0;
-	/* The bucket's number with cause and ended_by (each under 16). */
+	/* The bucket's number with cause and ended_by (each under 16). The
+	 * key is packed unsigned: a syscall of TL_NONE shifted into an
+	 * int64_t's top bits overflows it. */
 	ptrdiff_t i = keyhash_row(&c->keys, x->tid,
-				  ((int64_t)x->syscall << 48) | ((int64_t)x->fd_kind << 32) | (uint32_t)x->other_tid,
+				  (int64_t)((uint64_t)x->syscall << 48 | (uint64_t)x->fd_kind << 32 |
+					    (uint32_t)x->other_tid),
 				  x->bucket * 256 + x->cause * 16 + x->ended_by, &c->rows, &c->len, &c->cap,
 				  sizeof(*c->rows), &init);
 	if (i < 0)
