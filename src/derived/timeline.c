@@ -483,7 +483,9 @@ static int cmp_op(const void *a, const void *b)
 	return CMP(x->start_ns, y->start_ns) ? CMP(x->start_ns, y->start_ns) : CMP(x->id, y->id);
 }
 
-/* Sort @n rows of @size bytes unless they already are (the usual case). */
+/* Sort @n rows of @size bytes unless they already are (the usual case).
+ * Never calls qsort for fewer than two: no rows may be a NULL array, which
+ * qsort must not be given even with a count of 0. */
 static void sort_rows(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	for (size_t i = 1; i < n; i++)
@@ -519,7 +521,7 @@ static int cmp_callsite(const void *a, const void *b)
  */
 static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *sites, size_t nr_sites)
 {
-	qsort(sites, nr_sites, sizeof(*sites), cmp_callsite);
+	sort_rows(sites, nr_sites, sizeof(*sites), cmp_callsite);
 	for (size_t i = 0; i < tl->nr_threads; i++) {
 		struct tl_thread *t = &tl->threads[i];
 		size_t near = 0;
@@ -1117,7 +1119,7 @@ static int place_switches(struct tl_capture *c, sqlite3 *db, bool switches_at)
 		rc = -EIO;
 	sqlite3_finalize(st);
 	if (!rc)
-		qsort(pos, nr, sizeof(*pos), cmp_stack_pos);
+		sort_rows(pos, nr, sizeof(*pos), cmp_stack_pos);
 	for (size_t i = 0; i < c->l.tl->nr_threads && !rc; i++) {
 		struct tl_thread *t = &c->l.tl->threads[i];
 		for (size_t k = 0; k < t->nr_switches; k++) {
