@@ -297,7 +297,10 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
 		if (!writer_error(w))
 			sync_objects_record(cs->objects, w, &recs[i], op_stack(cs, &recs[i]));
 	}
-	memmove(cs->batch.recs, recs + n, (cs->batch.len - n) * sizeof(*recs));
+	/* Only what is left: an empty batch may have no buffer (NULL), which
+	 * memmove must not be given even for 0 bytes. */
+	if (n < cs->batch.len)
+		memmove(cs->batch.recs, recs + n, (cs->batch.len - n) * sizeof(*recs));
 	cs->batch.len -= n;
 }
 
