@@ -398,7 +398,10 @@ static int load_blocked(sqlite3 *db, struct blocked_list *l, char **err)
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE)
 		return sql_fail(db, "thread_states", err);
-	qsort(l->v, l->len, sizeof(*l->v), blocked_cmp);
+	/* Without blocked intervals l->v is NULL, which qsort must not be
+	 * given even for 0 rows. */
+	if (l->len)
+		qsort(l->v, l->len, sizeof(*l->v), blocked_cmp);
 	return 0;
 }
 
