@@ -26,7 +26,8 @@ static inline struct perf_event_header *rec_other(struct rec *r, uint32_t type, 
 	uint8_t *p = r->bytes + sizeof(struct perf_event_header);
 	uint64_t cpu64 = cpu;
 	memset(r, 0, sizeof(*r));
-	memcpy(p, body, body_len);
+	if (body_len) /* a record without a body passes NULL */
+		memcpy(p, body, body_len);
 	p += (body_len + 7) & ~(size_t)7;
 	memcpy(p, &pid, 4);
 	memcpy(p + 4, &tid, 4);
