@@ -59,6 +59,23 @@ static struct mtx_user_stack *sample;
 static uint64_t ret_into_level2, ret_into_level1;
 
 /*
+ * Copy @len bytes of this thread's stack from @from, as the kernel copies
+ * it for PERF_SAMPLE_STACK_USER: every byte, whoever's it is. Under
+ * AddressSanitizer the frames hold poisoned redzones, which memcpy (ASan
+ * intercepts it) refuses to read: this function is not instrumented, and
+ * its reads are volatile so that the compiler cannot make a memcpy of the
+ * loop.
+ */
+#if defined(__GNUC__)
+__attribute__((no_sanitize_address))
+#endif
+static void copy_raw_stack(uint8_t *to, const volatile uint8_t *from, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		to[i] = from[i];
+}
+
+/*
  * Registers (DWARF numbers) at one instruction of this function: the
  * callee-saved ones, sp and ip, all the CFI of the callers can ask for;
  * then a copy of the stack from that sp up to COPY_BYTES or the end of
@@ -102,7 +119,7 @@ static KEEP_CALL int take_sample(void)
 	sample->regs[15] = c.r15;
 	sample->regs[16] = c.rip;
 	sample->size = len;
-	memcpy(sample->data, (const void *)c.rsp, len);
+	copy_raw_stack(sample->data, (const volatile uint8_t *)c.rsp, len);
 	return 0;
 }
 
