@@ -962,12 +962,15 @@ Test(sync_pump, holds_the_backlog_and_hands_it_out_in_time_order, .timeout = 60)
 	struct call_writer cw[2];
 	pthread_t th[2];
 	uint64_t per_thread = 600000, total = 0, last_ns = 0, dropped = 1, counts[2] = { 0, 0 };
+	void *base;
 	size_t size;
 	int takes = 0;
 
 	cr_assert_eq(call_region_create_sized(&r, 4, 8192), 0);
-	cr_assert_eq(lane_region_open_as(&view, sync_region_map(r, &size), size, MTX_CALL_MAGIC,
-					 MTX_CALL_RECORD_SIZE), 0);
+	/* Mapped first: arguments are evaluated in no set order, and size is
+	 * read only once sync_region_map has set it. */
+	base = sync_region_map(r, &size);
+	cr_assert_eq(lane_region_open_as(&view, base, size, MTX_CALL_MAGIC, MTX_CALL_RECORD_SIZE), 0);
 	/* Holding and ordering, not the budget (as concurrent_writers...). */
 	view.wait_budget_ns = 60ull * 1000000000ull;
 	cr_assert_eq(sync_pump_start(&p, NULL, r), 0);
