@@ -1055,9 +1055,12 @@ Test(sync_pump, takes_sync_records_in_bounded_batches_in_order, .timeout = 60)
 	view.wait_budget_ns = 60ull * 1000000000ull;
 	cr_assert_eq(sync_pump_start(&p, r, NULL), 0);
 	cr_assert_eq(pthread_create(&th, NULL, write_lane, &a), 0);
-	/* let a backlog build before the first take */
-	struct timespec pause = { 0, 200000000 };
-	nanosleep(&pause, NULL);
+	/* A backlog before the first take: the writer ends only when all but
+	 * a lane's worth (1 << 16) of its records are in the pump's queue,
+	 * over four takes' worth. (A fixed pause was too short for a
+	 * sanitized build on a busy machine: the takes kept up with the
+	 * writer and none left records queued.) */
+	pthread_join(th, NULL);
 	for (int idle = 0; next < a.n && idle < 3000;) {
 		left = sync_pump_take(p, &b, SYNC_PUMP_TAKE_MAX);
 		cr_assert_leq(b.len, SYNC_PUMP_TAKE_MAX);
@@ -1071,7 +1074,6 @@ Test(sync_pump, takes_sync_records_in_bounded_batches_in_order, .timeout = 60)
 			idle++;
 		}
 	}
-	pthread_join(th, NULL);
 	sync_pump_stop(p, &b, &cb, &dropped);
 	for (size_t i = 0; i < b.len; i++, next++)
 		cr_assert_eq(b.recs[i].arg, next);
