@@ -194,7 +194,10 @@ int elf_symbols_each(const char *path, elf_symbol_fn fn, void *ctx, char **err)
 	}
 	rc = walk_symbols(f.elf, collect_start, &w);
 	if (!rc) {
-		qsort(w.starts, w.nr_starts, sizeof(*w.starts), cmp_u64);
+		/* A file without function symbols (a stripped static program)
+		 * leaves starts NULL, which qsort must not be given. */
+		if (w.nr_starts)
+			qsort(w.starts, w.nr_starts, sizeof(*w.starts), cmp_u64);
 		rc = walk_symbols(f.elf, on_func, &w);
 	}
 	free(w.starts);

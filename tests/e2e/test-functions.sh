@@ -4,8 +4,9 @@
 # thread and (caller, callee):
 #  - --list-functions lists exactly the functions the pattern matches; a
 #    bad pattern is one error line and exit 2, a pattern matching nothing
-#    exit 1 (and --functions then runs nothing); with '.', functions that
-#    are jumped to (_start) are left out and the program runs unchanged;
+#    exit 1 (and --functions then runs nothing), as does any pattern on a
+#    program without symbols; with '.', functions that are jumped to
+#    (_start) are left out and the program runs unchanged;
 #  - under --functions '^tree_', check_sample (samples.sh) holds (same
 #    output and status, threads, states, switches, sync ops), and the calls
 #    table holds, per thread, exactly the calls the sample made from each
@@ -50,6 +51,14 @@ status=$?
 [ "$(wc -l < none.err)" = 1 ] && grep -q "no function of" none.err || fail "--functions matching nothing said: $(cat none.err)"
 [ -s none.out ] && fail "--functions matching nothing ran the program"
 [ -e none.db ] && fail "--functions matching nothing left a database"
+
+# A program without any symbol table (a stripped static one) has no
+# function to match: the same answer, nothing else said.
+strip --strip-all -o calltree-bare "$BUILDDIR/tests/e2e/calltree-static" || fail "strip failed"
+"$MTX" collect --list-functions . -- ./calltree-bare > bare.out 2> bare.err
+status=$?
+[ "$status" = 1 ] && [ "$(cat bare.out)" = "0 functions match '.'" ] && [ ! -s bare.err ] ||
+	fail "--list-functions on a stripped static program: exit $status, $(cat bare.out bare.err)"
 
 # Every function of the program: those jumped to, not called (_start,
 # NAME.cold), are left out and named; the program runs as it does alone
