@@ -161,6 +161,10 @@ static int cmp_range(const void *a, const void *b)
 static void merge_ranges(struct uprobe_module *m)
 {
 	size_t out = 0;
+	/* A module without symbols has no ranges and runtime is NULL, which
+	 * qsort must not be given. */
+	if (!m->nr_runtime)
+		return;
 	qsort(m->runtime, m->nr_runtime, sizeof(*m->runtime), cmp_range);
 	for (size_t i = 0; i < m->nr_runtime; i++) {
 		if (out && m->runtime[i].lo <= m->runtime[out - 1].hi) {

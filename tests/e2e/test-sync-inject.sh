@@ -2,10 +2,10 @@
 # How mtx collect puts libmtx-preload.so into a program: the user's own
 # LD_PRELOAD is kept; -e without sync injects nothing; a library that cannot
 # be found is one clear error; a program the library cannot enter (static,
-# set-ID) gets one line saying that uprobes trace it instead, its output
-# and exit status untouched; threads with small stacks run as they do alone;
-# calls that never return (the program exits while threads wait) are
-# recorded as such.
+# set-ID) gets one line saying that uprobes trace it instead (stripped
+# static: that nothing does), its output and exit status untouched;
+# threads with small stacks run as they do alone; calls that never return
+# (the program exits while threads wait) are recorded as such.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -81,6 +81,18 @@ cmp -s static.plain static.out || fail "static: output differs under mtx"
 [ "$(sql static.db "SELECT COUNT(*) FROM threads")" = 4 ] ||
 	fail "static: $(sql static.db "SELECT COUNT(*) FROM threads") threads, expected 4"
 [ "$FAILED" = 0 ] && pass "static program: $(grep 'statically' static.err)"
+
+# Stripped, it has no pthread function left to probe: same output and
+# status, its threads recorded, one line saying that its sync ops are not.
+strip --strip-all -o philosophers-bare "$STATIC" || fail "strip failed"
+"$MTX" collect -o bare.db -- ./philosophers-bare 3 > bare.out 2> bare.err
+mtx_status=$?
+[ "$plain_status" = "$mtx_status" ] || fail "stripped static: exit $mtx_status under mtx, $plain_status without"
+cmp -s static.plain bare.out || fail "stripped static: output differs under mtx"
+[ "$(grep -c 'no pthread functions for uprobes' bare.err)" = 1 ] ||
+	fail "stripped static: expected one line saying no sync op is recorded, got: $(cat bare.err)"
+[ "$(sql bare.db "SELECT COUNT(*) FROM threads")" = 4 ] ||
+	fail "stripped static: $(sql bare.db "SELECT COUNT(*) FROM threads") threads, expected 4"
 [ "$(sql env.db "SELECT value FROM meta WHERE key = 'sync_method'")" = preload ] ||
 	fail "a dynamic program's meta sync_method is not preload"
 
