@@ -259,7 +259,10 @@ void table_sort(struct table *t, int section)
 				first = i;
 			n++;
 		}
-	/* A section's data rows are contiguous: its title and header come first. */
+	/* A section's data rows are contiguous: its title and header come first.
+	 * An empty table's rows may be NULL, which qsort must not be given. */
+	if (n < 2)
+		return;
 	sort_section = s;
 	qsort(t->rows + first, n, sizeof(*t->rows), compare_rows);
 }

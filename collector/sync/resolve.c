@@ -192,7 +192,8 @@ static int move_cond_mutexes(sqlite3 *db, struct tl_capture *capture, struct spl
 	sqlite3_stmt *st;
 	int rc = 0, step;
 
-	qsort(splits, n, sizeof(*splits), split_cmp);
+	if (n > 1) /* none: splits may be NULL, which qsort must not be given */
+		qsort(splits, n, sizeof(*splits), split_cmp);
 	if (sqlite3_prepare_v2(db, "SELECT op.id, op.arg, op.start_ns FROM sync_ops op "
 				   "JOIN sync_objects c ON c.id = op.object_id AND c.kind = 'cond' "
 				   "JOIN sync_objects m ON m.id = op.arg AND m.kind = 'mutex' "
