@@ -25,6 +25,7 @@
 #include "schema/schema.h"
 #include "src/clock.h"
 #include "src/log.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -183,9 +184,8 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 		log_warn("not traced: %s (never called, only jumped to: a return probe would overwrite its stack)",
 			 function_uprobes_skipped(*fu));
 	if (!function_uprobes_count(*fu)) {
-		if (asprintf(err, "no function of %s matches '%s' (see mtx collect --list-functions)", o->argv[0],
-			     o->functions) < 0)
-			*err = NULL;
+		error_set(err, "no function of %s matches '%s' (see mtx collect --list-functions)", o->argv[0],
+				o->functions);
 		return -ENOENT;
 	}
 	rc = function_uprobes_define(*fu, err);
@@ -386,8 +386,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	rc = session_open(&s, t.pid, o->sources, o->ring_pages, o->sample_hz, o->sample_stack_bytes);
 	if (rc) {
-		if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
-			*err = NULL;
+		error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
@@ -405,8 +404,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if (fu) {
 		rc = function_uprobes_open(fu, &s);
 		if (rc) {
-			if (asprintf(err, "%s", s.error ? s.error : perf_open_error(rc)) < 0)
-				*err = NULL;
+			error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
 			goto fail_unstarted;
 		}
 		writer_meta_int(w, "functions_probed", (int64_t)function_uprobes_count(fu));

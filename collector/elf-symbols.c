@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "collector/elf-symbols.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,8 +189,7 @@ int elf_symbols_each(const char *path, elf_symbol_fn fn, void *ctx, char **err)
 	struct func_walk w = { fn, ctx, NULL, 0, 0 };
 	int rc = elf_file_open(&f, path);
 	if (rc) {
-		if (err && asprintf(err, "%s: %s", path, rc == -ENOEXEC ? "not an ELF file" : strerror(-rc)) < 0)
-			*err = NULL;
+		error_set(err, "%s: %s", path, rc == -ENOEXEC ? "not an ELF file" : strerror(-rc));
 		return rc;
 	}
 	rc = walk_symbols(f.elf, collect_start, &w);

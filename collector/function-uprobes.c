@@ -22,6 +22,7 @@
 #include "src/keyhash.h"
 #include "src/log.h"
 #include "src/match.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -208,8 +209,7 @@ int function_uprobes_find(struct function_uprobes **out, const char *prog, const
 	}
 	rc = add_module(u, prog);
 	if (rc) {
-		if (asprintf(err, "%s: %s", prog, strerror(-rc)) < 0)
-			*err = NULL;
+		error_set(err, "%s: %s", prog, strerror(-rc));
 		goto done;
 	}
 	if (libs) {
@@ -226,8 +226,7 @@ int function_uprobes_find(struct function_uprobes **out, const char *prog, const
 	}
 	if (!rc && libs && scanned == (lib ? 0u : 1u)) {
 		rc = -ENOENT;
-		if (asprintf(err, "%s loads no library whose name begins with '%s'", prog, libs) < 0)
-			*err = NULL;
+		error_set(err, "%s loads no library whose name begins with '%s'", prog, libs);
 	}
 done:
 	match_free(match);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/output.h"
 #include "src/log.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,9 +69,8 @@ int output_prepare(struct mtx_output *out, const char *path, char **err)
 	memset(out, 0, sizeof(*out));
 	out->path = path;
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (asprintf(err, "%s: %s: give a file name to write the run to", path,
-			     S_ISDIR(sb.st_mode) ? "is a directory" : "is not a regular file") < 0)
-			*err = NULL;
+		error_set(err, "%s: %s: give a file name to write the run to", path,
+				S_ISDIR(sb.st_mode) ? "is a directory" : "is not a regular file");
 		return S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
 	}
 	out->old = suffixed(path, ".old");
@@ -95,8 +95,7 @@ int output_prepare(struct mtx_output *out, const char *path, char **err)
 	log_info("kept the previous %s as %s", path, out->old);
 	return 0;
 fail:
-	if (asprintf(err, "cannot keep the existing %s as %s: %s", path, out->old, strerror(-rc)) < 0)
-		*err = NULL;
+	error_set(err, "cannot keep the existing %s as %s: %s", path, out->old, strerror(-rc));
 	output_free(out);
 	return rc;
 }

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "collector/perf.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,9 +45,8 @@ int tracefs_ensure(char **err)
 		return 0;
 	}
 	if (access(TRACEFS "/events", F_OK) < 0 && errno == EACCES) {
-		if (err && asprintf(err, "no permission to read tracefs (" TRACEFS "): run mtx as root, or give "
-				    "this user access to tracefs and set 'sysctl kernel.perf_event_paranoid=-1'") < 0)
-			*err = NULL;
+		error_set(err, "no permission to read tracefs (" TRACEFS "): run mtx as root, or give "
+				"this user access to tracefs and set 'sysctl kernel.perf_event_paranoid=-1'");
 		return -EACCES;
 	}
 	if (mount("nodev", TRACEFS, "tracefs", 0, NULL) == 0 && dir_has_events(TRACEFS)) {
@@ -55,10 +55,9 @@ int tracefs_ensure(char **err)
 	}
 	{
 		int e = errno ? errno : ENOENT;
-		if (err && asprintf(err, "tracefs is not mounted and mounting it failed (%s): run "
-				    "'mount -t tracefs nodev " TRACEFS "' as root, or run mtx as root",
-				    strerror(e)) < 0)
-			*err = NULL;
+		error_set(err, "tracefs is not mounted and mounting it failed (%s): run "
+				"'mount -t tracefs nodev " TRACEFS "' as root, or run mtx as root",
+				strerror(e));
 		return -e;
 	}
 }

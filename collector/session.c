@@ -17,6 +17,7 @@
 #include "collector/session.h"
 #include "collector/tracepoint.h"
 #include "src/grow.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,11 +31,8 @@
 int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 {
 	va_list ap;
-	free(s->error);
-	s->error = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&s->error, fmt, ap) < 0)
-		s->error = NULL;
+	error_vset(&s->error, fmt, ap);
 	va_end(ap);
 	return e;
 }

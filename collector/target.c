@@ -1,6 +1,7 @@
 /* collector/target.c - see target.h. */
 #include "config.h"
 #include "collector/target.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,9 +53,9 @@ int target_locate(const char *prog, char *out, size_t size, char **err)
 {
 	int rc = find_program(prog, out, size);
 
-	if (rc && asprintf(err, "%s: %s", prog,
-			   rc == -ENOENT ? "no such program" : "not an executable program (permission denied)") < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "%s: %s", prog,
+				rc == -ENOENT ? "no such program" : "not an executable program (permission denied)");
 	return rc;
 }
 
@@ -73,15 +74,13 @@ int target_spawn(struct mtx_target *t, const char *path, char *const argv[], cha
 	t->go_fd = t->err_fd = -1;
 	t->own_group = !in_terminal_foreground();
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
-		if (asprintf(err, "pipe: %s", strerror(errno)) < 0)
-			*err = NULL;
+		error_set(err, "pipe: %s", strerror(errno));
 		return -errno;
 	}
 	t->pid = fork();
 	if (t->pid < 0) {
 		rc = -errno;
-		if (asprintf(err, "fork: %s", strerror(errno)) < 0)
-			*err = NULL;
+		error_set(err, "fork: %s", strerror(errno));
 		return rc;
 	}
 	if (t->pid == 0) {
@@ -151,8 +150,7 @@ int target_start(struct mtx_target *t, const char *prog, char **err)
 	close(t->err_fd);
 	t->go_fd = t->err_fd = -1;
 	if (e) {
-		if (asprintf(err, "%s: cannot execute: %s", prog, strerror(e)) < 0)
-			*err = NULL;
+		error_set(err, "%s: cannot execute: %s", prog, strerror(e));
 		return -e;
 	}
 	return 0;

@@ -25,6 +25,7 @@
 #include "collector/session.h"
 #include "collector/perf.h"
 #include "src/grow.h"
+#include "src/error.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -161,9 +162,8 @@ int uprobe_group_new(struct uprobe_group **out, char **err)
 	events_file_path(g->events_file, sizeof(g->events_file));
 	if (access(g->events_file, W_OK) < 0) {
 		int e = errno;
-		if (asprintf(err, "cannot define uprobes (%s: %s): the kernel needs CONFIG_UPROBE_EVENTS, "
-			     "and mtx needs root", g->events_file, strerror(e)) < 0)
-			*err = NULL;
+		error_set(err, "cannot define uprobes (%s: %s): the kernel needs CONFIG_UPROBE_EVENTS, "
+				"and mtx needs root", g->events_file, strerror(e));
 		free(g);
 		return -e;
 	}
@@ -239,21 +239,19 @@ long uprobe_group_add(struct uprobe_group *g, const char *event, int at_return, 
 	long id;
 
 	if (!valid_event_name(event)) {
-		if (asprintf(err, "cannot probe %s: the probe name %s has characters tracefs refuses", path,
-			     event) < 0)
-			*err = NULL;
+		error_set(err, "cannot probe %s: the probe name %s has characters tracefs refuses", path,
+				event);
 		return -EINVAL;
 	}
 	rc = define_probe(g, event, at_return, path, offset, fetchargs, &aliased);
 	if (rc) {
 		/* A write that failed part way may have defined it. */
 		remove_one(g, event);
-		if (asprintf(err, "cannot define a uprobe on %s at 0x%llx (%s): %s%s", path,
-			     (unsigned long long)offset, event, strerror(-rc),
-			     aliased ? " (its name has characters tracefs cannot take, so it was named through "
-				       "/proc/self/fd: copy or link the file to a name without whitespace, "
-				       "control characters or '#')" : "") < 0)
-			*err = NULL;
+		error_set(err, "cannot define a uprobe on %s at 0x%llx (%s): %s%s", path,
+				(unsigned long long)offset, event, strerror(-rc),
+				aliased ? " (its name has characters tracefs cannot take, so it was named through "
+				"/proc/self/fd: copy or link the file to a name without whitespace, "
+				"control characters or '#')" : "");
 		return rc;
 	}
 	if (note_removal(g, event)) {
@@ -262,9 +260,9 @@ long uprobe_group_add(struct uprobe_group *g, const char *event, int at_return, 
 	}
 	g->count++;
 	id = tracepoint_id(g->name, event);
-	if (id <= 0 && asprintf(err, "the uprobe %s/%s has no tracepoint id: %s", g->name, event,
-				strerror(id < 0 ? (int)-id : EIO)) < 0)
-		*err = NULL;
+	if (id <= 0)
+		error_set(err, "the uprobe %s/%s has no tracepoint id: %s", g->name, event,
+				strerror(id < 0 ? (int)-id : EIO));
 	return id > 0 ? id : (id < 0 ? id : -EIO);
 }
 

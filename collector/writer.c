@@ -13,6 +13,7 @@
 #include "src/db.h"
 #include "src/row-queue.h"
 #include "src/derived/timeline.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -74,12 +75,10 @@ static int fail_with(struct mtx_writer *w, int rc, const char *why)
 	if (w->error)
 		return w->error;
 	w->error = (rc & 0xff) == SQLITE_FULL ? -ENOSPC : -EIO;
-	if (w->error == -ENOSPC) {
-		if (asprintf(&w->error_msg, "writing %s: the disk is full; the run so far is kept", w->path) < 0)
-			w->error_msg = NULL;
-	} else if (asprintf(&w->error_msg, "writing %s: %s", w->path, why) < 0) {
-		w->error_msg = NULL;
-	}
+	if (w->error == -ENOSPC)
+		error_set(&w->error_msg, "writing %s: the disk is full; the run so far is kept", w->path);
+	else
+		error_set(&w->error_msg, "writing %s: %s", w->path, why);
 	return w->error;
 }
 
@@ -123,9 +122,9 @@ int writer_open(struct mtx_writer **out, const char *path, char **err)
 		return rc;
 	}
 	rc = row_queue_open(w->db, writer_sql, STMT__COUNT, &w->q);
-	if (rc && err && asprintf(err, "preparing the inserts of %s: %s", path,
-				  rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(w->db)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "preparing the inserts of %s: %s", path,
+				rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(w->db));
 	if (!rc)
 		rc = db_exec(w->db, "BEGIN", err);
 	if (rc) {

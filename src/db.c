@@ -2,35 +2,21 @@
 #include "config.h"
 #include "src/db.h"
 #include "schema/schema.h"
+#include "src/error.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err)
-		return;
-	free(*err);
-	*err = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
-
 int db_exec(sqlite3 *db, const char *sql, char **err)
 {
 	char *msg = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
-		set_err(err, "%s", msg ? msg : sqlite3_errstr(rc));
+		error_set(err, "%s", msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return rc == SQLITE_FULL ? -ENOSPC : -EIO;
 	}
@@ -48,7 +34,7 @@ int db_create(const char *path, sqlite3 **out, char **err)
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		int e = errno ? errno : EIO;
-		set_err(err, "cannot create %s: %s", path, strerror(e));
+		error_set(err, "cannot create %s: %s", path, strerror(e));
 		sqlite3_close(db);
 		return -e;
 	}
@@ -61,9 +47,7 @@ int db_create(const char *path, sqlite3 **out, char **err)
 		 MTX_APPLICATION_ID, MTX_SCHEMA_VERSION);
 	if (db_exec(db, pragmas, err) || db_exec(db, schema_mtx_sql, err) ||
 	    db_exec(db, schema_views_sql, err)) {
-		char *why = err && *err ? strdup(*err) : NULL;
-		set_err(err, "cannot create %s: %s", path, why ? why : "schema failed");
-		free(why);
+		error_set(err, "cannot create %s: %s", path, err && *err ? *err : "schema failed");
 		sqlite3_close(db);
 		return -EIO;
 	}
@@ -88,16 +72,16 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 	*out = NULL;
 	if (stat(path, &sb) < 0) {
 		int e = errno;
-		set_err(err, "%s: %s", path, strerror(e));
+		error_set(err, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		set_err(err, "%s: not a regular file", path);
+		error_set(err, "%s: not a regular file", path);
 		return -EINVAL;
 	}
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		set_err(err, "%s: cannot open: %s", path, sqlite3_errstr(rc));
+		error_set(err, "%s: cannot open: %s", path, sqlite3_errstr(rc));
 		sqlite3_close(db);
 		return -EIO;
 	}
@@ -110,28 +94,28 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW) {
 		if ((rc & 0xff) == SQLITE_NOTADB)
-			set_err(err, "%s: not an mtx database (not an SQLite file)", path);
+			error_set(err, "%s: not an mtx database (not an SQLite file)", path);
 		else if (db_error_is_corrupt(rc))
-			set_err(err, "%s: the database is corrupt", path);
+			error_set(err, "%s: the database is corrupt", path);
 		else
-			set_err(err, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+			error_set(err, "%s: cannot read: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return -EINVAL;
 	}
 	if (app_id != MTX_APPLICATION_ID) {
-		set_err(err, "%s: not an mtx database (an SQLite file of another program)", path);
+		error_set(err, "%s: not an mtx database (an SQLite file of another program)", path);
 		sqlite3_close(db);
 		return -EINVAL;
 	}
 	version = db_query_int(db, "PRAGMA user_version", -1);
 	if (version > MTX_SCHEMA_VERSION) {
-		set_err(err, "%s: written by a newer mtx (schema %lld; this mtx reads up to %d): upgrade mtx",
+		error_set(err, "%s: written by a newer mtx (schema %lld; this mtx reads up to %d): upgrade mtx",
 			path, (long long)version, MTX_SCHEMA_VERSION);
 		sqlite3_close(db);
 		return -EINVAL;
 	}
 	if (version < 1) {
-		set_err(err, "%s: not an mtx database (no schema version)", path);
+		error_set(err, "%s: not an mtx database (no schema version)", path);
 		sqlite3_close(db);
 		return -EINVAL;
 	}
@@ -141,7 +125,7 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 	struct stat wb;
 	snprintf(wal, sizeof(wal), "%s-wal", path);
 	if (stat(wal, &wb) < 0 && (int64_t)sb.st_size < db_query_int(db, "PRAGMA page_count", 0) * db_query_int(db, "PRAGMA page_size", 0)) {
-		set_err(err, "%s: the database is corrupt (truncated)", path);
+		error_set(err, "%s: the database is corrupt (truncated)", path);
 		sqlite3_close(db);
 		return -EINVAL;
 	}
@@ -158,7 +142,7 @@ int db_check_pages(sqlite3 *db, const char *path, char **err)
 	int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
 	sqlite3_finalize(st);
 	if (!ok) {
-		set_err(err, "%s: the database is corrupt", path);
+		error_set(err, "%s: the database is corrupt", path);
 		return -EINVAL;
 	}
 	return 0;

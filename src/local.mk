@@ -5,6 +5,7 @@
 noinst_LIBRARIES += libmtxcore.a
 libmtxcore_a_SOURCES = \
 	src/db.c src/db.h \
+	src/error.c src/error.h \
 	src/log.c src/log.h \
 	src/grow.h \
 	src/sorted.h \

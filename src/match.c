@@ -1,6 +1,7 @@
 /* src/match.c - see match.h. */
 #include "config.h"
 #include "src/match.h"
+#include "src/error.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
@@ -25,9 +26,8 @@ struct mtx_match *match_compile(const char *pattern, char **err)
 	if (!m->code) {
 		PCRE2_UCHAR msg[160];
 		pcre2_get_error_message(code, msg, sizeof(msg));
-		if (err && asprintf(err, "bad pattern '%s' at offset %zu: %s", pattern, (size_t)offset,
-				    (const char *)msg) < 0)
-			*err = NULL;
+		error_set(err, "bad pattern '%s' at offset %zu: %s", pattern, (size_t)offset,
+				(const char *)msg);
 		free(m);
 		return NULL;
 	}

@@ -9,6 +9,7 @@
 #include "src/report-format.h"
 #include "src/columns.h"
 #include "src/grow.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -299,8 +300,7 @@ long report_print(struct report_printer *p, const char *name, const char *title,
 	long n = p->format == REPORT_TEXT ? print_text(p, title, st, &rc) : print_raw(p, name, st, &rc);
 	p->nr_sections++;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		if (err && asprintf(err, "%s", sqlite3_errmsg(sqlite3_db_handle(st))) < 0)
-			*err = NULL;
+		error_set(err, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
 		return -EIO;
 	}
 	return n;

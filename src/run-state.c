@@ -5,6 +5,7 @@
 #include "src/run-state.h"
 #include "src/db.h"
 #include "src/timefmt.h"
+#include "src/error.h"
 
 #include <libgen.h>
 #include <stdio.h>
@@ -100,16 +101,10 @@ int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **e
 	}
 	if (rs->missing & RUN_ENDS) {
 		int rc = db_exec(db, unended_sql, err);
-		if (rc && db_error_is_corrupt(sqlite3_errcode(db))) {
-			free(*err);
-			if (asprintf(err, "%s: the database is corrupt", path) < 0)
-				*err = NULL;
-		} else if (rc) {
-			char *why = *err;
-			if (asprintf(err, "%s: cannot read the threads: %s", path, why ? why : "failed") < 0)
-				*err = NULL;
-			free(why);
-		}
+		if (rc && db_error_is_corrupt(sqlite3_errcode(db)))
+			error_set(err, "%s: the database is corrupt", path);
+		else if (rc)
+			error_set(err, "%s: cannot read the threads: %s", path, err && *err ? *err : "failed");
 		if (rc)
 			return rc;
 		rs->nr_unended = (int)(db_query_int(db, "SELECT COUNT(*) FROM temp.threads", 0) -

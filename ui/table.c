@@ -6,6 +6,7 @@
 #include "ui/display.h"
 #include "src/grow.h"
 #include "src/match.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <math.h>
@@ -190,8 +191,7 @@ long table_load(struct table *t, int section, sqlite3_stmt *st, int64_t origin_n
 	if (n == max_rows)
 		return n;
 	if (rc != SQLITE_DONE) {
-		if (asprintf(err, "%s", sqlite3_errmsg(sqlite3_db_handle(st))) < 0)
-			*err = NULL;
+		error_set(err, "%s", sqlite3_errmsg(sqlite3_db_handle(st)));
 		return -EIO;
 	}
 	return n;

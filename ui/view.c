@@ -5,6 +5,7 @@
 #include "config.h"
 #include "ui/view.h"
 #include "ui/display.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -49,10 +50,8 @@ void view_free(struct view *v)
 void view_message(struct browse *b, const char *fmt, ...)
 {
 	va_list ap;
-	free(b->message);
 	va_start(ap, fmt);
-	if (vasprintf(&b->message, fmt, ap) < 0)
-		b->message = NULL;
+	error_vset(&b->message, fmt, ap);
 	va_end(ap);
 }
 
@@ -93,8 +92,7 @@ static sqlite3_stmt *prepare_ordered(const struct view *v, const char *name, con
 		sql = NULL;
 	if (!q || (order_col >= 0 && !sql) ||
 	    sqlite3_prepare_v2(v->b->db, sql ? sql : run_sql ? run_sql : q->sql, -1, &st, NULL) != SQLITE_OK) {
-		if (err && asprintf(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query") < 0)
-			*err = NULL;
+		error_set(err, "%s: %s", name, q ? sqlite3_errmsg(v->b->db) : "no such query");
 		free(sql);
 		free(run_sql);
 		return NULL;

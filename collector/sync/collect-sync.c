@@ -13,6 +13,7 @@
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,30 +86,26 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 		return prepare_uprobes(cs, prog, path, blocker);
 	}
 	if (inject_find_library(lib, sizeof(lib))) {
-		if (asprintf(err, "cannot find libmtx-preload.so (looked for %s); "
-			     "set MTX_PRELOAD_LIB, or leave sync out of --events", lib) < 0)
-			*err = NULL;
+		error_set(err, "cannot find libmtx-preload.so (looked for %s); "
+				"set MTX_PRELOAD_LIB, or leave sync out of --events", lib);
 		return -ENOENT;
 	}
 	if (inject_ld_preload(lib, cs->ld_preload, sizeof(cs->ld_preload))) {
-		if (asprintf(err, "LD_PRELOAD is too long to add libmtx-preload.so to it") < 0)
-			*err = NULL;
+		error_set(err, "LD_PRELOAD is too long to add libmtx-preload.so to it");
 		return -ENAMETOOLONG;
 	}
 	rc = sync_region_create(&cs->region);
 	if (rc) {
-		if (asprintf(err, "cannot create the shared memory for sync records in /dev/shm: %s",
-			     strerror(-rc)) < 0)
-			*err = NULL;
+		error_set(err, "cannot create the shared memory for sync records in /dev/shm: %s",
+				strerror(-rc));
 		return rc;
 	}
 	/* Lanes are claimed only by threads that reach a hook, so a program
 	 * built without -pg / -finstrument-functions costs an empty region. */
 	rc = call_region_create(&cs->calls);
 	if (rc) {
-		if (asprintf(err, "cannot create the shared memory for call records in /dev/shm: %s",
-			     strerror(-rc)) < 0)
-			*err = NULL;
+		error_set(err, "cannot create the shared memory for call records in /dev/shm: %s",
+				strerror(-rc));
 		return rc;
 	}
 	cs->objects = sync_objects_new();
@@ -148,9 +145,9 @@ int collect_sync_give_to(struct collect_sync *cs, unsigned uid, unsigned gid, ch
 
 	if (!rc && cs->calls)
 		rc = sync_region_give_to(cs->calls, uid, gid);
-	if (rc && asprintf(err, "cannot give the shared memory in /dev/shm to uid %u: %s", uid,
-			   strerror(-rc)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "cannot give the shared memory in /dev/shm to uid %u: %s", uid,
+				strerror(-rc));
 	return rc;
 }
 
@@ -181,8 +178,8 @@ int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx
 		return 0;
 	cs->w = w;
 	rc = sync_uprobes_open(cs->uprobes, s);
-	if (rc && asprintf(err, "%s", s->error ? s->error : strerror(-rc)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "%s", s->error ? s->error : strerror(-rc));
 	return rc;
 }
 
@@ -197,8 +194,8 @@ int collect_sync_start(struct collect_sync *cs, char **err)
 	if (!cs->region)
 		return 0;
 	rc = sync_pump_start(&cs->pump, cs->region, cs->calls);
-	if (rc && asprintf(err, "cannot start the sync drain thread: %s", strerror(-rc)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "cannot start the sync drain thread: %s", strerror(-rc));
 	return rc;
 }
 

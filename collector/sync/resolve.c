@@ -8,6 +8,7 @@
 #include "src/radix-sort.h"
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -39,8 +40,7 @@ static int pending_add(struct pending_list *l, int64_t row, int64_t value)
 
 static int sql_fail(sqlite3 *db, const char *what, char **err)
 {
-	if (asprintf(err, "finishing the sync tables (%s): %s", what, sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	error_set(err, "finishing the sync tables (%s): %s", what, sqlite3_errmsg(db));
 	return sqlite3_errcode(db) == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
@@ -677,7 +677,7 @@ int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetim
 	if (!rc)
 		rc = join_and_replay(db, capture, stats, err);
 	log_debug("sync tables: blocked ops and holders at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
-	if (rc == -ENOMEM && !*err && asprintf(err, "finishing the sync tables: out of memory") < 0)
-		*err = NULL;
+	if (rc == -ENOMEM && !*err)
+		error_set(err, "finishing the sync tables: out of memory");
 	return rc;
 }

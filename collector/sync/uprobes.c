@@ -11,6 +11,7 @@
 #include "collector/uprobes.h"
 #include "src/grow.h"
 #include "src/log.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -335,8 +336,7 @@ int sync_uprobes_new(struct sync_uprobes **out, const char *path, char **err)
 	*out = NULL;
 	if (!realpath(path, real)) {
 		rc = -errno;
-		if (asprintf(err, "%s: %s", path, strerror(errno)) < 0)
-			*err = NULL;
+		error_set(err, "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	u = calloc(1, sizeof(*u));

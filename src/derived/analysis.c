@@ -10,6 +10,7 @@
 #include "src/run-state.h"
 #include "src/derived/timeline.h"
 #include "schema/schema.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -193,9 +194,8 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 	struct critical_path_job *path = NULL;
 	if (!rc)
 		rc = analysis_histograms_start(db, tl, &histograms, err);
-	if (!rc && (rc = analysis_timeline_levels_start(tl, &levels)) &&
-	    asprintf(err, "timeline levels: out of memory") < 0)
-		*err = NULL;
+	if (!rc && (rc = analysis_timeline_levels_start(tl, &levels)))
+		error_set(err, "timeline levels: out of memory");
 	if (!rc)
 		rc = analysis_critical_path_start(db, tl, &path, err);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]) && !rc; i++) {
@@ -239,14 +239,10 @@ static int build_tables(sqlite3 *db, int temp, struct mtx_timeline *tl, uint64_t
 /* Say why building the derived tables of @path failed, in @err. */
 static void build_failed(sqlite3 *db, const char *path, char **err)
 {
-	char *why = *err;
-	if (db_error_is_corrupt(sqlite3_errcode(db))) {
-		if (asprintf(err, "%s: the database is corrupt", path) < 0)
-			*err = NULL;
-	} else if (asprintf(err, "%s: cannot build the derived tables: %s", path, why ? why : "failed") < 0) {
-		*err = NULL;
-	}
-	free(why);
+	if (db_error_is_corrupt(sqlite3_errcode(db)))
+		error_set(err, "%s: the database is corrupt", path);
+	else
+		error_set(err, "%s: cannot build the derived tables: %s", path, *err ? *err : "failed");
 }
 
 /* Build the derived tables into the file @path, through a connection of
@@ -267,8 +263,8 @@ static int build_in_file(const char *path, sqlite3 **db, char **err)
 			build_failed(*db, path, err);
 			return rc;
 		}
-	} else if (asprintf(err, "%s", sqlite3_errmsg(*db)) < 0) {
-		*err = NULL;
+	} else {
+		error_set(err, "%s", sqlite3_errmsg(*db));
 	}
 	sqlite3_close(*db);
 	*db = NULL;

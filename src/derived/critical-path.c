@@ -40,6 +40,7 @@
 #include "src/row-queue.h"
 #include "src/derived/timeline.h"
 #include "src/thread-states.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -117,9 +118,8 @@ static int walk_fail(struct walk *w, int rc, const char *what)
 {
 	if (w->err) {
 		free(*w->err);
-		if (asprintf(w->err, "critical path (%s): %s", what,
-			     rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(w->db)) < 0)
-			*w->err = NULL;
+		error_set(w->err, "critical path (%s): %s", what,
+				rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(w->db));
 	}
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
 #include "src/thread-states.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -234,8 +235,7 @@ struct run {
 
 static int sql_fail(sqlite3 *db, const char *what, char **err)
 {
-	if (err && asprintf(err, "time histograms (%s): %s", what, sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	error_set(err, "time histograms (%s): %s", what, sqlite3_errmsg(db));
 	return sqlite3_errcode(db) == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
@@ -375,8 +375,7 @@ static int write_subjects(sqlite3 *db, const struct subjects *s, sqlite3_stmt *i
 				continue;
 			if (histogram_fold_to(h, width_ns)) {
 				/* Cannot be: every width is 1 µs times a power of two. */
-				if (err && asprintf(err, "time histograms: widths do not line up") < 0)
-					*err = NULL;
+				error_set(err, "time histograms: widths do not line up");
 				return -EINVAL;
 			}
 			for (int b = 0; b < nr_buckets; b++) {
@@ -530,8 +529,8 @@ int analysis_histograms_finish(sqlite3 *db, struct histogram_job *j, char **err)
 	rc = j->has_threads ? worker_join(&j->thread) : 0;
 	if (!rc && j->has_threads && db)
 		rc = write_run(db, &j->r, err);
-	if (rc == -ENOMEM && err && asprintf(err, "time histograms: out of memory") < 0)
-		*err = NULL;
+	if (rc == -ENOMEM)
+		error_set(err, "time histograms: out of memory");
 	subjects_free(&j->r.threads);
 	subjects_free(&j->r.objects);
 	free(j);

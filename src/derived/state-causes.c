@@ -27,6 +27,7 @@
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
 #include "src/thread-states.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -629,8 +630,8 @@ int analysis_state_causes(sqlite3 *db, const struct mtx_timeline *tl, char **err
 out:
 	rc = wait_for_end(db, p.wait_for, rc);
 	const char *why = rc == -ENOMEM ? "out of memory" : p.queue ? row_queue_errmsg(p.queue) : NULL;
-	if (rc && asprintf(err, "state causes: %s", why ? why : sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "state causes: %s", why ? why : sqlite3_errmsg(db));
 	row_queue_close(p.queue);
 	for (int i = 0; i < p.nr_cpus; i++)
 		free(p.cpus[i].runs);

@@ -19,6 +19,7 @@
 #include "src/keyhash.h"
 #include "src/derived/timeline.h"
 #include "src/thread-states.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -365,7 +366,7 @@ int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 		rc = lock_holders(db, tl);
 	if (!rc)
 		rc = syscall_totals(db, tl);
-	if (rc && asprintf(err, "summaries: %s", sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "summaries: %s", sqlite3_errmsg(db));
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "src/grow.h"
 #include "src/derived/timeline.h"
 #include "src/derived/timeline-levels.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -286,8 +287,8 @@ int analysis_timeline_levels_finish(sqlite3 *db, struct levels_job *j, char **er
 		sqlite3_reset(ins);
 	}
 	sqlite3_finalize(ins);
-	if (rc && err && asprintf(err, "timeline levels: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "timeline levels: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
 	for (size_t i = 0; i < j->nr_rows; i++)
 		free(j->rows[i].buckets);
 	free(j->rows);

@@ -10,6 +10,7 @@
 #include "src/derived/histogram.h"
 #include "src/keyhash.h"
 #include "src/log.h"
+#include "src/error.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -440,18 +441,17 @@ static int scan(struct loader *l, const char *sql, int (*row)(struct loader *, s
 	sqlite3_stmt *st;
 	int rc = 0, step = SQLITE_DONE;
 	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		if (asprintf(err, "loading the run: %s", sqlite3_errmsg(l->db)) < 0)
-			*err = NULL;
+		error_set(err, "loading the run: %s", sqlite3_errmsg(l->db));
 		return -EIO;
 	}
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
 		rc = row(l, st);
 	if (!rc && step != SQLITE_DONE)
 		rc = sqlite3_errcode(l->db) == SQLITE_NOMEM ? -ENOMEM : -EIO;
-	if (rc && asprintf(err, "loading the run: %s",
-			   rc == -ENOMEM ? "out of memory" : rc == -E2BIG ? "too many distinct names"
-							     : sqlite3_errmsg(l->db)) < 0)
-		*err = NULL;
+	if (rc)
+		error_set(err, "loading the run: %s",
+				rc == -ENOMEM ? "out of memory" : rc == -E2BIG ? "too many distinct names"
+				: sqlite3_errmsg(l->db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -616,8 +616,7 @@ static void *ops_job_run(void *arg)
 	struct ops_job *j = arg;
 	if (sqlite3_open_v2(j->path, &j->l.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		j->rc = -EIO;
-		if (asprintf(&j->err, "loading the run: %s: %s", j->path, sqlite3_errmsg(j->l.db)) < 0)
-			j->err = NULL;
+		error_set(&j->err, "loading the run: %s: %s", j->path, sqlite3_errmsg(j->l.db));
 	} else {
 		sqlite3_busy_timeout(j->l.db, 5000);
 		j->rc = scan(&j->l, j->sql, row_op, &j->err);
@@ -761,8 +760,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 
 	*out = NULL;
 	if (!(l.tl = calloc(1, sizeof(*l.tl)))) {
-		if (asprintf(err, "loading the run: out of memory") < 0)
-			*err = NULL;
+		error_set(err, "loading the run: out of memory");
 		return -ENOMEM;
 	}
 	l.tl->buckets = choose_buckets(db);
@@ -789,13 +787,13 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 			*err = job.err;
 			job.err = NULL;
 		}
-		if (!rc && (rc = ops_job_merge(&l, &job)) && asprintf(err, "loading the run: out of memory") < 0)
-			*err = NULL;
+		if (!rc && (rc = ops_job_merge(&l, &job)))
+			error_set(err, "loading the run: out of memory");
 		free(job.err);
 		timeline_free(job.l.tl);
 	}
-	if (!rc && (rc = finish_load(&l)) && asprintf(err, "loading the run: out of memory") < 0)
-		*err = NULL;
+	if (!rc && (rc = finish_load(&l)))
+		error_set(err, "loading the run: out of memory");
 	loader_free(&l);
 	if (rc) {
 		timeline_free(l.tl);
@@ -1164,9 +1162,9 @@ int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeli
 		rc = scan(l, CALLSITES_SQL, row_callsite, err);
 	if (!rc)
 		rc = finish_load(l);
-	if (rc && !*err && asprintf(err, "the captured run: %s",
-				    rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db)) < 0)
-		*err = NULL;
+	if (rc && !*err)
+		error_set(err, "the captured run: %s",
+				rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
 	if (!rc) {
 		*out = l->tl;
 		l->tl = NULL;
