@@ -1,5 +1,7 @@
 # tests/: Criterion unit tests (tests/unit) and end-to-end shell tests
-# (tests/e2e), all run by 'make check'.
+# (tests/e2e), all run by 'make check'. Without Criterion (configure says
+# so) the unit tests are replaced by one that fails and says what to install.
+if HAVE_CRITERION
 UNIT_TESTS = \
 	tests/unit/test-order \
 	tests/unit/test-decode \
@@ -22,6 +24,10 @@ UNIT_TESTS = \
 	tests/unit/test-writer \
 	tests/unit/test-unwind \
 	tests/unit/test-timeline
+else
+UNIT_TESTS =
+TESTS += tests/no-criterion.sh
+endif
 
 check_PROGRAMS += $(UNIT_TESTS) tests/unit/preload-workload tests/e2e/smallstack
 tests_e2e_smallstack_SOURCES = tests/e2e/smallstack.c
@@ -213,7 +219,7 @@ AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
 # The unit test programs (no extension) run through tests/run-unit.sh,
 # which outlives a hang of Criterion's runner.
 LOG_COMPILER = $(SHELL) $(srcdir)/tests/run-unit.sh
-EXTRA_DIST += tests/run-unit.sh
+EXTRA_DIST += tests/run-unit.sh tests/no-criterion.sh
 
 # Every sample linked statically (-all-static: libtool takes plain -static
 # for its own meaning): programs LD_PRELOAD cannot enter, traced through
