@@ -278,12 +278,14 @@ static int stop_asked(int sfd)
 
 /* The run could not be stored in full: say why, once (the writer's
  * message names the file and says the run so far is kept), with @more. */
-static void record_failed(struct collect_result *r, struct mtx_writer *w, const char *more)
+/* Say once that recording failed: the writer's own account (a full disk:
+ * what was kept) before @why, the failing step's message (may be NULL). */
+static void record_failed(struct collect_result *r, struct mtx_writer *w, const char *why, const char *more)
 {
 	if (r->record_failed)
 		return;
 	r->record_failed = 1;
-	log_error("%s%s", writer_error(w) ? writer_error(w) : "recording failed", more);
+	log_error("%s%s", writer_error(w) ? writer_error(w) : why ? why : "recording failed", more);
 }
 
 /* Mark in meta that a step of the work after the program's exit is done,
@@ -318,7 +320,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct function_uprobes *fu = NULL;
 	struct pollfd *pfds = NULL;
 	struct mtx_output out = { 0 };
-	char found[PATH_MAX];
+	char found[PATH_MAX], *sync_err = NULL;
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0;
 	const char *stopped_before = NULL;
@@ -462,7 +464,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		/* Said when it happens (the disk is full): nothing more can be
 		 * stored, so the kernel need not record any more either. */
 		if (!r->record_failed && writer_error(w)) {
-			record_failed(r, w, "; the program runs on untraced");
+			record_failed(r, w, NULL, "; the program runs on untraced");
 			session_disable(&s);
 		}
 	}
@@ -479,7 +481,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	r->status = decode_status(wstatus);
 	mark_done(w, "threads_ended_ns", model_finish(m, clock_now_ns(), t.pid, r->status));
 	if (mark_done(w, "calls_closed_ns", calls_finish(calls, model_last_ns(m))))
-		record_failed(r, w, "");
+		record_failed(r, w, NULL, "");
 	/* Every recorded row is handed over. From here on each step starts
 	 * from what the one before committed: a collector killed now keeps
 	 * what it recorded (the sync tables' step commits it all first). */
@@ -487,11 +489,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	log_since_exit("rings drained", exit_ns);
 	if ((stop = stop_asked(sfd)))
 		stopped_before = "completing the sync tables";
-	rc = collect_sync_finish(&cs, w, !stop);
+	rc = collect_sync_finish(&cs, w, !stop, &sync_err);
 	if (rc)
-		record_failed(r, w, "");
+		record_failed(r, w, sync_err, "");
 	else if (!stop)
 		mark_done(w, "sync_resolved_ns", rc);
+	free(sync_err);
 	writer_commit(w);
 	log_since_exit("sync tables finished", exit_ns);
 	if (!stop && (stop = stop_asked(sfd)))
@@ -501,7 +504,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		size_t nr_sites = 0;
 		const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
 		if (mark_done(w, "names_written_ns", profile_finish(prof, sites, nr_sites)))
-			record_failed(r, w, "");
+			record_failed(r, w, NULL, "");
 		log_since_exit("functions named", exit_ns);
 	}
 	if (!stop && (stop = stop_asked(sfd)))
@@ -556,7 +559,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	r->capture = r->record_failed || stop ? NULL : writer_take_capture(w);
 	if (writer_error(w))
-		record_failed(r, w, "");
+		record_failed(r, w, NULL, "");
 	rc = writer_close(w, !stop);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);

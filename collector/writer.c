@@ -75,8 +75,14 @@ static int fail_with(struct mtx_writer *w, int rc, const char *why)
 	if (w->error)
 		return w->error;
 	w->error = (rc & 0xff) == SQLITE_FULL ? -ENOSPC : -EIO;
-	if (w->error == -ENOSPC)
-		error_set(&w->error_msg, "writing %s: the disk is full; the run so far is kept", w->path);
+	if (w->error == -ENOSPC && w->q && !row_queue_committed(w->q))
+		error_set(&w->error_msg, "writing %s: the disk is full before the first commit: nothing could be kept",
+			  w->path);
+	else if (w->error == -ENOSPC && w->q)
+		error_set(&w->error_msg, "writing %s: the disk is full; the %llu rows committed before are kept",
+			  w->path, (unsigned long long)row_queue_committed(w->q));
+	else if (w->error == -ENOSPC)
+		error_set(&w->error_msg, "writing %s: the disk is full; what was committed before is kept", w->path);
 	else
 		error_set(&w->error_msg, "writing %s: %s", w->path, why);
 	return w->error;

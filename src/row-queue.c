@@ -50,6 +50,7 @@ struct row_queue {
 	uint32_t *first, *next;       /* per table: write_block's bookkeeping */
 	uint32_t *order;              /* MAX_BLOCK_ROWS row offsets */
 	uint64_t rows;
+	uint64_t written, committed;  /* by the writing thread; committed atomic */
 	void (*tap)(void *ctx, const struct queued_row *r);
 	void *tap_ctx;
 	int error;                    /* atomic: the thread sets it */
@@ -79,6 +80,11 @@ const char *row_queue_errmsg(const struct row_queue *q)
 uint64_t row_queue_rows(const struct row_queue *q)
 {
 	return q->rows;
+}
+
+uint64_t row_queue_committed(const struct row_queue *q)
+{
+	return __atomic_load_n(&q->committed, __ATOMIC_ACQUIRE);
 }
 
 static void fail(struct row_queue *q, int rc)
@@ -141,6 +147,8 @@ static void write_block(struct row_queue *q, struct row_block *b)
 			run(q, q->stmt[t]);
 		}
 	}
+	if (!q->error)
+		q->written += b->nr;
 	for (off = 0; q->tap && !q->error && off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr))
 		q->tap(q->tap_ctx, row_at(b, off));
 	/* Copies are rare (names, paths, meta values): most blocks skip this. */
@@ -159,9 +167,13 @@ static void write_block(struct row_queue *q, struct row_block *b)
 
 static void commit(struct row_queue *q)
 {
-	int rc = q->error ? SQLITE_OK : sqlite3_exec(q->db, "COMMIT; BEGIN", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		fail(q, rc);
+	if (!q->error) {
+		int rc = sqlite3_exec(q->db, "COMMIT; BEGIN", NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			fail(q, rc);
+		else
+			__atomic_store_n(&q->committed, q->written, __ATOMIC_RELEASE);
+	}
 	q->last_commit_ns = clock_now_ns();
 }
 

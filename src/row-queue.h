@@ -95,6 +95,8 @@ const char *row_queue_errmsg(const struct row_queue *q);
 
 /* row_queue_rows - rows handed over so far. */
 uint64_t row_queue_rows(const struct row_queue *q);
+/* row_queue_committed - rows a COMMIT has made durable so far (any thread). */
+uint64_t row_queue_committed(const struct row_queue *q);
 
 /* row_queue_close - finish, free the statements and @q (NULL is fine). */
 void row_queue_close(struct row_queue *q);

@@ -338,12 +338,11 @@ size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_
 	return left;
 }
 
-int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve)
+int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve, char **err)
 {
 	struct sync_resolve_stats st;
 	size_t n;
 	const int64_t *ids;
-	char *err = NULL;
 	uint64_t t0;
 	int rc;
 
@@ -376,15 +375,12 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
-	rc = db_create_indexes(writer_db(w), &err);
+	rc = db_create_indexes(writer_db(w), err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
-		rc = sync_resolve(writer_db(w), writer_captured(w), ids, n, &st, &err);
-	if (rc) {
-		log_error("%s", err ? err : "finishing the sync tables failed");
-		free(err);
+		rc = sync_resolve(writer_db(w), writer_captured(w), ids, n, &st, err);
+	if (rc)
 		return rc;
-	}
 	writer_meta_int(w, "sync_objects", sync_objects_count(cs->objects) + (int64_t)st.lifetimes_split);
 	writer_meta_int(w, "sync_blocked_ops", (int64_t)st.blocked_ops);
 	writer_meta_int(w, "sync_contended_ops", (int64_t)st.contended_ops);

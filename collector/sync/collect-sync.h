@@ -127,10 +127,10 @@ int collect_sync_give_to(struct collect_sync *cs, unsigned uid, unsigned gid, ch
  * collect_sync_finish - the program is gone: drain the rest, write it,
  * and, when @resolve, complete the tables (sync-resolve.h) and put their
  * counts in meta; @cs->records and @cs->lost are final (the caller stores
- * them with the other sources' counts). Returns 0 or the writer's -errno
- * (with a message logged).
+ * them with the other sources' counts). Returns 0, or -errno with a message
+ * in @err when the writer has none of its own.
  */
-int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve);
+int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve, char **err);
 
 /* collect_sync_free - release everything (also after a failed start). */
 void collect_sync_free(struct collect_sync *cs);

@@ -97,6 +97,16 @@ if mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then
 	cmp -s full.out full.plain || fail "the program's output changed when the disk filled"
 	[ "$status" != 0 ] || fail "mtx exited 0 although the disk was full"
 	grep -q "disk is full" full.err || fail "no 'disk is full' message: $(head -1 full.err)"
+	[ "$(wc -l < full.err)" = 1 ] || fail "the full disk took more than one line: $(cat full.err)"
+	# What it says was kept is what the file holds, counted by sqlite3.
+	kept=$(sed -n 's/.*the \([0-9]*\) rows committed before are kept.*/\1/p' full.err)
+	grep -q "nothing could be kept" full.err && kept=0
+	held=0
+	for t in $(sqlite3 small/run.db "SELECT name FROM sqlite_master WHERE type = 'table'"); do
+		held=$((held + $(sqlite3 small/run.db "SELECT COUNT(*) FROM \"$t\"")))
+	done
+	[ -n "$kept" ] && [ "$kept" = "$held" ] ||
+		fail "the full disk: mtx said '$(cat full.err)', the file holds $held rows"
 	umount small
 else
 	echo "note: cannot mount a small tmpfs here; the full-disk case was not run"
