@@ -19,7 +19,8 @@ static const struct action_info actions[] = {
 	{ ACT_LEFT, "left", "timeline", "Left, h", { KEY_LEFT, 'h' }, "move the time cursor earlier" },
 	{ ACT_RIGHT, "right", "timeline", "Right, l", { KEY_RIGHT, 'l' }, "move the time cursor later" },
 	{ ACT_OPEN, "open", "all views", "Enter", { '\n', '\r', KEY_ENTER }, "open what is selected" },
-	{ ACT_BACK, "back", "all views", "Backspace, Esc", { KEY_BACKSPACE, 127, 8, 27 }, "back to the view before" },
+	{ ACT_BACK, "back", "all views", "Backspace, Esc", { KEY_BACKSPACE, 127, 8, 27 },
+	  "close this view, back to the one before" },
 	{ ACT_NEXT_VIEW, "next-view", "all views", "Tab", { '\t' }, "the next main view" },
 	{ ACT_PREV_VIEW, "prev-view", "all views", "Shift-Tab", { KEY_BTAB }, "the previous main view" },
 	{ ACT_SEARCH, "search", "all views", "/", { '/' }, "search rows (timeline: lanes), PCRE2" },
@@ -41,7 +42,8 @@ static const struct action_info actions[] = {
 #undef X
 	{ ACT_HELP, "help", "all views", "?, F1", { '?', KEY_F(1) }, "this help" },
 	{ ACT_REDRAW, "redraw", "all views", "Ctrl-L", { CTRL('l') }, "redraw the screen" },
-	{ ACT_QUIT, "quit", "all views", "q", { 'q' }, "quit" },
+	{ ACT_QUIT, "quit", "all views", "q", { 'q' }, "close this view; in a main view, quit" },
+	{ ACT_QUIT_ALL, "quit-all", "all views", "Q", { 'Q' }, "quit from any view" },
 };
 
 enum action action_for_key(int key)

@@ -40,6 +40,7 @@ enum action {
 	ACT_HELP,
 	ACT_REDRAW,
 	ACT_QUIT,
+	ACT_QUIT_ALL,
 	NR_ACTIONS
 };
 

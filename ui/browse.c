@@ -80,6 +80,15 @@ static void push_view(struct browser *br, struct view *v)
 	br->stack[br->depth++] = v;
 }
 
+/* Close the view on top, back to the one it was opened from. */
+static void pop_view(struct browser *br)
+{
+	if (br->depth)
+		view_free(br->stack[--br->depth]);
+	else
+		view_message(&br->b, "this is a main view: q quits");
+}
+
 /* The breadcrumb: main view > opened views, cut from the left to fit. */
 static void draw_title(struct browser *br, int width)
 {
@@ -96,7 +105,7 @@ static void draw_title(struct browser *br, int width)
 static void draw_status(struct browser *br, int y, int width)
 {
 	char left[512], line[1024];
-	const char *right = "? help  q quit";
+	const char *right = br->depth ? "? help  q back" : "? help  q quit";
 	view_status(top_view(br), left, sizeof(left));
 	if (br->b.message)
 		snprintf(line, sizeof(line), "%s", br->b.message);
@@ -185,8 +194,16 @@ static bool handle_key(struct browser *br, int key)
 		return true;
 	free(br->b.message);
 	br->b.message = NULL;
+	/* As in tig and less: q closes what was opened on top (help, a
+	 * drill-down) and quits only from a main view; Q always quits. */
+	if (a == ACT_QUIT_ALL || (a == ACT_QUIT && !br->depth))
+		return false;
+	if (a == ACT_QUIT || (a == ACT_BACK && screen_too_small())) {
+		pop_view(br);
+		return true;
+	}
 	if (screen_too_small())
-		return a != ACT_QUIT;
+		return true;
 	if (v->ops->act)
 		r = v->ops->act(v, a);
 	if (r == REACT_UNHANDLED)
@@ -196,8 +213,6 @@ static bool handle_key(struct browser *br, int key)
 		v->pushed = NULL;
 		return true;
 	}
-	if (r == REACT_QUIT)
-		return false;
 	if (r != REACT_UNHANDLED)
 		return true;
 	for (int i = 0; i < NR_MAIN_VIEWS; i++)
@@ -206,13 +221,8 @@ static bool handle_key(struct browser *br, int key)
 			return true;
 		}
 	switch (a) {
-	case ACT_QUIT:
-		return false;
 	case ACT_BACK:
-		if (br->depth)
-			view_free(br->stack[--br->depth]);
-		else
-			view_message(&br->b, "this is a main view: q quits");
+		pop_view(br);
 		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW:

@@ -23,8 +23,6 @@ enum reaction {
 	REACT_NONE,      /* nothing changed */
 	REACT_REDRAW,
 	REACT_PUSH,      /* open v->pushed on top of this view */
-	REACT_POP,       /* close this view */
-	REACT_QUIT,
 };
 
 /* What every view can reach: the database and facts about the run. */

@@ -31,6 +31,7 @@ keys 6; wait_for "syscall" && keys Enter && wait_for "loaded" && pass "syscalls 
 keys 7; wait_for "calls" && pass "calls view"
 keys 8; wait_for "Critical path" && pass "critical path view"
 keys '?'; wait_for "open what is selected" && pass "help"
+keys q; wait_for "Critical path" && pass "q closes help"
 keys q; wait_for "exit=0" && pass "quit: exit 0"
 [ "$(md5sum < run.db)" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
 finish

@@ -7,7 +7,7 @@
 # switches, syscalls and a syscall's calls, calls, critical path, help,
 # search, sort and filter; objects at long addresses; sorting more rows
 # than a view loads; the calls view of a sampled run and of exact calls;
-# and the file is left unchanged.
+# q and Q; and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +50,13 @@ keys 7; wait_for "No calls or samples" && expect_screen calls
 keys 8; wait_for "Critical path" && expect_screen critical-path
 keys '?'; wait_for "open what is selected" && expect_screen help
 keys Escape Tab; wait_for "mtx browse run.db: threads"
-keys q; wait_for "exit=0"
+# q closes help and drill-downs, back to where you were, and quits only
+# from a main view; Q quits from anywhere.
+keys j '?'; wait_for "open what is selected"; keys q; wait_for "row 2 of 3" && pass "q closes help"
+keys Enter; wait_for "thread worker-a (101)"; keys j j q; wait_for "row 2 of 3" && pass "q closes a drill-down"
+keys q; wait_for "exit=0" && pass "q in a main view quits"
+browse_start 80x24 "$TMP/run.db"
+wait_for "row 1 of 3"; keys 2 Enter; wait_for "history"; keys Q; wait_for "exit=0" && pass "Q quits from a drill-down"
 
 # Objects at addresses as long as a real program's: the objects view fits
 # 80 columns only one blank apart (81 wide two apart), and still shows its
