@@ -184,6 +184,7 @@ TUI_TESTS = \
 	tests/tui/test-browse-bad-input.sh \
 	tests/tui/test-browse-incomplete.sh \
 	tests/tui/test-browse-levels.sh \
+	tests/tui/test-browse-search.sh \
 	tests/tui/test-browse-collect.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \

@@ -30,6 +30,8 @@ static const struct action_info actions[] = {
 	{ ACT_SORT_REVERSE, "sort-reverse", "tables", "S", { 'S' }, "reverse the sort order" },
 	{ ACT_FILTER, "filter", "all views", "f", { 'f' },
 	  "keep rows (timeline: lanes) matching a pattern" },
+	{ ACT_BLOCKED_ONLY, "blocked-only", "histories", "b", { 'b' },
+	  "only the ops that blocked, or all again" },
 	{ ACT_ZOOM_IN, "zoom-in", "timeline", "+, =", { '+', '=' }, "zoom in around the cursor" },
 	{ ACT_ZOOM_OUT, "zoom-out", "timeline", "-", { '-' }, "zoom out around the cursor" },
 	{ ACT_JUMP_TIME, "jump", "timeline", "t", { 't' }, "jump to a time since the start (1.5s, 20ms)" },

@@ -267,16 +267,41 @@ void table_sort(struct table *t, int section)
 	qsort(t->rows + first, n, sizeof(*t->rows), compare_rows);
 }
 
+/* Add cell @c's @text to the row text in @buf (@used bytes so far): cells
+ * two blanks apart, as they are drawn. Returns the bytes used then. */
+static size_t add_cell_text(char *buf, size_t size, size_t used, int c, const char *text)
+{
+	/* memcpy, not snprintf: a search formats every row of a history. */
+	for (int part = c ? 0 : 1; part < 2; part++) {
+		const char *p = part ? (text ? text : "") : "  ";
+		size_t n = strlen(p);
+		if (n > size - 1 - used)
+			n = size - 1 - used;
+		memcpy(buf + used, p, n);
+		used += n;
+	}
+	buf[used] = 0;
+	return used;
+}
+
 void table_row_text(const struct table *t, const struct table_row *row, char *buf, size_t size)
 {
 	size_t used = 0;
 	int n = row->type == ROW_DATA ? t->sections[row->section].nr_shown : 1;
 	buf[0] = 0;
-	for (int c = 0; c < n && row->cells && used + 1 < size; c++) {
-		int w = snprintf(buf + used, size - used, "%s%s", c ? "  " : "", row->cells[c] ? row->cells[c] : "");
-		if (w < 0)
-			break;
-		used += (size_t)w;
+	for (int c = 0; c < n && row->cells; c++)
+		used = add_cell_text(buf, size, used, c, row->cells[c]);
+}
+
+void table_step_text(const struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, char *buf, size_t size)
+{
+	const struct table_section *s = &t->sections[section];
+	char cell[CELL_MAX];
+	size_t used = 0;
+	buf[0] = 0;
+	for (int c = 0; c < s->nr_shown; c++) {
+		column_cell(st, c, s->kinds[c], origin_ns, cell, sizeof(cell));
+		used = add_cell_text(buf, size, used, c, cell);
 	}
 }
 

@@ -90,6 +90,10 @@ void table_sort(struct table *t, int section);
 /* table_row_text - the row as plain text (cells joined), for search. */
 void table_row_text(const struct table *t, const struct table_row *row, char *buf, size_t size);
 
+/* table_step_text - the same text for @st's current row, as @section would
+ * show it, without adding the row: for searching rows not loaded. */
+void table_step_text(const struct table *t, int section, sqlite3_stmt *st, int64_t origin_ns, char *buf, size_t size);
+
 /* table_filter - hide the data rows whose text @m does not match (NULL: show all). */
 void table_filter(struct table *t, const struct mtx_match *m);
 

@@ -592,24 +592,33 @@ static void follow_wakeup(struct view *v)
 		     (long long)waker);
 }
 
-static void search_lanes(struct view *v, bool backward)
+/* Select the next lane (@backward: the previous; @from_selected: this one
+ * first) whose "name (tid)" the last search matches, round the ends. */
+static void search_lanes(struct view *v, bool backward, bool from_selected)
 {
 	struct timeline *tl = v->priv;
 	char label[96];
+	long rank = 0, total = 0;
+	int found = -1;
+	bool wrapped = false;
 	if (!v->search) {
 		view_message(v->b, "no search yet: press /");
 		return;
 	}
-	for (int k = 1; k <= tl->nr_shown; k++) {
-		int i = ((tl->sel + (backward ? -k : k)) % tl->nr_shown + tl->nr_shown) % tl->nr_shown;
-		const struct lane *l = &tl->lanes[tl->shown[i]];
-		lane_label(l, label, sizeof(label), 0);
+	for (int k = from_selected ? 0 : 1; k <= tl->nr_shown && found < 0; k++) {
+		int at = tl->sel + (backward ? -k : k), i = (at % tl->nr_shown + tl->nr_shown) % tl->nr_shown;
+		lane_label(&tl->lanes[tl->shown[i]], label, sizeof(label), 0);
 		if (match_test(v->search, label)) {
-			tl->sel = i;
-			return;
+			found = tl->sel = i;
+			wrapped = at < 0 || at >= tl->nr_shown;
 		}
 	}
-	view_message(v->b, "no lane matches");
+	for (int i = 0; found >= 0 && i < tl->nr_shown; i++) {
+		lane_label(&tl->lanes[tl->shown[i]], label, sizeof(label), 0);
+		if (match_test(v->search, label) && ++total && i == found)
+			rank = total;
+	}
+	view_say_found(v, "lane", rank, total, backward, wrapped);
 }
 
 static enum reaction timeline_act(struct view *v, enum action a)
@@ -682,8 +691,11 @@ static enum reaction timeline_act(struct view *v, enum action a)
 			struct mtx_match *m = match_compile(text, &err);
 			if (m) {
 				match_free(v->search);
+				free(v->search_text);
 				v->search = m;
-				search_lanes(v, false);
+				v->search_text = text;
+				text = NULL;
+				search_lanes(v, false, true);
 			} else {
 				view_message(v->b, "%s", err ? err : "bad pattern");
 			}
@@ -693,7 +705,7 @@ static enum reaction timeline_act(struct view *v, enum action a)
 		break;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
-		search_lanes(v, a == ACT_SEARCH_PREV);
+		search_lanes(v, a == ACT_SEARCH_PREV, false);
 		break;
 	case ACT_FILTER:
 		text = display_prompt("lanes of threads matching, or of object 0xADDR / #ID (empty: all): ");

@@ -15,8 +15,6 @@
 
 /* Paged views keep at most this many rows; fetching more drops the far end. */
 #define PAGED_MAX_ROWS 2000
-/* A search in a paged view reads at most this many pages ahead. */
-#define SEARCH_MAX_PAGES 50
 
 struct view *view_new(struct browse *b, const struct view_ops *ops, const char *title,
 		      const struct mtx_query_params *params)
@@ -30,6 +28,7 @@ struct view *view_new(struct browse *b, const struct view_ops *ops, const char *
 	if (params)
 		v->params = *params;
 	v->table.sticky_header = true;
+	v->found.total = -1;
 	return v;
 }
 
@@ -42,6 +41,8 @@ void view_free(struct view *v)
 	table_clear(&v->table);
 	match_free(v->search);
 	match_free(v->filter);
+	free(v->search_text);
+	free(v->filter_text);
 	free(v->order.section);
 	free(v->title);
 	free(v);
@@ -116,12 +117,16 @@ int view_load_query(struct view *v, const char *name, long max_rows, char **err)
 	sqlite3_stmt *st = prepare_ordered(v, name, NULL, ordered ? v->order.col : -1, v->order.desc, err);
 	if (!st)
 		return -EIO;
+	/* Filtered or searched, every row: what they find, and how many,
+	 * must be of all the rows, not of the first. */
+	if (v->filter || v->whole)
+		max_rows = -1;
 	/* A query that can stop early reads one row past what is shown (the
 	 * note); ordered anew, or filtered, it must give every row. */
 	int limit = sqlite3_bind_parameter_index(st, ":limit");
 	if (limit)
-		sqlite3_bind_int64(st, limit, ordered || v->filter ? -1 : max_rows + 1);
-	/* Under a filter, the first max_rows rows it matches, of all. */
+		sqlite3_bind_int64(st, limit, ordered || max_rows < 0 ? -1 : max_rows + 1);
+	/* Under a filter, every row it matches, of all. */
 	v->filtered_load |= v->filter != NULL;
 	int section = table_add_section(&v->table, st, name, q->title);
 	/* What an incomplete run leaves unknown here, first. */
@@ -225,6 +230,13 @@ static void follow_selection(struct view *v)
 			shown++;
 	if (v->top < lowest)
 		v->top = lowest;
+	/* No blank lines under the last row while rows above it are hidden
+	 * (a search found a row near the end). */
+	int below = 0;
+	for (size_t i = v->top; i < v->table.nr_rows && below < rows; i++)
+		below += !v->table.rows[i].hidden;
+	while (v->top > 0 && below < rows)
+		below += !v->table.rows[--v->top].hidden;
 }
 
 static void jump_end(struct view *v, bool to_end)
@@ -253,49 +265,24 @@ static bool any_cut(const struct view *v)
 	return false;
 }
 
-/* Search rows after (or before) the selection, paging in more as needed. */
-static void search(struct view *v, bool backward)
+/* A pattern read at the prompt, and its text (@text, caller frees); NULL
+ * when none was given (*@cleared: an empty line) or it is bad (said). */
+static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool *cleared, char **text)
 {
-	char text[4096];
-	if (!v->search) {
-		view_message(v->b, "no search yet: press /");
-		return;
-	}
-	int dir = backward ? -1 : 1;
-	for (int pages = 0; pages <= SEARCH_MAX_PAGES; pages++) {
-		for (size_t i = v->sel + (size_t)(long)dir; i < v->table.nr_rows; i += (size_t)(long)dir) {
-			if (!selectable(v, i))
-				continue;
-			table_row_text(&v->table, &v->table.rows[i], text, sizeof(text));
-			if (match_test(v->search, text)) {
-				v->sel = i;
-				return;
-			}
-		}
-		/* Nothing loaded matches: continue from the far end of what is loaded. */
-		size_t edge = backward ? 0 : v->table.nr_rows ? v->table.nr_rows - 1 : 0;
-		size_t before = v->table.nr_rows;
-		if (fetch_page(v, !backward) <= 0)
-			break;
-		v->sel = backward ? edge + (v->table.nr_rows - before) : edge;
-		if (backward)
-			v->sel = v->sel < v->table.nr_rows ? v->sel : 0;
-	}
-	view_message(v->b, any_cut(v) ? "no match among the rows loaded (f filters all rows)" : "no match");
-}
-
-static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool *cleared)
-{
-	char *err = NULL, *text = display_prompt(label);
+	char *err = NULL;
 	struct mtx_match *m = NULL;
-	*cleared = text && !*text;
-	if (text && *text) {
-		m = match_compile(text, &err);
+	*text = display_prompt(label);
+	*cleared = *text && !**text;
+	if (*text && **text) {
+		m = match_compile(*text, &err);
 		if (!m)
 			view_message(v->b, "%s", err ? err : "bad pattern");
 		free(err);
 	}
-	free(text);
+	if (!m) {
+		free(*text);
+		*text = NULL;
+	}
 	return m;
 }
 
@@ -304,7 +291,7 @@ static struct mtx_match *prompt_pattern(struct view *v, const char *label, bool 
  * filter. A reload makes the same sections in the same order; those not
  * ordered by the database keep their sort.
  */
-static void reload(struct view *v)
+void view_reload(struct view *v)
 {
 	struct table *t = &v->table;
 	int nr = t->nr_sections;
@@ -323,6 +310,8 @@ static void reload(struct view *v)
 	}
 	table_clear(t);
 	v->filtered_load = false;
+	v->found.total = -1;
+	v->sel = v->top = 0; /* the first row, unless the load selects one */
 	if (v->ops->load(v, &err))
 		view_message(v->b, "%s", err ? err : "cannot read the rows again");
 	free(err);
@@ -335,7 +324,6 @@ static void reload(struct view *v)
 	}
 	free(kept);
 	table_filter(t, v->filter); /* rows a view adds by other means */
-	v->sel = v->top = 0;
 }
 
 /* Sort the cut @section of @v by the database: the rows loaded are then
@@ -353,7 +341,7 @@ static void resort_cut(struct view *v, int section)
 	v->order.section = name;
 	v->order.col = s->sort_col;
 	v->order.desc = s->sort_desc;
-	reload(v);
+	view_reload(v);
 }
 
 static void sort_next(struct view *v, bool reverse)
@@ -380,6 +368,115 @@ static void sort_next(struct view *v, bool reverse)
 		table_sort(&v->table, section);
 }
 
+/* Whether row @i is selectable and v->search matches it. */
+static bool row_found(const struct view *v, size_t i)
+{
+	char text[4096];
+	if (!selectable(v, i))
+		return false;
+	table_row_text(&v->table, &v->table.rows[i], text, sizeof(text));
+	return match_test(v->search, text);
+}
+
+/* Select the next row loaded that v->search matches (see view_ops.find). */
+static int find_loaded(struct view *v, bool backward, bool from_selected, bool *wrapped)
+{
+	long n = (long)v->table.nr_rows, dir = backward ? -1 : 1;
+	for (long k = from_selected ? 0 : 1; n && k <= n; k++) {
+		long at = (long)v->sel + dir * k;
+		if (!row_found(v, (size_t)((at % n + n) % n)))
+			continue;
+		*wrapped = at < 0 || at >= n;
+		v->sel = (size_t)((at % n + n) % n);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every row of @v loaded, for a search to see them all: once a section
+ * was cut, the selection kept on the same row. */
+static void load_whole(struct view *v)
+{
+	const struct table_row *r = view_selected(v);
+	int section = r ? r->section : 0;
+	size_t ordinal = 0;
+	for (size_t i = 0; r && i < v->sel; i++)
+		ordinal += v->table.rows[i].section == section && selectable(v, i);
+	v->whole = true;
+	view_reload(v);
+	for (size_t i = 0; i < v->table.nr_rows; i++)
+		if (v->table.rows[i].section == section && selectable(v, i) && !ordinal--) {
+			v->sel = i;
+			break;
+		}
+}
+
+/* The rank of the selected match among all (v->found), counted once per
+ * search in a paged view and then followed from match to match (@before:
+ * the keys of the row selected before, @step: +1 forward, -1 backward). */
+static int count_found(struct view *v, const int64_t before[2], int step, bool wrapped, char **err)
+{
+	const struct table_row *r = view_selected(v);
+	if (!v->ops->count) { /* everything is loaded: count there */
+		v->found.rank = v->found.total = 0;
+		for (size_t i = 0; i < v->table.nr_rows; i++)
+			if (row_found(v, i)) {
+				v->found.total++;
+				v->found.rank += i <= v->sel;
+			}
+		return 0;
+	}
+	if (v->found.total >= 0 && step && before[0] == v->found.key[0] && before[1] == v->found.key[1])
+		v->found.rank = wrapped ? (step > 0 ? 1 : v->found.total) : v->found.rank + step;
+	else if (v->ops->count(v, v->search, &v->found.total, &v->found.rank, err))
+		return -EIO;
+	v->found.key[0] = r ? r->key[0] : 0;
+	v->found.key[1] = r ? r->key[1] : 0;
+	return 0;
+}
+
+/*
+ * Select the next row that the last search matches, of all the view's rows
+ * (of those the filter keeps), after the selection or (@backward) before
+ * it, or the selected row itself first (@from_selected); past the last one
+ * (the first), from the other end, as less and tig do. Says which match of
+ * how many it is, and when it wrapped.
+ */
+static void search(struct view *v, bool backward, bool from_selected)
+{
+	const struct table_row *r = view_selected(v);
+	int64_t before[2] = { r ? r->key[0] : 0, r ? r->key[1] : 0 };
+	bool wrapped = false;
+	char *err = NULL;
+	int found;
+	if (!v->search) {
+		view_message(v->b, "no search yet: press /");
+		return;
+	}
+	if (!v->ops->find && any_cut(v))
+		load_whole(v);
+	found = v->ops->find ? v->ops->find(v, v->search, backward, from_selected, &wrapped, &err)
+			     : find_loaded(v, backward, from_selected, &wrapped);
+	if (found > 0 && count_found(v, before, from_selected ? 0 : backward ? -1 : 1, wrapped, &err))
+		found = -EIO;
+	if (found < 0)
+		view_message(v->b, "%s", err ? err : "cannot search the rows");
+	else
+		view_say_found(v, "row", found ? v->found.rank : 0, v->found.total, backward, wrapped);
+	free(err);
+}
+
+void view_say_found(struct view *v, const char *what, long rank, long total, bool backward, bool wrapped)
+{
+	if (!rank)
+		view_message(v->b, "no %s%s matches '%s'", what, v->filter ? " kept by the filter" : "", v->search_text);
+	else
+		view_message(v->b, "%smatch %ld of %ld for '%s'",
+			     !wrapped ? "" : backward ? "search hit the top, continued at the bottom: "
+						: "search hit the bottom, continued at the top: ",
+			     rank, total, v->search_text);
+}
+
 enum reaction view_handle(struct view *v, enum action a)
 {
 	long page = v->height > 2 ? v->height - 2 : 1;
@@ -404,25 +501,23 @@ enum reaction view_handle(struct view *v, enum action a)
 		jump_end(v, true);
 		break;
 	case ACT_SEARCH: {
-		struct mtx_match *m = prompt_pattern(v, "search: ", &cleared);
+		char *text;
+		struct mtx_match *m = prompt_pattern(v, "search: ", &cleared, &text);
 		if (!m)
 			return REACT_REDRAW;
 		match_free(v->search);
+		free(v->search_text);
 		v->search = m;
-		if (selectable(v, v->sel)) {
-			char text[4096];
-			table_row_text(&v->table, &v->table.rows[v->sel], text, sizeof(text));
-			if (match_test(m, text))
-				break;
-		}
-		search(v, false);
+		v->search_text = text;
+		v->found.total = -1;
+		search(v, false, true);
 		break;
 	}
 	case ACT_SEARCH_NEXT:
-		search(v, false);
+		search(v, false, false);
 		break;
 	case ACT_SEARCH_PREV:
-		search(v, true);
+		search(v, true, false);
 		break;
 	case ACT_SORT:
 		sort_next(v, false);
@@ -431,17 +526,21 @@ enum reaction view_handle(struct view *v, enum action a)
 		sort_next(v, true);
 		break;
 	case ACT_FILTER: {
-		struct mtx_match *m = prompt_pattern(v, "filter (empty: all rows): ", &cleared);
+		char *text;
+		struct mtx_match *m = prompt_pattern(v, "filter (empty: all rows): ", &cleared, &text);
 		if (!m && !cleared)
 			return REACT_REDRAW;
 		match_free(v->filter);
+		free(v->filter_text);
 		v->filter = m;
+		v->filter_text = text;
 		/* Rows past those loaded, or left out by the last filter, can
 		 * match: the database gives them. */
-		if (v->ops->load && (any_cut(v) || v->filtered_load))
-			reload(v);
+		if (v->ops->load && (v->ops->page || any_cut(v) || v->filtered_load))
+			view_reload(v);
 		else
 			table_filter(&v->table, m);
+		v->found.total = -1;
 		if (!selectable(v, v->sel)) {
 			size_t i = next_selectable(v, 0, 1);
 			v->sel = i == SIZE_MAX ? 0 : i;

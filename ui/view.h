@@ -51,6 +51,17 @@ struct view_ops {
 	long (*page)(struct view *v, bool forward, char **err);
 	/* Paged views: reload from the first (or, @to_end, the last) row. */
 	int (*reload)(struct view *v, bool to_end, char **err);
+	/* Paged views: select the first row after the selected one (@backward:
+	 * before it; @from_selected: the selected one first) that v->filter
+	 * and @m match, of all the query's rows, wrapping around at the end
+	 * (*@wrapped then true), with the rows around it loaded. Returns 1,
+	 * 0 when no row matches, or -errno with @err. */
+	int (*find)(struct view *v, const struct mtx_match *m, bool backward, bool from_selected, bool *wrapped,
+		    char **err);
+	/* Paged views: how many of all the query's rows v->filter and @m
+	 * match (*@total), and how many of those come before the selected
+	 * row or are it (*@rank). 0 or -errno with @err. */
+	int (*count)(struct view *v, const struct mtx_match *m, long *total, long *rank, char **err);
 	/* The status line's text; NULL: the table's row counts. */
 	void (*status)(const struct view *v, char *buf, size_t size);
 	/* Free what priv holds. May be NULL. */
@@ -66,7 +77,15 @@ struct view {
 	size_t top, sel;      /* first row drawn, selected row */
 	int height;           /* rows of the last frame */
 	struct mtx_match *search; /* the last search, for n and N */
+	char *search_text;        /* as typed */
 	struct mtx_match *filter;
+	char *filter_text;
+	/* The match selected by the last search, of how many (paged views:
+	 * counted once a search, then followed; total < 0: not counted). */
+	struct {
+		long rank, total;
+		int64_t key[2]; /* the row's keys */
+	} found;
 	struct view *pushed;  /* REACT_PUSH: the view to open */
 	/* A cut section sorted by the database, so that the rows loaded are
 	 * the first in that order, not the query's (view_load_query). */
@@ -76,6 +95,7 @@ struct view {
 		bool desc;
 	} order;
 	bool filtered_load; /* rows were loaded under a filter: those it left out are not in the table */
+	bool whole;         /* load every row of each section: a search has looked past the first */
 	void *priv;
 };
 
@@ -95,11 +115,20 @@ void view_draw(struct view *v, int y, int height, int width);
 /* view_status - the status line's text for @v (row counts, sort). */
 void view_status(const struct view *v, char *buf, size_t size);
 
+/* view_reload - read @v's rows again from the database (after its filter
+ * or what it asks for changed), keeping its sort; the first row selected. */
+void view_reload(struct view *v);
+
 /* view_selected - the selected data row, or NULL. */
 const struct table_row *view_selected(const struct view *v);
 
 /* view_cell - the raw text of column @name in the selected row, or NULL. */
 const char *view_cell(const struct view *v, const char *name);
+
+/* view_say_found - say on the status line which match of how many (@total)
+ * a search of v->search_text selected (@rank, 0: no @what matches), and
+ * whether it went past the end (@backward: the start) to find it. */
+void view_say_found(struct view *v, const char *what, long rank, long total, bool backward, bool wrapped);
 
 /* view_message - set the status line's message (printf-style). */
 void view_message(struct browse *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -117,9 +146,9 @@ sqlite3_stmt *view_prepare(const struct view *v, const char *name, const struct 
  * view_load_query - add the named query @name as a section of @v's table,
  * bound to @v's params (and its :limit, if it has one, to @max_rows + 1,
  * or to all rows when ordered or filtered), loading up to @max_rows rows
- * (and a note when there are more), in v->order when that names it, and
- * only those v->filter matches. Returns the section's index or -errno with
- * @err.
+ * (and a note when there are more; every row under a filter or once
+ * v->whole), in v->order when that names it, and only those v->filter
+ * matches. Returns the section's index or -errno with @err.
  */
 int view_load_query(struct view *v, const char *name, long max_rows, char **err);
 

@@ -5,9 +5,9 @@
 # threads, a thread's waits, objects and an object's history, waits bars,
 # the timeline (jump, zoom, next event, following a wakeup, lane filters),
 # switches, syscalls and a syscall's calls, calls, critical path, help,
-# search, sort and filter; objects at long addresses; sorting more rows
-# than a view loads; the calls view of a sampled run and of exact calls;
-# q and Q; and the file is left unchanged.
+# search, sort and filter; objects at long addresses; sorting, filtering
+# and searching more rows than a view loads; the calls view of a sampled
+# run and of exact calls; q and Q; and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +19,7 @@ wait_for "row 1 of 3" && expect_screen threads
 keys j Enter; wait_for "thread worker-a (101)" && expect_screen thread-worker-a
 keys Escape; wait_for "row 2 of 3"
 keys s; wait_for "sorted by tid"; keys S; wait_for "sorted by tid" && expect_screen threads-sorted
-keys /; type_text 'work.*-b'; keys Enter; wait_for "row 3 of 3"
+keys /; type_text 'work.*-b'; keys Enter; wait_for "match 1 of 1 for 'work.*-b'"
 keys f; type_text main; keys Enter; wait_for "(filtered)" && expect_screen threads-filtered
 keys f Enter; wait_for "row 1 of 3"
 
@@ -91,15 +91,22 @@ else
 	[ "$(screen | sed -n 3p | awk '{ print $1 }')" = 2199 ] && pass "sorted past the rows loaded" ||
 		{ fail "sorting more threads than loaded: the first row is not tid 2199"; screen | sed 's/^/  | /'; }
 	# A filter asks the database too: the fixture's workers (101, 102)
-	# were not among the rows loaded (2199 down to 1200), which a search
-	# sees; cleared, the first 1000 come back in the order chosen.
-	keys /; type_text worker; keys Enter; wait_for "no match among the rows loaded (f filters all rows)"
+	# were not among the rows loaded (2199 down to 1200); cleared, the
+	# first 1000 come back in the order chosen.
 	keys f; type_text worker; keys Enter; wait_for "row 1 of 2 (filtered)"
 	[ "$(screen | sed -n 3,4p | awk '{ print $1 }' | tr '\n' ' ')" = "102 101 " ] && pass "filtered past the rows loaded" ||
 		{ fail "filtering more threads than loaded: not the workers 102 and 101"; screen | sed 's/^/  | /'; }
 	keys f; keys Enter; wait_for "row 1 of the first 1000"
 	[ "$(screen | sed -n 3p | awk '{ print $1 }')" = 2199 ] && pass "filter cleared: the first rows in the order chosen" ||
 		{ fail "filter cleared: the first row is not tid 2199"; screen | sed 's/^/  | /'; }
+	# So does a search: it finds the workers past the rows loaded, and
+	# from then on the view holds every row, in the same order.
+	keys /; type_text worker; keys Enter; wait_for "match 1 of 2 for 'worker'"
+	screen | grep -q "^ *102 *worker-b" && pass "search: found past the rows loaded" ||
+		{ fail "search: worker-b (102) is not on the screen"; screen | sed 's/^/  | /'; }
+	keys n; wait_for "match 2 of 2 for 'worker'"; keys n
+	wait_for "search hit the bottom, continued at the top: match 1 of 2 for 'worker'"
+	keys g; wait_for "row 1 of 1203"
 	keys q; wait_for "exit=0"
 fi
 
