@@ -66,12 +66,14 @@ static const struct mtx_query browse_queries[] = {
 	{ "timeline.state_at", NULL,
 	  "SELECT s.start_ns, s.end_ns, s.state FROM thread_states s WHERE s.tid = :tid AND s.start_ns <= :from "
 	  "ORDER BY s.start_ns DESC LIMIT 1" },
-	{ "timeline.sync_mark", NULL,
-	  "SELECT op.start_ns, o.kind FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
-	  "WHERE op.tid = :tid AND op.start_ns >= :from AND op.start_ns < :to ORDER BY op.start_ns LIMIT 1" },
-	{ "timeline.syscall_mark", NULL,
-	  "SELECT s.start_ns FROM syscalls s WHERE s.tid = :tid AND s.start_ns >= :from AND s.start_ns < :to "
-	  "ORDER BY s.start_ns LIMIT 1" },
+	/* The lane's first :limit events (sync ops, with their object's kind,
+	 * and syscalls) in [:from, :to), in time order. */
+	{ "timeline.events", NULL,
+	  "SELECT e.start_ns, e.kind FROM (SELECT * FROM (SELECT op.start_ns, o.kind FROM sync_ops op "
+	  "JOIN sync_objects o ON o.id = op.object_id WHERE op.tid = :tid AND op.start_ns >= :from "
+	  "AND op.start_ns < :to ORDER BY op.start_ns LIMIT :limit) UNION ALL SELECT * FROM "
+	  "(SELECT s.start_ns, 'syscall' FROM syscalls s WHERE s.tid = :tid AND s.start_ns >= :from "
+	  "AND s.start_ns < :to ORDER BY s.start_ns LIMIT :limit)) e ORDER BY e.start_ns LIMIT :limit" },
 	/* What the detail line says about the cursor. */
 	{ "timeline.cause_at", NULL,
 	  "SELECT c.state, c.start_ns, c.end_ns, c.cause, printf('0x%x', o.addr) AS addr, o.kind, op.op, "

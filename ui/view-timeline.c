@@ -5,10 +5,13 @@
  * src/browse-queries.c, so a frame reads a bounded number of rows on any
  * size of run. A busy lane zoomed out is drawn from timeline_levels (a byte
  * per bucket, a few buckets per column: one or two rows); otherwise its states
- * are read exactly when the window holds few of them and sampled at three
+ * are read exactly when the window holds few of them and sampled at five
  * points per column when it holds many, and its marks are looked up per
  * column. (On a 10 M-event run those lookups, scattered over the tables,
- * cost 150-300 ms a frame zoomed out; the levels ~10 ms.)
+ * cost 150-300 ms a frame zoomed out; the levels ~10 ms.) A column shows
+ * its state, and the letter of its sync op (or the ^ of its syscall) only
+ * when it holds few events: a busy lane zoomed out still shows what its
+ * thread was doing.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -25,7 +28,9 @@
 #define NAME_COLS 22 /* a lane's label, "name (tid)", and a blank: "clientserver (18285)" whole */
 #define LABEL_EVERY 20      /* columns between time labels */
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
+#define SAMPLES 5           /* else the state at this many points across each column */
 #define MIN_NS_PER_COL 10
+#define MARKS_FEW 2 /* a column shows an event's letter when it holds at most this many events */
 
 /* A cell's state: a thread state's (src/thread-states.h) plus one, as in
  * timeline_levels; 0 for none. */
@@ -52,7 +57,7 @@ struct timeline {
 	int *shown; /* lanes that pass the filter */
 	int nr_shown, sel, top;
 	int64_t cursor_ns, left_ns, ns_per_col;
-	int plot_cols, lane_rows;
+	int name_cols, plot_cols, lane_rows; /* of the last frame */
 	char *filter; /* as typed, for the status line */
 };
 
@@ -142,16 +147,17 @@ static void lane_states(struct view *v, const struct lane *l, enum lane_state *c
 	while (sqlite3_step(st) == SQLITE_ROW && ++n <= limit)
 		cover_add(tl, cover, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 			  state_of((const char *)sqlite3_column_text(st, 2)));
-	if (n > limit) { /* dense: the majority of three points per column */
+	if (n > limit) { /* dense: the state of most of SAMPLES points per column */
 		sqlite3_stmt *at = prepare(v, "timeline.state_at", l->tid, left, right);
 		struct state_hit hit = { 0, 0, LS_NONE };
 		for (int c = 0; at && c < cols; c++) {
-			int64_t a = left + c * npc;
-			enum lane_state p[3];
-			p[0] = state_at(at, a + npc / 6, &hit);
-			p[1] = state_at(at, a + npc / 2, &hit);
-			p[2] = state_at(at, a + npc * 5 / 6, &hit);
-			cells[c] = p[0] == p[2] ? p[0] : p[1];
+			int votes[NR_LANE_STATES] = { 0 }, best = LS_NONE;
+			for (int k = 0; k < SAMPLES; k++) {
+				int s = state_at(at, left + c * npc + npc * (2 * k + 1) / (2 * SAMPLES), &hit);
+				if (++votes[s] > votes[best] || (votes[s] == votes[best] && k == SAMPLES / 2))
+					best = s;
+			}
+			cells[c] = (enum lane_state)best;
 		}
 		sqlite3_finalize(at);
 		goto out;
@@ -162,43 +168,77 @@ out:
 	free(cover);
 }
 
+/* The letter of each kind of event (a sync object's kind, or a syscall),
+ * as the lanes and the legend show it; '*' for any other kind. */
+static const struct {
+	const char *kind;
+	char mark;
+} marks_of_kinds[] = {
+	{ "mutex", 'M' }, { "rwlock", 'R' }, { "spinlock", 'P' }, { "cond", 'C' }, { "sem", 'S' },
+	{ "barrier", 'B' }, { "thread", 'T' }, { "signal", 'K' }, { "other op", '*' }, { "syscall", '^' },
+};
+#define NR_MARKS (sizeof(marks_of_kinds) / sizeof(marks_of_kinds[0]))
+
 static char kind_mark(const char *kind)
 {
-	static const struct { const char *kind; char mark; } marks[] = {
-		{ "mutex", 'M' }, { "rwlock", 'R' }, { "spinlock", 'P' }, { "cond", 'C' },
-		{ "sem", 'S' },   { "barrier", 'B' }, { "thread", 'T' },  { "signal", 'K' },
-	};
-	for (size_t i = 0; kind && i < sizeof(marks) / sizeof(marks[0]); i++)
-		if (!strcmp(kind, marks[i].kind))
-			return marks[i].mark;
+	for (size_t i = 0; kind && i < NR_MARKS; i++)
+		if (!strcmp(kind, marks_of_kinds[i].kind))
+			return marks_of_kinds[i].mark;
 	return '*';
 }
 
-/* Fill @marks with a letter where the lane has a sync op ('^': a syscall):
- * one lookup per marked column, each for the first event from that column on. */
+/*
+ * Mark the column of the lane's first event in [@from, @to) (@st:
+ * timeline.events) with its letter, a sync op's over a syscall's ^, when
+ * that column holds at most MARKS_FEW events: more, and the column shows
+ * the thread's state instead. Returns the column, or -1 if there is none.
+ */
+static int mark_column(const struct timeline *tl, sqlite3_stmt *st, int64_t from, int64_t to, char *marks)
+{
+	int col = -1, n = 0;
+	int64_t end = 0;
+	char mark = 0;
+	sqlite3_reset(st);
+	bind_named(st, ":from", from);
+	bind_named(st, ":to", to);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		if (col < 0) {
+			col = (int)((t - tl->left_ns) / tl->ns_per_col);
+			end = tl->left_ns + (int64_t)(col + 1) * tl->ns_per_col;
+		}
+		if (t >= end)
+			break;
+		n++;
+		if (!mark || mark == '^')
+			mark = kind_mark((const char *)sqlite3_column_text(st, 1));
+	}
+	if (col >= 0 && col < tl->plot_cols && n <= MARKS_FEW)
+		marks[col] = mark;
+	return col;
+}
+
+/* timeline.events for lane @l, reading up to one row past MARKS_FEW. */
+static sqlite3_stmt *prepare_events(struct view *v, const struct lane *l)
+{
+	sqlite3_stmt *st = prepare(v, "timeline.events", l->tid, 0, 0);
+	if (st)
+		bind_named(st, ":limit", MARKS_FEW + 1);
+	return st;
+}
+
+/* Fill @marks with the letters of the columns that hold few events: one
+ * lookup per column that holds any, each from that column on. */
 static void lane_marks(struct view *v, const struct lane *l, char *marks)
 {
 	struct timeline *tl = v->priv;
-	int cols = tl->plot_cols;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
-	static const char *const queries[] = { "timeline.syscall_mark", "timeline.sync_mark" };
-	memset(marks, 0, (size_t)cols);
-	for (int q = 0; q < 2; q++) { /* sync ops drawn over syscalls */
-		sqlite3_stmt *st = prepare(v, queries[q], l->tid, left, right);
-		for (int64_t from = left; st && from < right;) {
-			sqlite3_reset(st);
-			bind_named(st, ":from", from);
-			if (sqlite3_step(st) != SQLITE_ROW)
-				break;
-			int64_t t = sqlite3_column_int64(st, 0);
-			int c = (int)((t - left) / npc);
-			if (c < 0 || c >= cols)
-				break;
-			marks[c] = q ? kind_mark((const char *)sqlite3_column_text(st, 1)) : '^';
-			from = left + (int64_t)(c + 1) * npc;
-		}
-		sqlite3_finalize(st);
-	}
+	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * tl->plot_cols;
+	sqlite3_stmt *st = prepare_events(v, l);
+	memset(marks, 0, (size_t)tl->plot_cols);
+	for (int64_t from = left, c; st && from < right; from = left + (c + 1) * npc)
+		if ((c = mark_column(tl, st, from, right, marks)) < 0)
+			break;
+	sqlite3_finalize(st);
 }
 
 /* The level of timeline_levels to draw @l from: the coarsest it has whose
@@ -221,17 +261,18 @@ static int lane_level(struct view *v, const struct lane *l)
 }
 
 /* Fill @cells and @marks from @level of timeline_levels: each bucket covers
- * its columns as a state does, and marks them with its event (a sync op's
- * letter over a syscall's ^, the first sync op's in a column). */
+ * its columns as a state does; a column with more buckets holding an event
+ * than MARKS_FEW and the two it may share with its neighbours holds too
+ * many events for a letter, and the others are looked up (mark_column). */
 static void lane_from_level(struct view *v, const struct lane *l, int level, enum lane_state *cells, char *marks)
 {
 	static const int nr_states = sizeof(timeline_level_states) / sizeof(timeline_level_states[0]);
-	static const int nr_events = sizeof(timeline_level_events) / sizeof(timeline_level_events[0]);
 	struct timeline *tl = v->priv;
 	int cols = tl->plot_cols;
 	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols, width_ns = (int64_t)1 << (2 * level);
 	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
-	sqlite3_stmt *st = cover ? prepare(v, "timeline.level_rows", l->tid, left, right) : NULL;
+	int *events = calloc((size_t)cols, sizeof(*events));
+	sqlite3_stmt *st = cover && events ? prepare(v, "timeline.level_rows", l->tid, left, right) : NULL;
 	memset(cells, 0, (size_t)cols * sizeof(*cells));
 	memset(marks, 0, (size_t)cols);
 	if (st)
@@ -242,22 +283,26 @@ static void lane_from_level(struct view *v, const struct lane *l, int level, enu
 		int64_t n = sqlite3_column_bytes(st, 1), i = left > start ? (left - start) / width_ns : 0;
 		for (; bytes && i < n && start + i * width_ns < right; i++) {
 			int64_t s = start + i * width_ns, e = s + width_ns;
-			int state = bytes[i] & ((1 << TL_LEVEL_EVENT_SHIFT) - 1), event = bytes[i] >> TL_LEVEL_EVENT_SHIFT;
+			int state = bytes[i] & ((1 << TL_LEVEL_EVENT_SHIFT) - 1);
 			if (state > 0 && state < nr_states)
 				cover_add(tl, cover, s, e, state_of(timeline_level_states[state]));
-			if (event <= 0 || event >= nr_events)
+			if (!(bytes[i] >> TL_LEVEL_EVENT_SHIFT))
 				continue;
-			bool syscall = !strcmp(timeline_level_events[event], "syscall");
 			int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
 			for (int c = c0; c <= c1; c++)
-				if (!marks[c] || (marks[c] == '^' && !syscall))
-					marks[c] = syscall ? '^' : kind_mark(timeline_level_events[event]);
+				events[c]++;
 		}
 	}
+	sqlite3_finalize(st);
 	if (cover)
 		cells_from_cover(cols, cover, cells);
+	st = events ? prepare_events(v, l) : NULL;
+	for (int c = 0; st && c < cols; c++)
+		if (events[c] && events[c] <= MARKS_FEW + 2)
+			mark_column(tl, st, left + c * npc, left + (c + 1) * npc, marks);
 	sqlite3_finalize(st);
 	free(cover);
+	free(events);
 }
 
 /* @l's label, "name (tid)" (threads often share a name), in @buf; with
@@ -275,19 +320,19 @@ static void draw_axis(struct view *v, int y, int width)
 {
 	struct timeline *tl = v->priv;
 	char line[1024], label[32];
-	int cols = tl->plot_cols;
+	int cols = tl->plot_cols, x0 = tl->name_cols;
 	memset(line, ' ', sizeof(line));
-	snprintf(line, NAME_COLS, "%s", "thread");
+	snprintf(line, (size_t)x0, "%s", "thread");
 	line[strlen(line)] = ' ';
 	for (int c = 0; c < cols; c += LABEL_EVERY) {
 		int64_t t = tl->left_ns + (int64_t)c * tl->ns_per_col - v->b->origin_ns;
 		int n = snprintf(label, sizeof(label), "|%s", timefmt_duration(t < 0 ? 0 : (uint64_t)t, label + 16, 16));
-		if (NAME_COLS + c + n < (int)sizeof(line) - 1)
-			memcpy(line + NAME_COLS + c, label, (size_t)n);
+		if (x0 + c + n < (int)sizeof(line) - 1)
+			memcpy(line + x0 + c, label, (size_t)n);
 	}
 	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
 	if (cursor >= 0 && cursor < cols)
-		line[NAME_COLS + cursor] = 'v';
+		line[x0 + cursor] = 'v';
 	line[width < (int)sizeof(line) ? width : (int)sizeof(line) - 1] = 0;
 	display_text(y, 0, width, STYLE_HEADER, true, line);
 }
@@ -295,12 +340,12 @@ static void draw_axis(struct view *v, int y, int width)
 static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 {
 	struct timeline *tl = v->priv;
-	int cols = tl->plot_cols;
+	int cols = tl->plot_cols, x0 = tl->name_cols;
 	enum lane_state *cells = l->cells;
 	char *marks = l->marks, name[64];
 	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
-	lane_label(l, name, sizeof(name), NAME_COLS - 1);
-	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
+	lane_label(l, name, sizeof(name), x0 - 1);
+	display_text(y, 0, x0 - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
 	if (!cells || !marks || l->cached_left != tl->left_ns || l->cached_npc != tl->ns_per_col ||
 	    l->cached_cols != cols) {
 		free(l->cells);
@@ -321,27 +366,53 @@ static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 		l->cached_cols = cols;
 	}
 	for (int c = 0; c < cols; c++) {
-		enum display_style style = cells[c] ? display_state_style(TS_OF(cells[c])) : STYLE_NORMAL;
+		/* A letter in the colour of the state it happened in. */
+		enum display_style style = cells[c] ? display_state_style(TS_OF(cells[c])) : STYLE_MARK;
 		if (selected && c == cursor)
 			style = STYLE_CURSOR;
-		if (marks[c]) {
-			char m[2] = { marks[c], 0 };
-			display_text(y, NAME_COLS + c, 1, selected && c == cursor ? STYLE_CURSOR : STYLE_MARK, false, m);
-		} else if (cells[c]) {
-			display_glyph(y, NAME_COLS + c, 1, display_state_glyph(TS_OF(cells[c])), style);
-		} else if (selected && c == cursor) {
-			display_glyph(y, NAME_COLS + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
-		}
+		if (marks[c])
+			display_text(y, x0 + c, 1, style, false, (char[]){ marks[c], 0 });
+		else if (cells[c])
+			display_glyph(y, x0 + c, 1, display_state_glyph(TS_OF(cells[c])), style);
+		else if (selected && c == cursor)
+			display_glyph(y, x0 + c, 1, GLYPH_CURSOR, STYLE_CURSOR);
 	}
 }
 
-static void draw_legend(int y, int width)
+/*
+ * The legend: every state's glyph and every event's letter, named, on as
+ * many lines as @width needs, up to @rows (drawn from row @y unless @y <
+ * 0). Returns the lines it takes.
+ */
+static int draw_legend(int y, int width, int rows)
 {
-	char line[256];
-	snprintf(line, sizeof(line), "%s run %s runnable %s sync %s io %s sleep %s blocked  M R C S B T ops ^ syscall",
-		 display_glyph_text(GLYPH_RUNNING), display_glyph_text(GLYPH_RUNNABLE), display_glyph_text(GLYPH_SYNC),
-		 display_glyph_text(GLYPH_IO), display_glyph_text(GLYPH_SLEEP), display_glyph_text(GLYPH_BLOCKED));
-	display_text(y, 0, width, STYLE_HEADER, true, line);
+	static const char *const state_names[NR_THREAD_STATES] = {
+#define X(e, name, total, pct, label, waiting) label,
+		THREAD_STATES(X)
+#undef X
+	};
+	int x = 0, line = 0;
+	for (size_t i = 0; i < NR_THREAD_STATES + NR_MARKS && line < rows; i++) {
+		bool state = i < NR_THREAD_STATES;
+		const char *name = state ? state_names[i] : marks_of_kinds[i - NR_THREAD_STATES].kind;
+		int w = 2 + (int)strlen(name);
+		if (x && x + 2 + w > width) {
+			line++;
+			x = 0;
+		}
+		if (line == rows)
+			break;
+		x += x ? 2 : 0;
+		if (y >= 0 && state)
+			display_glyph(y + line, x, 1, display_state_glyph((enum thread_state)i),
+				      display_state_style((enum thread_state)i));
+		else if (y >= 0)
+			display_text(y + line, x, 1, STYLE_HEADER, false, (char[]){ marks_of_kinds[i - NR_THREAD_STATES].mark, 0 });
+		if (y >= 0)
+			display_text(y + line, x + 2, width - x - 2, STYLE_HEADER, false, name);
+		x += w;
+	}
+	return line + (x > 0);
 }
 
 static const struct lane *selected_lane(const struct view *v)
@@ -430,8 +501,11 @@ static void clamp_window(struct view *v)
 static void timeline_draw(struct view *v, int y, int height, int width)
 {
 	struct timeline *tl = v->priv;
-	tl->plot_cols = width - NAME_COLS;
-	tl->lane_rows = height - 3;
+	/* The legend takes what it needs, up to a third of the lanes' rows. */
+	int legend = draw_legend(-1, width, height > 4 ? (height - 2) / 3 : 0);
+	tl->name_cols = NAME_COLS;
+	tl->plot_cols = width - tl->name_cols;
+	tl->lane_rows = height - 2 - legend;
 	clamp_window(v);
 	if (tl->sel < tl->top)
 		tl->top = tl->sel;
@@ -440,7 +514,7 @@ static void timeline_draw(struct view *v, int y, int height, int width)
 	draw_axis(v, y, width);
 	for (int i = 0; i < tl->lane_rows && tl->top + i < tl->nr_shown; i++)
 		draw_lane(v, &tl->lanes[tl->shown[tl->top + i]], y + 1 + i, tl->top + i == tl->sel);
-	draw_legend(y + height - 2, width);
+	draw_legend(y + height - 1 - legend, width, legend);
 	draw_detail(v, y + height - 1, width);
 }
 

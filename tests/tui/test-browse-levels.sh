@@ -1,12 +1,14 @@
 #!/bin/bash
 # tests/tui/test-browse-levels.sh - the timeline of a lane too busy to read
-# state by state (tests/fixtures/busy.sql), at 86x24: zoomed out it is drawn
-# from timeline_levels, and looks the same as drawn from thread_states (a
-# copy without the levels: the 86 columns leave 64 for the plot, and the
-# run's 4.19 ms then make a column 4^8 ns, a level's bucket); zoomed in past its finest level (here where
-# the lane goes from asleep to reading) it is read exactly again; and a
-# copy whose levels are blanked shows a blank lane, so the levels are what
-# is drawn.
+# state by state (tests/fixtures/busy.sql), at 86x24: zoomed out it shows
+# the state of each phase (running, sync, asleep, io), not the letters of
+# its thousands of ops; it is drawn from timeline_levels, and looks the
+# same as drawn from thread_states (a copy without the levels: the 86
+# columns leave 64 for the plot, and the run's 4.19 ms then make a column
+# 4^8 ns, a level's bucket); zoomed in past its finest level (here where
+# the lane goes from asleep to reading, a read a column) it is read exactly
+# again, and shows the letters; and a copy whose levels are blanked shows a
+# blank lane, so the levels are what is drawn.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
