@@ -203,6 +203,9 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/object-history.txt \
 	tests/tui/screens/objects-wide.txt \
 	tests/tui/screens/objects.txt \
+	tests/tui/screens/small-history.txt \
+	tests/tui/screens/small-threads.txt \
+	tests/tui/screens/small-timeline.txt \
 	tests/tui/screens/switches.txt \
 	tests/tui/screens/syscall-calls.txt \
 	tests/tui/screens/syscalls.txt \

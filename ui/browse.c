@@ -96,9 +96,16 @@ static void draw_title(struct browser *br, int width)
 	size_t used = (size_t)snprintf(line, sizeof(line), "mtx browse %s: %s", br->b.path, br->main[br->current]->title);
 	for (int i = 0; i < br->depth && used < sizeof(line); i++)
 		used += (size_t)snprintf(line + used, sizeof(line) - used, " > %s", br->stack[i]->title);
+	/* Too long: its end, where you are, after an ellipsis. */
 	const char *shown = line;
-	if ((int)strlen(line) > width)
-		shown = line + strlen(line) - (size_t)width;
+	char cut[1024 + 8];
+	if ((int)strlen(line) > width) {
+		shown = line + strlen(line) - (size_t)(width > 1 ? width - 1 : 0);
+		while ((*shown & 0xc0) == 0x80) /* not inside a UTF-8 character */
+			shown++;
+		snprintf(cut, sizeof(cut), "%s%s", display_glyph_text(GLYPH_ELLIPSIS), shown);
+		shown = cut;
+	}
 	display_text(0, 0, width, STYLE_TITLE, true, shown);
 }
 
@@ -144,16 +151,30 @@ static int draw_incomplete(struct browser *br, int y, int width)
 	return rows;
 }
 
+/* A screen too small for the views: the minimum, whole on one line (the
+ * longest of these that fits). */
+static void draw_too_small(int rows, int cols)
+{
+	char forms[4][96];
+	int i = 0;
+	snprintf(forms[0], sizeof(forms[0]), "mtx browse needs at least %dx%d; this terminal is %dx%d (q quits)",
+		 DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS, cols, rows);
+	snprintf(forms[1], sizeof(forms[1]), "needs at least %dx%d, is %dx%d", DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS,
+		 cols, rows);
+	snprintf(forms[2], sizeof(forms[2]), "needs %dx%d", DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS);
+	snprintf(forms[3], sizeof(forms[3]), "%dx%d", DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS);
+	while (i < 3 && (int)strlen(forms[i]) > cols)
+		i++;
+	display_text(0, 0, cols, STYLE_ERROR, false, forms[i]);
+}
+
 static void draw_frame(struct browser *br)
 {
 	int rows, cols;
 	display_size(&rows, &cols);
 	display_clear();
 	if (rows < DISPLAY_MIN_ROWS || cols < DISPLAY_MIN_COLS) {
-		char msg[128];
-		snprintf(msg, sizeof(msg), "mtx browse needs at least %dx%d; this terminal is %dx%d (q quits)",
-			 DISPLAY_MIN_COLS, DISPLAY_MIN_ROWS, cols, rows);
-		display_text(0, 0, cols, STYLE_ERROR, false, msg);
+		draw_too_small(rows, cols);
 		display_refresh();
 		return;
 	}

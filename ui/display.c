@@ -19,8 +19,8 @@ static attr_t style_attrs[NR_STYLES];
 static uint64_t last_input_ns; /* when the last key was read */
 
 /* UTF-8 and ASCII forms of each glyph, in enum display_glyph order. */
-static const char *const glyphs_utf8[NR_GLYPHS] = { "█", "▒", "─", "~", "·", "_", "█", "─", "│" };
-static const char *const glyphs_ascii[NR_GLYPHS] = { "#", "+", "=", "~", ".", "_", "#", "-", "|" };
+static const char *const glyphs_utf8[NR_GLYPHS] = { "█", "▒", "─", "~", "·", "_", "█", "─", "│", "…" };
+static const char *const glyphs_ascii[NR_GLYPHS] = { "#", "+", "=", "~", ".", "_", "#", "-", "|", "<" };
 
 void display_end(void)
 {
@@ -213,13 +213,17 @@ char *display_prompt(const char *label)
 	line[0] = 0;
 	getmaxyx(stdscr, rows, cols);
 	curs_set(1);
+	/* On a narrow screen the label is cut, to leave half the line to
+	 * what is typed, whose end is shown. */
+	int label_cols = (int)strlen(label) < cols / 2 ? (int)strlen(label) : cols / 2;
 	for (;;) {
+		int room = cols - label_cols - 1;
 		move(rows - 1, 0);
 		clrtoeol();
 		attrset(A_BOLD);
-		mvaddnstr(rows - 1, 0, label, cols);
+		mvaddnstr(rows - 1, 0, label, label_cols);
 		attrset(A_NORMAL);
-		addnstr(line, cols - (int)strlen(label) - 1 > 0 ? cols - (int)strlen(label) - 1 : 0);
+		addstr(line + ((int)len > room && room > 0 ? len - (size_t)room : 0));
 		refresh();
 		int key = display_key();
 		if (key == 27) { /* Esc */

@@ -12,8 +12,8 @@
 #include "src/thread-states.h"
 
 /* The smallest screen the views are laid out for. */
-#define DISPLAY_MIN_COLS 80
-#define DISPLAY_MIN_ROWS 24
+#define DISPLAY_MIN_COLS 40
+#define DISPLAY_MIN_ROWS 10
 
 enum display_style {
 	STYLE_NORMAL,
@@ -44,6 +44,7 @@ enum display_glyph {
 	GLYPH_BAR,      /* a filled cell of a breakdown bar */
 	GLYPH_HLINE,
 	GLYPH_CURSOR,
+	GLYPH_ELLIPSIS, /* what a cut text lost */
 	NR_GLYPHS
 };
 
@@ -98,7 +99,8 @@ void display_text(int y, int x, int width, enum display_style style, bool fill, 
 /* display_glyph - draw @n copies of @glyph at (@y, @x) in @style. */
 void display_glyph(int y, int x, int n, enum display_glyph glyph, enum display_style style);
 
-/* display_glyph_text - the glyph as a string (UTF-8 or ASCII). */
+/* display_glyph_text - the glyph as a string (UTF-8 or ASCII), one column
+ * wide. */
 const char *display_glyph_text(enum display_glyph glyph);
 
 /* display_refresh - show what was drawn. */

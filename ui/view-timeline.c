@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_COLS 22 /* a lane's label, "name (tid)", and a blank: "clientserver (18285)" whole */
 #define LABEL_EVERY 20      /* columns between time labels */
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
 #define SAMPLES 5           /* else the state at this many points across each column */
@@ -503,7 +502,7 @@ static void timeline_draw(struct view *v, int y, int height, int width)
 	struct timeline *tl = v->priv;
 	/* The legend takes what it needs, up to a third of the lanes' rows. */
 	int legend = draw_legend(-1, width, height > 4 ? (height - 2) / 3 : 0);
-	tl->name_cols = NAME_COLS;
+	tl->name_cols = view_label_cols(width);
 	tl->plot_cols = width - tl->name_cols;
 	tl->lane_rows = height - 2 - legend;
 	clamp_window(v);

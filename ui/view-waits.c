@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_COLS 22
-
 /* The threads query's share columns, in bar order: one a thread state. */
 static const struct {
 	const char *column, *label;
@@ -40,9 +38,8 @@ static int column_of(const struct table_section *s, const char *name)
 
 static void draw_legend(int y, int width)
 {
-	int x = 0;
+	int x = view_label_cols(width);
 	display_text(y, 0, width, STYLE_HEADER, true, "thread");
-	x = NAME_COLS;
 	for (size_t p = 0; p < NR_PARTS && x < width; p++) {
 		display_glyph(y, x, 1, display_state_glyph((enum thread_state)p), display_state_style((enum thread_state)p));
 		display_text(y, x + 2, width - x - 2, STYLE_HEADER, false, parts[p].label);
@@ -54,12 +51,12 @@ static void draw_bar(const struct view *v, const struct table_row *r, int y, int
 {
 	const struct table_section *s = &v->table.sections[r->section];
 	char name[64];
-	int tid = column_of(s, "tid"), tname = column_of(s, "name");
+	int tid = column_of(s, "tid"), tname = column_of(s, "name"), x0 = view_label_cols(width);
 	snprintf(name, sizeof(name), "%s (%s)", tname >= 0 ? r->cells[tname] : "?", tid >= 0 ? r->cells[tid] : "?");
-	display_text(y, 0, NAME_COLS - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
+	display_text(y, 0, x0 - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
 	/* Each part ends where its cumulative share rounds to, so the parts
 	 * always fill the bar exactly. */
-	int bar = width - NAME_COLS - 1, x = NAME_COLS;
+	int bar = width - x0 - 1, x = x0;
 	double share[NR_PARTS], total = 0, cumulative = 0;
 	for (size_t p = 0; p < NR_PARTS; p++) {
 		int c = column_of(s, parts[p].column);
@@ -68,7 +65,7 @@ static void draw_bar(const struct view *v, const struct table_row *r, int y, int
 	}
 	for (size_t p = 0; p < NR_PARTS && total > 0; p++) {
 		cumulative += share[p];
-		int end = NAME_COLS + (int)(cumulative / total * bar + 0.5);
+		int end = x0 + (int)(cumulative / total * bar + 0.5);
 		display_glyph(y, x, end - x, display_state_glyph((enum thread_state)p),
 			      display_state_style((enum thread_state)p));
 		x = end;

@@ -17,6 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The columns of a row's label (a thread's "name (tid)" and a blank) in
+ * the views that draw bars or lanes beside it: "clientserver (18285)"
+ * whole, or a third of a narrow screen. */
+static inline int view_label_cols(int width)
+{
+	return width >= 66 ? 22 : width / 3;
+}
+
 /* What the main loop does after a key. */
 enum reaction {
 	REACT_UNHANDLED, /* not this view's key: the generic handlers try it */

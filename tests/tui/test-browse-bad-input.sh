@@ -3,7 +3,7 @@
 # show with one line and a non-zero exit, and gives the terminal back on
 # every way out: a missing file, a file that is not a run database, one of
 # a newer schema, a truncated one, no terminal, TERM=dumb, a bad command
-# line; a terminal below 80x24 is told so until it grows; SIGTERM and
+# line; a terminal below 40x10 is told so until it grows; SIGTERM and
 # SIGSEGV while browsing leave the terminal in its normal mode.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
@@ -44,11 +44,14 @@ session 80x24 "env TERM=dumb $MTX browse $TMP/run.db; echo exit=\$?; sleep 600"
 wait_for "exit=1" && screen | grep -q "TERM is unset or 'dumb'" && pass "TERM=dumb refused" ||
 	fail "TERM=dumb: no clear message"
 
-# Too small: says so, and draws the view once the terminal is large enough.
-browse_start 60x20 "$TMP/run.db"
-wait_for "needs at least 80x24; this terminal is 60x20" && pass "60x20 told"
-tm resize-window -t t -x 80 -y 24
-wait_for "row 1 of 3" && pass "redrawn at 80x24"
+# Too small: says its minimum whole on one line, however narrow, and draws
+# the view once the terminal is large enough.
+browse_start 30x8 "$TMP/run.db"
+wait_for "needs at least 40x10, is 30x8" && [ "$(screen | grep -c .)" = 1 ] && pass "30x8 told in one line"
+tm resize-window -t t -x 12 -y 8
+wait_for "needs 40x10" && pass "12x8 told"
+tm resize-window -t t -x 40 -y 10
+wait_for "row 1 of 3" && pass "redrawn at 40x10"
 keys q
 wait_for "exit=0"
 

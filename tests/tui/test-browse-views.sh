@@ -7,7 +7,8 @@
 # switches, syscalls and a syscall's calls, calls, critical path, help,
 # search, sort and filter; objects at long addresses; sorting, filtering
 # and searching more rows than a view loads; the calls view of a sampled
-# run and of exact calls; q and Q; and the file is left unchanged.
+# run and of exact calls; q and Q; screens below 80x24; and the file is
+# left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -130,6 +131,14 @@ if "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/calls.sql" "$TMP/calls.d
 else
 	fail "fixture-db calls"
 fi
+
+# Below 80x24: the views fit what they can (a third of the width for
+# lane labels, the legend on fewer lines, the breadcrumb cut on the left).
+browse_start 40x10 "$TMP/run.db"
+wait_for "row 1 of 3" && expect_screen small-threads
+keys 4; wait_for "lane 1 of 3" && expect_screen small-timeline
+keys 2 Enter; wait_for "row 1 of 4 loaded" && expect_screen small-history
+keys Q; wait_for "exit=0"
 
 [ "$(md5sum < "$TMP/run.db")" = "$before" ] && pass "run.db unchanged" || fail "mtx browse changed run.db"
 finish
