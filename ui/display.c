@@ -19,8 +19,8 @@ static attr_t style_attrs[NR_STYLES];
 static uint64_t last_input_ns; /* when the last key was read */
 
 /* UTF-8 and ASCII forms of each glyph, in enum display_glyph order. */
-static const char *const glyphs_utf8[NR_GLYPHS] = { "█", "▒", "─", "~", "·", "_", "█", "─", "│", "…" };
-static const char *const glyphs_ascii[NR_GLYPHS] = { "#", "+", "=", "~", ".", "_", "#", "-", "|", "<" };
+static const char *const glyphs_utf8[NR_GLYPHS] = { "█", "▒", "─", "~", "·", "_", "█", "─", "│", "…", "▲", "▼" };
+static const char *const glyphs_ascii[NR_GLYPHS] = { "#", "+", "=", "~", ".", "_", "#", "-", "|", "<", "^", "v" };
 
 void display_end(void)
 {

@@ -45,6 +45,8 @@ enum display_glyph {
 	GLYPH_HLINE,
 	GLYPH_CURSOR,
 	GLYPH_ELLIPSIS, /* what a cut text lost */
+	GLYPH_ASCENDING, /* the sort column's, in its header */
+	GLYPH_DESCENDING,
 	NR_GLYPHS
 };
 

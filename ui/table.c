@@ -325,7 +325,12 @@ static void format_line(const struct table_section *s, const int *widths, int ga
 		const char *text = cells ? cells[c] : s->headers[c];
 		int w = widths[c], len = (int)strlen(text), n;
 		const char *gap = c ? (gap_width > 1 ? "  " : " ") : "";
-		if (len > w)
+		const char *arrow = display_glyph_text(s->sort_desc ? GLYPH_DESCENDING : GLYPH_ASCENDING);
+		if (!cells && c == s->sort_col && len < w && s->left[c]) /* the sort column: an arrow after its name */
+			n = snprintf(buf + used, size - used, "%s%s%s%*s", gap, text, arrow, w - len - 1, "");
+		else if (!cells && c == s->sort_col && len < w)
+			n = snprintf(buf + used, size - used, "%s%*s%s%s", gap, w - len - 1, "", text, arrow);
+		else if (len > w)
 			n = snprintf(buf + used, size - used, "%s%.*s~", gap, w - 1, text);
 		else if (s->left[c])
 			n = snprintf(buf + used, size - used, "%s%-*s", gap, w, text);
@@ -352,6 +357,9 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 		widths[i] = malloc((size_t)(s->nr_cols ? s->nr_cols : 1) * sizeof(int));
 		if (widths[i]) {
 			memcpy(widths[i], s->widths, (size_t)s->nr_cols * sizeof(int));
+			/* room for the sort column's arrow */
+			if (s->sort_col >= 0 && widths[i][s->sort_col] <= (int)strlen(s->headers[s->sort_col]))
+				widths[i][s->sort_col] = (int)strlen(s->headers[s->sort_col]) + 1;
 			gaps[i] = column_fit(widths[i], s->left, s->headers, s->nr_shown, width);
 		}
 	}

@@ -91,6 +91,8 @@ else
 	keys s; wait_for "sorted by tid, descending"
 	[ "$(screen | sed -n 3p | awk '{ print $1 }')" = 2199 ] && pass "sorted past the rows loaded" ||
 		{ fail "sorting more threads than loaded: the first row is not tid 2199"; screen | sed 's/^/  | /'; }
+	[ "$(screen | sed -n 2p | awk '{ print $1 }')" = "tid▼" ] && pass "the sort column marked, descending" ||
+		fail "the header does not mark tid as the sort column, descending: $(screen | sed -n 2p)"
 	# A filter asks the database too: the fixture's workers (101, 102)
 	# were not among the rows loaded (2199 down to 1200); cleared, the
 	# first 1000 come back in the order chosen.
