@@ -42,6 +42,16 @@ static const struct mtx_query browse_queries[] = {
 	  " ORDER BY op.start_ns, op.id LIMIT :limit" },
 	{ "object.history.prev", NULL, HISTORY_SELECT BEFORE("op.start_ns", "op.id")
 	  " ORDER BY op.start_ns DESC, op.id DESC LIMIT :limit" },
+	/* The op a wait is of, to open its object's history on it: a thread's
+	 * wait under the timeline's cursor, or its first blocked op on the
+	 * object at :addr, one whose holder was :holder first. */
+	{ "object.wait_at", NULL,
+	  "SELECT op.object_id, op.start_ns, op.id FROM state_causes c JOIN sync_ops op ON op.id = c.op_id "
+	  "WHERE c.tid = :tid AND c.start_ns <= :from AND c.end_ns > :from ORDER BY c.start_ns DESC LIMIT 1" },
+	{ "object.first_wait", NULL,
+	  "SELECT op.object_id, op.start_ns, op.id FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id "
+	  "WHERE o.addr = :addr AND op.tid = :tid AND op.blocked "
+	  "ORDER BY op.holder_tid IS :holder DESC, op.start_ns, op.id LIMIT 1" },
 	{ "syscalls.list.next", NULL, SYSCALL_SELECT AFTER("s.start_ns", "s.rowid")
 	  " ORDER BY s.start_ns, s.rowid LIMIT :limit" },
 	{ "syscalls.list.prev", NULL, SYSCALL_SELECT BEFORE("s.start_ns", "s.rowid")

@@ -201,6 +201,7 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/levels-altered.txt \
 	tests/tui/screens/levels-zoomed.txt \
 	tests/tui/screens/object-history.txt \
+	tests/tui/screens/object-history-wait.txt \
 	tests/tui/screens/objects-wide.txt \
 	tests/tui/screens/objects.txt \
 	tests/tui/screens/small-history.txt \
@@ -214,6 +215,7 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/threads-sorted.txt \
 	tests/tui/screens/threads.txt \
 	tests/tui/screens/timeline-object.txt \
+	tests/tui/screens/timeline-open-wait.txt \
 	tests/tui/screens/timeline-wait.txt \
 	tests/tui/screens/timeline-wakeup.txt \
 	tests/tui/screens/timeline-zoomed.txt \

@@ -294,6 +294,33 @@ struct view *history_view_new(struct browse *b, int64_t object_id)
 	return v;
 }
 
+struct view *history_view_at(struct browse *b, int64_t object_id, int64_t start_ns, int64_t op_id)
+{
+	struct view *v = history_view_new(b, object_id);
+	struct paged_view *p = v ? v->priv : NULL;
+	if (p) {
+		p->anchored = true;
+		p->anchor[0] = start_ns;
+		p->anchor[1] = op_id;
+	}
+	return v;
+}
+
+struct view *history_view_of_wait(struct view *from, const char *query, const struct mtx_query_params *params,
+				  int64_t holder)
+{
+	sqlite3_stmt *st = view_prepare(from, query, params, NULL);
+	struct view *v = NULL;
+	if (st) {
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":holder"), holder);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = history_view_at(from->b, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					    sqlite3_column_int64(st, 2));
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
 struct view *history_view_for_addr(struct browse *b, int64_t addr)
 {
 	sqlite3_stmt *st;

@@ -53,6 +53,19 @@ static const char *selected_section(const struct view *v)
 	return r ? v->table.sections[r->section].name : "";
 }
 
+/* A thread's waits on the object at @addr: its history, on the first of
+ * them (one the row's thread held the lock through, first). */
+static struct view *open_wait(struct view *v, int64_t addr)
+{
+	struct mtx_query_params p = v->params;
+	int64_t holder = -1;
+	p.addr = addr;
+	p.has_addr = true;
+	parse_int(view_cell(v, "for_tid"), &holder);
+	struct view *next = history_view_of_wait(v, "object.first_wait", &p, holder);
+	return next ? next : history_view_for_addr(v->b, addr);
+}
+
 static enum reaction report_act(struct view *v, enum action a)
 {
 	int64_t id, tid;
@@ -65,6 +78,8 @@ static enum reaction report_act(struct view *v, enum action a)
 		next = syscall_list_view_new(v->b, tid, view_cell(v, "name"), view_cell(v, "syscall"));
 	else if (!strcmp(section, "objects") && parse_int(view_cell(v, "id"), &id))
 		next = history_view_new(v->b, id);
+	else if (!strcmp(section, "waits.objects") && v->params.has_tid && parse_int(view_cell(v, "addr"), &id))
+		next = open_wait(v, id);
 	else if (parse_int(view_cell(v, "addr"), &id))
 		next = history_view_for_addr(v->b, id);
 	else if (parse_int(view_cell(v, "tid"), &tid) || parse_int(view_cell(v, "for_tid"), &tid) ||

@@ -786,11 +786,17 @@ static enum reaction timeline_act(struct view *v, enum action a)
 			apply_filter(v, text);
 		free(text);
 		break;
-	case ACT_OPEN:
+	case ACT_OPEN: {
+		/* On a wait for an object: its history, on that wait's op. */
+		struct mtx_query_params p = { .tid = l ? l->tid : 0, .has_tid = true, .from = tl->cursor_ns,
+					      .has_from = true };
 		if (!l)
 			return REACT_NONE;
-		v->pushed = thread_view_new(v->b, l->tid);
+		v->pushed = history_view_of_wait(v, "object.wait_at", &p, -1);
+		if (!v->pushed)
+			v->pushed = thread_view_new(v->b, l->tid);
 		return v->pushed ? REACT_PUSH : REACT_REDRAW;
+	}
 	default:
 		return REACT_UNHANDLED;
 	}

@@ -22,6 +22,14 @@ struct view *thread_view_new(struct browse *b, int64_t tid);
 
 /* view-paged.c: one object's history, paged (Figure 7 left). */
 struct view *history_view_new(struct browse *b, int64_t object_id);
+/* view-paged.c: @object_id's history, on its op (@start_ns, @op_id). */
+struct view *history_view_at(struct browse *b, int64_t object_id, int64_t start_ns, int64_t op_id);
+/* view-paged.c: the history of the object of the wait that the named
+ * query @query (object.wait_at, object.first_wait: object_id, start_ns and
+ * id of an op) finds with @params and :holder = @holder, on that op; NULL
+ * when it finds none. */
+struct view *history_view_of_wait(struct view *from, const char *query, const struct mtx_query_params *params,
+				  int64_t holder);
 /* view-paged.c: the history of the object at @addr (its first lifetime). */
 struct view *history_view_for_addr(struct browse *b, int64_t addr);
 /* view-paged.c: one thread's calls of one syscall. */

@@ -7,8 +7,8 @@
 # switches, syscalls and a syscall's calls, calls, critical path, help,
 # search, sort and filter; objects at long addresses; sorting, filtering
 # and searching more rows than a view loads; the calls view of a sampled
-# run and of exact calls; q and Q; screens below 80x24; and the file is
-# left unchanged.
+# run and of exact calls; q and Q; an object opened from a wait; screens
+# below 80x24; and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -32,11 +32,18 @@ keys G; wait_for "row 4 of 4"; keys g; wait_for "row 1 of 4"
 type_text $'\e[4~'; wait_for "row 4 of 4"; type_text $'\e[1~'; wait_for "row 1 of 4"
 type_text $'\eOF'; wait_for "row 4 of 4"; type_text $'\eOH'; wait_for "row 1 of 4" && expect_screen object-history
 keys Escape 3; wait_for "waits" && expect_screen waits
-keys j j Enter; wait_for "thread worker-b (102)"; keys BSpace
+keys j j Enter; wait_for "thread worker-b (102)"
+# An object opened from a thread's wait on it: its history, on that wait.
+keys /; type_text 0x1000; keys Enter; wait_for "match 1 of 1 for '0x1000'"
+keys Enter; wait_for "row 2 of 4 loaded" && expect_screen object-history-wait
+keys q BSpace
 
 keys 4; wait_for "lane 1 of 3" && expect_screen timeline
 keys j j t; wait_for "jump to time"; type_text 300us; keys Enter
 wait_for "at 300.00 us" && expect_screen timeline-wait
+# Enter on a wait for a lock: the lock's history, on that wait; q: back.
+keys Enter; wait_for "row 2 of 4 loaded" && expect_screen timeline-open-wait
+keys q; wait_for "at 300.00 us"
 keys w; wait_for "woken by worker-a (101)" && expect_screen timeline-wakeup
 keys + + +; wait_for "2.15 us a column"; keys ']'; wait_for "op thread" && expect_screen timeline-zoomed
 keys - - - f; wait_for "lanes of threads"; type_text 0x1000; keys Enter
