@@ -215,13 +215,33 @@ static void die_decl(Dwarf_Die *die, struct mtx_frame *f)
 		f->line = line;
 }
 
+/* Where the inlined instance @die was called from, in the function it was
+ * inlined into: its DW_AT_call_file (an index into its unit's files) and
+ * DW_AT_call_line. */
+static void die_call(Dwarf_Die *die, const char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word index, n;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nr_files;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &n) == 0)
+		*line = (int)n;
+	if (dwarf_attr(die, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &index) == 0 &&
+	    dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nr_files) == 0 && index < nr_files)
+		*file = dwarf_filesrc(files, index, NULL, NULL);
+}
+
 int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames)
 {
 	struct mtx_frame inner[SYMBOLS_MAX_FRAMES];
-	const char *symbol = NULL;
+	const char *symbol = NULL, *call_file = NULL;
 	Dwarf_Addr dwbias = 0;
 	Dwarf_Die *cu, *scopes = NULL;
-	int n = 0, nr_scopes, physical = 0;
+	int n = 0, nr_scopes, physical = 0, call_line = 0;
 
 	if (!m->mod || m->source == SYMBOLS_CHANGED)
 		return 0;
@@ -255,11 +275,17 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 		}
 		break;
 	}
+	/* The innermost frame is at the line of @addr; each outer one at the
+	 * line its inner one was called (inlined) from. */
+	{
+		Dwfl_Line *at = dwfl_module_getsrc(m->mod, addr);
+		call_file = at ? dwfl_lineinfo(at, NULL, &call_line, NULL, NULL, NULL) : NULL;
+	}
 	for (int i = 0; i < nr_scopes && n < SYMBOLS_MAX_FRAMES - 1; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		inner[n] = (struct mtx_frame){ .name = die_name(&scopes[i]) };
+		inner[n] = (struct mtx_frame){ .name = die_name(&scopes[i]), .at_file = call_file, .at_line = call_line };
 		die_decl(&scopes[i], &inner[n]);
 		if (!inner[n].name)
 			inner[n].name = "[inlined]";
@@ -268,6 +294,7 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 			physical = 1;
 			break;
 		}
+		die_call(&scopes[i], &call_file, &call_line);
 	}
 	free(scopes);
 	/* The physical function is named by its ELF symbol when there is
@@ -276,7 +303,7 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 	if (physical && symbol)
 		inner[n - 1].name = symbol;
 	else if (symbol)
-		inner[n++] = (struct mtx_frame){ .name = symbol };
+		inner[n++] = (struct mtx_frame){ .name = symbol, .at_file = call_file, .at_line = call_line };
 	for (int i = 0; i < n; i++)
 		frames[i] = inner[n - 1 - i];
 	return n;

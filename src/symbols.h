@@ -31,11 +31,17 @@ enum symbols_source {
 /* symbols_source_name - "symtab", "debuginfo", "dynsym", "none", "missing", "changed". */
 const char *symbols_source_name(enum symbols_source src);
 
-/* One frame at an address: the function, and where its definition is. */
+/* One frame at an address: the function, where its definition is, and
+ * where in it the address is. */
 struct mtx_frame {
 	const char *name;  /* owned by the module cache; valid until symbols_free */
 	const char *file;  /* declaration file, NULL if no DWARF */
 	int line;          /* declaration line, 0 if unknown */
+	/* The source line the address is at in this function: for a function
+	 * with another inlined into it there, the line of that call (as
+	 * addr2line -i prints them); NULL and 0 when DWARF does not say. */
+	const char *at_file;
+	int at_line;
 };
 
 /* Most inlined levels reported for one address (outermost kept first). */

@@ -80,12 +80,14 @@ static inline __attribute__((always_inline)) void inlined_helper(void)
 {
 	note_return();
 }
+static const int note_call_line = __LINE__ - 2;
 
 __attribute__((noinline)) static void outer_function(void)
 {
 	inlined_helper();
 	__asm__ volatile("");
 }
+static const int helper_call_line = __LINE__ - 3;
 
 static inline __attribute__((always_inline)) void inlined_twice(void)
 {
@@ -140,6 +142,12 @@ Test(symbols, inlined_frames_come_outermost_first)
 	cr_assert_str_eq(base(one[0].file), "test-symbols.c");
 	cr_assert_str_eq(one[1].name, "inlined_helper");
 	cr_assert_eq(one[1].line, inlined_line);
+	/* Where each is: the call of the inlined one, and the call inside it. */
+	cr_assert_not_null(one[0].at_file);
+	cr_assert_str_eq(base(one[0].at_file), "test-symbols.c");
+	cr_assert_eq(one[0].at_line, helper_call_line, "outer_function at line %d", one[0].at_line);
+	cr_assert_not_null(one[1].at_file);
+	cr_assert_eq(one[1].at_line, note_call_line, "inlined_helper at line %d", one[1].at_line);
 
 	cr_assert_eq(n2, 3, "%d frames", n2);
 	cr_assert_str_eq(two[0].name, "outer_of_two");
