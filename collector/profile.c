@@ -27,6 +27,7 @@
 #include "src/clock.h"
 #include "src/hex.h"
 #include "src/demangle.h"
+#include "src/frames.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/log.h"
@@ -400,35 +401,39 @@ static int map_module(struct mtx_profile *p, struct profile_map *m)
 }
 
 /*
- * Name the code at @pc of space @space: its functions' ids into @ids,
- * outermost first (the physical function, then those inlined into it).
+ * Name the code at @pc of space @space: its frames, outermost first (the
+ * physical function, then those inlined into it), into @frames, their
+ * functions' ids into @ids, and its file into *@module (NULL: none).
  * Returns how many (at least 1: [unknown] when nothing names it), or 0
  * when out of memory.
  */
-static int name_address(struct mtx_profile *p, uint32_t space, uint64_t pc, int64_t *ids)
+static int name_address(struct mtx_profile *p, uint32_t space, uint64_t pc, int64_t *ids,
+			struct mtx_frame *frames, const char **module)
 {
-	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
 	struct profile_map *m;
-	const char *module = NULL;
 	int n = 0;
 
+	*module = NULL;
 	if (pc == STACKS_PC_KERNEL) {
+		*module = "[kernel]";
+		frames[0] = (struct mtx_frame){ .name = "[kernel]" };
 		ids[0] = function_id(p, "[kernel]", "[kernel]", NULL, 0);
 		return ids[0] < 0 ? 0 : 1;
 	}
 	m = map_at(p, space, pc);
 	if (m) {
-		module = p->paths[m->path];
+		*module = p->paths[m->path];
 		if (map_module(p, m) == 0)
 			n = symbols_lookup(m->module, pc - m->bias, frames);
 	}
 	if (n == 0) {
 		/* [vdso] and the like name themselves. */
-		ids[0] = function_id(p, module && module[0] == '[' ? module : "[unknown]", module, NULL, 0);
+		frames[0] = (struct mtx_frame){ .name = *module && (*module)[0] == '[' ? *module : "[unknown]" };
+		ids[0] = function_id(p, frames[0].name, *module, NULL, 0);
 		return ids[0] < 0 ? 0 : 1;
 	}
 	for (int i = 0; i < n; i++)
-		if ((ids[i] = function_id(p, frames[i].name, module, frames[i].file, frames[i].line)) < 0)
+		if ((ids[i] = function_id(p, frames[i].name, *module, frames[i].file, frames[i].line)) < 0)
 			return 0;
 	return n;
 }
@@ -436,6 +441,8 @@ static int name_address(struct mtx_profile *p, uint32_t space, uint64_t pc, int6
 int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc)
 {
 	int64_t ids[SYMBOLS_MAX_FRAMES];
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	const char *module;
 	uint32_t space = profile_space(p, pid, ts_ns);
 	struct keyhash_slot *slot = space ? keyhash_slot(&p->function_at, space, (int64_t)pc, 0) : NULL;
 	if (!slot)
@@ -443,7 +450,7 @@ int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, 
 	if (slot->v)
 		return (int64_t)slot->v;
 	/* The function the code belongs to, not one inlined at its start. */
-	if (name_address(p, space, pc, ids) == 0)
+	if (name_address(p, space, pc, ids, frames, &module) == 0)
 		return -1;
 	slot->v = (size_t)ids[0];
 	p->function_at.len++;
@@ -455,39 +462,106 @@ int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint6
 	return profile_function_at(profile, pid, ts_ns, pc);
 }
 
+/* How a stack node of libmtx-preload.so is written (write_stacks). */
+struct mtx_fold {
+	uint8_t folded;  /* the node is mtx's */
+	uint32_t above;  /* the row above its run of mtx's nodes (0: none) */
+	int64_t fn;      /* the run's function: [mtx] and the wrapper called */
+};
+
+/*
+ * Every stack node's rows: the innermost function at its address with the
+ * node's id, and the functions it is inlined into as rows of their own
+ * between it and its parent (ids after the last node's). A run of nodes in
+ * libmtx-preload.so is mtx's cost, not the program's: each of its nodes is
+ * one row of the function "[mtx] <the outermost one's function>" (the
+ * wrapper the program called, e.g. pthread_mutex_lock), under the row
+ * above the run, so the profile shows the call the program made and what
+ * mtx added to it as that call's own time. Parents come before their
+ * children (a node is made after its parent).
+ */
 static int write_stacks(struct mtx_profile *p)
 {
 	uint32_t nr = stacks_count(p->stacks), next = nr;
 	int64_t ids[SYMBOLS_MAX_FRAMES];
-	for (uint32_t id = 1; id <= nr; id++) {
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	struct mtx_fold *fold = calloc((size_t)nr + 1, sizeof(*fold));
+	const char *module;
+	int rc = 0;
+
+	if (!fold)
+		return -ENOMEM;
+	for (uint32_t id = 1; id <= nr && !rc; id++) {
 		const struct stacks_node *node = stacks_node(p->stacks, id);
 		const struct profile_space *s = space_of(p, node->space);
 		int32_t pid = s ? s->pid : -1;
 		uint32_t parent = node->parent;
-		int n = name_address(p, node->space, node->pc, ids);
-		if (n == 0)
-			return -ENOMEM;
+		int n = name_address(p, node->space, node->pc, ids, frames, &module);
+		if (n == 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (frame_is_mtx(module)) {
+			struct mtx_fold *f = &fold[id];
+			f->folded = 1;
+			if (fold[parent].folded) {
+				f->above = fold[parent].above;
+				f->fn = fold[parent].fn;
+			} else {
+				char *name;
+				f->above = parent;
+				/* The wrapper's own name: not its part "pthread_mutex_lock.cold". */
+				if (asprintf(&name, FRAME_MTX_PREFIX "%.*s", (int)strcspn(frames[0].name, "."),
+					     frames[0].name) < 0) {
+					rc = -ENOMEM;
+					break;
+				}
+				f->fn = function_id(p, name, module, NULL, 0);
+				free(name);
+			}
+			if (f->fn < 0)
+				rc = -ENOMEM;
+			else
+				writer_stack(p->w, id, f->above, f->fn, pid, node->pc, NULL, 0);
+			continue;
+		}
 		for (int i = 0; i + 1 < n; i++) {
-			writer_stack(p->w, ++next, parent, ids[i], pid, node->pc);
+			writer_stack(p->w, ++next, parent, ids[i], pid, node->pc, frames[i].at_file, frames[i].at_line);
 			parent = next;
 		}
-		writer_stack(p->w, id, parent, ids[n - 1], pid, node->pc);
+		writer_stack(p->w, id, parent, ids[n - 1], pid, node->pc, frames[n - 1].at_file, frames[n - 1].at_line);
+	}
+	free(fold);
+	return rc;
+}
+
+/* Each sync call site's node (@nodes[i] for @sites[i], 0: none): the code
+ * at its address - 1 (in the call), alone on its stack. */
+static int intern_callsites(struct mtx_profile *p, const struct sync_callsite *sites, size_t n, uint32_t *nodes)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t space = profile_space(p, sites[i].pid, sites[i].first_ns);
+		nodes[i] = space ? stacks_intern(p->stacks, 0, space, sites[i].addr - 1) : 0;
+		if (space && !nodes[i])
+			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Name every distinct sync_ops.callsite of each process. */
-static int write_callsites(struct mtx_profile *p, const struct sync_callsite *sites, size_t n)
+/* Name every distinct sync_ops.callsite of each process, by its node. */
+static int write_callsites(struct mtx_profile *p, const struct sync_callsite *sites, size_t n, const uint32_t *nodes)
 {
 	int64_t ids[SYMBOLS_MAX_FRAMES];
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	const char *module;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t space = profile_space(p, sites[i].pid, sites[i].first_ns);
-		if (!space)
+		const struct stacks_node *node = stacks_node(p->stacks, nodes[i]);
+		if (!node)
 			continue; /* a process whose maps were never seen: left unnamed */
-		int k = name_address(p, space, sites[i].addr - 1, ids);
+		int k = name_address(p, node->space, node->pc, ids, frames, &module);
 		if (k == 0)
 			return -ENOMEM;
-		writer_callsite(p->w, sites[i].pid, sites[i].addr, ids[k - 1]);
+		writer_callsite(p->w, sites[i].pid, sites[i].addr, ids[k - 1], nodes[i]);
 	}
 	return 0;
 }
@@ -526,9 +600,13 @@ static void write_maps(struct mtx_profile *p)
 
 int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites)
 {
-	int rc = write_stacks(p);
+	uint32_t *nodes = calloc(nr_sites ? nr_sites : 1, sizeof(*nodes));
+	int rc = nodes ? intern_callsites(p, sites, nr_sites, nodes) : -ENOMEM;
 	if (!rc)
-		rc = write_callsites(p, sites, nr_sites);
+		rc = write_stacks(p);
+	if (!rc)
+		rc = write_callsites(p, sites, nr_sites, nodes);
+	free(nodes);
 	write_maps(p);
 	writer_meta_int(p->w, "samples", (int64_t)p->nr_samples);
 	writer_meta_int(p->w, "samples_without_stack", (int64_t)p->nr_samples_without_stack);

@@ -38,11 +38,11 @@
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
-	X(STACK, "INSERT INTO stacks(id, parent_id, function_id, pid, addr) VALUES (?,?,?,?,?)") \
+	X(STACK, "INSERT INTO stacks(id, parent_id, function_id, pid, addr, file, line) VALUES (?,?,?,?,?,?,?)") \
 	X(FUNCTION, "INSERT INTO functions(id, name, module, file, line) VALUES (?,?,?,?,?)")  \
 	X(MAP, "INSERT INTO maps(pid, ts_ns, start_addr, end_addr, pgoff, path, build_id, "     \
 	       "symbols) VALUES (?,?,?,?,?,?,?,?)")                                             \
-	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id) VALUES (?,?,?)")             \
+	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id, stack_id) VALUES (?,?,?,?)")             \
 	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
 		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
 	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
@@ -345,7 +345,7 @@ int writer_sample(struct mtx_writer *w, uint64_t ts_ns, int32_t tid, int32_t cpu
 }
 
 int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t function_id, int32_t pid,
-		 uint64_t addr)
+		 uint64_t addr, const char *file, int line)
 {
 	struct queued_row *r = row(w, STMT_STACK);
 	if (!r)
@@ -355,6 +355,8 @@ int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t 
 	row_put_int(r, function_id);
 	row_put_int(r, pid);
 	row_put_int(r, (int64_t)addr);
+	row_put_text_copy(r, file);
+	row_put_int_or_null(r, line, line > 0);
 	return put(w, r);
 }
 
@@ -408,7 +410,7 @@ int writer_calls(struct mtx_writer *w, const struct writer_call_row *rows, size_
 	return 0;
 }
 
-int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id)
+int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id, uint32_t stack_id)
 {
 	struct queued_row *r = row(w, STMT_CALLSITE);
 	if (!r)
@@ -416,6 +418,7 @@ int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t fu
 	row_put_int(r, pid);
 	row_put_int(r, (int64_t)addr);
 	row_put_int(r, function_id);
+	row_put_int_or_null(r, stack_id, stack_id > 0);
 	return put(w, r);
 }
 

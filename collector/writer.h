@@ -89,13 +89,15 @@ int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint6
  * (collector/profile.c). */
 int writer_sample(struct mtx_writer *w, uint64_t ts_ns, int32_t tid, int32_t cpu, uint32_t stack_id,
 		  const char *unwind);
+/* A stacks row; @file and @line (NULL, 0: unknown) where in its function @addr is. */
 int writer_stack(struct mtx_writer *w, uint32_t id, uint32_t parent_id, int64_t function_id, int32_t pid,
-		 uint64_t addr);
+		 uint64_t addr, const char *file, int line);
 int writer_function(struct mtx_writer *w, int64_t id, const char *name, const char *module, const char *file,
 		    int line);
 int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start, uint64_t end, uint64_t pgoff,
 	       const char *path, const char *build_id, const char *symbols);
-int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id);
+/* A callsites row: @stack_id (0: none) the stacks row of its innermost frame. */
+int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id, uint32_t stack_id);
 /* A calls row (collector/calls.c): @parent_id <= 0 for none (NULL);
  * @unfinished NULL when the call returned, else why it was closed (a
  * static string). */

@@ -176,13 +176,18 @@ CREATE TABLE calls (
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.
 -- One row per code address reached from one parent row; a function inlined
 -- at that address gets rows of its own between the parent and the row of
--- the innermost function (same addr).
+-- the innermost function (same addr). A run of frames of libmtx-preload.so
+-- (mtx's own cost) is one function, '[mtx] ' and the wrapper the program
+-- called ('[mtx] pthread_mutex_lock'): each of their rows has the row above
+-- the run as its parent.
 CREATE TABLE stacks (
 	id          INTEGER PRIMARY KEY,
 	parent_id   INTEGER,           -- the caller's row, NULL at the outermost frame
 	function_id INTEGER NOT NULL,
 	pid         INTEGER,           -- the process whose address space addr is in
-	addr        INTEGER            -- leaf: the sampled address; callers: return address - 1
+	addr        INTEGER,           -- leaf: the sampled address; callers: return address - 1
+	file        TEXT,              -- where in its function addr is (DWARF): for a row with
+	line        INTEGER            -- a function inlined below it, that call; NULL unknown
 );
 
 -- CPU samples (mtx collect --sample HZ): one per 1/HZ s of CPU time of a thread.
@@ -220,8 +225,11 @@ CREATE TABLE collector_waits (
 );
 
 -- The function of each sync_ops.callsite (by process: sync_objects.pid).
+-- Which of its frames is the program's own: the derived table callsite_frames.
 CREATE TABLE callsites (
 	pid         INTEGER NOT NULL,
 	addr        INTEGER NOT NULL,  -- as in sync_ops.callsite
-	function_id INTEGER NOT NULL   -- the innermost function at addr - 1
+	function_id INTEGER NOT NULL,  -- the innermost function at addr - 1
+	stack_id    INTEGER            -- its stacks row: the frames at addr - 1, the innermost
+	                               -- first, up to the function that holds them (parent NULL)
 );

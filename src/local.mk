@@ -14,6 +14,7 @@ libmtxcore_a_SOURCES = \
 	src/timefmt.c src/timefmt.h \
 	src/match.c src/match.h \
 	src/symbols.c src/symbols.h \
+	src/frames.c src/frames.h \
 	src/debug-cache.c src/debug-cache.h \
 	src/demangle.c src/demangle.h \
 	src/reports.c src/reports.h src/thread-names.h \
