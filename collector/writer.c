@@ -165,7 +165,7 @@ static void capture_row(void *ctx, const struct queued_row *r)
 		break;
 	case STMT_SYNC_OP:
 		timeline_capture_op(c, INT(0), INT(1), TEXT(2), INT(3), INT(4), INT(5), INT(6), INT(7),
-				    HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
+				    HAS(8, 1) ? INT(8) : 0, HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
 		break;
 	default:
 		break;

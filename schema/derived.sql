@@ -129,11 +129,13 @@ CREATE TABLE thread_totals (
 	sleeping_ns      INTEGER NOT NULL
 );
 
--- Per thread, object and op: the sync_ops added up.
+-- Per thread, object, op and call site: the sync_ops added up.
 CREATE TABLE sync_totals (
 	tid         INTEGER NOT NULL,
 	object_id   INTEGER NOT NULL,
 	op          TEXT NOT NULL,
+	callsite    INTEGER,          -- sync_ops.callsite
+	stack_id    INTEGER,          -- sync_ops.stack_id
 	calls       INTEGER NOT NULL, -- COUNT(*)
 	blocked     INTEGER NOT NULL, -- SUM(blocked)
 	contended   INTEGER NOT NULL, -- ops that found a holder or blocked
@@ -280,6 +282,8 @@ CREATE TABLE sync_buckets (
 	tid         INTEGER NOT NULL,
 	object_id   INTEGER NOT NULL,
 	op          TEXT NOT NULL,
+	callsite    INTEGER,
+	stack_id    INTEGER,
 	bucket_ns   INTEGER NOT NULL,
 	calls       INTEGER NOT NULL,
 	blocked     INTEGER NOT NULL,
@@ -380,9 +384,42 @@ CREATE TABLE critical_path_buckets (
 	end_ns      INTEGER
 );
 
+-- Where in the program's own code each recorded stack is (src/derived/program-frames.c):
+-- for each stacks row that has, at or above it, a frame of the program's own
+-- code, the innermost such frame. A frame is not the program's when its
+-- function is in a library of the system (under /lib, /usr/lib), in mtx's
+-- libmtx-preload.so, in no file ([vdso], [kernel]), or declared in a header of
+-- the system (/usr/include, /usr/lib/gcc), even if its code was inlined into
+-- the program or instantiated in it (std::mutex::lock, __gthread_mutex_lock,
+-- std::vector<T>::emplace_back). A sync op with a stack (collect
+-- --sync-stacks) was called from its stack's frame here, else from its call
+-- site's (callsite_frames).
+CREATE TABLE stack_frames (
+	stack_id    INTEGER PRIMARY KEY, -- stacks.id
+	function_id INTEGER NOT NULL,    -- functions.id of that frame
+	file        TEXT,                -- where in that function the stack is (stacks.file
+	line        INTEGER              -- and line of the frame's row); NULL unknown
+);
+
+-- The same for each sync call site (callsites): the program's frame among
+-- the frames at the call site (callsites.stack_id: the function that holds
+-- the call and those inlined there); when none is the program's (a call
+-- made by a library of the system), the function that holds the call, the
+-- library's function the program called (std::thread::join,
+-- std::unique_lock<std::mutex>::unlock: not __gthread_mutex_unlock inlined
+-- into it); in a run.db from before callsites.stack_id, the innermost one.
+CREATE TABLE callsite_frames (
+	pid         INTEGER NOT NULL,
+	addr        INTEGER NOT NULL,    -- as in callsites and sync_ops.callsite
+	function_id INTEGER NOT NULL,    -- functions.id
+	file        TEXT,                -- where in that function the call is; NULL unknown
+	line        INTEGER
+);
+
 -- Indexes last: analysis_build creates everything above, fills the tables,
 -- then runs the rest of this file (from this comment on).
 CREATE INDEX sync_totals_object ON sync_totals(object_id);
 CREATE INDEX lock_holders_object ON lock_holders(object_id, wait_ns);
 CREATE INDEX time_histograms_subject ON time_histograms(subject, subject_id, metric, bucket);
 CREATE INDEX switch_totals_count ON switch_totals(count); -- the browser's first rows (the switches report's query)
+CREATE INDEX callsite_frames_addr ON callsite_frames(pid, addr);

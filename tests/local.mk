@@ -23,7 +23,8 @@ UNIT_TESTS = \
 	tests/unit/test-calls \
 	tests/unit/test-writer \
 	tests/unit/test-unwind \
-	tests/unit/test-timeline
+	tests/unit/test-timeline \
+	tests/unit/test-program-frames
 else
 UNIT_TESTS =
 TESTS += tests/no-criterion.sh
@@ -108,6 +109,9 @@ tests_unit_test_critical_path_LDADD = $(UNIT_LIBS)
 tests_unit_test_timeline_SOURCES = tests/unit/test-timeline.c tests/unit/fixture.h
 tests_unit_test_timeline_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_timeline_LDADD = $(UNIT_LIBS)
+tests_unit_test_program_frames_SOURCES = tests/unit/test-program-frames.c tests/unit/fixture.h
+tests_unit_test_program_frames_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_program_frames_LDADD = $(UNIT_LIBS)
 tests_unit_test_state_causes_SOURCES = tests/unit/test-state-causes.c tests/unit/fixture.h
 tests_unit_test_state_causes_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_state_causes_LDADD = $(UNIT_LIBS)

@@ -9,6 +9,7 @@
 #include "src/log.h"
 #include "src/run-state.h"
 #include "src/derived/timeline.h"
+#include "src/derived/program-frames.h"
 #include "schema/schema.h"
 #include "src/error.h"
 
@@ -57,6 +58,7 @@ static const struct {
 	{ "run_buckets", run_buckets },
 	{ "state_causes", analysis_state_causes },
 	{ "summaries", analysis_summaries },
+	{ "program_frames", analysis_program_frames },
 };
 
 int analysis_is_current(sqlite3 *db)

@@ -6,6 +6,7 @@ noinst_LIBRARIES += libmtxderived.a
 libmtxderived_a_SOURCES = \
 	src/derived/analysis.c src/derived/analysis.h \
 	src/derived/timeline.c src/derived/timeline.h \
+	src/derived/program-frames.c src/derived/program-frames.h \
 	src/derived/timeline-levels.c src/derived/timeline-levels.h \
 	src/derived/state-causes.c \
 	src/derived/wait-chains.c \

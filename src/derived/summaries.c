@@ -155,11 +155,13 @@ static int insert_op_total(sqlite3_stmt *ins, const struct mtx_timeline *tl, con
 	sqlite3_bind_int64(ins, 1, t->tid);
 	sqlite3_bind_int64(ins, 2, t->object_id);
 	sqlite3_bind_text(ins, 3, timeline_string(tl, t->op), -1, SQLITE_STATIC);
-	return insert_ints(ins, 4, v, n);
+	db_bind_int_or_null(ins, 4, t->callsite, t->callsite != 0);
+	db_bind_int_or_null(ins, 5, t->stack_id, t->stack_id != 0);
+	return insert_ints(ins, 6, v, n);
 }
 
 /* sync_buckets from the timeline's totals per bucket, and sync_totals from
- * the same folded per (tid, object, op). */
+ * the same folded per (tid, object, op, call site). */
 static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
 	struct keyhash keys = { 0 };
@@ -169,12 +171,14 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO sync_buckets (tid, object_id, op, bucket_ns, calls, blocked, contended, "
-			       "wait_ns, max_wait_ns, hold_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO sync_buckets (tid, object_id, op, callsite, stack_id, bucket_ns, calls, "
+			       "blocked, contended, wait_ns, max_wait_ns, hold_ns) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
-			       "INSERT INTO sync_totals (tid, object_id, op, calls, blocked, contended, wait_ns, "
-			       "max_wait_ns, hold_ns, max_hold_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO sync_totals (tid, object_id, op, callsite, stack_id, calls, blocked, "
+			       "contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns, max_ns) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins_run, NULL) != SQLITE_OK)
 		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_op_totals && !rc; i++) {
@@ -182,9 +186,10 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 		const int64_t v[] = { t->bucket_ns, t->calls, t->blocked, t->contended, t->wait_ns, t->max_wait_ns,
 				      t->hold_ns };
 		rc = insert_op_total(ins, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
-		const struct tl_op_total init = { .tid = t->tid, .object_id = t->object_id, .op = t->op };
-		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, t->tid, t->object_id, t->op, &run, &nr_run, &cap_run,
-						    sizeof(*run), &init);
+		const struct tl_op_total init = { .tid = t->tid, .object_id = t->object_id, .callsite = t->callsite,
+						  .stack_id = t->stack_id, .site = t->site, .op = t->op };
+		ptrdiff_t k = rc ? 0 : keyhash_row(&keys, t->tid, t->object_id, (t->site << 16) + t->op, &run,
+						    &nr_run, &cap_run, sizeof(*run), &init);
 		if (k < 0)
 			rc = (int)k;
 		else if (!rc)

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "src/derived/timeline.h"
+#include "src/derived/program-frames.h"
 #include "src/thread-states.h"
 #include "src/sorted.h"
 #include "src/db.h"
@@ -36,9 +37,14 @@ struct recent_string {
 };
 
 struct recent_total {
-	int64_t tid, object_id, bucket_ns;
+	int64_t tid, object_id, bucket_ns, site;
 	uint16_t op;
 	size_t index; /* in tl->op_totals */
+};
+
+/* A call site's index (struct tl_op_total's site), as last looked up. */
+struct recent_site {
+	int64_t callsite, stack_id, site; /* site + 1; 0: empty */
 };
 
 static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
@@ -49,11 +55,6 @@ static size_t recent_slot(uint64_t a, uint64_t b, uint64_t c)
 			52) % NR_RECENT;
 }
 
-/* A callsites row: the function of a sync op's call site in a process. */
-struct callsite {
-	int64_t pid, addr, function_id;
-};
-
 struct loader {
 	sqlite3 *db;
 	struct recent_thread recent[NR_RECENT];
@@ -61,10 +62,9 @@ struct loader {
 	struct recent_total recent_totals[NR_RECENT];
 	struct mtx_timeline *tl;
 	int64_t last_bucket_ns; /* the bucket of the last op (most follow in it) */
-	struct keyhash threads, strings, op_totals, holder_totals;
+	struct recent_site recent_sites[NR_RECENT];
+	struct keyhash threads, strings, op_totals, holder_totals, sites;
 	size_t cap_threads, cap_strings, cap_op_totals, cap_holder_totals, cap_objects;
-	struct callsite *callsites; /* read with SWITCHES_AT_SQL; sorted by (pid, addr) */
-	size_t nr_callsites, cap_callsites;
 };
 
 /* The interned index of @s (TL_NONE for NULL), or -ENOMEM / -E2BIG. */
@@ -197,10 +197,8 @@ static int row_state(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
-/* Column 4: whether the switch has a stack; 5, 6: its program and leaf
- * functions (NULL: none). A switch with a stack but no program frame keeps
- * its leaf for now: resolve_switch_callsites puts the sync op's call site
- * before it once the ops are in. */
+/* Column 4: the switch's stack (NULL: none), until finish_load puts
+ * where the thread was in its place (place_switches). */
 static int row_switch(struct loader *l, sqlite3_stmt *st)
 {
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
@@ -210,58 +208,16 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	s->ts_ns = sqlite3_column_int64(st, 1);
 	s->next_tid = (int32_t)sqlite3_column_int64(st, 2);
 	s->preempt = sqlite3_column_int(st, 3) != 0;
-	s->at_leaf = sqlite3_column_int(st, 4) && sqlite3_column_type(st, 5) == SQLITE_NULL;
-	s->function_id = sqlite3_column_int64(st, s->at_leaf ? 6 : 5); /* NULL: 0 */
+	s->function_id = sqlite3_column_int64(st, 4); /* NULL: 0 */
 	return 0;
 }
 
-/*
- * Switches, with the function each thread was in when it left the CPU
- * (switches.stack_id, recorded with --sample): the innermost frame of its
- * stack that is the program's own code - not in a system library (/lib,
- * /usr/lib), not in libmtx-preload.so, not a [pseudo] module - since the
- * leaf is mostly a libc syscall wrapper. The walk by frame pointers often
- * ends inside the C library (its functions keep none: sem_wait, join), so
- * next comes the call site of the sync op the thread was in, if any (the
- * latest one begun), then the leaf. The distinct stacks are few next to
- * the switches: each is walked once. The query reads stacks and functions
- * by primary key only, so that it needs none of the secondary indexes
- * (schema/indexes.sql: the run may be read while they are being built);
- * the sync op's call site is looked up in C (resolve_switch_callsites).
- */
-#define SWITCHES_SQL "SELECT prev_tid, ts_ns, next_tid, preempt, 0, NULL, NULL FROM switches"
-#define STACK_POS_CTE                                                                            \
-	"WITH RECURSIVE up(stack_id, node, depth) AS ("                                          \
-	"  SELECT stack_id, stack_id, 0 FROM (SELECT DISTINCT stack_id FROM switches "           \
-	"    WHERE stack_id IS NOT NULL) "                                                       \
-	"  UNION ALL SELECT up.stack_id, s.parent_id, up.depth + 1 FROM up "                     \
-	"    JOIN stacks s ON s.id = up.node WHERE s.parent_id IS NOT NULL AND up.depth < 512), " \
-	"frames AS (SELECT up.stack_id, up.depth, s.function_id, f.module FROM up "              \
-	"  JOIN stacks s ON s.id = up.node JOIN functions f ON f.id = s.function_id), "          \
-	"pos AS (SELECT d.stack_id, "                                                            \
-	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
-	"   AND g.module NOT LIKE '/lib/%' AND g.module NOT LIKE '/usr/lib/%' "                  \
-	"   AND g.module NOT LIKE '%/libmtx-preload.so' AND g.module NOT LIKE '[%' "             \
-	"   ORDER BY g.depth LIMIT 1) AS program, "                                              \
-	"  (SELECT g.function_id FROM frames g WHERE g.stack_id = d.stack_id "                   \
-	"   ORDER BY g.depth LIMIT 1) AS leaf "                                                  \
-	"  FROM (SELECT DISTINCT stack_id FROM up) d) "
-#define SWITCHES_AT_SQL                                                                          \
-	STACK_POS_CTE                                                                            \
-	"SELECT w.prev_tid, w.ts_ns, w.next_tid, w.preempt, w.stack_id IS NOT NULL, "            \
-	"  pos.program, pos.leaf "                                                               \
-	"FROM switches w LEFT JOIN pos ON pos.stack_id = w.stack_id ORDER BY w.rowid"
-/* The same positions by stack, for switches captured with their stack's id. */
-#define STACK_POS_SQL STACK_POS_CTE "SELECT stack_id, program, leaf FROM pos"
-
-/* Whether @db's switches have positions to look up (SWITCHES_AT_SQL). */
-static bool switches_have_positions(sqlite3 *db)
+/* The switches (with their stacks, once runs had them). */
+static const char *switches_sql(sqlite3 *db)
 {
-	/* Without stacks or call sites the position is NULL either way, and the
-	 * plain scan takes half the time (0.35 s against 0.8 s on 0.8 M rows). */
-	return db_query_int(db, "SELECT COUNT(*) FROM pragma_table_info('switches') WHERE name = 'stack_id'", 0) >
-		       0 &&
-	       db_query_int(db, "SELECT EXISTS (SELECT 1 FROM stacks) OR EXISTS (SELECT 1 FROM callsites)", 1) != 0;
+	return db_has_column(db, "switches", "stack_id")
+		       ? "SELECT prev_tid, ts_ns, next_tid, preempt, stack_id FROM switches"
+		       : "SELECT prev_tid, ts_ns, next_tid, preempt, NULL FROM switches";
 }
 
 static int row_wakeup(struct loader *l, sqlite3_stmt *st)
@@ -295,23 +251,40 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
-/* The third key of a total's hash: its op and its bucket's number. */
-static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns)
+/* The third key of a total's hash: its op, its bucket's number (at most
+ * TL_BUCKETS: 6 bits) and its call site's index. */
+static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns, int64_t site)
 {
-	return timeline_bucket_of(&l->tl->buckets, bucket_ns) * 65536 + op;
+	return (site << 22) + timeline_bucket_of(&l->tl->buckets, bucket_ns) * 65536 + op;
+}
+
+/* The index of the call site (@callsite, @stack_id) among the run's, or
+ * -ENOMEM. */
+static int64_t site_of(struct loader *l, int64_t callsite, int64_t stack_id)
+{
+	struct recent_site *r = &l->recent_sites[recent_slot((uint64_t)callsite, (uint64_t)stack_id, 1)];
+	if (r->site && r->callsite == callsite && r->stack_id == stack_id)
+		return r->site - 1;
+	struct keyhash_slot *sl = keyhash_slot(&l->sites, callsite, stack_id, 0);
+	if (!sl)
+		return -ENOMEM;
+	if (!sl->v)
+		sl->v = ++l->sites.len;
+	*r = (struct recent_site){ callsite, stack_id, (int64_t)sl->v };
+	return (int64_t)sl->v - 1;
 }
 
 /* Add @t to the totals of @l (for the same key: sums and maxima). */
 static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 {
 	struct mtx_timeline *tl = l->tl;
-	uint64_t op_bucket = (uint64_t)t->bucket_ns + t->op;
+	uint64_t op_bucket = (uint64_t)t->bucket_ns + t->op + ((uint64_t)t->site << 16);
 	struct recent_total *r = &l->recent_totals[recent_slot((uint64_t)t->tid, (uint64_t)t->object_id, op_bucket)];
 	size_t index = r->index;
 	if (!index || r->tid != t->tid || r->object_id != t->object_id || r->op != t->op ||
-	    r->bucket_ns != t->bucket_ns) {
-		struct keyhash_slot *sl =
-			keyhash_slot(&l->op_totals, t->tid, t->object_id, op_bucket_key(l, t->op, t->bucket_ns));
+	    r->bucket_ns != t->bucket_ns || r->site != t->site) {
+		struct keyhash_slot *sl = keyhash_slot(&l->op_totals, t->tid, t->object_id,
+						       op_bucket_key(l, t->op, t->bucket_ns, t->site));
 		if (!sl)
 			return -ENOMEM;
 		if (!sl->v) {
@@ -323,10 +296,10 @@ static int merge_op_total(struct loader *l, const struct tl_op_total *t)
 			tl->op_totals[tl->nr_op_totals] = *t;
 			sl->v = ++tl->nr_op_totals;
 			l->op_totals.len++;
-			*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->op, sl->v };
+			*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->site, t->op, sl->v };
 			return 0;
 		}
-		*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->op, index = sl->v };
+		*r = (struct recent_total){ t->tid, t->object_id, t->bucket_ns, t->site, t->op, index = sl->v };
 	}
 	timeline_add_op_total(&tl->op_totals[index - 1], t);
 	return 0;
@@ -345,10 +318,13 @@ static int merge_holder_total(struct loader *l, const struct tl_holder_total *h)
 	return 0;
 }
 
-/* Add @o, an op of @tid, to the totals of its (tid, object, op) and of its
- * holder, in the bucket it began in. */
+/* Add @o, an op of @tid, to the totals of its (tid, object, op, call site)
+ * and of its holder, in the bucket it began in. */
 static int add_op_totals(struct loader *l, int64_t tid, const struct tl_op *o)
 {
+	int64_t site = site_of(l, o->callsite, o->stack_id);
+	if (site < 0)
+		return (int)site;
 	/* A thread's ops come in time order: most are in the last one's bucket. */
 	if ((uint64_t)(o->start_ns - l->last_bucket_ns) >= (uint64_t)l->tl->buckets.width_ns)
 		l->last_bucket_ns =
@@ -356,7 +332,8 @@ static int add_op_totals(struct loader *l, int64_t tid, const struct tl_op *o)
 	int64_t bucket_ns = l->last_bucket_ns;
 	bool blocked = o->flags & TL_BLOCKED;
 	const struct tl_op_total one = {
-		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .op = o->op, .calls = 1,
+		.tid = tid, .object_id = o->object_id, .bucket_ns = bucket_ns, .callsite = o->callsite,
+		.stack_id = o->stack_id, .site = site, .op = o->op, .calls = 1,
 		.blocked = blocked, .contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = o->wait_ns,
 		.max_wait_ns = o->wait_ns, .hold_ns = o->hold_ns, .max_hold_ns = o->hold_ns,
 		.max_ns = o->end_ns - o->start_ns,
@@ -406,6 +383,7 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	o->hold_ns = sqlite3_column_int64(st, 10); /* NULL: 0 */
 	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
 	o->arg = op_arg(sqlite3_column_int64(st, 12));
+	o->stack_id = (uint32_t)sqlite3_column_int64(st, 13); /* NULL: 0 */
 	return 0;
 }
 
@@ -420,18 +398,6 @@ static int row_object(struct loader *l, sqlite3_stmt *st)
 	tl->objects[tl->nr_objects++] = (struct tl_object){
 		.id = sqlite3_column_int64(st, 0), .addr = sqlite3_column_int64(st, 2),
 		.pid = (int32_t)sqlite3_column_int64(st, 3), .kind = (uint16_t)kind,
-	};
-	return 0;
-}
-
-static int row_callsite(struct loader *l, sqlite3_stmt *st)
-{
-	struct callsite *more = grow_array(l->callsites, &l->cap_callsites, l->nr_callsites, sizeof(*more), 64);
-	if (!more)
-		return -ENOMEM;
-	l->callsites = more;
-	l->callsites[l->nr_callsites++] = (struct callsite){
-		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)
 	};
 	return 0;
 }
@@ -504,42 +470,39 @@ static void sort_thread(struct tl_thread *t)
 	sort_rows(t->ops, t->nr_ops, sizeof(*t->ops), cmp_op);
 }
 
-static int cmp_callsite(const void *a, const void *b)
-{
-	const struct callsite *x = a, *y = b;
-	return CMP(x->pid, y->pid) ? CMP(x->pid, y->pid) : CMP(x->addr, y->addr);
-}
-
 /*
- * Each switch that kept its stack's leaf (no program frame) gets the
- * function of the call site of the sync op it happened in, if any: the
- * thread's latest op begun by the switch, if it had not ended before it.
- * Of ops begun at the same ns the last by id is taken, as SQLite's ORDER
- * BY start_ns DESC LIMIT 1 over the sync_ops_tid index did (SQL leaves
- * the tie open). Needs the threads' ops and the objects sorted; sorts
- * @sites (the collector writes one row per (pid, addr)).
+ * Where each thread was when it left the CPU (switches.stack_id, recorded
+ * with --sample): the program's own frame of the stack (program-frames.h),
+ * since the leaf is mostly a libc syscall wrapper. The walk by frame
+ * pointers often ends inside the C library (its functions keep none:
+ * sem_wait, join), so next comes the program's frame at the call site of
+ * the sync op the thread was in, if any: the thread's latest op begun by
+ * the switch, if it had not ended before it (of ops begun at the same ns
+ * the last by id, as SQLite's ORDER BY start_ns DESC LIMIT 1 over the
+ * sync_ops_tid index did); then the stack's leaf. A switch without a stack
+ * has no position. Needs the threads' ops and the objects sorted.
  */
-static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *sites, size_t nr_sites)
+static void place_switches(struct mtx_timeline *tl)
 {
-	sort_rows(sites, nr_sites, sizeof(*sites), cmp_callsite);
 	for (size_t i = 0; i < tl->nr_threads; i++) {
 		struct tl_thread *t = &tl->threads[i];
 		size_t near = 0;
 		for (size_t j = 0; j < t->nr_switches; j++) {
 			struct tl_switch *s = &t->switches[j];
-			if (!s->at_leaf)
+			int64_t stack_id = s->function_id;
+			if (!stack_id)
 				continue;
-			s->at_leaf = 0;
+			if ((s->function_id = program_frames_stack(tl->frames, stack_id)))
+				continue;
 			size_t k = SORTED_FIRST_NEAR(t->ops, t->nr_ops, start_ns, s->ts_ns, true, &near);
 			const struct tl_op *op = k ? &t->ops[k - 1] : NULL;
-			if (!op || op->end_ns < s->ts_ns || !(op->flags & TL_HAS_CALLSITE))
-				continue;
-			const struct tl_object *o = timeline_object(tl, op->object_id);
-			if (!o || !o->pid)
-				continue;
-			k = SORTED_FIRST2(sites, nr_sites, pid, addr, o->pid, op->callsite, false);
-			if (k < nr_sites && sites[k].pid == o->pid && sites[k].addr == op->callsite)
-				s->function_id = sites[k].function_id;
+			const struct tl_object *o = op && op->end_ns >= s->ts_ns && (op->flags & TL_HAS_CALLSITE)
+							    ? timeline_object(tl, op->object_id)
+							    : NULL;
+			if (o && o->pid)
+				s->function_id = program_frames_callsite(tl->frames, o->pid, op->callsite);
+			if (!s->function_id)
+				s->function_id = program_frames_leaf(tl->frames, stack_id);
 		}
 	}
 }
@@ -547,10 +510,9 @@ static void resolve_switch_callsites(struct mtx_timeline *tl, struct callsite *s
 /* The small tables, read whole by both timeline_load and
  * timeline_capture_finish. */
 #define OBJECTS_SQL "SELECT id, kind, addr, pid FROM sync_objects"
-#define CALLSITES_SQL "SELECT pid, addr, function_id FROM callsites"
 
 #define OPS_SQL "SELECT tid, start_ns, end_ns, id, object_id, op, result, holder_tid, blocked, wait_ns, hold_ns, " \
-		"callsite, arg FROM sync_ops"
+		"callsite, arg, stack_id FROM sync_ops"
 
 static void loader_free_hashes(struct loader *l)
 {
@@ -558,6 +520,7 @@ static void loader_free_hashes(struct loader *l)
 	keyhash_free(&l->strings);
 	keyhash_free(&l->op_totals);
 	keyhash_free(&l->holder_totals);
+	keyhash_free(&l->sites);
 }
 
 /*
@@ -719,7 +682,8 @@ static int finish_load(struct loader *l)
 	int rc = sum_op_totals(l);
 	sort_rows(tl->threads, tl->nr_threads, sizeof(*tl->threads), cmp_thread);
 	sort_rows(tl->objects, tl->nr_objects, sizeof(*tl->objects), cmp_object);
-	resolve_switch_callsites(tl, l->callsites, l->nr_callsites);
+	if (!rc && !(rc = program_frames_load(l->db, &tl->frames)))
+		place_switches(tl);
 	return rc;
 }
 
@@ -727,8 +691,6 @@ static int finish_load(struct loader *l)
 static void loader_free(struct loader *l)
 {
 	loader_free_hashes(l);
-	free(l->callsites);
-	l->callsites = NULL;
 }
 
 /* The run's buckets: 1 us wide, doubled until the threads' span fits in
@@ -752,7 +714,6 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	int64_t first_id = db_query_int(db, "SELECT MIN(id) FROM sync_ops", 0);
 	int64_t last_id = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	struct read_split split = split_read(db, first_id, last_id);
-	bool switches_at = switches_have_positions(db);
 	struct loader l = { .db = db };
 	struct ops_job job = { 0 };
 	char rest_sql[224];
@@ -770,9 +731,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		rc = scan(&l, "SELECT tid, start_ns, end_ns, state, cpu, object_id, syscall FROM thread_states",
 			  row_state, err);
 	if (!rc)
-		rc = scan(&l, switches_at ? SWITCHES_AT_SQL : SWITCHES_SQL, row_switch, err);
-	if (!rc && switches_at)
-		rc = scan(&l, CALLSITES_SQL, row_callsite, err);
+		rc = scan(&l, switches_sql(db), row_switch, err);
 	if (!rc)
 		rc = scan(&l, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", row_wakeup, err);
 	if (!rc && !(parallel && split.job_syscalls))
@@ -793,7 +752,7 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 		timeline_free(job.l.tl);
 	}
 	if (!rc && (rc = finish_load(&l)))
-		error_set(err, "loading the run: out of memory");
+		error_set(err, "loading the run: %s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
 	loader_free(&l);
 	if (rc) {
 		timeline_free(l.tl);
@@ -972,7 +931,7 @@ void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_n
 }
 
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
-			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, uint16_t flags)
+			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id, uint16_t flags)
 {
 	int op_k = capture_string(c, op);
 	struct tl_thread *t = capture_thread(c, tid);
@@ -985,7 +944,7 @@ void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, c
 	*o = (struct tl_op){
 		.start_ns = start_ns, .end_ns = end_ns, .id = (int64_t)c->nr_ops + 1, .object_id = object_id,
 		.callsite = flags & TL_HAS_CALLSITE ? callsite : 0, .result = flags & TL_HAS_RESULT ? (int32_t)result : 0,
-		.arg = op_arg(arg), .op = (uint16_t)op_k, .flags = flags,
+		.arg = op_arg(arg), .stack_id = (uint32_t)stack_id, .op = (uint16_t)op_k, .flags = flags,
 	};
 	if (!(flags & TL_HAS_RESULT)) {
 		int64_t *more = grow_array(c->unreturned, &c->cap_unreturned, c->nr_unreturned, sizeof(*more), 64);
@@ -1086,53 +1045,6 @@ static int read_unreturned_ends(struct tl_capture *c, sqlite3 *db)
 	return rc;
 }
 
-/* A stack's position (STACK_POS_SQL): program and leaf functions, 0 none. */
-struct stack_pos {
-	int64_t stack_id, program, leaf;
-};
-
-CMP_BY(cmp_stack_pos, struct stack_pos, stack_id)
-
-/* The captured switches' function_id (a stack's id) made what row_switch
- * makes of SWITCHES_AT_SQL's row, or 0 throughout without positions. */
-static int place_switches(struct tl_capture *c, sqlite3 *db, bool switches_at)
-{
-	struct stack_pos *pos = NULL;
-	size_t nr = 0, cap = 0;
-	sqlite3_stmt *st = NULL;
-	int rc = 0, step = SQLITE_DONE;
-	if (switches_at && sqlite3_prepare_v2(db, STACK_POS_SQL, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	while (st && !rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct stack_pos *more = grow_array(pos, &cap, nr, sizeof(*more), 256);
-		if (!more) {
-			rc = -ENOMEM;
-			break;
-		}
-		pos = more;
-		pos[nr++] = (struct stack_pos){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-						sqlite3_column_int64(st, 2) };
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = -EIO;
-	sqlite3_finalize(st);
-	if (!rc)
-		sort_rows(pos, nr, sizeof(*pos), cmp_stack_pos);
-	for (size_t i = 0; i < c->l.tl->nr_threads && !rc; i++) {
-		struct tl_thread *t = &c->l.tl->threads[i];
-		for (size_t k = 0; k < t->nr_switches; k++) {
-			struct tl_switch *s = &t->switches[k];
-			int64_t stack_id = s->function_id;
-			size_t at = SORTED_FIRST(pos, nr, stack_id, stack_id, false);
-			const struct stack_pos *p = at < nr && pos[at].stack_id == stack_id ? &pos[at] : NULL;
-			s->at_leaf = switches_at && stack_id && !(p && p->program);
-			s->function_id = !switches_at || !p ? 0 : p->program ? p->program : p->leaf;
-		}
-	}
-	free(pos);
-	return rc;
-}
-
 int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeline **out, char **err)
 {
 	int rc = 0;
@@ -1144,7 +1056,6 @@ int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeli
 		return 0;
 	}
 	struct loader *l = &c->l;
-	bool switches_at = switches_have_positions(db);
 	log_debug("derived tables: %llu rows captured; amended: %llu states blocked_sync, %llu ops blocked, %llu "
 		  "holders, %llu holds, %llu ops to a later lifetime, %llu cond waits' mutexes; %zu ops unreturned",
 		  (unsigned long long)c->rows, (unsigned long long)c->amended[TL_AMEND_BLOCKED_SYNC],
@@ -1155,11 +1066,7 @@ int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeli
 	l->tl->buckets = choose_buckets(db);
 	rc = read_unreturned_ends(c, db);
 	if (!rc)
-		rc = place_switches(c, db, switches_at);
-	if (!rc)
 		rc = scan(l, OBJECTS_SQL, row_object, err);
-	if (!rc && switches_at)
-		rc = scan(l, CALLSITES_SQL, row_callsite, err);
 	if (!rc)
 		rc = finish_load(l);
 	if (rc && !*err)
@@ -1192,6 +1099,7 @@ void timeline_free(struct mtx_timeline *tl)
 	free(tl->objects);
 	free(tl->op_totals);
 	free(tl->holder_totals);
+	program_frames_free(tl->frames);
 	free(tl);
 }
 

@@ -48,10 +48,11 @@ struct tl_state {
 
 struct tl_switch {
 	int64_t ts_ns;
-	int64_t function_id; /* where the thread was in its code (see timeline.c), 0: unknown */
+	/* Where the thread was in its code (see timeline.c), 0: unknown;
+	 * while loading, the switch's stacks.id (0: none). */
+	int64_t function_id;
 	int32_t next_tid;
 	uint8_t preempt;
-	uint8_t at_leaf; /* while loading: function_id is the stack's leaf (no program frame) */
 };
 
 struct tl_wakeup {
@@ -72,6 +73,7 @@ struct tl_op {
 	/* sync_ops.arg (wait_for reads a cond wait's: its mutex's id), 0
 	 * when NULL or past 32 bits. */
 	int32_t arg;
+	uint32_t stack_id; /* sync_ops.stack_id (collect --sync-stacks), 0 when NULL */
 	uint16_t op;
 	uint16_t flags;
 };
@@ -99,6 +101,9 @@ struct tl_object {
  * bucket (bucket_ns: its start), added up. */
 struct tl_op_total {
 	int64_t tid, object_id, bucket_ns;
+	/* Where the ops were called: sync_ops.callsite (0: NULL) and
+	 * stack_id, and that pair's index among the run's (a key). */
+	int64_t callsite, stack_id, site;
 	uint16_t op;
 	int64_t calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns;
 	int64_t max_ns; /* the longest call, end_ns - start_ns */
@@ -144,6 +149,7 @@ struct mtx_timeline {
 	size_t nr_op_totals;
 	struct tl_holder_total *holder_totals;
 	size_t nr_holder_totals;
+	struct program_frames *frames; /* src/derived/program-frames.h */
 };
 
 /*
@@ -183,7 +189,7 @@ void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_n
 /* @flags: TL_HAS_RESULT, TL_HAS_CALLSITE for the columns not NULL; arg
  * stored, holder and hold NULL, not blocked (sync_resolve's to fill). */
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
-			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, uint16_t flags);
+			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id, uint16_t flags);
 
 /* What sync_resolve changes, by the row it changes (thread_states rowid or
  * sync_ops id) and the new value. */

@@ -34,7 +34,6 @@ static char *functions_of_switches_in(struct mtx_timeline *tl)
 		const struct tl_thread *t = &tl->threads[i];
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%lld:", (long long)t->tid);
 		for (size_t j = 0; j < t->nr_switches; j++) {
-			cr_assert_eq(t->switches[j].at_leaf, 0);
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %lld", (long long)t->switches[j].function_id);
 		}
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n");
@@ -225,10 +224,10 @@ static struct tl_capture *capture_of(sqlite3 *run)
 					 INT(st, 6), HAS(st, 2, TL_HAS_END) | HAS(st, 3, TL_HAS_FD) | HAS(st, 6, TL_HAS_RET));
 	sqlite3_finalize(st);
 	st = rows_of(run, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg, callsite, blocked, wait_ns, "
-			 "holder_tid, hold_ns FROM sync_ops ORDER BY id");
+			 "holder_tid, hold_ns, stack_id FROM sync_ops ORDER BY id");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		timeline_capture_op(c, INT(st, 1), INT(st, 2), TEXT(st, 3), INT(st, 4), INT(st, 5), INT(st, 6), INT(st, 7),
-				    INT(st, 8), HAS(st, 6, TL_HAS_RESULT) | HAS(st, 8, TL_HAS_CALLSITE));
+				    INT(st, 8), INT(st, 13), HAS(st, 6, TL_HAS_RESULT) | HAS(st, 8, TL_HAS_CALLSITE));
 		if (INT(st, 9))
 			timeline_capture_amend(c, TL_AMEND_WAIT, INT(st, 0), INT(st, 10));
 		if (sqlite3_column_type(st, 11) != SQLITE_NULL)
