@@ -17,13 +17,17 @@
 #define AFTER(a, b) "(" a ", " b ") > (:k0, :k1)"
 #define BEFORE(a, b) "(" a ", " b ") < (:k0, :k1)"
 
-/* One object's history, Figure 7 left, with the same columns as the
- * object.history report section plus the keys; with :blocked_only, only
- * the ops that blocked. */
+/* One object's history, Figure 7 left, with the columns the
+ * object.history report section shows as text, plus the keys; with
+ * :blocked_only, only the ops that blocked. */
 #define HISTORY_SELECT                                                                               \
 	"SELECT op.start_ns, op.tid, " NAME_OF("op.tid") " AS name, op.op, op.blocked, op.wait_ns, " \
-	"op.holder_tid AS holder, op.hold_ns, op.callsite, op.start_ns AS key0, op.id AS key1 "      \
-	"FROM sync_ops op WHERE op.object_id = :object_id AND (NOT COALESCE(:blocked_only, 0) OR op.blocked) AND "
+	"op.holder_tid AS holder, op.hold_ns, " FUNCTION_LABEL("hf") " AS function, "                \
+	SOURCE_LABEL(OP_FRAME("file"), OP_FRAME("line")) " AS source, "                              \
+	"op.start_ns AS key0, op.id AS key1 "                                                        \
+	"FROM sync_ops op LEFT JOIN sync_objects ho ON ho.id = op.object_id " OP_FRAME_JOINS("op", "ho.pid") \
+	"LEFT JOIN functions hf ON hf.id = " OP_FRAME("function_id") " WHERE op.object_id = :object_id AND " \
+	"(NOT COALESCE(:blocked_only, 0) OR op.blocked) AND "
 /* One thread's calls of one syscall. */
 #define SYSCALL_SELECT                                                                           \
 	"SELECT s.start_ns, s.end_ns - s.start_ns AS duration_ns, s.ret, s.fd, s.fd_kind, "      \

@@ -25,6 +25,8 @@ enum column_kind column_kind(const char *name)
 		return COL_DURATION;
 	if (ends_with(name, "_pct"))
 		return COL_PCT;
+	if (!strcmp(name, "callsite"))
+		return COL_HIDDEN;
 	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
 		return COL_HEX;
 	if (!strcmp(name, "peak"))

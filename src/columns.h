@@ -13,7 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX, COL_OF_METRIC };
+/* COL_HIDDEN: a column for scripts (CSV, JSON) that text leaves out: a
+ * sync op's callsite, a code address, which text shows as its function
+ * and source line (columns function and source). */
+enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX, COL_OF_METRIC, COL_HIDDEN };
 
 #define COLUMN_GAP 2 /* blanks between two columns */
 

@@ -42,7 +42,8 @@ void report_end(struct report_printer *p)
 }
 
 struct text_table {
-	int nr_cols;
+	int nr_cols;  /* the columns text shows (not COL_HIDDEN) */
+	int *col;     /* each one's column in the statement */
 	enum column_kind *kinds;
 	char **headers;
 	int *widths;
@@ -87,7 +88,7 @@ static char **row_cells(const struct report_printer *p, sqlite3_stmt *st, const 
 	if (!cells)
 		return NULL;
 	for (int c = 0; c < t->nr_cols; c++) {
-		column_cell(st, c, t->kinds[c], p->origin_ns, buf, sizeof(buf));
+		column_cell(st, t->col[c], t->kinds[c], p->origin_ns, buf, sizeof(buf));
 		cells[c] = strdup(buf);
 	}
 	return cells;
@@ -126,19 +127,24 @@ static long count_rest(const struct report_printer *p, sqlite3_stmt *st, long n,
 
 static long print_text(struct report_printer *p, const char *title, sqlite3_stmt *st, int *rc)
 {
-	struct text_table t = { .nr_cols = sqlite3_column_count(st) };
+	struct text_table t = { 0 };
+	int nr_columns = sqlite3_column_count(st);
 	char ***rows = NULL;
 	size_t cap = 0;
 	long n = 0;
 
-	t.kinds = calloc((size_t)t.nr_cols, sizeof(*t.kinds));
-	t.headers = calloc((size_t)t.nr_cols, sizeof(*t.headers));
-	t.widths = calloc((size_t)t.nr_cols, sizeof(*t.widths));
-	t.left = calloc((size_t)t.nr_cols, sizeof(*t.left));
+	t.col = calloc((size_t)nr_columns + 1, sizeof(*t.col));
+	t.kinds = calloc((size_t)nr_columns + 1, sizeof(*t.kinds));
+	t.headers = calloc((size_t)nr_columns + 1, sizeof(*t.headers));
+	t.widths = calloc((size_t)nr_columns + 1, sizeof(*t.widths));
+	t.left = calloc((size_t)nr_columns + 1, sizeof(*t.left));
+	for (int i = 0; i < nr_columns; i++)
+		if (column_kind(sqlite3_column_name(st, i)) != COL_HIDDEN)
+			t.col[t.nr_cols++] = i;
 	for (int c = 0; c < t.nr_cols; c++) {
 		char h[128];
-		t.kinds[c] = column_kind(sqlite3_column_name(st, c));
-		column_header(sqlite3_column_name(st, c), h, sizeof(h));
+		t.kinds[c] = column_kind(sqlite3_column_name(st, t.col[c]));
+		column_header(sqlite3_column_name(st, t.col[c]), h, sizeof(h));
 		t.headers[c] = strdup(h);
 		t.widths[c] = (int)strlen(h);
 	}
@@ -154,7 +160,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 			int len = (int)strlen(rows[n][c]);
 			if (len > t.widths[c])
 				t.widths[c] = len;
-			if (sqlite3_column_type(st, c) == SQLITE_TEXT)
+			if (sqlite3_column_type(st, t.col[c]) == SQLITE_TEXT)
 				t.left[c] = true;
 		}
 		n++;
@@ -179,7 +185,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		cells[c] = scratch[c];
 	while (scratch && cells && n >= sampled && !limited(p, n) && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < t.nr_cols; c++)
-			column_cell(st, c, t.kinds[c], p->origin_ns, scratch[c], CELL_SIZE);
+			column_cell(st, t.col[c], t.kinds[c], p->origin_ns, scratch[c], CELL_SIZE);
 		print_text_row(p, &t, cells);
 		n++;
 	}
@@ -192,6 +198,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	for (int c = 0; c < t.nr_cols; c++)
 		free(t.headers[c]);
 	free(t.headers);
+	free(t.col);
 	free(t.kinds);
 	free(t.widths);
 	free(t.left);

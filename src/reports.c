@@ -10,6 +10,7 @@
 #include "src/reports.h"
 #include "src/columns.h"
 #include "src/db.h"
+#include "src/frames.h"
 #include "src/thread-states.h"
 
 #include <stdio.h>
@@ -165,6 +166,22 @@ static const struct mtx_query sync_queries[] = {
 	  "FROM " EDGE_OPS(THREAD_IS("x.tid")) "WHERE " WINDOWED " GROUP BY op.tid, op.object_id, op.op) w "
 	  "JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY w.tid, o.kind, w.op) r ORDER BY r.tid, r.kind, r.op" },
+	/* The same sums per call site (sync_totals, sync_buckets and the ops
+	 * at the window's ends), named as the object history names each op. */
+	{ "sync.where", "Where the program made them: the function of its own code and its line",
+	  "SELECT " FUNCTION_LABEL("f") " AS function, " SOURCE_LABEL(OP_FRAME("file"), OP_FRAME("line"))
+	  " AS source, o.kind, w.op, SUM(w.calls) AS calls, SUM(w.blocking) AS blocking, SUM(w.wait_ns) AS wait_ns, "
+	  "MAX(w.max_wait_ns) AS max_wait_ns FROM ("
+	  "SELECT x.object_id, x.op, x.callsite, x.stack_id, x.calls, x.blocked AS blocking, x.wait_ns, x.max_wait_ns "
+	  "FROM sync_totals x WHERE " WHOLE_RUN " AND " THREAD_IS("x.tid") " "
+	  "UNION ALL SELECT b.object_id, b.op, b.callsite, b.stack_id, b.calls, b.blocked, b.wait_ns, b.max_wait_ns "
+	  "FROM sync_buckets b WHERE " WINDOWED " AND " THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
+	  "UNION ALL SELECT op.object_id, op.op, op.callsite, op.stack_id, 1, op.blocked, op.wait_ns, op.wait_ns "
+	  "FROM " EDGE_OPS(THREAD_IS("x.tid")) "WHERE " WINDOWED ") w "
+	  "JOIN sync_objects o ON o.id = w.object_id " OP_FRAME_JOINS("w", "o.pid")
+	  "LEFT JOIN functions f ON f.id = " OP_FRAME("function_id") " "
+	  "WHERE " OBJECT_IS("o.id", "o.addr") " AND " FUNCTION_IS("f.name") " "
+	  "GROUP BY function, source, o.kind, w.op ORDER BY wait_ns DESC, calls DESC, function, source, o.kind, w.op" },
 	{ 0 },
 };
 
@@ -221,9 +238,10 @@ static const struct mtx_query locks_queries[] = {
 
 /* The ops of the object (all, or only the thread's in the window):
  * sync_ops by object, on its (object_id, start_ns) index. */
-#define OBJECT_OPS \
-	"FROM sync_ops h WHERE h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ")"
-#define HISTORY_ROWS OBJECT_OPS " AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns")
+#define OF_OBJECT "h.object_id IN (SELECT o.id FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") ")"
+#define OBJECT_OPS "FROM sync_ops h WHERE " OF_OBJECT
+#define HISTORY_OPS OF_OBJECT " AND " THREAD_IS("h.tid") " AND " IN_WINDOW("h.start_ns", "h.end_ns")
+#define HISTORY_ROWS "FROM sync_ops h WHERE " HISTORY_OPS
 
 /* Seed 001 Figure 7, left. */
 static const struct mtx_query object_queries[] = {
@@ -237,7 +255,11 @@ static const struct mtx_query object_queries[] = {
 	 * every op first: 1.1 s for MariaDB's busiest mutex (489 k ops). */
 	{ "object.history", "History: every operation, in time order per lifetime (seed 001, Figure 7 left)",
 	  "SELECT h.start_ns, h.tid, " NAME_OF("h.tid") " AS name, h.op, h.blocked, h.wait_ns, "
-	  "h.holder_tid AS holder, h.hold_ns, h.callsite " HISTORY_ROWS " ORDER BY h.object_id, h.start_ns, h.tid" },
+	  "h.holder_tid AS holder, h.hold_ns, h.callsite, " FUNCTION_LABEL("hf") " AS function, "
+	  SOURCE_LABEL(OP_FRAME("file"), OP_FRAME("line")) " AS source "
+	  "FROM sync_ops h LEFT JOIN sync_objects ho ON ho.id = h.object_id " OP_FRAME_JOINS("h", "ho.pid")
+	  "LEFT JOIN functions hf ON hf.id = " OP_FRAME("function_id") " "
+	  "WHERE " HISTORY_OPS " ORDER BY h.object_id, h.start_ns, h.tid" },
 	{ 0 },
 };
 
@@ -337,16 +359,16 @@ static const struct mtx_query waits_queries[] = {
 	{ "waits.where", "Where it was: the function of the holder's lock, or of the waker's wakeup",
 	  "SELECT g.for_tid, " NAME_OF("g.for_tid") " AS for_name, g.relation, "
 	  "CASE WHEN g.kind = 'thread' AND g.other_callsite IS NULL THEN '(exit)' ELSE " FUNCTION_LABEL("f") " END "
-	  "AS function, "
+	  "AS function, " SOURCE_LABEL("cs.file", "cs.line") " AS source, "
 	  "SUM(g.n) AS waits, SUM(g.ns) AS wait_ns FROM ("
 	  "SELECT o.pid, o.kind, w.waited_for_tid AS for_tid, w.relation, w.other_callsite, SUM(w.n) AS n, "
 	  "SUM(w.ns) AS ns FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id "
 	  "WHERE " OBJECT_IS("w.object_id", "o.addr") " AND w.waited_for_tid IS NOT NULL "
 	  "GROUP BY o.pid, o.kind, w.waited_for_tid, w.relation, w.other_callsite) g "
-	  "LEFT JOIN callsites cs ON cs.pid = COALESCE(" OF_THREAD("pid", "g.for_tid") ", g.pid) "
+	  "LEFT JOIN callsite_frames cs ON cs.pid = COALESCE(" OF_THREAD("pid", "g.for_tid") ", g.pid) "
 	  "AND cs.addr = g.other_callsite "
 	  "LEFT JOIN functions f ON f.id = cs.function_id WHERE " FUNCTION_IS("f.name") " "
-	  "GROUP BY g.for_tid, g.relation, function ORDER BY wait_ns DESC, g.for_tid, function" },
+	  "GROUP BY g.for_tid, g.relation, function, source ORDER BY wait_ns DESC, g.for_tid, function, source" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
 	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
 	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
@@ -518,13 +540,14 @@ static const struct {
 } query_needs[] = {
 	{ "threads", 0, RUN_SYNC, "sync_pct other_pct" },
 	{ "sync", 0, RUN_SYNC, "blocking wait_ns max_wait_ns" },
+	{ "sync.where", 0, RUN_SYNC | RUN_NAMES, "function source blocking wait_ns max_wait_ns" },
 	{ "locks", 0, RUN_SYNC, "contended wait_ns max_wait_ns hold_ns holder" },
 	{ "object.lifetimes", 0, RUN_SYNC, "end_ns" },
 	{ "object.history", 0, RUN_SYNC, "blocked wait_ns holder hold_ns" },
 	{ "switches", 0, RUN_NAMES, "function" },
 	{ "waits.objects", RUN_SYNC, 0, NULL },
 	{ "waits.graph", RUN_SYNC, 0, NULL },
-	{ "waits.where", RUN_SYNC, RUN_NAMES, "function" },
+	{ "waits.where", RUN_SYNC, RUN_NAMES, "function source" },
 	{ "waits.meanwhile", RUN_SYNC, 0, NULL },
 	{ "waits.chains", RUN_SYNC, 0, NULL },
 	{ "critical-path.summary", RUN_ENDS, 0, NULL },
@@ -631,11 +654,15 @@ static const struct mtx_query histogram_queries[] = {
 	"ON st.id = s.stack_id GROUP BY 1, 2)"
 
 static const struct mtx_query flat_queries[] = {
+	/* mtx_pct: the samples in mtx's own code (collector/profile.c folds
+	 * it into the call the program made, "[mtx] pthread_mutex_lock"). */
 	{ "flat.summary", "CPU samples (mtx collect --sample) and how their stacks were walked",
 	  "SELECT COUNT(*) AS samples, (SELECT value FROM meta WHERE key = 'sample_hz') AS hz, "
-	  "COUNT(DISTINCT tid) AS threads, SUM(unwind = 'fp') AS frame_pointers, SUM(unwind = 'dwarf') AS dwarf, "
-	  "SUM(stack_id IS NULL) AS no_stack FROM samples WHERE " THREAD_IS("tid") " AND ts_ns >= " FROM_NS
-	  " AND ts_ns < " TO_NS },
+	  "COUNT(DISTINCT sm.tid) AS threads, SUM(sm.unwind = 'fp') AS frame_pointers, "
+	  "SUM(sm.unwind = 'dwarf') AS dwarf, SUM(sm.stack_id IS NULL) AS no_stack, "
+	  PCT("TOTAL(instr(f.name, '" FRAME_MTX_PREFIX "') = 1)", "COUNT(*)") " AS mtx_pct "
+	  "FROM samples sm LEFT JOIN stacks st ON st.id = sm.stack_id LEFT JOIN functions f ON f.id = st.function_id "
+	  "WHERE " THREAD_IS("sm.tid") " AND sm.ts_ns >= " FROM_NS " AND sm.ts_ns < " TO_NS },
 	{ "flat", "Flat profile per thread: samples in the function itself, and with its callees",
 	  "WITH " SAMPLES_CTE ", "
 	  "total AS (SELECT tid, SUM(n) AS n FROM s GROUP BY tid), "

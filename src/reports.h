@@ -29,6 +29,21 @@
 	"(CASE WHEN " f ".name = '[unknown]' AND " f ".module IS NOT NULL THEN '[unknown ' || " \
 	BASENAME(f ".module") " || ']' ELSE " f ".name END)"
 
+/*
+ * Where in the program's own code sync op @op (a sync_ops row of process
+ * @pid) was called (src/derived/program-frames.h): the FROM-clause joins,
+ * then OP_FRAME("function_id"), OP_FRAME("file"), OP_FRAME("line"). With
+ * a stack (collect --sync-stacks) its stack says, else its call site.
+ */
+#define OP_FRAME_JOINS(op, pid)                                                     \
+	"LEFT JOIN stack_frames opsf ON opsf.stack_id = " op ".stack_id "          \
+	"LEFT JOIN callsite_frames opcf ON opcf.pid = " pid " AND opcf.addr = " op \
+	".callsite "
+#define OP_FRAME(col) "(CASE WHEN opsf.stack_id IS NULL THEN opcf." col " ELSE opsf." col " END)"
+/* SQL for a source position as shown: "file.c:42" (the file's name), NULL
+ * when the line is unknown. */
+#define SOURCE_LABEL(file, line) "(CASE WHEN " line " IS NOT NULL THEN " BASENAME(file) " || ':' || " line " END)"
+
 struct mtx_query {
 	const char *name;  /* report.section, e.g. "waits.objects" */
 	const char *title; /* one line above the table */

@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 EXPECTED=$srcdir/tests/fixtures/reports
 cd "$TMP" || exit 1
 
-for f in waits profile calls reuse; do
+for f in waits profile calls reuse cxx-frames; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -53,6 +53,12 @@ check locks locks
 # from its start less worker-b's longest call) and worker-a's unlock.
 check locks-window locks --from 300us --to 400us
 check object object 0x1000
+# A C++ program's ops, switches and waits where its own code made them
+# (tests/fixtures/cxx-frames.sql): never in an inlined header's function.
+DB=cxx-frames.db check object-cxx-csv object 0x4000 --format csv
+DB=cxx-frames.db check sync-cxx sync
+DB=cxx-frames.db check waits-cxx waits
+DB=cxx-frames.db check switches-cxx switches
 check object-by-id object 1
 check object-limit object 0x1000 --limit 2
 check switches switches
@@ -110,13 +116,13 @@ if ! sqlite3 condwait.db "INSERT INTO sync_objects VALUES (4, 'cond', 8192, 100,
 	UPDATE thread_states SET object_id = 4 WHERE tid = 102 AND state = 'blocked_sync';
 	UPDATE sync_ops SET start_ns = 1000388000, end_ns = 1000389000 WHERE id = 5;
 	INSERT INTO functions (id, name, module) VALUES (3, 'drop_m', '/app');
-	INSERT INTO callsites VALUES (100, 2064, 3);
+	INSERT INTO callsites (pid, addr, function_id) VALUES (100, 2064, 3);
 	DELETE FROM meta WHERE key = 'derived_version'"; then
 	fail "could not make the waits fixture's lock wait a cond wait"
 else
 	where=$("$MTX" report condwait.db waits --thread worker-b --format csv 2> /dev/null |
 		awk 'BEGIN { RS = "" } /^for_tid,for_name,relation,function,/ { print }')
-	[ "$where" = "$(printf 'for_tid,for_name,relation,function,waits,wait_ns\n101,worker-a,waker,drop_m,1,140000')" ] &&
+	[ "$where" = "$(printf 'for_tid,for_name,relation,function,source,waits,wait_ns\n101,worker-a,waker,drop_m,,1,140000')" ] &&
 		pass "waits: a cond wait woken by its mutex's unlocker is where that unlock was" ||
 		fail "waits: a cond wait woken by its mutex's unlocker gave where $where"
 fi
