@@ -6,7 +6,7 @@ noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/handlers samples/c11threads samples/nofp samples/calltree samples/hooktree \
 	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr \
-	samples/cxxcalls samples/cxxcalls-pg
+	samples/cxxcalls samples/cxxcalls-pg samples/cxxframes
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -90,3 +90,9 @@ samples_cxxcalls_LDFLAGS = -pthread
 samples_cxxcalls_pg_SOURCES = $(samples_cxxcalls_SOURCES)
 samples_cxxcalls_pg_CXXFLAGS = $(samples_cxxcalls_CXXFLAGS) -pg
 samples_cxxcalls_pg_LDFLAGS = -pthread -pg
+
+# C++: std::mutex through lock_guard and unique_lock, all inlined from the
+# system's headers (see the file's top).
+samples_cxxframes_SOURCES = samples/cxxframes.cc samples/args.h
+samples_cxxframes_CXXFLAGS = $(WARN_CXXFLAGS) -fno-omit-frame-pointer
+samples_cxxframes_LDFLAGS = -pthread
