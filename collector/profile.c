@@ -10,10 +10,13 @@
  *
  * Naming, at the end: a stack node (space, pc) -> the newest mapping of
  * its space holding pc -> the file and load bias -> src/symbols.c, which
- * gives the function and the functions inlined into it at that address.
- * The node's own row gets the innermost one; the outer ones get new rows
- * between it and its parent (ids after the last node's), so sample rows
- * written during the run keep their stack ids.
+ * gives the function and the functions inlined into it at that address,
+ * each with the line it is at there. The node's own row gets the
+ * innermost one; the outer ones get new rows between it and its parent
+ * (ids after the last node's), so sample rows written during the run keep
+ * their stack ids. A sync call site is a node of its own (no parent), so
+ * that its frames are rows too (callsites.stack_id). Nodes in
+ * libmtx-preload.so are folded (write_stacks).
  *
  * Unwinding (--call-graph dwarf): a sample with a stack copy is unwound
  * when it arrives, over the mappings its space has then (each space has an

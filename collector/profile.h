@@ -63,10 +63,11 @@ struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 
 /*
  * profile_finish - name every stack node and the @nr_sites call sites of
- * the sync ops (collector/sync/objects.h), and write functions, stacks,
- * callsites and maps, plus meta (samples, functions, modules without a
- * symbol table). Call after the sync tables are complete. Returns 0 or the
- * writer's -errno.
+ * the sync ops (collector/sync/objects.h; each one a stack node of its
+ * own, its frames), and write functions, stacks (mtx's frames folded into
+ * the wrapper called), callsites and maps, plus meta (samples, functions,
+ * modules without a symbol table). Call after the sync tables are
+ * complete. Returns 0 or the writer's -errno.
  */
 int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites);
 
