@@ -41,6 +41,26 @@ static inline void fixture_analyse(sqlite3 *db, int (*analysis)(sqlite3 *, const
 	timeline_free(tl);
 }
 
+/* fixture_rows - all rows of @sql on @db, one line each with '|' between
+ * columns ("-" for NULL), in a buffer the next call reuses. */
+static inline char *fixture_rows(sqlite3 *db, const char *sql)
+{
+	static char buf[1024];
+	sqlite3_stmt *st;
+	size_t n = 0;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	buf[0] = '\0';
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", v ? v : "-",
+					      c + 1 < sqlite3_column_count(st) ? "|" : "\n");
+			cr_assert_lt(n, sizeof(buf));
+		}
+	sqlite3_finalize(st);
+	return buf;
+}
+
 /* fixture_close - close and remove the database. */
 static inline void fixture_close(sqlite3 *db, const char *path)
 {

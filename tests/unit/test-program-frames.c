@@ -8,8 +8,6 @@
 #include "src/frames.h"
 #include "tests/unit/fixture.h"
 
-#include <string.h>
-
 Test(frames, system_code_is_libraries_mtx_and_system_headers)
 {
 	cr_assert(frame_is_system("/usr/lib/x86_64-linux-gnu/libc.so.6", "../sysdeps/nptl/pthread_mutex_lock.c"));
@@ -44,26 +42,6 @@ static void teardown(void)
 
 TestSuite(program_frames, .init = setup, .fini = teardown);
 
-/* The rows of @sql, "a|b|c" each, one a line. */
-static char *rows_of(const char *sql)
-{
-	static char buf[1024];
-	sqlite3_stmt *st;
-	size_t n = 0;
-	buf[0] = '\0';
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const char *v = (const char *)sqlite3_column_text(st, c);
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", c ? "|" : "", v ? v : "");
-		}
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n");
-		cr_assert_lt(n, sizeof(buf));
-	}
-	sqlite3_finalize(st);
-	return buf;
-}
-
 Test(program_frames, switches_are_in_the_program_not_in_its_headers)
 {
 	struct mtx_timeline *tl = NULL;
@@ -84,14 +62,14 @@ Test(program_frames, tables_name_each_stack_and_call_site)
 	char *err = NULL;
 	cr_assert_eq(analysis_build(db, 0, &err), 0, "%s", err ? err : "");
 	/* Rows 5-7 and 13 hold none of the program's frames. */
-	cr_assert_str_eq(rows_of("SELECT stack_id, function_id, file, line FROM stack_frames ORDER BY stack_id"),
+	cr_assert_str_eq(fixture_rows(db, "SELECT stack_id, function_id, file, line FROM stack_frames ORDER BY stack_id"),
 			 "1|2|bank.cc|42\n2|2|bank.cc|42\n3|2|bank.cc|42\n4|2|bank.cc|42\n"
 			 "8|1|bank.cc|101\n9|1|bank.cc|101\n10|1|bank.cc|101\n"
 			 "11|2|bank.cc|42\n12|2|bank.cc|42\n");
-	cr_assert_str_eq(rows_of("SELECT pid, addr, function_id, file, line FROM callsite_frames ORDER BY addr"),
+	cr_assert_str_eq(fixture_rows(db, "SELECT pid, addr, function_id, file, line FROM callsite_frames ORDER BY addr"),
 			 "500|4096|2|bank.cc|42\n"
 			 "500|8192|6|/usr/include/c++/12/bits/unique_lock.h|195\n"
-			 "500|12288|10||\n");
+			 "500|12288|10|-|-\n");
 }
 
 Test(program_frames, a_run_from_before_names_the_innermost_function)
@@ -104,8 +82,8 @@ Test(program_frames, a_run_from_before_names_the_innermost_function)
 			     &err),
 		     0, "%s", err ? err : "");
 	cr_assert_eq(analysis_build(db, 0, &err), 0, "%s", err ? err : "");
-	cr_assert_str_eq(rows_of("SELECT pid, addr, function_id, file, line FROM callsite_frames ORDER BY addr"),
-			 "500|4096|5||\n500|8192|7||\n500|12288|10||\n");
-	cr_assert_str_eq(rows_of("SELECT stack_id, function_id, file FROM stack_frames WHERE stack_id = 12"),
-			 "12|2|\n");
+	cr_assert_str_eq(fixture_rows(db, "SELECT pid, addr, function_id, file, line FROM callsite_frames ORDER BY addr"),
+			 "500|4096|5|-|-\n500|8192|7|-|-\n500|12288|10|-|-\n");
+	cr_assert_str_eq(fixture_rows(db, "SELECT stack_id, function_id, file FROM stack_frames WHERE stack_id = 12"),
+			 "12|2|-\n");
 }

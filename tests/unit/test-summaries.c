@@ -29,25 +29,6 @@ static void teardown(void)
 
 TestSuite(summaries, .init = setup, .fini = teardown);
 
-/* All rows of @sql, one line each with '|' between columns. */
-static char *rows_of(const char *sql)
-{
-	static char buf[1024];
-	sqlite3_stmt *st;
-	size_t n = 0;
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-	buf[0] = '\0';
-	while (sqlite3_step(st) == SQLITE_ROW)
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const char *v = (const char *)sqlite3_column_text(st, c);
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", v ? v : "-",
-					      c + 1 < sqlite3_column_count(st) ? "|" : "\n");
-			cr_assert_lt(n, sizeof(buf));
-		}
-	sqlite3_finalize(st);
-	return buf;
-}
-
 Test(summaries, thread_totals)
 {
 	/* main: running 0-100, 120-200, 910-1000; runnable 100-120, 900-910;
@@ -55,7 +36,7 @@ Test(summaries, thread_totals)
 	 * 360-900; blocked_io 300-350; runnable 350-360. worker-b: runnable
 	 * 150-210, 390-400; running 210-250, 400-500, 600-950; blocked_sync
 	 * 250-390; sleeping 500-600. (us) */
-	cr_assert_str_eq(rows_of("SELECT tid, name, nr_states, running_ns, runnable_ns, blocked_other_ns, "
+	cr_assert_str_eq(fixture_rows(db, "SELECT tid, name, nr_states, running_ns, runnable_ns, blocked_other_ns, "
 				 "blocked_sync_ns, blocked_io_ns, sleeping_ns FROM thread_totals ORDER BY tid"),
 			 "100|main|6|270000|30000|0|700000|0|0\n"
 			 "101|worker-a|4|740000|10000|0|0|50000|0\n"
@@ -67,7 +48,7 @@ Test(summaries, sync_totals)
 	/* Each of the 8 ops is alone in its (tid, object, op): the two creates
 	 * are on two thread objects. The join and worker-b's lock blocked
 	 * (contended); worker-b's lock also found worker-a holding M. */
-	cr_assert_str_eq(rows_of("SELECT tid, object_id, op, calls, blocked, contended, wait_ns, max_wait_ns, "
+	cr_assert_str_eq(fixture_rows(db, "SELECT tid, object_id, op, calls, blocked, contended, wait_ns, max_wait_ns, "
 				 "hold_ns, max_hold_ns FROM sync_totals ORDER BY tid, object_id, op"),
 			 "100|2|create|1|0|0|0|0|0|0\n"
 			 "100|2|join|1|1|1|700000|700000|0|0\n"
@@ -82,7 +63,7 @@ Test(summaries, sync_totals)
 Test(summaries, lock_holders)
 {
 	/* Only worker-b's lock found a holder: worker-a, 140 us of wait. */
-	cr_assert_str_eq(rows_of("SELECT object_id, holder_tid, ops, wait_ns FROM lock_holders"), "1|101|1|140000\n");
+	cr_assert_str_eq(fixture_rows(db, "SELECT object_id, holder_tid, ops, wait_ns FROM lock_holders"), "1|101|1|140000\n");
 }
 
 Test(summaries, switch_totals)
@@ -90,7 +71,7 @@ Test(summaries, switch_totals)
 	/* The five switches: main preempted by worker-a at 100 and blocked in
 	 * the join at 200; worker-a in read() at 300; worker-b blocked on M at
 	 * 250 and in clock_nanosleep at 500; each to idle but the first. */
-	cr_assert_str_eq(rows_of("SELECT from_tid, to_tid, at, count FROM switch_totals ORDER BY from_tid, to_tid, at"),
+	cr_assert_str_eq(fixture_rows(db, "SELECT from_tid, to_tid, at, count FROM switch_totals ORDER BY from_tid, to_tid, at"),
 			 "100|0|thread join|1\n"
 			 "100|101|preempted|1\n"
 			 "101|0|read|1\n"
@@ -136,7 +117,7 @@ Test(summaries, wait_chains_end_at_a_thread_met_again)
 	cr_assert_eq(ns, 100);
 	cr_assert_eq(wait_chains_write(db, c), 0);
 	wait_chains_free(c);
-	cr_assert_str_eq(rows_of("SELECT tid, chain, waits, wait_ns FROM wait_chain_totals ORDER BY tid"),
+	cr_assert_str_eq(fixture_rows(db, "SELECT tid, chain, waits, wait_ns FROM wait_chain_totals ORDER BY tid"),
 			 "100|main > worker-a > worker-b > main|1|100\n"
 			 "101|worker-a > worker-b > main > worker-a|1|100\n"
 			 "102|worker-b > main > worker-a > worker-b|1|100\n");
