@@ -672,8 +672,8 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 }
 
 /* What a load ends with, once every row is in: each thread's rows in
- * order, the threads and objects too, the switches' call sites and the op
- * totals. */
+ * order, the threads and objects too, the op totals, the program's frames
+ * and by them where each switch was. */
 static int finish_load(struct loader *l)
 {
 	struct mtx_timeline *tl = l->tl;
