@@ -12,7 +12,8 @@ command -v sqlite3 > /dev/null || skip "no sqlite3 shell to add ops to the fixtu
 
 # tests/fixtures/waits.sql and 6000 more ops on its mutex (object 1, 0x1000)
 # from 460 us on, 50 ns apart: main, worker-a and worker-b in turn, lock and
-# unlock in turn, every 7th lock blocked; op 5000's call site is 0xbeef.
+# unlock in turn, every 7th lock blocked; op 5000's call site is 0xbeef, in
+# the function eat_beef (the history shows the function, not the address).
 "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" "$TMP/run.db" || { fail "fixture-db"; finish; }
 sql "$TMP/run.db" "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
 	INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg,
@@ -20,6 +21,8 @@ sql "$TMP/run.db" "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM 
 	SELECT 100 + i, 100 + i % 3, 1, CASE i % 2 WHEN 0 THEN 'lock' ELSE 'unlock' END,
 	       1000460000 + i * 50, 1000460000 + i * 50 + 10, i % 14 = 0, CASE i % 14 WHEN 0 THEN 5 ELSE 0 END,
 	       0, NULL, CASE i WHEN 5000 THEN 48879 ELSE 2048 + i % 2 * 16 END, NULL, NULL FROM n;
+	INSERT INTO functions (id, name, module) VALUES (9, 'eat_beef', '/app');
+	INSERT INTO callsites (pid, addr, function_id) VALUES (100, 48879, 9);
 	DELETE FROM meta WHERE key = 'derived_version'" || { fail "could not add ops to the fixture"; finish; }
 
 # ops WHERE - how many of the mutex's ops SQL finds (op: sync_ops, t: threads).
@@ -51,17 +54,17 @@ last=$(start_of "t.name = 'worker-b'" "op.start_ns DESC, op.id DESC")
 keys f Enter; wait_for "row 1 of 200 loaded  "
 
 # /: a row 5000 ops in, then around the end to itself.
-keys /; type_text 0xbeef; keys Enter
-wait_for "match 1 of 1 for '0xbeef'" && screen | grep -q "0xbeef$" && pass "search: found op 5000, past the page" ||
-	{ fail "search: the 0xbeef op is not on the screen"; screen | sed 's/^/  | /'; }
-keys n; wait_for "search hit the bottom, continued at the top: match 1 of 1 for '0xbeef'" &&
+keys /; type_text eat_beef; keys Enter
+wait_for "match 1 of 1 for 'eat_beef'" && screen | grep -q " eat_beef " && pass "search: found op 5000, past the page" ||
+	{ fail "search: the eat_beef op is not on the screen"; screen | sed 's/^/  | /'; }
+keys n; wait_for "search hit the bottom, continued at the top: match 1 of 1 for 'eat_beef'" &&
 	pass "search: wraps at the end, and says so"
 keys g /; type_text 'worker-a.*unlock'; keys Enter
 want=$(ops "t.name = 'worker-a' AND op.op = 'unlock'")
 wait_for "match 1 of $want for 'worker-a.*unlock'" && pass "search: $want matches, as SQL counts"
 keys N; wait_for "search hit the top, continued at the bottom: match $want of $want for"
 # The match is on the screen, and no later one: the last on the screen is it.
-[ "$(screen | grep "worker-a  unlock" | tail -n 1 | awk '{ print $1 }')" = \
+[ "$(screen | grep -E "worker-a +unlock" | tail -n 1 | awk '{ print $1 }')" = \
 	"$(start_of "t.name = 'worker-a' AND op.op = 'unlock'" "op.start_ns DESC")" ] &&
 	pass "search: N from the first match goes to the last" || { fail "search: N did not reach the last match"; screen | sed 's/^/  | /'; }
 keys N; wait_for "match $((want - 1)) of $want for"
