@@ -161,7 +161,22 @@ n=$(sql profile.db "SELECT COUNT(*) FROM samples sm JOIN stacks s ON s.id = sm.s
 bad=$(sql profile.db "SELECT DISTINCT f.name FROM stacks s JOIN functions f ON f.id = s.function_id
 	WHERE f.module = '$PRELOAD' AND instr(f.name, '[mtx] ') != 1")
 [ -z "$bad" ] || fail "profile: frames of libmtx-preload.so outside the call the program made: $bad"
-nm -D --defined-only "$PRELOAD" | awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u > exported.txt
+# What the program can call (exported), and what the loader calls: the
+# library's constructors and destructors, from .init_array and .fini_array
+# (their relocations hold the addresses).
+nm -D --defined-only "$PRELOAD" | awk '$2 == "T" || $2 == "W" { print $3 }' > exported.txt
+readelf -SW "$PRELOAD" | sed -n 's/^.*\] *\.\(init\|fini\)_array *[A-Z_]* *\([0-9a-f]*\) *[0-9a-f]* *\([0-9a-f]*\).*/\2 \3/p' > arrays.txt
+readelf -rW "$PRELOAD" | awk '$3 == "R_X86_64_RELATIVE" { print $1, $4 }' > relative.txt
+while read -r start size; do
+	while read -r where addend; do
+		(( 16#$where >= 16#$start && 16#$where < 16#$start + 16#$size )) && printf '%x\n' $((16#$addend))
+	done < relative.txt
+done < arrays.txt > loader-calls.txt
+nm "$PRELOAD" | while read -r addr type name; do
+	[ -n "$name" ] && grep -qx "$(printf '%x' $((16#$addr)))" loader-calls.txt && echo "$name"
+done >> exported.txt
+grep -qx preload_init exported.txt || fail "profile: the library's constructor is not found in .init_array"
+sort -u -o exported.txt exported.txt
 sql profile.db "SELECT DISTINCT substr(f.name, 7) FROM functions f WHERE instr(f.name, '[mtx] ') = 1" |
 	sort > wrappers.txt
 bad=$(comm -23 wrappers.txt exported.txt | tr '\n' ' ')
