@@ -239,14 +239,14 @@ static int decode_status(int wstatus)
 
 /* Handle one signal from the signalfd while the program runs. Returns 1
  * when the child is gone. */
-static int on_signal(int sfd, const struct mtx_target *t, int *wstatus)
+static int on_signal(int sfd, struct mtx_target *t, int *wstatus)
 {
 	struct signalfd_siginfo si;
 	if (read(sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
 	if (si.ssi_signo == SIGCHLD)
 		return waitpid(t->pid, wstatus, WNOHANG) == t->pid;
-	target_forward(t, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
+	target_forward(t, (int)si.ssi_signo, (pid_t)si.ssi_pid, si.ssi_code == SI_KERNEL);
 	return 0;
 }
 
@@ -276,10 +276,8 @@ static int stop_asked(int sfd)
 	return 0;
 }
 
-/* The run could not be stored in full: say why, once (the writer's
- * message names the file and says the run so far is kept), with @more. */
-/* Say once that recording failed: the writer's own account (a full disk:
- * what was kept) before @why, the failing step's message (may be NULL). */
+/* Say once that recording failed: the writer's own account if it has one
+ * (a full disk: what was kept), else @why, then @more. */
 static void record_failed(struct collect_result *r, struct mtx_writer *w, const char *why, const char *more)
 {
 	if (r->record_failed)

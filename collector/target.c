@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int find_program(const char *prog, char *out, size_t size)
@@ -122,10 +123,20 @@ int target_spawn(struct mtx_target *t, const char *path, char *const argv[], cha
 	return 0;
 }
 
-void target_forward(const struct mtx_target *t, int sig, int from_terminal)
+void target_forward(struct mtx_target *t, int sig, pid_t sender, int from_terminal)
 {
+	struct timespec now;
+	uint64_t now_ns;
+
 	if (t->pid <= 0)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	if (sig == t->last_sig && sender == t->last_sender && now_ns - t->last_ns < TARGET_MERGE_NS)
+		return;
+	t->last_sig = sig;
+	t->last_sender = sender;
+	t->last_ns = now_ns;
 	if (t->own_group)
 		kill(-t->pid, sig); /* its group: whatever it started too */
 	else if (!from_terminal)

@@ -7,6 +7,7 @@
 #define MTX_COLLECTOR_TARGET_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct mtx_target {
@@ -19,6 +20,10 @@ struct mtx_target {
 	const char *user;
 	uid_t uid;
 	gid_t gid;
+	/* The last signal passed on, to merge its repeat (target_forward). */
+	int last_sig;
+	pid_t last_sender;
+	uint64_t last_ns;
 };
 
 /*
@@ -43,15 +48,20 @@ int target_spawn(struct mtx_target *t, const char *path, char *const argv[], cha
 int target_start(struct mtx_target *t, const char *prog, char **err);
 
 /*
- * target_forward - pass signal @sig that mtx received on to the program,
- * unless the program got it already: a signal to a process group reaches
- * the program only when it shares mtx's group. target_spawn gives the
- * program a group of its own unless mtx runs in a terminal's foreground
- * (where the terminal's keys must reach the program directly); there, a
- * signal the terminal sent (@from_terminal: si_code SI_KERNEL) reached
- * the whole group, and only signals sent to mtx alone are passed on.
+ * target_forward - pass signal @sig that mtx received from process
+ * @sender on to the program, unless the program got it already: a signal
+ * to a process group reaches the program only when it shares mtx's group.
+ * target_spawn gives the program a group of its own unless mtx runs in a
+ * terminal's foreground (where the terminal's keys must reach the program
+ * directly); there, a signal the terminal sent (@from_terminal: si_code
+ * SI_KERNEL) reached the whole group, and only signals sent to mtx alone
+ * are passed on. The same signal from the same sender again within
+ * TARGET_MERGE_NS is passed on once: timeout(1) sends its signal to mtx
+ * and then to mtx's group, which the kernel merges into one pending
+ * signal unless mtx read the first in between.
  */
-void target_forward(const struct mtx_target *t, int sig, int from_terminal);
+#define TARGET_MERGE_NS 100000000ull
+void target_forward(struct mtx_target *t, int sig, pid_t sender, int from_terminal);
 
 /* target_kill - kill and reap a child that was never started. */
 void target_kill(struct mtx_target *t);
