@@ -272,3 +272,4 @@ tests_e2e_calltree_static_SOURCES = samples/calltree.c samples/selfcheck.h
 tests_e2e_calltree_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 tests_e2e_calltree_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 EXTRA_DIST += tests/fixtures
+include tests/fuzz/local.mk
