@@ -61,7 +61,9 @@ size_t ring_drain(struct mtx_ring *ring, ring_record_fn fn, void *ctx)
 			hdr = (const void *)ring->wrap_buf;
 		}
 		size = hdr->size;
-		if (size < sizeof(*hdr) || tail + size > head)
+		/* The kernel pads every record to a multiple of 8 bytes, which
+		 * keeps each header aligned: another size is corrupt too. */
+		if (size < sizeof(*hdr) || size % 8 || tail + size > head)
 			break; /* corrupt or torn: stop rather than misparse */
 		if (off + size > ring->data_size) {
 			size_t first = ring->data_size - off;

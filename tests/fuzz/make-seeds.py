@@ -135,6 +135,12 @@ def sampling_records():
         sample(offline_id(SAMPLES), 100, 101, t + 2, 0, chain=[], regs=[], stack=(b"", 0)),  # a kernel thread
     ])
 
+def misaligned_records():
+    """Found by fuzzing: a record whose size is not a multiple of 8 left the
+    next header misaligned (collector/ring.c)."""
+    return struct.pack("<IHH", 0x55, 0, 10) + b"\0" * 2 + \
+        other(FORK, 0, struct.pack("<IIIIQ", 100, 100, 101, 100, 1), 100, 100, 1)
+
 def perf_seed(config, back_steps, records):
     return bytes([config, back_steps]) + records
 
@@ -229,6 +235,7 @@ SEEDS = {
     "perf-decode/tracepoints": perf_seed(2, 255, tracepoint_records()),
     "perf-decode/sampling-dwarf": perf_seed(1, 255, sampling_records()),
     "perf-decode/wrapping": perf_seed(0, 13, tracepoint_records()),
+    "perf-decode/record-size-not-8": perf_seed(0, 255, misaligned_records()),
     "sync-region/lanes-ns": bytes([SYNC_NS]) + sync_lanes(1_000_000),
     "sync-region/lanes-tsc": bytes([SYNC_TSC]) + sync_lanes(1 << 40),
     "sync-region/frames": bytes([SYNC_NS]) + sync_frames(),
