@@ -71,6 +71,9 @@ int order_push(struct mtx_order *o, int queue, const struct mtx_event *ev)
 size_t order_flush(struct mtx_order *o, uint64_t upto_ns, order_emit_fn emit, void *ctx)
 {
 	size_t n = 0;
+	/* UINT64_MAX is "all": an event stamped UINT64_MAX goes too, else
+	 * order_free would drop it (and what it owns) unseen. */
+	int all = upto_ns == UINT64_MAX;
 
 	/* nr_queues is the number of CPUs (small): a linear scan for the
 	 * earliest head beats a heap at this size. */
@@ -79,7 +82,7 @@ size_t order_flush(struct mtx_order *o, uint64_t upto_ns, order_emit_fn emit, vo
 		uint64_t best_ts = upto_ns;
 		for (int k = 0; k < o->nr_queues; k++) {
 			struct order_queue *q = &o->queues[k];
-			if (q->len && queue_at(q, 0)->ts_ns < best_ts) {
+			if (q->len && (queue_at(q, 0)->ts_ns < best_ts || (all && !best))) {
 				best = q;
 				best_ts = queue_at(q, 0)->ts_ns;
 			}

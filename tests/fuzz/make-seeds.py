@@ -141,6 +141,11 @@ def misaligned_records():
     return struct.pack("<IHH", 0x55, 0, 10) + b"\0" * 2 + \
         other(FORK, 0, struct.pack("<IIIIQ", 100, 100, 101, 100, 1), 100, 100, 1)
 
+def last_stamp_records():
+    """Found by fuzzing: an event stamped UINT64_MAX was never flushed, and
+    the path it owned leaked (collector/order.c)."""
+    return mmap2(100, 100, (1 << 64) - 1, "/usr/bin/app")
+
 def perf_seed(config, back_steps, records):
     return bytes([config, back_steps]) + records
 
@@ -236,6 +241,7 @@ SEEDS = {
     "perf-decode/sampling-dwarf": perf_seed(1, 255, sampling_records()),
     "perf-decode/wrapping": perf_seed(0, 13, tracepoint_records()),
     "perf-decode/record-size-not-8": perf_seed(0, 255, misaligned_records()),
+    "perf-decode/last-possible-stamp": perf_seed(0, 255, last_stamp_records()),
     "sync-region/lanes-ns": bytes([SYNC_NS]) + sync_lanes(1_000_000),
     "sync-region/lanes-tsc": bytes([SYNC_TSC]) + sync_lanes(1 << 40),
     "sync-region/frames": bytes([SYNC_NS]) + sync_frames(),

@@ -75,6 +75,24 @@ Test(order, flush_stops_at_the_watermark_and_keeps_the_rest)
 	order_free(&o);
 }
 
+/* Found by tests/fuzz/fuzz-perf-decode: a record stamped UINT64_MAX stayed
+ * queued through the last flush, and its malloc'd path was never freed. */
+Test(order, flush_of_all_takes_the_last_possible_stamp_too)
+{
+	struct mtx_order o;
+	struct sink s = { .n = 0 };
+	cr_assert_eq(order_init(&o, 2), 0);
+	push(&o, 1, UINT64_MAX);
+	push(&o, 0, UINT64_MAX);
+	push(&o, 0, 7);
+	cr_assert_eq(order_flush(&o, UINT64_MAX, collect, &s), 3);
+	cr_assert_eq(order_pending(&o), 0);
+	cr_assert_eq(s.ts[0], 7);
+	cr_assert_eq(s.queue_of[1], 0);
+	cr_assert_eq(s.queue_of[2], 1);
+	order_free(&o);
+}
+
 Test(order, ties_go_to_the_lower_queue_then_push_order)
 {
 	struct mtx_order o;
