@@ -59,6 +59,8 @@ static inline size_t sorted_first_near(const void *base, size_t n, size_t size, 
 	const char *p = base;
 	size_t lo = *at <= n ? *at : 0, step = 1;
 	int64_t k;
+	if (n == 0)
+		return *at = 0; /* no elements may be a NULL @base: no arithmetic on it */
 #define SORTED_BEFORE(i) (memcpy(&k, p + (i) * size + offset, sizeof(k)), k < key || (after && k == key))
 	if (lo > 0 && !SORTED_BEFORE(lo - 1))
 		lo = 0; /* all before lo must come before the answer */
