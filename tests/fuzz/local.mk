@@ -5,7 +5,8 @@
 FUZZ_TARGETS = \
 	tests/fuzz/fuzz-perf-decode \
 	tests/fuzz/fuzz-sync-region \
-	tests/fuzz/fuzz-db-readers
+	tests/fuzz/fuzz-db-readers \
+	tests/fuzz/fuzz-db-rows
 EXTRA_PROGRAMS = $(FUZZ_TARGETS)
 EXTRA_LIBRARIES = libmtx-fuzz.a
 CLEANFILES += $(FUZZ_TARGETS) libmtx-fuzz.a
@@ -28,10 +29,16 @@ tests_fuzz_fuzz_sync_region_SOURCES = tests/fuzz/fuzz-sync-region.c
 tests_fuzz_fuzz_sync_region_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_sync_region_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_sync_region_LDADD = $(FUZZ_LIBS)
-tests_fuzz_fuzz_db_readers_SOURCES = tests/fuzz/fuzz-db-readers.c src/cmd/cmd-info.c
+tests_fuzz_fuzz_db_readers_SOURCES = tests/fuzz/fuzz-db-readers.c tests/fuzz/read-run.c tests/fuzz/read-run.h \
+	src/cmd/cmd-info.c
 tests_fuzz_fuzz_db_readers_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_db_readers_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_db_readers_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_db_rows_SOURCES = tests/fuzz/fuzz-db-rows.c tests/fuzz/read-run.c tests/fuzz/read-run.h \
+	src/cmd/cmd-info.c
+tests_fuzz_fuzz_db_rows_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_db_rows_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_db_rows_LDADD = $(FUZZ_LIBS)
 
 if FUZZING
 fuzz: $(FUZZ_TARGETS)
@@ -41,4 +48,5 @@ fuzz:
 endif
 .PHONY: fuzz
 
-EXTRA_DIST += tests/fuzz/local.mk tests/fuzz/run.sh tests/fuzz/make-seeds.py tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/local.mk tests/fuzz/run.sh tests/fuzz/make-seeds.py tests/fuzz/corpus \
+	tests/fuzz/db-rows.dict
