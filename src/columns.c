@@ -73,8 +73,11 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
 		kind = metric_is_duration(st) ? COL_DURATION : COL_PLAIN;
 	switch (kind) {
 	case COL_TIME: {
-		int64_t rel = v - origin_ns, mag = rel < 0 ? -rel : rel;
-		snprintf(buf, size, "%s%" PRId64 ".%06" PRId64, rel < 0 ? "-" : "", mag / 1000000000,
+		/* Unsigned: a damaged file's times can be anywhere, and the
+		 * distance between two int64_t needs all 64 bits. */
+		bool before = v < origin_ns;
+		uint64_t mag = before ? (uint64_t)origin_ns - (uint64_t)v : (uint64_t)v - (uint64_t)origin_ns;
+		snprintf(buf, size, "%s%" PRIu64 ".%06" PRIu64, before ? "-" : "", mag / 1000000000,
 			 (mag % 1000000000) / 1000);
 		break;
 	}
