@@ -179,6 +179,12 @@ static int64_t col_int(sqlite3_stmt *st, int col, uint16_t *flags, uint16_t flag
 	return sqlite3_value_int64(v);
 }
 
+/* Whether @ns can be a time of a run, or a wait in one (TL_MAX_NS). */
+static bool ns_ok(int64_t ns)
+{
+	return ns >= 0 && ns <= TL_MAX_NS;
+}
+
 static int row_state(struct loader *l, sqlite3_stmt *st)
 {
 	struct tl_thread *t = thread_of(l, sqlite3_column_int64(st, 0));
@@ -189,6 +195,8 @@ static int row_state(struct loader *l, sqlite3_stmt *st)
 		return state < 0 ? state : syscall < 0 ? syscall : -ENOMEM;
 	s->start_ns = sqlite3_column_int64(st, 1);
 	s->end_ns = sqlite3_column_int64(st, 2);
+	if (!ns_ok(s->start_ns) || !ns_ok(s->end_ns))
+		return -ERANGE;
 	s->state = (uint16_t)state;
 	s->cpu = (int32_t)col_int(st, 4, &flags, TL_HAS_CPU);
 	s->object_id = col_int(st, 5, &flags, TL_HAS_OBJECT);
@@ -206,6 +214,8 @@ static int row_switch(struct loader *l, sqlite3_stmt *st)
 	if (!s)
 		return -ENOMEM;
 	s->ts_ns = sqlite3_column_int64(st, 1);
+	if (!ns_ok(s->ts_ns))
+		return -ERANGE;
 	s->next_tid = (int32_t)sqlite3_column_int64(st, 2);
 	s->preempt = sqlite3_column_int(st, 3) != 0;
 	s->function_id = sqlite3_column_int64(st, 4); /* NULL: 0 */
@@ -228,7 +238,7 @@ static int row_wakeup(struct loader *l, sqlite3_stmt *st)
 		return -ENOMEM;
 	w->ts_ns = sqlite3_column_int64(st, 1);
 	w->waker_tid = (int32_t)sqlite3_column_int64(st, 2);
-	return 0;
+	return ns_ok(w->ts_ns) ? 0 : -ERANGE;
 }
 
 static int row_syscall(struct loader *l, sqlite3_stmt *st)
@@ -241,6 +251,8 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
 		return kind < 0 ? kind : name < 0 ? name : -ENOMEM;
 	s->start_ns = sqlite3_column_int64(st, 1);
 	s->end_ns = col_int(st, 2, &flags, TL_HAS_END);
+	if (!ns_ok(s->start_ns) || !ns_ok(s->end_ns))
+		return -ERANGE;
 	s->fd = col_int(st, 3, &flags, TL_HAS_FD);
 	s->flags = flags;
 	sqlite3_value *ret = sqlite3_column_value(st, 6);
@@ -255,7 +267,9 @@ static int row_syscall(struct loader *l, sqlite3_stmt *st)
  * TL_BUCKETS: 6 bits) and its call site's index. */
 static int64_t op_bucket_key(const struct loader *l, uint16_t op, int64_t bucket_ns, int64_t site)
 {
-	return (site << 22) + timeline_bucket_of(&l->tl->buckets, bucket_ns) * 65536 + op;
+	/* Unsigned: an op far outside the threads' span (a made-up run) has a
+	 * bucket number too large to shift; its key then merely collides. */
+	return (int64_t)(((uint64_t)site << 22) + (uint64_t)timeline_bucket_of(&l->tl->buckets, bucket_ns) * 65536 + op);
 }
 
 /* The index of the call site (@callsite, @stack_id) among the run's, or
@@ -384,7 +398,7 @@ static int row_op(struct loader *l, sqlite3_stmt *st)
 	o->callsite = col_int(st, 11, &o->flags, TL_HAS_CALLSITE);
 	o->arg = op_arg(sqlite3_column_int64(st, 12));
 	o->stack_id = (uint32_t)sqlite3_column_int64(st, 13); /* NULL: 0 */
-	return 0;
+	return ns_ok(o->start_ns) && ns_ok(o->end_ns) && ns_ok(o->wait_ns) && ns_ok(o->hold_ns) ? 0 : -ERANGE;
 }
 
 static int row_object(struct loader *l, sqlite3_stmt *st)
@@ -402,6 +416,8 @@ static int row_object(struct loader *l, sqlite3_stmt *st)
 	return 0;
 }
 
+#define OUT_OF_RANGE "a time out of range (the file is damaged)"
+
 static int scan(struct loader *l, const char *sql, int (*row)(struct loader *, sqlite3_stmt *), char **err)
 {
 	sqlite3_stmt *st;
@@ -417,7 +433,7 @@ static int scan(struct loader *l, const char *sql, int (*row)(struct loader *, s
 	if (rc)
 		error_set(err, "loading the run: %s",
 				rc == -ENOMEM ? "out of memory" : rc == -E2BIG ? "too many distinct names"
-				: sqlite3_errmsg(l->db));
+				: rc == -ERANGE ? OUT_OF_RANGE : sqlite3_errmsg(l->db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -705,6 +721,20 @@ static struct tl_buckets choose_buckets(sqlite3 *db)
 	return (struct tl_buckets){ origin, histogram_width_ns(&span) };
 }
 
+/* Whether the threads and processes, which the analyses also read for
+ * themselves, have their times in range (the other rows are checked as
+ * they load). */
+static bool lifetimes_ok(sqlite3 *db)
+{
+	char sql[320];
+	snprintf(sql, sizeof(sql),
+		 "SELECT EXISTS (SELECT 1 FROM threads WHERE start_ns NOT BETWEEN 0 AND %1$lld "
+		 "OR end_ns NOT BETWEEN 0 AND %1$lld) OR EXISTS (SELECT 1 FROM processes "
+		 "WHERE start_ns NOT BETWEEN 0 AND %1$lld OR end_ns NOT BETWEEN 0 AND %1$lld)",
+		 (long long)TL_MAX_NS);
+	return db_query_int(db, sql, 0) == 0;
+}
+
 int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 {
 	/* Runs recorded before syscalls had fd columns still load. */
@@ -720,6 +750,10 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err)
 	int rc, parallel;
 
 	*out = NULL;
+	if (!lifetimes_ok(db)) {
+		error_set(err, "loading the run: " OUT_OF_RANGE);
+		return -ERANGE;
+	}
 	if (!(l.tl = calloc(1, sizeof(*l.tl)))) {
 		error_set(err, "loading the run: out of memory");
 		return -ENOMEM;

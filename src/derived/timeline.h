@@ -131,6 +131,12 @@ static inline void timeline_add_op_total(struct tl_op_total *to, const struct tl
 		to->max_ns = t->max_ns;
 }
 
+/* The latest time a run can hold: CLOCK_MONOTONIC nanoseconds, 73 years
+ * after boot. timeline_load refuses a run with a time outside [0,
+ * TL_MAX_NS] (a damaged or made-up file), so that the analyses can add and
+ * subtract its times, spans and waits in int64_t without overflow. */
+#define TL_MAX_NS (INT64_C(1) << 61)
+
 /* The run's time buckets (schema/derived.sql, run_buckets). */
 struct tl_buckets {
 	int64_t origin_ns, width_ns;

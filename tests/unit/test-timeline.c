@@ -6,6 +6,7 @@
 #include "config.h"
 #include "tests/unit/fixture.h"
 
+#include <errno.h>
 #include <string.h>
 
 static char path[64];
@@ -321,4 +322,32 @@ Test(capture, amending_a_row_not_captured_drops_it)
 	cr_assert_eq(timeline_capture_finish(c, run, &tl, &err), 0, "%s", err ? err : "");
 	cr_assert_null(tl);
 	fixture_close(run, file);
+}
+
+/* A time that no clock gives, in any table the analyses read, is refused
+ * as damage rather than overflowing their arithmetic (found by
+ * tests/fuzz/fuzz-db-rows: the histograms indexed past their buckets). */
+Test(timeline_load, refuses_a_time_out_of_range)
+{
+	static const char *const damage[] = {
+		"UPDATE threads SET end_ns = 9223372036854775807 WHERE tid = 101",
+		"UPDATE processes SET start_ns = -1",
+		"UPDATE thread_states SET start_ns = -9223372036854775808 WHERE rowid = 1",
+		"UPDATE switches SET ts_ns = 4611686018427387904 WHERE rowid = 1",
+		"UPDATE wakeups SET ts_ns = -5 WHERE rowid = 1",
+		"UPDATE syscalls SET end_ns = 9223372036854775807 WHERE rowid = 1",
+		"UPDATE sync_ops SET wait_ns = 9223372036854775807 WHERE id = (SELECT MAX(id) FROM sync_ops)",
+	};
+	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		char file[64], *err = NULL;
+		struct mtx_timeline *tl = NULL;
+		sqlite3 *run = fixture_open("waits", file);
+		cr_assert_eq(db_exec(run, damage[i], &err), 0, "%s", err ? err : "");
+		cr_assert_eq(sqlite3_changes(run), 1, "%s", damage[i]);
+		cr_assert_eq(timeline_load(run, &tl, &err), -ERANGE, "%s", damage[i]);
+		cr_assert_null(tl);
+		cr_assert_not_null(strstr(err, "out of range"), "%s", err);
+		free(err);
+		fixture_close(run, file);
+	}
 }
