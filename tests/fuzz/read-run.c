@@ -76,9 +76,38 @@ void read_run_budget(int thousand_steps)
 	__atomic_store_n(&thousands_left, thousand_steps, __ATOMIC_RELAXED);
 }
 
-static void print_reports(sqlite3 *db)
+/* One section as mtx report prints it (src/cmd/cmd-report.c): on an
+ * incomplete run, with what the run lacks left unknown. */
+static void print_section(sqlite3 *db, const struct run_state *rs, const struct mtx_query *q,
+			  struct report_printer *printer)
 {
 	const struct mtx_query_params none = { 0 };
+	char *sql, *note, *err = NULL;
+	sqlite3_stmt *st = NULL;
+
+	report_begin(printer);
+	if (query_unknown(q, rs->missing)) {
+		report_print_unknown(printer, q->name, q->title, run_phase_unknown(query_unknown(q, rs->missing)));
+		report_end(printer);
+		return;
+	}
+	sql = query_sql(db, q, rs->missing);
+	note = query_note(q, rs->missing, printer->format == REPORT_TEXT);
+	if (sqlite3_prepare_v2(db, sql ? sql : q->sql, -1, &st, NULL) == SQLITE_OK) {
+		query_bind(st, &none);
+		printer->note = note;
+		report_print(printer, q->name, q->title, st, &err);
+		printer->note = NULL;
+	}
+	report_end(printer);
+	sqlite3_finalize(st);
+	free(sql);
+	free(note);
+	free(err);
+}
+
+static void print_reports(sqlite3 *db, const struct run_state *rs)
+{
 	struct report_printer printer = { .out = devnull, .width = 80, .limit_rows = ROWS_PER_SECTION };
 	const struct mtx_report *reports;
 	int nr, section = 0;
@@ -86,21 +115,12 @@ static void print_reports(sqlite3 *db)
 	if (match_register_sql(db) || histogram_register_sql(db))
 		abort();
 	printer.origin_ns = db_run_start_ns(db);
+	free(run_state_line(rs));
 	reports = report_table(&nr);
 	for (int i = 0; i < nr; i++) {
 		for (const struct mtx_query *q = reports[i].queries; q->name; q++) {
-			sqlite3_stmt *st = NULL;
-			char *err = NULL;
-
-			if (sqlite3_prepare_v2(db, q->sql, -1, &st, NULL) == SQLITE_OK) {
-				query_bind(st, &none);
-				printer.format = (enum report_format)(section++ % 3);
-				report_begin(&printer);
-				report_print(&printer, q->name, q->title, st, &err);
-				report_end(&printer);
-			}
-			sqlite3_finalize(st);
-			free(err);
+			printer.format = (enum report_format)(section++ % 3);
+			print_section(db, rs, q, &printer);
 		}
 	}
 }
@@ -115,7 +135,7 @@ void read_run(const char *run)
 
 	cmd_info(2, info_argv);
 	if (analysis_open(run, false, &db, &rs, &err) == 0)
-		print_reports(db);
+		print_reports(db, &rs);
 	else if (!err)
 		abort();
 	free(err);

@@ -24,10 +24,11 @@ void read_run_remove(void);
 void read_run_budget(int thousand_steps);
 
 /*
- * read_run - 'mtx info' on @path, then what 'mtx report' does: the derived
- * tables (as TEMP tables when the file has no write permission bits) and
- * every named report, each section in one of the three formats, to
- * /dev/null. Aborts when a reader refuses the file without saying why.
+ * read_run - 'mtx info' on @path, then what 'mtx report' does: what an
+ * incomplete run lacks, the derived tables (as TEMP tables when the file
+ * has no write permission bits) and every named report, each section in
+ * one of the three formats, to /dev/null. Aborts when a reader refuses
+ * the file without saying why.
  */
 void read_run(const char *path);
 
