@@ -14,17 +14,19 @@
  *                                   (wrapping) of area AREA % (LANES + 1)
  *
  * and a last drain. Area i < LANES is lane i: its header (state, owner,
- * head word, tail, ops in progress) and its record slots; area LANES is the
- * part of the region's header the writers own (loss counters, lanes_used,
- * drain_wake). The geometry before it stays as the collector wrote it: the
- * collector keeps its own copy and never reads it back.
+ * head word, tail, waits for the collector, ops in progress) and its
+ * record slots; area LANES is the part of the region's header the writers
+ * own (loss counters, lanes_used, drain_wake). The geometry before it stays
+ * as the collector wrote it: the collector keeps its own copy and never
+ * reads it back. After each drain the collector's accounts are read too.
  *
  * What must hold: the drain never reads or writes outside the region or
  * does anything undefined (ASan, UBSan); what it hands over can be trusted -
  * a sync record's kind and op in range and its end not before its start, a
  * frames record well-formed, a call record with its function and the lane
- * owner's pid and tid; and one drain hands over at most a lane's records and
- * ops in progress per lane. Losses may be counted.
+ * owner's pid and tid; one drain hands over at most a lane's records and
+ * ops in progress per lane; losses may be counted, but never go back, and
+ * only threads that waited have waits.
  */
 #include "config.h"
 #include "collector/preload/shm.h"
@@ -42,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct handed_over {
 	int calls; /* a call region's */
 	size_t events;
+	uint64_t lost;
 };
 
 static int sync_record_trusted(const struct mtx_sync_record *rec)
@@ -64,12 +67,28 @@ static void check(void *ctx, const struct mtx_event *ev)
 		abort();
 }
 
+/* A drain, then the accounts the collector writes to meta: the losses
+ * (which the program's writes over the counters must not turn back) and
+ * the threads' waits for the collector. */
 static void drain(struct sync_region *r, struct handed_over *h)
 {
+	const struct sync_stall *stalls;
+	size_t nr_stalls;
+	uint64_t lost;
+
 	h->events = 0;
 	sync_region_drain(r, check, h);
 	if (h->events > LANES * (LANE_RECORDS + MTX_LANE_MAX_OPS))
 		abort();
+	lost = sync_region_lost(r);
+	if (lost < h->lost || sync_region_lost_nolane(r) > lost)
+		abort();
+	h->lost = lost;
+	sync_region_scribbled(r);
+	stalls = sync_region_stalls(r, &nr_stalls);
+	for (size_t i = 0; i < nr_stalls; i++)
+		if (!stalls[i].wait_ns || !stalls[i].waits)
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -156,7 +156,7 @@ HEADER_AREA = LANES
 # area LANES starts at the header's lost_full: its fields from there
 LOST_FULL, LOST_NOLANE, LANES_USED, DRAIN_WAKE = 0, 8, 16, 64
 # lane header fields, and the records after it
-STATE, OWNER_PID, OWNER_TID, HEAD, TAIL, OPS, RECORDS = 0, 4, 8, 64, 128, 192, 4096
+STATE, OWNER_PID, OWNER_TID, STALL_NS, HEAD, TAIL, OPS, RECORDS = 0, 4, 8, 16, 64, 128, 192, 4096
 FREE, LIVE, EXITED = 0, 2, 3
 MUTEX, COND, THREAD = 0, 3, 7
 LOCK, UNLOCK, WAIT, SIGNAL, CREATE = 1, 4, 12, 15, 20
@@ -192,10 +192,10 @@ def sync_ops(t):
 
 def sync_lanes(t):
     """Lane 0: a live thread (pid 1 exists) whose records, drained five at a
-    time, go round its ring; lane 1: an exited thread with two calls in
-    progress, one returned; lane 2 left free."""
+    time, go round its ring; lane 1: an exited thread that waited for the
+    collector, with two calls in progress, one returned; lane 2 left free."""
     s = write(HEADER_AREA, LANES_USED, u32(3)) + owner(0, LIVE, 1, 1)
-    s += owner(1, EXITED, 4242, 4243)
+    s += owner(1, EXITED, 4242, 4243) + write(1, STALL_NS, u64(2_000_000) + u64(3))
     s += put_records(1, 0, [sync_record(t, t + 5, 0x3000, MUTEX, LOCK, 4242, 4243)], 56)
     s += write(1, OPS, sync_record(t + 10, t + 15, 0x3000, MUTEX, UNLOCK, 4242, 4243))
     s += write(1, OPS + 64, sync_record(t + 20, 0, 0x3000, MUTEX, LOCK, 4242, 4243))
@@ -214,12 +214,14 @@ def sync_frames():
 
 def sync_scribbled():
     """What a scribbling program leaves: nonsense counters, a head behind the
-    tail, a record out of range, too many ops in progress."""
+    tail, a record out of range, too many ops in progress, an endless wait."""
     s = write(HEADER_AREA, LOST_FULL, u64(1 << 63) + u64(12345) + u32(0xFFFFFFFF))
     s += owner(0, LIVE, 1, 1) + put_records(0, 0, sync_ops(100), 56) + write(0, HEAD, u64(5)) + DRAIN
     s += write(0, HEAD, u64(2))  # behind what was drained
+    s += write(HEADER_AREA, LOST_FULL, u64(5))  # a loss counter going back
     s += owner(1, LIVE, 1, 1) + put_records(1, 0, [sync_record(10, 5, 0x1, 99, 77)], 56) + write(1, HEAD, u64(1))
-    s += owner(2, EXITED, 4242, 4243) + write(2, HEAD, u64(200 * OP_ONE))
+    s += owner(2, EXITED, 4242, 4243) + write(2, STALL_NS, u64((1 << 64) - 1) + u64(3))
+    s += write(2, HEAD, u64(200 * OP_ONE))
     s += owner(3, EXITED, 1, 1) + write(3, HEAD, u64((1 << 48) - 1))
     return s
 
