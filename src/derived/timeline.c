@@ -672,8 +672,8 @@ static int ops_job_merge(struct loader *l, struct ops_job *j)
 			rc = -ENOMEM;
 			break;
 		}
-		for (size_t k = 0; k < src->nr_ops; k++)
-			src->ops[k].op = map[src->ops[k].op];
+		for (size_t k = 0; k < src->nr_ops; k++) /* NULL in a damaged file: TL_NONE */
+			src->ops[k].op = src->ops[k].op == TL_NONE ? TL_NONE : map[src->ops[k].op];
 		for (size_t k = 0; k < src->nr_syscalls; k++) {
 			struct tl_syscall *c = &src->syscalls[k];
 			c->name = c->name == TL_NONE ? TL_NONE : map[c->name];
