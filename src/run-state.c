@@ -117,6 +117,13 @@ int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **e
 	return 0;
 }
 
+uint64_t run_state_recorded_ns(const struct run_state *rs)
+{
+	/* Unsigned: a damaged file's start can be any int64_t, and so the
+	 * distance, which int64_t cannot always hold. */
+	return rs->stopped_ns > rs->start_ns ? (uint64_t)rs->stopped_ns - (uint64_t)rs->start_ns : 0;
+}
+
 char *run_state_line(const struct run_state *rs)
 {
 	char at[32], *line = NULL;
@@ -125,7 +132,7 @@ char *run_state_line(const struct run_state *rs)
 
 	if (rs->complete || !(f = open_memstream(&line, &size)))
 		return NULL;
-	timefmt_duration((uint64_t)(rs->stopped_ns > rs->start_ns ? rs->stopped_ns - rs->start_ns : 0), at, sizeof(at));
+	timefmt_duration(run_state_recorded_ns(rs), at, sizeof(at));
 	fputs("INCOMPLETE: ", f);
 	if (!rs->recorded)
 		fputs("nothing was recorded", f);

@@ -46,6 +46,10 @@ struct run_state {
  */
 int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **err);
 
+/* run_state_recorded_ns - how long was recorded: from the run's start to
+ * about where recording stopped (0 when that is not after the start). */
+uint64_t run_state_recorded_ns(const struct run_state *rs);
+
 /*
  * run_state_line - the one line that says a run is incomplete and what it
  * lacks ("INCOMPLETE: recording stopped at 1.403 s, before the program's

@@ -116,9 +116,7 @@ int cmd_info(int argc, char **argv)
 	if (rs.complete)
 		printf("%-13s %s\n", "duration", timefmt_duration((uint64_t)meta_int(db, "duration_ns"), buf, sizeof(buf)));
 	else /* until recording stopped */
-		printf("%-13s %s recorded\n", "duration",
-		       timefmt_duration((uint64_t)(rs.stopped_ns > rs.start_ns ? rs.stopped_ns - rs.start_ns : 0), buf,
-					sizeof(buf)));
+		printf("%-13s %s recorded\n", "duration", timefmt_duration(run_state_recorded_ns(&rs), buf, sizeof(buf)));
 	print_exit_status(db, &rs);
 	print_meta(db, "sources", "events");
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
