@@ -1,7 +1,7 @@
 # tests/fuzz/: libFuzzer targets for the readers of input mtx does not
 # control (included from tests/local.mk). Built only by 'make fuzz' in a tree
-# configured with --enable-fuzzing CC=clang, from their own copy of libmtx
-# compiled with coverage and ASan+UBSan; tests/fuzz/run.sh runs them.
+# configured with --enable-fuzzing CC=clang, on libmtx-fuzz.a: the floors'
+# sources compiled with coverage and ASan+UBSan. tests/fuzz/run.sh runs them.
 FUZZ_TARGETS = \
 	tests/fuzz/fuzz-perf-decode \
 	tests/fuzz/fuzz-sync-region \
