@@ -108,17 +108,30 @@ CREATE TABLE syscalls (
 -- One row per lifetime of a synchronization object in one process: an
 -- address reused after destroy (or re-initialized) is a new row. For kind
 -- signal, addr is the signal number; for kind thread, the pthread_t.
+-- name and used_as were added after the first runs: a run.db without them
+-- reads as if they were NULL (src/db.c), and readers then show the address.
 CREATE TABLE sync_objects (
 	id           INTEGER PRIMARY KEY,
 	kind         TEXT NOT NULL,     -- mutex rwlock spinlock cond sem barrier signal thread
 	addr         INTEGER NOT NULL,
 	pid          INTEGER,
 	created_ns   INTEGER,           -- init/create/open seen: its start; else first use
-	destroyed_ns INTEGER            -- destroy/join/close: its end; NULL if never
+	destroyed_ns INTEGER,           -- destroy/join/close: its end; NULL if never
+	-- Written when names are (meta names_written_ns): in a module's data,
+	-- its symbol and the offset in it (log_mutex, ledger::accounts+0x30);
+	-- elsewhere (heap, stack) where its lifetime began, as call sites are
+	-- named ('init at bank.cc:41 in Bank::Bank()', 'first used at ...');
+	-- SIGUSR1 for a signal, 'thread TID' for a thread. NULL: not known.
+	name         TEXT,
+	-- 'lock' for a semaphore used as a lock (binary, each post by the thread
+	-- whose wait took it: sync_ops.holder_tid and hold_ns as for a mutex);
+	-- set when the sync tables are resolved; NULL otherwise.
+	used_as      TEXT
 );
 
 -- One row per synchronization operation (libmtx-preload.so). blocked,
--- wait_ns, holder_tid and hold_ns are joined in when the run is finalized.
+-- wait_ns, holder_tid and hold_ns are joined in when the run is finalized
+-- (holder_tid and hold_ns on locks, and on semaphores used as locks).
 CREATE TABLE sync_ops (
 	id         INTEGER PRIMARY KEY,
 	tid        INTEGER NOT NULL,

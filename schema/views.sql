@@ -36,13 +36,14 @@ SELECT prev_tid AS from_tid, next_tid AS to_tid, prev_state, COUNT(*) AS count
 FROM switches
 GROUP BY prev_tid, next_tid, prev_state;
 
--- Per lock (mutex, rwlock, spinlock lifetime): how often it was asked for,
+-- Per lock (mutex, rwlock, spinlock lifetime, or a semaphore's used as a
+-- lock: sync_objects.used_as): how often it was asked for,
 -- how often it was found held (contended) or made the asker block, the time
 -- spent blocked on it and held, and the holder that made others wait most.
 -- Hold times are counted on the op that acquired the lock; a cond wait's
 -- re-acquisition of its mutex is counted on the cond (see sync_ops.hold_ns).
 CREATE VIEW lock_contention AS
-SELECT o.id AS object_id, o.kind, o.addr, o.pid,
+SELECT o.id AS object_id, o.kind, o.addr, o.pid, o.name,
 	s.ops, s.contended, s.blocked, s.total_wait_ns, s.max_wait_ns, s.total_hold_ns, s.max_hold_ns,
 	top.holder_tid AS top_holder_tid, top.wait_ns AS top_holder_wait_ns
 FROM sync_objects o
@@ -60,12 +61,12 @@ LEFT JOIN (SELECT object_id, holder_tid, wait_ns FROM
 				ORDER BY SUM(wait_ns) DESC, COUNT(*) DESC, holder_tid) AS rank
 		 FROM sync_ops WHERE holder_tid IS NOT NULL GROUP BY object_id, holder_tid)
 	WHERE rank = 1) top ON top.object_id = o.id
-WHERE o.kind IN ('mutex', 'rwlock', 'spinlock');
+WHERE o.kind IN ('mutex', 'rwlock', 'spinlock') OR o.used_as = 'lock';
 
 -- Seed 001 Figure 7 left: the history of each object, one row per op.
 -- Filter on object_id (or addr and pid) and order by start_ns.
 CREATE VIEW object_history AS
-SELECT op.object_id, o.kind, o.addr, o.pid, op.start_ns, op.end_ns, op.tid, op.op,
+SELECT op.object_id, o.kind, o.addr, o.pid, o.name, op.start_ns, op.end_ns, op.tid, op.op,
 	op.blocked, op.wait_ns, op.holder_tid, op.hold_ns, op.result, op.arg, op.callsite
 FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id;
 

@@ -55,6 +55,45 @@ int db_create(const char *path, sqlite3 **out, char **err)
 	return 0;
 }
 
+/* The columns added to recorded tables since schema version 1 was first
+ * written, grouped by table: what a run.db of an older mtx lacks. */
+static const struct {
+	const char *table, *column;
+} added_columns[] = {
+	{ "sync_objects", "name" },
+	{ "sync_objects", "used_as" },
+};
+
+int db_shadow_missing_columns(sqlite3 *db)
+{
+	const size_t n = sizeof(added_columns) / sizeof(added_columns[0]);
+	for (size_t i = 0; i < n;) {
+		const char *table = added_columns[i].table;
+		char *sql = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS SELECT *", table), *more;
+		int missing = 0, rc = 0;
+		for (; i < n && !strcmp(added_columns[i].table, table); i++) {
+			if (!sql || db_has_column(db, table, added_columns[i].column))
+				continue;
+			more = sqlite3_mprintf("%s, NULL AS \"%w\"", sql, added_columns[i].column);
+			sqlite3_free(sql);
+			sql = more;
+			missing++;
+		}
+		if (sql && missing) {
+			more = sqlite3_mprintf("%s FROM main.\"%w\"", sql, table);
+			sqlite3_free(sql);
+			sql = more;
+			rc = !sql || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK;
+		}
+		if (!sql)
+			rc = 1;
+		sqlite3_free(sql);
+		if (rc)
+			return -EIO;
+	}
+	return 0;
+}
+
 int db_error_is_corrupt(int rc)
 {
 	rc &= 0xff;
@@ -128,6 +167,11 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 		error_set(err, "%s: the database is corrupt (truncated)", path);
 		sqlite3_close(db);
 		return -EINVAL;
+	}
+	if (db_shadow_missing_columns(db)) {
+		error_set(err, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return -EIO;
 	}
 	*out = db;
 	return 0;

@@ -69,6 +69,16 @@ void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
  * recorded by older versions may lack columns added since. */
 int db_has_column(sqlite3 *db, const char *table, const char *column);
 
+/*
+ * db_shadow_missing_columns - for a run.db written before some columns of
+ * the recorded tables were added (sync_objects.name, .used_as), put a TEMP
+ * VIEW of each such table in front of it, with the missing columns as NULL:
+ * every query on this connection then reads it like a new one, and the
+ * file is not changed. db_open_readonly does it; a reader that opens a run
+ * otherwise calls it. Returns 0 or -EIO.
+ */
+int db_shadow_missing_columns(sqlite3 *db);
+
 /* db_run_start_ns / db_run_end_ns - when the run began and ended (meta
  * start_ns/end_ns, else the threads' extent): the origin of shown times. */
 int64_t db_run_start_ns(sqlite3 *db);

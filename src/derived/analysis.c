@@ -256,7 +256,8 @@ static int build_in_file(const char *path, sqlite3 **db, char **err)
 	int rc;
 	sqlite3_close(*db);
 	*db = NULL;
-	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    db_shadow_missing_columns(*db) == 0) {
 		sqlite3_busy_timeout(*db, 5000);
 		log_info("building the derived tables of %s", path);
 		if (!(rc = analysis_build(*db, 0, err)))

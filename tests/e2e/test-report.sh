@@ -111,7 +111,7 @@ fi
 # stamped before the call wakes), in drop_m. Its where-row names drop_m,
 # as the unlocker's last op on C would be named (it has none).
 cp waits.db condwait.db
-if ! sqlite3 condwait.db "INSERT INTO sync_objects VALUES (4, 'cond', 8192, 100, 1000000000, NULL);
+if ! sqlite3 condwait.db "INSERT INTO sync_objects (id, kind, addr, pid, created_ns) VALUES (4, 'cond', 8192, 100, 1000000000);
 	UPDATE sync_ops SET object_id = 4, op = 'wait', arg = 1, holder_tid = NULL, hold_ns = NULL WHERE id = 4;
 	UPDATE thread_states SET object_id = 4 WHERE tid = 102 AND state = 'blocked_sync';
 	UPDATE sync_ops SET start_ns = 1000388000, end_ns = 1000389000 WHERE id = 5;
@@ -144,7 +144,7 @@ fi
 # had its ops and another its waits: 0xa's ops moved to a later lifetime
 # (id 4) while the join wait stays on id 2.
 cp waits.db lifetimes.db
-if ! sqlite3 lifetimes.db "INSERT INTO sync_objects VALUES (4, 'thread', 10, 100, 1000905000, NULL);
+if ! sqlite3 lifetimes.db "INSERT INTO sync_objects (id, kind, addr, pid, created_ns) VALUES (4, 'thread', 10, 100, 1000905000);
 		UPDATE sync_ops SET object_id = 4 WHERE object_id = 2; DELETE FROM meta WHERE key = 'derived_version'"; then
 	fail "could not split the waits fixture's thread object"
 else

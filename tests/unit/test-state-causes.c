@@ -138,7 +138,8 @@ static char *wait_row_after_signal(const char *op, long long start_us, const cha
 {
 	char sql[512], *err = NULL;
 	snprintf(sql, sizeof(sql),
-		 "DELETE FROM sync_ops WHERE id = 8; INSERT INTO sync_objects VALUES (4, 'signal', 10, 100, NULL, NULL); "
+		 "DELETE FROM sync_ops WHERE id = 8; INSERT INTO sync_objects (id, kind, addr, pid) "
+		 "VALUES (4, 'signal', 10, 100); "
 		 "INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg, "
 		 "callsite) VALUES (8, 101, 4, '%s', %lld, %lld, 0, 0, 0, 100, 2096); %s",
 		 op, US(start_us), US(start_us), more_sql);
