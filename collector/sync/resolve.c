@@ -320,7 +320,9 @@ out:
  * lock events (pass 3, ~1.5 per lock op, 32 bytes each).
  */
 
-enum object_class { OBJ_OTHER = 0, OBJ_LOCK = 1, OBJ_COND = 2 };
+/* OBJ_SEM: a semaphore that may be used as a lock; its init or open
+ * makes it OBJ_OTHER unless that gave it the value 1 (binary). */
+enum object_class { OBJ_OTHER = 0, OBJ_LOCK = 1, OBJ_COND = 2, OBJ_SEM = 3 };
 
 struct object_classes {
 	uint8_t *of; /* by sync_objects.id */
@@ -347,6 +349,8 @@ static int load_object_classes(sqlite3 *db, struct object_classes *c, char **err
 			c->of[id] = OBJ_LOCK;
 		else if (!strcmp(kind, "cond"))
 			c->of[id] = OBJ_COND;
+		else if (!strcmp(kind, "sem"))
+			c->of[id] = OBJ_SEM;
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -476,9 +480,13 @@ static int sort_lock_events(struct lock_events *l)
 
 static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
 static const char *const not_acquiring[] = { "unlock", "init", "destroy", NULL };
+static const char *const sem_takes[] = { "wait", "trywait", "timedwait", NULL };
+static const char *const sem_inits[] = { "init", "open", NULL };
 
-/* Pass 3's events of one op. */
-static int add_lock_events(struct lock_events *l, const struct object_classes *c, sqlite3_stmt *op)
+/* Pass 3's events of one op. A semaphore's are a lock's: its wait
+ * (trywait, timedwait) requests and, when it succeeds, acquires; its post
+ * releases. Replayed, they tell whether it was used as a lock. */
+static int add_lock_events(struct lock_events *l, struct object_classes *c, sqlite3_stmt *op)
 {
 	int64_t id = sqlite3_column_int64(op, 0), tid = sqlite3_column_int64(op, 1);
 	int64_t object = sqlite3_column_int64(op, 2);
@@ -507,6 +515,21 @@ static int add_lock_events(struct lock_events *l, const struct object_classes *c
 		if (rc || sqlite3_column_type(op, 6) == SQLITE_NULL)
 			return rc;
 		return lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+	case OBJ_SEM:
+		if (op_is(name, sem_inits)) {
+			/* arg: the value it was given (sem_open: 0 without O_CREAT) */
+			if (sqlite3_column_type(op, 7) == SQLITE_NULL || sqlite3_column_int64(op, 7) != 1)
+				c->of[object] = OBJ_OTHER;
+			return 0;
+		}
+		if (!strcmp(name, "post"))
+			return lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		if (!op_is(name, sem_takes))
+			return 0;
+		rc = lock_event_add(l, object, start, EV_REQUEST, tid, id, 1);
+		if (!rc && sqlite3_column_type(op, 6) != SQLITE_NULL && sqlite3_column_int64(op, 6) == 0)
+			rc = lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+		return rc;
 	default:
 		return 0;
 	}
@@ -522,6 +545,13 @@ struct lock_state {
 	int64_t object;
 	struct holder *h;
 	size_t len, cap;
+	/* A semaphore: what its replay added (dropped unless it was used as
+	 * a lock), and whether it was: taken, and never posted by a thread
+	 * that did not hold it nor taken by one while held (by it or
+	 * another: a binary semaphore). */
+	bool sem, taken, lock_like;
+	size_t holders_from, holds_from;
+	uint64_t contended_from;
 };
 
 static struct holder *holder_of(struct lock_state *l, int64_t tid)
@@ -532,10 +562,26 @@ static struct holder *holder_of(struct lock_state *l, int64_t tid)
 	return NULL;
 }
 
+/* The replay of @l's semaphore is over: keep what it added if it was used
+ * as a lock (and note it in @sem_locks), else take it back. */
+static int end_sem(const struct lock_state *l, struct pending_list *holders, struct pending_list *holds,
+		   struct pending_list *sem_locks, struct sync_resolve_stats *stats)
+{
+	if (!l->sem)
+		return 0;
+	if (l->taken && l->lock_like)
+		return pending_add(sem_locks, l->object, 0);
+	holders->len = l->holders_from;
+	holds->len = l->holds_from;
+	stats->contended_ops = l->contended_from;
+	return 0;
+}
+
 /* Replay each lock's events: who held it at each request (@holders), and
- * each acquisition's hold time (@holds). */
-static int replay_locks(const struct lock_events *ev, struct pending_list *holders, struct pending_list *holds,
-			struct sync_resolve_stats *stats)
+ * each acquisition's hold time (@holds). Semaphores too: those that prove
+ * to be used as locks (@sem_locks) keep theirs. */
+static int replay_locks(const struct lock_events *ev, const struct object_classes *c, struct pending_list *holders,
+			struct pending_list *holds, struct pending_list *sem_locks, struct sync_resolve_stats *stats)
 {
 	struct lock_state l = { .object = -1 };
 	int rc = 0;
@@ -545,12 +591,23 @@ static int replay_locks(const struct lock_events *ev, struct pending_list *holde
 		struct holder *h;
 
 		if (e->object != l.object) {
+			if ((rc = end_sem(&l, holders, holds, sem_locks, stats)))
+				break;
 			l.object = e->object;
 			l.len = 0;
+			l.sem = class_of(c, e->object) == OBJ_SEM;
+			l.taken = false;
+			l.lock_like = true;
+			l.holders_from = holders->len;
+			l.holds_from = holds->len;
+			l.contended_from = stats->contended_ops;
 		}
+		if (class_of(c, e->object) == OBJ_OTHER)
+			continue; /* a semaphore given another value than 1 */
 		switch (e->type) {
 		case EV_RELEASE:
 			h = holder_of(&l, e->tid);
+			l.lock_like &= h != NULL || !l.sem; /* a post by a thread that did not take it */
 			if (!h)
 				break; /* unlock of a lock this thread did not take */
 			if (--h->depth > 0)
@@ -568,6 +625,8 @@ static int replay_locks(const struct lock_events *ev, struct pending_list *holde
 			}
 			break;
 		case EV_ACQUIRE:
+			l.taken = true;
+			l.lock_like &= l.len == 0 || !l.sem; /* held already: a counting semaphore */
 			h = holder_of(&l, e->tid);
 			if (h) {
 				h->depth++;
@@ -583,8 +642,30 @@ static int replay_locks(const struct lock_events *ev, struct pending_list *holde
 			break;
 		}
 	}
+	if (!rc)
+		rc = end_sem(&l, holders, holds, sem_locks, stats);
 	free(l.h);
 	return rc;
+}
+
+/* Mark the semaphores used as locks (sync_objects.used_as). */
+static int mark_sem_locks(sqlite3 *db, const struct pending_list *sem_locks, struct sync_resolve_stats *stats,
+			  char **err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "UPDATE sync_objects SET used_as = 'lock' WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "used_as", err);
+	for (size_t i = 0; i < sem_locks->len; i++) {
+		sqlite3_bind_int64(st, 1, sem_locks->v[i].row);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sql_fail(db, "used_as", err);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	stats->sem_locks = sem_locks->len;
+	return 0;
 }
 
 static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_resolve_stats *stats, char **err)
@@ -592,7 +673,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	struct object_classes classes = { 0 };
 	struct blocked_list blocked = { 0 };
 	struct lock_events events = { 0 };
-	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 };
+	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 }, sem_locks = { 0 };
 	sqlite3_stmt *op = NULL;
 	int rc, step;
 
@@ -628,9 +709,11 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	if (!rc)
 		rc = sort_lock_events(&events);
 	if (!rc)
-		rc = replay_locks(&events, &holders, &holds, stats);
+		rc = replay_locks(&events, &classes, &holders, &holds, &sem_locks, stats);
 	free(events.v);
 	free(classes.of);
+	if (!rc)
+		rc = mark_sem_locks(db, &sem_locks, stats, err);
 
 	if (!rc)
 		rc = apply(db, capture, TL_AMEND_BLOCKED_SYNC,
@@ -645,6 +728,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	free(waits.v);
 	free(holders.v);
 	free(holds.v);
+	free(sem_locks.v);
 	return rc;
 }
 

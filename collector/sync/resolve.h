@@ -12,7 +12,12 @@
  *     object, and the op gets blocked = 1 and wait_ns = the time blocked.
  *  3. holders: replaying each lock's acquire/release order gives every lock
  *     request the thread that held the lock when it asked (holder_tid) and
- *     every acquisition its hold time (hold_ns).
+ *     every acquisition its hold time (hold_ns). A semaphore is replayed
+ *     the same way (a successful wait, trywait or timedwait takes it, a
+ *     post gives it back) and keeps what that gave, and is marked used_as
+ *     'lock', when it was used as a lock: its init or open, if seen, gave
+ *     it the value 1; it was taken; every post came from a thread holding
+ *     it; and no thread took it while it was held.
  *
  * Passes 2 and 3 share one plain scan of sync_ops and sort in memory (the
  * blocked intervals, and ~1.5 lock events of 32 bytes per lock op: ~220 MB
@@ -30,6 +35,7 @@ struct sync_resolve_stats {
 	uint64_t blocked_ops;     /* ops marked blocked */
 	uint64_t blocked_states;  /* thread_states rows relabelled blocked_sync */
 	uint64_t contended_ops;   /* lock requests that found the lock held */
+	uint64_t sem_locks;       /* semaphores used as locks */
 };
 
 /*

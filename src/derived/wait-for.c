@@ -1,9 +1,10 @@
 /*
  * src/derived/wait-for.c - for whom each wait on a sync object waited (wait_for).
  *
- * A thread blocked on a lock waits for the lock's holder (sync_ops.holder_tid,
- * found when the run was finalized); one blocked on a semaphore, condvar,
- * barrier or join waits for whoever wakes it (state_causes.waker_tid). For
+ * A thread blocked on a lock (a semaphore used as one too) waits for the
+ * lock's holder (sync_ops.holder_tid, found when the run was finalized, only
+ * for locks); one blocked on a semaphore, condvar, barrier or join waits for
+ * whoever wakes it (state_causes.waker_tid). For
  * that other thread we add up what it did during the wait, from its own
  * states, and which object it was itself blocked on longest: the next link
  * of the wait-for chain that `mtx report waits` follows. The other thread's
@@ -188,11 +189,6 @@ static const struct tl_op *op_at(struct wait_for_pass *p, const struct tl_thread
 	return NULL;
 }
 
-static bool is_lock(const char *kind)
-{
-	return kind && (!strcmp(kind, "mutex") || !strcmp(kind, "rwlock") || !strcmp(kind, "spinlock"));
-}
-
 /* Count the wait @w in wait_for_buckets. The hash takes three keys: the
  * two tids share one (they fit 32 bits), the object and the bucket's
  * number another (16 bits: a run spans TL_BUCKETS), the call site and
@@ -230,7 +226,7 @@ int wait_for_add(struct wait_for_pass *p, int64_t tid, int64_t s, int64_t e, boo
 		memset(p->near, 0, sizeof(*p->near) * p->tl->nr_threads);
 		p->near_tid = tid;
 	}
-	if (object && is_lock(timeline_string(p->tl, object->kind)) && op && (op->flags & TL_HAS_HOLDER)) {
+	if (object && op && (op->flags & TL_HAS_HOLDER)) {
 		relation = 1;
 		other = op->holder_tid;
 		/* Where the holder took the lock: its last op on it before we asked. */

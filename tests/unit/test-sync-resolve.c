@@ -276,6 +276,64 @@ Test(sync_resolve, recursive_locking_holds_from_the_outermost_acquisition)
 	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 20"), -1);
 }
 
+/*
+ * Semaphores (Python's threading.Lock is one): used as a lock when binary
+ * (init value 1), each post by the thread whose wait took it, never taken
+ * while held. Sem A, init 1 at 5: thread 51 takes it at 10 (trywait) and
+ * posts at 40; 52 asks at 20 (51 holds it), gets it at 45 and posts at 70;
+ * a failed trywait by 53 at 50 finds 52 holding it.
+ */
+Test(sync_resolve, a_binary_semaphore_used_as_a_lock_has_holders)
+{
+	op(10, 51, K(SEM), O(INIT), A, 5, 5, 0, 1);
+	op(10, 51, K(SEM), O(TRYWAIT), A, 10, 10, 0, 0);
+	op(10, 51, K(SEM), O(POST), A, 40, 41, 0, 0);
+	op(10, 52, K(SEM), O(WAIT), A, 20, 45, 0, 0);
+	op(10, 52, K(SEM), O(POST), A, 70, 71, 0, 0);
+	op(10, 53, K(SEM), O(TRYWAIT), A, 50, 50, 11, 0);
+	resolve();
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 52 AND op = 'wait'"), 51);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 53"), 52);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 51 AND op = 'trywait'"), -1, "it was free");
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 51 AND op = 'trywait'"), 30);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 52 AND op = 'wait'"), 25);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 53"), -1, "a failed trywait holds nothing");
+	cr_assert_eq(stats.contended_ops, 2);
+	cr_assert_eq(stats.sem_locks, 1);
+	cr_assert_eq(q("SELECT used_as = 'lock' FROM sync_objects"), 1);
+	cr_assert_eq(q("SELECT total_hold_ns FROM lock_contention"), 55);
+	cr_assert_eq(q("SELECT top_holder_tid FROM lock_contention"), 51);
+}
+
+/* Semaphores used to signal are not locks, and get no holders: B (init 0)
+ * posted by 61 and waited on by 62; C (init 1) taken by 61 and posted by
+ * 62; A (init 2) held by 61 and 62 at once; D (never seen initialized)
+ * taken twice by 61 before its post. */
+Test(sync_resolve, semaphores_that_signal_are_not_locks)
+{
+	op(10, 61, K(SEM), O(INIT), B, 5, 5, 0, 0);
+	op(10, 61, K(SEM), O(POST), B, 30, 31, 0, 0);
+	op(10, 62, K(SEM), O(WAIT), B, 10, 35, 0, 0);
+	op(10, 61, K(SEM), O(INIT), C, 5, 5, 0, 1);
+	op(10, 61, K(SEM), O(WAIT), C, 10, 10, 0, 0);
+	op(10, 62, K(SEM), O(WAIT), C, 20, 30, 0, 0);
+	op(10, 62, K(SEM), O(POST), C, 25, 26, 0, 0);
+	op(10, 61, K(SEM), O(INIT), A, 5, 5, 0, 2);
+	op(10, 61, K(SEM), O(WAIT), A, 10, 10, 0, 0);
+	op(10, 62, K(SEM), O(WAIT), A, 12, 12, 0, 0);
+	op(10, 61, K(SEM), O(POST), A, 20, 20, 0, 0);
+	op(10, 62, K(SEM), O(POST), A, 22, 22, 0, 0);
+	op(10, 61, K(SEM), O(WAIT), 0x4000u, 10, 10, 0, 0);
+	op(10, 61, K(SEM), O(WAIT), 0x4000u, 12, 12, 0, 0);
+	op(10, 61, K(SEM), O(POST), 0x4000u, 20, 20, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE holder_tid IS NOT NULL OR hold_ns IS NOT NULL"), 0);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_objects WHERE used_as IS NOT NULL"), 0);
+	cr_assert_eq(stats.contended_ops, 0);
+	cr_assert_eq(stats.sem_locks, 0);
+	cr_assert_eq(q("SELECT COUNT(*) FROM lock_contention"), 0);
+}
+
 /* The call sites to name: one per (pid, address), with the first op's start
  * (whatever order the records came in); address 0 (unknown) left out. */
 Test(sync_resolve, callsites_distinct_with_first_start)
