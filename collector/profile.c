@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "collector/profile.h"
+#include "collector/sync/names.h"
 #include "collector/unwind.h"
 #include "src/clock.h"
 #include "src/hex.h"
@@ -37,6 +38,8 @@
 #include "src/symbols.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,8 +357,9 @@ static void grow_functions(struct mtx_profile *p)
 }
 
 /* The functions.id of (@name, @module, @file, @line), its row written
- * when new; -1 when out of memory. */
-static int64_t function_id(struct mtx_profile *p, const char *name, const char *module, const char *file, int line)
+ * when new (unless @add is false: 0 then); -1 when out of memory. */
+static int64_t function_find(struct mtx_profile *p, const char *name, const char *module, const char *file,
+			     int line, bool add)
 {
 	char *key;
 	size_t i;
@@ -367,6 +371,10 @@ static int64_t function_id(struct mtx_profile *p, const char *name, const char *
 			free(key);
 			return p->functions[i].id;
 		}
+	if (!add) {
+		free(key);
+		return 0;
+	}
 	p->functions[i] = (struct function_slot){ .key = key, .id = (int64_t)++p->nr_functions };
 	{
 		char *readable = demangle(name); /* C++: as people read it */
@@ -376,6 +384,11 @@ static int64_t function_id(struct mtx_profile *p, const char *name, const char *
 	if (p->nr_functions * 2 > p->nr_function_slots)
 		grow_functions(p);
 	return (int64_t)p->nr_functions;
+}
+
+static int64_t function_id(struct mtx_profile *p, const char *name, const char *module, const char *file, int line)
+{
+	return function_find(p, name, module, file, line, true);
 }
 
 /* The newest mapping of space @id that holds @pc. */
@@ -463,6 +476,49 @@ int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, 
 int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc)
 {
 	return profile_function_at(profile, pid, ts_ns, pc);
+}
+
+char *profile_data_name(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t addr)
+{
+	const struct profile_space *s = space_of(p, profile_space(p, pid, ts_ns));
+	for (size_t i = s ? s->nr_maps : 0; i-- > 0;) {
+		struct profile_map *m = &s->maps[i];
+		const char *symbol, *path = p->paths[m->path];
+		uint64_t at = addr - m->bias, offset;
+		char *name = NULL, *readable;
+		if (map_module(p, m) || !symbols_holds(m->module, at))
+			continue;
+		if (symbols_data(m->module, at, &symbol, &offset) == 0) {
+			readable = demangle(symbol); /* C++: as nm -C shows it */
+			if (asprintf(&name, offset ? "%s+0x%" PRIx64 : "%s", readable ? readable : symbol, offset) < 0)
+				name = NULL;
+			free(readable);
+		} else if (asprintf(&name, "%s+0x%" PRIx64, strrchr(path, '/') + 1, at) < 0) {
+			name = NULL; /* in its image, where no symbol says what */
+		}
+		return name;
+	}
+	return NULL;
+}
+
+int profile_line_in(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc, int64_t function_id,
+		    const char **file, int *line)
+{
+	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
+	uint32_t space = profile_space(p, pid, ts_ns);
+	struct profile_map *m = space ? map_at(p, space, pc) : NULL;
+	int n;
+	if (!m || map_module(p, m))
+		return -ENOENT;
+	n = symbols_lookup(m->module, pc - m->bias, frames);
+	for (int i = 0; i < n; i++)
+		if (function_find(p, frames[i].name, p->paths[m->path], frames[i].file, frames[i].line, false) ==
+		    function_id) {
+			*file = frames[i].at_file;
+			*line = frames[i].at_line;
+			return *file ? 0 : -ENOENT;
+		}
+	return -ENOENT;
 }
 
 /* How a stack node of libmtx-preload.so is written (write_stacks). */
@@ -601,6 +657,18 @@ static void write_maps(struct mtx_profile *p)
 	free(stripped);
 }
 
+/* Name the sync objects: they read the callsites rows back. */
+static int write_object_names(struct mtx_profile *p)
+{
+	char *err = NULL;
+	sqlite3 *db = writer_db(p->w);
+	int rc = writer_error(p->w) ? -EIO : sync_names_write(db, p, &err);
+	if (err)
+		log_error("%s", err);
+	free(err);
+	return rc;
+}
+
 int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites)
 {
 	uint32_t *nodes = calloc(nr_sites ? nr_sites : 1, sizeof(*nodes));
@@ -610,6 +678,8 @@ int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, siz
 	if (!rc)
 		rc = write_callsites(p, sites, nr_sites, nodes);
 	free(nodes);
+	if (!rc)
+		rc = write_object_names(p);
 	write_maps(p);
 	writer_meta_int(p->w, "samples", (int64_t)p->nr_samples);
 	writer_meta_int(p->w, "samples_without_stack", (int64_t)p->nr_samples_without_stack);

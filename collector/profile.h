@@ -58,6 +58,26 @@ int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint6
  * events; 0 for none or out of memory. @pcs stays the caller's. */
 uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, const uint64_t *pcs, uint32_t nr);
 
+/*
+ * profile_data_name - what the data at @addr of @pid's address space at
+ * @ts_ns is, in the files mapped there: the object symbol that holds it and
+ * the offset in it ("log_mutex", "ledger::accounts+0x30", C++ names
+ * demangled), or the file and the address in it ("libfoo.so+0x4010") where
+ * no symbol does. malloc'd; NULL when no mapped file holds it (heap,
+ * stacks) or out of memory.
+ */
+char *profile_data_name(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t addr);
+
+/*
+ * profile_line_in - where the code at @pc of @pid's address space at
+ * @ts_ns is in the function @function_id, one of the functions at @pc (the
+ * physical one or one inlined there): the line itself, or the call of the
+ * function inlined at @pc into it. Returns 0 and sets @file (as DWARF
+ * spells it, owned by the profile) and @line, or -ENOENT.
+ */
+int profile_line_in(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc, int64_t function_id,
+		    const char **file, int *line);
+
 /* profile_stacks - the stack trie (owned by the profile). */
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 
@@ -65,9 +85,10 @@ struct mtx_stacks *profile_stacks(struct mtx_profile *p);
  * profile_finish - name every stack node and the @nr_sites call sites of
  * the sync ops (collector/sync/objects.h; each one a stack node of its
  * own, its frames), and write functions, stacks (mtx's frames folded into
- * the wrapper called), callsites and maps, plus meta (samples, functions,
- * modules without a symbol table). Call after the sync tables are
- * complete. Returns 0 or the writer's -errno.
+ * the wrapper called), callsites and maps, then the sync objects' names
+ * (collector/sync/names.h), plus meta (samples, functions, modules without
+ * a symbol table). Call after the sync tables are complete. Returns 0 or
+ * the writer's -errno.
  */
 int profile_finish(struct mtx_profile *p, const struct sync_callsite *sites, size_t nr_sites);
 

@@ -22,8 +22,15 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A data object of a module's symbol table (STT_OBJECT). */
+struct data_symbol {
+	uint64_t addr, size;
+	const char *name; /* owned by the module's Dwfl */
+};
 
 struct mtx_module {
 	struct mtx_module *next;
@@ -34,6 +41,9 @@ struct mtx_module {
 	Dwfl_Module *mod;
 	Elf *elf;              /* the main file (owned by dwfl) */
 	enum symbols_source source;
+	struct data_symbol *data; /* by addr; read at the first symbols_data */
+	size_t nr_data;
+	bool data_read;
 };
 
 struct mtx_symbols {
@@ -309,6 +319,73 @@ int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames
 	return n;
 }
 
+static int data_symbol_cmp(const void *a, const void *b)
+{
+	const struct data_symbol *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* @m's data objects, sorted by address. */
+static void read_data_symbols(struct mtx_module *m)
+{
+	int nr = m->mod ? dwfl_module_getsymtab(m->mod) : 0;
+	m->data_read = true;
+	if (nr <= 0 || !(m->data = calloc((size_t)nr, sizeof(*m->data))))
+		return;
+	for (int i = 1; i < nr; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (name && *name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && shndx != SHN_UNDEF)
+			m->data[m->nr_data++] = (struct data_symbol){ addr, sym.st_size, name };
+	}
+	if (m->nr_data > 1)
+		qsort(m->data, m->nr_data, sizeof(*m->data), data_symbol_cmp);
+}
+
+bool symbols_holds(struct mtx_module *m, uint64_t addr)
+{
+	size_t nr;
+	if (!m->elf || m->source == SYMBOLS_CHANGED || elf_getphdrnum(m->elf, &nr) != 0)
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(m->elf, (int)i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr - ph.p_vaddr < ph.p_memsz)
+			return true;
+	}
+	return false;
+}
+
+int symbols_data(struct mtx_module *m, uint64_t addr, const char **name, uint64_t *offset)
+{
+	size_t lo = 0, hi;
+	if (m->source == SYMBOLS_CHANGED)
+		return -ENOENT;
+	if (!m->data_read)
+		read_data_symbols(m);
+	/* the last object that begins at or before @addr */
+	for (hi = m->nr_data; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->data[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* It may end before @addr where one that begins before it holds it
+	 * (a struct and a member's own symbol): look back a little. */
+	for (size_t i = lo, seen = 0; i-- > 0 && seen < 16; seen++) {
+		const struct data_symbol *d = &m->data[i];
+		if (addr - d->addr < d->size || addr == d->addr) {
+			*name = d->name;
+			*offset = addr - d->addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 void symbols_free(struct mtx_symbols *s)
 {
 	if (!s)
@@ -318,6 +395,7 @@ void symbols_free(struct mtx_symbols *s)
 		s->modules = m->next;
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
+		free(m->data);
 		free(m->path);
 		free(m);
 	}

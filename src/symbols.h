@@ -12,6 +12,7 @@
 #ifndef MTX_SYMBOLS_H
 #define MTX_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +83,18 @@ int symbols_elf_bias(struct Elf *elf, uint64_t map_start, uint64_t pgoff, uint64
  * SYMBOLS_MAX_FRAMES, 0 when no symbol covers @addr).
  */
 int symbols_lookup(struct mtx_module *m, uint64_t addr, struct mtx_frame *frames);
+
+/* symbols_holds - whether file address @addr lies in @m's memory image
+ * (a PT_LOAD segment, its .bss included). */
+bool symbols_holds(struct mtx_module *m, uint64_t addr);
+
+/*
+ * symbols_data - the data object (an STT_OBJECT symbol of the symbol table
+ * symbols_lookup uses) that holds file address @addr: its name (as in the
+ * table: C++ names mangled; owned by the module cache) and @addr's offset in
+ * it. Returns 0, or -ENOENT when no object symbol covers @addr.
+ */
+int symbols_data(struct mtx_module *m, uint64_t addr, const char **name, uint64_t *offset);
 
 /* symbols_free - release every module and name. */
 void symbols_free(struct mtx_symbols *s);
