@@ -39,7 +39,7 @@ static const struct mtx_query browse_queries[] = {
 	{ "objects", "Synchronization objects: operations, waits and holds, most waited-on first",
 	  "SELECT o.id, o.addr, o.kind, COALESCE(SUM(x.calls), 0) AS ops, COALESCE(SUM(x.blocked), 0) AS blocked, "
 	  "COALESCE(SUM(x.wait_ns), 0) AS wait_ns, COALESCE(MAX(x.max_wait_ns), 0) AS max_wait_ns, "
-	  "COALESCE(SUM(x.hold_ns), 0) AS hold_ns, COUNT(DISTINCT x.tid) AS threads "
+	  "COALESCE(SUM(x.hold_ns), 0) AS hold_ns, COUNT(DISTINCT x.tid) AS threads, " OBJECT_LABEL("o") " AS name "
 	  "FROM sync_objects o LEFT JOIN sync_totals x ON x.object_id = o.id "
 	  "WHERE o.kind NOT IN ('thread', 'signal') GROUP BY o.id ORDER BY wait_ns DESC, ops DESC, o.id" },
 	{ "object.history.next", NULL, HISTORY_SELECT AFTER("op.start_ns", "op.id")
@@ -90,13 +90,13 @@ static const struct mtx_query browse_queries[] = {
 	  "AND s.start_ns < :to ORDER BY s.start_ns LIMIT :limit)) e ORDER BY e.start_ns LIMIT :limit" },
 	/* What the detail line says about the cursor. */
 	{ "timeline.cause_at", NULL,
-	  "SELECT c.state, c.start_ns, c.end_ns, c.cause, printf('0x%x', o.addr) AS addr, o.kind, op.op, "
+	  "SELECT c.state, c.start_ns, c.end_ns, c.cause, " OBJECT_LABEL("o") " AS object, o.kind, op.op, "
 	  "c.syscall, c.fd_kind, c.ended_by, c.waker_tid, " NAME_OF("c.waker_tid") " AS waker_name "
 	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
 	  "LEFT JOIN sync_ops op ON op.id = c.op_id WHERE c.tid = :tid AND c.start_ns <= :from "
 	  "ORDER BY c.start_ns DESC LIMIT 1" },
 	{ "timeline.op_at", NULL,
-	  "SELECT o.kind, op.op, printf('0x%x', o.addr) AS addr, op.blocked, op.wait_ns FROM sync_ops op "
+	  "SELECT o.kind, op.op, " OBJECT_LABEL("o") " AS object, op.blocked, op.wait_ns FROM sync_ops op "
 	  "JOIN sync_objects o ON o.id = op.object_id WHERE op.tid = :tid AND op.start_ns >= :from "
 	  "AND op.start_ns < :to ORDER BY op.start_ns LIMIT 1" },
 	/* The selected thread's next and previous event: a state change or a sync op. */

@@ -101,23 +101,48 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
 	}
 }
 
+/* The width of a line of the shown columns, @gap blanks apart. */
+static int line_width(const int *widths, int n, int gap)
+{
+	int total = 0, shown = 0;
+	for (int c = 0; c < n; c++)
+		if (widths[c] != COLUMN_LEFT_OUT) {
+			total += widths[c];
+			shown++;
+		}
+	return total + (shown > 1 ? (shown - 1) * gap : 0);
+}
+
+/* Whether column @c is an object's address (addr, X_addr) that its name
+ * column (name, X_name) shows too: the name is the address when the
+ * object has none. */
+static bool address_named(char *const *headers, int n, int c)
+{
+	size_t len = strlen(headers[c]);
+	if (strcmp(headers[c], "addr") && !ends_with(headers[c], "_addr"))
+		return false;
+	for (int k = 0; k < n; k++)
+		if (strlen(headers[k]) == len && !strncmp(headers[k], headers[c], len - 4) &&
+		    !strcmp(headers[k] + len - 4, "name"))
+			return true;
+	return false;
+}
+
 int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width)
 {
-	int total = 0;
-	for (int c = 0; c < n; c++)
-		total += widths[c];
-	if (total + (n - 1) * COLUMN_GAP <= total_width)
+	if (line_width(widths, n, COLUMN_GAP) <= total_width)
 		return COLUMN_GAP;
-	/* One blank apart, and only then text cut: a blank less loses nothing. */
+	/* One blank apart, and only then addresses left out where names
+	 * show them, and then text cut: a blank less loses nothing. */
+	for (int c = 0; c < n && line_width(widths, n, 1) > total_width; c++)
+		if (address_named(headers, n, c))
+			widths[c] = COLUMN_LEFT_OUT;
 	for (;;) {
-		int widest = -1;
-		total = n - 1;
-		for (int c = 0; c < n; c++) {
-			total += widths[c];
+		int widest = -1, total = line_width(widths, n, 1);
+		for (int c = 0; c < n; c++)
 			if (left[c] && widths[c] > MIN_TEXT_WIDTH && widths[c] > (int)strlen(headers[c]) &&
 			    (widest < 0 || widths[c] > widths[widest]))
 				widest = c;
-		}
 		if (total <= total_width || widest < 0)
 			return 1;
 		widths[widest] -= total - total_width < widths[widest] - MIN_TEXT_WIDTH ? total - total_width

@@ -34,12 +34,18 @@ void column_header(const char *name, char *buf, size_t size);
  */
 void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origin_ns, char *buf, size_t size);
 
+/* A column's width when column_fit left it out. */
+#define COLUMN_LEFT_OUT (-1)
+
 /*
  * column_fit - lay @n columns of @widths out in @total_width: COLUMN_GAP
- * blanks apart when they fit so; else one blank apart, and then the widest
- * left-aligned (text) columns shrunk, never below their header or a few
- * characters, until they fit (numbers are never cut: a 10 M-event run's
- * locks still fit 80 columns one blank apart). Returns the gap.
+ * blanks apart when they fit so; else one blank apart, and then left out
+ * (width COLUMN_LEFT_OUT) an object's address, addr or X_addr, where the
+ * columns have its name too, name or X_name (which is the address when
+ * the object has no name), and then the widest left-aligned (text) columns
+ * shrunk, never below their header or a few characters, until they fit
+ * (numbers are never cut: a 10 M-event run's locks still fit 80 columns
+ * one blank apart). Returns the gap.
  */
 int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
 

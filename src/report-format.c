@@ -63,11 +63,17 @@ static void pad(FILE *out, int n)
 
 static void print_text_row(const struct report_printer *p, const struct text_table *t, char *const *cells)
 {
-	for (int c = 0; c < t->nr_cols; c++) {
+	int last = t->nr_cols - 1;
+	while (last > 0 && t->widths[last] == COLUMN_LEFT_OUT)
+		last--;
+	for (int c = 0, first = 1; c < t->nr_cols; c++) {
 		const char *s = cells[c];
 		int w = t->widths[c], len = (int)strlen(s);
-		if (c)
+		if (w == COLUMN_LEFT_OUT)
+			continue;
+		if (!first)
 			pad(p->out, t->gap);
+		first = 0;
 		if (len > w) {
 			fwrite(s, 1, (size_t)(w - 1), p->out);
 			fputc('~', p->out);
@@ -76,7 +82,7 @@ static void print_text_row(const struct report_printer *p, const struct text_tab
 		if (!t->left[c])
 			pad(p->out, w - len);
 		fwrite(s, 1, (size_t)len, p->out);
-		if (t->left[c] && c < t->nr_cols - 1)
+		if (t->left[c] && c < last)
 			pad(p->out, w - len);
 	}
 	fputc('\n', p->out);

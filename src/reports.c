@@ -217,7 +217,8 @@ static const struct mtx_query sync_queries[] = {
 
 /* Per lock: the sums of its ops, and the holder whose holding made others
  * wait longest (then most often, then the lowest tid), over all the
- * address's lifetimes: one pass over the holders, ranked per address. */
+ * address's lifetimes: one pass over the holders, ranked per address.
+ * Named as the address's first lifetime is. */
 static const struct mtx_query locks_queries[] = {
 	{ "locks", "Lock contention: waits, holds, and the holder that made others wait most",
 	  "WITH " LOCK_WINDOW ", holders AS (SELECT " SAME_ADDRESS ", h.holder_tid, "
@@ -225,11 +226,12 @@ static const struct mtx_query locks_queries[] = {
 	  "h.holder_tid) AS rank "
 	  "FROM " LOCK_HOLDERS "JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
-	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder "
+	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder, "
+	  OBJECT_LABEL_OF("l.first_id") " AS name "
 	  "FROM (SELECT " SAME_ADDRESS ", SUM(x.calls) AS ops, SUM(x.contended) AS contended, "
 	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, MIN(o.id) AS first_id "
 	  "FROM sync_objects o JOIN " LOCK_OPS "ON x.object_id = o.id "
-	  "WHERE o.kind IN ('mutex', 'rwlock', 'spinlock') AND " OBJECT_IS("o.id", "o.addr") " "
+	  "WHERE " IS_LOCK("o") " AND " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ") l "
 	  "LEFT JOIN holders h ON h.pid IS l.pid AND h.addr = l.addr AND h.kind = l.kind AND h.rank = 1 "
 	  "ORDER BY l.wait_ns DESC, l.ops DESC, l.first_id" },
@@ -247,7 +249,7 @@ static const struct mtx_query locks_queries[] = {
 static const struct mtx_query object_queries[] = {
 	{ "object.lifetimes", "Object",
 	  "SELECT id, kind, addr, pid, created_ns AS start_ns, destroyed_ns AS end_ns, "
-	  "(SELECT COUNT(*) FROM sync_ops op WHERE op.object_id = o.id) AS ops "
+	  "(SELECT COUNT(*) FROM sync_ops op WHERE op.object_id = o.id) AS ops, " OBJECT_LABEL("o") " AS name "
 	  "FROM sync_objects o WHERE " OBJECT_IS("o.id", "o.addr") " ORDER BY o.id" },
 	/* Lifetime by lifetime (the order of their ids): the (object_id,
 	 * start_ns) index gives that order, so the rows stream, and text's
@@ -343,10 +345,12 @@ static const struct mtx_query switches_queries[] = {
 	"FROM " EDGE_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
 static const struct mtx_query waits_queries[] = {
 	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
+	  "SELECT r.pid, r.addr, r.kind, r.waits, r.wait_ns, r.for_tid, r.for_name, r.relation, "
+	  OBJECT_LABEL_OF("r.first_id") " AS name FROM ("
 	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
-	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation FROM " WAIT_FOR_ROWS
+	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation, MIN(o.id) AS first_id FROM " WAIT_FOR_ROWS
 	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
-	  "GROUP BY " SAME_ADDRESS ", w.waited_for_tid, w.relation ORDER BY wait_ns DESC, o.addr" },
+	  "GROUP BY " SAME_ADDRESS ", w.waited_for_tid, w.relation) r ORDER BY r.wait_ns DESC, r.addr" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
 	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
 	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
@@ -370,16 +374,18 @@ static const struct mtx_query waits_queries[] = {
 	  "LEFT JOIN functions f ON f.id = cs.function_id WHERE " FUNCTION_IS("f.name") " "
 	  "GROUP BY g.for_tid, g.relation, function, source ORDER BY wait_ns DESC, g.for_tid, function, source" },
 	{ "waits.meanwhile", "What the thread waited for was doing meanwhile",
-	  "SELECT w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, "
-	  "SUM(w.end_ns - w.start_ns) AS wait_ns, "
-	  PCT("SUM(w.other_running_ns)", "SUM(w.end_ns - w.start_ns)") " AS running_pct, "
-	  PCT("SUM(w.other_runnable_ns)", "SUM(w.end_ns - w.start_ns)") " AS runnable_pct, "
-	  PCT("SUM(w.other_blocked_ns)", "SUM(w.end_ns - w.start_ns)") " AS blocked_pct, "
-	  "(SELECT ob.addr FROM wait_for w2 JOIN sync_objects ob ON ob.id = w2.other_object_id "
+	  "SELECT r.waited_for_tid AS for_tid, " NAME_OF("r.waited_for_tid") " AS for_name, r.wait_ns, "
+	  PCT("r.running_ns", "r.wait_ns") " AS running_pct, " PCT("r.runnable_ns", "r.wait_ns") " AS runnable_pct, "
+	  PCT("r.blocked_ns", "r.wait_ns") " AS blocked_pct, "
+	  "(SELECT ob.addr FROM sync_objects ob WHERE ob.id = r.blocked_on) AS blocked_on_addr, "
+	  OBJECT_LABEL_OF("r.blocked_on") " AS blocked_on_name FROM ("
+	  "SELECT w.waited_for_tid, SUM(w.end_ns - w.start_ns) AS wait_ns, SUM(w.other_running_ns) AS running_ns, "
+	  "SUM(w.other_runnable_ns) AS runnable_ns, SUM(w.other_blocked_ns) AS blocked_ns, "
+	  "(SELECT w2.other_object_id FROM wait_for w2 JOIN sync_objects ob ON ob.id = w2.other_object_id "
 	  " WHERE w2.tid = w.tid AND w2.waited_for_tid = w.waited_for_tid GROUP BY w2.other_object_id "
-	  " ORDER BY SUM(w2.other_blocked_ns) DESC LIMIT 1) AS blocked_on_addr "
-	  "FROM " WAIT_FOR_IN_WINDOW " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid "
-	  "ORDER BY wait_ns DESC" },
+	  " ORDER BY SUM(w2.other_blocked_ns) DESC LIMIT 1) AS blocked_on "
+	  "FROM " WAIT_FOR_IN_WINDOW " AND w.waited_for_tid IS NOT NULL GROUP BY w.waited_for_tid) r "
+	  "ORDER BY r.wait_ns DESC" },
 	/* Each wait's chain (wait_for.chain, src/derived/wait-chains.c), added up:
 	 * over the whole run their sums in wait_chain_totals. */
 	{ "waits.chains", "Wait-for chains: who waited for whom, to the thread that was not waiting",
@@ -445,9 +451,10 @@ static const struct mtx_query critical_path_queries[] = {
 	  "FROM " PATH_ROWS("x.tid, x.state") "WHERE " THREAD_IS("cp.tid") " "
 	  "GROUP BY cp.tid, cp.state ORDER BY path_ns DESC" },
 	{ "critical-path.objects", "Its time spent waiting through each object (the waker's work counts)",
-	  "SELECT o.pid, o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct "
+	  "SELECT r.pid, r.addr, r.kind, r.path_ns, r.path_pct, " OBJECT_LABEL_OF("r.first_id") " AS name FROM ("
+	  "SELECT o.pid, o.addr, o.kind, SUM(cp.ns) AS path_ns, " PATH_SHARE " AS path_pct, MIN(o.id) AS first_id "
 	  "FROM " PATH_ROWS("x.tid, x.object_id") "JOIN sync_objects o ON o.id = cp.object_id "
-	  "WHERE " THREAD_IS("cp.tid") " GROUP BY " SAME_ADDRESS " ORDER BY path_ns DESC" },
+	  "WHERE " THREAD_IS("cp.tid") " GROUP BY " SAME_ADDRESS ") r ORDER BY r.path_ns DESC" },
 	{ "critical-path.functions", "Its time per function (when calls were recorded)",
 	  "SELECT f.name AS function, " BASENAME("f.module") " AS module, SUM(cp.ns) AS path_ns, " PATH_SHARE
 	  " AS path_pct "
@@ -512,7 +519,7 @@ static const struct mtx_query states_queries[] = {
 	 * waking thread; instead: who ran while the thread waited for a CPU. */
 	{ "states", "Why each thread was not running, what ended each wait, who ran instead",
 	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, "
-	  "CASE WHEN c.cause = 'sync' THEN COALESCE(printf('0x%x ', o.addr) || c.op, 'sync') "
+	  "CASE WHEN c.cause = 'sync' THEN COALESCE(" OBJECT_LABEL("o") " || ' ' || c.op, 'sync') "
 	  "ELSE COALESCE(c.syscall || COALESCE(' ' || c.fd_kind, ''), c.cause) END AS why, "
 	  "CASE WHEN c.ended_by = 'thread' THEN 'thread ' || c.waker_tid ELSE c.ended_by END AS ended_by, "
 	  "CASE WHEN c.state = 'runnable' THEN c.next_tid END AS instead "
@@ -622,7 +629,7 @@ static const struct mtx_query histogram_queries[] = {
 	 * go by the address's first lifetime, over both metrics: one lifetime
 	 * may have had ops and another the waits. */
 	{ "histogram.objects", "Per synchronization object, over time",
-	  "SELECT pid, addr, kind, metric, peak, over_time FROM ("
+	  "SELECT pid, addr, kind, metric, peak, over_time, " OBJECT_LABEL_OF("first_id") " AS name FROM ("
 	  "SELECT o.pid, o.addr, o.kind, h.metric, sparkline_peak(" SHOWN_BUCKET("h") ", h.value) AS peak, "
 	  "sparkline(" SHOWN_BUCKET("h") ", h.value, " NR_SHOWN_BUCKETS ") AS over_time, "
 	  "SUM(h.value) AS total, MIN(o.id) AS first_id "

@@ -43,6 +43,14 @@
 /* SQL for a source position as shown: "file.c:42" (the file's name), NULL
  * when the line is unknown. */
 #define SOURCE_LABEL(file, line) "(CASE WHEN " line " IS NOT NULL THEN " BASENAME(file) " || ':' || " line " END)"
+/* SQL for how sync object @o (a sync_objects row) is shown: its name, else
+ * (unnamed, or a run.db from before names) its address. */
+#define OBJECT_LABEL(o) "COALESCE(" o ".name, printf('0x%x', " o ".addr))"
+/* The same for the object whose id is @id (NULL for none). */
+#define OBJECT_LABEL_OF(id) \
+	"(SELECT " OBJECT_LABEL("n") " FROM sync_objects n WHERE n.id = " id ")"
+/* SQL: whether sync object @o is a lock (a semaphore used as one too). */
+#define IS_LOCK(o) "(" o ".kind IN ('mutex', 'rwlock', 'spinlock') OR " o ".used_as = 'lock')"
 
 struct mtx_query {
 	const char *name;  /* report.section, e.g. "waits.objects" */

@@ -321,11 +321,14 @@ static void format_line(const struct table_section *s, const int *widths, int ga
 {
 	size_t used = 0;
 	buf[0] = 0;
-	for (int c = 0; c < s->nr_shown && used + 1 < size; c++) {
+	for (int c = 0, first = 1; c < s->nr_shown && used + 1 < size; c++) {
 		const char *text = cells ? cells[c] : s->headers[c];
 		int w = widths[c], len = (int)strlen(text), n;
-		const char *gap = c ? (gap_width > 1 ? "  " : " ") : "";
+		const char *gap = first ? "" : gap_width > 1 ? "  " : " ";
 		const char *arrow = display_glyph_text(s->sort_desc ? GLYPH_DESCENDING : GLYPH_ASCENDING);
+		if (w == COLUMN_LEFT_OUT)
+			continue;
+		first = 0;
 		if (!cells && c == s->sort_col && len < w && s->left[c]) /* the sort column: an arrow after its name */
 			n = snprintf(buf + used, size - used, "%s%s%s%*s", gap, text, arrow, w - len - 1, "");
 		else if (!cells && c == s->sort_col && len < w)

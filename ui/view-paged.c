@@ -281,11 +281,15 @@ struct view *history_view_new(struct browse *b, int64_t object_id)
 	struct mtx_query_params params = { .object_id = object_id, .has_object_id = true };
 	char title[128] = "object";
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(b->db, "SELECT kind, addr FROM sync_objects WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(b->db, "SELECT kind, addr, name FROM sync_objects WHERE id = ?", -1, &st, NULL) ==
+	    SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, object_id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(title, sizeof(title), "%s 0x%llx history", (const char *)sqlite3_column_text(st, 0),
-				 (unsigned long long)sqlite3_column_int64(st, 1));
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(st, 2);
+			snprintf(title, sizeof(title), "%s %s%s0x%llx%s history", (const char *)sqlite3_column_text(st, 0),
+				 name ? name : "", name ? " (" : "", (unsigned long long)sqlite3_column_int64(st, 1),
+				 name ? ")" : "");
+		}
 		sqlite3_finalize(st);
 	}
 	struct view *v = paged_view_new(b, title, "object.history", &params, NULL);

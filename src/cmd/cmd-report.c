@@ -41,7 +41,8 @@ const char cmd_report_usage[] =
 	"Print the report NAME of the run database FILE (mtx report --list names them).\n"
 	"\n"
 	"  -t, --thread TID|NAME  only this thread (a tid, or a thread name)\n"
-	"  -O, --object OBJECT    only this sync object: its address (0x...) or its id\n"
+	"  -O, --object OBJECT    only this sync object: its address (0x...), its id, or its\n"
+	"                         name (log_mutex, 'init at bank.cc:41 in Bank::Bank()')\n"
 	"  -F, --function REGEX   only functions matching this PCRE2 pattern\n"
 	"      --from TIME        only what happened after TIME since the run's start\n"
 	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
@@ -79,6 +80,39 @@ static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
 		n++;
 	}
 	sqlite3_finalize(st);
+	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
+}
+
+/* The address of the object called @name (sync_objects.name): 0, -ENOENT
+ * when none is, -EEXIST when objects at several addresses are (their
+ * addresses then in @others, malloc'd), -EIO. */
+static int resolve_object_name(sqlite3 *db, const char *name, int64_t *addr, char **others)
+{
+	sqlite3_stmt *st;
+	char *list = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&list, &size);
+	int n = 0;
+
+	if (!f)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT addr FROM sync_objects WHERE name = ? ORDER BY addr", -1, &st,
+			       NULL) != SQLITE_OK) {
+		fclose(f);
+		free(list);
+		return -EIO;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*addr = sqlite3_column_int64(st, 0);
+		fprintf(f, "%s0x%" PRIx64, n++ ? ", " : "", (uint64_t)*addr);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	if (n > 1)
+		*others = list;
+	else
+		free(list);
 	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
 }
 
@@ -150,12 +184,24 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		char *end;
 		int hex = !strncmp(object, "0x", 2) || !strncmp(object, "0X", 2);
 		long long v = strtoll(object, &end, hex ? 16 : 10);
-		if (end == object || *end) {
-			log_error("object '%s': give its address (0x...) or its id", object);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		if (hex)
+		if (end == object || *end) { /* a name */
+			char *others = NULL;
+			int rc = resolve_object_name(db, object, &given.addr, &others);
+			if (rc == -ENOENT)
+				log_error("object '%s': no object has that name; give its address (0x...), its id "
+					  "or a name the reports show", object);
+			else if (rc == -EEXIST)
+				log_error("object '%s': objects at several addresses have that name (%s): give "
+					  "the address or the id", object, others);
+			else if (rc)
+				log_error("object '%s': %s", object, sqlite3_errmsg(db));
+			free(others);
+			if (rc) {
+				status = rc == -EIO ? EXIT_FAILURE_MTX : EXIT_USAGE;
+				goto out;
+			}
+			given.has_addr = true;
+		} else if (hex)
 			given.addr = v, given.has_addr = true;
 		else
 			given.object_id = v, given.has_object_id = true;
