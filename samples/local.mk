@@ -6,7 +6,7 @@ noinst_PROGRAMS += samples/philosophers samples/clientserver samples/crossroad \
 	samples/farm samples/barber samples/forkexec samples/iobound \
 	samples/signals samples/handlers samples/c11threads samples/nofp samples/calltree samples/hooktree \
 	samples/hooktree-pg samples/hooktree-fentry samples/hooktree-finstr \
-	samples/cxxcalls samples/cxxcalls-pg samples/cxxframes
+	samples/cxxcalls samples/cxxcalls-pg samples/cxxframes samples/bank
 
 # Samples are plain programs, never built with the sanitizers: ASan's own
 # background thread would be one more thread than the sample reports.
@@ -96,3 +96,9 @@ samples_cxxcalls_pg_LDFLAGS = -pthread -pg
 samples_cxxframes_SOURCES = samples/cxxframes.cc samples/args.h
 samples_cxxframes_CXXFLAGS = $(WARN_CXXFLAGS) -fno-omit-frame-pointer
 samples_cxxframes_LDFLAGS = -pthread
+
+# C++: named locks (globals, a namespace's array, a function's static, a heap
+# object's) and a semaphore used as a lock (see the file's top).
+samples_bank_SOURCES = samples/bank.cc samples/args.h samples/selfcheck.h
+samples_bank_CXXFLAGS = $(WARN_CXXFLAGS) -fno-omit-frame-pointer
+samples_bank_LDFLAGS = -pthread

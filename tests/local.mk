@@ -173,6 +173,7 @@ E2E_TESTS = \
 	tests/e2e/test-man.sh \
 	tests/e2e/test-cxx.sh \
 	tests/e2e/test-cxx-frames.sh \
+	tests/e2e/test-object-names.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh
