@@ -82,8 +82,8 @@ static char *object_name(sqlite3_stmt *st, struct mtx_profile *p, struct sites *
 	if (!strcmp(kind, "signal")) /* addr is the signal's number */
 		return addr < 128 && (abbrev = sigabbrev_np((int)addr)) && asprintf(&name, "SIG%s", abbrev) >= 0 ?
 			       name : NULL;
-	if (!strcmp(kind, "thread")) /* a create or join: arg is its tid */
-		return op && sqlite3_column_type(st, 7) != SQLITE_NULL &&
+	if (!strcmp(kind, "thread")) /* a create or join: arg is its tid (0: not known then) */
+		return op && sqlite3_column_int64(st, 7) > 0 &&
 			       asprintf(&name, "thread %lld", (long long)sqlite3_column_int64(st, 7)) >= 0 ? name : NULL;
 	if ((name = profile_data_name(p, pid, ts, addr)))
 		return name;
