@@ -120,17 +120,22 @@ long Bank::vault_total()
 	return vault_total_;
 }
 
+/* sem_wait, again after a signal (EINTR), each call counted. */
+static void wait_sem(sem_t *s)
+{
+	selfcheck_count("sem", "wait");
+	while (sem_wait(s) != 0)
+		selfcheck_count("sem", "wait");
+}
+
 /* The accounts' sum, under audit_lock taken as Python takes a Lock: try
  * first, then wait. */
 __attribute__((noinline)) long Bank::audit()
 {
 	long sum = 0;
 	selfcheck_count("sem", "trywait");
-	if (sem_trywait(&audit_lock) != 0) {
-		selfcheck_count("sem", "wait");
-		while (sem_wait(&audit_lock) != 0) /* EINTR */
-			selfcheck_count("sem", "wait");
-	}
+	if (sem_trywait(&audit_lock) != 0)
+		wait_sem(&audit_lock);
 	for (int i = 0; i < NR_ACCOUNTS; i++)
 		sum += __atomic_load_n(&ledger::accounts[i].balance, __ATOMIC_RELAXED);
 	selfcheck_count("sem", "post");
@@ -142,21 +147,15 @@ __attribute__((noinline)) long Bank::audit()
 void Bank::try_audit_held_by_other(bool holder)
 {
 	if (holder) {
-		selfcheck_count("sem", "wait");
-		while (sem_wait(&audit_lock) != 0)
-			selfcheck_count("sem", "wait");
+		wait_sem(&audit_lock);
 		selfcheck_count("sem", "post");
 		sem_post(&go);
-		selfcheck_count("sem", "wait");
-		while (sem_wait(&tried) != 0)
-			selfcheck_count("sem", "wait");
+		wait_sem(&tried);
 		selfcheck_count("sem", "post");
 		sem_post(&audit_lock);
 		return;
 	}
-	selfcheck_count("sem", "wait");
-	while (sem_wait(&go) != 0)
-		selfcheck_count("sem", "wait");
+	wait_sem(&go);
 	selfcheck_count("sem", "trywait");
 	if (sem_trywait(&audit_lock) == 0) { /* cannot be: held */
 		fprintf(stderr, "bank: audit lock not held\n");
