@@ -5,6 +5,7 @@
 #include "src/error.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
+#include "src/reports.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,10 +14,11 @@
 #include <string.h>
 
 /* Each object with its first op (by time), that op's call site and the
- * call site's function as the callsites table names it. */
+ * call site's function as the callsites table names it (and the reports
+ * show it). */
 static const char objects_sql[] =
 	"SELECT o.id, o.kind, o.addr, o.pid, COALESCE(o.created_ns, 0), f.op, f.callsite, f.arg, "
-	"c.function_id, fn.name FROM sync_objects o "
+	"c.function_id, " FUNCTION_LABEL("fn") " FROM sync_objects o "
 	"LEFT JOIN sync_ops f ON f.id = (SELECT h.id FROM sync_ops h WHERE h.object_id = o.id "
 	"ORDER BY h.start_ns, h.id LIMIT 1) "
 	"LEFT JOIN callsites c ON c.pid = o.pid AND c.addr = f.callsite "
