@@ -63,8 +63,8 @@ uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, cons
  * @ts_ns is, in the files mapped there: the object symbol that holds it and
  * the offset in it ("log_mutex", "ledger::accounts+0x30", C++ names
  * demangled), or the file and the address in it ("libfoo.so+0x4010") where
- * no symbol does. malloc'd; NULL when no mapped file holds it (heap,
- * stacks) or out of memory.
+ * no symbol does (as for any code address). malloc'd; NULL when no mapped
+ * file holds it (heap, stacks) or out of memory.
  */
 char *profile_data_name(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t addr);
 

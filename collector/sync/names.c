@@ -43,7 +43,7 @@ static const char *site_where(struct sites *s, struct mtx_profile *p, int32_t pi
 {
 	struct keyhash_slot *slot = keyhash_slot(&s->keys, pid, (int64_t)callsite, function_id);
 	const char *file;
-	char *where, **more;
+	char *where, **more, *place;
 	int line, n;
 
 	if (!slot)
@@ -51,11 +51,16 @@ static const char *site_where(struct sites *s, struct mtx_profile *p, int32_t pi
 	if (slot->v)
 		return s->where[slot->v - 1];
 	/* The return address is past the call: its line is the one before. */
-	if (profile_line_in(p, pid, ts_ns, callsite - 1, function_id, &file, &line) == 0)
+	if (profile_line_in(p, pid, ts_ns, callsite - 1, function_id, &file, &line) == 0) {
 		n = asprintf(&where, "at %s:%d in %s", strrchr(file, '/') ? strrchr(file, '/') + 1 : file, line,
 			     function);
-	else
+	} else if (!strncmp(function, "[unknown", 8) && (place = profile_data_name(p, pid, ts_ns, callsite - 1))) {
+		/* no symbol (a stripped file): where in the file, for addr2line */
+		n = asprintf(&where, "at %s", place);
+		free(place);
+	} else {
 		n = asprintf(&where, "in %s", function);
+	}
 	if (n < 0 || !(more = grow_array(s->where, &s->cap, s->len, sizeof(*more), 64))) {
 		if (n >= 0)
 			free(where);

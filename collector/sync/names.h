@@ -7,7 +7,8 @@
  *  - any other (heap, stack): where its lifetime began, the call site of
  *    its first op named as call sites are (the callsites table's function,
  *    and the line in it): "init at bank.cc:41 in Bank::Bank()", or
- *    "first used at ..." when no init was seen;
+ *    "first used at ..." when no init was seen; in a file without symbols
+ *    the call site's place in it, "init at sort+0x5a20" (for addr2line);
  *  - a signal: "SIGUSR1"; a thread: "thread TID".
  *
  * Which of heap and stack holds an object is not said: mtx records only
