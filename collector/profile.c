@@ -39,7 +39,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,9 +356,8 @@ static void grow_functions(struct mtx_profile *p)
 }
 
 /* The functions.id of (@name, @module, @file, @line), its row written
- * when new (unless @add is false: 0 then); -1 when out of memory. */
-static int64_t function_find(struct mtx_profile *p, const char *name, const char *module, const char *file,
-			     int line, bool add)
+ * when new; -1 when out of memory. */
+static int64_t function_id(struct mtx_profile *p, const char *name, const char *module, const char *file, int line)
 {
 	char *key;
 	size_t i;
@@ -371,10 +369,6 @@ static int64_t function_find(struct mtx_profile *p, const char *name, const char
 			free(key);
 			return p->functions[i].id;
 		}
-	if (!add) {
-		free(key);
-		return 0;
-	}
 	p->functions[i] = (struct function_slot){ .key = key, .id = (int64_t)++p->nr_functions };
 	{
 		char *readable = demangle(name); /* C++: as people read it */
@@ -384,11 +378,6 @@ static int64_t function_find(struct mtx_profile *p, const char *name, const char
 	if (p->nr_functions * 2 > p->nr_function_slots)
 		grow_functions(p);
 	return (int64_t)p->nr_functions;
-}
-
-static int64_t function_id(struct mtx_profile *p, const char *name, const char *module, const char *file, int line)
-{
-	return function_find(p, name, module, file, line, true);
 }
 
 /* The newest mapping of space @id that holds @pc. */
@@ -499,26 +488,6 @@ char *profile_data_name(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint
 		return name;
 	}
 	return NULL;
-}
-
-int profile_line_in(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc, int64_t function_id,
-		    const char **file, int *line)
-{
-	struct mtx_frame frames[SYMBOLS_MAX_FRAMES];
-	uint32_t space = profile_space(p, pid, ts_ns);
-	struct profile_map *m = space ? map_at(p, space, pc) : NULL;
-	int n;
-	if (!m || map_module(p, m))
-		return -ENOENT;
-	n = symbols_lookup(m->module, pc - m->bias, frames);
-	for (int i = 0; i < n; i++)
-		if (function_find(p, frames[i].name, p->paths[m->path], frames[i].file, frames[i].line, false) ==
-		    function_id) {
-			*file = frames[i].at_file;
-			*line = frames[i].at_line;
-			return *file ? 0 : -ENOENT;
-		}
-	return -ENOENT;
 }
 
 /* How a stack node of libmtx-preload.so is written (write_stacks). */
@@ -657,7 +626,7 @@ static void write_maps(struct mtx_profile *p)
 	free(stripped);
 }
 
-/* Name the sync objects: they read the callsites rows back. */
+/* Name the sync objects: they read the stacks and callsites rows back. */
 static int write_object_names(struct mtx_profile *p)
 {
 	char *err = NULL;

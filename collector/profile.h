@@ -68,16 +68,6 @@ uint32_t profile_intern(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, cons
  */
 char *profile_data_name(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t addr);
 
-/*
- * profile_line_in - where the code at @pc of @pid's address space at
- * @ts_ns is in the function @function_id, one of the functions at @pc (the
- * physical one or one inlined there): the line itself, or the call of the
- * function inlined at @pc into it. Returns 0 and sets @file (as DWARF
- * spells it, owned by the profile) and @line, or -ENOENT.
- */
-int profile_line_in(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc, int64_t function_id,
-		    const char **file, int *line);
-
 /* profile_stacks - the stack trie (owned by the profile). */
 struct mtx_stacks *profile_stacks(struct mtx_profile *p);
 

@@ -27,9 +27,11 @@
  *
  * A run under mtx must show: log_mutex, ledger::accounts+0x..,
  * count_round()::lock by those names (as nm -C names the symbols), the
- * vault as "first used ... " and audit as "init at bank.cc:<line> in
- * Bank::Bank()"; audit, a semaphore, in mtx report locks with teller-0
- * as a holder that made teller-1 find it held; go and tried not there.
+ * vault as "first used at bank.cc:<line> in Bank::deposit(long)" (its
+ * vault.lock(), not the libstdc++ code inlined there) and audit as "init
+ * at bank.cc:<line> in Bank::Bank()"; audit, a semaphore, in mtx report
+ * locks with teller-0 as a holder that made teller-1 find it held; go and
+ * tried not there.
  * Output: "teller-<i>: <n> rounds" per thread as it is joined, then
  * "balance <sum of the accounts and the vault>"; the same for the same
  * arguments. Self-check (MTX_SELFCHECK, see selfcheck.h): the thread and op

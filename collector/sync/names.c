@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/sync/names.h"
 #include "collector/profile.h"
+#include "src/derived/program-frames.h"
 #include "src/error.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
@@ -13,57 +14,75 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each object with its first op (by time), that op's call site and the
- * call site's function as the callsites table names it (and the reports
- * show it). */
+/* Each object with its first op (by time), that op's call site and stack. */
 static const char objects_sql[] =
-	"SELECT o.id, o.kind, o.addr, o.pid, COALESCE(o.created_ns, 0), f.op, f.callsite, f.arg, "
-	"c.function_id, " FUNCTION_LABEL("fn") " FROM sync_objects o "
+	"SELECT o.id, o.kind, o.addr, o.pid, COALESCE(o.created_ns, 0), f.op, f.callsite, f.arg, f.stack_id "
+	"FROM sync_objects o "
 	"LEFT JOIN sync_ops f ON f.id = (SELECT h.id FROM sync_ops h WHERE h.object_id = o.id "
-	"ORDER BY h.start_ns, h.id LIMIT 1) "
-	"LEFT JOIN callsites c ON c.pid = o.pid AND c.addr = f.callsite "
-	"LEFT JOIN functions fn ON fn.id = c.function_id";
+	"ORDER BY h.start_ns, h.id LIMIT 1)";
+
+/* A stacks row's function as the reports label it, the source line, and
+ * the address. */
+static const char frame_sql[] = "SELECT " FUNCTION_LABEL("f") ", s.file, s.line, s.addr FROM stacks s "
+				"JOIN functions f ON f.id = s.function_id WHERE s.id = ?";
 
 struct named {
 	int64_t id;
 	char *name;
 };
 
-/* Where in the program a call site is: "at bank.cc:41 in Bank::Bank()",
- * or "in Bank::Bank()" without line information. Computed once per call
- * site (a constructor may make thousands of objects). */
+/* Where in the program an op was made: its frame as the reports show it
+ * (program_frames_op), "at bank.cc:41 in Bank::Bank()", or "in
+ * Bank::Bank()" without line information. Computed once per call site
+ * and stack (a constructor may make thousands of objects). */
 struct sites {
-	struct keyhash keys; /* (pid, callsite, function_id) -> index + 1 */
+	struct program_frames *frames;
+	sqlite3_stmt *frame; /* frame_sql */
+	struct keyhash keys; /* (pid, callsite, stack_id) -> index + 1 */
 	char **where;
 	size_t len, cap;
 };
 
-static const char *site_where(struct sites *s, struct mtx_profile *p, int32_t pid, uint64_t ts_ns,
-			      uint64_t callsite, int64_t function_id, const char *function)
+static char *frame_where(struct sites *s, struct mtx_profile *p, int32_t pid, uint64_t ts_ns, int64_t row)
 {
-	struct keyhash_slot *slot = keyhash_slot(&s->keys, pid, (int64_t)callsite, function_id);
-	const char *file;
-	char *where, **more, *place;
-	int line, n;
+	const char *function, *file;
+	char *where = NULL, *place;
+	int n = -1;
 
-	if (!slot)
+	sqlite3_reset(s->frame);
+	sqlite3_bind_int64(s->frame, 1, row);
+	if (sqlite3_step(s->frame) != SQLITE_ROW || !(function = (const char *)sqlite3_column_text(s->frame, 0)))
 		return NULL;
-	if (slot->v)
-		return s->where[slot->v - 1];
-	/* The return address is past the call: its line is the one before. */
-	if (profile_line_in(p, pid, ts_ns, callsite - 1, function_id, &file, &line) == 0) {
-		n = asprintf(&where, "at %s:%d in %s", strrchr(file, '/') ? strrchr(file, '/') + 1 : file, line,
-			     function);
-	} else if (!strncmp(function, "[unknown", 8) && (place = profile_data_name(p, pid, ts_ns, callsite - 1))) {
+	file = (const char *)sqlite3_column_text(s->frame, 1);
+	if (file && sqlite3_column_int(s->frame, 2) > 0)
+		n = asprintf(&where, "at %s:%d in %s", strrchr(file, '/') ? strrchr(file, '/') + 1 : file,
+			     sqlite3_column_int(s->frame, 2), function);
+	else if (!strncmp(function, "[unknown", 8) &&
+		 (place = profile_data_name(p, pid, ts_ns, (uint64_t)sqlite3_column_int64(s->frame, 3)))) {
 		/* no symbol (a stripped file): where in the file, for addr2line */
 		n = asprintf(&where, "at %s", place);
 		free(place);
 	} else {
 		n = asprintf(&where, "in %s", function);
 	}
-	if (n < 0 || !(more = grow_array(s->where, &s->cap, s->len, sizeof(*more), 64))) {
-		if (n >= 0)
-			free(where);
+	return n < 0 ? NULL : where;
+}
+
+static const char *site_where(struct sites *s, struct mtx_profile *p, int32_t pid, uint64_t ts_ns,
+			      int64_t callsite, int64_t stack_id)
+{
+	struct keyhash_slot *slot = keyhash_slot(&s->keys, pid, callsite, stack_id);
+	int64_t row = program_frames_op(s->frames, pid, callsite, stack_id);
+	char *where, **more;
+
+	if (!slot || !row)
+		return NULL;
+	if (slot->v)
+		return s->where[slot->v - 1];
+	if (!(where = frame_where(s, p, pid, ts_ns, row)))
+		return NULL;
+	if (!(more = grow_array(s->where, &s->cap, s->len, sizeof(*more), 64))) {
+		free(where);
 		return NULL;
 	}
 	s->where = more;
@@ -80,7 +99,7 @@ static char *object_name(sqlite3_stmt *st, struct mtx_profile *p, struct sites *
 	const char *kind = (const char *)sqlite3_column_text(st, 1);
 	uint64_t addr = (uint64_t)sqlite3_column_int64(st, 2), ts = (uint64_t)sqlite3_column_int64(st, 4);
 	int32_t pid = (int32_t)sqlite3_column_int64(st, 3);
-	const char *op = (const char *)sqlite3_column_text(st, 5), *function = (const char *)sqlite3_column_text(st, 9);
+	const char *op = (const char *)sqlite3_column_text(st, 5);
 	const char *where, *abbrev;
 	char *name = NULL;
 
@@ -94,10 +113,9 @@ static char *object_name(sqlite3_stmt *st, struct mtx_profile *p, struct sites *
 			       asprintf(&name, "thread %lld", (long long)sqlite3_column_int64(st, 7)) >= 0 ? name : NULL;
 	if ((name = profile_data_name(p, pid, ts, addr)))
 		return name;
-	if (!op || !function || sqlite3_column_type(st, 6) == SQLITE_NULL)
+	if (!op)
 		return NULL;
-	where = site_where(sites, p, pid, ts, (uint64_t)sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 8),
-			   function);
+	where = site_where(sites, p, pid, ts, sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 8));
 	if (!where)
 		return NULL;
 	if (asprintf(&name, "%s %s", !strcmp(op, "init") ? "init" : !strcmp(op, "open") ? "opened" : "first used",
@@ -135,9 +153,18 @@ int sync_names_write(sqlite3 *db, struct mtx_profile *p, char **err)
 	sqlite3_stmt *st;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(db, objects_sql, -1, &st, NULL) != SQLITE_OK) {
-		error_set(err, "naming the sync objects: %s", sqlite3_errmsg(db));
-		return -EIO;
+	/* The frames as the derived tables will show them; their rows are
+	 * written (profile_finish). */
+	if ((rc = program_frames_load(db, &sites.frames)) ||
+	    sqlite3_prepare_v2(db, frame_sql, -1, &sites.frame, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, objects_sql, -1, &st, NULL) != SQLITE_OK) {
+		if (rc == -ENOMEM)
+			error_set(err, "naming the sync objects: out of memory");
+		else
+			error_set(err, "naming the sync objects: %s", sqlite3_errmsg(db));
+		program_frames_free(sites.frames);
+		sqlite3_finalize(sites.frame);
+		return rc ? rc : -EIO;
 	}
 	/* Named first, written after: the scan must not see its table change. */
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -169,5 +196,7 @@ int sync_names_write(sqlite3 *db, struct mtx_profile *p, char **err)
 		free(sites.where[i]);
 	free(sites.where);
 	keyhash_free(&sites.keys);
+	sqlite3_finalize(sites.frame);
+	program_frames_free(sites.frames);
 	return rc;
 }

@@ -204,6 +204,15 @@ int64_t program_frames_callsite(const struct program_frames *pf, int64_t pid, in
 	return r ? r->function_id : c ? c->function_id : 0;
 }
 
+int64_t program_frames_op(const struct program_frames *pf, int64_t pid, int64_t callsite, int64_t stack_id)
+{
+	const struct pf_row *r = pf ? program_row(pf, stack_id) : NULL;
+	const struct pf_callsite *c = r || !pf ? NULL : callsite_of(pf, pid, callsite);
+	if (c)
+		r = callsite_row(pf, c);
+	return r ? r->id : 0;
+}
+
 void program_frames_free(struct program_frames *pf)
 {
 	if (!pf)

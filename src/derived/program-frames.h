@@ -35,6 +35,13 @@ int64_t program_frames_leaf(const struct program_frames *pf, int64_t stack_id);
  * the call (a library's); 0 when the call site was not named. */
 int64_t program_frames_callsite(const struct program_frames *pf, int64_t pid, int64_t addr);
 
+/* program_frames_op - the stacks.id of the frame a sync op of process
+ * @pid is shown made in (as stack_frames and callsite_frames say, and the
+ * reports show it): the program's frame of its stack @stack_id (collect
+ * --sync-stacks; 0: none) when it has one, else its call site @callsite's
+ * frame (program_frames_callsite); 0 when neither was named. */
+int64_t program_frames_op(const struct program_frames *pf, int64_t pid, int64_t callsite, int64_t stack_id);
+
 void program_frames_free(struct program_frames *pf);
 
 /* analysis_program_frames - fill stack_frames and callsite_frames from

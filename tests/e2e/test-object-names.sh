@@ -10,7 +10,9 @@
 #    from mtx; log_mutex, count_round()::lock and ledger::accounts+0x8 are
 #    among them;
 #  - the heap's: the semaphore audit_lock "init at bank.cc:<line of its
-#    sem_init> in Bank::Bank()", the std::mutex vault "first used ...";
+#    sem_init> in Bank::Bank()", the std::mutex vault "first used at
+#    bank.cc:<line of vault.lock()> in Bank::deposit(long)" (the
+#    program's frame, not libstdc++'s);
 #  - audit_lock, and no other semaphore (go and tried signal), is used as a
 #    lock: in mtx report locks (CSV, its name there too), and teller-1's
 #    failed sem_trywait found teller-0 holding it, as bank arranges;
@@ -64,17 +66,19 @@ for global in log_mutex 'count_round()::lock' 'ledger::accounts+0x8'; do
 done
 [ "$FAILED" = "$FAILED_BEFORE" ] && pass "bank's global locks named as nm -C names them"
 
-# The heap's: where audit_lock was made; the vault by its first use.
+# The heap's: where audit_lock was made; the vault by its first use, in
+# the program's own frame (not libstdc++'s __gthread_mutex_lock inlined
+# there). The lines from the source.
 line=$(grep -n 'sem_init(&audit_lock' "$srcdir/samples/bank.cc" | cut -d: -f1)
+vault_line=$(grep -n '^[[:space:]]*vault.lock();' "$srcdir/samples/bank.cc" | cut -d: -f1)
 audit=$(sql "$DB" "SELECT name FROM sync_objects WHERE kind = 'sem' AND used_as = 'lock'")
 [ "$audit" = "init at bank.cc:$line in Bank::Bank()" ] ||
 	fail "the semaphores used as locks: '$audit', not audit_lock, 'init at bank.cc:$line in Bank::Bank()'"
 vault=$(sql "$DB" "SELECT name FROM sync_objects WHERE kind = 'mutex' AND name NOT LIKE 'log_mutex'
 	AND name NOT LIKE 'ledger::accounts%' AND name NOT LIKE 'count_round()::lock'")
-case "$vault" in
-"first used at "*" in "*) pass "the heap's locks named where they were made: '$audit', '$vault'" ;;
-*) fail "the vault named '$vault'" ;;
-esac
+[ "$vault" = "first used at bank.cc:$vault_line in Bank::deposit(long)" ] ||
+	fail "the vault named '$vault', not 'first used at bank.cc:$vault_line in Bank::deposit(long)'"
+[ "$FAILED" = "$FAILED_BEFORE" ] && pass "the heap's locks named where they were made: '$audit', '$vault'"
 
 # audit_lock in locks, by its name; teller-1's first trywait (before its
 # rounds) failed, finding teller-0 holding it.
