@@ -7,8 +7,9 @@
 # switches, syscalls and a syscall's calls, calls, critical path, help,
 # search, sort and filter; objects at long addresses; sorting, filtering
 # and searching more rows than a view loads; the calls view of a sampled
-# run and of exact calls; q and Q; an object opened from a wait; screens
-# below 80x24; and the file is left unchanged.
+# run and of exact calls; q and Q; an object opened from a wait; named
+# objects (their names wherever objects are shown); screens below 80x24;
+# and the file is left unchanged.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -78,6 +79,25 @@ else
 	browse_start 80x24 "$TMP/wide.db"
 	wait_for "row 1 of 3"; keys 2; wait_for "objects" && expect_screen objects-wide
 	keys q; wait_for "exit=0"
+fi
+
+# Named objects (sync_objects.name, as a collection writes it): the name
+# in the objects view, the history's title, the timeline's detail line
+# and a thread's waits, the address beside it where it fits.
+cp "$TMP/run.db" "$TMP/named.db"
+if ! command -v sqlite3 > /dev/null; then
+	echo "skip: named objects (no sqlite3 shell)"
+elif ! sqlite3 "$TMP/named.db" "UPDATE sync_objects SET name = 'log_mutex' WHERE id = 1;
+		UPDATE sync_objects SET name = 'thread 101' WHERE id = 2"; then
+	fail "could not name the fixture's objects"
+else
+	browse_start 80x24 "$TMP/named.db"
+	wait_for "row 1 of 3"; keys j j Enter; wait_for "thread worker-b (102)" && expect_screen thread-worker-b-named
+	keys Escape 2; wait_for "objects" && expect_screen objects-named
+	keys Enter; wait_for "history" && expect_screen object-history-named
+	keys Escape 4 j j t; wait_for "jump to time"; type_text 300us; keys Enter
+	wait_for "at 300.00 us" && expect_screen timeline-named
+	keys Q; wait_for "exit=0"
 fi
 
 # More threads than a view loads (1000): sorting asks the database for
