@@ -137,6 +137,9 @@ int column_fit(int *widths, const bool *left, char *const *headers, int n, int t
 	for (int c = 0; c < n && line_width(widths, n, 1) > total_width; c++)
 		if (address_named(headers, n, c))
 			widths[c] = COLUMN_LEFT_OUT;
+	/* Without them the columns may fit as far apart as the others. */
+	if (line_width(widths, n, COLUMN_GAP) <= total_width)
+		return COLUMN_GAP;
 	for (;;) {
 		int widest = -1, total = line_width(widths, n, 1);
 		for (int c = 0; c < n; c++)
