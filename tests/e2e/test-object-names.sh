@@ -17,13 +17,15 @@
 #    lock: in mtx report locks (CSV, its name there too), and teller-1's
 #    failed sem_trywait found teller-0 holding it, as bank arranges;
 #  - mtx report object takes a name;
+#  - a stripped copy of bank: log_mutex and audit_lock named by their
+#    place in the file (bank-stripped+0x...), checked with nm and objdump;
 #  - Python: the semaphore of a threading.Lock is in locks, its posts are
 #    the acquisitions the script counted, and a failed acquire found the
 #    thread the script says held it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/samples.sh"
 require_perf
-command -v nm > /dev/null || skip "nm (binutils) is not installed"
+command -v nm > /dev/null && command -v objdump > /dev/null || skip "binutils (nm, objdump) is not installed"
 cd "$TMP" || exit 1
 BANK=$SAMPLES/bank
 DB=$TMP/bank.db
@@ -101,6 +103,28 @@ posts=$(sql "$DB" "SELECT COUNT(*) FROM sync_ops op JOIN sync_objects o ON o.id 
 # mtx report object NAME.
 "$MTX" report "$DB" object log_mutex --format csv > object.csv 2> object.err || fail "object log_mutex: $(cat object.err)"
 grep -q ",log_mutex\$" object.csv || fail "object log_mutex: $(head -3 object.csv)"
+
+# A stripped copy: no symbol says what anything is, so the place in the
+# file does, as addr2line takes it. log_mutex at the address nm gives it
+# in the unstripped file (strip moves nothing); audit_lock made by the
+# call objdump shows there, to sem_init, its return address one past the
+# name's.
+strip -o bank-stripped "$BANK" || fail "strip $BANK"
+collect_same stripped.db -- ./bank-stripped 2 50
+log_mutex_at=$(nm "$BANK" | awk '$3 == "log_mutex" { print $1 }')
+want=$(printf 'bank-stripped+0x%x' $((16#$log_mutex_at)))
+[ "$(sql stripped.db "SELECT COUNT(*) FROM sync_objects WHERE name = '$want'")" = 1 ] ||
+	fail "stripped: no object named '$want' (log_mutex): $(sql stripped.db "SELECT name FROM sync_objects" | tr '\n' ' ')"
+audit=$(sql stripped.db "SELECT name FROM sync_objects WHERE used_as = 'lock'")
+case "$audit" in
+"init at bank-stripped+0x"*)
+	returns_to=$(printf '%x' $((16#${audit#init at bank-stripped+0x} + 1)))
+	objdump -d --no-show-raw-insn bank-stripped | grep -B1 -E "^ +$returns_to:" | head -1 |
+		grep -q 'call.*<sem_init@plt>' || fail "stripped: '$audit' is not in a call to sem_init"
+	;;
+*) fail "stripped: audit_lock named '$audit'" ;;
+esac
+[ "$FAILED" = "$FAILED_BEFORE" ] && pass "stripped: named by the place in the file: '$want', '$audit'"
 
 # Python: threading.Lock is a sem_t. The script says how often it was
 # taken, and (in tids) who held it when another failed to take it.
