@@ -329,7 +329,7 @@ static void op_begin(struct gen *g, struct gen_thread *t, const char *op, int ob
 static void op_end(struct gen *g, struct gen_thread *t, uint64_t end_ns)
 {
 	writer_sync_op(g->w, t->tid, obj_id(t->op_obj), t->op, t->op_start_ns, end_ns, 0, t->op_arg,
-		       callsite(t), 0);
+		       callsite(t), 0, false, 0, 0);
 	g->rows[T_SYNC_OPS]++;
 	g->events++;
 	t->op = NULL;

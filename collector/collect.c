@@ -367,7 +367,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
 	if (o->sync) {
-		rc = collect_sync_prepare(&cs, o->argv[0], found, o->sync_stack_frames, err);
+		rc = collect_sync_prepare(&cs, o->argv[0], found, o->sync_stack_frames, &o->inject, err);
 		if (!rc && o->user)
 			rc = collect_sync_give_to(&cs, o->uid, o->gid, err);
 		if (rc)

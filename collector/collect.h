@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "collector/sync/inject-overhead.h"
+
 struct collect_options {
 	const char *output;     /* run.db path */
 	char *const *argv;      /* program and its arguments */
@@ -16,6 +18,7 @@ struct collect_options {
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
 	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
 	unsigned sync_stack_frames; /* --sync-stacks: user frames per sync op, 0: none */
+	struct sync_inject inject; /* --inject-overhead; delay_ns 0: none */
 	unsigned sample_stack_bytes; /* --call-graph dwarf: user stack copied per sample;
 	                              * 0: frame-pointer chains only */
 	const char *command;    /* the command line, for meta */

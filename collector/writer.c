@@ -34,7 +34,8 @@
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite, stack_id, unfinished) VALUES (?,?,?,?,?,?,?,?,?,?)")                       \
+		   "callsite, stack_id, unfinished, overhead_ns, injected_ns) "                 \
+		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")                       \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -298,7 +299,7 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, co
 
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
 		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
-		   uint32_t stack_id)
+		   uint32_t stack_id, bool cost_measured, uint32_t overhead_ns, uint32_t injected_ns)
 {
 	struct queued_row *r = row(w, STMT_SYNC_OP);
 	if (!r)
@@ -313,6 +314,8 @@ int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const c
 	row_put_int(r, (int64_t)callsite);
 	row_put_int_or_null(r, stack_id, stack_id != 0);
 	row_put_text(r, sync_result_unfinished(result));
+	row_put_int_or_null(r, overhead_ns, cost_measured);
+	row_put_int_or_null(r, injected_ns, cost_measured);
 	return put(w, r);
 }
 

@@ -15,6 +15,7 @@
 #define MTX_COLLECTOR_WRITER_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,10 +78,11 @@ struct mtx_syscall_row {
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
 /* Sync ops are written as they are drained; object ids come from
  * collector/sync/objects.c. @arg and @callsite are stored as given;
- * @stack_id 0 for none (NULL). */
+ * @stack_id 0 for none (NULL). @overhead_ns and @injected_ns (what the
+ * wrapper cost) are NULL when @cost_measured is false (uprobes). */
 int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
 		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
-		   uint32_t stack_id);
+		   uint32_t stack_id, bool cost_measured, uint32_t overhead_ns, uint32_t injected_ns);
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 

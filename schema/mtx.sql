@@ -147,10 +147,14 @@ CREATE TABLE sync_ops (
 	holder_tid INTEGER,            -- lock ops: who held the lock when this one asked for it
 	hold_ns    INTEGER,            -- acquiring lock ops: time until the matching unlock
 	stack_id   INTEGER,            -- stacks.id (--sync-stacks)
-	unfinished TEXT                -- NULL: it returned (result set); else why not, result NULL:
+	unfinished TEXT,               -- NULL: it returned (result set); else why not, result NULL:
 	                               -- thread_exit (its thread ended inside it; end_ns is the
 	                               -- thread's end), siglongjmp (a signal handler jumped out of
 	                               -- it; end_ns is the jump)
+	overhead_ns INTEGER,           -- what the wrapper added to its thread beyond the real call
+	                               -- (before start_ns), lane-full waits and injected_ns
+	                               -- included; NULL: not measured (uprobes, older runs)
+	injected_ns INTEGER            -- the part of overhead_ns that --inject-overhead added
 );
 
 -- Functions named by calls, stacks and sync call sites: one row per

@@ -86,6 +86,10 @@ struct mtx_lane_region {
 	 * any more, and on_gone (if set) was told, once. */
 	int gone;
 	void (*on_gone)(void);
+	/* The clock of the records (the library's stamp), to add a wait for a
+	 * full lane to the overhead of the record that waited; NULL: not added
+	 * (tests). */
+	uint64_t (*stamp)(void);
 };
 
 /* One thread's writing state. Zero-initialized means "no lane yet". The
@@ -141,6 +145,7 @@ static inline int lane_region_open_as(struct mtx_lane_region *r, void *base, siz
 	r->wake_word = &h->drain_wake;
 	r->gone = 0;
 	r->on_gone = NULL;
+	r->stamp = NULL;
 	return 0;
 }
 
@@ -460,8 +465,19 @@ _Static_assert(offsetof(struct mtx_lane_writer, pid) == offsetof(struct mtx_lane
 		       offsetof(struct mtx_sync_record, tid) == 40 &&
 		       offsetof(struct mtx_sync_record, kind) == 48 &&
 		       offsetof(struct mtx_sync_record, op) == 50 &&
-		       offsetof(struct mtx_sync_record, result) == 52,
+		       offsetof(struct mtx_sync_record, result) == 52 &&
+		       offsetof(struct mtx_sync_record, overhead) == 56 &&
+		       offsetof(struct mtx_sync_record, injected) == 60 &&
+		       sizeof(struct mtx_sync_record) == 64 && sizeof(struct mtx_sync_op_slot) == 128,
 	       "the sequences' layout");
+
+/* @a + @b, at most UINT32_MAX: a record's overhead. */
+static inline uint32_t lane_add_sat32(uint32_t a, uint64_t b)
+{
+	uint64_t sum = (uint64_t)a + b;
+
+	return sum < b || sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
 
 /* Begin: fill the next op slot and count it. Returns 1, or 0 when the lane
  * is gone (a child forked by a handler) or holds MTX_LANE_MAX_OPS ops. */
@@ -477,7 +493,7 @@ lane_seq_begin(struct mtx_lane_writer *w, uint64_t frame, uint64_t start_ns, uin
 		     "shrq $48, %%rdx\n\t"
 		     "cmpq %[max], %%rdx\n\t"
 		     "jae %l[refused]\n\t"
-		     "shlq $6, %%rdx\n\t"
+		     "shlq $7, %%rdx\n\t"
 		     "leaq %c[o_ops](%%rcx,%%rdx), %%rdx\n\t"
 		     "movq %[frame], %c[o_frame](%%rdx)\n\t"
 		     "movq %[start], 0(%%rdx)\n\t"
@@ -489,6 +505,7 @@ lane_seq_begin(struct mtx_lane_writer *w, uint64_t frame, uint64_t start_ns, uin
 		     "movq %%rax, 40(%%rdx)\n\t"
 		     "movl %[kind_op], 48(%%rdx)\n\t"
 		     "movl $0, 52(%%rdx)\n\t"
+		     "movq $0, 56(%%rdx)\n\t"
 		     "movabsq %[one], %%rax\n\t"
 		     "addq %%rax, %c[o_head](%%rcx)\n" /* counted: the commit */
 		     LANE_SEQ_ABORT
@@ -522,7 +539,7 @@ lane_seq_publish(struct mtx_lane_writer *w, const struct mtx_sync_record *src, u
 		     "movq %[src], %%rsi\n"
 		     "6:\tmovq %%rdx, %%r9\n\t"
 		     "andq %c[o_mask](%[w]), %%r9\n\t"
-		     "imulq $56, %%r9, %%r9\n\t"
+		     "shlq $6, %%r9\n\t"
 		     "addq %c[o_recs](%[w]), %%r9\n\t"
 		     "movq 0(%%rsi), %%rax\n\tmovq %%rax, 0(%%r9)\n\t"
 		     "movq 8(%%rsi), %%rax\n\tmovq %%rax, 8(%%r9)\n\t"
@@ -531,7 +548,8 @@ lane_seq_publish(struct mtx_lane_writer *w, const struct mtx_sync_record *src, u
 		     "movq 32(%%rsi), %%rax\n\tmovq %%rax, 32(%%r9)\n\t"
 		     "movq 40(%%rsi), %%rax\n\tmovq %%rax, 40(%%r9)\n\t"
 		     "movq 48(%%rsi), %%rax\n\tmovq %%rax, 48(%%r9)\n\t"
-		     "addq $56, %%rsi\n\t"
+		     "movq 56(%%rsi), %%rax\n\tmovq %%rax, 56(%%r9)\n\t"
+		     "addq $64, %%rsi\n\t"
 		     "incq %%rdx\n\t"
 		     "cmpq %%r8, %%rdx\n\t"
 		     "jne 6b\n\t"
@@ -656,18 +674,24 @@ static inline int lane_owns_op(const struct mtx_lane_writer *w, const struct mtx
 /* The slow path of lane_publish: signals blocked, or the lane full. */
 static __attribute__((noinline, cold, unused)) int
 lane_publish_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w,
-		  const struct mtx_sync_record *src, uint32_t k)
+		  struct mtx_sync_record *src, uint32_t k)
 {
 	for (;;) {
+		uint64_t waited_from;
+
 		if (!LANE_RUN_SEQ(w, lane_seq_publish(w, src, k)))
 			return 1;
 		if (!w->lane)
 			return 0; /* a forked child's copy of its parent's op */
+		waited_from = r->stamp ? r->stamp() : 0;
 		if (!lane_make_room(r, w, k)) {
 			lane_drop_op(w);
 			__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
+		/* the wait is this op's overhead (the record is ours until published) */
+		if (r->stamp)
+			src[k - 1].overhead = lane_add_sat32(src[k - 1].overhead, r->stamp() - waited_from);
 	}
 }
 
@@ -680,35 +704,52 @@ lane_publish_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w,
  */
 static inline __attribute__((always_inline)) int
 lane_publish(struct mtx_lane_region *r, struct mtx_lane_writer *w,
-	     const struct mtx_sync_record *src, uint32_t k)
+	     struct mtx_sync_record *src, uint32_t k)
 {
 	if (__builtin_expect(!w->no_rseq, 1) && lane_seq_publish(w, src, k) == 0)
 		return 1;
 	return lane_publish_slow(r, w, src, k);
 }
 
+/* What an op's wrapper cost its thread (shm.h, RECORDS: overhead,
+ * injected), in the records' clock units. */
+struct lane_cost {
+	uint32_t overhead, injected;
+};
+
 /* Complete @rec: returned with @result at @end_ns (@start_ns too when it
- * was not known at the start). end_ns is stored last: a nonzero one says
- * the call returned. */
+ * was not known at the start), having cost @cost. end_ns is stored last: a
+ * nonzero one says the call returned. */
 static inline __attribute__((always_inline)) void
-lane_complete(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result)
+lane_complete(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result,
+	      struct lane_cost cost)
 {
 	if (start_ns)
 		rec->start_ns = start_ns;
 	rec->result = result;
+	rec->overhead = cost.overhead;
+	rec->injected = cost.injected;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rec->end_ns = end_ns;
 }
 
-/* lane_end_op - complete @rec (from lane_begin_op) and publish it. */
+/* lane_end_op_cost - complete @rec (from lane_begin_op) and publish it. */
+static inline __attribute__((always_inline)) int
+lane_end_op_cost(struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_sync_record *rec,
+		 uint64_t start_ns, uint64_t end_ns, int32_t result, struct lane_cost cost)
+{
+	if (__builtin_expect(!lane_owns_op(w, rec), 0))
+		return 0;
+	lane_complete(rec, start_ns, end_ns, result, cost);
+	return lane_publish(r, w, rec, 1);
+}
+
+/* lane_end_op - lane_end_op_cost of an op that cost nothing measured. */
 static inline __attribute__((always_inline)) int
 lane_end_op(struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_sync_record *rec,
 	    uint64_t start_ns, uint64_t end_ns, int32_t result)
 {
-	if (__builtin_expect(!lane_owns_op(w, rec), 0))
-		return 0;
-	lane_complete(rec, start_ns, end_ns, result);
-	return lane_publish(r, w, rec, 1);
+	return lane_end_op_cost(r, w, rec, start_ns, end_ns, result, (struct lane_cost){ 0, 0 });
 }
 
 /*
@@ -719,14 +760,15 @@ lane_end_op(struct mtx_lane_region *r, struct mtx_lane_writer *w, struct mtx_syn
  */
 static inline int lane_end_op_stack(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 				    struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns,
-				    int32_t result, const uint64_t *pcs, uint32_t nr)
+				    int32_t result, struct lane_cost cost, const uint64_t *pcs,
+				    uint32_t nr)
 {
 	struct mtx_sync_record recs[MTX_SYNC_FRAMES_MAX_RECORDS + 1];
 	uint32_t frames;
 
 	if (!lane_owns_op(w, rec))
 		return 0;
-	lane_complete(rec, start_ns, end_ns, result);
+	lane_complete(rec, start_ns, end_ns, result, cost);
 	if (nr > MTX_SYNC_STACK_MAX)
 		nr = MTX_SYNC_STACK_MAX;
 	frames = (nr + MTX_SYNC_FRAMES_PER_RECORD - 1) / MTX_SYNC_FRAMES_PER_RECORD;

@@ -16,7 +16,8 @@ collector_preload_libmtx_preload_la_SOURCES = \
 	collector/preload/preload-signal.c \
 	collector/preload/preload-calls.c \
 	collector/preload/preload-jump.c \
-	collector/preload/preload-unwind.c
+	collector/preload/preload-unwind.c \
+	collector/preload/preload-inject.c
 collector_preload_libmtx_preload_la_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer \
 	-fvisibility=hidden -ftls-model=initial-exec
 collector_preload_libmtx_preload_la_LDFLAGS = -module -avoid-version -shared

@@ -24,17 +24,20 @@ PRELOAD_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 PRELOAD_EXPORT int sem_wait(sem_t *s)
 {
 	struct mtx_sync_record *o;
-	uint64_t t0, t1;
+	uint64_t e, b, t0, t1;
+	uint32_t injected;
 	int r, saved;
 
 	if (!preload_on())
 		return REAL(sem_wait)(s);
+	e = preload_now();
 	o = preload_begin(K, O(WAIT), s, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	saved = errno;
+	b = preload_call_starts(o, &e, &injected);
 	r = REAL(sem_trywait)(s);
 	if (r == 0) {
 		t0 = preload_now();
-		preload_end(o, t0, t0, 0);
+		preload_end(o, t0, t0, 0, preload_cost(e, b, injected));
 		return 0;
 	}
 	errno = saved; /* the failed try must not leave EAGAIN behind */
@@ -42,7 +45,7 @@ PRELOAD_EXPORT int sem_wait(sem_t *s)
 	preload_started(o, t0);
 	r = REAL(sem_wait)(s);
 	t1 = preload_now();
-	preload_end(o, 0, t1, RESULT_ERRNO(r));
+	preload_end(o, 0, t1, RESULT_ERRNO(r), preload_cost(e, b, injected));
 	return r;
 }
 
@@ -78,7 +81,8 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	mode_t mode = 0;
 	unsigned value = 0;
 	struct mtx_sync_record *o;
-	uint64_t t0, t1;
+	uint64_t e, t0, t1;
+	uint32_t injected;
 	sem_t *s;
 
 	/* The mode and value arguments exist only with O_CREAT. */
@@ -92,12 +96,13 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	}
 	if (!preload_on())
 		return REAL(sem_open)(name, oflag, mode, value);
-	t0 = preload_now();
-	o = preload_begin(K, O(OPEN), NULL, value, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	e = preload_now();
+	o = preload_begin(K, O(OPEN), NULL, value, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	t0 = preload_call_starts(o, &e, &injected);
 	s = REAL(sem_open)(name, oflag, mode, value);
 	t1 = preload_now();
 	preload_learned(o, s == SEM_FAILED ? NULL : s, value);
-	preload_end(o, 0, t1, s == SEM_FAILED ? errno : 0);
+	preload_end(o, t0, t1, s == SEM_FAILED ? errno : 0, preload_cost(e, t0, injected));
 	return s;
 }
 

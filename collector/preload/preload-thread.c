@@ -19,18 +19,20 @@ PRELOAD_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr
 				  void *(*start)(void *), void *restrict arg)
 {
 	struct mtx_sync_record *o;
-	uint64_t t0, t1;
+	uint64_t e, t0, t1;
+	uint32_t injected;
 	int r;
 
 	if (!preload_on())
 		return REAL(pthread_create)(thread, attr, start, arg);
-	t0 = preload_now();
-	o = preload_begin(K, O(CREATE), NULL, 0, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	e = preload_now();
+	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	t0 = preload_call_starts(o, &e, &injected);
 	r = REAL(pthread_create)(thread, attr, start, arg);
 	t1 = preload_now();
 	if (r == 0)
 		preload_learned(o, (void *)*thread, (uint32_t)preload_thread_tid(*thread));
-	preload_end(o, 0, t1, r);
+	preload_end(o, t0, t1, r, preload_cost(e, t0, injected));
 	return r;
 }
 
@@ -57,11 +59,14 @@ PRELOAD_EXPORT int pthread_detach(pthread_t thread)
 PRELOAD_EXPORT void pthread_exit(void *retval)
 {
 	if (preload_on()) {
-		uint64_t t = preload_now();
+		uint64_t e = preload_now(), t;
+		struct mtx_sync_record *o = preload_begin(K, O(EXIT), (void *)pthread_self(),
+							  (uintptr_t)retval, e, PRELOAD_CALLSITE,
+							  PRELOAD_FRAME);
+		uint32_t injected;
 
-		preload_end(preload_begin(K, O(EXIT), (void *)pthread_self(), (uintptr_t)retval, t,
-					  PRELOAD_CALLSITE, PRELOAD_FRAME),
-			    0, t, 0);
+		t = preload_call_starts(o, &e, &injected);
+		preload_end(o, t, t, 0, preload_cost(e, t, injected));
 	}
 	preload_calls_thread_exit();
 	REAL(pthread_exit)(retval);
@@ -71,18 +76,20 @@ PRELOAD_EXPORT void pthread_exit(void *retval)
 PRELOAD_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 {
 	struct mtx_sync_record *o;
-	uint64_t t0, t1;
+	uint64_t e, t0, t1;
+	uint32_t injected;
 	int r;
 
 	if (!preload_on())
 		return REAL(thrd_create)(thr, func, arg);
-	t0 = preload_now();
-	o = preload_begin(K, O(CREATE), NULL, 0, t0, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	e = preload_now();
+	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
+	t0 = preload_call_starts(o, &e, &injected);
 	r = REAL(thrd_create)(thr, func, arg);
 	t1 = preload_now();
 	if (r == thrd_success)
 		preload_learned(o, (void *)*thr, (uint32_t)preload_thread_tid(*thr));
-	preload_end(o, 0, t1, r);
+	preload_end(o, t0, t1, r, preload_cost(e, t0, injected));
 	return r;
 }
 
@@ -106,11 +113,14 @@ PRELOAD_EXPORT int thrd_detach(thrd_t thr)
 PRELOAD_EXPORT void thrd_exit(int res)
 {
 	if (preload_on()) {
-		uint64_t t = preload_now();
+		uint64_t e = preload_now(), t;
+		struct mtx_sync_record *o = preload_begin(K, O(EXIT), (void *)pthread_self(),
+							  (uint64_t)(uint32_t)res, e, PRELOAD_CALLSITE,
+							  PRELOAD_FRAME);
+		uint32_t injected;
 
-		preload_end(preload_begin(K, O(EXIT), (void *)pthread_self(), (uint64_t)(uint32_t)res, t,
-					  PRELOAD_CALLSITE, PRELOAD_FRAME),
-			    0, t, 0);
+		t = preload_call_starts(o, &e, &injected);
+		preload_end(o, t, t, 0, preload_cost(e, t, injected));
 	}
 	preload_calls_thread_exit();
 	REAL(thrd_exit)(res);

@@ -167,13 +167,21 @@ static uint32_t stack_walk(const struct preload_thread *t, uint64_t callsite, ui
 
 /* preload_end with --sync-stacks: the record follows the caller's stack. */
 __attribute__((noinline)) void preload_end_stack(struct mtx_sync_record *rec, uint64_t start_ns,
-						 uint64_t end_ns, int32_t result)
+						 uint64_t end_ns, int32_t result, struct lane_cost cost)
 {
 	struct preload_thread *t = &preload_tls;
-	uint64_t pcs[MTX_SYNC_STACK_MAX];
+	uint64_t pcs[MTX_SYNC_STACK_MAX], walk_start = preload_now();
 	uint32_t nr = stack_walk(t, rec->callsite, pcs, preload_stack_frames);
 
-	lane_end_op_stack(&preload_region, &t->w, rec, start_ns, end_ns, result, pcs, nr);
+	/* the walk is the wrapper's cost too (--sync-stacks only) */
+	cost.overhead = lane_add_sat32(cost.overhead, preload_now() - walk_start);
+	lane_end_op_stack(&preload_region, &t->w, rec, start_ns, end_ns, result, cost, pcs, nr);
+}
+
+/* preload_now out of line: the region's clock for lane.h's slow paths. */
+static uint64_t region_stamp(void)
+{
+	return preload_now();
 }
 
 int preload_claim_in(struct preload_thread *t, struct mtx_lane_writer *w,
@@ -326,6 +334,8 @@ __attribute__((constructor)) static void preload_init(void)
 		lane_reap_pid(&preload_region, getpid());
 		preload_stack_frames = preload_region.hdr->stack_frames;
 		preload_region.on_gone = collector_gone;
+		preload_region.stamp = region_stamp;
+		preload_inject_setup(preload_region.hdr);
 		if (preload_stack_frames > MTX_SYNC_STACK_MAX)
 			preload_stack_frames = MTX_SYNC_STACK_MAX;
 		__atomic_store_n(&preload_attached, 1, __ATOMIC_RELEASE);

@@ -13,6 +13,17 @@
  *     acquisition;
  *   - everything that may block takes a stamp before and after.
  * So an uncontended lock+unlock pair costs two clock reads, not four.
+ *
+ * What the wrapper costs its thread (the record's overhead, shm.h): one
+ * more stamp at the wrapper's entry, and the stamp just before the real
+ * call (preload_call_starts), which is also the op's start_ns: whatever
+ * the wrapper did first (claiming a lane, filling in the op, the busy wait
+ * of --inject-overhead) lies before start_ns, in the thread's time before
+ * the op. After the real call the wrapper only publishes the record: a
+ * few stores that no stamp sees, unless the lane is full (lane.h adds
+ * that wait). So overhead = (exit - entry) - (after real - before real)
+ * with exit taken as the stamp after the real call, for two more clock
+ * reads at most per op.
  */
 #ifndef MTX_COLLECTOR_PRELOAD_PRELOAD_H
 #define MTX_COLLECTOR_PRELOAD_PRELOAD_H
@@ -145,6 +156,9 @@ struct preload_thread {
 	struct mtx_lane_writer cw; /* the call region's lane (preload-calls.c) */
 	uint32_t guard;        /* library code running in this thread: don't record */
 	uint32_t nolane_stalled; /* a lane claim waited in vain: don't wait again */
+	/* --inject-overhead:thread=NAME: the name-change count (plus one) at
+	 * which inject_here was decided, and whether this thread is named so */
+	uint32_t inject_seen, inject_here;
 	uintptr_t stack_lo, stack_hi; /* the thread's stack, for stack walks; 0: unknown */
 };
 
@@ -182,7 +196,17 @@ extern uint32_t preload_stack_frames;
 
 /* preload_end with the caller's user stack (see preload.c). */
 void preload_end_stack(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns,
-		       int32_t result);
+		       int32_t result, struct lane_cost cost);
+
+/* --inject-overhead (preload-inject.c): the busy wait before each real
+ * call, in the records' clock units; 0: none. */
+extern uint64_t preload_inject_delay;
+/* The busy wait if the calling thread is in the option's scope; returns
+ * the stamp after it, and the wait in *@injected; the time it spent off
+ * the CPU moves the wrapper's *@entry stamp later. */
+uint64_t preload_inject(uint64_t *entry, uint32_t *injected);
+/* Read the option from the region's header. */
+void preload_inject_setup(const struct mtx_shm_header *h);
 
 /* Kernel tid of a live thread handle, 0 when unknown (see preload.c). */
 static inline int32_t preload_thread_tid(pthread_t thread)
@@ -217,6 +241,31 @@ static inline uint64_t preload_now(void)
 }
 
 /*
+ * preload_call_starts - the real call of op @rec is next: the busy wait of
+ * --inject-overhead when the thread is in its scope (*@injected: how
+ * long; *@entry, the wrapper's entry stamp, moves later by what of it was
+ * spent off the CPU), then a stamp, returned: the end of the wrapper's
+ * own work before the call.
+ */
+static inline __attribute__((always_inline)) uint64_t
+preload_call_starts(const struct mtx_sync_record *rec, uint64_t *entry, uint32_t *injected)
+{
+	*injected = 0;
+	if (__builtin_expect(preload_inject_delay != 0, 0) && rec)
+		return preload_inject(entry, injected);
+	return preload_now();
+}
+
+/* What the wrapper cost from its entry stamp @entry to @call_start
+ * (preload_call_starts), of which @injected was the injected wait. */
+static inline struct lane_cost preload_cost(uint64_t entry, uint64_t call_start, uint32_t injected)
+{
+	uint64_t d = call_start > entry ? call_start - entry : 0;
+
+	return (struct lane_cost){ d > UINT32_MAX ? UINT32_MAX : (uint32_t)d, injected };
+}
+
+/*
  * preload_begin - the calling thread starts an operation (claiming a lane on
  * its first): its description goes into the lane's ops (shm.h) before the
  * real call, so that the op is recorded even if the thread dies inside the
@@ -237,17 +286,19 @@ preload_begin(enum mtx_sync_kind kind, enum mtx_sync_op op, const volatile void 
 }
 
 /* preload_end - the call returned (@result) at @end_ns (and started at
- * @start_ns when that was not known to preload_begin): publish @rec. */
+ * @start_ns when that was not known to preload_begin), the wrapper having
+ * cost @cost (preload_cost): publish @rec. */
 static inline __attribute__((always_inline)) void
-preload_end(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result)
+preload_end(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t end_ns, int32_t result,
+	    struct lane_cost cost)
 {
 	if (__builtin_expect(rec == NULL, 0))
 		return;
 	if (__builtin_expect(preload_stack_frames != 0, 0)) {
-		preload_end_stack(rec, start_ns, end_ns, result);
+		preload_end_stack(rec, start_ns, end_ns, result, cost);
 		return;
 	}
-	lane_end_op(&preload_region, &preload_tls.w, rec, start_ns, end_ns, result);
+	lane_end_op_cost(&preload_region, &preload_tls.w, rec, start_ns, end_ns, result, cost);
 }
 
 /* A blocking call's stamp taken once it is known that the op blocks. */
@@ -287,14 +338,16 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 #define TRACE_BEFORE_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                      \
 		struct mtx_sync_record *o_;                                       \
-		uint64_t t_;                                                      \
+		uint64_t e_, t_;                                                  \
+		uint32_t i_;                                                      \
 		int r_;                                                           \
 		if (!preload_on())                                                \
 			return call;                                              \
-		t_ = preload_now();                                               \
-		o_ = preload_begin(kind, op, obj, arg, t_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		e_ = preload_now();                                               \
+		o_ = preload_begin(kind, op, obj, arg, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		t_ = preload_call_starts(o_, &e_, &i_);                                \
 		r_ = call;                                                        \
-		preload_end(o_, 0, t_, result_of(r_));                            \
+		preload_end(o_, t_, t_, result_of(r_), preload_cost(e_, t_, i_)); \
 		return r_;                                                        \
 	} while (0)
 #define TRACE_BEFORE(kind, op, obj, arg, call) TRACE_BEFORE_AS(RESULT_RETURNED, kind, op, obj, arg, call)
@@ -303,28 +356,33 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 #define TRACE_BEFORE_VOID(kind, op, obj, call)                                    \
 	do {                                                                      \
 		struct mtx_sync_record *o_;                                       \
-		uint64_t t_;                                                      \
+		uint64_t e_, t_;                                                  \
+		uint32_t i_;                                                      \
 		if (!preload_on()) {                                              \
 			call;                                                     \
 			return;                                                   \
 		}                                                                 \
-		t_ = preload_now();                                               \
-		o_ = preload_begin(kind, op, obj, 0, t_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		e_ = preload_now();                                               \
+		o_ = preload_begin(kind, op, obj, 0, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		t_ = preload_call_starts(o_, &e_, &i_);                                \
 		call;                                                             \
-		preload_end(o_, 0, t_, 0);                                        \
+		preload_end(o_, t_, t_, 0, preload_cost(e_, t_, i_));             \
 	} while (0)
 
 #define TRACE_AFTER_AS(result_of, kind, op, obj, arg, call)                       \
 	do {                                                                      \
 		struct mtx_sync_record *o_;                                       \
-		uint64_t t_;                                                      \
+		uint64_t e_, b_, t_;                                              \
+		uint32_t i_;                                                      \
 		int r_;                                                           \
 		if (!preload_on())                                                \
 			return call;                                              \
+		e_ = preload_now();                                               \
 		o_ = preload_begin(kind, op, obj, arg, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		b_ = preload_call_starts(o_, &e_, &i_);                                \
 		r_ = call;                                                        \
 		t_ = preload_now();                                               \
-		preload_end(o_, t_, t_, result_of(r_));                           \
+		preload_end(o_, t_, t_, result_of(r_), preload_cost(e_, b_, i_)); \
 		return r_;                                                        \
 	} while (0)
 #define TRACE_AFTER(kind, op, obj, arg, call) TRACE_AFTER_AS(RESULT_RETURNED, kind, op, obj, arg, call)
@@ -332,15 +390,17 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 #define TRACE_BLOCKING_AS(result_of, kind, op, obj, arg, call)                      \
 	do {                                                                        \
 		struct mtx_sync_record *o_;                                         \
-		uint64_t t0_, t1_;                                                  \
+		uint64_t e_, t0_, t1_;                                              \
+		uint32_t i_;                                                        \
 		int r_;                                                             \
 		if (!preload_on())                                                  \
 			return call;                                                \
-		t0_ = preload_now();                                                \
-		o_ = preload_begin(kind, op, obj, arg, t0_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		e_ = preload_now();                                                 \
+		o_ = preload_begin(kind, op, obj, arg, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		t0_ = preload_call_starts(o_, &e_, &i_);                                 \
 		r_ = call;                                                          \
 		t1_ = preload_now();                                                \
-		preload_end(o_, 0, t1_, result_of(r_));                             \
+		preload_end(o_, t0_, t1_, result_of(r_), preload_cost(e_, t0_, i_)); \
 		return r_;                                                          \
 	} while (0)
 #define TRACE_BLOCKING(kind, op, obj, arg, call) TRACE_BLOCKING_AS(RESULT_RETURNED, kind, op, obj, arg, call)
@@ -355,22 +415,25 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 #define TRACE_TRY_FIRST(kind, op, obj, trycall, fast, call)                         \
 	do {                                                                        \
 		struct mtx_sync_record *o_;                                         \
-		uint64_t t0_, t1_;                                                  \
+		uint64_t e_, b_, t0_, t1_;                                          \
+		uint32_t i_;                                                        \
 		int r_;                                                             \
 		if (!preload_on())                                                  \
 			return call;                                                \
+		e_ = preload_now();                                                 \
 		o_ = preload_begin(kind, op, obj, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		b_ = preload_call_starts(o_, &e_, &i_);                                  \
 		r_ = trycall;                                                       \
 		if (fast) {                                                         \
 			t0_ = preload_now();                                        \
-			preload_end(o_, t0_, t0_, r_);                              \
+			preload_end(o_, t0_, t0_, r_, preload_cost(e_, b_, i_));    \
 			return r_;                                                  \
 		}                                                                   \
 		t0_ = preload_now();                                                \
 		preload_started(o_, t0_);                                           \
 		r_ = call;                                                          \
 		t1_ = preload_now();                                                \
-		preload_end(o_, 0, t1_, r_);                                        \
+		preload_end(o_, 0, t1_, r_, preload_cost(e_, b_, i_));              \
 		return r_;                                                          \
 	} while (0)
 

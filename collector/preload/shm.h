@@ -122,7 +122,18 @@
  * RECORDS
  *
  * struct mtx_sync_record (above), MTX_SHM_RECORD_SIZE bytes,
- * kind and op from the tables below. Records of one lane are in the order
+ * kind and op from the tables below. overhead is what the wrapper added to
+ * its thread beyond the real call: from its entry to just before the real
+ * call (claiming a lane, filling in the op, the injected busy wait), plus
+ * any wait for a full lane while publishing and, with stack_frames, the
+ * stack walk; the few stores that publish the record and the return are
+ * not seen by a stamp. injected is the busy wait of --inject-overhead
+ * (inject_delay, inject_tid, inject_thread in the header: the wait, in
+ * clock_id units, before the real call of every operation of the thread
+ * with that tid or name; 0 and "" mean any thread), included in overhead.
+ * The wait is of time on the CPU: a step of it longer than inject_gap
+ * (the thread was preempted or interrupted) is left out of both, and the
+ * wait goes on for that long. Records of one lane are in the order
  * their operations completed in that thread. result is the call's, or one of
  * MTX_SYNC_RESULT_UNRETURNED (its thread died in it; written by the
  * collector from ops) and MTX_SYNC_RESULT_ABANDONED (a signal handler left
@@ -190,6 +201,11 @@ struct mtx_sync_record {
 	uint16_t kind;     /* enum mtx_sync_kind */
 	uint16_t op;       /* enum mtx_sync_op */
 	int32_t result;    /* return value of the call (0 or an errno) */
+	/* What the wrapper added to its thread beyond the real call, and the
+	 * part of it that --inject-overhead's busy wait was, in clock_id units
+	 * (TSC ticks or ns), saturated at UINT32_MAX (RECORDS below). */
+	uint32_t overhead;
+	uint32_t injected;
 };
 
 /* Environment variable naming the region (its shm_open name, with the '/'). */
@@ -203,7 +219,7 @@ struct mtx_sync_record {
 #define MTX_CALL_ENV "MTX_CALL_REGION"
 /* Set in mtx_call_record.stamp for an exit. */
 #define MTX_CALL_EXIT (1ull << 63)
-#define MTX_SHM_VERSION 3u
+#define MTX_SHM_VERSION 4u
 #define MTX_SHM_HEADER_SIZE 4096u
 #define MTX_SHM_LANE_HEADER_SIZE 4096u
 #define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
@@ -252,8 +268,17 @@ struct mtx_shm_header {
 	int32_t clock_id;
 	int32_t creator_pid;
 	uint32_t stack_frames; /* 0, or the most user frames a record carries */
-	uint32_t _pad1;
-	uint64_t _pad0[7];
+	/* --inject-overhead: the thread it is limited to, 0 for all */
+	int32_t inject_tid;
+	/* --inject-overhead: the busy wait before each real call, in clock_id
+	 * units; 0: none */
+	uint64_t inject_delay;
+	/* --inject-overhead: the thread name it is limited to, "" for all */
+	char inject_thread[16];
+	/* --inject-overhead: a step of the busy wait longer than this (clock_id
+	 * units) was time off the CPU, and does not count */
+	uint64_t inject_gap;
+	uint64_t _pad0[3];
 	/* On their own cache line: the only header fields written after setup. */
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;
@@ -283,15 +308,16 @@ static inline uint32_t mtx_lane_nr_ops(uint64_t word)
 	return (uint32_t)(word >> MTX_LANE_HEAD_BITS);
 }
 
-/* One operation in progress (LANES, ops): a cache line. */
+/* One operation in progress (LANES, ops): two cache lines. */
 struct mtx_sync_op_slot {
 	struct mtx_sync_record rec;
 	uint64_t frame; /* the wrapper's stack frame */
+	uint64_t _pad[7];
 };
 
 /* Ops in progress a lane can hold: signal handlers nested this deep, each
  * inside a traced call; a deeper one is counted in lost_full. */
-#define MTX_LANE_MAX_OPS 60u
+#define MTX_LANE_MAX_OPS 30u
 
 /* mtx_sync_record.result of a call that did not return: its thread died in
  * it (sync_ops.unfinished 'thread_exit'), or a signal handler left it by
@@ -325,8 +351,8 @@ struct mtx_shm_lane {
 
 _Static_assert(sizeof(struct mtx_shm_header) <= MTX_SHM_HEADER_SIZE, "header fits");
 _Static_assert(sizeof(struct mtx_shm_lane) == MTX_SHM_LANE_HEADER_SIZE, "lane header size");
-_Static_assert(sizeof(struct mtx_sync_record) == 56, "record layout is part of the format");
-_Static_assert(sizeof(struct mtx_sync_op_slot) == 64, "an op in progress is a cache line");
+_Static_assert(sizeof(struct mtx_sync_record) == 64, "record layout is part of the format");
+_Static_assert(sizeof(struct mtx_sync_op_slot) == 128, "an op in progress is two cache lines");
 _Static_assert(sizeof(struct mtx_call_record) == 16, "record layout is part of the format");
 
 /* The kind that marks a frames record (not a kind of object). */
@@ -342,7 +368,7 @@ struct mtx_sync_frames {
 	uint8_t nr;     /* pcs used in this record, 1 .. MTX_SYNC_FRAMES_PER_RECORD */
 	uint8_t index;  /* this record's place among its operation's frames records */
 	uint8_t count;  /* how many frames records the operation has */
-	uint8_t _pad[3];
+	uint8_t _pad[11];
 };
 
 _Static_assert(sizeof(struct mtx_sync_frames) == MTX_SHM_RECORD_SIZE, "a frames record fills a slot");

@@ -71,7 +71,7 @@ static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char
 }
 
 int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
-			 char **err)
+			 const struct sync_inject *inject, char **err)
 {
 	char lib[PATH_MAX];
 	const char *blocker;
@@ -80,6 +80,11 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 	memset(cs, 0, sizeof(*cs));
 	cs->method = "none";
 	if ((blocker = inject_blocker(path))) {
+		if (inject->delay_ns) {
+			error_set(err, "--inject-overhead needs libmtx-preload.so, which cannot enter %s (%s)",
+				  prog, blocker);
+			return -ENOTSUP;
+		}
 		if (stack_frames)
 			log_warn("--sync-stacks needs libmtx-preload.so: the operations of %s are "
 				 "recorded without their stacks", prog);
@@ -116,6 +121,14 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 	cs->env[2] = (char *)sync_region_env(cs->calls);
 	cs->stack_frames = stack_frames > MTX_SYNC_STACK_MAX ? MTX_SYNC_STACK_MAX : stack_frames;
 	sync_region_set_stack_frames(cs->region, cs->stack_frames);
+	if (inject->delay_ns) {
+		rc = sync_region_set_inject(cs->region, inject);
+		if (rc) {
+			error_set(err, "cannot measure the TSC's rate for --inject-overhead: %s", strerror(-rc));
+			return rc;
+		}
+		cs->inject_text = inject->text;
+	}
 	cs->method = "preload";
 	cs->on = 1;
 	cs->prepared_ns = clock_now_ns();
@@ -155,7 +168,7 @@ static void write_record(void *ctx, const struct mtx_sync_record *r)
 {
 	struct collect_sync *cs = ctx;
 	/* the writer's error is sticky and reported by the caller */
-	sync_objects_record(cs->objects, cs->w, r, 0);
+	sync_objects_record(cs->objects, cs->w, r, 0, false);
 	cs->records++;
 }
 
@@ -167,6 +180,11 @@ int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx
 		return 0; /* sync not asked for */
 	writer_meta(w, "sync_method", cs->method);
 	writer_meta_int(w, "sync_stack_frames", cs->stack_frames);
+	/* sync_ops.overhead_ns and injected_ns are filled (the library's) */
+	if (cs->region)
+		writer_meta(w, "overhead_measured", "1");
+	if (cs->inject_text)
+		writer_meta(w, "inject_overhead", cs->inject_text);
 	cs->profile = prof;
 	if (cs->calls) {
 		cs->order = &s->order;
@@ -292,7 +310,7 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
 		cs->records++;
 		/* the writer's error is sticky and reported by the caller */
 		if (!writer_error(w))
-			sync_objects_record(cs->objects, w, &recs[i], op_stack(cs, &recs[i]));
+			sync_objects_record(cs->objects, w, &recs[i], op_stack(cs, &recs[i]), true);
 	}
 	/* Only what is left: an empty batch may have no buffer (NULL), which
 	 * memmove must not be given even for 0 bytes. */

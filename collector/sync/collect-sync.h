@@ -21,6 +21,7 @@
 
 #include "collector/order.h"
 #include "collector/preload/shm.h"
+#include "collector/sync/inject-overhead.h"
 #include "collector/sync/pump.h"
 #include "collector/writer.h"
 
@@ -63,6 +64,7 @@ struct collect_sync {
 	uint64_t pcs[MTX_SYNC_STACK_MAX];
 	uint32_t nr_pcs;
 	struct sync_batch held;
+	const char *inject_text;      /* --inject-overhead as given, or NULL */
 	char ld_preload[PATH_MAX + 64];
 	char *env[4];                 /* for target_spawn: LD_PRELOAD, MTX_SYNC_REGION, MTX_CALL_REGION */
 };
@@ -74,10 +76,12 @@ struct collect_sync {
  * on without sync records when it has none). @cs->env is then the
  * environment to add (NULL-ended, empty when off). @stack_frames > 0 asks
  * the library for each op's user stack, up to that many frames
- * (--sync-stacks; not with uprobes). Returns 0, or -errno with @err for a
- * failure that must stop the collection.
+ * (--sync-stacks; not with uprobes). @inject (--inject-overhead) goes to
+ * the library; with uprobes it cannot, and that is an error. Returns 0,
+ * or -errno with @err for a failure that must stop the collection.
  */
 int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
+			 const struct sync_inject *inject,
 			 char **err);
 
 /*

@@ -11,6 +11,7 @@ collector_sync_sources = \
 	collector/sync/resolve.c collector/sync/resolve.h \
 	collector/sync/names.c collector/sync/names.h \
 	collector/sync/inject.c collector/sync/inject.h \
+	collector/sync/inject-overhead.c collector/sync/inject-overhead.h \
 	collector/sync/collect-sync.c collector/sync/collect-sync.h \
 	collector/sync/uprobes.c collector/sync/uprobes.h \
 	collector/sync/uprobes-pair.c collector/sync/uprobes-impl.h

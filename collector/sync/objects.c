@@ -154,7 +154,7 @@ const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o,
 }
 
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
-			const struct mtx_sync_record *r, uint32_t stack_id)
+			const struct mtx_sync_record *r, uint32_t stack_id, bool cost_measured)
 {
 	int64_t id = object_id(o, w, r->pid, r->kind, r->addr, r->start_ns);
 	int64_t arg = (int64_t)r->arg;
@@ -171,7 +171,7 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			return (int)arg;
 	}
 	return writer_sync_op(w, r->tid, id, sync_op_name(r->op), r->start_ns, r->end_ns,
-			      r->result, arg, r->callsite, stack_id);
+			      r->result, arg, r->callsite, stack_id, cost_measured, r->overhead, r->injected);
 }
 
 int64_t sync_objects_count(const struct sync_objects *o)

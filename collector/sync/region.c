@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "collector/preload/shm.h"
+#include "collector/sync/inject-overhead.h"
 #include "collector/sync/region.h"
 #include "collector/sync/tsc-map.h"
 
@@ -280,6 +281,14 @@ static int record_valid(const struct mtx_sync_record *rec)
 	       rec->end_ns >= rec->start_ns;
 }
 
+/* A record's duration of @ticks in ns, at most UINT32_MAX. */
+static uint32_t span_ns(const struct sync_region *r, uint32_t ticks)
+{
+	uint64_t ns = tsc_map_span_ns(&r->map, ticks);
+
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
 /* Emit @ev, a sync record as the lane held it: its stamps converted, then
  * checked (a rejected one is counted). Returns 1 when emitted. */
 static size_t emit_sync_record(struct sync_region *r, struct mtx_event *ev, sync_emit_fn emit, void *ctx)
@@ -287,6 +296,8 @@ static size_t emit_sync_record(struct sync_region *r, struct mtx_event *ev, sync
 	if (r->tsc) {
 		ev->u.sync.start_ns = tsc_map_ns(&r->map, ev->u.sync.start_ns);
 		ev->u.sync.end_ns = tsc_map_ns(&r->map, ev->u.sync.end_ns);
+		ev->u.sync.overhead = span_ns(r, ev->u.sync.overhead);
+		ev->u.sync.injected = span_ns(r, ev->u.sync.injected);
 	}
 	if (!record_valid(&ev->u.sync)) {
 		r->rejected++;
@@ -501,6 +512,33 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx)
 	}
 	r->free_lanes = free_lanes;
 	return emitted;
+}
+
+int sync_region_set_inject(struct sync_region *r, const struct sync_inject *inject)
+{
+	struct mtx_shm_header *h = r->base;
+	uint64_t delay = inject->delay_ns, gap = SYNC_INJECT_GAP_NS;
+
+	if (r->tsc) {
+		struct timespec two_ms = { 0, 2000000 };
+		struct tsc_point a = tsc_sample(), b;
+		int rc;
+
+		nanosleep(&two_ms, NULL);
+		b = tsc_sample();
+		if (b.tsc <= a.tsc || b.ns <= a.ns)
+			return -EIO;
+		delay = (uint64_t)((unsigned __int128)delay * (b.tsc - a.tsc) / (b.ns - a.ns));
+		gap = (uint64_t)((unsigned __int128)gap * (b.tsc - a.tsc) / (b.ns - a.ns));
+		rc = tsc_map_add(&r->map, b);
+		if (rc)
+			return rc;
+	}
+	h->inject_tid = inject->tid;
+	memcpy(h->inject_thread, inject->thread, sizeof(h->inject_thread));
+	h->inject_gap = gap;
+	h->inject_delay = delay ? delay : 1;
+	return 0;
 }
 
 void sync_region_set_stack_frames(struct sync_region *r, uint32_t frames)

@@ -114,6 +114,15 @@ void sync_region_reap(struct sync_region *r);
  */
 void sync_region_set_stack_frames(struct sync_region *r, uint32_t frames);
 
+struct sync_inject;
+/**
+ * sync_region_set_inject - ask the library for --inject-overhead's busy
+ * wait (@inject, collector/sync/inject-overhead.h), in the records' clock
+ * units. With TSC stamps this measures the TSC's rate first (~2 ms). Call
+ * before the target starts. Returns 0 or -errno.
+ */
+int sync_region_set_inject(struct sync_region *r, const struct sync_inject *inject);
+
 /**
  * sync_region_wake_seq - the region's drain_wake word (shm.h), to read
  * before a drain and pass to sync_region_sleep after it.

@@ -120,6 +120,12 @@ int tsc_map_add(struct tsc_map *m, struct tsc_point p)
 	return rc;
 }
 
+uint64_t tsc_map_span_ns(const struct tsc_map *m, uint64_t ticks)
+{
+	return (uint64_t)(((unsigned __int128)ticks * m->mult + ((unsigned __int128)1 << (TSC_MAP_SHIFT - 1))) >>
+			  TSC_MAP_SHIFT);
+}
+
 void tsc_map_free(struct tsc_map *m)
 {
 	free(m->knots);

@@ -56,6 +56,10 @@ int tsc_map_add(struct tsc_map *m, struct tsc_point p);
  * sample. */
 uint64_t tsc_map_ns(const struct tsc_map *m, uint64_t tsc);
 
+/* tsc_map_span_ns - a duration of @ticks in ns, at the latest rate; 0
+ * before two samples. */
+uint64_t tsc_map_span_ns(const struct tsc_map *m, uint64_t ticks);
+
 void tsc_map_free(struct tsc_map *m);
 
 #endif

@@ -27,6 +27,7 @@
 const char cmd_collect_usage[] =
 	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
 	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
+	"                   [--inject-overhead DURATION[:sync][:tid=N|:thread=NAME]]\n"
 	"                   [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
 	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
@@ -54,6 +55,11 @@ const char cmd_collect_usage[] =
 	"      --sync-stacks[=N]   record the user call stack of every sync operation\n"
 	"                          (frame pointers, up to N frames, default and most 48)\n"
 	"                          into sync_ops.stack_id\n"
+	"      --inject-overhead DURATION[:sync][:tid=N|:thread=NAME]\n"
+	"                          busy-wait DURATION (e.g. 20us) before every sync\n"
+	"                          call of every thread, or only of thread N or of the\n"
+	"                          threads named NAME: how much overhead can the\n"
+	"                          program's order take? (mtx report FILE overhead)\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
@@ -351,6 +357,7 @@ int cmd_collect(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'm' },
 		{ "sample", required_argument, NULL, 'S' },
 		{ "sync-stacks", optional_argument, NULL, 'K' },
+		{ "inject-overhead", required_argument, NULL, 'J' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "functions", required_argument, NULL, 'F' },
 		{ "functions-in", required_argument, NULL, 'I' },
@@ -419,6 +426,16 @@ int cmd_collect(int argc, char **argv)
 			o.sync_stack_frames = (unsigned)n;
 			break;
 		}
+		case 'J': {
+			char *why = NULL;
+
+			if (sync_inject_parse(optarg, &o.inject, &why)) {
+				cmd_usage_error("collect", "%s", why ? why : "bad --inject-overhead");
+				free(why);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'G':
 			if (parse_call_graph(optarg, &o.sample_stack_bytes))
 				return EXIT_USAGE;
@@ -446,6 +463,8 @@ int cmd_collect(int argc, char **argv)
 		return cmd_usage_error("collect", "no program to run");
 	if (o.sync_stack_frames && !o.sync)
 		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
+	if (o.inject.delay_ns && !o.sync)
+		return cmd_usage_error("collect", "--inject-overhead needs the sync source in --events");
 	if (call_graph_given && !o.sample_hz)
 		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");
 	if (list)

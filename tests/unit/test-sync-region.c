@@ -177,7 +177,7 @@ static void write_stack(struct mtx_lane_region *view, struct mtx_lane_writer *w,
 						    nr ? pcs[0] : 0, __builtin_frame_address(0));
 
 	cr_assert_not_null(rec);
-	cr_assert_eq(lane_end_op_stack(view, w, rec, 0, t + 1, 0, pcs, nr), 1);
+	cr_assert_eq(lane_end_op_stack(view, w, rec, 0, t + 1, 0, (struct lane_cost){ 0, 0 }, pcs, nr), 1);
 }
 
 /* --sync-stacks: frames records precede their op in the lane, hold the

@@ -51,7 +51,7 @@ static void op(int32_t pid, int32_t tid, enum mtx_sync_kind kind, enum mtx_sync_
 	struct mtx_sync_record r = { .start_ns = start, .end_ns = end, .addr = addr, .arg = arg,
 				     .tid = tid, .pid = pid, .kind = (uint16_t)kind, .op = (uint16_t)o,
 				     .result = result };
-	cr_assert_eq(sync_objects_record(objs, w, &r, 0), 0);
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
 }
 
 static void state(int32_t tid, uint64_t start, uint64_t end, const char *name)
@@ -346,7 +346,7 @@ Test(sync_resolve, callsites_distinct_with_first_start)
 					     .callsite = sites[i][1], .tid = (int32_t)sites[i][0],
 					     .pid = (int32_t)sites[i][0], .kind = MTX_SYNC_KIND_MUTEX,
 					     .op = MTX_SYNC_OP_LOCK };
-		cr_assert_eq(sync_objects_record(objs, w, &r, 0), 0);
+		cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
 	}
 	size_t n;
 	const struct sync_callsite *c = sync_objects_callsites(objs, &n);
