@@ -758,6 +758,8 @@ static const struct mtx_report reports[] = {
 	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },
 	{ "flat", "flat profile per thread: self and total share of the CPU samples", NULL, flat_queries },
 	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries },
+	{ "overhead", "per thread: CPU time, mtx's share of it, and its sources (seed 004 Tables I, II)", NULL,
+	  overhead_queries },
 };
 
 const char *query_count_sql(const char *name)
@@ -774,6 +776,11 @@ const struct mtx_report *report_find(const char *name)
 		if (!strcmp(reports[i].name, name))
 			return &reports[i];
 	return NULL;
+}
+
+const char *report_unavailable(sqlite3 *db, const struct mtx_report *r)
+{
+	return r->queries == overhead_queries ? report_overhead_unmeasured(db) : NULL;
 }
 
 const struct mtx_report *report_table(int *nr)

@@ -123,6 +123,15 @@ char *query_sql(sqlite3 *db, const struct mtx_query *q, unsigned missing);
  */
 char *query_note(const struct mtx_query *q, unsigned missing, bool headers);
 
+/* report_unavailable - why report @r cannot be made of the run in @db (one
+ * line: its data were not recorded), or NULL when it can. */
+const char *report_unavailable(sqlite3 *db, const struct mtx_report *r);
+
+/* The report on mtx's overhead (src/report-overhead.c), and why a run
+ * cannot have it (NULL: it can). */
+extern const struct mtx_query overhead_queries[];
+const char *report_overhead_unmeasured(sqlite3 *db);
+
 /* query_find - the query called @name: a report's section ("waits.objects",
  * "threads") or one of the browser's (src/browse-queries.c); NULL if none. */
 const struct mtx_query *query_find(const char *name);

@@ -147,7 +147,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	int nr = 0, nr_shown = 0, status = EXIT_FAILURE_MTX;
 	struct run_state rs;
 	struct mtx_match *check;
-	const char *unfiltered = NULL;
+	const char *unfiltered = NULL, *unmeasured;
 
 	if (f->function) { /* one clear line for a bad pattern, before any work */
 		if (!(check = match_compile(f->function, &err))) {
@@ -159,6 +159,10 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	}
 	if (analysis_open(path, false, &db, &rs, &err)) {
 		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	if ((unmeasured = report_unavailable(db, r))) {
+		log_error("%s: %s", path, unmeasured);
 		goto out;
 	}
 	if (match_register_sql(db) || histogram_register_sql(db)) {

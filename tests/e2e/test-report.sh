@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 EXPECTED=$srcdir/tests/fixtures/reports
 cd "$TMP" || exit 1
 
-for f in waits profile calls reuse cxx-frames; do
+for f in waits profile calls reuse cxx-frames overhead; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -102,6 +102,28 @@ DB=reuse.db check waits-reuse waits
 DB=reuse.db check critical-path-reuse critical-path
 DB=reuse.db check histogram-reuse histogram --object 0x2000
 DB=reuse.db check object-reuse object 0x2000
+# Seed 004's Table I (tests/fixtures/overhead.sql): the "all" row is
+# Σ(cpu - without) / Σ without, 8.7%, not the mean of the rows.
+DB=overhead.db check overhead overhead
+DB=overhead.db check overhead-csv overhead --format csv
+# A calibrated source adds its records' cost to each thread: Philo.1's
+# two switch records at 500 ns each, 1 us more of instr_time.
+cp overhead.db calibrated.db
+if ! sqlite3 calibrated.db "INSERT INTO meta VALUES ('cal_switches_ns', '500')"; then
+	fail "could not calibrate the overhead fixture's switch records"
+else
+	rows=$("$MTX" report calibrated.db overhead --format csv 2> /dev/null | grep -E '^(2101,|,all,|switch records,)')
+	[ "$rows" = "$(printf '2101,Philo.1,29964934,9923016,20041918,49.5\n,all,543055150,43462756,499592394,8.7\nswitch records,2,500,1000,calibrated at the start')" ] &&
+		pass "overhead: a calibrated source's records count per thread" ||
+		fail "overhead with switch records calibrated at 500 ns gave: $rows"
+fi
+# A run.db made before mtx measured overhead says so in one line, exit 1.
+"$MTX" report waits.db overhead > unmeasured.out 2> unmeasured.err
+status=$?
+[ $status = 1 ] && [ ! -s unmeasured.out ] && [ "$(wc -l < unmeasured.err)" = 1 ] &&
+	grep -q "overhead was not measured in that run" unmeasured.err &&
+	pass "overhead: a run without it says it was not measured" ||
+	fail "overhead on a run without it: exit $status, $(cat unmeasured.err)"
 # A joined thread wakes its joiner as it exits, where it records no op:
 # without worker-a's exit op, main's join was woken at "(exit)".
 cp waits.db noexit.db
@@ -343,9 +365,10 @@ done
 
 # Every report of --list runs on the fixture (the ones above and any new one).
 for r in $("$MTX" report --list | awk '{ print $1 }'); do
-	arg=
+	arg= db=waits.db
 	[ "$r" = object ] && arg=1
-	"$MTX" report waits.db "$r" $arg > /dev/null 2> list.err || fail "report $r: $(head -1 list.err)"
+	[ "$r" = overhead ] && db=overhead.db # waits.db was made before it was measured
+	"$MTX" report $db "$r" $arg > /dev/null 2> list.err || fail "report $r: $(head -1 list.err)"
 	[ -f "$EXPECTED/$r.txt" ] || fail "report $r has no expected output in tests/fixtures/reports/"
 done
 

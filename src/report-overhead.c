@@ -1,0 +1,107 @@
+/*
+ * src/report-overhead.c - `mtx report overhead`: seed 004's Tables I and
+ * II. Per thread: its CPU time (running, from thread_totals), the time
+ * mtx's instrumentation took of it, the CPU time without it, and the
+ * overhead as a share of the latter; then where that time came from.
+ *
+ * Instrumentation time of a thread = what its sync ops' wrappers measured
+ * (sync_ops.overhead_ns: lane-full waits and --inject-overhead's wait
+ * included) + for each kernel-side source whose per-record cost was
+ * calibrated at the run's start (meta cal_<source>_ns), the thread's
+ * records of it times that cost. A source without calibration adds
+ * nothing, and the second table says "not calibrated".
+ *
+ * The "all" row is the aggregate, Σ(cpu - without) / Σ without, as seed
+ * 004's "Average" rows are: not the mean of the rows.
+ */
+#include "config.h"
+#include "src/db.h"
+#include "src/reports.h"
+
+#include <stdlib.h>
+
+/* The calibrated cost of one record of @source (meta cal_<source>_ns),
+ * NULL when not calibrated. */
+#define CAL(source) "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'cal_" source "_ns')"
+/* Whether the calls were traced with uprobes (--functions), not -pg hooks. */
+#define CALLS_BY_UPROBES "EXISTS (SELECT 1 FROM meta WHERE key = 'functions_pattern')"
+
+/*
+ * The kernel-side sources: X(name in meta cal_<name>_ns, label, SQL rows
+ * (tid, n): each thread's records of it). A syscall is two records (enter
+ * and exit), calibrated as one pair; a switch is charged to the thread
+ * that left the CPU, a wakeup to the waker.
+ */
+#define KERNEL_SOURCES(X)                                                                                \
+	X("syscalls", "syscall records", "SELECT tid, COUNT(*) AS n FROM syscalls GROUP BY tid")         \
+	X("switches", "switch records",                                                                  \
+	  "SELECT prev_tid AS tid, COUNT(*) AS n FROM switches GROUP BY prev_tid")                       \
+	X("wakeups", "wakeup records",                                                                   \
+	  "SELECT waker_tid AS tid, COUNT(*) AS n FROM wakeups GROUP BY waker_tid")                      \
+	X("samples", "samples", "SELECT tid, COUNT(*) AS n FROM samples GROUP BY tid")                   \
+	X("hooks", "-pg hooks",                                                                          \
+	  "SELECT tid, COUNT(*) AS n FROM calls WHERE NOT " CALLS_BY_UPROBES " GROUP BY tid")            \
+	X("uprobes", "uprobes",                                                                          \
+	  "SELECT tid, COUNT(*) AS n FROM calls WHERE " CALLS_BY_UPROBES " GROUP BY tid")
+
+/* Rows (tid, ns): each thread's calibrated kernel-side cost. */
+#define KERNEL_COST_ROWS                                                                   \
+	"SELECT k.tid, SUM(k.n * k.cal) AS ns FROM ("                                       \
+	KERNEL_SOURCES(KERNEL_COST_ROW) "SELECT NULL, 0, 0) k WHERE k.cal IS NOT NULL GROUP BY k.tid"
+#define KERNEL_COST_ROW(source, label, rows) \
+	"SELECT r.tid, r.n, " CAL(source) " AS cal FROM (" rows ") r UNION ALL "
+
+/* Per thread (tid, name, cpu_ns, instr_ns). */
+#define PER_THREAD                                                                                       \
+	"cpu AS (SELECT x.tid, (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "                \
+	"ORDER BY y.start_ns DESC LIMIT 1) AS name, SUM(x.running_ns) AS cpu_ns FROM thread_totals x "   \
+	"GROUP BY x.tid), "                                                                              \
+	"wrapper AS (SELECT tid, TOTAL(overhead_ns) AS ns FROM sync_ops GROUP BY tid), "                 \
+	"kernel AS (" KERNEL_COST_ROWS "), "                                                             \
+	"per_thread AS (SELECT c.tid, c.name, c.cpu_ns, "                                                \
+	"CAST(COALESCE(w.ns, 0) + COALESCE(k.ns, 0) AS INTEGER) AS instr_ns FROM cpu c "                 \
+	"LEFT JOIN wrapper w ON w.tid = c.tid LEFT JOIN kernel k ON k.tid = c.tid)"
+
+#define OVERHEAD_PCT(instr, cpu) "ROUND(100.0 * (" instr ") / MAX((" cpu ") - (" instr "), 1), 1)"
+
+const struct mtx_query overhead_queries[] = {
+	{ "overhead", "Instrumentation overhead per thread (seed 004, Tables I and II)",
+	  "WITH " PER_THREAD " "
+	  "SELECT tid, name, cpu_time_ns, instr_time_ns, cpu_without_ns, overhead_pct FROM ("
+	  "SELECT 0 AS part, tid, name, cpu_ns AS cpu_time_ns, instr_ns AS instr_time_ns, "
+	  "cpu_ns - instr_ns AS cpu_without_ns, " OVERHEAD_PCT("instr_ns", "cpu_ns") " AS overhead_pct "
+	  "FROM per_thread "
+	  "UNION ALL SELECT 1, NULL, 'all', SUM(cpu_ns), SUM(instr_ns), SUM(cpu_ns - instr_ns), "
+	  OVERHEAD_PCT("SUM(instr_ns)", "SUM(cpu_ns)") " FROM per_thread) "
+	  "ORDER BY part, tid" },
+	{ "overhead.sources", "Where it comes from",
+	  "SELECT 'sync wrapper' AS source, COUNT(overhead_ns) AS count, "
+	  "CAST(TOTAL(overhead_ns - injected_ns) / MAX(COUNT(overhead_ns), 1) AS INTEGER) AS per_unit_ns, "
+	  "CAST(TOTAL(overhead_ns - injected_ns) AS INTEGER) AS total_ns, "
+	  "'measured: TSC in the wrapper' AS how FROM sync_ops "
+	  "UNION ALL SELECT 'injected', COUNT(*), CAST(TOTAL(injected_ns) / MAX(COUNT(*), 1) AS INTEGER), "
+	  "CAST(TOTAL(injected_ns) AS INTEGER), "
+	  "CASE WHEN COUNT(*) = 0 THEN 'none' "
+	  "ELSE printf('%.2f us x %d ops', TOTAL(injected_ns) / COUNT(*) / 1000.0, COUNT(*)) END "
+	  "FROM sync_ops WHERE injected_ns > 0 "
+	  "UNION ALL SELECT 'lane-full stalls', CAST(TOTAL(waits) AS INTEGER), "
+	  "CAST(TOTAL(wait_ns) / MAX(TOTAL(waits), 1) AS INTEGER), CAST(TOTAL(wait_ns) AS INTEGER), "
+	  "'measured; in the sync wrapper''s figure' FROM collector_waits "
+#define X(source, label, rows)                                                                     \
+	"UNION ALL SELECT '" label "', (SELECT CAST(TOTAL(r.n) AS INTEGER) FROM (" rows ") r), "      \
+	CAL(source) ", " CAL(source) " * (SELECT SUM(r.n) FROM (" rows ") r), "                       \
+	"CASE WHEN " CAL(source) " IS NULL THEN 'not calibrated' ELSE 'calibrated at the start' END "
+	  KERNEL_SOURCES(X)
+#undef X
+	},
+	{ 0 },
+};
+
+const char *report_overhead_unmeasured(sqlite3 *db)
+{
+	if (!db_has_column(db, "sync_ops", "overhead_ns") ||
+	    db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'overhead_measured' AND value = '1'", 0) == 0)
+		return "overhead was not measured in that run (recorded before mtx measured it, "
+		       "or its sync ops traced with uprobes)";
+	return NULL;
+}
