@@ -162,6 +162,7 @@ E2E_TESTS = \
 	tests/e2e/test-faults.sh \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
+	tests/e2e/test-inject-overhead.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \

@@ -1,0 +1,65 @@
+#!/bin/bash
+# mtx collect --inject-overhead (seed 004 §5; SEEDS-MAP P1, P7): with a
+# 20 us busy wait before every sync call, each philosopher's
+# instrumentation time (mtx report overhead) grows by the number of sync
+# calls it made - its own count (samples/selfcheck.h) - times 20 us,
+# within 3%, over a run without the option; the kernel saw that time as
+# the thread's running time. Limited to one thread by name (farm's
+# worker-1), only that thread's calls wait. The program's output and exit
+# status are the same as without mtx.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+
+PHILO=$(private_sample philosophers) || { fail "no copy of the philosophers sample"; finish; }
+FARM=$(private_sample farm) || { fail "no copy of the farm sample"; finish; }
+
+# report_rows DB - per thread "name instr_time_ns cpu_time_ns", from the report
+report_rows() {
+	"$MTX" report "$1" overhead --format csv 2> /dev/null |
+		awk -F, 'NR > 1 && $1 != "" && $1 ~ /^[0-9]+$/ { print $2, $4, $3 }'
+}
+
+collect_same plain.db -- "$PHILO" 5 80
+MTX_SELFCHECK=$TMP/inj.sc collect_same inj.db --inject-overhead 20us -- "$PHILO" 5 80
+[ "$(sql inj.db "SELECT value FROM meta WHERE key = 'inject_overhead'")" = 20us ] ||
+	fail "meta inject_overhead is not the option as given"
+[ "$(sql inj.db "SELECT value FROM meta WHERE key = 'lost_sync'")" = 0 ] || fail "sync records were lost"
+
+# The calls each thread made, as the program counted them (its own pid's).
+import_selfcheck inj.sc inj.db
+sql inj.db "CREATE TABLE calls_made AS SELECT t.name, SUM(o.count) AS n FROM sc_op o
+	JOIN threads t ON t.tid = o.tid JOIN processes p ON p.pid = o.pid GROUP BY t.tid"
+report_rows plain.db > plain.rows
+report_rows inj.db > inj.rows
+checked=0
+while read -r name n; do
+	before=$(awk -v t="$name" '$1 == t { print $2 }' plain.rows)
+	read -r after cpu < <(awk -v t="$name" '$1 == t { print $2, $3 }' inj.rows)
+	if [ -z "$before" ] || [ -z "$after" ]; then
+		fail "$name: no row in the overhead report (before: '$before', after: '$after')"
+		continue
+	fi
+	checked=$((checked + 1))
+	# grown by n x 20 us within 3%; the busy wait ran on the CPU
+	if awk -v g=$((after - before)) -v want=$((n * 20000)) 'BEGIN { d = g - want; if (d < 0) d = -d; exit !(d <= 0.03 * want) }'; then
+		pass "$name: instr_time grew by $((after - before)) ns for $n calls x 20 us"
+	else
+		fail "$name: instr_time grew by $((after - before)) ns, not $n calls x 20 us = $((n * 20000)) ns (within 3%)"
+	fi
+	[ "$cpu" -ge $((n * 20000)) ] || fail "$name: ran $cpu ns in all, less than its $n x 20 us of injected wait"
+done < <(sql inj.db "SELECT name || ' ' || n FROM calls_made")
+[ "$checked" = 6 ] || fail "checked $checked threads, not the 6 of philosophers 5"
+
+# Only the threads named worker-1, from its rename on (its first act).
+MTX_SELFCHECK=$TMP/scoped.sc collect_same scoped.db --inject-overhead 20us:sync:thread=worker-1 -- "$FARM" 3 40
+import_selfcheck scoped.sc scoped.db
+calls=$(sql scoped.db "SELECT SUM(o.count) FROM sc_op o JOIN threads t ON t.tid = o.tid WHERE t.name = 'worker-1'")
+got=$(sql scoped.db "SELECT COUNT(*) FROM sync_ops op JOIN threads t ON t.tid = op.tid
+	WHERE t.name = 'worker-1' AND op.injected_ns >= 20000")
+others=$(sql scoped.db "SELECT COUNT(*) FROM sync_ops op JOIN threads t ON t.tid = op.tid
+	WHERE t.name != 'worker-1' AND op.injected_ns != 0")
+[ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$got" = "$calls" ] && [ "$others" = 0 ] &&
+	pass "thread=worker-1: its $calls calls waited, no other thread's" ||
+	fail "thread=worker-1: $got of its $calls calls waited; $others calls of other threads did"
+finish
