@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/calibrate.h"
 #include "collector/calls.h"
 #include "collector/sync/collect-sync.h"
 #include "collector/elf-symbols.h"
@@ -390,6 +391,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	write_start_meta(w, o, s.nr_cpus);
+	/* before the program runs: the events of this thread are not its */
+	calibrate_kernel_costs(w, o->sources, o->sample_hz, o->sample_stack_bytes);
 	m = model_new(w);
 	prof = profile_new(w);
 	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;

@@ -21,6 +21,7 @@ collector_sources = \
 	collector/writer.c collector/writer.h \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
+	collector/calibrate.c collector/calibrate.h \
 	collector/output.c collector/output.h \
 	collector/elf-symbols.c collector/elf-symbols.h \
 	collector/uprobes.c collector/uprobes.h \

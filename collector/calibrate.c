@@ -1,0 +1,245 @@
+/*
+ * collector/calibrate.c - what one kernel record costs the thread it is
+ * recorded for, measured on the collector's own thread before the program
+ * starts (seed 004 §4.2 calibrates the same way; SEEDS-MAP P1: kernel-side
+ * costs are calibrated, not measured).
+ *
+ * Each calibrated source times a burst of work, alternately without and
+ * with the source's perf events open on this thread (the same attributes
+ * the run uses, a ring of their own, whose records are counted), for
+ * several rounds. Each round gives an estimate, (with - without) /
+ * records; the result is the median, and only when the rounds around it
+ * agree within CAL_SPREAD of it. Anything else (a preempted round, a
+ * throttled sampler, a burst lost in the noise) stores nothing, and `mtx
+ * report overhead` then says "not calibrated" instead of charging a
+ * made-up figure.
+ *
+ * Calibrated: syscalls (a getppid()'s enter and exit records, as one) and
+ * CPU samples (cpu-clock with call chains, at a high rate so that a short
+ * spin takes many). Not calibrated: switches and wakeups (they need a
+ * second thread to hand the CPU to), the -pg hooks and uprobes.
+ * The whole takes about 30 ms.
+ */
+#include "config.h"
+#include "collector/calibrate.h"
+#include "collector/perf.h"
+#include "collector/source.h"
+#include "collector/tracepoint.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CAL_ROUNDS 5
+#define CAL_SYSCALLS 1000       /* getppid()s a round */
+#define CAL_SPIN_NS 3000000ull  /* a sample round's CPU work */
+#define CAL_SAMPLE_PERIOD_NS 100000ull
+#define CAL_RING_PAGES 128      /* per event: a round's records fit */
+/* The largest relative difference between the estimates from the fastest
+ * and the second-fastest rounds that is still a result. */
+#define CAL_SPREAD 0.25
+
+/* Events open for one round; fds < 0 are unused. */
+struct cal_events {
+	int fd[2];
+	void *ring[2];
+	size_t ring_size;
+};
+
+static void cal_close(struct cal_events *e)
+{
+	for (int i = 0; i < 2; i++) {
+		if (e->ring[i] && e->ring[i] != MAP_FAILED)
+			munmap(e->ring[i], e->ring_size);
+		if (e->fd[i] >= 0)
+			close(e->fd[i]);
+		e->fd[i] = -1;
+		e->ring[i] = NULL;
+	}
+}
+
+/* The records of type @type event @i wrote into its ring (which holds a
+ * round's records without wrapping). */
+static uint64_t cal_records(const struct cal_events *e, int i, uint32_t type)
+{
+	const struct perf_event_mmap_page *page = e->ring[i];
+	const char *data = (const char *)e->ring[i] + page->data_offset;
+	uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE), n = 0;
+
+	if (head > page->data_size)
+		return 0; /* wrapped: not counted */
+	for (uint64_t off = 0; off + sizeof(struct perf_event_header) <= head;) {
+		const struct perf_event_header *h = (const void *)(data + off);
+
+		if (h->size == 0)
+			break;
+		n += h->type == type;
+		off += h->size;
+	}
+	return n;
+}
+
+/* Open @n events of @attrs on this thread, each with a ring. 0 or -errno. */
+static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, int n)
+{
+	e->ring_size = (size_t)(CAL_RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	e->fd[0] = e->fd[1] = -1;
+	e->ring[0] = e->ring[1] = NULL;
+	for (int i = 0; i < n; i++) {
+		e->fd[i] = perf_open(&attrs[i], 0, -1, -1);
+		if (e->fd[i] < 0) {
+			int rc = e->fd[i];
+			cal_close(e);
+			return rc;
+		}
+		e->ring[i] = mmap(NULL, e->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd[i], 0);
+		if (e->ring[i] == MAP_FAILED) {
+			int rc = -errno;
+			cal_close(e);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* This thread's CPU time: a preemption in a burst does not count. */
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t burst_syscalls(void)
+{
+	uint64_t t0 = cpu_now_ns();
+
+	for (int i = 0; i < CAL_SYSCALLS; i++)
+		syscall(SYS_getppid);
+	return cpu_now_ns() - t0;
+}
+
+static volatile uint64_t spin_sink;
+
+/* Spin for about CAL_SPIN_NS of CPU time, the same work each call: the
+ * iterations are counted once (@iters 0), then repeated. */
+static uint64_t burst_spin(uint64_t *iters)
+{
+	uint64_t t0 = cpu_now_ns(), x = 1, n = 0;
+
+	if (!*iters) {
+		while (cpu_now_ns() - t0 < CAL_SPIN_NS)
+			for (int i = 0; i < 1000; i++, n++)
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+		*iters = n;
+	} else {
+		for (n = 0; n < *iters; n++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	}
+	spin_sink = x;
+	return cpu_now_ns() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The cost of one record from the rounds' times @without and @with (and
+ * the @records that made the difference), or 0 when not clearly measured. */
+static uint64_t per_record(const uint64_t *without, const uint64_t *with, const uint64_t *records)
+{
+	double est[CAL_ROUNDS], median;
+
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		if (!records[r])
+			return 0;
+		est[r] = ((double)with[r] - (double)without[r]) / (double)records[r];
+	}
+	qsort(est, CAL_ROUNDS, sizeof(est[0]), cmp_double);
+	median = est[CAL_ROUNDS / 2];
+	if (median < 1 || est[CAL_ROUNDS / 2 - 1] < (1 - CAL_SPREAD) * median ||
+	    est[CAL_ROUNDS / 2 + 1] > (1 + CAL_SPREAD) * median)
+		return 0;
+	return (uint64_t)(median + 0.5);
+}
+
+static uint64_t calibrate_syscalls(void)
+{
+	struct perf_event_attr attrs[2];
+	long enter = tracepoint_id("raw_syscalls", "sys_enter");
+	long exit_ = tracepoint_id("raw_syscalls", "sys_exit");
+	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS];
+
+	if (enter < 0 || exit_ < 0)
+		return 0;
+	tp_attr(&attrs[0], enter);
+	tp_attr(&attrs[1], exit_);
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		struct cal_events e;
+
+		without[r] = burst_syscalls();
+		if (cal_open(&e, attrs, 2))
+			return 0;
+		with[r] = burst_syscalls();
+		/* a pair a syscall: counted by its exits */
+		records[r] = cal_records(&e, 1, PERF_RECORD_SAMPLE);
+		cal_close(&e);
+	}
+	return per_record(without, with, records);
+}
+
+static uint64_t calibrate_samples(unsigned stack_bytes)
+{
+	struct perf_event_attr attr;
+	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS], iters = 0;
+
+	perf_attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	attr.sample_period = CAL_SAMPLE_PERIOD_NS;
+	attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_callchain_kernel = 1;
+	if (stack_bytes) {
+		attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr.sample_regs_user = MTX_REGS_USER_MASK;
+		attr.sample_stack_user = stack_bytes;
+	}
+	burst_spin(&iters); /* count the work once */
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		struct cal_events e;
+
+		without[r] = burst_spin(&iters);
+		if (cal_open(&e, &attr, 1))
+			return 0;
+		with[r] = burst_spin(&iters);
+		records[r] = cal_records(&e, 0, PERF_RECORD_SAMPLE);
+		cal_close(&e);
+	}
+	return per_record(without, with, records);
+}
+
+/* Whether --events chose @src (bit i of @mask: mtx_sources[i]). */
+static int chosen(unsigned mask, const struct mtx_source *src)
+{
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mtx_sources[i] == src)
+			return (mask >> i) & 1;
+	return 0;
+}
+
+void calibrate_kernel_costs(struct mtx_writer *w, unsigned sources, unsigned sample_hz,
+			    unsigned sample_stack_bytes)
+{
+	uint64_t ns;
+
+	if (chosen(sources, &source_syscalls) && (ns = calibrate_syscalls()))
+		writer_meta_int(w, "cal_syscalls_ns", (int64_t)ns);
+	if (sample_hz && (ns = calibrate_samples(sample_stack_bytes)))
+		writer_meta_int(w, "cal_samples_ns", (int64_t)ns);
+}
