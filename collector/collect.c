@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/calibrate.h"
+#include "collector/thread-sched.h"
 #include "collector/calls.h"
 #include "collector/sync/collect-sync.h"
 #include "collector/elf-symbols.h"
@@ -53,6 +54,7 @@ struct sinks {
 	struct mtx_calls *calls;
 	struct mtx_model *model;
 	struct mtx_profile *profile;
+	struct mtx_writer *w; /* thread_sched, read as each thread appears */
 };
 
 static void emit(void *ctx, const struct mtx_event *ev)
@@ -60,6 +62,8 @@ static void emit(void *ctx, const struct mtx_event *ev)
 	struct sinks *k = ctx;
 	if (collect_sync_event(k->cs, ev) || calls_event(k->calls, ev))
 		return;
+	if (ev->type == MTX_EV_FORK || (ev->type == MTX_EV_COMM && ev->u.comm.exec))
+		thread_sched_record(k->w, ev->pid, ev->tid); /* a thread gone already has none */
 	if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.pcs) {
 		/* The stack the thread left the CPU in, for its switches row. */
 		struct mtx_event e = *ev;
@@ -396,7 +400,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	m = model_new(w);
 	prof = profile_new(w);
 	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
-	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof };
+	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof, .w = w };
 	if (!m || !prof || !calls) {
 		rc = -ENOMEM;
 		goto fail_unstarted;

@@ -48,6 +48,17 @@ CREATE TABLE threads (
 	end_ns   INTEGER               -- exit; end of run if still alive then
 );
 
+-- Each thread's scheduling class as the collector read it when the thread
+-- appeared (its clone, or the exec that started it): seed 004 simulates
+-- with priorities. One row per reading.
+CREATE TABLE thread_sched (
+	tid      INTEGER NOT NULL,
+	ts_ns    INTEGER NOT NULL,     -- when it was read (ms after the clone: the collector's delay)
+	policy   TEXT NOT NULL,        -- SCHED_OTHER SCHED_FIFO SCHED_RR SCHED_BATCH SCHED_IDLE SCHED_DEADLINE
+	priority INTEGER NOT NULL,     -- real-time priority (1-99), 0 for the other policies
+	nice     INTEGER NOT NULL      -- -20 .. 19
+);
+
 -- Each thread's lifetime tiled, without gap or overlap, into intervals of one
 -- state: running, runnable (preempted or waiting for a CPU), blocked (waiting
 -- in the kernel for something other than I/O or a timer, e.g. a futex),

@@ -51,6 +51,10 @@ tests_e2e_lifetimes_SOURCES = tests/e2e/lifetimes.c
 tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
+check_PROGRAMS += tests/e2e/schedclass
+tests_e2e_schedclass_SOURCES = tests/e2e/schedclass.c
+tests_e2e_schedclass_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_schedclass_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/deeprecursion
 tests_e2e_deeprecursion_SOURCES = tests/e2e/deeprecursion.c
 tests_e2e_deeprecursion_CFLAGS = $(WARN_CFLAGS) -g
@@ -163,6 +167,7 @@ E2E_TESTS = \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
 	tests/e2e/test-inject-overhead.sh \
+	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-report-samples.sh \
