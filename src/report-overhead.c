@@ -86,7 +86,7 @@ const struct mtx_query overhead_queries[] = {
 	  "FROM sync_ops WHERE injected_ns > 0 "
 	  "UNION ALL SELECT 'lane-full stalls', CAST(TOTAL(waits) AS INTEGER), "
 	  "CAST(TOTAL(wait_ns) / MAX(TOTAL(waits), 1) AS INTEGER), CAST(TOTAL(wait_ns) AS INTEGER), "
-	  "'measured; in the sync wrapper''s figure' FROM collector_waits "
+	  "'measured (in the wrapper''s)' FROM collector_waits "
 #define X(source, label, rows)                                                                     \
 	"UNION ALL SELECT '" label "', (SELECT CAST(TOTAL(r.n) AS INTEGER) FROM (" rows ") r), "      \
 	CAL(source) ", " CAL(source) " * (SELECT SUM(r.n) FROM (" rows ") r), "                       \

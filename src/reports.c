@@ -758,7 +758,7 @@ static const struct mtx_report reports[] = {
 	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },
 	{ "flat", "flat profile per thread: self and total share of the CPU samples", NULL, flat_queries },
 	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries },
-	{ "overhead", "per thread: CPU time, mtx's share of it, and its sources (seed 004 Tables I, II)", NULL,
+	{ "overhead", "per thread: CPU time, mtx's share, where from (004 Tables I/II)", NULL,
 	  overhead_queries },
 };
 
