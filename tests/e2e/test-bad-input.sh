@@ -27,6 +27,12 @@ expect 2 "unknown option" "$MTX" collect --frobnicate ./x
 expect 2 "no program" "$MTX" collect
 expect 2 "unknown event source" "$MTX" collect -e sched,bogus /bin/true
 expect 2 "option .--thread. needs a value" "$MTX" report run.db waits --thread
+expect 2 "inject-overhead takes a duration" "$MTX" collect --inject-overhead 0 /bin/true
+expect 2 "inject-overhead takes a duration" "$MTX" collect --inject-overhead 2s /bin/true
+expect 2 "'calls' is not a scope" "$MTX" collect --inject-overhead 20us:calls /bin/true
+expect 2 "tid= takes a thread id" "$MTX" collect --inject-overhead 20us:tid=main /bin/true
+expect 2 "a thread name has 1 to 15" "$MTX" collect --inject-overhead 20us:thread= /bin/true
+expect 2 "needs the sync source" "$MTX" collect -e sched --inject-overhead 20us /bin/true
 expect 127 "no such program" "$MTX" collect -o a.db ./does-not-exist
 [ -e a.db ] && fail "a database was left behind for a missing program"
 printf 'echo hi\n' > not-exec.sh
