@@ -689,7 +689,8 @@ lane_publish_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 			__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
-		/* the wait is this op's overhead (the record is ours until published) */
+		/* the wake and the wait are this op's overhead (the record is
+		 * ours until published) */
 		if (r->stamp)
 			src[k - 1].overhead = lane_add_sat32(src[k - 1].overhead, r->stamp() - waited_from);
 	}

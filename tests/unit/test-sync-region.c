@@ -733,6 +733,66 @@ Test(sync_region, waits_for_the_collector_are_accounted)
 	free(s.ev);
 }
 
+/* The records' clock, as the library's preload_now: TSC or ns as the
+ * region says. */
+static int stamps_tsc;
+
+static uint64_t test_stamp(void)
+{
+	return stamps_tsc ? __rdtsc() : lane_now_ns();
+}
+
+struct late_drain {
+	struct sync_region *r;
+	struct seen *s;
+};
+
+static void *drain_late(void *p)
+{
+	struct late_drain *d = p;
+	struct timespec ts = { 0, 30000000 };
+
+	nanosleep(&ts, NULL);
+	sync_region_drain(d->r, seen_emit, d->s);
+	return NULL;
+}
+
+/* A wait for a full lane is the overhead of the op that waited
+ * (sync_ops.overhead_ns): it goes into that record, converted to ns as
+ * its stamps are; the ops that found room carry no wait. */
+Test(sync_region, a_wait_for_a_full_lane_is_its_ops_overhead, .timeout = 60)
+{
+	struct sync_region *r;
+	struct mtx_lane_region view;
+	struct mtx_lane_writer w = { 0 };
+	struct seen s = { 0 };
+	struct late_drain d = { 0 };
+	pthread_t drainer;
+
+	cr_assert_eq(sync_region_create_sized(&r, 2, 64), 0);
+	open_view(r, &view);
+	stamps_tsc = sync_region_uses_tsc(r);
+	view.stamp = test_stamp;
+	cr_assert_eq(lane_claim(&view, &w, getpid(), gettid(), 0), 0);
+	write_n(&view, &w, 0, 64); /* the lane is full */
+	d.r = r;
+	d.s = &s;
+	cr_assert_eq(pthread_create(&drainer, NULL, drain_late, &d), 0);
+	write_n(&view, &w, 64, 1); /* waits for the drain, ~30 ms */
+	pthread_join(drainer, NULL);
+	sync_region_drain(r, seen_emit, &s);
+	cr_assert_eq(s.count, 65);
+	/* record 32 woke the drain (half full): a system call, no wait */
+	for (size_t i = 0; i < 64; i++)
+		cr_assert_lt(s.ev[i].u.sync.overhead, 1000000u, "record %zu: %u ns", i, s.ev[i].u.sync.overhead);
+	cr_assert_eq(s.ev[64].u.sync.arg, 64);
+	cr_assert_geq(s.ev[64].u.sync.overhead, 20000000u, "waited %u ns", s.ev[64].u.sync.overhead);
+	cr_assert_lt(s.ev[64].u.sync.overhead, 10000000000ull / 3, "waited %u ns", s.ev[64].u.sync.overhead);
+	cr_assert_eq(s.ev[64].u.sync.injected, 0);
+	sync_region_destroy(r);
+	free(s.ev);
+}
+
 /* The program can write anything over the loss counters: what went back
  * or jumped is not believed, and said. */
 Test(sync_region, scribbled_loss_counters_are_not_believed)
