@@ -44,18 +44,30 @@ wait_file() {
 		sleep 0.05
 	done
 }
+# wait_states FILE - until FILE's committed thread_states are more than
+# none (the same bound): a loaded machine may take seconds to commit.
+wait_states() {
+	local i=0
+	until [ "$(sql "$1" "SELECT COUNT(*) FROM thread_states" 2> /dev/null)" -gt 0 ] 2> /dev/null; do
+		i=$((i + 1))
+		[ $i -lt 2400 ] || return 1
+		sleep 0.05
+	done
+}
 
-# A killed collector: the database opens, holds what was committed, and is
+# A killed collector (of a farm that would run for tens of seconds, killed
+# once it has committed states): the database opens, holds what was committed, and is
 # marked incomplete; the next collection keeps it whole as run.db.old (WAL
 # and all) and removes its shared memory, and any other of a collector
 # that is gone (another test's collection may be that next one: a region
 # of a pid that surely exited stands in).
-"$MTX" collect -q -o run.db -- "$SAMPLES/farm" 4 2000 > /dev/null &
+"$MTX" collect -q -o run.db -- "$SAMPLES/farm" 4 20000 > /dev/null &
 pid=$!
-sleep 2
+wait_states run.db || fail "the collection committed nothing in 120 s"
+sleep 1
 kill -KILL $pid
 wait $pid 2>/dev/null
-pkill -f "$SAMPLES/farm 4 2000" 2>/dev/null
+pkill -f "$SAMPLES/farm 4 20000" 2>/dev/null
 "$MTX" info run.db > killed.txt 2>&1 || fail "a killed collector's database does not open: $(head -1 killed.txt)"
 grep -q INCOMPLETE killed.txt || fail "a killed collector's run is not shown as incomplete"
 killed=$(rows run.db)
@@ -70,7 +82,7 @@ ls /dev/shm/mtx-sync-$pid-* > /dev/null 2>&1 && fail "the killed collector's /de
 rm -f "/dev/shm/mtx-call-$gone-0badc0de"
 [ "$(rows run.db.old)" = "$killed" ] || fail "run.db.old holds '$(rows run.db.old)', the killed run held '$killed'"
 "$MTX" info run.db.old > old.txt 2>&1 || fail "the kept killed run does not open: $(head -1 old.txt)"
-grep -q "farm 4 2000" old.txt && grep -q INCOMPLETE old.txt || fail "the kept run is not the killed farm run: $(head -3 old.txt)"
+grep -q "farm 4 20000" old.txt && grep -q INCOMPLETE old.txt || fail "the kept run is not the killed farm run: $(head -3 old.txt)"
 [ -e run.db-wal ] && fail "the new run.db has a WAL left beside it"
 
 # A collect that cannot start leaves both runs as they were.
