@@ -14,5 +14,6 @@ extern const char schema_mtx_sql[];     /* tables */
 extern const char schema_views_sql[];   /* views */
 extern const char schema_indexes_sql[]; /* secondary indexes, built at finalize */
 extern const char schema_derived_sql[];  /* derived tables (src/derived/analysis.c) */
+extern const char schema_probe_sql[];    /* mtx probe-effect's results (src/probe/verdict.c) */
 
 #endif

@@ -33,5 +33,5 @@ nodist_libmtxcore_a_SOURCES = schema/schema-sql.c
 libmtxcore_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 
 # What a program that records or analyses runs links, upper floors first.
-MTX_LIBS = libmtxcollector.a libmtxderived.a libmtxcore.a \
+MTX_LIBS = libmtxcollector.a libmtxderived.a libmtxprobe.a libmtxcore.a \
 	$(SQLITE_LIBS) $(PCRE2_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lpthread -lm

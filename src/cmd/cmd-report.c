@@ -123,6 +123,7 @@ static void list_reports(void)
 	for (int i = 0; i < nr; i++)
 		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
 		       r[i].summary);
+	printf("%-14s %s\n", "hb", "the happened-before graph of the sync events (seed 004 Fig. 2; also --format dot)");
 }
 
 /* Whether a filter asked for (@wanted) is a parameter @param of one of
@@ -333,6 +334,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct filters f = { 0 };
 	int format = REPORT_TEXT, c;
+	const char *format_name = NULL;
 	long limit_rows = -1; /* not given */
 	char *end;
 	const struct mtx_report *r;
@@ -347,10 +349,7 @@ int cmd_report(int argc, char **argv)
 		case 'F': f.function = optarg; break;
 		case 'a': f.from = optarg; break;
 		case 'b': f.to = optarg; break;
-		case 'f':
-			if ((format = report_format_parse(optarg)) < 0)
-				return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
-			break;
+		case 'f': format_name = optarg; break;
 		case 'n':
 			limit_rows = strtol(optarg, &end, 10);
 			if (end == optarg || *end || limit_rows < 0)
@@ -367,6 +366,15 @@ int cmd_report(int argc, char **argv)
 	argv += optind;
 	if (argc < 2)
 		return cmd_usage_error("report", argc ? "which report? (mtx report --list)" : "no database given");
+	if (!strcmp(argv[1], "hb")) { /* not a named query: the probe-effect analysis's graph */
+		if (argc > 2)
+			return cmd_usage_error("report", "unexpected argument '%s'", argv[2]);
+		if (f.object || f.function || f.from || f.to)
+			return cmd_usage_error("report", "report hb can only be filtered by --thread");
+		return cmd_report_hb(argv[0], f.thread, format_name);
+	}
+	if (format_name && (format = report_format_parse(format_name)) < 0)
+		return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", format_name);
 	if (!(r = report_find(argv[1])))
 		return cmd_usage_error("report", "no report called '%s' (mtx report --list)", argv[1]);
 	if (r->argument && argc < 3)

@@ -25,12 +25,18 @@ int cmd_collect(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_browse(int argc, char **argv);
+int cmd_probe_effect(int argc, char **argv);
+/* cmd_report_hb - 'mtx report FILE hb': the happened-before graph of the
+ * run (src/cmd/cmd-probe-effect.c), of one thread (@thread: tid or name,
+ * or NULL), in @format (text, csv, json, dot; NULL: text). */
+int cmd_report_hb(const char *path, const char *thread, const char *format);
 
 extern const char cmd_collect_usage[];
 void cmd_collect_print_usage(FILE *out);
 extern const char cmd_info_usage[];
 extern const char cmd_report_usage[];
 extern const char cmd_browse_usage[];
+extern const char cmd_probe_effect_usage[];
 
 /* cmd_find - the command called @name, or NULL. */
 const struct mtx_command *cmd_find(const char *name);

@@ -20,6 +20,8 @@ static const struct mtx_command commands[] = {
 	  cmd_browse_usage, NULL },
 	{ "report", cmd_report, "print a report: threads, sync, locks, waits, critical path, ... (--list)",
 	  cmd_report_usage, NULL },
+	{ "probe-effect", cmd_probe_effect, "did recording change the run's synchronization order? (seed 004)",
+	  cmd_probe_effect_usage, NULL },
 };
 
 static const int nr_commands = sizeof(commands) / sizeof(commands[0]);
@@ -39,7 +41,7 @@ static void print_help(FILE *out)
 		     "mtx profiles and traces multithreaded programs: what each thread did, when it\n"
 		     "waited, on what, and for whom.\n\ncommands:\n");
 	for (int i = 0; i < nr_commands; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee mtx(1), mtx-COMMAND(1) and mtx-db(5).\n");
 }
 

@@ -1,0 +1,284 @@
+/* src/cmd/probe-views.c - see probe-views.h. */
+#include "config.h"
+#include "src/cmd/probe-views.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+int probe_view_format_parse(const char *text)
+{
+	static const char *const names[] = { [PV_TEXT] = "text", [PV_CSV] = "csv", [PV_JSON] = "json", [PV_DOT] = "dot" };
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(text, names[i]))
+			return i;
+	return -1;
+}
+
+const char *probe_view_event(const struct probe_run *run, int32_t e, char *buf, size_t size)
+{
+	const struct probe_event *ev = &run->events[e];
+	const struct probe_thread *t = &run->threads[ev->thread];
+	const struct probe_object *o = &run->objects[ev->object];
+	snprintf(buf, size, "%s#%d (%" PRId64 ") %s %s %#" PRIx64, t->name, ev->k, t->tid, ev->op, o->kind,
+		 (uint64_t)o->addr);
+	return buf;
+}
+
+/* Seconds since the run's start, as the other reports show times. */
+static double seconds(const struct probe_run *run, int64_t ns)
+{
+	return (double)(ns - run->origin_ns) / 1e9;
+}
+
+/* A name fit for a JSON string or a DOT label: no quote or backslash. */
+static void put_clean(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ? '_' : *s, out);
+}
+
+static void json_vertex(FILE *out, const struct probe_run *run, int32_t e)
+{
+	const struct probe_event *ev = &run->events[e];
+	fprintf(out, "{\"tid\": %" PRId64 ", \"k\": %d}", run->threads[ev->thread].tid, ev->k);
+}
+
+void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_graph *g, int32_t thread,
+		   enum probe_view_format format)
+{
+	char a[160], b[96];
+	bool first = true;
+
+	if (format == PV_DOT) {
+		fprintf(out, "digraph hb {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
+		for (int32_t t = 0; t < run->nr_threads; t++) {
+			if (!run->threads[t].nr_events || (thread >= 0 && t != thread))
+				continue;
+			fprintf(out, "  subgraph cluster_%d {\n    label=\"", t);
+			put_clean(out, run->threads[t].name);
+			fprintf(out, " (%" PRId64 ")\";\n", run->threads[t].tid);
+			for (int32_t e = run->threads[t].first; e < run->threads[t].first + run->threads[t].nr_events; e++)
+				fprintf(out, "    e%d [label=\"#%d %s %s %#" PRIx64 "%s\"];\n", e, run->events[e].k,
+					run->events[e].op, run->objects[run->events[e].object].kind,
+					(uint64_t)run->objects[run->events[e].object].addr,
+					g->outcome[e] == PO_OK ? "" : " (fail)");
+			fprintf(out, "  }\n");
+		}
+		for (int32_t e = 0; e < run->nr_events; e++) {
+			if (thread >= 0 && run->events[e].thread != thread)
+				continue;
+			for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
+				int32_t src = g->in_src[i];
+				if (thread >= 0 && run->events[src].thread != thread)
+					fprintf(out, "  e%d [label=\"%s\"];\n", src, probe_event_label(run, src, b, sizeof(b)));
+				fprintf(out, "  e%d -> e%d [label=\"%s\"%s];\n", src, e, hb_edge_name(g->in_kind[i]),
+					g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "");
+			}
+		}
+		fprintf(out, "}\n");
+		return;
+	}
+	if (format == PV_JSON) {
+		fprintf(out, "{\"vertices\": [");
+		for (int32_t e = 0; e < run->nr_events; e++) {
+			const struct probe_event *ev = &run->events[e];
+			if (thread >= 0 && ev->thread != thread)
+				continue;
+			fprintf(out, "%s\n  {\"tid\": %" PRId64 ", \"k\": %d, \"op_id\": %" PRId64 ", \"op\": \"%s\", "
+				     "\"kind\": \"%s\", \"object_addr\": %" PRId64 ", \"outcome\": \"%s\", \"ht_ns\": %" PRId64
+				     ", \"edges_in\": [",
+				first ? "" : ",", run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op,
+				run->objects[ev->object].kind, run->objects[ev->object].addr,
+				g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
+			first = false;
+			for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
+				fprintf(out, "%s{\"from\": ", i > g->in_first[e] ? ", " : "");
+				json_vertex(out, run, g->in_src[i]);
+				fprintf(out, ", \"kind\": \"%s\"}", hb_edge_name(g->in_kind[i]));
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out, "\n], \"edges\": %" PRId64 "}\n", g->nr_edges);
+		return;
+	}
+	if (format == PV_CSV) {
+		fprintf(out, "tid,k,op_id,op,kind,object_addr,outcome,ht_ns,from_tid,from_k,edge\n");
+		for (int32_t e = 0; e < run->nr_events; e++) {
+			const struct probe_event *ev = &run->events[e];
+			if (thread >= 0 && ev->thread != thread)
+				continue;
+			for (int32_t i = g->in_first[e]; i <= g->in_first[e + 1]; i++) {
+				if (i == g->in_first[e + 1] && i > g->in_first[e])
+					break; /* a vertex without edges still gets its row */
+				fprintf(out, "%" PRId64 ",%d,%" PRId64 ",%s,%s,%" PRId64 ",%s,%" PRId64 ",",
+					run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op, run->objects[ev->object].kind,
+					run->objects[ev->object].addr, g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
+				if (i < g->in_first[e + 1])
+					fprintf(out, "%" PRId64 ",%d,%s\n", run->threads[run->events[g->in_src[i]].thread].tid,
+						run->events[g->in_src[i]].k, hb_edge_name(g->in_kind[i]));
+				else
+					fprintf(out, ",,\n");
+			}
+		}
+		return;
+	}
+	fprintf(out, "Happened-before graph of the observed run (G^I, seed 004 Fig. 2): %d vertices, %" PRId64
+		     " edges; program order not shown\n",
+		run->nr_events, g->nr_edges);
+	fprintf(out, "%-16s %7s %5s %-10s %-22s %-7s %10s  %s\n", "vertex", "tid", "k", "op", "object", "outcome",
+		"ht (s)", "edges in");
+	for (int32_t e = 0; e < run->nr_events; e++) {
+		const struct probe_event *ev = &run->events[e];
+		char object[48];
+		if (thread >= 0 && ev->thread != thread)
+			continue;
+		snprintf(object, sizeof(object), "%s %#" PRIx64, run->objects[ev->object].kind,
+			 (uint64_t)run->objects[ev->object].addr);
+		fprintf(out, "%-16s %7" PRId64 " %5d %-10s %-22s %-7s %10.6f ", probe_event_label(run, e, a, sizeof(a)),
+			run->threads[ev->thread].tid, ev->k, ev->op, object, g->outcome[e] == PO_OK ? "ok" : "fail",
+			seconds(run, ev->end_ns));
+		first = true;
+		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
+			if (g->in_kind[i] == PE_PROGRAM)
+				continue;
+			fprintf(out, "%s %s (%s)", first ? "" : ",", probe_event_label(run, g->in_src[i], b, sizeof(b)),
+				hb_edge_name(g->in_kind[i]));
+			first = false;
+		}
+		fprintf(out, "%s\n", first ? " -" : "");
+	}
+}
+
+void probe_view_window(FILE *out, const struct probe_run *run, const struct probe_verdict *v, int half)
+{
+	int32_t d = v->first >= 0 ? (v->sim_rank[v->first] ? v->sim_rank[v->first] : v->nr_sim + 1) : 1;
+	int32_t lo = d - half < 1 ? 1 : d - half, hi = d + half;
+	char a[160], b[160];
+	fprintf(out, "%6s  %-40s %6s  %s\n", "#", "instrumented (I)", "#", "simulated (S)");
+	for (int32_t r = lo; r <= hi; r++) {
+		const char *left = r <= run->nr_events ? probe_view_event(run, v->by_obs[r - 1], a, sizeof(a)) : "";
+		const char *right = r <= v->nr_sim ? probe_view_event(run, v->by_sim[r - 1], b, sizeof(b)) : "";
+		if (r > run->nr_events && r > v->nr_sim)
+			break;
+		fprintf(out, "%6d  %-40.40s %6d  %s%s\n", r, left, r, right,
+			v->first >= 0 && r <= v->nr_sim && v->by_sim[r - 1] == v->first ? "   <- first divergent" : "");
+	}
+	if (v->cannot_execute)
+		fprintf(out, "%6s  %-40s %6d  %s   <- could not execute\n", "", "", v->nr_sim + 1,
+			probe_view_event(run, v->first, b, sizeof(b)));
+}
+
+static void dot_cluster(FILE *out, const struct probe_run *run, const struct probe_graph *g,
+			const struct probe_graph *other, const struct probe_verdict *v, const bool *shown, char prefix,
+			const char *title)
+{
+	char b[96];
+	fprintf(out, "  subgraph cluster_%c {\n    label=\"%s\";\n", prefix, title);
+	for (int32_t e = 0; e < run->nr_events; e++) {
+		if (!shown[e])
+			continue;
+		fprintf(out, "    %c%d [label=\"", prefix, e);
+		put_clean(out, probe_event_label(run, e, b, sizeof(b)));
+		fprintf(out, "\\n%s %#" PRIx64 "%s\"%s];\n", run->events[e].op,
+			(uint64_t)run->objects[run->events[e].object].addr, g->outcome[e] == PO_OK ? "" : " (fail)",
+			e == v->first ? ", color=red, penwidth=2" : "");
+	}
+	for (int32_t e = 0; e < run->nr_events; e++) {
+		if (!shown[e])
+			continue;
+		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
+			int32_t src = g->in_src[i];
+			bool differs = !hb_has_edge(other, src, e);
+			if (!shown[src])
+				continue;
+			fprintf(out, "    %c%d -> %c%d [label=\"%s\"%s%s];\n", prefix, src, prefix, e,
+				hb_edge_name(g->in_kind[i]), g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "",
+				differs ? ", color=red, fontcolor=red" : "");
+		}
+	}
+	fprintf(out, "  }\n");
+}
+
+void probe_view_dot(FILE *out, const struct probe_run *run, const struct probe_graph *gi, const struct probe_graph *gs,
+		    const struct probe_verdict *v, int half)
+{
+	bool *shown = calloc((size_t)run->nr_events + 1, sizeof(*shown));
+	int32_t d = v->first >= 0 && v->sim_rank[v->first] ? v->sim_rank[v->first] : v->first >= 0 ? v->nr_sim : 1;
+	int32_t lo = v->first >= 0 ? d - half : 1, hi = v->first >= 0 ? d + half : 2 * half;
+	if (!shown)
+		return;
+	for (int32_t r = lo < 1 ? 1 : lo; r <= hi && r <= v->nr_sim; r++)
+		shown[v->by_sim[r - 1]] = true;
+	if (v->first >= 0)
+		shown[v->first] = true;
+	fprintf(out, "// G^I and G^S (mtx probe-effect): events %d-%d of the simulated order; edges in one graph\n"
+		     "// and not in the other are red; the first divergent event, if any, has a red frame.\n",
+		lo < 1 ? 1 : lo, hi < v->nr_sim ? hi : v->nr_sim);
+	fprintf(out, "digraph probe_effect {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
+	dot_cluster(out, run, gi, gs, v, shown, 'I', "G^I (instrumented)");
+	dot_cluster(out, run, gs, gi, v, shown, 'S', "G^S (simulated)");
+	fprintf(out, "}\n");
+	free(shown);
+}
+
+static void timeline_row(FILE *out, const struct probe_run *run, const struct probe_sim *sim,
+			 const struct probe_verdict *v, enum probe_view_format format, int32_t e, bool first)
+{
+	const struct probe_event *ev = &run->events[e];
+	const char *oi = ev->outcome == PO_OK ? "ok" : "fail";
+	const char *os = !v->sim_rank[e] ? "-" : sim->outcome[e] == PO_OK ? "ok" : "fail";
+	char a[160], rank[16] = "-", sim_s[32] = "-";
+	if (v->sim_rank[e])
+		snprintf(rank, sizeof(rank), "%d", v->sim_rank[e]);
+	if (format == PV_CSV) {
+		fprintf(out, "%s,%d,%" PRId64 ",%d,%" PRId64 ",%s,%s,%" PRId64 ",%s,%s,%" PRId64 ",",
+			v->sim_rank[e] ? rank : "", v->obs_rank[e], run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op,
+			run->objects[ev->object].kind, run->objects[ev->object].addr, oi, v->sim_rank[e] ? os : "",
+			ev->end_ns);
+		if (v->sim_rank[e])
+			fprintf(out, "%" PRId64, sim->happen_ns[e]);
+		fprintf(out, "\n");
+	} else if (format == PV_JSON) {
+		fprintf(out, "%s\n  {\"order_sim\": %s, \"order_obs\": %d, \"tid\": %" PRId64 ", \"k\": %d, \"op_id\": %" PRId64
+			     ", \"op\": \"%s\", \"kind\": \"%s\", \"object_addr\": %" PRId64 ", \"outcome_obs\": \"%s\", ",
+			first ? "" : ",", v->sim_rank[e] ? rank : "null", v->obs_rank[e], run->threads[ev->thread].tid, ev->k,
+			ev->op_id, ev->op, run->objects[ev->object].kind, run->objects[ev->object].addr, oi);
+		if (v->sim_rank[e])
+			fprintf(out, "\"outcome_sim\": \"%s\", \"observed_ns\": %" PRId64 ", \"simulated_ns\": %" PRId64 "}",
+				os, ev->end_ns, sim->happen_ns[e]);
+		else
+			fprintf(out, "\"outcome_sim\": null, \"observed_ns\": %" PRId64 ", \"simulated_ns\": null}",
+				ev->end_ns);
+	} else {
+		if (v->sim_rank[e])
+			snprintf(sim_s, sizeof(sim_s), "%.6f", seconds(run, sim->happen_ns[e]));
+		fprintf(out, "%6s %6d  %-44.44s %12.6f %12s  %s/%s\n", rank, v->obs_rank[e],
+			probe_view_event(run, e, a, sizeof(a)), seconds(run, ev->end_ns), sim_s, oi, os);
+	}
+}
+
+void probe_view_timeline(FILE *out, const struct probe_run *run, const struct probe_sim *sim,
+			 const struct probe_verdict *v, enum probe_view_format format)
+{
+	bool first = true;
+	if (format == PV_CSV)
+		fprintf(out, "order_sim,order_obs,tid,k,op_id,op,kind,object_addr,outcome_obs,outcome_sim,observed_ns,"
+			     "simulated_ns\n");
+	else if (format == PV_JSON)
+		fprintf(out, "[");
+	else
+		fprintf(out, "%6s %6s  %-44s %12s %12s  %s\n", "#S", "#I", "event", "observed s", "simulated s",
+			"outcome I/S");
+	/* the simulated order, then what never executed, in observed order */
+	for (int32_t r = 0; r < v->nr_sim; r++, first = false)
+		timeline_row(out, run, sim, v, format, v->by_sim[r], first);
+	for (int32_t i = 0; i < run->nr_events; i++)
+		if (!v->sim_rank[v->by_obs[i]]) {
+			timeline_row(out, run, sim, v, format, v->by_obs[i], first);
+			first = false;
+		}
+	if (format == PV_JSON)
+		fprintf(out, "\n]\n");
+}

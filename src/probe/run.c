@@ -1,0 +1,597 @@
+/* src/probe/run.c - see run.h. A handful of whole-table scans, no SQL per
+ * event: the analysis must keep up with runs of millions of ops. */
+#include "config.h"
+#include "src/probe/run.h"
+#include "src/db.h"
+#include "src/error.h"
+#include "src/grow.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The op and kind names, kept once here so events point at static text. */
+static const char *const known_names[] = {
+	"lock", "trylock", "timedlock", "unlock", "rdlock", "wrlock", "tryrdlock", "trywrlock", "timedrdlock",
+	"timedwrlock", "wait", "timedwait", "trywait", "signal", "broadcast", "post", "init", "destroy", "open",
+	"close", "create", "join", "detach", "exit", "kill", "tgkill", "pthread_kill", "raise", "sigqueue",
+	"mutex", "rwlock", "spinlock", "cond", "sem", "barrier", "thread", NULL,
+};
+
+static const char *static_name(const unsigned char *text)
+{
+	if (!text)
+		return "?";
+	for (int i = 0; known_names[i]; i++)
+		if (!strcmp(known_names[i], (const char *)text))
+			return known_names[i];
+	return "other";
+}
+
+const char *probe_action_name(enum probe_action a)
+{
+	static const char *const names[] = {
+		[PA_OTHER] = "other",         [PA_LOCK] = "lock",         [PA_RDLOCK] = "rdlock",
+		[PA_UNLOCK] = "unlock",       [PA_COND_WAIT] = "wait",    [PA_COND_SIGNAL] = "signal",
+		[PA_COND_BROADCAST] = "broadcast", [PA_SEM_WAIT] = "wait", [PA_SEM_POST] = "post",
+		[PA_SEM_INIT] = "init",       [PA_BARRIER_WAIT] = "wait", [PA_BARRIER_INIT] = "init",
+		[PA_CREATE] = "create",       [PA_JOIN] = "join",         [PA_KILL] = "kill",
+	};
+	return a < sizeof(names) / sizeof(names[0]) && names[a] ? names[a] : "other";
+}
+
+/* The model's reading of (kind, op): its action and whether it may fail
+ * at once (try) or after a time (timed). */
+static void classify(struct probe_event *e, const char *kind, const char *op)
+{
+	bool lock = !strcmp(kind, "mutex") || !strcmp(kind, "spinlock") || !strcmp(kind, "rwlock");
+	e->action = PA_OTHER;
+	e->try_op = !strncmp(op, "try", 3);
+	e->timed = !strncmp(op, "timed", 5);
+	if (lock) {
+		if (!strcmp(op, "unlock"))
+			e->action = PA_UNLOCK;
+		else if (strstr(op, "rdlock"))
+			e->action = PA_RDLOCK;
+		else if (strstr(op, "lock"))
+			e->action = PA_LOCK;
+	} else if (!strcmp(kind, "cond")) {
+		if (strstr(op, "wait"))
+			e->action = PA_COND_WAIT;
+		else if (!strcmp(op, "signal"))
+			e->action = PA_COND_SIGNAL;
+		else if (!strcmp(op, "broadcast"))
+			e->action = PA_COND_BROADCAST;
+	} else if (!strcmp(kind, "sem")) {
+		if (strstr(op, "wait"))
+			e->action = PA_SEM_WAIT;
+		else if (!strcmp(op, "post"))
+			e->action = PA_SEM_POST;
+		else if (!strcmp(op, "init") || !strcmp(op, "open"))
+			e->action = PA_SEM_INIT;
+	} else if (!strcmp(kind, "barrier")) {
+		if (!strcmp(op, "wait"))
+			e->action = PA_BARRIER_WAIT;
+		else if (!strcmp(op, "init"))
+			e->action = PA_BARRIER_INIT;
+	} else if (!strcmp(kind, "thread")) {
+		if (!strcmp(op, "create"))
+			e->action = PA_CREATE;
+		else if (!strcmp(op, "join"))
+			e->action = PA_JOIN;
+	} else if (!strcmp(kind, "signal")) {
+		/* kill and sigqueue name a process, not a thread: outside the model */
+		if (!strcmp(op, "tgkill") || !strcmp(op, "pthread_kill") || !strcmp(op, "raise"))
+			e->action = PA_KILL;
+	}
+	if (e->action == PA_OTHER || e->action == PA_UNLOCK || e->action == PA_COND_SIGNAL ||
+	    e->action == PA_COND_BROADCAST || e->action == PA_SEM_POST)
+		e->try_op = e->timed = 0;
+}
+
+void probe_run_free(struct probe_run *run)
+{
+	if (!run)
+		return;
+	for (int32_t i = 0; i < run->nr_threads; i++)
+		free(run->threads[i].name);
+	free(run->threads);
+	free(run->events);
+	free(run->objects);
+	free(run->pieces);
+	free(run->segment_pieces);
+	free(run->inject);
+	free(run);
+}
+
+const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf, size_t size)
+{
+	const struct probe_thread *t = &run->threads[run->events[e].thread];
+	snprintf(buf, size, "%s#%d", t->name ? t->name : "?", run->events[e].k);
+	return buf;
+}
+
+static int sql_fail(sqlite3 *db, const char *what, char **err)
+{
+	error_set(err, "reading %s: %s", what, sqlite3_errmsg(db));
+	return db_error_is_corrupt(sqlite3_errcode(db)) ? -EIO : -EINVAL;
+}
+
+/* The thread row of @tid alive at @ts_ns (the last that began by then,
+ * else its first), or -1. Threads are sorted by (tid, start_ns). */
+static int32_t thread_at(const struct probe_run *run, int64_t tid, int64_t ts_ns)
+{
+	int32_t lo = 0, hi = run->nr_threads, found = -1;
+	while (lo < hi) { /* the first row of tid */
+		int32_t mid = lo + (hi - lo) / 2;
+		if (run->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int32_t i = lo; i < run->nr_threads && run->threads[i].tid == tid; i++)
+		if (found < 0 || run->threads[i].start_ns <= ts_ns)
+			found = i;
+	return found;
+}
+
+static int32_t object_index(const struct probe_run *run, int64_t id)
+{
+	int32_t lo = 0, hi = run->nr_objects;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (run->objects[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < run->nr_objects && run->objects[lo].id == id ? lo : -1;
+}
+
+static int load_threads(sqlite3 *db, struct probe_run *run, char **err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int step;
+	if (sqlite3_prepare_v2(db, "SELECT tid, name, start_ns, COALESCE(end_ns, start_ns) FROM threads "
+				   "ORDER BY tid, start_ns", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "threads", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct probe_thread *t = grow_array(run->threads, &cap, (size_t)run->nr_threads, sizeof(*t), 64);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		if (!t)
+			break;
+		run->threads = t;
+		t = &run->threads[run->nr_threads++];
+		*t = (struct probe_thread){ .tid = sqlite3_column_int64(st, 0), .start_ns = sqlite3_column_int64(st, 2),
+					    .end_ns = sqlite3_column_int64(st, 3), .creator = -1,
+					    .name = strdup(name ? name : "?") };
+		if (!t->name)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (step == SQLITE_ROW)
+		return -ENOMEM;
+	return step == SQLITE_DONE ? 0 : sql_fail(db, "threads", err);
+}
+
+static int load_objects(sqlite3 *db, struct probe_run *run, char **err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int step;
+	if (sqlite3_prepare_v2(db, "SELECT id, kind, addr FROM sync_objects ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_objects", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct probe_object *o = grow_array(run->objects, &cap, (size_t)run->nr_objects, sizeof(*o), 64);
+		if (!o)
+			break;
+		run->objects = o;
+		run->objects[run->nr_objects++] = (struct probe_object){
+			.id = sqlite3_column_int64(st, 0), .kind = static_name(sqlite3_column_text(st, 1)),
+			.addr = sqlite3_column_int64(st, 2) };
+	}
+	sqlite3_finalize(st);
+	if (step == SQLITE_ROW)
+		return -ENOMEM;
+	return step == SQLITE_DONE ? 0 : sql_fail(db, "sync_objects", err);
+}
+
+/* The completed ops, by thread row then time: the vertices (tid, k). */
+static int load_events(sqlite3 *db, struct probe_run *run, char **err)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int step, nr_overhead = 0;
+	bool has_overhead = db_has_column(db, "sync_ops", "overhead_ns");
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT id, tid, object_id, op, start_ns, end_ns, blocked, result, COALESCE(arg, 0), %s "
+		 "FROM sync_ops WHERE %s ORDER BY tid, start_ns, id",
+		 has_overhead ? "overhead_ns" : "NULL",
+		 db_has_column(db, "sync_ops", "unfinished") ? "unfinished IS NULL AND result IS NOT NULL"
+							     : "result IS NOT NULL");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_ops", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 4);
+		int32_t thread = thread_at(run, tid, start), object = object_index(run, sqlite3_column_int64(st, 2));
+		struct probe_event *e;
+		int64_t result = sqlite3_column_int64(st, 7);
+		if (thread < 0 || object < 0)
+			continue; /* an op of no known thread or object: outside the model */
+		if (!(e = grow_array(run->events, &cap, (size_t)run->nr_events, sizeof(*e), 1024)))
+			break;
+		run->events = e;
+		e = &run->events[run->nr_events];
+		*e = (struct probe_event){ .op_id = sqlite3_column_int64(st, 0), .start_ns = start,
+					   .end_ns = sqlite3_column_int64(st, 5), .blocked = sqlite3_column_int(st, 6) != 0,
+					   .arg = sqlite3_column_int64(st, 8), .thread = thread, .object = object,
+					   .peer = -1, .waker = -1, .op = static_name(sqlite3_column_text(st, 3)) };
+		if (e->end_ns < e->start_ns)
+			e->end_ns = e->start_ns;
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			e->overhead_ns = sqlite3_column_int64(st, 9);
+			if (e->overhead_ns < 0)
+				e->overhead_ns = 0;
+			nr_overhead++;
+		}
+		run->overhead_ns += e->overhead_ns;
+		classify(e, run->objects[object].kind, e->op);
+		/* A barrier's serial thread gets -1: it passed, as the others. */
+		e->serial = e->action == PA_BARRIER_WAIT && result == -1;
+		e->outcome = result == 0 || (e->action == PA_BARRIER_WAIT && result == -1) ? PO_OK : PO_FAIL;
+		run->nr_events++;
+	}
+	sqlite3_finalize(st);
+	if (step == SQLITE_ROW)
+		return -ENOMEM;
+	if (step != SQLITE_DONE)
+		return sql_fail(db, "sync_ops", err);
+	run->overhead_recorded = nr_overhead > 0;
+	return 0;
+}
+
+/* Number the events per thread, and find each one's peer thread or mutex. */
+static void link_events(struct probe_run *run)
+{
+	for (int32_t i = 0; i < run->nr_threads; i++)
+		run->threads[i].first = -1;
+	for (int32_t i = 0; i < run->nr_events; i++) {
+		struct probe_event *e = &run->events[i];
+		struct probe_thread *t = &run->threads[e->thread];
+		if (t->first < 0)
+			t->first = i;
+		e->k = ++t->nr_events;
+		switch (e->action) {
+		case PA_COND_WAIT: e->peer = object_index(run, e->arg); break;
+		case PA_CREATE:
+		case PA_JOIN:
+		case PA_KILL:
+			if (e->arg > 0)
+				e->peer = thread_at(run, e->arg, e->action == PA_CREATE ? e->end_ns + 1 : e->start_ns);
+			if (e->peer == e->thread)
+				e->peer = -1;
+			break;
+		default: break;
+		}
+	}
+	/* A creation names its child: the child's row that began after it. */
+	for (int32_t i = 0; i < run->nr_events; i++) {
+		struct probe_event *e = &run->events[i];
+		if (e->action == PA_CREATE && e->peer >= 0 && run->threads[e->peer].creator < 0)
+			run->threads[e->peer].creator = i;
+	}
+	for (int32_t i = 0; i < run->nr_threads; i++)
+		if (run->threads[i].first < 0)
+			run->threads[i].first = 0;
+}
+
+/* Observed wakers of the events that blocked: the last wakeup of the
+ * thread within the op (wakeups; a waker of 0 is an interrupt). */
+static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
+{
+	sqlite3_stmt *st;
+	int step;
+	int32_t e = 0;
+	if (sqlite3_prepare_v2(db, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups ORDER BY wakee_tid, ts_ns", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(db, "wakeups", err);
+	/* Events are by (tid, start): walk both in step. */
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t wakee = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
+		int64_t waker = sqlite3_column_int64(st, 2);
+		while (e < run->nr_events && (run->threads[run->events[e].thread].tid < wakee ||
+					      (run->threads[run->events[e].thread].tid == wakee &&
+					       run->events[e].end_ns < ts)))
+			e++;
+		for (int32_t i = e; i < run->nr_events && run->threads[run->events[i].thread].tid == wakee; i++) {
+			struct probe_event *ev = &run->events[i];
+			if (ev->start_ns > ts)
+				break;
+			if (ev->blocked && ts <= ev->end_ns)
+				ev->waker = waker > 0 ? thread_at(run, waker, ts) : -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : sql_fail(db, "wakeups", err);
+}
+
+/* thread_sched (when a collector recorded it): each thread's first priority. */
+static int load_priorities(sqlite3 *db, struct probe_run *run, char **err)
+{
+	sqlite3_stmt *st;
+	int step;
+	if (!db_has_column(db, "thread_sched", "priority"))
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT tid, priority FROM thread_sched ORDER BY tid, ts_ns DESC", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(db, "thread_sched", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(st, 0);
+		for (int32_t i = thread_at(run, tid, INT64_MAX); i >= 0 && i < run->nr_threads && run->threads[i].tid == tid;
+		     i--) {
+			run->threads[i].priority = sqlite3_column_int(st, 1); /* the earliest row comes last */
+			run->priorities_recorded = true;
+		}
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? 0 : sql_fail(db, "thread_sched", err);
+}
+
+struct piece_builder {
+	int64_t *v;
+	size_t len, cap;
+};
+
+/* Add @ns of CPU (@cpu) or off-CPU time, merged with the piece before it
+ * when of the same sort and in the same segment (@segment_first). */
+static int piece_add(struct piece_builder *b, size_t segment_first, int64_t ns, bool cpu)
+{
+	int64_t *v;
+	if (ns <= 0)
+		return 0;
+	if (b->len > segment_first && (b->v[b->len - 1] > 0) == cpu) {
+		b->v[b->len - 1] += cpu ? ns : -ns;
+		return 0;
+	}
+	if (!(v = grow_array(b->v, &b->cap, b->len, sizeof(*v), 4096)))
+		return -ENOMEM;
+	b->v = v;
+	b->v[b->len++] = cpu ? ns : -ns;
+	return 0;
+}
+
+struct state {
+	int64_t tid, start_ns, end_ns;
+	int kind; /* 0 running, 1 runnable (dropped), 2 off-CPU */
+};
+
+/* Remove @ns from the CPU pieces of the segment [first, end), from its end:
+ * the wrapper ran just before the op. Returns how much it removed. */
+static int64_t remove_overhead(int64_t *pieces, size_t first, size_t end, int64_t ns)
+{
+	int64_t removed = 0;
+	for (size_t i = end; i-- > first && ns > 0;) {
+		if (pieces[i] <= 0)
+			continue;
+		int64_t take = pieces[i] < ns ? pieces[i] : ns;
+		pieces[i] -= take;
+		ns -= take;
+		removed += take;
+	}
+	return removed;
+}
+
+/* The segments of every thread from its states (thread_states); without
+ * any states for a thread, its wall time between events counts as CPU. */
+static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
+{
+	struct piece_builder b = { 0 };
+	struct state *states = NULL;
+	size_t nr_states = 0, cap = 0, at = 0;
+	sqlite3_stmt *st;
+	int step, rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, state FROM thread_states ORDER BY tid, start_ns", -1,
+			       &st, NULL) != SQLITE_OK)
+		return sql_fail(db, "thread_states", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct state *v = grow_array(states, &cap, nr_states, sizeof(*v), 4096);
+		const char *name = (const char *)sqlite3_column_text(st, 3);
+		if (!v)
+			break;
+		states = v;
+		states[nr_states++] = (struct state){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+						      sqlite3_column_int64(st, 2),
+						      !name || !strcmp(name, "running") ? 0
+						      : !strcmp(name, "runnable")       ? 1
+											: 2 };
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE) {
+		free(states);
+		return step == SQLITE_ROW ? -ENOMEM : sql_fail(db, "thread_states", err);
+	}
+
+	run->nr_segments = run->nr_events + run->nr_threads;
+	if (!(run->segment_pieces = calloc((size_t)run->nr_segments + 1, sizeof(int32_t)))) {
+		free(states);
+		return -ENOMEM;
+	}
+	int32_t s = 0;
+	for (int32_t ti = 0; ti < run->nr_threads && !rc; ti++) {
+		struct probe_thread *t = &run->threads[ti];
+		const struct probe_event *ev = &run->events[t->first];
+		size_t first_state;
+		bool has_states;
+		t->first_segment = s;
+		while (at < nr_states && states[at].tid < t->tid)
+			at++;
+		first_state = at;
+		has_states = at < nr_states && states[at].tid == t->tid;
+		for (int32_t k = 0; k <= t->nr_events && !rc; k++, s++) {
+			/* [a, c): from this segment's op's start (or the thread's
+			 * start) to the next op's start; [a, m) is inside the op. */
+			int64_t a = k ? ev[k - 1].start_ns : t->start_ns;
+			int64_t m = k ? ev[k - 1].end_ns : a;
+			int64_t c = k < t->nr_events ? ev[k].start_ns : t->end_ns;
+			size_t seg_first = b.len;
+			if (k == 0 && t->nr_events && a > c)
+				a = m = c;
+			if (m > c)
+				m = c;
+			run->segment_pieces[s] = (int32_t)b.len;
+			if (!has_states) {
+				rc = piece_add(&b, seg_first, c - m, true);
+			} else {
+				for (size_t i = first_state; i < nr_states && states[i].tid == t->tid && !rc; i++) {
+					const struct state *x = &states[i];
+					if (x->end_ns <= a) {
+						first_state = i + 1; /* never needed again */
+						continue;
+					}
+					if (x->start_ns >= c)
+						break;
+					int64_t lo = x->start_ns > a ? x->start_ns : a, hi = x->end_ns < c ? x->end_ns : c;
+					/* inside the op only its running time is the thread's
+					 * own; its waits are the model's to decide */
+					if (x->kind == 0)
+						rc = piece_add(&b, seg_first, hi - lo, true);
+					else if (x->kind == 2 && hi > m)
+						rc = piece_add(&b, seg_first, hi - (lo > m ? lo : m), false);
+				}
+			}
+			for (size_t i = seg_first; i < b.len; i++)
+				if (b.v[i] > 0)
+					run->cpu_ns += b.v[i];
+			if (k < t->nr_events && !rc)
+				run->overhead_removed_ns += remove_overhead(b.v, seg_first, b.len, ev[k].overhead_ns);
+		}
+		at = first_state;
+	}
+	run->segment_pieces[s] = (int32_t)b.len;
+	run->pieces = b.v;
+	free(states);
+	return rc;
+}
+
+/* Sems at one instant: posts before waits, then in op order. */
+static int sem_order_cmp(const void *x, const void *y, void *events)
+{
+	const struct probe_event *ev = events;
+	const struct probe_event *a = &ev[*(const int32_t *)x], *b = &ev[*(const int32_t *)y];
+	if (a->object != b->object)
+		return a->object < b->object ? -1 : 1;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns < b->end_ns ? -1 : 1;
+	if (a->action != b->action)
+		return a->action == PA_SEM_POST ? -1 : 1;
+	return a->op_id < b->op_id ? -1 : a->op_id > b->op_id;
+}
+
+/* Each semaphore's units at the start (its init or open, else the fewest
+ * that let the observed waits succeed in the observed order), and each
+ * barrier's count (its init, else its waits per serial thread, else the
+ * threads that waited on it). */
+static int object_initials(struct probe_run *run)
+{
+	size_t n_obj = (size_t)run->nr_objects + 1;
+	int32_t *order = malloc(((size_t)run->nr_events + 1) * sizeof(*order));
+	int64_t *level = calloc(n_obj, sizeof(*level)), *low = calloc(n_obj, sizeof(*low));
+	int64_t *serial = calloc(n_obj, sizeof(*serial)), *waits = calloc(n_obj, sizeof(*waits));
+	int32_t *last_thread = malloc(n_obj * sizeof(*last_thread));
+	int64_t *threads = calloc(n_obj, sizeof(*threads));
+	bool *init = calloc(n_obj, sizeof(*init));
+	int32_t n = 0;
+	int rc = -ENOMEM;
+
+	if (!order || !level || !low || !serial || !waits || !init || !last_thread || !threads)
+		goto out;
+	for (size_t o = 0; o < n_obj; o++)
+		last_thread[o] = -1;
+	for (int32_t i = 0; i < run->nr_events; i++) {
+		const struct probe_event *e = &run->events[i];
+		if (e->action == PA_SEM_INIT || e->action == PA_BARRIER_INIT) {
+			if (!init[e->object])
+				run->objects[e->object].initial = e->arg;
+			init[e->object] = true;
+		} else if (e->action == PA_SEM_WAIT || e->action == PA_SEM_POST) {
+			order[n++] = i;
+		} else if (e->action == PA_BARRIER_WAIT) {
+			waits[e->object]++;
+			serial[e->object] += e->serial;
+			/* events are by thread: a new thread starts a new run */
+			if (last_thread[e->object] != e->thread)
+				threads[e->object]++;
+			last_thread[e->object] = e->thread;
+		}
+	}
+	qsort_r(order, (size_t)n, sizeof(*order), sem_order_cmp, run->events);
+	for (int32_t i = 0; i < n; i++) {
+		const struct probe_event *e = &run->events[order[i]];
+		if (e->action == PA_SEM_POST)
+			level[e->object]++;
+		else if (e->outcome == PO_OK && --level[e->object] < low[e->object])
+			low[e->object] = level[e->object];
+	}
+	for (int32_t o = 0; o < run->nr_objects; o++) {
+		struct probe_object *obj = &run->objects[o];
+		if (init[o])
+			continue;
+		if (!strcmp(obj->kind, "sem"))
+			obj->initial = -low[o];
+		else if (!strcmp(obj->kind, "barrier"))
+			obj->initial = serial[o] ? (waits[o] + serial[o] - 1) / serial[o] : threads[o];
+	}
+	rc = 0;
+out:
+	free(order), free(level), free(low), free(serial), free(waits), free(init), free(last_thread), free(threads);
+	return rc;
+}
+
+int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
+{
+	struct probe_run *run = calloc(1, sizeof(*run));
+	char *cpus;
+	int rc;
+
+	if (!run)
+		return -ENOMEM;
+	run->origin_ns = db_run_start_ns(db);
+	cpus = db_meta_get(db, "nr_cpus");
+	run->nr_cpus = cpus ? atoi(cpus) : 0;
+	if (run->nr_cpus < 1)
+		run->nr_cpus = 1;
+	free(cpus);
+	run->inject = db_meta_get(db, "inject_overhead");
+	rc = load_threads(db, run, err);
+	if (!rc)
+		rc = load_objects(db, run, err);
+	if (!rc)
+		rc = load_events(db, run, err);
+	if (!rc && run->nr_events == 0) {
+		error_set(err, "the run has no synchronization ops (was it recorded with the sync source?)");
+		rc = -ENODATA;
+	}
+	if (!rc) {
+		link_events(run);
+		rc = load_wakers(db, run, err);
+	}
+	if (!rc)
+		rc = load_priorities(db, run, err);
+	if (!rc)
+		rc = build_segments(db, run, err);
+	if (!rc)
+		rc = object_initials(run);
+	if (rc) {
+		if (rc == -ENOMEM && err && !*err)
+			error_set(err, "out of memory");
+		probe_run_free(run);
+		return rc;
+	}
+	*out = run;
+	return 0;
+}

@@ -1,0 +1,122 @@
+/*
+ * src/probe/run.h - a run's synchronization events, read once from run.db
+ * into memory, in the form the probe-effect analysis (seed 004) needs:
+ * per thread, its completed sync events (tid, k) and, between them, the
+ * segments of its own execution measured on its own CPU clock (running
+ * time from thread_states), each segment less the overhead of the op that
+ * ends it (sync_ops.overhead_ns). The happened-before graph (hb.h), the
+ * simulator (simulate.h) and the verdict (verdict.h) all read this.
+ */
+#ifndef MTX_PROBE_RUN_H
+#define MTX_PROBE_RUN_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What an event does to its object, as the model sees it (004 Fig. 6). */
+enum probe_action {
+	PA_OTHER,        /* init, destroy, detach, exit, open, close, ...: no resource */
+	PA_LOCK,         /* mutex or spinlock lock, rwlock wrlock: exclusive acquisition */
+	PA_RDLOCK,       /* rwlock rdlock: shared acquisition */
+	PA_UNLOCK,
+	PA_COND_WAIT,    /* releases arg's mutex on entry, takes it back when woken */
+	PA_COND_SIGNAL,
+	PA_COND_BROADCAST,
+	PA_SEM_WAIT,
+	PA_SEM_POST,
+	PA_SEM_INIT,     /* also sem open: arg is the initial value */
+	PA_BARRIER_WAIT,
+	PA_BARRIER_INIT, /* arg is the count */
+	PA_CREATE,
+	PA_JOIN,
+	PA_KILL,         /* tgkill, pthread_kill, raise: arg is the target tid */
+};
+
+/* Ways an event can end: the outcome is part of a vertex's identity. */
+enum probe_outcome { PO_FAIL = 0, PO_OK = 1 };
+
+struct probe_event {
+	int64_t op_id;
+	int64_t start_ns, end_ns; /* observed: "T enters f" and "e happens" */
+	int64_t overhead_ns;      /* removed from the segment before it */
+	int64_t arg;
+	int32_t thread;           /* index in probe_run.threads */
+	int32_t k;                /* 1 for the thread's first event */
+	int32_t object;           /* index in probe_run.objects */
+	int32_t peer;             /* create/join: the thread; cond wait: the mutex
+	                           * object; kill: the target thread; else -1 */
+	int32_t waker;            /* observed: the thread that woke it when it
+	                           * blocked (wakeups), else -1 */
+	const char *op;           /* sync_ops.op (static storage) */
+	uint8_t action;           /* enum probe_action */
+	uint8_t try_op;           /* cannot block: trylock, trywait, ... */
+	uint8_t timed;            /* timed form: may time out */
+	uint8_t blocked;          /* sync_ops.blocked */
+	uint8_t outcome;          /* observed: enum probe_outcome */
+	uint8_t serial;           /* barrier wait that returned PTHREAD_BARRIER_SERIAL_THREAD */
+};
+
+struct probe_thread {
+	int64_t tid;
+	char *name;
+	int64_t start_ns, end_ns;
+	int32_t first;           /* its first event's index in probe_run.events */
+	int32_t nr_events;
+	int32_t creator;         /* the create event that made it, or -1 */
+	int32_t first_segment;   /* nr_events + 1 segments: before each event, then the rest */
+	int32_t priority;        /* thread_sched's first priority, else 0 */
+};
+
+struct probe_object {
+	int64_t id, addr;
+	const char *kind;        /* sync_objects.kind (static storage) */
+	int64_t initial;         /* sem: units at the start; barrier: count (0 unknown) */
+};
+
+/*
+ * A segment of a thread's execution is a run of pieces: CPU time (> 0,
+ * the thread's own running time) and off-CPU time outside the model
+ * (< 0: a sleep, blocking I/O, a wait on something not traced), which the
+ * simulation keeps at its observed duration. Runnable time is not kept:
+ * the simulator decides when a thread waits for a CPU.
+ */
+struct probe_run {
+	struct probe_thread *threads;
+	int32_t nr_threads;
+	struct probe_event *events; /* by thread, then k */
+	int32_t nr_events;
+	struct probe_object *objects;
+	int32_t nr_objects;
+	int64_t *pieces;
+	int32_t *segment_pieces;    /* segment s is pieces [segment_pieces[s], segment_pieces[s + 1]) */
+	int32_t nr_segments;
+	int nr_cpus;                /* meta nr_cpus, 1 if absent */
+	int64_t origin_ns;          /* the run's start: times are shown from here */
+	bool overhead_recorded;     /* sync_ops.overhead_ns exists and holds values */
+	bool priorities_recorded;   /* thread_sched gave priorities */
+	int64_t overhead_ns;        /* sum of overhead_ns over the events */
+	int64_t overhead_removed_ns;/* of which removed (a segment cannot go below 0) */
+	int64_t cpu_ns;             /* the threads' CPU time before removal */
+	char *inject;               /* meta inject_overhead, or NULL */
+};
+
+/*
+ * probe_run_load - read @db's sync events, threads, objects, running
+ * intervals and wakeups into a new probe_run (caller frees with
+ * probe_run_free). Unfinished ops (sync_ops.unfinished) are not events.
+ * Returns 0, or -errno with a one-line message in @err (caller frees):
+ * -ENODATA when the run holds no sync ops.
+ */
+int probe_run_load(sqlite3 *db, struct probe_run **out, char **err);
+
+void probe_run_free(struct probe_run *run);
+
+/* probe_event_label - "name#k" of event @e, in a buffer of @size bytes. */
+const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf, size_t size);
+
+/* probe_action_name - the model's word for an action ("lock", "post", ...). */
+const char *probe_action_name(enum probe_action a);
+
+#endif

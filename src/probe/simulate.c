@@ -1,0 +1,718 @@
+/* src/probe/simulate.c - see simulate.h. The loop of 004 Fig. 7: take the
+ * earliest pending happening (a CPU stint's end, an off-CPU piece's end,
+ * a thread's start, a timeout), advance the clock to it, let the thread
+ * go on to its next function call (enter_func, Fig. 6) or event
+ * (execute_event), and hand free CPUs to ready threads. */
+#include "config.h"
+#include "src/probe/simulate.h"
+#include "src/probe/hb.h"
+#include "src/grow.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *probe_model_name(enum probe_model model)
+{
+	return model == PROBE_MODEL_UP_PRIO ? "up-prio" : "smp";
+}
+
+int probe_model_parse(const char *text)
+{
+	if (!strcmp(text, "smp"))
+		return PROBE_MODEL_SMP;
+	if (!strcmp(text, "up-prio"))
+		return PROBE_MODEL_UP_PRIO;
+	return -1;
+}
+
+enum thread_state { T_NEW, T_READY, T_RUNNING, T_OFF, T_PENDING, T_DONE };
+enum wake { H_START, H_STOP, H_OFF_END, H_DEADLINE };
+
+struct sim_thread {
+	int state;
+	int cpu;
+	int32_t done;      /* events executed */
+	int32_t piece;     /* current piece (global index) */
+	int64_t left;      /* ns left of it */
+	int64_t since;     /* start of the current CPU stint */
+	int64_t cpu_ns;    /* simulated CPU time (the SMP model's CFS key) */
+	int64_t ready_seq; /* FIFO order among equals */
+	uint32_t gen;      /* wakes scheduled before a change are stale */
+	int32_t waiting;   /* the event it is pending in, or -1 */
+};
+
+struct wake_entry {
+	int64_t ns;
+	uint64_t seq;
+	int32_t thread;
+	uint32_t gen;
+	uint8_t type;
+};
+
+struct queue { /* waiters by priority, FIFO among equals */
+	int32_t *v;
+	size_t len, cap;
+};
+
+struct holder {
+	int32_t thread, depth;
+	bool write;
+};
+
+struct object_state {
+	struct holder *h;   /* lock holders */
+	size_t nr_h, cap_h;
+	struct queue waiters;
+	int32_t *units;     /* sem: where each unit came from (a post, or -1) */
+	size_t units_head, units_len, units_cap;
+	struct queue arrived; /* barrier */
+};
+
+struct sim {
+	const struct probe_run *run;
+	struct probe_sim *out;
+	enum probe_model model;
+	int64_t now;
+	struct sim_thread *t;
+	struct object_state *obj;
+	struct queue *joiners;   /* per thread */
+	int32_t *cpu_thread;     /* per CPU: the running thread or -1 */
+	struct wake_entry *heap;
+	size_t heap_len, heap_cap;
+	uint64_t seq;
+	int64_t ready_next, ready_first; /* ready_seq at the tail, and at the head (preempted, up-prio) */
+	int32_t *ready;          /* the ready threads, unordered */
+	int32_t nr_ready;
+	size_t actions_cap;
+	int rc;
+};
+
+/* ---- the wake heap: earliest first, then in the order scheduled ---- */
+
+static bool wake_before(const struct wake_entry *a, const struct wake_entry *b)
+{
+	return a->ns < b->ns || (a->ns == b->ns && a->seq < b->seq);
+}
+
+static void wake_at(struct sim *s, int32_t thread, int64_t ns, int type)
+{
+	struct wake_entry *v = grow_array(s->heap, &s->heap_cap, s->heap_len, sizeof(*v), 256);
+	size_t i;
+	if (!v) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	s->heap = v;
+	i = s->heap_len++;
+	s->heap[i] = (struct wake_entry){ ns, s->seq++, thread, s->t[thread].gen, (uint8_t)type };
+	while (i > 0 && wake_before(&s->heap[i], &s->heap[(i - 1) / 2])) {
+		struct wake_entry x = s->heap[i];
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct wake_entry wake_pop(struct sim *s)
+{
+	struct wake_entry top = s->heap[0];
+	size_t i = 0;
+	s->heap[0] = s->heap[--s->heap_len];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < s->heap_len && wake_before(&s->heap[l], &s->heap[m]))
+			m = l;
+		if (r < s->heap_len && wake_before(&s->heap[r], &s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct wake_entry x = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = x;
+		i = m;
+	}
+	return top;
+}
+
+/* ---- the order being recorded ---- */
+
+static void record(struct sim *s, int32_t action)
+{
+	int32_t *v = grow_array(s->out->actions, &s->actions_cap, (size_t)s->out->nr_actions, sizeof(*v), 1024);
+	if (!v) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	s->out->actions = v;
+	s->out->actions[s->out->nr_actions++] = action;
+}
+
+/* ---- threads and CPUs ---- */
+
+static const struct probe_event *next_event(const struct sim *s, int32_t thread)
+{
+	const struct probe_thread *t = &s->run->threads[thread];
+	return s->t[thread].done < t->nr_events ? &s->run->events[t->first + s->t[thread].done] : NULL;
+}
+
+/* Position @thread at the start of the segment after its done events. */
+static void to_segment(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	int32_t seg = s->run->threads[thread].first_segment + t->done;
+	t->piece = s->run->segment_pieces[seg];
+	t->left = t->piece < s->run->segment_pieces[seg + 1] ? llabs(s->run->pieces[t->piece]) : 0;
+}
+
+static int32_t segment_end(const struct sim *s, int32_t thread)
+{
+	return s->run->segment_pieces[s->run->threads[thread].first_segment + s->t[thread].done + 1];
+}
+
+static void next_piece(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	t->piece++;
+	t->left = t->piece < segment_end(s, thread) ? llabs(s->run->pieces[t->piece]) : 0;
+}
+
+static int priority(const struct sim *s, int32_t thread)
+{
+	return s->run->threads[thread].priority;
+}
+
+/* Whether ready thread @a should run before ready thread @b. */
+static bool runs_before(const struct sim *s, int32_t a, int32_t b)
+{
+	if (priority(s, a) != priority(s, b))
+		return priority(s, a) > priority(s, b);
+	if (s->model == PROBE_MODEL_SMP && s->t[a].cpu_ns != s->t[b].cpu_ns)
+		return s->t[a].cpu_ns < s->t[b].cpu_ns;
+	return s->t[a].ready_seq < s->t[b].ready_seq;
+}
+
+static void stop_running(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	int64_t ran = s->now - t->since;
+	t->left -= ran;
+	t->cpu_ns += ran;
+	t->since = s->now;
+	s->cpu_thread[t->cpu] = -1;
+	t->cpu = -1;
+	t->gen++;
+}
+
+static void make_ready(struct sim *s, int32_t thread, bool at_head)
+{
+	struct sim_thread *t = &s->t[thread];
+	t->state = T_READY;
+	t->gen++;
+	t->ready_seq = at_head ? --s->ready_first : ++s->ready_next;
+	s->ready[s->nr_ready++] = thread;
+	/* 004: a higher priority that becomes ready preempts at once */
+	if (s->model == PROBE_MODEL_UP_PRIO) {
+		int32_t r = s->cpu_thread[0];
+		if (r >= 0 && priority(s, r) < priority(s, thread)) {
+			stop_running(s, r);
+			make_ready(s, r, true);
+		}
+	}
+}
+
+static void proceed(struct sim *s, int32_t thread);
+
+/* Hand each free CPU to the ready thread that comes first. */
+static void dispatch(struct sim *s)
+{
+	for (int c = 0; c < s->out->nr_cpus && s->nr_ready && !s->rc; c++) {
+		int32_t best = 0;
+		if (s->cpu_thread[c] >= 0)
+			continue;
+		for (int32_t i = 1; i < s->nr_ready; i++)
+			if (runs_before(s, s->ready[i], s->ready[best]))
+				best = i;
+		int32_t thread = s->ready[best];
+		s->ready[best] = s->ready[--s->nr_ready];
+		s->cpu_thread[c] = thread;
+		s->t[thread].cpu = c;
+		s->t[thread].state = T_RUNNING;
+		s->t[thread].since = s->now;
+		proceed(s, thread);
+		c = -1; /* proceeding may have freed a CPU: look again from the first */
+	}
+}
+
+/* ---- events ---- */
+
+/* Event @e of @thread happens now: it joins the order, and its thread
+ * moves on to the next segment (a pending thread becomes ready). */
+static void happen(struct sim *s, int32_t e)
+{
+	int32_t thread = s->run->events[e].thread;
+	struct sim_thread *t = &s->t[thread];
+	record(s, PROBE_HAPPEN(e));
+	s->out->happen_ns[e] = s->now;
+	t->done++;
+	to_segment(s, thread);
+	if (t->state == T_PENDING) {
+		t->waiting = -1;
+		make_ready(s, thread, false);
+	}
+}
+
+static void enqueue(struct sim *s, struct queue *q, int32_t e)
+{
+	int32_t *v = grow_array(q->v, &q->cap, q->len, sizeof(*v), 4);
+	int prio = priority(s, s->run->events[e].thread);
+	size_t i;
+	if (!v) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	q->v = v;
+	for (i = q->len; i > 0 && priority(s, s->run->events[q->v[i - 1]].thread) < prio; i--)
+		q->v[i] = q->v[i - 1];
+	q->v[i] = e;
+	q->len++;
+}
+
+static int32_t dequeue(struct queue *q)
+{
+	int32_t e = q->v[0];
+	memmove(q->v, q->v + 1, (--q->len) * sizeof(*q->v));
+	return e;
+}
+
+static struct holder *holder_of(struct object_state *o, int32_t thread)
+{
+	for (size_t i = 0; i < o->nr_h; i++)
+		if (o->h[i].thread == thread)
+			return &o->h[i];
+	return NULL;
+}
+
+static bool lock_free_for(struct object_state *o, int32_t thread, bool write)
+{
+	if (holder_of(o, thread))
+		return true; /* taken again by its holder (recursive, or a read lock held twice) */
+	for (size_t i = 0; i < o->nr_h; i++)
+		if (write || o->h[i].write)
+			return false;
+	return true;
+}
+
+static void take_lock(struct sim *s, struct object_state *o, int32_t thread, bool write)
+{
+	struct holder *h = holder_of(o, thread);
+	if (h) {
+		h->depth++;
+		return;
+	}
+	if (!(h = grow_array(o->h, &o->cap_h, o->nr_h, sizeof(*h), 2))) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	o->h = h;
+	o->h[o->nr_h++] = (struct holder){ thread, 1, write };
+}
+
+/* The mode event @e asks a lock in: a cond wait takes its mutex back. */
+static bool wants_write(const struct probe_event *ev)
+{
+	return ev->action != PA_RDLOCK;
+}
+
+/* A lock became free, or freer: hand it to its first waiters (004 Fig. 6,
+ * execute_event of a release). */
+static void grant_lock(struct sim *s, int32_t object)
+{
+	struct object_state *o = &s->obj[object];
+	while (o->waiters.len && !s->rc) {
+		int32_t w = o->waiters.v[0];
+		const struct probe_event *ev = &s->run->events[w];
+		if (!lock_free_for(o, ev->thread, wants_write(ev)))
+			break;
+		dequeue(&o->waiters);
+		take_lock(s, o, ev->thread, wants_write(ev));
+		happen(s, w);
+	}
+}
+
+static void release_lock(struct sim *s, int32_t object, int32_t thread)
+{
+	struct object_state *o = &s->obj[object];
+	struct holder *h = holder_of(o, thread);
+	if (h && --h->depth <= 0)
+		*h = o->h[--o->nr_h];
+	grant_lock(s, object);
+}
+
+/* A woken cond wait takes its mutex back: now, or when it is its turn. */
+static void reacquire(struct sim *s, int32_t e)
+{
+	const struct probe_event *ev = &s->run->events[e];
+	struct object_state *m;
+	if (ev->peer < 0) {
+		happen(s, e);
+		return;
+	}
+	m = &s->obj[ev->peer];
+	if (lock_free_for(m, ev->thread, true) && !m->waiters.len) {
+		take_lock(s, m, ev->thread, true);
+		happen(s, e);
+	} else {
+		enqueue(s, &m->waiters, e);
+	}
+}
+
+static bool sem_has_unit(const struct object_state *o)
+{
+	return o->units_head < o->units_len;
+}
+
+static void sem_push(struct sim *s, struct object_state *o, int32_t source)
+{
+	int32_t *v = grow_array(o->units, &o->units_cap, o->units_len, sizeof(*v), 4);
+	if (!v) {
+		s->rc = -ENOMEM;
+		return;
+	}
+	o->units = v;
+	o->units[o->units_len++] = source;
+}
+
+static void sem_reset(struct sim *s, struct object_state *o, int64_t units)
+{
+	o->units_head = o->units_len = 0;
+	for (int64_t i = 0; i < units && i < (1 << 20); i++)
+		sem_push(s, o, -1);
+}
+
+/* The thread blocks in event @e (enter_func: "set T to pending"). */
+static void block(struct sim *s, int32_t thread, int32_t e)
+{
+	struct sim_thread *t = &s->t[thread];
+	if (t->cpu >= 0)
+		stop_running(s, thread);
+	t->state = T_PENDING;
+	t->waiting = e;
+	t->gen++;
+}
+
+/* A wait that timed out in the run: it times out after as long here,
+ * unless what it waited for is there at once (a different outcome). */
+static bool timed_out_in_run(const struct probe_event *ev)
+{
+	return ev->timed && ev->outcome == PO_FAIL;
+}
+
+static void wait_until_timeout(struct sim *s, int32_t thread, int32_t e)
+{
+	const struct probe_event *ev = &s->run->events[e];
+	block(s, thread, e);
+	wake_at(s, thread, s->now + (ev->end_ns - ev->start_ns), H_DEADLINE);
+}
+
+/* enter_func and, when it does not block, execute_event (004 Fig. 6). */
+static void enter_func(struct sim *s, int32_t thread, int32_t e)
+{
+	const struct probe_event *ev = &s->run->events[e];
+	struct object_state *o = &s->obj[ev->object];
+	uint8_t *outcome = &s->out->outcome[e];
+	bool observed_ok = ev->outcome == PO_OK;
+
+	record(s, PROBE_ENTER(e));
+	s->out->enter_ns[e] = s->now;
+	switch (ev->action) {
+	case PA_LOCK:
+	case PA_RDLOCK: {
+		bool write = ev->action == PA_LOCK;
+		bool free_now = holder_of(o, thread) || (lock_free_for(o, thread, write) && !o->waiters.len);
+		if (ev->try_op || timed_out_in_run(ev)) {
+			*outcome = free_now ? PO_OK : PO_FAIL;
+			if (free_now) { /* taken if the run took it: the run's path goes on */
+				if (observed_ok)
+					take_lock(s, o, thread, write);
+				happen(s, e);
+				return;
+			}
+			if (!observed_ok) {
+				if (timed_out_in_run(ev))
+					wait_until_timeout(s, thread, e);
+				else
+					happen(s, e);
+				return;
+			}
+			/* busy here, taken in the run: it waits for it (past the divergence) */
+		} else if (free_now) {
+			take_lock(s, o, thread, write);
+			happen(s, e);
+			return;
+		}
+		enqueue(s, &o->waiters, e);
+		block(s, thread, e);
+		return;
+	}
+	case PA_UNLOCK:
+		happen(s, e);
+		release_lock(s, ev->object, thread);
+		return;
+	case PA_COND_WAIT:
+		if (ev->peer >= 0)
+			release_lock(s, ev->peer, thread);
+		if (timed_out_in_run(ev)) {
+			wait_until_timeout(s, thread, e);
+			return;
+		}
+		enqueue(s, &o->waiters, e);
+		block(s, thread, e);
+		return;
+	case PA_COND_SIGNAL:
+	case PA_COND_BROADCAST:
+		happen(s, e);
+		while (o->waiters.len && !s->rc) {
+			int32_t w = dequeue(&o->waiters);
+			s->out->woken_by[w] = e;
+			reacquire(s, w);
+			if (ev->action == PA_COND_SIGNAL)
+				break;
+		}
+		return;
+	case PA_SEM_WAIT: {
+		bool unit = sem_has_unit(o) && !o->waiters.len;
+		if (ev->try_op || timed_out_in_run(ev)) {
+			*outcome = unit ? PO_OK : PO_FAIL;
+			if (unit && observed_ok)
+				s->out->woken_by[e] = o->units[o->units_head++];
+			if (unit || !observed_ok) {
+				if (!unit && timed_out_in_run(ev)) {
+					wait_until_timeout(s, thread, e);
+					return;
+				}
+				happen(s, e);
+				return;
+			}
+		} else if (unit) {
+			s->out->woken_by[e] = o->units[o->units_head++];
+			happen(s, e);
+			return;
+		}
+		enqueue(s, &o->waiters, e);
+		block(s, thread, e);
+		return;
+	}
+	case PA_SEM_POST:
+		happen(s, e);
+		if (o->waiters.len) {
+			int32_t w = dequeue(&o->waiters);
+			s->out->woken_by[w] = e;
+			happen(s, w);
+		} else {
+			sem_push(s, o, e);
+		}
+		return;
+	case PA_SEM_INIT:
+		sem_reset(s, o, ev->arg);
+		happen(s, e);
+		return;
+	case PA_BARRIER_INIT:
+		o->arrived.len = 0;
+		happen(s, e);
+		return;
+	case PA_BARRIER_WAIT: {
+		int64_t count = s->run->objects[ev->object].initial;
+		enqueue(s, &o->arrived, e);
+		if (count <= 0 || (int64_t)o->arrived.len < count) {
+			block(s, thread, e);
+			return;
+		}
+		for (size_t i = 0; i < o->arrived.len; i++) /* everyone departs, in arrival order */
+			happen(s, o->arrived.v[i]);
+		o->arrived.len = 0;
+		return;
+	}
+	case PA_CREATE:
+		happen(s, e);
+		if (ev->peer >= 0 && s->t[ev->peer].state == T_NEW && s->run->threads[ev->peer].creator == e)
+			make_ready(s, ev->peer, false);
+		return;
+	case PA_JOIN:
+		if (ev->peer >= 0 && s->t[ev->peer].state != T_DONE) {
+			enqueue(s, &s->joiners[ev->peer], e);
+			block(s, thread, e);
+			return;
+		}
+		happen(s, e);
+		return;
+	default:
+		happen(s, e);
+		return;
+	}
+}
+
+static void thread_done(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	if (t->cpu >= 0)
+		stop_running(s, thread);
+	t->state = T_DONE;
+	t->gen++;
+	if (s->now > s->out->end_ns)
+		s->out->end_ns = s->now;
+	while (s->joiners[thread].len && !s->rc)
+		happen(s, dequeue(&s->joiners[thread]));
+}
+
+/* The running @thread goes on from where it is: through its CPU pieces
+ * (a stint, up to a slice under SMP), off the CPU for an off-CPU piece,
+ * into its next function at a segment's end, or to its end. */
+static void proceed(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	while (t->state == T_RUNNING && !s->rc) {
+		if (t->piece < segment_end(s, thread)) {
+			if (t->left <= 0) {
+				next_piece(s, thread);
+				continue;
+			}
+			if (s->run->pieces[t->piece] > 0) {
+				int64_t stint = t->left;
+				if (s->model == PROBE_MODEL_SMP && stint > PROBE_SMP_SLICE_NS)
+					stint = PROBE_SMP_SLICE_NS;
+				t->gen++;
+				wake_at(s, thread, s->now + stint, H_STOP);
+				return;
+			}
+			stop_running(s, thread);
+			t->state = T_OFF;
+			wake_at(s, thread, s->now + t->left, H_OFF_END);
+			return;
+		}
+		const struct probe_event *ev = next_event(s, thread);
+		if (!ev) {
+			thread_done(s, thread);
+			return;
+		}
+		enter_func(s, thread, (int32_t)(ev - s->run->events));
+	}
+}
+
+static void on_wake(struct sim *s, const struct wake_entry *w)
+{
+	struct sim_thread *t = &s->t[w->thread];
+	switch (w->type) {
+	case H_START:
+		if (t->state == T_NEW)
+			make_ready(s, w->thread, false);
+		break;
+	case H_STOP: {
+		int64_t ran = s->now - t->since;
+		t->left -= ran;
+		t->cpu_ns += ran;
+		t->since = s->now;
+		if (t->left > 0) { /* the slice ran out: others of no lower priority go first */
+			bool other = false;
+			for (int32_t i = 0; i < s->nr_ready && !other; i++)
+				other = priority(s, s->ready[i]) >= priority(s, w->thread);
+			if (other) {
+				s->cpu_thread[t->cpu] = -1;
+				t->cpu = -1;
+				make_ready(s, w->thread, false);
+				break;
+			}
+		}
+		proceed(s, w->thread);
+		break;
+	}
+	case H_OFF_END:
+		next_piece(s, w->thread);
+		make_ready(s, w->thread, false);
+		break;
+	case H_DEADLINE: {
+		int32_t e = t->waiting;
+		const struct probe_event *ev = &s->run->events[e];
+		s->out->outcome[e] = PO_FAIL;
+		if (ev->action == PA_COND_WAIT)
+			reacquire(s, e); /* it takes its mutex back even so */
+		else
+			happen(s, e);
+		break;
+	}
+	}
+}
+
+void probe_sim_free(struct probe_sim *sim)
+{
+	free(sim->actions), free(sim->enter_ns), free(sim->happen_ns), free(sim->outcome), free(sim->woken_by);
+	free(sim->stuck);
+	memset(sim, 0, sizeof(*sim));
+}
+
+int probe_simulate(const struct probe_run *run, enum probe_model model, struct probe_sim *out)
+{
+	size_t n = (size_t)run->nr_events + 1;
+	struct sim s = { .run = run, .out = out, .model = model };
+	memset(out, 0, sizeof(*out));
+	out->model = model;
+	out->nr_cpus = model == PROBE_MODEL_UP_PRIO ? 1 : run->nr_cpus;
+	out->enter_ns = malloc(n * sizeof(int64_t));
+	out->happen_ns = malloc(n * sizeof(int64_t));
+	out->outcome = malloc(n);
+	out->woken_by = malloc(n * sizeof(int32_t));
+	out->stuck = malloc(((size_t)run->nr_threads + 1) * sizeof(int32_t));
+	s.t = calloc((size_t)run->nr_threads + 1, sizeof(*s.t));
+	s.obj = calloc((size_t)run->nr_objects + 1, sizeof(*s.obj));
+	s.joiners = calloc((size_t)run->nr_threads + 1, sizeof(*s.joiners));
+	s.ready = malloc(((size_t)run->nr_threads + 1) * sizeof(*s.ready));
+	s.cpu_thread = malloc((size_t)out->nr_cpus * sizeof(*s.cpu_thread));
+	if (!out->enter_ns || !out->happen_ns || !out->outcome || !out->woken_by || !out->stuck || !s.t || !s.obj ||
+	    !s.joiners || !s.ready || !s.cpu_thread) {
+		s.rc = -ENOMEM;
+		goto out;
+	}
+	for (int32_t e = 0; e < run->nr_events; e++) {
+		out->enter_ns[e] = out->happen_ns[e] = -1;
+		out->outcome[e] = run->events[e].outcome;
+		out->woken_by[e] = -1;
+	}
+	for (int c = 0; c < out->nr_cpus; c++)
+		s.cpu_thread[c] = -1;
+	for (int32_t o = 0; o < run->nr_objects; o++)
+		if (!strcmp(run->objects[o].kind, "sem"))
+			sem_reset(&s, &s.obj[o], run->objects[o].initial);
+	/* Threads nobody traced creating start when they started. */
+	for (int32_t i = 0; i < run->nr_threads; i++) {
+		s.t[i] = (struct sim_thread){ .state = T_NEW, .cpu = -1, .waiting = -1 };
+		to_segment(&s, i);
+		if (run->threads[i].creator < 0)
+			wake_at(&s, i, run->threads[i].start_ns, H_START);
+	}
+	out->end_ns = run->origin_ns;
+	while (s.heap_len && !s.rc) {
+		struct wake_entry w = wake_pop(&s);
+		if (w.gen != s.t[w.thread].gen)
+			continue; /* the thread has moved on since */
+		s.now = w.ns;
+		on_wake(&s, &w);
+		dispatch(&s);
+	}
+	/* What is left blocked could not execute: each thread's next event. */
+	for (int32_t i = 0; i < run->nr_threads && !s.rc; i++) {
+		const struct probe_event *ev = next_event(&s, i);
+		if (s.t[i].state != T_DONE && ev)
+			out->stuck[out->nr_stuck++] = (int32_t)(ev - run->events);
+	}
+out:
+	for (int32_t o = 0; s.obj && o < run->nr_objects; o++) {
+		free(s.obj[o].h), free(s.obj[o].waiters.v), free(s.obj[o].units), free(s.obj[o].arrived.v);
+	}
+	for (int32_t i = 0; s.joiners && i < run->nr_threads; i++)
+		free(s.joiners[i].v);
+	free(s.t), free(s.obj), free(s.joiners), free(s.ready), free(s.cpu_thread), free(s.heap);
+	if (s.rc)
+		probe_sim_free(out);
+	return s.rc;
+}
