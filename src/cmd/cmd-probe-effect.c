@@ -67,17 +67,20 @@ static int open_run(const char *path, sqlite3 **db, struct probe_run **run)
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
-	if ((line = run_state_line(&rs)))
-		log_warn("%s: %s", path, line);
-	free(line);
 	if ((rc = probe_run_load(*db, run, &err))) {
 		if (rc == -EIO && db_error_is_corrupt(sqlite3_errcode(*db)))
 			log_error("%s: the database is corrupt", path);
+		else if (!rs.recorded)
+			log_error("%s: nothing was recorded in this run", path);
 		else
 			log_error("%s: %s", path, err ? err : strerror(-rc));
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
+	/* said once there is something to say it about */
+	if ((line = run_state_line(&rs)))
+		log_warn("%s: %s", path, line);
+	free(line);
 	return 0;
 }
 
@@ -155,8 +158,8 @@ static void print_overhead(FILE *out, const struct probe_run *run, const char *p
 {
 	char a[32], b[32];
 	if (!run->overhead_recorded) {
-		fprintf(out, "Overhead removed: none: this run.db has no sync_ops.overhead_ns (recorded before mtx "
-			     "measured it), so the simulation removed nothing\n");
+		fprintf(out, "Overhead removed: none: no op of this run.db has sync_ops.overhead_ns (recorded before "
+			     "mtx measured it), so the simulation removed nothing\n");
 		return;
 	}
 	fprintf(out, "Overhead removed: %s of %s measured in the sync wrappers (%.1f%% of CPU time; mtx report %s "
@@ -217,8 +220,8 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		fprintf(out, "\n");
 	}
 	fprintf(out, "Timestamp order changed without changing the partial order: %" PRId64
-		     " pairs (seed 004 Fig. 8)%s\n",
-		v->inversions, o->inversions || !v->inversions ? "" : "; --inversions lists them");
+		     " pair%s (seed 004 Fig. 8)%s\n",
+		v->inversions, v->inversions == 1 ? "" : "s", o->inversions || !v->inversions ? "" : "; --inversions lists them");
 }
 
 static int print_inversions(FILE *out, const struct options *o, const struct probe_run *run,

@@ -529,8 +529,12 @@ static void enter_func(struct sim *s, int32_t thread, int32_t e)
 			block(s, thread, e);
 			return;
 		}
-		for (size_t i = 0; i < o->arrived.len; i++) /* everyone departs, in arrival order */
-			happen(s, o->arrived.v[i]);
+		/* everyone departs: the last to come first (it never slept),
+		 * then the others in the order they came */
+		happen(s, e);
+		for (size_t i = 0; i < o->arrived.len; i++)
+			if (o->arrived.v[i] != e)
+				happen(s, o->arrived.v[i]);
 		o->arrived.len = 0;
 		return;
 	}

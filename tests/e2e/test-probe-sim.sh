@@ -1,0 +1,126 @@
+#!/bin/bash
+# tests/e2e/test-probe-sim.sh - mtx report hb and mtx probe-effect on the
+# hand-worked fixtures tests/fixtures/probe-*.sql (each says at its top
+# what must come out, worked out by hand): every happened-before rule, a
+# mutex race that removing the overhead flips (divergent, exit 3) and does
+# not flip without it (equal, exit 0), seed 004 Fig. 8's inversion that is
+# no divergence, the results kept in run.db, old and read-only files, and
+# bad input. No perf needed: the fixtures are made by tests/fixture-db.
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
+cd "$TMP" || exit 1
+for f in hb-rules mutex-flip fig8; do
+	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/probe-$f.sql" $f.db || { fail "fixture-db $f"; finish; }
+done
+
+# json FILE KEY - the number or string after "KEY": in FILE (first one).
+json() { grep -o "\"$2\": [^,}]*" "$1" | head -1 | sed -e 's/^[^:]*: //' -e 's/"//g'; }
+
+# expect_json FILE KEY VALUE WHAT
+expect_json() {
+	local got
+	got=$(json "$1" "$2")
+	[ "$got" = "$3" ] && pass "$4: $2 = $3" || fail "$4: $2 is '$got', not '$3'"
+}
+
+# --- G^I: every edge rule of SEEDS-MAP P3, as worked out by hand
+"$MTX" report hb-rules.db hb --format csv > hb.csv 2> hb.err || fail "report hb --format csv: $(cat hb.err)"
+awk -F, 'NR > 1 && $11 != "program" && $11 != "" { print $1 "," $2 "," $9 "," $10 "," $11 }' hb.csv | sort > edges.got
+sort "$srcdir/tests/fixtures/reports/probe-hb-edges.txt" > edges.want
+if diff -u edges.want edges.got > edges.diff; then
+	pass "report hb: the edges of each rule (trylock, broadcast, barrier, rwlock, sem, create/join, kill)"
+else
+	fail "report hb edges differ from reports/probe-hb-edges.txt:"; cat edges.diff
+fi
+[ "$(awk -F, 'NR > 1 && $11 == "program"' hb.csv | wc -l)" = 24 ] && pass "report hb: 24 program-order edges" ||
+	fail "report hb: $(awk -F, 'NR > 1 && $11 == "program"' hb.csv | wc -l) program-order edges, not 24"
+"$MTX" report hb-rules.db hb --format json > hb.json && expect_json hb.json edges 51 "report hb --format json"
+"$MTX" report hb-rules.db hb --thread tb > hb-tb.txt || fail "report hb --thread tb"
+[ "$(grep -c '^tb#' hb-tb.txt)" = 3 ] && ! grep -q '^ta#' hb-tb.txt && pass "report hb --thread tb: its 3 events" ||
+	fail "report hb --thread tb: $(cat hb-tb.txt)"
+grep -q '^tb#1 .* fail .* ta#1 (held)$' hb-tb.txt && pass "report hb: a failed trylock, after the lock that held it" ||
+	fail "report hb: tb#1 is not a failure after ta#1: $(grep '^tb#1' hb-tb.txt)"
+"$MTX" report hb-rules.db hb --format dot > hb.dot && grep -q '^digraph hb {' hb.dot && grep -q 'label="signal"' hb.dot &&
+	pass "report hb --format dot" || fail "report hb --format dot: $(head -3 hb.dot)"
+# Nothing removed, every thread on a CPU of its own: the simulation must
+# replay the observed order exactly.
+"$MTX" probe-effect hb-rules.db --format json > rules.json
+status=$?
+[ $status = 0 ] && expect_json rules.json verdict equal "rules, nothing removed" && expect_json rules.json inversions 0 "rules" ||
+	fail "probe-effect on the rules fixture exited $status: $(cat rules.json)"
+
+# --- two threads, one mutex, an overhead that decided the order
+"$MTX" probe-effect mutex-flip.db --format json > flip.json 2> flip.err
+status=$?
+[ $status = 3 ] && pass "flip: exit 3 (divergent)" || fail "flip: exit $status, not 3: $(cat flip.err)"
+expect_json flip.json verdict divergent flip
+expect_json flip.json tid 100 "flip first_divergent"
+expect_json flip.json k 1 "flip first_divergent"
+expect_json flip.json op lock "flip first_divergent"
+expect_json flip.json object_addr 4096 "flip first_divergent"
+expect_json flip.json observed_ns 1000201000 "flip first_divergent"
+expect_json flip.json simulated_ns 1000100000 "flip first_divergent"
+expect_json flip.json trustworthy_events 0 "flip first_divergent"
+expect_json flip.json overhead_removed_ns 80000 flip
+"$MTX" probe-effect mutex-flip.db > flip.txt; status=$?
+[ $status = 3 ] && grep -q '^Verdict: G^S != G^I from event #1 ' flip.txt &&
+	grep -q '^ *1  worker-b#1 (101) lock mutex 0x1000 *1  worker-a#1 (100) lock mutex 0x1000   <- first divergent$' flip.txt &&
+	grep -q '^  No event before it' flip.txt &&
+	pass "flip: text verdict and the orders side by side" || fail "flip text: $(cat flip.txt)"
+"$MTX" probe-effect mutex-flip.db --format dot > flip.dot; status=$?
+[ $status = 3 ] && grep -q 'I3 -> I0 \[label="lock", color=red' flip.dot && grep -q 'S1 -> S2 \[label="lock", color=red' flip.dot &&
+	pass "flip: dot marks the differing edges red" || fail "flip dot: $(cat flip.dot)"
+[ "$(sql mutex-flip.db "SELECT verdict, e_d_tid, e_d_k, prefix_events FROM probe_effect WHERE model = 'smp'")" = "divergent|100|1|0" ] &&
+	[ "$(sql mutex-flip.db "SELECT COUNT(*), SUM(order_sim IS NOT NULL) FROM sim_events WHERE model = 'smp'")" = "4|4" ] &&
+	pass "flip: results kept in probe_effect and sim_events" || fail "flip: results not kept: $(sql mutex-flip.db 'SELECT * FROM probe_effect')"
+"$MTX" probe-effect mutex-flip.db --simulate-only --format csv > flip.csv; status=$?
+[ $status = 0 ] && [ "$(sed -n 2p flip.csv | cut -d, -f1-4)" = "1,3,100,1" ] && [ "$(wc -l < flip.csv)" = 5 ] &&
+	pass "flip: --simulate-only csv, simulated order first" || fail "flip --simulate-only (exit $status): $(cat flip.csv)"
+
+# The same run with no overhead recorded: the observed order stands.
+cp mutex-flip.db none.db
+sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events"
+"$MTX" probe-effect none.db --format json > none.json; status=$?
+[ $status = 0 ] && expect_json none.json verdict equal "no overhead" && expect_json none.json inversions 0 "no overhead" ||
+	fail "no overhead: exit $status: $(cat none.json)"
+# An old run.db, without the columns at all, and read-only: still read, nothing written.
+cp mutex-flip.db old.db
+sql old.db "ALTER TABLE sync_ops RENAME TO x; CREATE TABLE sync_ops AS SELECT id, tid, object_id, op, start_ns,
+	end_ns, blocked, wait_ns, result, arg, callsite, holder_tid, hold_ns, stack_id, unfinished FROM x;
+	DROP TABLE x; DROP TABLE probe_effect; DROP TABLE sim_events"
+chmod 444 old.db
+before=$(md5sum < old.db)
+"$MTX" probe-effect old.db > old.txt 2> old.err; status=$?
+[ $status = 0 ] && grep -q '^Overhead removed: none: .*removed nothing$' old.txt && [ "$(wc -l < old.err)" = 1 ] &&
+	grep -q 'read-only' old.err && [ "$(md5sum < old.db)" = "$before" ] &&
+	pass "old, read-only run.db: equal, says nothing was removed, a one-line note, file unchanged" ||
+	fail "old run.db: exit $status: $(cat old.txt old.err)"
+
+# --- seed 004 Fig. 8: the timestamp order changes, the partial order does not
+for model in smp up-prio; do
+	"$MTX" probe-effect fig8.db --model $model --format json --inversions > fig8-$model.json; status=$?
+	[ $status = 0 ] && expect_json fig8-$model.json verdict equal "fig8 $model" &&
+		expect_json fig8-$model.json inversions 1 "fig8 $model" ||
+		fail "fig8 $model: exit $status: $(cat fig8-$model.json)"
+done
+grep -q '"inversion_pairs": \[\[{"tid": 702, "k": 1}, {"tid": 704, "k": 2}\]\]' fig8-smp.json &&
+	pass "fig8: the inverted pair is philo-2#1, philo-4#2" || fail "fig8 pairs: $(cat fig8-smp.json)"
+
+# --- bad input: one line, exit 1; bad command lines: exit 2
+printf '' > empty.sql
+"$BUILDDIR/tests/fixture-db" empty.sql empty.db
+cp mutex-flip.db nosync.db && sql nosync.db "DELETE FROM sync_ops"
+echo "not a database" > notdb.db
+for f in empty nosync notdb missing; do
+	"$MTX" probe-effect $f.db > bad.out 2> bad.err; status=$?
+	[ $status = 1 ] && [ "$(wc -l < bad.err)" = 1 ] && [ ! -s bad.out ] && pass "bad input $f: one line, exit 1" ||
+		fail "bad input $f: exit $status: $(cat bad.out bad.err)"
+done
+for args in "--model cfs" "--format xml" "--simulate-only --format dot" "a.db b.db" "--bogus"; do
+	# shellcheck disable=SC2086
+	"$MTX" probe-effect $args > bad.out 2> bad.err; status=$?
+	[ $status = 2 ] && pass "bad command line '$args': exit 2" || fail "bad command line '$args': exit $status"
+done
+"$MTX" report hb-rules.db hb --format xml > /dev/null 2>&1; status=$?
+[ $status = 2 ] && pass "report hb --format xml: exit 2" || fail "report hb --format xml: exit $status"
+finish
