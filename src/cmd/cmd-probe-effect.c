@@ -134,6 +134,14 @@ out:
 	return status;
 }
 
+/* The model check: the simulation with nothing removed, against G^I. */
+struct baseline {
+	bool run;       /* it was made (else it is the simulation itself) */
+	bool equal;
+	int32_t first;  /* where it departs from the observed order, or -1 */
+	int32_t rank;   /* its place in that simulated order */
+};
+
 struct options {
 	const char *path;
 	enum probe_model model;
@@ -182,12 +190,28 @@ static void print_edges(FILE *out, const struct probe_run *run, const struct pro
 	fprintf(out, "%s", any ? "" : "nothing (no edge in)");
 }
 
+static void print_model_check(FILE *out, const struct probe_run *run, const struct baseline *b)
+{
+	char a[160];
+	if (b->equal) {
+		fprintf(out, "Model check: with nothing removed the simulation replays the observed order (G^S = G^I)\n");
+		return;
+	}
+	fprintf(out, "Model check: with nothing removed the simulation already departs from the observed order at "
+		     "#%d, %s:\n  there the model (CPU load from other programs, scheduling, wake-up order) differs from "
+		     "the run, not the overhead; a divergence from there on is no evidence of a probe effect\n",
+		b->rank, probe_view_event(run, b->first, a, sizeof(a)));
+}
+
 static void print_text(FILE *out, const struct options *o, const struct probe_run *run, const struct probe_sim *sim,
-		       const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v)
+		       const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v,
+		       const struct baseline *b)
 {
 	char a[160];
 	print_model(out, run, sim);
 	print_overhead(out, run, o->path);
+	if (b->run || !b->equal)
+		print_model_check(out, run, b);
 	if (!v->divergent) {
 		fprintf(out, "Verdict: G^S = G^I: the observed happened-before order is the uninstrumented program's "
 			     "(seed 004, Theorem 1)\n");
@@ -256,7 +280,7 @@ static int print_inversions(FILE *out, const struct options *o, const struct pro
 
 static void print_json(FILE *out, const struct probe_run *run, const struct probe_sim *sim,
 		       const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v,
-		       bool stored)
+		       const struct baseline *b, bool stored)
 {
 	fprintf(out, "{\"verdict\": \"%s\", \"model\": \"%s\", \"cpus\": %d, \"threads\": %d, \"events\": %d, "
 		     "\"overhead_measured\": %s, \"overhead_ns\": %" PRId64 ", \"overhead_removed_ns\": %" PRId64
@@ -264,6 +288,12 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 		v->divergent ? "divergent" : "equal", probe_model_name(sim->model), sim->nr_cpus, run->nr_threads,
 		run->nr_events, run->overhead_recorded ? "true" : "false", run->overhead_ns, run->overhead_removed_ns,
 		v->inversions, stored ? "true" : "false");
+	fprintf(out, ", \"model_fits\": %s, \"model_departs_at\": ", b->equal ? "true" : "false");
+	if (b->equal)
+		fprintf(out, "null");
+	else
+		fprintf(out, "{\"tid\": %" PRId64 ", \"k\": %d, \"order_sim\": %d}",
+			run->threads[run->events[b->first].thread].tid, run->events[b->first].k, b->rank);
 	if (v->divergent) {
 		const struct probe_event *d = &run->events[v->first];
 		fprintf(out, ", \"first_divergent\": {\"tid\": %" PRId64 ", \"k\": %d, \"op\": \"%s\", \"kind\": \"%s\", "
@@ -318,6 +348,18 @@ static bool store(const char *path, const struct probe_run *run, const struct pr
 	return done;
 }
 
+/* Simulate @run, build G^S and compare it with @gi; 0 or -ENOMEM. */
+static int simulate(struct probe_run *run, enum probe_model model, const int32_t *obs, const struct probe_graph *gi,
+		    struct probe_sim *sim, struct probe_graph *gs, struct probe_verdict *v)
+{
+	int rc = probe_simulate(run, model, sim);
+	if (!rc)
+		rc = hb_build(run, sim->actions, sim->nr_actions, sim->outcome, sim->woken_by, gs);
+	if (!rc)
+		rc = probe_verdict_make(run, obs, gi, gs, sim, v);
+	return rc;
+}
+
 static int probe_effect(const struct options *o)
 {
 	struct probe_run *run = NULL;
@@ -329,6 +371,7 @@ static int probe_effect(const struct options *o)
 	uint8_t *outcome = NULL;
 	int status;
 	bool stored = false;
+	struct baseline base = { 0 };
 
 	if ((status = open_run(o->path, &db, &run)))
 		goto out;
@@ -339,10 +382,24 @@ static int probe_effect(const struct options *o)
 		goto nomem;
 	for (int32_t e = 0; e < run->nr_events; e++)
 		outcome[e] = run->events[e].outcome;
-	if (hb_build(run, obs, 2 * run->nr_events, outcome, NULL, &gi) || probe_simulate(run, o->model, &sim) ||
-	    hb_build(run, sim.actions, sim.nr_actions, sim.outcome, sim.woken_by, &gs) ||
-	    probe_verdict_make(run, obs, &gi, &gs, &sim, &v))
+	if (hb_build(run, obs, 2 * run->nr_events, outcome, NULL, &gi))
 		goto nomem;
+	/* The model check first, on the run as observed; then without overhead. */
+	if (run->overhead_ns > 0 && !o->simulate_only) {
+		if (simulate(run, o->model, obs, &gi, &sim, &gs, &v))
+			goto nomem;
+		base = (struct baseline){ true, !v.divergent, v.first,
+					  v.first < 0 ? 0 : v.cannot_execute ? v.nr_sim + 1 : v.sim_rank[v.first] };
+		probe_verdict_free(&v);
+		hb_free(&gs);
+		probe_sim_free(&sim);
+	}
+	probe_run_remove_overhead(run);
+	if (simulate(run, o->model, obs, &gi, &sim, &gs, &v))
+		goto nomem;
+	if (!base.run)
+		base = (struct baseline){ false, !v.divergent, v.first,
+					  v.first < 0 ? 0 : v.cannot_execute ? v.nr_sim + 1 : v.sim_rank[v.first] };
 	if (o->simulate_only) {
 		if (o->format == PV_TEXT)
 			print_model(stdout, run, &sim);
@@ -353,12 +410,12 @@ static int probe_effect(const struct options *o)
 	stored = store(o->path, run, &sim, &v);
 	switch (o->format) {
 	case PV_TEXT:
-		print_text(stdout, o, run, &sim, &gi, &gs, &v);
+		print_text(stdout, o, run, &sim, &gi, &gs, &v, &base);
 		if (o->inversions && print_inversions(stdout, o, run, &v))
 			goto nomem;
 		break;
 	case PV_JSON:
-		print_json(stdout, run, &sim, &gi, &gs, &v, stored);
+		print_json(stdout, run, &sim, &gi, &gs, &v, &base, stored);
 		if (o->inversions && print_inversions(stdout, o, run, &v))
 			goto nomem;
 		printf("}\n");

@@ -371,7 +371,7 @@ struct state {
 
 /* Remove @ns from the CPU pieces of the segment [first, end), from its end:
  * the wrapper ran just before the op. Returns how much it removed. */
-static int64_t remove_overhead(int64_t *pieces, size_t first, size_t end, int64_t ns)
+static int64_t remove_from_segment(int64_t *pieces, size_t first, size_t end, int64_t ns)
 {
 	int64_t removed = 0;
 	for (size_t i = end; i-- > first && ns > 0;) {
@@ -467,8 +467,6 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 			for (size_t i = seg_first; i < b.len; i++)
 				if (b.v[i] > 0)
 					run->cpu_ns += b.v[i];
-			if (k < t->nr_events && !rc)
-				run->overhead_removed_ns += remove_overhead(b.v, seg_first, b.len, ev[k].overhead_ns);
 		}
 		at = first_state;
 	}
@@ -550,6 +548,20 @@ static int object_initials(struct probe_run *run)
 out:
 	free(order), free(level), free(low), free(serial), free(waits), free(init), free(last_thread), free(threads);
 	return rc;
+}
+
+void probe_run_remove_overhead(struct probe_run *run)
+{
+	if (run->overhead_removed)
+		return;
+	for (int32_t t = 0; t < run->nr_threads; t++)
+		for (int32_t k = 0; k < run->threads[t].nr_events; k++) {
+			int32_t s = run->threads[t].first_segment + k;
+			run->overhead_removed_ns += remove_from_segment(run->pieces, (size_t)run->segment_pieces[s],
+									(size_t)run->segment_pieces[s + 1],
+									run->events[run->threads[t].first + k].overhead_ns);
+		}
+	run->overhead_removed = true;
 }
 
 int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)

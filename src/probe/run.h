@@ -3,8 +3,9 @@
  * into memory, in the form the probe-effect analysis (seed 004) needs:
  * per thread, its completed sync events (tid, k) and, between them, the
  * segments of its own execution measured on its own CPU clock (running
- * time from thread_states), each segment less the overhead of the op that
- * ends it (sync_ops.overhead_ns). The happened-before graph (hb.h), the
+ * time from thread_states), as observed, or each less the overhead of the
+ * op that ends it (sync_ops.overhead_ns) once probe_run_remove_overhead
+ * has run. The happened-before graph (hb.h), the
  * simulator (simulate.h) and the verdict (verdict.h) all read this.
  */
 #ifndef MTX_PROBE_RUN_H
@@ -97,6 +98,7 @@ struct probe_run {
 	bool overhead_recorded;     /* sync_ops.overhead_ns exists and holds values */
 	bool priorities_recorded;   /* thread_sched gave priorities */
 	int64_t overhead_ns;        /* sum of overhead_ns over the events */
+	bool overhead_removed;      /* probe_run_remove_overhead has run */
 	int64_t overhead_removed_ns;/* of which removed (a segment cannot go below 0) */
 	int64_t cpu_ns;             /* the threads' CPU time before removal */
 	char *inject;               /* meta inject_overhead, or NULL */
@@ -112,6 +114,11 @@ struct probe_run {
 int probe_run_load(sqlite3 *db, struct probe_run **out, char **err);
 
 void probe_run_free(struct probe_run *run);
+
+/* probe_run_remove_overhead - take each event's overhead_ns off the CPU
+ * pieces of the segment before it, from its end (the wrapper ran just
+ * before the call), none below 0; once. */
+void probe_run_remove_overhead(struct probe_run *run);
 
 /* probe_event_label - "name#k" of event @e, in a buffer of @size bytes. */
 const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf, size_t size);

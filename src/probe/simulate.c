@@ -37,7 +37,8 @@ struct sim_thread {
 	int32_t piece;     /* current piece (global index) */
 	int64_t left;      /* ns left of it */
 	int64_t since;     /* start of the current CPU stint */
-	int64_t cpu_ns;    /* simulated CPU time (the SMP model's CFS key) */
+	int64_t cpu_ns;    /* simulated CPU time */
+	int64_t vruntime;  /* the SMP model's key: CPU time, placed as CFS places wakers */
 	int64_t ready_seq; /* FIFO order among equals */
 	uint32_t gen;      /* wakes scheduled before a change are stale */
 	int32_t waiting;   /* the event it is pending in, or -1 */
@@ -83,6 +84,7 @@ struct sim {
 	size_t heap_len, heap_cap;
 	uint64_t seq;
 	int64_t ready_next, ready_first; /* ready_seq at the tail, and at the head (preempted, up-prio) */
+	int64_t min_vruntime;    /* the least vruntime of the threads on a CPU or ready, never decreasing */
 	int32_t *ready;          /* the ready threads, unordered */
 	int32_t nr_ready;
 	size_t actions_cap;
@@ -188,8 +190,8 @@ static bool runs_before(const struct sim *s, int32_t a, int32_t b)
 {
 	if (priority(s, a) != priority(s, b))
 		return priority(s, a) > priority(s, b);
-	if (s->model == PROBE_MODEL_SMP && s->t[a].cpu_ns != s->t[b].cpu_ns)
-		return s->t[a].cpu_ns < s->t[b].cpu_ns;
+	if (s->model == PROBE_MODEL_SMP && s->t[a].vruntime != s->t[b].vruntime)
+		return s->t[a].vruntime < s->t[b].vruntime;
 	return s->t[a].ready_seq < s->t[b].ready_seq;
 }
 
@@ -199,21 +201,86 @@ static void stop_running(struct sim *s, int32_t thread)
 	int64_t ran = s->now - t->since;
 	t->left -= ran;
 	t->cpu_ns += ran;
+	t->vruntime += ran;
 	t->since = s->now;
 	s->cpu_thread[t->cpu] = -1;
 	t->cpu = -1;
 	t->gen++;
 }
 
+/* How the SMP model places a thread that starts (@sleeper false) or wakes
+ * in CFS's order: at the least vruntime of the others, a sleeper up to a
+ * slice before it, so that neither a new thread nor a long sleeper takes
+ * the CPUs for long. */
+static void place(struct sim *s, int32_t thread, bool sleeper)
+{
+	struct sim_thread *t = &s->t[thread];
+	int64_t floor = s->min_vruntime - (sleeper ? PROBE_SMP_SLICE_NS : 0);
+	if (t->vruntime < floor)
+		t->vruntime = floor;
+}
+
+static void update_min_vruntime(struct sim *s)
+{
+	int64_t least = INT64_MAX;
+	for (int c = 0; c < s->out->nr_cpus; c++)
+		if (s->cpu_thread[c] >= 0 && s->t[s->cpu_thread[c]].vruntime < least)
+			least = s->t[s->cpu_thread[c]].vruntime;
+	for (int32_t i = 0; i < s->nr_ready; i++)
+		if (s->t[s->ready[i]].vruntime < least)
+			least = s->t[s->ready[i]].vruntime;
+	if (least != INT64_MAX && least > s->min_vruntime)
+		s->min_vruntime = least;
+}
+
+static void stop_running(struct sim *s, int32_t thread);
+
+/* SMP: a thread that wakes with a key a granularity below a running
+ * one's takes its CPU, as CFS's wakeup preemption does. */
+static void wakeup_preempt(struct sim *s, int32_t thread)
+{
+	int victim = -1;
+	for (int c = 0; c < s->out->nr_cpus; c++) {
+		int32_t r = s->cpu_thread[c];
+		if (r < 0)
+			return; /* a CPU is free: dispatch will use it */
+		if (priority(s, r) > priority(s, thread))
+			continue;
+		if (victim < 0 || priority(s, r) < priority(s, s->cpu_thread[victim]) ||
+		    (priority(s, r) == priority(s, s->cpu_thread[victim]) &&
+		     s->t[r].vruntime + (s->now - s->t[r].since) >
+			     s->t[s->cpu_thread[victim]].vruntime + (s->now - s->t[s->cpu_thread[victim]].since)))
+			victim = c;
+	}
+	if (victim < 0)
+		return;
+	int32_t r = s->cpu_thread[victim];
+	if (priority(s, r) < priority(s, thread) ||
+	    s->t[r].vruntime + (s->now - s->t[r].since) - s->t[thread].vruntime > PROBE_SMP_WAKEUP_GRANULARITY_NS) {
+		stop_running(s, r);
+		s->t[r].state = T_READY;
+		s->t[r].ready_seq = ++s->ready_next;
+		s->ready[s->nr_ready++] = r;
+	}
+}
+
 static void make_ready(struct sim *s, int32_t thread, bool at_head)
 {
 	struct sim_thread *t = &s->t[thread];
+	int was = t->state;
 	t->state = T_READY;
 	t->gen++;
 	t->ready_seq = at_head ? --s->ready_first : ++s->ready_next;
 	s->ready[s->nr_ready++] = thread;
+	if (s->model == PROBE_MODEL_SMP) {
+		if (was == T_NEW || was == T_OFF || was == T_PENDING) {
+			place(s, thread, was != T_NEW);
+			wakeup_preempt(s, thread);
+		}
+		return;
+	}
 	/* 004: a higher priority that becomes ready preempts at once */
-	if (s->model == PROBE_MODEL_UP_PRIO) {
+	{
 		int32_t r = s->cpu_thread[0];
 		if (r >= 0 && priority(s, r) < priority(s, thread)) {
 			stop_running(s, r);
@@ -227,6 +294,8 @@ static void proceed(struct sim *s, int32_t thread);
 /* Hand each free CPU to the ready thread that comes first. */
 static void dispatch(struct sim *s)
 {
+	if (s->model == PROBE_MODEL_SMP)
+		update_min_vruntime(s);
 	for (int c = 0; c < s->out->nr_cpus && s->nr_ready && !s->rc; c++) {
 		int32_t best = 0;
 		if (s->cpu_thread[c] >= 0)
@@ -616,6 +685,7 @@ static void on_wake(struct sim *s, const struct wake_entry *w)
 		int64_t ran = s->now - t->since;
 		t->left -= ran;
 		t->cpu_ns += ran;
+		t->vruntime += ran;
 		t->since = s->now;
 		if (t->left > 0) { /* the slice ran out: others of no lower priority go first */
 			bool other = false;

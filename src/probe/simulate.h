@@ -13,8 +13,10 @@
  *    queues by priority, FIFO among equals.
  *  - PROBE_MODEL_SMP: the run's CPUs; each free CPU takes the ready
  *    thread of highest priority and, among equals, of least simulated CPU
- *    time, for at most a 3 ms slice while others wait: an approximation
- *    of Linux's CFS, not CFS.
+ *    time (vruntime: a thread that starts is placed at the least of the
+ *    others', one that wakes up to a 3 ms slice below it), for at most a
+ *    3 ms slice while others wait; a thread that wakes 1 ms below a
+ *    running one takes its CPU: an approximation of Linux's CFS, not CFS.
  * Both: no scheduler or context-switch cost (no calibration is
  * recorded); sleeps, blocking I/O and waits outside the model keep their
  * observed durations; a wait that timed out in the run times out after
@@ -32,6 +34,7 @@
 enum probe_model { PROBE_MODEL_SMP, PROBE_MODEL_UP_PRIO };
 
 #define PROBE_SMP_SLICE_NS 3000000
+#define PROBE_SMP_WAKEUP_GRANULARITY_NS 1000000
 
 struct probe_sim {
 	enum probe_model model;
