@@ -55,17 +55,18 @@ done
 for src in "$top"/src/cmd/cmd-*.c; do
 	name=$(basename "$src" .c | sed 's/^cmd-//')
 	page="$top/man/mtx-$name.1"
-	usage=$(sed -n "/cmd_${name}_usage\[\][[:space:]]*=/,/;[[:space:]]*\$/p" "$src")
+	var=$(printf '%s' "$name" | tr - _) # cmd-probe-effect.c: cmd_probe_effect_usage
+	usage=$(sed -n "/cmd_${var}_usage\[\][[:space:]]*=/,/;[[:space:]]*\$/p" "$src")
 	opts=$(printf '%s\n' "$usage" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
 	if [ -z "$usage" ]; then
-		fail "no cmd_${name}_usage found in $src"
+		fail "no cmd_${var}_usage found in $src"
 		continue
 	fi
 	[ -r "$page" ] || continue # rule 3 reports the missing page
 	text=$(plain "$page")
 	for o in $opts; do
 		if ! printf '%s\n' "$text" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
-			fail "option '$o' of cmd_${name}_usage is not in man/mtx-$name.1"
+			fail "option '$o' of cmd_${var}_usage is not in man/mtx-$name.1"
 		fi
 	done
 done
