@@ -152,26 +152,26 @@ struct options {
 static void print_model(FILE *out, const struct probe_run *run, const struct probe_sim *sim)
 {
 	if (sim->model == PROBE_MODEL_UP_PRIO)
-		fprintf(out, "Model: up-prio: 1 CPU, fixed priorities (%s), preemptive, FIFO among equals (seed 004 "
-			     "Figs. 6-7)",
-			run->priorities_recorded ? "as recorded" : "none recorded: 0 for every thread");
+		fprintf(out, "Model: up-prio (seed 004 Figs. 6-7): 1 CPU, fixed priorities (%s),\n"
+			     "  preemptive, FIFO among equals",
+			run->priorities_recorded ? "as recorded" : "none recorded: 0 for all");
 	else
-		fprintf(out, "Model: smp: %d CPU%s; each takes the ready thread of least simulated CPU time, for 3 ms "
-			     "slices (an approximation of Linux's CFS, not CFS)",
+		fprintf(out, "Model: smp: %d CPU%s, least simulated CPU time first, 3 ms slices\n"
+			     "  (an approximation of Linux's CFS, not CFS)",
 			sim->nr_cpus, sim->nr_cpus == 1 ? "" : "s");
-	fprintf(out, "; no scheduler cost; %d threads, %d events\n", run->nr_threads, run->nr_events);
+	fprintf(out, "; no scheduler cost\nRun: %d threads, %d events\n", run->nr_threads, run->nr_events);
 }
 
 static void print_overhead(FILE *out, const struct probe_run *run, const char *path)
 {
 	char a[32], b[32];
 	if (!run->overhead_recorded) {
-		fprintf(out, "Overhead removed: none: no op of this run.db has sync_ops.overhead_ns (recorded before "
-			     "mtx measured it), so the simulation removed nothing\n");
+		fprintf(out, "Overhead removed: none: no op of this run.db has sync_ops.overhead_ns (recorded\n"
+			     "  before mtx measured it), so the simulation removed nothing\n");
 		return;
 	}
-	fprintf(out, "Overhead removed: %s of %s measured in the sync wrappers (%.1f%% of CPU time; mtx report %s "
-		     "overhead)%s%s%s\n",
+	fprintf(out, "Overhead removed: %s of %s measured in the sync wrappers\n  (%.1f%% of the CPU time; "
+		     "mtx report %s overhead)%s%s%s\n",
 		timefmt_duration((uint64_t)run->overhead_removed_ns, a, sizeof(a)),
 		timefmt_duration((uint64_t)run->overhead_ns, b, sizeof(b)),
 		run->cpu_ns ? 100.0 * (double)run->overhead_removed_ns / (double)run->cpu_ns : 0.0, path,
@@ -194,12 +194,14 @@ static void print_model_check(FILE *out, const struct probe_run *run, const stru
 {
 	char a[160];
 	if (b->equal) {
-		fprintf(out, "Model check: with nothing removed the simulation replays the observed order (G^S = G^I)\n");
+		fprintf(out, "Model check: with nothing removed the simulation replays the observed order\n");
 		return;
 	}
-	fprintf(out, "Model check: with nothing removed the simulation already departs from the observed order at "
-		     "#%d, %s:\n  there the model (CPU load from other programs, scheduling, wake-up order) differs from "
-		     "the run, not the overhead; a divergence from there on is no evidence of a probe effect\n",
+	fprintf(out, "Model check: with nothing removed the simulation already departs from the\n"
+		     "  observed order at #%d, %s:\n"
+		     "  there the model (load from other programs, scheduling, wake-up order) differs\n"
+		     "  from the run, not the overhead: a divergence from there on is no evidence of\n"
+		     "  a probe effect\n",
 		b->rank, probe_view_event(run, b->first, a, sizeof(a)));
 }
 
@@ -213,8 +215,8 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 	if (b->run || !b->equal)
 		print_model_check(out, run, b);
 	if (!v->divergent) {
-		fprintf(out, "Verdict: G^S = G^I: the observed happened-before order is the uninstrumented program's "
-			     "(seed 004, Theorem 1)\n");
+		fprintf(out, "Verdict: G^S = G^I: the observed happened-before order is the uninstrumented\n"
+			     "  program's (seed 004, Theorem 1)\n");
 	} else {
 		const struct probe_event *d = &run->events[v->first];
 		int32_t rank = v->cannot_execute ? v->nr_sim + 1 : v->sim_rank[v->first];
@@ -234,8 +236,8 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 			fprintf(out, "\n");
 		}
 		if (v->trustworthy)
-			fprintf(out, "  Events #1-#%d are trustworthy; from #%d on the program may take another path: "
-				     "nothing after it is a prediction.\n",
+			fprintf(out, "  Events #1-#%d are trustworthy; from #%d on the program may take another\n"
+				     "  path: nothing after it is a prediction.\n",
 				v->trustworthy, rank);
 		else
 			fprintf(out, "  No event before it: nothing of the simulation is a prediction.\n");
@@ -244,7 +246,7 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		fprintf(out, "\n");
 	}
 	fprintf(out, "Timestamp order changed without changing the partial order: %" PRId64
-		     " pair%s (seed 004 Fig. 8)%s\n",
+		     " pair%s\n  (seed 004 Fig. 8)%s\n",
 		v->inversions, v->inversions == 1 ? "" : "s", o->inversions || !v->inversions ? "" : "; --inversions lists them");
 }
 
@@ -269,8 +271,8 @@ static int print_inversions(FILE *out, const struct options *o, const struct pro
 	} else {
 		fprintf(out, "\nInversions: first in the instrumented run, first in the simulated one\n");
 		for (int64_t i = 0; i < nr; i++)
-			fprintf(out, "  %-48s %s\n", probe_view_event(run, pairs[i][0], a, sizeof(a)),
-				probe_view_event(run, pairs[i][1], b, sizeof(b)));
+			fprintf(out, "  %-38s %s\n", probe_view_event_short(run, pairs[i][0], a, sizeof(a)),
+				probe_view_event_short(run, pairs[i][1], b, sizeof(b)));
 		if (nr < v->inversions)
 			fprintf(out, "  ... %" PRId64 " more (--format json lists all)\n", v->inversions - nr);
 	}

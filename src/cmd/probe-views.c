@@ -124,11 +124,11 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 		}
 		return;
 	}
-	fprintf(out, "Happened-before graph of the observed run (G^I, seed 004 Fig. 2): %d vertices, %" PRId64
-		     " edges; program order not shown\n",
+	/* 80 columns: each edge in on a line of its own, under its vertex */
+	fprintf(out, "G^I, the happened-before graph (seed 004 Fig. 2): %d vertices, %" PRId64 " edges\n",
 		run->nr_events, g->nr_edges);
-	fprintf(out, "%-16s %7s %5s %-10s %-22s %-7s %10s  %s\n", "vertex", "tid", "k", "op", "object", "outcome",
-		"ht (s)", "edges in");
+	fprintf(out, "Under each vertex the edges into it (<-), program order left out.\n");
+	fprintf(out, "%-18s %7s %-10s %-22s %-7s %10s\n", "vertex", "tid", "op", "object", "outcome", "ht (s)");
 	for (int32_t e = 0; e < run->nr_events; e++) {
 		const struct probe_event *ev = &run->events[e];
 		char object[48];
@@ -136,19 +136,22 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 			continue;
 		snprintf(object, sizeof(object), "%s %#" PRIx64, run->objects[ev->object].kind,
 			 (uint64_t)run->objects[ev->object].addr);
-		fprintf(out, "%-16s %7" PRId64 " %5d %-10s %-22s %-7s %10.6f ", probe_event_label(run, e, a, sizeof(a)),
-			run->threads[ev->thread].tid, ev->k, ev->op, object, g->outcome[e] == PO_OK ? "ok" : "fail",
+		fprintf(out, "%-18s %7" PRId64 " %-10s %-22s %-7s %10.6f\n", probe_event_label(run, e, a, sizeof(a)),
+			run->threads[ev->thread].tid, ev->op, object, g->outcome[e] == PO_OK ? "ok" : "fail",
 			seconds(run, ev->end_ns));
-		first = true;
-		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
-			if (g->in_kind[i] == PE_PROGRAM)
-				continue;
-			fprintf(out, "%s %s (%s)", first ? "" : ",", probe_event_label(run, g->in_src[i], b, sizeof(b)),
-				hb_edge_name(g->in_kind[i]));
-			first = false;
-		}
-		fprintf(out, "%s\n", first ? " -" : "");
+		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++)
+			if (g->in_kind[i] != PE_PROGRAM)
+				fprintf(out, "  <- %s (%s)\n", probe_event_label(run, g->in_src[i], b, sizeof(b)),
+					hb_edge_name(g->in_kind[i]));
 	}
+}
+
+const char *probe_view_event_short(const struct probe_run *run, int32_t e, char *buf, size_t size)
+{
+	char label[96];
+	snprintf(buf, size, "%s %s %#" PRIx64, probe_event_label(run, e, label, sizeof(label)), run->events[e].op,
+		 (uint64_t)run->objects[run->events[e].object].addr);
+	return buf;
 }
 
 void probe_view_window(FILE *out, const struct probe_run *run, const struct probe_verdict *v, int half)
@@ -156,18 +159,17 @@ void probe_view_window(FILE *out, const struct probe_run *run, const struct prob
 	int32_t d = v->first >= 0 ? (v->sim_rank[v->first] ? v->sim_rank[v->first] : v->nr_sim + 1) : 1;
 	int32_t lo = d - half < 1 ? 1 : d - half, hi = d + half;
 	char a[160], b[160];
-	fprintf(out, "%6s  %-40s %6s  %s\n", "#", "instrumented (I)", "#", "simulated (S)");
+	fprintf(out, "%5s %-32s %5s %s\n", "#", "instrumented (I)", "#", "simulated (S)");
 	for (int32_t r = lo; r <= hi; r++) {
-		const char *left = r <= run->nr_events ? probe_view_event(run, v->by_obs[r - 1], a, sizeof(a)) : "";
-		const char *right = r <= v->nr_sim ? probe_view_event(run, v->by_sim[r - 1], b, sizeof(b)) : "";
 		if (r > run->nr_events && r > v->nr_sim)
 			break;
-		fprintf(out, "%6d  %-40.40s %6d  %s%s\n", r, left, r, right,
-			v->first >= 0 && r <= v->nr_sim && v->by_sim[r - 1] == v->first ? "   <- first divergent" : "");
+		fprintf(out, "%5d %-32.32s %5d %s%s\n", r, r <= run->nr_events ? probe_view_event_short(run, v->by_obs[r - 1], a, sizeof(a)) : "",
+			r, r <= v->nr_sim ? probe_view_event_short(run, v->by_sim[r - 1], b, sizeof(b)) : "",
+			v->first >= 0 && r <= v->nr_sim && v->by_sim[r - 1] == v->first ? "  <- e_d" : "");
 	}
 	if (v->cannot_execute)
-		fprintf(out, "%6s  %-40s %6d  %s   <- could not execute\n", "", "", v->nr_sim + 1,
-			probe_view_event(run, v->first, b, sizeof(b)));
+		fprintf(out, "%5s %-32s %5d %s  <- e_d, cannot execute\n", "", "", v->nr_sim + 1,
+			probe_view_event_short(run, v->first, b, sizeof(b)));
 }
 
 static void dot_cluster(FILE *out, const struct probe_run *run, const struct probe_graph *g,

@@ -23,6 +23,8 @@ int probe_view_format_parse(const char *text);
 
 /* probe_view_event - "name#k (tid) op kind 0xaddr" of event @e into @buf. */
 const char *probe_view_event(const struct probe_run *run, int32_t e, char *buf, size_t size);
+/* probe_view_event_short - "name#k op 0xaddr", for columns. */
+const char *probe_view_event_short(const struct probe_run *run, int32_t e, char *buf, size_t size);
 
 /*
  * probe_view_hb - print @g, the graph of the observed run, as text (one

@@ -37,6 +37,7 @@ struct sim_thread {
 	int32_t piece;     /* current piece (global index) */
 	int64_t left;      /* ns left of it */
 	int64_t since;     /* start of the current CPU stint */
+	int64_t slice_end; /* SMP: when its slice of CPU ends, if others wait */
 	int64_t cpu_ns;    /* simulated CPU time */
 	int64_t vruntime;  /* the SMP model's key: CPU time, placed as CFS places wakers */
 	int64_t ready_seq; /* FIFO order among equals */
@@ -309,6 +310,7 @@ static void dispatch(struct sim *s)
 		s->t[thread].cpu = c;
 		s->t[thread].state = T_RUNNING;
 		s->t[thread].since = s->now;
+		s->t[thread].slice_end = s->now + PROBE_SMP_SLICE_NS;
 		proceed(s, thread);
 		c = -1; /* proceeding may have freed a CPU: look again from the first */
 	}
@@ -639,6 +641,19 @@ static void thread_done(struct sim *s, int32_t thread)
 		happen(s, dequeue(&s->joiners[thread]));
 }
 
+/* SMP: whether a ready thread should have the CPU of @thread, whose
+ * slice is over: one of higher priority, or of equal and less vruntime. */
+static bool should_yield(const struct sim *s, int32_t thread)
+{
+	for (int32_t i = 0; i < s->nr_ready; i++) {
+		int32_t r = s->ready[i];
+		if (priority(s, r) > priority(s, thread) ||
+		    (priority(s, r) == priority(s, thread) && s->t[r].vruntime < s->t[thread].vruntime))
+			return true;
+	}
+	return false;
+}
+
 /* The running @thread goes on from where it is: through its CPU pieces
  * (a stint, up to a slice under SMP), off the CPU for an off-CPU piece,
  * into its next function at a segment's end, or to its end. */
@@ -653,8 +668,18 @@ static void proceed(struct sim *s, int32_t thread)
 			}
 			if (s->run->pieces[t->piece] > 0) {
 				int64_t stint = t->left;
-				if (s->model == PROBE_MODEL_SMP && stint > PROBE_SMP_SLICE_NS)
-					stint = PROBE_SMP_SLICE_NS;
+				if (s->model == PROBE_MODEL_SMP) {
+					if (s->now >= t->slice_end) { /* its slice is over */
+						if (should_yield(s, thread)) {
+							stop_running(s, thread);
+							make_ready(s, thread, false);
+							return;
+						}
+						t->slice_end = s->now + PROBE_SMP_SLICE_NS;
+					}
+					if (stint > t->slice_end - s->now)
+						stint = t->slice_end - s->now;
+				}
 				t->gen++;
 				wake_at(s, thread, s->now + stint, H_STOP);
 				return;
@@ -687,17 +712,6 @@ static void on_wake(struct sim *s, const struct wake_entry *w)
 		t->cpu_ns += ran;
 		t->vruntime += ran;
 		t->since = s->now;
-		if (t->left > 0) { /* the slice ran out: others of no lower priority go first */
-			bool other = false;
-			for (int32_t i = 0; i < s->nr_ready && !other; i++)
-				other = priority(s, s->ready[i]) >= priority(s, w->thread);
-			if (other) {
-				s->cpu_thread[t->cpu] = -1;
-				t->cpu = -1;
-				make_ready(s, w->thread, false);
-				break;
-			}
-		}
 		proceed(s, w->thread);
 		break;
 	}

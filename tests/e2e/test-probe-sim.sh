@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
-for f in hb-rules mutex-flip fig8; do
+for f in hb-rules mutex-flip fig8 up-prio; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/probe-$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -38,8 +38,9 @@ fi
 "$MTX" report hb-rules.db hb --thread tb > hb-tb.txt || fail "report hb --thread tb"
 [ "$(grep -c '^tb#' hb-tb.txt)" = 3 ] && ! grep -q '^ta#' hb-tb.txt && pass "report hb --thread tb: its 3 events" ||
 	fail "report hb --thread tb: $(cat hb-tb.txt)"
-grep -q '^tb#1 .* fail .* ta#1 (held)$' hb-tb.txt && pass "report hb: a failed trylock, after the lock that held it" ||
-	fail "report hb: tb#1 is not a failure after ta#1: $(grep '^tb#1' hb-tb.txt)"
+grep -A1 '^tb#1 ' hb-tb.txt | tr -s ' ' | tr '\n' '|' | grep -q '^tb#1 602 trylock mutex 0xa000 fail 0.000020| <- ta#1 (held)|$' &&
+	pass "report hb: a failed trylock, after the lock that held it" ||
+	fail "report hb: tb#1 is not a failure after ta#1: $(grep -A1 '^tb#1' hb-tb.txt)"
 "$MTX" report hb-rules.db hb --format dot > hb.dot && grep -q '^digraph hb {' hb.dot && grep -q 'label="signal"' hb.dot &&
 	pass "report hb --format dot" || fail "report hb --format dot: $(head -3 hb.dot)"
 # Nothing removed, every thread on a CPU of its own: the simulation must
@@ -63,8 +64,10 @@ expect_json flip.json simulated_ns 1000100000 "flip first_divergent"
 expect_json flip.json trustworthy_events 0 "flip first_divergent"
 expect_json flip.json overhead_removed_ns 80000 flip
 "$MTX" probe-effect mutex-flip.db > flip.txt; status=$?
+wide=$(awk 'length > 80' flip.txt)
+[ -z "$wide" ] && pass "flip: text fits 80 columns" || fail "flip: text wider than 80 columns: $wide"
 [ $status = 3 ] && grep -q '^Verdict: G^S != G^I from event #1 ' flip.txt &&
-	grep -q '^ *1  worker-b#1 (101) lock mutex 0x1000 *1  worker-a#1 (100) lock mutex 0x1000   <- first divergent$' flip.txt &&
+	grep -q '^ *1 worker-b#1 lock 0x1000 *1 worker-a#1 lock 0x1000  <- e_d$' flip.txt &&
 	grep -q '^  No event before it' flip.txt &&
 	pass "flip: text verdict and the orders side by side" || fail "flip text: $(cat flip.txt)"
 "$MTX" probe-effect mutex-flip.db --format dot > flip.dot; status=$?
@@ -74,8 +77,11 @@ expect_json flip.json overhead_removed_ns 80000 flip
 	[ "$(sql mutex-flip.db "SELECT COUNT(*), SUM(order_sim IS NOT NULL) FROM sim_events WHERE model = 'smp'")" = "4|4" ] &&
 	pass "flip: results kept in probe_effect and sim_events" || fail "flip: results not kept: $(sql mutex-flip.db 'SELECT * FROM probe_effect')"
 "$MTX" probe-effect mutex-flip.db --simulate-only --format csv > flip.csv; status=$?
-[ $status = 0 ] && [ "$(sed -n 2p flip.csv | cut -d, -f1-4)" = "1,3,100,1" ] && [ "$(wc -l < flip.csv)" = 5 ] &&
-	pass "flip: --simulate-only csv, simulated order first" || fail "flip --simulate-only (exit $status): $(cat flip.csv)"
+# the simulated timeline worked out in the fixture: a#1 100, a#2 130, b#1 150, b#2 200 us
+want="1,3,100,1,1000100000 2,4,100,2,1000130000 3,1,101,1,1000150000 4,2,101,2,1000200000"
+got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s,%s", sep, $1, $2, $3, $4, $12; sep = " " }' flip.csv)
+[ $status = 0 ] && [ "$got" = "$want" ] && pass "flip: --simulate-only csv, the simulated order and times" ||
+	fail "flip --simulate-only (exit $status): got '$got', want '$want'"
 
 # The same run with no overhead recorded: the observed order stands.
 cp mutex-flip.db none.db
@@ -91,7 +97,7 @@ sql old.db "ALTER TABLE sync_ops RENAME TO x; CREATE TABLE sync_ops AS SELECT id
 chmod 444 old.db
 before=$(md5sum < old.db)
 "$MTX" probe-effect old.db > old.txt 2> old.err; status=$?
-[ $status = 0 ] && grep -q '^Overhead removed: none: .*removed nothing$' old.txt && [ "$(wc -l < old.err)" = 1 ] &&
+[ $status = 0 ] && grep -q '^  before mtx measured it), so the simulation removed nothing$' old.txt && [ "$(wc -l < old.err)" = 1 ] &&
 	grep -q 'read-only' old.err && [ "$(md5sum < old.db)" = "$before" ] &&
 	pass "old, read-only run.db: equal, says nothing was removed, a one-line note, file unchanged" ||
 	fail "old run.db: exit $status: $(cat old.txt old.err)"
@@ -105,6 +111,19 @@ for model in smp up-prio; do
 done
 grep -q '"inversion_pairs": \[\[{"tid": 702, "k": 1}, {"tid": 704, "k": 2}\]\]' fig8-smp.json &&
 	pass "fig8: the inverted pair is philo-2#1, philo-4#2" || fail "fig8 pairs: $(cat fig8-smp.json)"
+
+# --- seed 004's model: one CPU, priorities, preemption (thread_sched)
+"$MTX" probe-effect up-prio.db --model up-prio --simulate-only --format csv > up.csv; status=$?
+want="1,801,1,4000110000 2,801,2,4000115000 3,802,1,4000150000 4,802,2,4000160000"
+got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s", sep, $1, $3, $4, $12; sep = " " }' up.csv)
+[ $status = 0 ] && [ "$got" = "$want" ] && pass "up-prio: high preempts low at its input, as observed" ||
+	fail "up-prio timeline (exit $status): got '$got', want '$want'"
+"$MTX" probe-effect up-prio.db --model up-prio > /dev/null; status=$?
+[ $status = 0 ] && pass "up-prio: equal with nothing removed" || fail "up-prio: exit $status, not 0"
+sql up-prio.db "UPDATE sync_ops SET overhead_ns = 60000 WHERE id = 3"
+"$MTX" probe-effect up-prio.db --model up-prio --format json > up.json; status=$?
+[ $status = 3 ] && expect_json up.json tid 802 "up-prio, 60 us removed" && expect_json up.json simulated_ns 4000070000 "up-prio" &&
+	expect_json up.json model_fits true "up-prio" || fail "up-prio with overhead: exit $status: $(cat up.json)"
 
 # --- bad input: one line, exit 1; bad command lines: exit 2
 printf '' > empty.sql

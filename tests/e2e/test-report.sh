@@ -58,6 +58,9 @@ check locks locks
 # from its start less worker-b's longest call) and worker-a's unlock.
 check locks-window locks --from 300us --to 400us
 check object object 0x1000
+# G^I: main creates worker-a and -b (create edges), worker-a's unlock at
+# 390 us hands the mutex to worker-b's lock (lock), its exit ends the join.
+check hb hb
 # A C++ program's ops, switches and waits where its own code made them
 # (tests/fixtures/cxx-frames.sql): never in an inlined header's function.
 DB=cxx-frames.db check object-cxx-csv object 0x4000 --format csv
