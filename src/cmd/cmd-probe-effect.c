@@ -175,7 +175,7 @@ static void print_overhead(FILE *out, const struct probe_run *run, const char *p
 		timefmt_duration((uint64_t)run->overhead_removed_ns, a, sizeof(a)),
 		timefmt_duration((uint64_t)run->overhead_ns, b, sizeof(b)),
 		run->cpu_ns ? 100.0 * (double)run->overhead_removed_ns / (double)run->cpu_ns : 0.0, path,
-		run->inject ? "; --inject-overhead " : "", run->inject ? run->inject : "", run->inject ? " was in effect" : "");
+		run->inject ? "\n  (--inject-overhead " : "", run->inject ? run->inject : "", run->inject ? " was in effect)" : "");
 }
 
 static void print_edges(FILE *out, const struct probe_run *run, const struct probe_graph *g, int32_t e)
