@@ -254,8 +254,9 @@ static int load_events(sqlite3 *db, struct probe_run *run, char **err)
 	return 0;
 }
 
-/* Number the events per thread, and find each one's peer thread or mutex. */
-static void link_events(struct probe_run *run)
+/* Number the events per thread, and find each one's peer thread or mutex.
+ * Returns 0 or -ENOMEM. */
+static int link_events(struct probe_run *run)
 {
 	for (int32_t i = 0; i < run->nr_threads; i++)
 		run->threads[i].first = -1;
@@ -284,9 +285,24 @@ static void link_events(struct probe_run *run)
 		if (e->action == PA_CREATE && e->peer >= 0 && run->threads[e->peer].creator < 0)
 			run->threads[e->peer].creator = i;
 	}
+	/* A join of a thread that had already ended could not read its tid
+	 * (arg 0): its thread object's creation names it. */
+	int32_t *created = malloc(((size_t)run->nr_objects + 1) * sizeof(*created));
+	if (!created)
+		return -ENOMEM;
+	for (int32_t o = 0; o < run->nr_objects; o++)
+		created[o] = -1;
+	for (int32_t t = 0; t < run->nr_threads; t++)
+		if (run->threads[t].creator >= 0)
+			created[run->events[run->threads[t].creator].object] = t;
+	for (int32_t i = 0; i < run->nr_events; i++)
+		if (run->events[i].action == PA_JOIN && run->events[i].peer < 0)
+			run->events[i].peer = created[run->events[i].object];
+	free(created);
 	for (int32_t i = 0; i < run->nr_threads; i++)
 		if (run->threads[i].first < 0)
 			run->threads[i].first = 0;
+	return 0;
 }
 
 /* Observed wakers of the events that blocked: the last wakeup of the
@@ -588,10 +604,10 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 		error_set(err, "the run has no synchronization ops (was it recorded with the sync source?)");
 		rc = -ENODATA;
 	}
-	if (!rc) {
-		link_events(run);
+	if (!rc)
+		rc = link_events(run);
+	if (!rc)
 		rc = load_wakers(db, run, err);
-	}
 	if (!rc)
 		rc = load_priorities(db, run, err);
 	if (!rc)
