@@ -6,6 +6,7 @@ noinst_LIBRARIES += libmtxprobe.a
 libmtxprobe_a_SOURCES = \
 	src/probe/run.c src/probe/run.h \
 	src/probe/hb.c src/probe/hb.h \
-	src/probe/simulate.c src/probe/simulate.h \
+	src/probe/simulate.c src/probe/simulate.h src/probe/sim-state.h \
+	src/probe/sim-objects.c \
 	src/probe/verdict.c src/probe/verdict.h
 libmtxprobe_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

@@ -1,10 +1,10 @@
 /* src/probe/simulate.c - see simulate.h. The loop of 004 Fig. 7: take the
  * earliest pending happening (a CPU stint's end, an off-CPU piece's end,
  * a thread's start, a timeout), advance the clock to it, let the thread
- * go on to its next function call (enter_func, Fig. 6) or event
- * (execute_event), and hand free CPUs to ready threads. */
+ * go on to its next function call (enter_func and execute_event, Fig. 6:
+ * sim-objects.c) and hand free CPUs to ready threads. */
 #include "config.h"
-#include "src/probe/simulate.h"
+#include "src/probe/sim-state.h"
 #include "src/probe/hb.h"
 #include "src/grow.h"
 
@@ -27,71 +27,6 @@ int probe_model_parse(const char *text)
 	return -1;
 }
 
-enum thread_state { T_NEW, T_READY, T_RUNNING, T_OFF, T_PENDING, T_DONE };
-enum wake { H_START, H_STOP, H_OFF_END, H_DEADLINE };
-
-struct sim_thread {
-	int state;
-	int cpu;
-	int32_t done;      /* events executed */
-	int32_t piece;     /* current piece (global index) */
-	int64_t left;      /* ns left of it */
-	int64_t since;     /* start of the current CPU stint */
-	int64_t slice_end; /* SMP: when its slice of CPU ends, if others wait */
-	int64_t cpu_ns;    /* simulated CPU time */
-	int64_t vruntime;  /* the SMP model's key: CPU time, placed as CFS places wakers */
-	int64_t ready_seq; /* FIFO order among equals */
-	uint32_t gen;      /* wakes scheduled before a change are stale */
-	int32_t waiting;   /* the event it is pending in, or -1 */
-};
-
-struct wake_entry {
-	int64_t ns;
-	uint64_t seq;
-	int32_t thread;
-	uint32_t gen;
-	uint8_t type;
-};
-
-struct queue { /* waiters by priority, FIFO among equals */
-	int32_t *v;
-	size_t len, cap;
-};
-
-struct holder {
-	int32_t thread, depth;
-	bool write;
-};
-
-struct object_state {
-	struct holder *h;   /* lock holders */
-	size_t nr_h, cap_h;
-	struct queue waiters;
-	int32_t *units;     /* sem: where each unit came from (a post, or -1) */
-	size_t units_head, units_len, units_cap;
-	struct queue arrived; /* barrier */
-};
-
-struct sim {
-	const struct probe_run *run;
-	struct probe_sim *out;
-	enum probe_model model;
-	int64_t now;
-	struct sim_thread *t;
-	struct object_state *obj;
-	struct queue *joiners;   /* per thread */
-	int32_t *cpu_thread;     /* per CPU: the running thread or -1 */
-	struct wake_entry *heap;
-	size_t heap_len, heap_cap;
-	uint64_t seq;
-	int64_t ready_next, ready_first; /* ready_seq at the tail, and at the head (preempted, up-prio) */
-	int64_t min_vruntime;    /* the least vruntime of the threads on a CPU or ready, never decreasing */
-	int32_t *ready;          /* the ready threads, unordered */
-	int32_t nr_ready;
-	size_t actions_cap;
-	int rc;
-};
-
 /* ---- the wake heap: earliest first, then in the order scheduled ---- */
 
 static bool wake_before(const struct wake_entry *a, const struct wake_entry *b)
@@ -99,7 +34,7 @@ static bool wake_before(const struct wake_entry *a, const struct wake_entry *b)
 	return a->ns < b->ns || (a->ns == b->ns && a->seq < b->seq);
 }
 
-static void wake_at(struct sim *s, int32_t thread, int64_t ns, int type)
+void sim_wake_at(struct sim *s, int32_t thread, int64_t ns, int type)
 {
 	struct wake_entry *v = grow_array(s->heap, &s->heap_cap, s->heap_len, sizeof(*v), 256);
 	size_t i;
@@ -141,7 +76,7 @@ static struct wake_entry wake_pop(struct sim *s)
 
 /* ---- the order being recorded ---- */
 
-static void record(struct sim *s, int32_t action)
+void sim_record(struct sim *s, int32_t action)
 {
 	int32_t *v = grow_array(s->out->actions, &s->actions_cap, (size_t)s->out->nr_actions, sizeof(*v), 1024);
 	if (!v) {
@@ -181,16 +116,11 @@ static void next_piece(struct sim *s, int32_t thread)
 	t->left = t->piece < segment_end(s, thread) ? llabs(s->run->pieces[t->piece]) : 0;
 }
 
-static int priority(const struct sim *s, int32_t thread)
-{
-	return s->run->threads[thread].priority;
-}
-
 /* Whether ready thread @a should run before ready thread @b. */
 static bool runs_before(const struct sim *s, int32_t a, int32_t b)
 {
-	if (priority(s, a) != priority(s, b))
-		return priority(s, a) > priority(s, b);
+	if (sim_priority(s, a) != sim_priority(s, b))
+		return sim_priority(s, a) > sim_priority(s, b);
 	if (s->model == PROBE_MODEL_SMP && s->t[a].vruntime != s->t[b].vruntime)
 		return s->t[a].vruntime < s->t[b].vruntime;
 	return s->t[a].ready_seq < s->t[b].ready_seq;
@@ -234,8 +164,6 @@ static void update_min_vruntime(struct sim *s)
 		s->min_vruntime = least;
 }
 
-static void stop_running(struct sim *s, int32_t thread);
-
 /* SMP: a thread that wakes with a key a granularity below a running
  * one's takes its CPU, as CFS's wakeup preemption does. */
 static void wakeup_preempt(struct sim *s, int32_t thread)
@@ -245,10 +173,10 @@ static void wakeup_preempt(struct sim *s, int32_t thread)
 		int32_t r = s->cpu_thread[c];
 		if (r < 0)
 			return; /* a CPU is free: dispatch will use it */
-		if (priority(s, r) > priority(s, thread))
+		if (sim_priority(s, r) > sim_priority(s, thread))
 			continue;
-		if (victim < 0 || priority(s, r) < priority(s, s->cpu_thread[victim]) ||
-		    (priority(s, r) == priority(s, s->cpu_thread[victim]) &&
+		if (victim < 0 || sim_priority(s, r) < sim_priority(s, s->cpu_thread[victim]) ||
+		    (sim_priority(s, r) == sim_priority(s, s->cpu_thread[victim]) &&
 		     s->t[r].vruntime + (s->now - s->t[r].since) >
 			     s->t[s->cpu_thread[victim]].vruntime + (s->now - s->t[s->cpu_thread[victim]].since)))
 			victim = c;
@@ -256,7 +184,7 @@ static void wakeup_preempt(struct sim *s, int32_t thread)
 	if (victim < 0)
 		return;
 	int32_t r = s->cpu_thread[victim];
-	if (priority(s, r) < priority(s, thread) ||
+	if (sim_priority(s, r) < sim_priority(s, thread) ||
 	    s->t[r].vruntime + (s->now - s->t[r].since) - s->t[thread].vruntime > PROBE_SMP_WAKEUP_GRANULARITY_NS) {
 		stop_running(s, r);
 		s->t[r].state = T_READY;
@@ -265,7 +193,7 @@ static void wakeup_preempt(struct sim *s, int32_t thread)
 	}
 }
 
-static void make_ready(struct sim *s, int32_t thread, bool at_head)
+void sim_make_ready(struct sim *s, int32_t thread, bool at_head)
 {
 	struct sim_thread *t = &s->t[thread];
 	int was = t->state;
@@ -283,9 +211,9 @@ static void make_ready(struct sim *s, int32_t thread, bool at_head)
 	/* 004: a higher priority that becomes ready preempts at once */
 	{
 		int32_t r = s->cpu_thread[0];
-		if (r >= 0 && priority(s, r) < priority(s, thread)) {
+		if (r >= 0 && sim_priority(s, r) < sim_priority(s, thread)) {
 			stop_running(s, r);
-			make_ready(s, r, true);
+			sim_make_ready(s, r, true);
 		}
 	}
 }
@@ -320,150 +248,22 @@ static void dispatch(struct sim *s)
 
 /* Event @e of @thread happens now: it joins the order, and its thread
  * moves on to the next segment (a pending thread becomes ready). */
-static void happen(struct sim *s, int32_t e)
+void sim_happen(struct sim *s, int32_t e)
 {
 	int32_t thread = s->run->events[e].thread;
 	struct sim_thread *t = &s->t[thread];
-	record(s, PROBE_HAPPEN(e));
+	sim_record(s, PROBE_HAPPEN(e));
 	s->out->happen_ns[e] = s->now;
 	t->done++;
 	to_segment(s, thread);
 	if (t->state == T_PENDING) {
 		t->waiting = -1;
-		make_ready(s, thread, false);
+		sim_make_ready(s, thread, false);
 	}
-}
-
-static void enqueue(struct sim *s, struct queue *q, int32_t e)
-{
-	int32_t *v = grow_array(q->v, &q->cap, q->len, sizeof(*v), 4);
-	int prio = priority(s, s->run->events[e].thread);
-	size_t i;
-	if (!v) {
-		s->rc = -ENOMEM;
-		return;
-	}
-	q->v = v;
-	for (i = q->len; i > 0 && priority(s, s->run->events[q->v[i - 1]].thread) < prio; i--)
-		q->v[i] = q->v[i - 1];
-	q->v[i] = e;
-	q->len++;
-}
-
-static int32_t dequeue(struct queue *q)
-{
-	int32_t e = q->v[0];
-	memmove(q->v, q->v + 1, (--q->len) * sizeof(*q->v));
-	return e;
-}
-
-static struct holder *holder_of(struct object_state *o, int32_t thread)
-{
-	for (size_t i = 0; i < o->nr_h; i++)
-		if (o->h[i].thread == thread)
-			return &o->h[i];
-	return NULL;
-}
-
-static bool lock_free_for(struct object_state *o, int32_t thread, bool write)
-{
-	if (holder_of(o, thread))
-		return true; /* taken again by its holder (recursive, or a read lock held twice) */
-	for (size_t i = 0; i < o->nr_h; i++)
-		if (write || o->h[i].write)
-			return false;
-	return true;
-}
-
-static void take_lock(struct sim *s, struct object_state *o, int32_t thread, bool write)
-{
-	struct holder *h = holder_of(o, thread);
-	if (h) {
-		h->depth++;
-		return;
-	}
-	if (!(h = grow_array(o->h, &o->cap_h, o->nr_h, sizeof(*h), 2))) {
-		s->rc = -ENOMEM;
-		return;
-	}
-	o->h = h;
-	o->h[o->nr_h++] = (struct holder){ thread, 1, write };
-}
-
-/* The mode event @e asks a lock in: a cond wait takes its mutex back. */
-static bool wants_write(const struct probe_event *ev)
-{
-	return ev->action != PA_RDLOCK;
-}
-
-/* A lock became free, or freer: hand it to its first waiters (004 Fig. 6,
- * execute_event of a release). */
-static void grant_lock(struct sim *s, int32_t object)
-{
-	struct object_state *o = &s->obj[object];
-	while (o->waiters.len && !s->rc) {
-		int32_t w = o->waiters.v[0];
-		const struct probe_event *ev = &s->run->events[w];
-		if (!lock_free_for(o, ev->thread, wants_write(ev)))
-			break;
-		dequeue(&o->waiters);
-		take_lock(s, o, ev->thread, wants_write(ev));
-		happen(s, w);
-	}
-}
-
-static void release_lock(struct sim *s, int32_t object, int32_t thread)
-{
-	struct object_state *o = &s->obj[object];
-	struct holder *h = holder_of(o, thread);
-	if (h && --h->depth <= 0)
-		*h = o->h[--o->nr_h];
-	grant_lock(s, object);
-}
-
-/* A woken cond wait takes its mutex back: now, or when it is its turn. */
-static void reacquire(struct sim *s, int32_t e)
-{
-	const struct probe_event *ev = &s->run->events[e];
-	struct object_state *m;
-	if (ev->peer < 0) {
-		happen(s, e);
-		return;
-	}
-	m = &s->obj[ev->peer];
-	if (lock_free_for(m, ev->thread, true) && !m->waiters.len) {
-		take_lock(s, m, ev->thread, true);
-		happen(s, e);
-	} else {
-		enqueue(s, &m->waiters, e);
-	}
-}
-
-static bool sem_has_unit(const struct object_state *o)
-{
-	return o->units_head < o->units_len;
-}
-
-static void sem_push(struct sim *s, struct object_state *o, int32_t source)
-{
-	int32_t *v = grow_array(o->units, &o->units_cap, o->units_len, sizeof(*v), 4);
-	if (!v) {
-		s->rc = -ENOMEM;
-		return;
-	}
-	o->units = v;
-	o->units[o->units_len++] = source;
-}
-
-static void sem_reset(struct sim *s, struct object_state *o, int64_t units)
-{
-	o->units_head = o->units_len = 0;
-	for (int64_t i = 0; i < units && i < (1 << 20); i++)
-		sem_push(s, o, -1);
 }
 
 /* The thread blocks in event @e (enter_func: "set T to pending"). */
-static void block(struct sim *s, int32_t thread, int32_t e)
+void sim_block(struct sim *s, int32_t thread, int32_t e)
 {
 	struct sim_thread *t = &s->t[thread];
 	if (t->cpu >= 0)
@@ -471,161 +271,6 @@ static void block(struct sim *s, int32_t thread, int32_t e)
 	t->state = T_PENDING;
 	t->waiting = e;
 	t->gen++;
-}
-
-/* A wait that timed out in the run: it times out after as long here,
- * unless what it waited for is there at once (a different outcome). */
-static bool timed_out_in_run(const struct probe_event *ev)
-{
-	return ev->timed && ev->outcome == PO_FAIL;
-}
-
-static void wait_until_timeout(struct sim *s, int32_t thread, int32_t e)
-{
-	const struct probe_event *ev = &s->run->events[e];
-	block(s, thread, e);
-	wake_at(s, thread, s->now + (ev->end_ns - ev->start_ns), H_DEADLINE);
-}
-
-/* enter_func and, when it does not block, execute_event (004 Fig. 6). */
-static void enter_func(struct sim *s, int32_t thread, int32_t e)
-{
-	const struct probe_event *ev = &s->run->events[e];
-	struct object_state *o = &s->obj[ev->object];
-	uint8_t *outcome = &s->out->outcome[e];
-	bool observed_ok = ev->outcome == PO_OK;
-
-	record(s, PROBE_ENTER(e));
-	s->out->enter_ns[e] = s->now;
-	switch (ev->action) {
-	case PA_LOCK:
-	case PA_RDLOCK: {
-		bool write = ev->action == PA_LOCK;
-		bool free_now = holder_of(o, thread) || (lock_free_for(o, thread, write) && !o->waiters.len);
-		if (ev->try_op || timed_out_in_run(ev)) {
-			*outcome = free_now ? PO_OK : PO_FAIL;
-			if (free_now) { /* taken if the run took it: the run's path goes on */
-				if (observed_ok)
-					take_lock(s, o, thread, write);
-				happen(s, e);
-				return;
-			}
-			if (!observed_ok) {
-				if (timed_out_in_run(ev))
-					wait_until_timeout(s, thread, e);
-				else
-					happen(s, e);
-				return;
-			}
-			/* busy here, taken in the run: it waits for it (past the divergence) */
-		} else if (free_now) {
-			take_lock(s, o, thread, write);
-			happen(s, e);
-			return;
-		}
-		enqueue(s, &o->waiters, e);
-		block(s, thread, e);
-		return;
-	}
-	case PA_UNLOCK:
-		happen(s, e);
-		release_lock(s, ev->object, thread);
-		return;
-	case PA_COND_WAIT:
-		if (ev->peer >= 0)
-			release_lock(s, ev->peer, thread);
-		if (timed_out_in_run(ev)) {
-			wait_until_timeout(s, thread, e);
-			return;
-		}
-		enqueue(s, &o->waiters, e);
-		block(s, thread, e);
-		return;
-	case PA_COND_SIGNAL:
-	case PA_COND_BROADCAST:
-		happen(s, e);
-		while (o->waiters.len && !s->rc) {
-			int32_t w = dequeue(&o->waiters);
-			s->out->woken_by[w] = e;
-			reacquire(s, w);
-			if (ev->action == PA_COND_SIGNAL)
-				break;
-		}
-		return;
-	case PA_SEM_WAIT: {
-		bool unit = sem_has_unit(o) && !o->waiters.len;
-		if (ev->try_op || timed_out_in_run(ev)) {
-			*outcome = unit ? PO_OK : PO_FAIL;
-			if (unit && observed_ok)
-				s->out->woken_by[e] = o->units[o->units_head++];
-			if (unit || !observed_ok) {
-				if (!unit && timed_out_in_run(ev)) {
-					wait_until_timeout(s, thread, e);
-					return;
-				}
-				happen(s, e);
-				return;
-			}
-		} else if (unit) {
-			s->out->woken_by[e] = o->units[o->units_head++];
-			happen(s, e);
-			return;
-		}
-		enqueue(s, &o->waiters, e);
-		block(s, thread, e);
-		return;
-	}
-	case PA_SEM_POST:
-		happen(s, e);
-		if (o->waiters.len) {
-			int32_t w = dequeue(&o->waiters);
-			s->out->woken_by[w] = e;
-			happen(s, w);
-		} else {
-			sem_push(s, o, e);
-		}
-		return;
-	case PA_SEM_INIT:
-		sem_reset(s, o, ev->arg);
-		happen(s, e);
-		return;
-	case PA_BARRIER_INIT:
-		o->arrived.len = 0;
-		happen(s, e);
-		return;
-	case PA_BARRIER_WAIT: {
-		int64_t count = s->run->objects[ev->object].initial;
-		enqueue(s, &o->arrived, e);
-		if (count <= 0 || (int64_t)o->arrived.len < count) {
-			block(s, thread, e);
-			return;
-		}
-		/* everyone departs: the last to come first (it never slept),
-		 * then the others in the order they came */
-		happen(s, e);
-		for (size_t i = 0; i < o->arrived.len; i++)
-			if (o->arrived.v[i] != e)
-				happen(s, o->arrived.v[i]);
-		o->arrived.len = 0;
-		return;
-	}
-	case PA_CREATE:
-		happen(s, e);
-		if (ev->peer >= 0 && s->t[ev->peer].state == T_NEW && s->run->threads[ev->peer].creator == e)
-			make_ready(s, ev->peer, false);
-		return;
-	case PA_JOIN:
-		if (ev->peer >= 0 && s->t[ev->peer].state != T_DONE) {
-			enqueue(s, &s->joiners[ev->peer], e);
-			block(s, thread, e);
-			return;
-		}
-		happen(s, e);
-		return;
-	default:
-		happen(s, e);
-		return;
-	}
 }
 
 static void thread_done(struct sim *s, int32_t thread)
@@ -638,7 +283,7 @@ static void thread_done(struct sim *s, int32_t thread)
 	if (s->now > s->out->end_ns)
 		s->out->end_ns = s->now;
 	while (s->joiners[thread].len && !s->rc)
-		happen(s, dequeue(&s->joiners[thread]));
+		sim_happen(s, sim_dequeue(&s->joiners[thread]));
 }
 
 /* SMP: whether a ready thread should have the CPU of @thread, whose
@@ -647,8 +292,8 @@ static bool should_yield(const struct sim *s, int32_t thread)
 {
 	for (int32_t i = 0; i < s->nr_ready; i++) {
 		int32_t r = s->ready[i];
-		if (priority(s, r) > priority(s, thread) ||
-		    (priority(s, r) == priority(s, thread) && s->t[r].vruntime < s->t[thread].vruntime))
+		if (sim_priority(s, r) > sim_priority(s, thread) ||
+		    (sim_priority(s, r) == sim_priority(s, thread) && s->t[r].vruntime < s->t[thread].vruntime))
 			return true;
 	}
 	return false;
@@ -672,7 +317,7 @@ static void proceed(struct sim *s, int32_t thread)
 					if (s->now >= t->slice_end) { /* its slice is over */
 						if (should_yield(s, thread)) {
 							stop_running(s, thread);
-							make_ready(s, thread, false);
+							sim_make_ready(s, thread, false);
 							return;
 						}
 						t->slice_end = s->now + PROBE_SMP_SLICE_NS;
@@ -681,12 +326,12 @@ static void proceed(struct sim *s, int32_t thread)
 						stint = t->slice_end - s->now;
 				}
 				t->gen++;
-				wake_at(s, thread, s->now + stint, H_STOP);
+				sim_wake_at(s, thread, s->now + stint, H_STOP);
 				return;
 			}
 			stop_running(s, thread);
 			t->state = T_OFF;
-			wake_at(s, thread, s->now + t->left, H_OFF_END);
+			sim_wake_at(s, thread, s->now + t->left, H_OFF_END);
 			return;
 		}
 		const struct probe_event *ev = next_event(s, thread);
@@ -694,7 +339,7 @@ static void proceed(struct sim *s, int32_t thread)
 			thread_done(s, thread);
 			return;
 		}
-		enter_func(s, thread, (int32_t)(ev - s->run->events));
+		sim_enter_func(s, thread, (int32_t)(ev - s->run->events));
 	}
 }
 
@@ -704,7 +349,7 @@ static void on_wake(struct sim *s, const struct wake_entry *w)
 	switch (w->type) {
 	case H_START:
 		if (t->state == T_NEW)
-			make_ready(s, w->thread, false);
+			sim_make_ready(s, w->thread, false);
 		break;
 	case H_STOP: {
 		int64_t ran = s->now - t->since;
@@ -717,16 +362,16 @@ static void on_wake(struct sim *s, const struct wake_entry *w)
 	}
 	case H_OFF_END:
 		next_piece(s, w->thread);
-		make_ready(s, w->thread, false);
+		sim_make_ready(s, w->thread, false);
 		break;
 	case H_DEADLINE: {
 		int32_t e = t->waiting;
 		const struct probe_event *ev = &s->run->events[e];
 		s->out->outcome[e] = PO_FAIL;
 		if (ev->action == PA_COND_WAIT)
-			reacquire(s, e); /* it takes its mutex back even so */
+			sim_reacquire(s, e); /* it takes its mutex back even so */
 		else
-			happen(s, e);
+			sim_happen(s, e);
 		break;
 	}
 	}
@@ -770,13 +415,13 @@ int probe_simulate(const struct probe_run *run, enum probe_model model, struct p
 		s.cpu_thread[c] = -1;
 	for (int32_t o = 0; o < run->nr_objects; o++)
 		if (!strcmp(run->objects[o].kind, "sem"))
-			sem_reset(&s, &s.obj[o], run->objects[o].initial);
+			sim_sem_reset(&s, &s.obj[o], run->objects[o].initial);
 	/* Threads nobody traced creating start when they started. */
 	for (int32_t i = 0; i < run->nr_threads; i++) {
 		s.t[i] = (struct sim_thread){ .state = T_NEW, .cpu = -1, .waiting = -1 };
 		to_segment(&s, i);
 		if (run->threads[i].creator < 0)
-			wake_at(&s, i, run->threads[i].start_ns, H_START);
+			sim_wake_at(&s, i, run->threads[i].start_ns, H_START);
 	}
 	out->end_ns = run->origin_ns;
 	while (s.heap_len && !s.rc) {
