@@ -28,7 +28,8 @@ samples_farm_SOURCES = samples/farm.c samples/selfcheck.h
 samples_farm_LDADD = -lpthread
 samples_farm_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_farm_LDFLAGS = -pthread
-samples_barber_SOURCES = samples/barber.c samples/selfcheck.h
+samples_barber_SOURCES = samples/barber.c samples/selfcheck.h samples/selfcheck-order.h \
+	samples/cpuspin.h
 samples_barber_LDADD = -lpthread
 samples_barber_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_barber_LDFLAGS = -pthread
@@ -52,6 +53,16 @@ samples_c11threads_SOURCES = samples/c11threads.c samples/selfcheck.h
 samples_c11threads_LDADD = -lpthread
 samples_c11threads_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 samples_c11threads_LDFLAGS = -pthread
+# Programs whose own order of events is the probe-effect tests' oracle.
+noinst_PROGRAMS += samples/ring samples/race2
+samples_ring_SOURCES = samples/ring.c samples/args.h samples/cpuspin.h samples/selfcheck.h \
+	samples/selfcheck-order.h
+samples_ring_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_ring_LDFLAGS = -pthread
+samples_race2_SOURCES = samples/race2.c samples/args.h samples/cpuspin.h samples/selfcheck.h \
+	samples/selfcheck-order.h
+samples_race2_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+samples_race2_LDFLAGS = -pthread
 samples_calltree_SOURCES = samples/calltree.c samples/selfcheck.h
 samples_calltree_LDADD = -lpthread
 samples_calltree_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
