@@ -2,6 +2,7 @@
  * barber - the sleeping barber (seed 004, from the LTP benchmarks).
  *
  * Usage: barber [customers=20] [chairs=3]    (1 <= customers <= 1000, 1 <= chairs)
+ *        barber --leave [customers=5] [chairs=3]
  *
  * One barber thread ("barber") and customer threads ("customer-<i>").  A
  * customer arrives after a short walk (nanosleep) and looks at the waiting
@@ -30,6 +31,28 @@
  *    number depending on the schedule: only the totals are deterministic.
  * Output: "served <customers> customers" and the barber's haircut count;
  * the same for the same arguments.
+ *
+ * --leave is seed 004's barber (section 5): a customer who finds every
+ * chair taken leaves without a haircut, so the barber may serve fewer.
+ * The shop opens when the barber and every customer have met at a
+ * pthread barrier (so the time main takes to create them does not count);
+ * from then on customers 0..chairs arrive 10 ms apart from 1 ms on, the
+ * others 10 ms apart from 40 ms on (nanosleep: the margins survive a
+ * loaded machine); each haircut is 2 ms of the barber's CPU time
+ * (cpuspin.h), and a seated customer waits for his turn with sem_wait.
+ * Run plain, the barber is done with each customer before the next comes
+ * (his sem_trywait fails and he sleeps in sem_wait): every customer is
+ * served, in the order of arrival.  A tracer that slows every op by more
+ * than about 5 ms (mtx collect --inject-overhead 10ms) keeps customer 0
+ * in the barber's chair until customers 1..chairs have filled the room
+ * and the later ones come, and they leave: the path changes, as in seed
+ * 004's Fig. 10.
+ * The barber stops when main, having joined every customer, posts
+ * "customers" once more to an empty room.  With MTX_SELFCHECK each
+ * customer's decision ("customer-<i>:seat" or ":leave", taken under the
+ * room's mutex) and each haircut ("barber:serve:customer-<i>") is an
+ * "order" line (samples/selfcheck-order.h).  Output: who was served, in
+ * order, and who left.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -37,13 +60,19 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "samples/args.h"
+#include "samples/cpuspin.h"
 #include "samples/selfcheck.h"
+#include "samples/selfcheck-order.h"
 
 #define CUT_ITERS 6000000UL	/* ~11 ms per haircut */
 #define SIT_ITERS 50000UL
+#define LEAVE_CUT_US 2000UL	/* --leave: a haircut, in the barber's CPU time */
+#define LEAVE_EARLY_US 1000L	/* --leave: customer 0 comes, then one each 10 ms */
+#define LEAVE_LATE_US 40000L	/* --leave: when customers after chairs+1 come */
 
 struct customer {
 	pthread_t thread;
@@ -61,6 +90,9 @@ static unsigned int *queue;		/* ids of seated customers, FIFO */
 static sem_t *customers_sem;		/* named: number of waiting customers */
 static sem_t seated;			/* the called customer sits down */
 static unsigned long haircuts;
+static int leave_mode;			/* --leave */
+static unsigned int *served_order;	/* --leave: ids in the order served */
+static pthread_barrier_t shop_opens;	/* --leave: the barber and the customers */
 
 static void nap_us(long us)
 {
@@ -75,6 +107,10 @@ static __attribute__((noinline)) void cut_hair(unsigned int id)
 	volatile unsigned long acc = id;
 	unsigned long i;
 
+	if (leave_mode) {
+		cpuspin_us(LEAVE_CUT_US);
+		return;
+	}
 	for (i = 0; i < CUT_ITERS; i++)
 		acc = acc * 31 + i;
 }
@@ -88,41 +124,106 @@ static __attribute__((noinline)) void sit_down(unsigned int id)
 		acc = acc * 17 + i;
 }
 
+/* The barber: sleep until a customer is waiting (sem_trywait first, so a
+ * trace shows both outcomes). */
+static void wait_for_customer(void)
+{
+	selfcheck_count("sem", "trywait");
+	if (sem_trywait(customers_sem) != 0) {
+		selfcheck_count("sem", "wait");
+		while (sem_wait(customers_sem) != 0)
+			selfcheck_count("sem", "wait");
+	}
+}
+
+/* The barber: the first customer of the room, or NULL when it is empty
+ * (--leave: main has closed the shop). */
+static struct customer *take_next(void)
+{
+	struct customer *c = NULL;
+	char what[SELFCHECK_ORDER_WHAT];
+
+	selfcheck_count("mutex", "lock");
+	pthread_mutex_lock(&room_lock);
+	if (waiting > 0) {
+		c = &customers[queue[queue_head++ % nr_chairs]];
+		waiting--;
+		snprintf(what, sizeof(what), "barber:serve:customer-%u", c->id);
+		selfcheck_order(what);
+	}
+	selfcheck_count("mutex", "unlock");
+	pthread_mutex_unlock(&room_lock);
+	return c;
+}
+
+/* The barber: call @c, wait until he sits, cut his hair, say done. */
+static void serve(struct customer *c)
+{
+	selfcheck_count("sem", "post");
+	sem_post(&c->turn);		/* next, please */
+	selfcheck_count("sem", "wait");
+	while (sem_wait(&seated) != 0)
+		selfcheck_count("sem", "wait");
+	cut_hair(c->id);
+	served_order[haircuts++] = c->id;
+	selfcheck_count("sem", "post");
+	sem_post(&c->turn);		/* done */
+}
+
 static void *barber(void *arg)
 {
+	struct customer *c;
 	unsigned int n;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "barber");
-	for (n = 0; n < nr_customers; n++) {
-		struct customer *c;
-
-		selfcheck_count("sem", "trywait");
-		if (sem_trywait(customers_sem) != 0) {
-			/* Nobody waiting: sleep until a customer comes. */
-			selfcheck_count("sem", "wait");
-			while (sem_wait(customers_sem) != 0)
-				selfcheck_count("sem", "wait");
-		}
-		selfcheck_count("mutex", "lock");
-		pthread_mutex_lock(&room_lock);
-		c = &customers[queue[queue_head++ % nr_chairs]];
-		waiting--;
-		selfcheck_count("mutex", "unlock");
-		pthread_mutex_unlock(&room_lock);
-
-		selfcheck_count("sem", "post");
-		sem_post(&c->turn);		/* next, please */
-		selfcheck_count("sem", "wait");
-		while (sem_wait(&seated) != 0)
-			selfcheck_count("sem", "wait");
-		cut_hair(c->id);
-		haircuts++;
-		selfcheck_count("sem", "post");
-		sem_post(&c->turn);		/* done */
+	if (leave_mode) {
+		selfcheck_count("barrier", "wait");
+		pthread_barrier_wait(&shop_opens);
+	}
+	for (n = 0; leave_mode || n < nr_customers; n++) {
+		wait_for_customer();
+		c = take_next();
+		if (!c)
+			break;
+		serve(c);
 	}
 	selfcheck_thread_done("barber");
 	return NULL;
+}
+
+/* A customer: take a chair if one is free; 1 if he did. The decision is
+ * an "order" event (--leave logs them). */
+static int try_seat(struct customer *c)
+{
+	char what[SELFCHECK_ORDER_WHAT];
+	int seat;
+
+	selfcheck_count("mutex", "lock");
+	pthread_mutex_lock(&room_lock);
+	seat = waiting < nr_chairs;
+	if (seat) {
+		queue[(queue_head + waiting++) % nr_chairs] = c->id;
+		selfcheck_count("sem", "post");
+		sem_post(customers_sem);
+	}
+	snprintf(what, sizeof(what), "customer-%u:%s", c->id, seat ? "seat" : "leave");
+	selfcheck_order(what);
+	selfcheck_count("mutex", "unlock");
+	pthread_mutex_unlock(&room_lock);
+	return seat;
+}
+
+/* A customer who was called: sit down, wait until the haircut is done. */
+static void get_haircut(struct customer *c)
+{
+	sit_down(c->id);
+	selfcheck_count("sem", "post");
+	sem_post(&seated);
+	selfcheck_count("sem", "wait");
+	while (sem_wait(&c->turn) != 0)
+		selfcheck_count("sem", "wait");
+	c->served = 1;
 }
 
 static void *customer(void *arg)
@@ -135,23 +236,8 @@ static void *customer(void *arg)
 	snprintf(name, sizeof(name), "customer-%u", c->id);
 	pthread_setname_np(pthread_self(), name);
 	nap_us(1000L * (c->id % 10) + 500);
-	for (visit = 0;; visit++) {
-		int seat;
-
-		selfcheck_count("mutex", "lock");
-		pthread_mutex_lock(&room_lock);
-		seat = waiting < nr_chairs;
-		if (seat) {
-			queue[(queue_head + waiting++) % nr_chairs] = c->id;
-			selfcheck_count("sem", "post");
-			sem_post(customers_sem);
-		}
-		selfcheck_count("mutex", "unlock");
-		pthread_mutex_unlock(&room_lock);
-		if (seat)
-			break;
+	for (visit = 0; !try_seat(c); visit++)
 		nap_us(3000L + 1000L * ((c->id + visit) % 5));	/* come back later */
-	}
 
 	do {
 		clock_gettime(CLOCK_REALTIME, &deadline);
@@ -162,15 +248,47 @@ static void *customer(void *arg)
 		}
 		selfcheck_count("sem", "timedwait");
 	} while (sem_timedwait(&c->turn, &deadline) != 0);
-	sit_down(c->id);
-	selfcheck_count("sem", "post");
-	sem_post(&seated);
-	selfcheck_count("sem", "wait");
-	while (sem_wait(&c->turn) != 0)
-		selfcheck_count("sem", "wait");
-	c->served = 1;
+	get_haircut(c);
 	selfcheck_thread_done("customer");
 	return NULL;
+}
+
+/* --leave: one visit, at a set time after the shop opens; no free chair,
+ * no haircut. */
+static void *customer_once(void *arg)
+{
+	struct customer *c = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "customer-%u", c->id);
+	pthread_setname_np(pthread_self(), name);
+	selfcheck_count("barrier", "wait");
+	pthread_barrier_wait(&shop_opens);
+	nap_us(c->id <= nr_chairs ? LEAVE_EARLY_US + 10000L * c->id
+				  : LEAVE_LATE_US + 10000L * (c->id - nr_chairs - 1));
+	if (try_seat(c)) {
+		selfcheck_count("sem", "wait");
+		while (sem_wait(&c->turn) != 0)
+			selfcheck_count("sem", "wait");
+		get_haircut(c);
+	}
+	selfcheck_thread_done("customer");
+	return NULL;
+}
+
+/* --leave: who was served, in order, and who left. */
+static void print_served_order(unsigned long served)
+{
+	unsigned long i;
+
+	printf("served %lu of %u customers, in this order:", served, nr_customers);
+	for (i = 0; i < haircuts; i++)
+		printf(" %u", served_order[i]);
+	printf("\nleft without a haircut:%s", served == nr_customers ? " none" : "");
+	for (i = 0; i < nr_customers; i++)
+		if (!customers[i].served)
+			printf(" %u", customers[i].id);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -180,16 +298,23 @@ int main(int argc, char **argv)
 	pthread_t barber_thread;
 	unsigned int i;
 
+	if (argc > 1 && strcmp(argv[1], "--leave") == 0) {
+		leave_mode = 1;
+		n = 5;
+		argv++;
+		argc--;
+	}
 	if (argc > 3 || (argc > 1 && parse_arg(argv[1], 1, 1000, &n)) ||
 	    (argc > 2 && parse_arg(argv[2], 1, 1000, &chairs))) {
-		fprintf(stderr, "usage: barber [customers=20 (1..1000)] [chairs=3 (1..1000)]\n");
+		fprintf(stderr, "usage: barber [--leave] [customers=20 (5 with --leave) (1..1000)] [chairs=3 (1..1000)]\n");
 		return 2;
 	}
 	nr_customers = (unsigned int)n;
 	nr_chairs = (unsigned int)chairs;
 	customers = calloc(nr_customers, sizeof(*customers));
 	queue = calloc(nr_chairs, sizeof(*queue));
-	if (!customers || !queue) {
+	served_order = calloc(nr_customers, sizeof(*served_order));
+	if (!customers || !queue || !served_order) {
 		fprintf(stderr, "barber: out of memory\n");
 		return 1;
 	}
@@ -207,6 +332,10 @@ int main(int argc, char **argv)
 	selfcheck_count("mutex", "init");
 	pthread_mutex_init(&room_lock, NULL);
 
+	if (leave_mode) {
+		selfcheck_count("barrier", "init");
+		pthread_barrier_init(&shop_opens, NULL, nr_customers + 1);
+	}
 	selfcheck_count("thread", "create");
 	if (pthread_create(&barber_thread, NULL, barber, NULL) != 0)
 		goto fail;
@@ -215,13 +344,18 @@ int main(int argc, char **argv)
 		selfcheck_count("sem", "init");
 		sem_init(&customers[i].turn, 0, 0);
 		selfcheck_count("thread", "create");
-		if (pthread_create(&customers[i].thread, NULL, customer, &customers[i]) != 0)
+		if (pthread_create(&customers[i].thread, NULL, leave_mode ? customer_once : customer,
+				   &customers[i]) != 0)
 			goto fail;
 	}
 	for (i = 0; i < nr_customers; i++) {
 		selfcheck_count("thread", "join");
 		pthread_join(customers[i].thread, NULL);
 		served += (unsigned long)customers[i].served;
+	}
+	if (leave_mode) {	/* close: the barber finds the room empty */
+		selfcheck_count("sem", "post");
+		sem_post(customers_sem);
 	}
 	selfcheck_count("thread", "join");
 	pthread_join(barber_thread, NULL);
@@ -230,7 +364,14 @@ int main(int argc, char **argv)
 		sem_destroy(&customers[i].turn);
 	}
 
-	printf("served %lu customers\n", served);
+	if (leave_mode) {
+		selfcheck_count("barrier", "destroy");
+		pthread_barrier_destroy(&shop_opens);
+		selfcheck_order_write();
+		print_served_order(served);
+	} else {
+		printf("served %lu customers\n", served);
+	}
 	printf("barber cut %lu heads\n", haircuts);
 	fflush(stdout);
 
@@ -242,6 +383,7 @@ int main(int argc, char **argv)
 	sem_close(customers_sem);
 	free(customers);
 	free(queue);
+	free(served_order);
 	selfcheck_thread_done("main");
 	return 0;
 fail:
