@@ -247,7 +247,8 @@ EXTRA_DIST += tests/run-unit.sh tests/no-criterion.sh
 STATIC_SAMPLES = tests/e2e/philosophers-static tests/e2e/clientserver-static \
 	tests/e2e/crossroad-static tests/e2e/farm-static tests/e2e/barber-static \
 	tests/e2e/forkexec-static tests/e2e/iobound-static tests/e2e/signals-static \
-	tests/e2e/c11threads-static tests/e2e/calltree-static
+	tests/e2e/c11threads-static tests/e2e/calltree-static tests/e2e/ring-static \
+	tests/e2e/race2-static
 check_PROGRAMS += $(STATIC_SAMPLES)
 STATIC_LINK_FLAGS = -all-static -pthread
 tests_e2e_philosophers_static_SOURCES = samples/philosophers.c samples/selfcheck.h
@@ -265,6 +266,12 @@ tests_e2e_farm_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 tests_e2e_barber_static_SOURCES = $(samples_barber_SOURCES)
 tests_e2e_barber_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 tests_e2e_barber_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_ring_static_SOURCES = $(samples_ring_SOURCES)
+tests_e2e_ring_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_ring_static_LDFLAGS = $(STATIC_LINK_FLAGS)
+tests_e2e_race2_static_SOURCES = $(samples_race2_SOURCES)
+tests_e2e_race2_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
+tests_e2e_race2_static_LDFLAGS = $(STATIC_LINK_FLAGS)
 tests_e2e_forkexec_static_SOURCES = samples/forkexec.c samples/selfcheck.h
 tests_e2e_forkexec_static_CFLAGS = $(SAMPLE_COMPILE_FLAGS)
 tests_e2e_forkexec_static_LDFLAGS = $(STATIC_LINK_FLAGS)

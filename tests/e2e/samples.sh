@@ -24,6 +24,9 @@ clientserver 6
 crossroad 8
 farm 3
 barber 12 3
+barber --leave
+ring 3 40
+race2
 forkexec 5
 iobound 3
 signals 3
