@@ -164,7 +164,8 @@ CREATE TABLE sync_ops (
 	                               -- it; end_ns is the jump)
 	overhead_ns INTEGER,           -- what the wrapper added to its thread beyond the real call
 	                               -- (before start_ns), lane-full waits and injected_ns
-	                               -- included; NULL: not measured (uprobes, older runs)
+	                               -- included, time off a CPU taken out at the end;
+	                               -- NULL: not measured (uprobes, older runs)
 	injected_ns INTEGER            -- the part of overhead_ns that --inject-overhead added
 );
 

@@ -747,6 +747,31 @@ static int end_unreturned(sqlite3 *db, char **err)
 	return 0;
 }
 
+/* The wrappers measure their overhead on the wall clock; the part of it
+ * their thread spent off a CPU (preempted, or asleep waiting for a full
+ * lane) is no instrumentation CPU time (seed 004 charges a thread's clock
+ * only for its own execution), so it is taken out where the thread's
+ * states show it. Only ops whose own overhead is past a few microseconds
+ * are looked at: the others cannot have been off a CPU for long. */
+#define OVERHEAD_CHECK_NS 2000
+static int overhead_on_cpu(sqlite3 *db, char **err)
+{
+	char sql[1024];
+
+	if (!db_has_column(db, "sync_ops", "overhead_ns"))
+		return 0;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE sync_ops SET overhead_ns = MAX(COALESCE(injected_ns, 0), overhead_ns - ("
+		 "SELECT TOTAL(MIN(s.end_ns, sync_ops.start_ns) - MAX(s.start_ns, sync_ops.start_ns - sync_ops.overhead_ns)) "
+		 "FROM thread_states s WHERE s.tid = sync_ops.tid AND s.state != 'running' "
+		 "AND s.start_ns < sync_ops.start_ns AND s.end_ns > sync_ops.start_ns - sync_ops.overhead_ns)) "
+		 "WHERE overhead_ns - COALESCE(injected_ns, 0) > %d",
+		 OVERHEAD_CHECK_NS);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, "the wrappers' time off the CPU", err);
+	return 0;
+}
+
 int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetime_ids, size_t n,
 		 struct sync_resolve_stats *stats, char **err)
 {
@@ -755,6 +780,8 @@ int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetim
 	*err = NULL;
 	uint64_t t0 = clock_now_ns();
 	rc = end_unreturned(db, err);
+	if (!rc)
+		rc = overhead_on_cpu(db, err);
 	if (!rc)
 		rc = split_lifetimes(db, capture, lifetime_ids, n, stats, err);
 	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));

@@ -355,3 +355,34 @@ Test(sync_resolve, callsites_distinct_with_first_start)
 	cr_assert(c[1].pid == 2 && c[1].addr == 0x10 && c[1].first_ns == 7);
 	cr_assert(c[2].pid == 1 && c[2].addr == 0x20 && c[2].first_ns == 9);
 }
+
+/* A wrapper preempted (runnable) or asleep between its entry and the real
+ * call keeps as overhead only its time on a CPU; an injected wait stays
+ * whole; an op whose overhead is small is not looked at. */
+Test(sync_resolve, overhead_keeps_only_the_time_on_a_cpu)
+{
+	struct mtx_sync_record r = { .addr = A, .tid = 11, .pid = 11, .kind = K(MUTEX), .op = O(LOCK) };
+
+	state(11, 0, 1000000, "running");
+	state(11, 1000000, 9000000, "runnable"); /* 8 ms preempted inside the first wrapper */
+	state(11, 9000000, 30000000, "running");
+	/* entry at 0.5 ms, real call at 10 ms: 9.5 ms measured, 1.5 ms on a CPU */
+	r.start_ns = r.end_ns = 10000000, r.overhead = 9500000;
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
+	/* 6 ms injected of 9.5 ms measured in the same kind of window: the
+	 * injected wait is CPU time (the library leaves out its gaps) */
+	state(11, 30000000, 38000000, "blocked");
+	state(11, 38000000, 50000000, "running");
+	r.op = O(UNLOCK), r.start_ns = r.end_ns = 39500000, r.overhead = 9500000, r.injected = 6000000;
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
+	/* 1.5 us: under the threshold, kept as measured even if off a CPU */
+	state(11, 50000000, 50001000, "runnable");
+	state(11, 50001000, 60000000, "running");
+	r.op = O(LOCK), r.start_ns = r.end_ns = 50001200, r.overhead = 1500, r.injected = 0;
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
+	resolve();
+	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 10000000"), 1500000);
+	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 39500000"), 6000000);
+	cr_assert_eq(q("SELECT injected_ns FROM sync_ops WHERE start_ns = 39500000"), 6000000);
+	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 50001200"), 1500);
+}
