@@ -9,6 +9,7 @@
 #include "config.h"
 #include "collector/perf.h"
 #include "src/error.h"
+#include "src/small-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,17 +72,11 @@ long tracepoint_id(const char *system, const char *event)
 {
 	char path[512], buf[32];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs_root, system, event);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = 0;
+	n = small_file_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENODATA ? -EIO : n;
 	return strtol(buf, NULL, 10);
 }
 

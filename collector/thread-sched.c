@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collector/thread-sched.h"
 #include "src/clock.h"
+#include "src/small-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,17 +44,12 @@ int thread_sched_record(struct mtx_writer *w, int32_t pid, int32_t tid)
 	long nice = 0, rt_priority = 0, policy = -1;
 	uint64_t now = clock_now_ns();
 	ssize_t n;
-	int fd, field;
+	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ENODATA;
-	buf[n] = '\0';
+	n = small_file_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	p = strrchr(buf, ')');
 	if (!p)
 		return -EPROTO;

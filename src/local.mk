@@ -25,6 +25,7 @@ libmtxcore_a_SOURCES = \
 	src/report-format.c src/report-format.h \
 	src/keyhash.h \
 	src/hex.h \
+	src/small-file.h \
 	src/row-queue.c src/row-queue.h \
 	src/worker.c src/worker.h \
 	src/thread-states.h \
