@@ -75,6 +75,8 @@ struct sim {
 	int64_t min_vruntime;    /* the least vruntime of the threads on a CPU or ready, never decreasing */
 	int32_t *ready;          /* the ready threads, unordered */
 	int32_t nr_ready;
+	int32_t in_func;         /* the thread whose event function runs now, or -1: it
+	                          * is preempted only once the function is done (004 §4.3) */
 	size_t actions_cap;
 	int rc;
 };

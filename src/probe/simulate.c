@@ -173,7 +173,7 @@ static void wakeup_preempt(struct sim *s, int32_t thread)
 		int32_t r = s->cpu_thread[c];
 		if (r < 0)
 			return; /* a CPU is free: dispatch will use it */
-		if (sim_priority(s, r) > sim_priority(s, thread))
+		if (sim_priority(s, r) > sim_priority(s, thread) || r == s->in_func)
 			continue;
 		if (victim < 0 || sim_priority(s, r) < sim_priority(s, s->cpu_thread[victim]) ||
 		    (sim_priority(s, r) == sim_priority(s, s->cpu_thread[victim]) &&
@@ -211,7 +211,7 @@ void sim_make_ready(struct sim *s, int32_t thread, bool at_head)
 	/* 004: a higher priority that becomes ready preempts at once */
 	{
 		int32_t r = s->cpu_thread[0];
-		if (r >= 0 && sim_priority(s, r) < sim_priority(s, thread)) {
+		if (r >= 0 && r != s->in_func && sim_priority(s, r) < sim_priority(s, thread)) {
 			stop_running(s, r);
 			sim_make_ready(s, r, true);
 		}
@@ -299,6 +299,15 @@ static bool should_yield(const struct sim *s, int32_t thread)
 	return false;
 }
 
+/* Whether a ready thread has a higher priority than @thread. */
+static bool outranked(const struct sim *s, int32_t thread)
+{
+	for (int32_t i = 0; i < s->nr_ready; i++)
+		if (sim_priority(s, s->ready[i]) > sim_priority(s, thread))
+			return true;
+	return false;
+}
+
 /* The running @thread goes on from where it is: through its CPU pieces
  * (a stint, up to a slice under SMP), off the CPU for an off-CPU piece,
  * into its next function at a segment's end, or to its end. */
@@ -339,7 +348,13 @@ static void proceed(struct sim *s, int32_t thread)
 			thread_done(s, thread);
 			return;
 		}
+		s->in_func = thread;
 		sim_enter_func(s, thread, (int32_t)(ev - s->run->events));
+		s->in_func = -1;
+		if (t->state == T_RUNNING && s->model == PROBE_MODEL_UP_PRIO && outranked(s, thread)) {
+			stop_running(s, thread); /* the preemption its function deferred */
+			sim_make_ready(s, thread, true);
+		}
 	}
 }
 
@@ -387,7 +402,7 @@ void probe_sim_free(struct probe_sim *sim)
 int probe_simulate(const struct probe_run *run, enum probe_model model, struct probe_sim *out)
 {
 	size_t n = (size_t)run->nr_events + 1;
-	struct sim s = { .run = run, .out = out, .model = model };
+	struct sim s = { .run = run, .out = out, .model = model, .in_func = -1 };
 	memset(out, 0, sizeof(*out));
 	out->model = model;
 	out->nr_cpus = model == PROBE_MODEL_UP_PRIO ? 1 : run->nr_cpus;
