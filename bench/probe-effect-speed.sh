@@ -1,0 +1,68 @@
+#!/bin/bash
+# bench/probe-effect-speed.sh - how fast 'mtx probe-effect' answers on a
+# large run (issue 28: at least 1 M events/s for the simulation).
+#
+# bench/gen-rundb writes a synthetic EVENTS-event run.db (65 threads, 4
+# CPUs, locks, cond waits, semaphores). Then RUNS times, each on a fresh
+# copy: 'mtx probe-effect' on a read-only copy (load, G^I, the model check
+# and the simulation without overhead, G^S, the verdict; nothing stored),
+# and on a writable one (the same, and its results stored in the file).
+# Reported: medians of wall and user time, and sync events per second of
+# wall time end to end. Which share of it the simulations take is not
+# timed here: profile it (perf record -g) to see it.
+#
+# Usage: bench/probe-effect-speed.sh [-n RUNS] [-e EVENTS] [-o RESULTS] [BUILDDIR]
+#   RUNS     timed runs of each (default 3)
+#   EVENTS   events in the generated run (default 10000000; ~0.7 GB in /tmp, twice with the copy)
+#   RESULTS  results file (default bench/results/probe-effect-speed.txt; '-' for none)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+runs=3 events=10000000 results=$here/results/probe-effect-speed.txt
+while getopts n:e:o: opt; do
+	case $opt in
+	n) runs=$OPTARG ;;
+	e) events=$OPTARG ;;
+	o) results=$OPTARG ;;
+	*) echo "usage: $0 [-n RUNS] [-e EVENTS] [-o RESULTS] [BUILDDIR]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+build=${1:-.}
+mtx=$build/mtx gen=$build/bench/gen-rundb
+for f in "$mtx" "$gen"; do
+	[ -x "$f" ] || { echo "probe-effect-speed.sh: $f not found (build first)" >&2; exit 1; }
+done
+db=/tmp/mtx-pe-speed-$$.db copy=/tmp/mtx-pe-speed-$$-copy.db
+trap 'chmod 644 "$copy" 2> /dev/null; rm -f "$db" "$db"-* "$copy" "$copy"-*' EXIT
+"$gen" "$db" "$events" > /dev/null 2>&1 || { echo "probe-effect-speed.sh: gen-rundb failed" >&2; exit 1; }
+sync_events=$(sqlite3 "$db" "SELECT COUNT(*) FROM sync_ops")
+
+# time_one MODE: wall and user seconds of one probe-effect on a fresh copy
+time_one() {
+	rm -f "$copy" "$copy"-*
+	cp "$db" "$copy"
+	[ "$1" = readonly ] && chmod 444 "$copy"
+	/usr/bin/time -f "%e %U" -o /tmp/mtx-pe-speed-$$.t "$mtx" probe-effect "$copy" > /dev/null 2>&1
+	status=$?
+	chmod 644 "$copy"
+	{ [ $status = 0 ] || [ $status = 3 ]; } || { echo "probe-effect-speed.sh: mtx probe-effect exited $status" >&2; exit 1; }
+	tail -1 /tmp/mtx-pe-speed-$$.t
+	rm -f /tmp/mtx-pe-speed-$$.t
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+out=$(
+	echo "# bench/probe-effect-speed.sh -n $runs -e $events, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$here" rev-parse --short HEAD 2> /dev/null), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# $events generated events, $sync_events sync events; medians of $runs runs"
+	for mode in readonly stored; do
+		: > /tmp/mtx-pe-speed-$$.all
+		for _ in $(seq "$runs"); do time_one $mode >> /tmp/mtx-pe-speed-$$.all; done
+		wall=$(cut -d' ' -f1 /tmp/mtx-pe-speed-$$.all | median)
+		user=$(cut -d' ' -f2 /tmp/mtx-pe-speed-$$.all | median)
+		rm -f /tmp/mtx-pe-speed-$$.all
+		awk -v m=$mode -v w="$wall" -v u="$user" -v n="$sync_events" \
+			'BEGIN { printf "%-9s wall %6.2f s  user %6.2f s  %5.2f M sync events/s end to end\n", m, w, u, n / w / 1e6 }'
+	done
+)
+echo "$out"
+[ "$results" = - ] || { echo "$out"; echo; } >> "$results"
