@@ -28,6 +28,7 @@
 #include "src/clock.h"
 #include "src/log.h"
 #include "src/error.h"
+#include "src/progress.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -310,6 +311,17 @@ static void log_since_exit(const char *what, uint64_t exit_ns)
 		  (double)(clock_now_ns() - exit_ns) / 1e6, (double)cpu.tv_sec * 1e3 + (double)cpu.tv_nsec / 1e6);
 }
 
+static const char *const step_names[] = {
+#define X(step, name) [step] = name,
+	COLLECT_STEPS(X)
+#undef X
+};
+
+void collect_step_begin(enum collect_step s)
+{
+	progress_step((int)s + 1, step_names[s]);
+}
+
 int collect_run(const struct collect_options *o, struct collect_result *r, char **err)
 {
 	struct mtx_session s;
@@ -475,6 +487,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	/* The program is gone: take what is left in the rings, in order. */
 	exit_ns = clock_now_ns();
+	progress_begin(o->output, COLLECT_NR_STEPS);
+	collect_step_begin(COLLECT_DRAIN);
 	session_disable(&s);
 	session_drain(&s);
 	/* The call records the pump still holds, in bounded batches while it
@@ -493,7 +507,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	writer_commit(w);
 	log_since_exit("rings drained", exit_ns);
 	if ((stop = stop_asked(sfd)))
-		stopped_before = "completing the sync tables";
+		stopped_before = step_names[COLLECT_SYNC];
+	collect_step_begin(COLLECT_SYNC);
 	rc = collect_sync_finish(&cs, w, !stop, &sync_err);
 	if (rc)
 		record_failed(r, w, sync_err, "");
@@ -503,8 +518,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	writer_commit(w);
 	log_since_exit("sync tables finished", exit_ns);
 	if (!stop && (stop = stop_asked(sfd)))
-		stopped_before = "naming functions";
+		stopped_before = step_names[COLLECT_NAMES];
 	if (!stop) {
+		collect_step_begin(COLLECT_NAMES);
 		/* After the sync tables: their call sites get named too. */
 		size_t nr_sites = 0;
 		const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
@@ -513,7 +529,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		log_since_exit("functions named", exit_ns);
 	}
 	if (!stop && (stop = stop_asked(sfd)))
-		stopped_before = "building indexes";
+		stopped_before = step_names[COLLECT_INDEXES];
 	s.lost[MTX_SRC_SYNC] += cs.lost; /* the rings' own: uprobe hits */
 	s.decoded[MTX_EV_SYNC] = cs.records;
 	s.decoded[MTX_EV_CALL] += cs.call_events;
@@ -565,6 +581,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	r->capture = r->record_failed || stop ? NULL : writer_take_capture(w);
 	if (writer_error(w))
 		record_failed(r, w, NULL, "");
+	if (!stop)
+		collect_step_begin(COLLECT_INDEXES);
 	rc = writer_close(w, !stop);
 	w = NULL;
 	log_since_exit("indexes built, file closed", exit_ns);

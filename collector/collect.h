@@ -41,6 +41,28 @@ struct collect_result {
 };
 
 /*
+ * The steps of the work after the program's exit, in order, as the
+ * progress line (src/progress.h) and a signal that stops them name them.
+ * collect_run does all but the last, which mtx collect's command does
+ * with the run it captured; it ends the progress line (progress_end).
+ */
+#define COLLECT_STEPS(X)                                      \
+	X(COLLECT_DRAIN, "draining the rings")                 \
+	X(COLLECT_SYNC, "completing the sync tables")          \
+	X(COLLECT_NAMES, "naming functions")                   \
+	X(COLLECT_INDEXES, "building indexes")                 \
+	X(COLLECT_DERIVED, "building the derived tables")
+enum collect_step {
+#define X(step, name) step,
+	COLLECT_STEPS(X)
+#undef X
+	COLLECT_NR_STEPS
+};
+
+/* collect_step_begin - step @s begins: the progress line says so. */
+void collect_step_begin(enum collect_step s);
+
+/*
  * collect_run - run the collection. Returns 0 with @r filled when the
  * program ran, or -errno with a message in @err (caller frees) when nothing
  * could be started; the output file is then left as it was.

@@ -7,6 +7,7 @@ libmtxcore_a_SOURCES = \
 	src/db.c src/db.h \
 	src/error.c src/error.h \
 	src/log.c src/log.h \
+	src/progress.c src/progress.h \
 	src/grow.h \
 	src/sorted.h \
 	src/radix-sort.c src/radix-sort.h \

@@ -2,9 +2,32 @@
 #include "config.h"
 #include "src/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 static enum log_level current_level = LOG_NORMAL;
+
+/* The status line (log_status) as shown, "" when none; the lock keeps a
+ * line logged by one thread from landing inside another's status line. */
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
+static char status_shown[512];
+
+/* Erase the status line, the cursor back at its start ("\r", then ANSI
+ * erase to the end of the line). Under stderr_lock. */
+static void status_erase(void)
+{
+	if (status_shown[0])
+		fputs("\r\033[K", stderr);
+}
+
+static void status_draw(void)
+{
+	if (status_shown[0])
+		fputs(status_shown, stderr);
+	fflush(stderr);
+}
 
 void log_set_level(enum log_level level)
 {
@@ -34,7 +57,11 @@ static void log_line(const char *prefix, const char *fmt, va_list ap)
 			line[at++] = (char)*p;
 	}
 	line[at] = 0;
+	pthread_mutex_lock(&stderr_lock);
+	status_erase();
 	fprintf(stderr, "%s\n", line);
+	status_draw();
+	pthread_mutex_unlock(&stderr_lock);
 }
 
 void log_error(const char *fmt, ...)
@@ -73,4 +100,26 @@ void log_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_line("", fmt, ap);
 	va_end(ap);
+}
+
+int log_status(const char *text)
+{
+	struct winsize ws;
+	int width = 80;
+
+	if (current_level < LOG_NORMAL || !isatty(STDERR_FILENO))
+		return 0;
+	/* One line less than the terminal is wide: a line that wraps could
+	 * not be rewritten in place. */
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		width = ws.ws_col;
+	pthread_mutex_lock(&stderr_lock);
+	status_erase();
+	if (text)
+		snprintf(status_shown, sizeof(status_shown), "mtx: %.*s", width > 6 ? width - 6 : 0, text);
+	else
+		status_shown[0] = 0;
+	status_draw();
+	pthread_mutex_unlock(&stderr_lock);
+	return 1;
 }

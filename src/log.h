@@ -20,4 +20,12 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line shown only with -v. */
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * log_status - show @line ("mtx: " added) as the status line at the foot of
+ * stderr, rewritten in place, when stderr is a terminal and mtx is not
+ * quiet; NULL clears it. Lines logged meanwhile go above it. Safe to call
+ * from any thread. Returns whether a status line can be shown at all.
+ */
+int log_status(const char *line);
+
 #endif

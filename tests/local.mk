@@ -160,6 +160,7 @@ tests_unit_test_symbols_LDADD = tests/unit/libsymlib.la $(UNIT_LIBS)
 E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
 	tests/e2e/test-bad-input.sh \
+	tests/e2e/test-progress.sh \
 	tests/e2e/test-incomplete.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-signal-handlers.sh \

@@ -13,6 +13,7 @@
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
+#include "src/progress.h"
 #include "src/error.h"
 
 #include <errno.h>
@@ -393,6 +394,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
+	progress_part("indexing");
 	rc = db_create_indexes(writer_db(w), err);
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)

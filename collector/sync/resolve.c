@@ -5,6 +5,7 @@
 #include "src/db.h"
 #include "src/grow.h"
 #include "src/log.h"
+#include "src/progress.h"
 #include "src/radix-sort.h"
 #include "src/sorted.h"
 #include "src/derived/timeline.h"
@@ -685,7 +686,10 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg "
 					  "FROM sync_ops ORDER BY id", -1, &op, NULL) != SQLITE_OK)
 		rc = sql_fail(db, "sync_ops", err);
+	/* ops by id, from 1: how far the pass is, for the progress line */
+	int64_t last_op = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
 	while (!rc && (step = sqlite3_step(op)) == SQLITE_ROW) {
+		progress_count((uint64_t)sqlite3_column_int64(op, 0), (uint64_t)last_op);
 		if (blocked.len)
 			claim_blocked(&blocked, sqlite3_column_int64(op, 1), sqlite3_column_int64(op, 0),
 				      sqlite3_column_int64(op, 2), sqlite3_column_int64(op, 4),
@@ -715,6 +719,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	if (!rc)
 		rc = mark_sem_locks(db, &sem_locks, stats, err);
 
+	progress_part("writing waits and holders");
 	if (!rc)
 		rc = apply(db, capture, TL_AMEND_BLOCKED_SYNC,
 			   "UPDATE thread_states SET state = 'blocked_sync', object_id = ? WHERE rowid = ?", &relabel, err);
@@ -779,12 +784,14 @@ int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetim
 	memset(stats, 0, sizeof(*stats));
 	*err = NULL;
 	uint64_t t0 = clock_now_ns();
+	progress_part("lifetimes");
 	rc = end_unreturned(db, err);
 	if (!rc)
 		rc = overhead_on_cpu(db, err);
 	if (!rc)
 		rc = split_lifetimes(db, capture, lifetime_ids, n, stats, err);
 	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
+	progress_part("waits and holders");
 	if (!rc)
 		rc = join_and_replay(db, capture, stats, err);
 	log_debug("sync tables: blocked ops and holders at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));

@@ -10,6 +10,7 @@
 #include "src/cmd/cmd.h"
 #include "src/log.h"
 #include "src/match.h"
+#include "src/progress.h"
 #include "src/derived/timeline.h"
 
 #include <errno.h>
@@ -492,12 +493,16 @@ int cmd_collect(int argc, char **argv)
 		return r.program_failed ? r.program_failed : EXIT_FAILURE_MTX;
 	}
 	if (r.record_failed && r.status == 0) {
+		progress_end();
 		timeline_capture_free(r.capture);
 		return EXIT_FAILURE_MTX;
 	}
-	if (!r.record_failed && !r.stopped)
+	if (!r.record_failed && !r.stopped) {
+		collect_step_begin(COLLECT_DERIVED);
 		build_derived_unstoppable(o.output, r.capture);
-	else
+	} else {
 		timeline_capture_free(r.capture);
+	}
+	progress_end();
 	return r.status;
 }
