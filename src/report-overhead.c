@@ -65,7 +65,7 @@
 #define OVERHEAD_PCT(instr, cpu) "ROUND(100.0 * (" instr ") / MAX((" cpu ") - (" instr "), 1), 1)"
 
 const struct mtx_query overhead_queries[] = {
-	{ "overhead", "Instrumentation overhead per thread (seed 004, Tables I and II)",
+	{ "overhead", "Instrumentation overhead per thread",
 	  "WITH " PER_THREAD " "
 	  "SELECT tid, name, cpu_time_ns, instr_time_ns, cpu_without_ns, overhead_pct FROM ("
 	  "SELECT 0 AS part, tid, name, cpu_ns AS cpu_time_ns, instr_ns AS instr_time_ns, "

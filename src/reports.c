@@ -100,7 +100,7 @@
 	"GROUP BY t.rowid, s.state"
 #define TOTAL_PCT(column, name) PCT("x." column, "x.end_ns - x.start_ns") " AS " name
 static const struct mtx_query threads_queries[] = {
-	{ "threads", "Threads: lifetime and the share of it spent in each state (seed 001, Table 1)",
+	{ "threads", "Threads: lifetime and the share of it spent in each state",
 	  "SELECT r.tid, r.name, r.lifetime_ns"
 #define X(e, name, total, pct, label, waiting) ", r." pct
 	  THREAD_STATES(X)
@@ -147,7 +147,7 @@ static const struct mtx_query threads_queries[] = {
 
 /* Seed 001 Table 2. */
 static const struct mtx_query sync_queries[] = {
-	{ "sync", "Synchronization calls per thread and operation (seed 001, Table 2)",
+	{ "sync", "Synchronization calls per thread and operation",
 	  "SELECT r.tid, " NAME_OF("r.tid") " AS name, r.kind, r.op, r.calls, r.blocking, r.wait_ns, r.max_wait_ns "
 	  "FROM ("
 	  "SELECT x.tid, o.kind, x.op, SUM(x.calls) AS calls, SUM(x.blocked) AS blocking, "
@@ -255,7 +255,7 @@ static const struct mtx_query object_queries[] = {
 	 * start_ns) index gives that order, so the rows stream, and text's
 	 * first 1000 show at once. In time order across them, SQLite sorted
 	 * every op first: 1.1 s for MariaDB's busiest mutex (489 k ops). */
-	{ "object.history", "History: every operation, in time order per lifetime (seed 001, Figure 7 left)",
+	{ "object.history", "History: every operation, in time order per lifetime",
 	  "SELECT h.start_ns, h.tid, " NAME_OF("h.tid") " AS name, h.op, h.blocked, h.wait_ns, "
 	  "h.holder_tid AS holder, h.hold_ns, h.callsite, " FUNCTION_LABEL("hf") " AS function, "
 	  SOURCE_LABEL(OP_FRAME("file"), OP_FRAME("line")) " AS source "
@@ -286,7 +286,7 @@ static const struct mtx_query object_queries[] = {
  * and the state_causes rows at the window's ends.
  */
 static const struct mtx_query switches_queries[] = {
-	{ "switches", "Who hands the CPU to whom, and where it was left (seed 001, Figure 7 right)",
+	{ "switches", "Who hands the CPU to whom, and where it was left",
 	  "WITH names AS MATERIALIZED (" LATEST_NAMES ") "
 	  "SELECT r.from_tid, n1.name AS from_name, r.to_tid, " TID_LABEL("r.to_tid", "n2.name") " AS to_name, "
 	  "r.at, r.function, r.count "
@@ -611,7 +611,7 @@ static const struct { const char *name, *sql; } query_counts[] = {
 	"(SELECT MAX(0, MIN(g.nr_buckets, CASE WHEN :to IS NULL THEN g.nr_buckets "                          \
 	"ELSE (:to - g.origin_ns + g.width_ns - 1) / g.width_ns END) - " FIRST_BUCKET ") FROM histogram_buckets g)"
 static const struct mtx_query histogram_queries[] = {
-	{ "histogram.buckets", "Time histograms (seeds 002/003): buckets from the run's start",
+	{ "histogram.buckets", "Time histograms: buckets from the run's start",
 	  "SELECT n AS buckets, CASE WHEN n > 0 THEN width_ns END AS width_ns, CASE WHEN n > 0 THEN start_ns END AS start_ns "
 	  "FROM (SELECT COALESCE(" NR_SHOWN_BUCKETS ", 0) AS n, MAX(g.width_ns) AS width_ns, "
 	  "MAX(g.origin_ns + " FIRST_BUCKET " * g.width_ns) AS start_ns FROM histogram_buckets g)" },
@@ -746,11 +746,11 @@ static const struct mtx_query calls_queries[] = {
 };
 
 static const struct mtx_report reports[] = {
-	{ "threads", "lifetime and time in each state, per thread (seed 001 Table 1)", NULL, threads_queries },
-	{ "sync", "synchronization calls and blocking calls per thread and op (Table 2)", NULL, sync_queries },
+	{ "threads", "lifetime and time in each state, per thread", NULL, threads_queries },
+	{ "sync", "synchronization calls and blocking calls per thread and op", NULL, sync_queries },
 	{ "locks", "contention per lock, with the holders that made others wait", NULL, locks_queries },
-	{ "object", "one object's history: time, thread, op, blocked (Figure 7 left)", "OBJECT", object_queries },
-	{ "switches", "who hands the CPU to whom, at which code (Figure 7 right)", NULL, switches_queries },
+	{ "object", "one object's history: time, thread, op, blocked", "OBJECT", object_queries },
+	{ "switches", "who hands the CPU to whom, at which code", NULL, switches_queries },
 	{ "states", "each interval a thread was not running: why, and what ended it", NULL, states_queries },
 	{ "syscalls", "system calls per thread: how many, how long, how many failed", NULL, syscalls_queries },
 	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries },

@@ -172,6 +172,7 @@ E2E_TESTS = \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-probe-sim.sh \
+	tests/e2e/test-report-ux.sh \
 	tests/e2e/test-report-samples.sh \
 	tests/e2e/test-capture.sh \
 	tests/e2e/test-samples.sh \

@@ -43,11 +43,12 @@ const char cmd_probe_effect_usage[] =
 	"Did recording change the run's synchronization order? Simulate the run in FILE\n"
 	"(default run.db) without the instrumentation overhead measured in it, and compare\n"
 	"the happened-before graph of the simulation (G^S) with the observed one (G^I), as\n"
-	"seed 004 does (its Theorem 1: G^S = G^I if and only if the uninstrumented run has\n"
-	"the observed order). Exit status: 0 equal, 3 divergent, 1 error, 2 bad command line.\n"
+	"Song and Lee do (their Theorem 1: G^S = G^I if and only if the uninstrumented run\n"
+	"has the observed order). Exit status: 0 equal, 3 divergent, 1 error, 2 bad command\n"
+	"line.\n"
 	"\n"
 	"  -m, --model M       smp (default: the run's CPUs, least CPU time first, an\n"
-	"                      approximation of Linux's CFS) or up-prio (seed 004: 1 CPU,\n"
+	"                      approximation of Linux's CFS) or up-prio (Song and Lee's: 1 CPU,\n"
 	"                      fixed priorities, FIFO among equals)\n"
 	"  -f, --format FMT    text (default), json (one object), csv (the simulated\n"
 	"                      timeline, one row per event) or dot (G^I and G^S around the\n"
@@ -152,7 +153,7 @@ struct options {
 static void print_model(FILE *out, const struct probe_run *run, const struct probe_sim *sim)
 {
 	if (sim->model == PROBE_MODEL_UP_PRIO)
-		fprintf(out, "Model: up-prio (seed 004 Figs. 6-7): 1 CPU, fixed priorities (%s),\n"
+		fprintf(out, "Model: up-prio (Song and Lee's): 1 CPU, fixed priorities (%s),\n"
 			     "  preemptive, FIFO among equals",
 			run->priorities_recorded ? "as recorded" : "none recorded: 0 for all");
 	else
@@ -216,7 +217,7 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		print_model_check(out, run, b);
 	if (!v->divergent) {
 		fprintf(out, "Verdict: G^S = G^I: the observed happened-before order is the uninstrumented\n"
-			     "  program's (seed 004, Theorem 1)\n");
+			     "  program's (Song and Lee's Theorem 1)\n");
 	} else {
 		const struct probe_event *d = &run->events[v->first];
 		int32_t rank = v->cannot_execute ? v->nr_sim + 1 : v->sim_rank[v->first];
@@ -246,7 +247,7 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		fprintf(out, "\n");
 	}
 	fprintf(out, "Timestamp order changed without changing the partial order: %" PRId64
-		     " pair%s\n  (seed 004 Fig. 8)%s\n",
+		     " pair%s%s\n",
 		v->inversions, v->inversions == 1 ? "" : "s", o->inversions || !v->inversions ? "" : "; --inversions lists them");
 }
 

@@ -123,7 +123,7 @@ static void list_reports(void)
 	for (int i = 0; i < nr; i++)
 		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
 		       r[i].summary);
-	printf("%-14s %s\n", "hb", "the happened-before graph of the sync events (seed 004 Fig. 2; also --format dot)");
+	printf("%-14s %s\n", "hb", "the happened-before graph of the sync events (also --format dot)");
 }
 
 /* Whether a filter asked for (@wanted) is a parameter @param of one of

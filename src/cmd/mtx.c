@@ -20,7 +20,7 @@ static const struct mtx_command commands[] = {
 	  cmd_browse_usage, NULL },
 	{ "report", cmd_report, "print a report: threads, sync, locks, waits, critical path, ... (--list)",
 	  cmd_report_usage, NULL },
-	{ "probe-effect", cmd_probe_effect, "did recording change the run's synchronization order? (seed 004)",
+	{ "probe-effect", cmd_probe_effect, "did recording change the run's synchronization order?",
 	  cmd_probe_effect_usage, NULL },
 };
 

@@ -125,7 +125,7 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 		return;
 	}
 	/* 80 columns: each edge in on a line of its own, under its vertex */
-	fprintf(out, "G^I, the happened-before graph (seed 004 Fig. 2): %d vertices, %" PRId64 " edges\n",
+	fprintf(out, "G^I, the happened-before graph of the sync events: %d vertices, %" PRId64 " edges\n",
 		run->nr_events, g->nr_edges);
 	fprintf(out, "Under each vertex the edges into it (<-), program order left out.\n");
 	fprintf(out, "%-18s %7s %-10s %-22s %-7s %10s\n", "vertex", "tid", "op", "object", "outcome", "ht (s)");
