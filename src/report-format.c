@@ -2,8 +2,10 @@
  * src/report-format.c - see report-format.h.
  *
  * Text tables are sized from their first TEXT_SAMPLE_ROWS rows and then
- * streamed, so a report of a million rows prints at once in bounded memory;
- * a later cell wider than its column is cut and ends in '~'.
+ * streamed, so a report of a million rows prints at once in bounded memory.
+ * Within a width (a terminal's), a later cell wider than its column is cut
+ * and ends in '~'; without one (a pipe, a file) it is printed whole, past
+ * its column.
  */
 #include "config.h"
 #include "src/report-format.h"
@@ -18,7 +20,7 @@
 #include <string.h>
 
 #define TEXT_SAMPLE_ROWS 1000
-#define CELL_SIZE 256 /* a text cell's longest text, cut beyond */
+#define CELL_SIZE 64 /* a formatted number's text; a text value is its own */
 
 int report_format_parse(const char *name)
 {
@@ -61,7 +63,7 @@ static void pad(FILE *out, int n)
 		fwrite(spaces, 1, n < (int)sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1, out);
 }
 
-static void print_text_row(const struct report_printer *p, const struct text_table *t, char *const *cells)
+static void print_text_row(const struct report_printer *p, const struct text_table *t, const char *const *cells)
 {
 	int last = t->nr_cols - 1;
 	while (last > 0 && t->widths[last] == COLUMN_LEFT_OUT)
@@ -74,7 +76,7 @@ static void print_text_row(const struct report_printer *p, const struct text_tab
 		if (!first)
 			pad(p->out, t->gap);
 		first = 0;
-		if (len > w) {
+		if (len > w && p->width > 0) {
 			fwrite(s, 1, (size_t)(w - 1), p->out);
 			fputc('~', p->out);
 			continue;
@@ -88,15 +90,24 @@ static void print_text_row(const struct report_printer *p, const struct text_tab
 	fputc('\n', p->out);
 }
 
+/* Column @c of @st's row as text: a text value whole (valid until @st
+ * steps on), else formatted into @buf. */
+static const char *cell_text(const struct report_printer *p, sqlite3_stmt *st, int c, enum column_kind kind,
+			     char *buf)
+{
+	if (sqlite3_column_type(st, c) == SQLITE_TEXT)
+		return (const char *)sqlite3_column_text(st, c);
+	column_cell(st, c, kind, p->origin_ns, buf, CELL_SIZE);
+	return buf;
+}
+
 static char **row_cells(const struct report_printer *p, sqlite3_stmt *st, const struct text_table *t)
 {
 	char **cells = calloc((size_t)t->nr_cols, sizeof(char *)), buf[CELL_SIZE];
 	if (!cells)
 		return NULL;
-	for (int c = 0; c < t->nr_cols; c++) {
-		column_cell(st, t->col[c], t->kinds[c], p->origin_ns, buf, sizeof(buf));
-		cells[c] = strdup(buf);
-	}
+	for (int c = 0; c < t->nr_cols; c++)
+		cells[c] = strdup(cell_text(p, st, t->col[c], t->kinds[c], buf));
 	return cells;
 }
 
@@ -171,27 +182,25 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		}
 		n++;
 	}
-	t.gap = column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width);
+	t.gap = p->width > 0 ? column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width) : COLUMN_GAP;
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);
 	if (p->note)
 		fprintf(p->out, "(%s)\n", p->note);
-	print_text_row(p, &t, t.headers);
+	print_text_row(p, &t, (const char *const *)t.headers);
 	for (long i = 0; i < n; i++) {
 		if (rows[i])
-			print_text_row(p, &t, rows[i]);
+			print_text_row(p, &t, (const char *const *)rows[i]);
 		free_cells(rows[i], t.nr_cols);
 	}
 	free(rows);
 	/* Stream the rest with those widths, each cell formatted in place. */
 	char (*scratch)[CELL_SIZE] = calloc((size_t)t.nr_cols, CELL_SIZE);
-	char **cells = calloc((size_t)t.nr_cols, sizeof(*cells));
-	for (int c = 0; scratch && cells && c < t.nr_cols; c++)
-		cells[c] = scratch[c];
+	const char **cells = calloc((size_t)t.nr_cols, sizeof(*cells));
 	while (scratch && cells && n >= sampled && !limited(p, n) && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < t.nr_cols; c++)
-			column_cell(st, t.col[c], t.kinds[c], p->origin_ns, scratch[c], CELL_SIZE);
+			cells[c] = cell_text(p, st, t.col[c], t.kinds[c], scratch[c]);
 		print_text_row(p, &t, cells);
 		n++;
 	}

@@ -1,6 +1,6 @@
 /*
  * src/report-format.h - printing query results as aligned text tables that
- * fit 80 columns, as CSV, or as JSON. Values are shown by their column's
+ * fit a width (a terminal's) or are never cut (a pipe), as CSV, or as JSON. Values are shown by their column's
  * name: *_ns durations (start_ns, end_ns, ts_ns: times since the run's
  * start), *_pct percentages, addr/callsite in hex; CSV and JSON keep the
  * raw numbers and names.
@@ -18,7 +18,7 @@ struct report_printer {
 	FILE *out;
 	enum report_format format;
 	int64_t origin_ns; /* the run's start, for times in text */
-	int width;         /* text: columns to fit (80) */
+	int width;         /* text: columns to fit (a terminal's), <= 0: none, nothing cut */
 	int nr_sections;   /* printed so far */
 	long limit_rows;   /* rows printed per section at most, 0: all */
 	long nr_more;      /* rows of the last section left out by the limit */

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,7 +47,8 @@ const char cmd_report_usage[] =
 	"  -F, --function REGEX   only functions matching this PCRE2 pattern\n"
 	"      --from TIME        only what happened after TIME since the run's start\n"
 	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
-	"  -f, --format FMT       text (default; fits 80 columns), csv or json\n"
+	"  -f, --format FMT       text (default; fits the terminal, never cut in a pipe),\n"
+	"                         csv or json\n"
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
 	"  -l, --list             list the reports\n"
@@ -116,6 +118,19 @@ static int resolve_object_name(sqlite3 *db, const char *name, int64_t *addr, cha
 	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
 }
 
+/* Text fits the terminal it is read on; in a pipe or a file, where no one
+ * knows how wide it will be shown, no cell is cut (0: no width). */
+static int text_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
+
 static void list_reports(void)
 {
 	int nr;
@@ -140,7 +155,8 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		      enum report_format format, long limit_rows)
 {
 	struct mtx_query_params given = { .function = f->function };
-	struct report_printer printer = { .out = stdout, .format = format, .width = 80, .limit_rows = limit_rows };
+	struct report_printer printer = { .out = stdout, .format = format, .width = text_width(),
+					  .limit_rows = limit_rows };
 	sqlite3_stmt **stmts = NULL, **counts = NULL;
 	sqlite3 *db = NULL;
 	char *err = NULL, *incomplete = NULL;

@@ -19,6 +19,17 @@ finish() { [ "$FAILED" = 0 ] && exit 0 || exit 1; }
 # sql DB QUERY - one value (or rows, '|'-separated) from a run database.
 sql() { sqlite3 -batch "$1" "$2"; }
 
+# on_terminal COLS CMD... - run CMD with a terminal COLS columns wide as
+# its stdin, stdout and stderr (script(1) makes one), and print what it
+# wrote there as written, but for the terminal's "\r\n" line ends (made
+# "\n"); CMD's exit status.
+on_terminal() {
+	local cols=$1
+	shift
+	script -q -e -c "stty cols $cols; $(printf '%q ' "$@")" /dev/null < /dev/null | sed 's/\r$//'
+	return "${PIPESTATUS[0]}"
+}
+
 # private_sample NAME - copy the sample NAME into $TMP and print the copy's
 # path: test-bad-input.sh ends stray runs with pkill -f $SAMPLES/<name>,
 # which must not hit another test's runs when make check runs in parallel.

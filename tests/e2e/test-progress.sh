@@ -10,12 +10,12 @@ command -v script > /dev/null || skip "script (util-linux) is not installed: no 
 cd "$TMP" || exit 1
 prog=$SAMPLES/philosophers
 
-# on_tty OUT CMD - run CMD with a terminal as its stdin, stdout and stderr,
-# and what it wrote there (the program's output goes to /dev/null) in OUT.
+# on_tty OUT CMD - run mtx collect CMD on a terminal, what it wrote there
+# in OUT (the program's output goes to /dev/null).
 on_tty() {
 	local out=$1
 	shift
-	script -q -e -c "$* > /dev/null" /dev/null > "$out" < /dev/null
+	on_terminal 80 sh -c '"$@" > /dev/null' sh "$@" > "$out"
 }
 
 # shown OUT - each line of OUT as the terminal leaves it shown: what

@@ -182,7 +182,8 @@ else
 	[ "$order" = "ops wait_ns " ] && pass "histogram: an address's metrics together, ops first, across lifetimes" ||
 		fail "histogram: 0xa's metrics in the order '$order', not ops wait_ns"
 fi
-# Numbers too wide for 80 columns with two blanks between columns get one.
+# Numbers too wide for 80 columns: in a file nothing is narrowed or cut
+# (test-report-ux.sh fits them to a terminal).
 cp reuse.db wide.db
 if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
 	fail "could not widen the reuse fixture's numbers"
@@ -375,8 +376,10 @@ for r in $("$MTX" report --list | awk '{ print $1 }'); do
 	[ -f "$EXPECTED/$r.txt" ] || fail "report $r has no expected output in tests/fixtures/reports/"
 done
 
-# Text fits 80 columns.
-wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.') | awk 'length > 80' | head -1)
+# Text fits 80 columns, but for the numbers made too wide for them and the
+# C++ names, which a file gets whole.
+wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.' -e '^\./locks-wide\.' -e '^\./sync-cxx\.') |
+	awk 'length > 80' | head -1)
 [ -z "$wide" ] || fail "a text line is wider than 80 columns: $wide"
 
 # JSON parses, with the rows and raw values.
