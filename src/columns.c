@@ -128,7 +128,7 @@ static bool address_named(char *const *headers, int n, int c)
 	return false;
 }
 
-int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width)
+int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width, bool cut)
 {
 	if (line_width(widths, n, COLUMN_GAP) <= total_width)
 		return COLUMN_GAP;
@@ -140,6 +140,8 @@ int column_fit(int *widths, const bool *left, char *const *headers, int n, int t
 	/* Without them the columns may fit as far apart as the others. */
 	if (line_width(widths, n, COLUMN_GAP) <= total_width)
 		return COLUMN_GAP;
+	if (!cut)
+		return 1;
 	for (;;) {
 		int widest = -1, total = line_width(widths, n, 1);
 		for (int c = 0; c < n; c++)

@@ -43,10 +43,11 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
  * (width COLUMN_LEFT_OUT) an object's address, addr or X_addr, where the
  * columns have its name too, name or X_name (which is the address when
  * the object has no name; COLUMN_GAP apart again if they fit so then), and
- * then the widest left-aligned (text) columns shrunk, never below their header or a few characters, until they fit
- * (numbers are never cut: a 10 M-event run's locks still fit 80 columns
- * one blank apart). Returns the gap.
+ * then, if @cut, the widest left-aligned (text) columns shrunk, never
+ * below their header or a few characters, until they fit (numbers are
+ * never cut: a 10 M-event run's locks still fit 80 columns one blank
+ * apart). Returns the gap.
  */
-int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width);
+int column_fit(int *widths, const bool *left, char *const *headers, int n, int total_width, bool cut);
 
 #endif

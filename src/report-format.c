@@ -20,6 +20,7 @@
 #include <string.h>
 
 #define TEXT_SAMPLE_ROWS 1000
+#define PIPE_WIDTH 80 /* the layout of text in a pipe, where no cell is cut */
 #define CELL_SIZE 64 /* a formatted number's text; a text value is its own */
 
 int report_format_parse(const char *name)
@@ -182,7 +183,9 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 		}
 		n++;
 	}
-	t.gap = p->width > 0 ? column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width) : COLUMN_GAP;
+	/* Without a width (a pipe), laid out as on a terminal of PIPE_WIDTH,
+	 * but no cell is cut. */
+	t.gap = column_fit(t.widths, t.left, t.headers, t.nr_cols, p->width > 0 ? p->width : PIPE_WIDTH, p->width > 0);
 	if (p->nr_sections)
 		fputc('\n', p->out);
 	fprintf(p->out, "%s\n", title);

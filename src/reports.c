@@ -227,7 +227,7 @@ static const struct mtx_query locks_queries[] = {
 	  "FROM " LOCK_HOLDERS "JOIN sync_objects o ON o.id = h.object_id WHERE " OBJECT_IS("o.id", "o.addr") " "
 	  "GROUP BY " SAME_ADDRESS ", h.holder_tid) "
 	  "SELECT l.pid, l.addr, l.kind, l.ops, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, h.holder_tid AS holder, "
-	  OBJECT_LABEL_OF("l.first_id") " AS name "
+	  NAME_OF("h.holder_tid") " AS holder_name, " OBJECT_LABEL_OF("l.first_id") " AS name "
 	  "FROM (SELECT " SAME_ADDRESS ", SUM(x.calls) AS ops, SUM(x.contended) AS contended, "
 	  "SUM(x.wait_ns) AS wait_ns, MAX(x.max_wait_ns) AS max_wait_ns, SUM(x.hold_ns) AS hold_ns, MIN(o.id) AS first_id "
 	  "FROM sync_objects o JOIN " LOCK_OPS "ON x.object_id = o.id "
@@ -344,13 +344,13 @@ static const struct mtx_query switches_queries[] = {
 	"SELECT c.cause, c.next_tid, 1 AS n, c.end_ns - c.start_ns AS ns, c.end_ns - c.start_ns AS mx "   \
 	"FROM " EDGE_ROWS("state_causes", "c") "WHERE " WINDOWED " AND c.state = 'runnable') c "
 static const struct mtx_query waits_queries[] = {
-	{ "waits.objects", "Waits on synchronization objects, and for whom: the lock's holder or the waker",
-	  "SELECT r.pid, r.addr, r.kind, r.waits, r.wait_ns, r.for_tid, r.for_name, r.relation, "
+	{ "waits.objects", "Who waited on which sync object, and for whom: its holder or its waker",
+	  "SELECT r.tid, r.thread, r.pid, r.addr, r.kind, r.waits, r.wait_ns, r.for_tid, r.for_name, r.relation, "
 	  OBJECT_LABEL_OF("r.first_id") " AS name FROM ("
-	  "SELECT o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, w.waited_for_tid AS for_tid, "
-	  NAME_OF("w.waited_for_tid") " AS for_name, w.relation, MIN(o.id) AS first_id FROM " WAIT_FOR_ROWS
-	  "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
-	  "GROUP BY " SAME_ADDRESS ", w.waited_for_tid, w.relation) r ORDER BY r.wait_ns DESC, r.addr" },
+	  "SELECT w.tid, " NAME_OF("w.tid") " AS thread, o.pid, o.addr, o.kind, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns, "
+	  "w.waited_for_tid AS for_tid, " NAME_OF("w.waited_for_tid") " AS for_name, w.relation, MIN(o.id) AS first_id "
+	  "FROM " WAIT_FOR_ROWS "LEFT JOIN sync_objects o ON o.id = w.object_id WHERE " OBJECT_IS("w.object_id", "o.addr") " "
+	  "GROUP BY w.tid, " SAME_ADDRESS ", w.waited_for_tid, w.relation) r ORDER BY r.wait_ns DESC, r.addr, r.tid" },
 	{ "waits.graph", "Wait-for graph: who waited for whom, edges weighted by the time waited",
 	  "SELECT w.tid, " NAME_OF("w.tid") " AS name, w.waited_for_tid AS for_tid, "
 	  NAME_OF("w.waited_for_tid") " AS for_name, SUM(w.n) AS waits, SUM(w.ns) AS wait_ns FROM " WAIT_FOR_ROWS
@@ -548,7 +548,7 @@ static const struct {
 	{ "threads", 0, RUN_SYNC, "sync_pct other_pct" },
 	{ "sync", 0, RUN_SYNC, "blocking wait_ns max_wait_ns" },
 	{ "sync.where", 0, RUN_SYNC | RUN_NAMES, "function source blocking wait_ns max_wait_ns" },
-	{ "locks", 0, RUN_SYNC, "contended wait_ns max_wait_ns hold_ns holder" },
+	{ "locks", 0, RUN_SYNC, "contended wait_ns max_wait_ns hold_ns holder holder_name" },
 	{ "object.lifetimes", 0, RUN_SYNC, "end_ns" },
 	{ "object.history", 0, RUN_SYNC, "blocked wait_ns holder hold_ns" },
 	{ "switches", 0, RUN_NAMES, "function" },

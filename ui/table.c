@@ -363,7 +363,7 @@ void table_draw(const struct table *t, int y, int height, int width, size_t top,
 			/* room for the sort column's arrow */
 			if (s->sort_col >= 0 && widths[i][s->sort_col] <= (int)strlen(s->headers[s->sort_col]))
 				widths[i][s->sort_col] = (int)strlen(s->headers[s->sort_col]) + 1;
-			gaps[i] = column_fit(widths[i], s->left, s->headers, s->nr_shown, width);
+			gaps[i] = column_fit(widths[i], s->left, s->headers, s->nr_shown, width, true);
 		}
 	}
 	if (t->sticky_header && t->nr_sections > 0 && height > 0) {

@@ -70,7 +70,9 @@ int cmd_info(int argc, char **argv)
 		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
 		{ "wakeups", "wakeups", NULL }, { "syscalls", "syscalls", NULL },
 		{ "sync ops", "sync_ops",
-		  "SELECT SUM(blocked) || ' blocked, ' || SUM(holder_tid IS NOT NULL) || ' found the lock held'"
+		  /* contended as in the locks report: a lock's op that found it held or blocked */
+		  "SELECT SUM(blocked) || ' blocked, ' || SUM((holder_tid IS NOT NULL OR blocked) AND object_id IN "
+		  "(SELECT id FROM sync_objects WHERE kind IN ('mutex', 'rwlock', 'spinlock'))) || ' contended'"
 		  " || IIF(SUM(result IS NULL) > 0, ', ' || SUM(result IS NULL) || ' never returned', '') "
 		  "FROM sync_ops HAVING COUNT(*)" },
 		{ "sync objects", "sync_objects",

@@ -85,7 +85,7 @@ vault=$(sql "$DB" "SELECT name FROM sync_objects WHERE kind = 'mutex' AND name N
 # audit_lock in locks, by its name; teller-1's first trywait (before its
 # rounds) failed, finding teller-0 holding it.
 "$MTX" report "$DB" locks --format csv > locks.csv 2> locks.err || fail "report locks: $(cat locks.err)"
-head -1 locks.csv | grep -q '^pid,addr,kind,ops,contended,wait_ns,max_wait_ns,hold_ns,holder,name$' ||
+head -1 locks.csv | grep -q '^pid,addr,kind,ops,contended,wait_ns,max_wait_ns,hold_ns,holder,holder_name,name$' ||
 	fail "locks CSV columns: $(head -1 locks.csv)"
 grep -q ",sem,.*,init at bank.cc:$line in Bank::Bank()\$" locks.csv || fail "audit_lock not in locks: $(cat locks.csv)"
 [ "$(grep -c ',sem,' locks.csv)" = 1 ] || fail "semaphores that signal in locks: $(grep ',sem,' locks.csv)"

@@ -26,14 +26,22 @@ grep -nE "$jargon" "$srcdir/README.md" "$srcdir"/man/* > docs-jargon.txt &&
 	fail "docs: $(head -1 docs-jargon.txt)" || pass "README and man pages in plain words"
 
 # Text fits the terminal it is shown on, and a pipe gets every cell whole.
-# The wide lock (tests/e2e/test-report.sh, reports/locks-wide.txt: whole
-# in a file) fits 80 columns one blank apart on a terminal.
+# The wide lock (tests/e2e/test-report.sh, reports/locks-wide.txt: one
+# blank apart in a file, as two would pass 80 columns) gets two blanks on
+# a terminal 120 wide; on one 100 wide its address is left out, as its
+# name column shows it; on one 92 wide, one blank between columns.
 cp reuse.db wide.db
 "$MTX" report wide.db locks > /dev/null 2>&1
 sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"
-on_terminal 80 "$MTX" report wide.db locks > wide80.out
-awk 'length > 80 { bad = 1 } END { exit bad }' wide80.out && grep -q "^200 0x55d0c0c04600 mutex 8000000 " wide80.out && pass "80 columns: the wide lock fits, one blank apart" ||
-	fail "80 columns: $(cat wide80.out)"
+on_terminal 120 "$MTX" report wide.db locks > wide120.out
+on_terminal 100 "$MTX" report wide.db locks > wide100.out
+on_terminal 92 "$MTX" report wide.db locks > wide92.out
+grep -q "^200  0x55d0c0c04600  mutex  8000000  " wide120.out && pass "120 columns: two blanks apart" ||
+	fail "120 columns: $(cat wide120.out)"
+awk 'length > 100 { bad = 1 } END { exit bad }' wide100.out && grep -q "^200  mutex  8000000  .*  0x55d0c0c04600$" wide100.out &&
+	pass "100 columns: the address only in the name column" || fail "100 columns: $(cat wide100.out)"
+awk 'length > 92 { bad = 1 } END { exit bad }' wide92.out && grep -q "^200 mutex 8000000 " wide92.out &&
+	pass "92 columns: the wide lock fits, one blank apart" || fail "92 columns: $(cat wide92.out)"
 # A thread name longer than any terminal, on an op past the first 1000
 # rows (streamed, after the columns were sized): whole in a pipe, cut to
 # the terminal on one.
@@ -46,10 +54,31 @@ sqlite3 long.db "INSERT INTO threads VALUES (103, 100, '$long', 1000960000, 1000
 	INSERT INTO sync_ops (tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, callsite)
 	VALUES (103, 1, 'lock', 1000970000, 1000971000, 0, 0, 0, 2048)"
 "$MTX" report long.db object 0x1000 --limit 0 > long.out 2> long.err || fail "report object: $(head -1 long.err)"
-grep -q "  103  $long  lock " long.out && pass "in a pipe a long name is whole, past the first 1000 rows" ||
+grep -Eq " 103 +$long +lock " long.out && pass "in a pipe a long name is whole, past the first 1000 rows" ||
 	fail "in a pipe the long name was cut: $(grep ' 103 ' long.out | cut -c1-120)"
 on_terminal 100 "$MTX" report long.db object 0x1000 --limit 0 > long100.out
 awk 'length > 100 { bad = 1 } END { exit bad }' long100.out && grep -q " 103  worker-[^ ]*~ " long100.out &&
 	pass "on a 100-column terminal it is cut to fit" || fail "100 columns: $(grep ' 103 ' long100.out | head -1)"
+
+# Who waited, and who held: the waits' first table names the waiter, the
+# locks report the holder, as the recorded ops say (the op that found M
+# held names its holder).
+truth=$(sqlite3 -separator , waits.db "SELECT op.tid, w.name, o.addr, op.holder_tid, h.name FROM sync_ops op
+	JOIN sync_objects o ON o.id = op.object_id JOIN threads w ON w.tid = op.tid
+	JOIN threads h ON h.tid = op.holder_tid WHERE op.holder_tid IS NOT NULL")
+IFS=, read -r waiter waiter_name addr holder holder_name <<< "$truth"
+"$MTX" report waits.db waits --format csv 2> /dev/null |
+	awk -F, -v w="$waiter" -v wn="$waiter_name" -v a="$addr" -v h="$holder" -v hn="$holder_name" '
+	/^tid,thread,pid,addr,/ { on = 1; next } on && /^$/ { exit }
+	on && $1 == w && $2 == wn && $4 == a && $8 == h && $9 == hn && $10 == "holder" { found = 1 }
+	END { exit !found }' && pass "waits: $waiter_name waited on $addr for $holder_name" ||
+	fail "waits' first table does not say that $waiter_name ($waiter) waited on $addr for $holder_name"
+"$MTX" report waits.db locks --format csv 2> /dev/null | awk -F, -v h="$holder" -v hn="$holder_name" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["holder"] == h && $col["holder_name"] == hn { found = 1 } END { exit !found }' &&
+	pass "locks: the holder is $holder ($holder_name)" || fail "locks does not name the holder $holder_name"
+# One word for a lock found held or waited for: "contended".
+"$MTX" info waits.db | grep -q "^sync ops .* contended)" && ! grep -rq "[0-9] found the lock held" "$srcdir/man" &&
+	pass "info and the man pages say contended" || fail "info or a man page does not say 'contended'"
 
 finish

@@ -182,8 +182,8 @@ else
 	[ "$order" = "ops wait_ns " ] && pass "histogram: an address's metrics together, ops first, across lifetimes" ||
 		fail "histogram: 0xa's metrics in the order '$order', not ops wait_ns"
 fi
-# Numbers too wide for 80 columns: in a file nothing is narrowed or cut
-# (test-report-ux.sh fits them to a terminal).
+# Numbers too wide for 80 columns with two blanks between columns get one
+# (and, in a file, are cut no more than text: test-report-ux.sh).
 cp reuse.db wide.db
 if ! sqlite3 wide.db "UPDATE sync_totals SET calls = calls * 1000000; UPDATE sync_objects SET addr = 0x55d0c0c04600"; then
 	fail "could not widen the reuse fixture's numbers"

@@ -16,7 +16,7 @@ threads=$(sql run.db "SELECT COUNT(*) FROM threads")
 browse_start 100x30 run.db
 wait_for "row 1 of $threads" && pass "threads view: $threads threads"
 keys /; type_text client-0; keys Enter; wait_for "client-0"
-keys Enter; wait_for "thread client-0" && wait_for "Waits on synchronization objects" && pass "thread view"
+keys Enter; wait_for "thread client-0" && wait_for "Who waited on which sync object" && pass "thread view"
 keys Escape 2; wait_for "mtx browse run.db: objects" && wait_for "sem" && pass "objects view lists the semaphores"
 keys Enter; wait_for "history" && wait_for "loaded" && pass "object history opens"
 keys G; wait_for "loaded"; keys g; wait_for "row 1 of"
