@@ -745,21 +745,38 @@ static const struct mtx_query calls_queries[] = {
 	{ 0 },
 };
 
+/* Whether the run recorded the event source @name (meta events; 1 for a
+ * run that does not say, as the fixtures). */
+#define SOURCE_RECORDED(name) \
+	"COALESCE((SELECT ',' || value || ',' LIKE '%," name ",%' FROM meta WHERE key = 'events'), 1)"
+#define NEEDS_SYNC "SELECT " SOURCE_RECORDED("sync"), \
+	"synchronization calls (the sync source of mtx collect -e, on by default)"
+#define NEEDS_SYSCALLS "SELECT " SOURCE_RECORDED("syscalls"), \
+	"system calls (the syscalls source of mtx collect -e, on by default)"
+#define NEEDS_NOTHING NULL, NULL /* what every run records */
+#define NEEDS_SAMPLES "SELECT " SOURCE_RECORDED("samples"), "CPU samples (mtx collect --sample HZ)"
+/* exact calls: --functions, or a -pg / -finstrument-functions build */
+#define NEEDS_CALLS \
+	"SELECT " SOURCE_RECORDED("samples") " OR " SOURCE_RECORDED("functions") " OR EXISTS (SELECT 1 FROM calls)", \
+	"function calls or CPU samples (mtx collect --functions REGEX or --sample HZ, or a -pg build)"
+
 static const struct mtx_report reports[] = {
-	{ "threads", "lifetime and time in each state, per thread", NULL, threads_queries },
-	{ "sync", "synchronization calls and blocking calls per thread and op", NULL, sync_queries },
-	{ "locks", "contention per lock, with the holders that made others wait", NULL, locks_queries },
-	{ "object", "one object's history: time, thread, op, blocked", "OBJECT", object_queries },
-	{ "switches", "who hands the CPU to whom, at which code", NULL, switches_queries },
-	{ "states", "each interval a thread was not running: why, and what ended it", NULL, states_queries },
-	{ "syscalls", "system calls per thread: how many, how long, how many failed", NULL, syscalls_queries },
-	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries },
-	{ "critical-path", "the chain of work and waits that bounded wall time", NULL, critical_path_queries },
-	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries },
-	{ "flat", "flat profile per thread: self and total share of the CPU samples", NULL, flat_queries },
-	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries },
-	{ "overhead", "per thread: CPU time, mtx's share, where from (004 Tables I/II)", NULL,
-	  overhead_queries },
+	{ "threads", "lifetime and time in each state, per thread", NULL, threads_queries, NEEDS_NOTHING },
+	{ "sync", "synchronization calls and blocking calls per thread and op", NULL, sync_queries, NEEDS_SYNC },
+	{ "locks", "contention per lock, with the holders that made others wait", NULL, locks_queries, NEEDS_SYNC },
+	{ "object", "one object's history: time, thread, op, blocked", "OBJECT", object_queries, NEEDS_SYNC },
+	{ "switches", "who hands the CPU to whom, at which code", NULL, switches_queries, NEEDS_NOTHING },
+	{ "states", "each interval a thread was not running: why, and what ended it", NULL, states_queries, NEEDS_NOTHING },
+	{ "syscalls", "system calls per thread: how many, how long, how many failed", NULL, syscalls_queries,
+	  NEEDS_SYSCALLS },
+	{ "waits", "what threads waited on, for how long, for whom, woken by whom", NULL, waits_queries, NEEDS_NOTHING },
+	{ "critical-path", "the chain of work and waits that bounded wall time", NULL, critical_path_queries, NEEDS_NOTHING },
+	{ "histogram", "per thread and object metrics over time, in doubling buckets", NULL, histogram_queries,
+	  NEEDS_NOTHING },
+	{ "flat", "flat profile per thread: self and total share of the CPU samples", NULL, flat_queries, NEEDS_SAMPLES },
+	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries, NEEDS_CALLS },
+	{ "overhead", "per thread: CPU time, mtx's share of it, and where that came from", NULL, overhead_queries,
+	  NEEDS_NOTHING },
 };
 
 const char *query_count_sql(const char *name)

@@ -63,6 +63,10 @@ struct mtx_report {
 	const char *summary;  /* one line for --list */
 	const char *argument; /* a required positional argument (OBJECT), or NULL */
 	const struct mtx_query *queries; /* ends with a zeroed entry */
+	/* What it reads that mtx collect records only when asked, or NULL:
+	 * SQL of one value, 0 when the run did not record it, and what it is
+	 * and how to record it ("CPU samples (mtx collect --sample HZ)"). */
+	const char *recorded, *needs;
 };
 
 /*

@@ -20,10 +20,11 @@
 #include <stdlib.h>
 
 const char cmd_browse_usage[] =
-	"usage: mtx browse [--keys] FILE\n"
+	"usage: mtx browse [--keys] [FILE]\n"
 	"\n"
-	"Explore the run database FILE: threads, objects, waits, a timeline,\n"
-	"switches, syscalls, call trees and the critical path (? inside lists the keys).\n"
+	"Explore the run database FILE (default run.db): threads, objects, waits, a\n"
+	"timeline, switches, syscalls, call trees and the critical path (? inside\n"
+	"lists the keys).\n"
 	"\n"
 	"  -k, --keys   print the keys and what they do, and exit\n"
 	"  -h, --help   this help\n";
@@ -52,12 +53,14 @@ int cmd_browse(int argc, char **argv)
 			fputs(cmd_browse_usage, stdout);
 			return 0;
 		default:
-			return cmd_usage_error("browse", "unknown option '%s'", argv[optind - 1]);
+			return cmd_unknown_option("browse", argv[optind - 1], options);
 		}
 	}
-	if (optind != argc - 1)
-		return cmd_usage_error("browse", optind == argc ? "no run database given" : "one run database only");
-	const char *path = argv[optind];
+	if (argc - optind > 1)
+		return cmd_usage_error("browse", "one run database only");
+	const char *path = optind < argc ? argv[optind] : CMD_DEFAULT_DB;
+	if (cmd_default_db_missing("browse", path))
+		return EXIT_FAILURE_MTX;
 	/* The file, then the terminal, before derived tables are built. */
 	if (db_open_readonly(path, &db, &err)) {
 		log_error("%s", err ? err : path);

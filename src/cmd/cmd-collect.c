@@ -457,7 +457,7 @@ int cmd_collect(int argc, char **argv)
 		default:
 			if (optopt)
 				return cmd_usage_error("collect", "unknown or incomplete option '-%c'", optopt);
-			return cmd_usage_error("collect", "unknown option '%s'", argv[optind - 1]);
+			return cmd_unknown_option("collect", argv[optind - 1], longopts);
 		}
 	}
 	if (optind >= argc)

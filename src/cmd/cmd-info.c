@@ -6,6 +6,7 @@
 #include "src/run-state.h"
 #include "src/timefmt.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,8 @@ static void print_detail(sqlite3 *db, const char *sql)
 
 int cmd_info(int argc, char **argv)
 {
-	const char *path = "run.db";
+	static const struct option options[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	const char *path = CMD_DEFAULT_DB;
 	static const struct { const char *label, *table, *detail; } tables[] = {
 		{ "processes", "processes", NULL }, { "threads", "threads", NULL },
 		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
@@ -95,11 +97,13 @@ int cmd_info(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && argv[1][0] == '-')
-		return cmd_usage_error("info", "unknown option '%s'", argv[1]);
+		return cmd_unknown_option("info", argv[1], options);
 	if (argc > 2)
 		return cmd_usage_error("info", "one database at a time");
 	if (argc > 1)
 		path = argv[1];
+	if (cmd_default_db_missing("info", path))
+		return EXIT_FAILURE_MTX;
 	if (db_open_readonly(path, &db, &err) || db_check_pages(db, path, &err) || run_state_open(db, path, &rs, &err)) {
 		log_error("%s", err);
 		free(err);

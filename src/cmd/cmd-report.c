@@ -19,6 +19,7 @@
 #include "src/run-state.h"
 #include "src/timefmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,10 +37,11 @@
 #define STR(x) STR_(x)
 
 const char cmd_report_usage[] =
-	"usage: mtx report FILE NAME [ARG] [options]\n"
+	"usage: mtx report [FILE] NAME [ARG] [options]\n"
 	"       mtx report --list\n"
 	"\n"
-	"Print the report NAME of the run database FILE (mtx report --list names them).\n"
+	"Print the report NAME of the run database FILE (default run.db; mtx report\n"
+	"--list names the reports).\n"
 	"\n"
 	"  -t, --thread TID|NAME  only this thread (a tid, or a thread name)\n"
 	"  -O, --object OBJECT    only this sync object: its address (0x...), its id, or its\n"
@@ -62,27 +64,50 @@ struct filters {
 	const char *thread, *object, *function, *from, *to;
 };
 
-/* The tid a --thread value names: a number, or the one thread of that name. */
+/* How many rows @sql (one ? parameter: @text, or @v when @text is NULL)
+ * gives, the last one's first column in *@first; -1 on error. */
+static int count_rows(sqlite3 *db, const char *sql, const char *text, int64_t v, int64_t *first)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(st, 1, v);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (first)
+			*first = sqlite3_column_int64(st, 0);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The tid a --thread value names: a tid of the run, or the one thread of
+ * that name. 0, or -ENOENT (none), -EEXIST (several of that name). */
 static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
 {
 	char *end;
 	long long v = strtoll(text, &end, 10);
-	sqlite3_stmt *st;
-	int n = 0;
+	int n;
 
 	if (*text && !*end) {
 		*tid = v;
-		return 0;
+		n = count_rows(db, "SELECT 1 FROM threads WHERE tid = ? LIMIT 1", NULL, v, NULL);
+	} else {
+		n = count_rows(db, "SELECT DISTINCT tid FROM threads WHERE name = ?", text, 0, tid);
 	}
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT tid FROM threads WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		*tid = sqlite3_column_int64(st, 0);
-		n++;
-	}
-	sqlite3_finalize(st);
-	return n == 1 ? 0 : n == 0 ? -ENOENT : -EEXIST;
+	return n == 1 ? 0 : n > 1 ? -EEXIST : -ENOENT;
+}
+
+/* Whether the sync object given by its address (@hex) or id @v is in @db. */
+static bool object_exists(sqlite3 *db, bool hex, int64_t v)
+{
+	return count_rows(db, hex ? "SELECT 1 FROM sync_objects WHERE addr = ? LIMIT 1"
+				  : "SELECT 1 FROM sync_objects WHERE id = ?", NULL, v, NULL) > 0;
 }
 
 /* The address of the object called @name (sync_objects.name): 0, -ENOENT
@@ -151,6 +176,32 @@ static bool applies(sqlite3_stmt *const *stmts, int nr, const char *param, bool 
 	return !wanted;
 }
 
+/* A window that holds nothing of the run (it ends before it begins, or
+ * begins after the run's end) is an error, said in one line: -1. */
+static int check_window(sqlite3 *db, const struct run_state *rs, const struct filters *f,
+			const struct mtx_query_params *given, int64_t origin_ns)
+{
+	/* Until recording stopped, for a run whose collector did not finish. */
+	int64_t end_ns = db_run_end_ns(db) > rs->stopped_ns ? db_run_end_ns(db) : rs->stopped_ns;
+	char length[32];
+
+	if (given->has_from && given->has_to && given->from >= given->to) {
+		log_error("--from %s --to %s: the window %s", f->from, f->to,
+			  given->from == given->to ? "is empty" : "ends before it begins");
+		return -1;
+	}
+	if (given->has_from && given->from >= end_ns) {
+		log_error("--from %s: the run ended at %s", f->from,
+			  timefmt_duration((uint64_t)(end_ns > origin_ns ? end_ns - origin_ns : 0), length, sizeof(length)));
+		return -1;
+	}
+	if (given->has_to && given->to <= origin_ns) {
+		log_error("--to %s: the window ends where the run begins", f->to);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
 		      enum report_format format, long limit_rows)
 {
@@ -191,11 +242,17 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	 * 1.6 M ops: 6.7 -> 3.7 s, medians of 3 interleaved pairs). */
 	db_exec(db, "PRAGMA threads = 2", NULL);
 	printer.origin_ns = db_run_start_ns(db);
+	if (r->recorded && !db_query_int(db, r->recorded, 1)) {
+		log_error("%s: report %s needs %s, which this run did not record", path, r->name, r->needs);
+		goto out;
+	}
 	if (f->thread) {
 		int rc = resolve_thread(db, f->thread, &given.tid);
 		if (rc) {
-			log_error("--thread %s: %s", f->thread,
-				  rc == -ENOENT ? "no thread of that name" : "several threads have that name: give a tid");
+			log_error("--thread %s: %s (mtx report %s threads lists them)", f->thread,
+				  rc == -EEXIST ? "several threads have that name: give a tid"
+				  : isdigit((unsigned char)*f->thread) ? "the run has no thread of that tid"
+				  : "the run has no thread of that name", path);
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -222,6 +279,10 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 				goto out;
 			}
 			given.has_addr = true;
+		} else if (!object_exists(db, hex, v)) {
+			log_error("object %s: the run has no sync object of that %s", object, hex ? "address" : "id");
+			status = EXIT_USAGE;
+			goto out;
 		} else if (hex)
 			given.addr = v, given.has_addr = true;
 		else
@@ -240,6 +301,10 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		}
 		*ns += printer.origin_ns;
 		*(i ? &given.has_to : &given.has_from) = true;
+	}
+	if (check_window(db, &rs, f, &given, printer.origin_ns)) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	for (nr = 0; r->queries[nr].name; nr++)
@@ -338,6 +403,37 @@ out:
 	return status;
 }
 
+static bool is_file(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+/* The usage error for @name, which is no report. */
+static int unknown_report(const char *name)
+{
+	const char *names[32], *near;
+	int nr, n = 0;
+	const struct mtx_report *all = report_table(&nr);
+
+	for (int i = 0; i < nr && n < 31; i++)
+		names[n++] = all[i].name;
+	names[n++] = "hb"; /* cmd_report_hb's, not a named query */
+	if ((near = cmd_suggest(name, names, (size_t)n)))
+		return cmd_usage_error("report", "no report called '%s' (did you mean %s?)", name, near);
+	return cmd_usage_error("report", "no report called '%s' (mtx report --list)", name);
+}
+
+static int unknown_format(const char *name)
+{
+	static const char *const formats[] = { "text", "csv", "json" };
+	const char *near = cmd_suggest(name, formats, 3);
+
+	if (near)
+		return cmd_usage_error("report", "unknown format '%s' (did you mean %s?)", name, near);
+	return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", name);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -349,6 +445,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filters f = { 0 };
+	const char *path = CMD_DEFAULT_DB, *name;
 	int format = REPORT_TEXT, c;
 	const char *format_name = NULL;
 	long limit_rows = -1; /* not given */
@@ -375,32 +472,51 @@ int cmd_report(int argc, char **argv)
 		case 'v': log_set_level(LOG_VERBOSE); break;
 		case 'h': fputs(cmd_report_usage, stdout); return 0;
 		case ':': return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		default: return cmd_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_unknown_option("report", argv[optind - 1], longopts);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 2)
-		return cmd_usage_error("report", argc ? "which report? (mtx report --list)" : "no database given");
-	if (!strcmp(argv[1], "hb")) { /* not a named query: the probe-effect analysis's graph */
-		if (argc > 2)
-			return cmd_usage_error("report", "unexpected argument '%s'", argv[2]);
+	/* [FILE] NAME [ARG]: FILE is run.db unless given, before NAME or, for
+	 * one who wrote them the other way round, right after it. */
+	if (argc == 0)
+		return cmd_usage_error("report", "which report? (mtx report --list)");
+	if (!is_file(argv[0]) && (report_find(argv[0]) || argc == 1 || is_file(argv[1]))) {
+		name = argv[0];
+		argc--, argv++;
+		/* a report without an argument takes only a file after it */
+		if (argc && (is_file(argv[0]) || (argc == 1 && report_find(name) && !report_find(name)->argument)))
+			path = argv[0], argc--, argv++;
+	} else {
+		path = argv[0];
+		if (argc < 2)
+			return cmd_usage_error("report", "which report? (mtx report --list)");
+		name = argv[1];
+		argc -= 2, argv += 2;
+	}
+	if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
+		if (argc)
+			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
 		if (f.object || f.function || f.from || f.to)
 			return cmd_usage_error("report", "report hb can only be filtered by --thread");
-		return cmd_report_hb(argv[0], f.thread, format_name);
+		if (cmd_default_db_missing("report", path))
+			return EXIT_FAILURE_MTX;
+		return cmd_report_hb(path, f.thread, format_name);
 	}
 	if (format_name && (format = report_format_parse(format_name)) < 0)
-		return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", format_name);
-	if (!(r = report_find(argv[1])))
-		return cmd_usage_error("report", "no report called '%s' (mtx report --list)", argv[1]);
-	if (r->argument && argc < 3)
+		return unknown_format(format_name);
+	if (!(r = report_find(name)))
+		return unknown_report(name);
+	if (r->argument && argc < 1)
 		return cmd_usage_error("report", "report %s needs %s", r->name, r->argument);
-	if (argc > (r->argument ? 3 : 2))
-		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 3 : 2]);
+	if (argc > (r->argument ? 1 : 0))
+		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 1 : 0]);
 	if (r->argument && f.object)
 		return cmd_usage_error("report", "give the object once");
+	if (cmd_default_db_missing("report", path))
+		return EXIT_FAILURE_MTX;
 	/* Text is for reading: a table of a million rows is not. */
 	if (limit_rows < 0)
 		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
-	return run_report(argv[0], r, r->argument ? argv[2] : NULL, &f, (enum report_format)format, limit_rows);
+	return run_report(path, r, r->argument ? argv[0] : NULL, &f, (enum report_format)format, limit_rows);
 }

@@ -5,6 +5,7 @@
 #ifndef MTX_CMD_H
 #define MTX_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit statuses of mtx itself (the traced program's status otherwise). */
@@ -44,5 +45,24 @@ const struct mtx_command *cmd_find(const char *name);
 /* cmd_usage_error - print "mtx: <msg>" and the command's usage line to
  * stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The run database a command reads when none is given, as mtx collect
+ * writes it. */
+#define CMD_DEFAULT_DB "run.db"
+
+/* cmd_default_db_missing - when @path is CMD_DEFAULT_DB, taken because no
+ * file was given, and there is none: say so and how to give one, and
+ * return 1 (the command exits EXIT_FAILURE_MTX); else 0. */
+int cmd_default_db_missing(const char *command, const char *path);
+
+/* cmd_suggest - the one of @names (@nr of them) that @word most likely
+ * misspells ("did you mean"), or NULL when none is close. */
+const char *cmd_suggest(const char *word, const char *const *names, size_t nr);
+
+/* cmd_unknown_option - the usage error for the unknown option @arg of
+ * @command, with the long option of @longopts (NULL: none) it most likely
+ * misspells; returns EXIT_USAGE. */
+struct option;
+int cmd_unknown_option(const char *command, const char *arg, const struct option *longopts);
 
 #endif

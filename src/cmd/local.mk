@@ -3,6 +3,7 @@
 bin_PROGRAMS += mtx
 mtx_SOURCES = \
 	src/cmd/mtx.c src/cmd/cmd.h \
+	src/cmd/suggest.c \
 	src/cmd/cmd-collect.c \
 	src/cmd/cmd-info.c \
 	src/cmd/cmd-report.c \

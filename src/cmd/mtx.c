@@ -7,9 +7,11 @@
 #include "src/cmd/cmd.h"
 #include "src/log.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct mtx_command commands[] = {
 	{ "collect", cmd_collect, "run a program and record what its threads do into run.db", cmd_collect_usage,
@@ -64,8 +66,36 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cmd_default_db_missing(const char *command, const char *path)
+{
+	struct stat sb;
+
+	if (strcmp(path, CMD_DEFAULT_DB) || stat(path, &sb) == 0)
+		return 0;
+	log_error("no %s here: name the run database (mtx %s FILE ...), or record one with mtx collect", path,
+		  command);
+	return 1;
+}
+
+/* The usage error for @name, which is no command. */
+static int unknown_command(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0]) + 1];
+	const char *near;
+
+	for (int i = 0; i < nr_commands; i++)
+		names[i] = commands[i].name;
+	names[nr_commands] = "help";
+	if ((near = cmd_suggest(name, names, (size_t)nr_commands + 1)))
+		return cmd_usage_error(NULL, "unknown command '%s' (did you mean %s?)", name, near);
+	return cmd_usage_error(NULL, "unknown command '%s'", name);
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option top_options[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
 	const struct mtx_command *c;
 
 	if (argc < 2)
@@ -85,7 +115,7 @@ int main(int argc, char **argv)
 		}
 		c = cmd_find(argv[2]);
 		if (!c)
-			return cmd_usage_error(NULL, "unknown command '%s'", argv[2]);
+			return unknown_command(argv[2]);
 		if (c->print_usage)
 			c->print_usage(stdout);
 		else
@@ -93,9 +123,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argv[1][0] == '-')
-		return cmd_usage_error(NULL, "unknown option '%s'", argv[1]);
+		return cmd_unknown_option(NULL, argv[1], top_options);
 	c = cmd_find(argv[1]);
 	if (!c)
-		return cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return unknown_command(argv[1]);
 	return c->run(argc - 1, argv + 1);
 }

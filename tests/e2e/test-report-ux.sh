@@ -81,4 +81,71 @@ IFS=, read -r waiter waiter_name addr holder holder_name <<< "$truth"
 "$MTX" info waits.db | grep -q "^sync ops .* contended)" && ! grep -rq "[0-9] found the lock held" "$srcdir/man" &&
 	pass "info and the man pages say contended" || fail "info or a man page does not say 'contended'"
 
+# expect STATUS PATTERN ARGS... - 'mtx ARGS' exits STATUS, prints nothing
+# on stdout, and says one line on stderr that matches PATTERN (and at most
+# the synopsis after it).
+expect() {
+	local want=$1 pattern=$2
+	shift 2
+	"$MTX" "$@" > expect.out 2> expect.err < /dev/null
+	local got=$?
+	if [ "$got" != "$want" ] || [ -s expect.out ] || [ "$(grep -cv '^usage: ' expect.err)" != 1 ]; then
+		fail "mtx $*: exit $got (want $want), stderr: $(head -2 expect.err | tr '\n' ' ')"
+	elif ! head -1 expect.err | grep -Eq "$pattern"; then
+		fail "mtx $*: said '$(head -1 expect.err)', expected /$pattern/"
+	else
+		pass "mtx $*: $(head -1 expect.err)"
+	fi
+}
+
+# A filter that selects nothing of the run is an error, not empty tables.
+# The fixture's run lasts 1 ms, and has threads 100-102 and objects 1-3.
+expect 2 "window ends before it begins" report waits.db threads --from 500us --to 200us
+expect 2 "window is empty" report waits.db states --from 300us --to 300us
+expect 2 "run ended at 1.00 ms" report waits.db sync --from 2ms
+expect 2 "window ends where the run begins" report waits.db waits --to 0
+expect 2 "no thread of that tid" report waits.db waits --thread 4242
+expect 2 "no thread of that name" report waits.db states --thread worker-z
+expect 2 "no sync object of that address" report waits.db object 0xdead
+expect 2 "no sync object of that id" report waits.db locks --object 7
+# ... and a window inside the run, a thread and an object it has, are not.
+for args in "threads --from 100us --to 2ms" "waits --thread 102" "object 2" "locks --object 0x1000"; do
+	"$MTX" report waits.db $args > ok.out 2> ok.err && [ -s ok.out ] && [ ! -s ok.err ] ||
+		fail "report $args: exit $?, $(head -1 ok.err)"
+done
+# A report of what the run did not record says so in one line; one whose
+# source was recorded but holds nothing prints its empty tables.
+cp waits.db nosources.db
+sqlite3 nosources.db "INSERT INTO meta VALUES ('events', 'sched,wakeups')"
+expect 1 "report flat needs CPU samples .*--sample HZ.*did not record" report nosources.db flat
+expect 1 "report calls needs function calls or CPU samples" report nosources.db calls
+expect 1 "report syscalls needs system calls" report nosources.db syscalls
+for r in sync locks; do expect 1 "report $r needs synchronization calls" report nosources.db $r; done
+expect 1 "report object needs synchronization calls" report nosources.db object 0x1000
+sqlite3 nosources.db "UPDATE meta SET value = 'sched,wakeups,samples' WHERE key = 'events'"
+"$MTX" report nosources.db flat > flat.out 2> flat.err && grep -q "^(none)" flat.out &&
+	pass "a recorded source with nothing in it: empty tables" || fail "flat with samples recorded: $(head -1 flat.err)"
+
+# run.db by default, the file before or after the report's name, and "did
+# you mean" for a misspelled command, option, report or format.
+mkdir -p here && cp waits.db here/run.db
+(cd here && "$MTX" report threads > ../default.out 2>&1) && cmp -s default.out <("$MTX" report waits.db threads) &&
+	pass "report NAME reads run.db" || fail "report threads without a file: $(head -2 default.out)"
+"$MTX" report threads waits.db > swapped.out 2>&1 && cmp -s swapped.out <("$MTX" report waits.db threads) &&
+	pass "report NAME FILE reads FILE" || fail "report threads waits.db: $(head -2 swapped.out)"
+"$MTX" report object waits.db 0x1000 > swapped.out 2>&1 && cmp -s swapped.out <("$MTX" report waits.db object 0x1000) &&
+	pass "report object FILE OBJECT reads FILE" || fail "report object waits.db 0x1000: $(head -2 swapped.out)"
+(cd here && "$MTX" info > ../info.out 2>&1) && grep -q "^file *run.db" info.out || fail "info without a file"
+mkdir -p empty
+(cd empty && expect 1 "no run.db here.*mtx collect" report threads)
+(cd empty && expect 1 "no run.db here" info)
+expect 2 "unknown command 'reprot' \(did you mean report\?\)" reprot waits.db threads
+expect 2 "unknown option '--verison' \(did you mean --version\?\)" --verison
+expect 2 "unknown option '--thred' \(did you mean --thread\?\)" report waits.db waits --thred 101
+expect 2 "unknown option '--sampel' \(did you mean --sample\?\)" collect --sampel 99 /bin/true
+expect 2 "no report called 'thraeds' \(did you mean threads\?\)" report waits.db thraeds
+expect 2 "no report called 'thraeds' \(did you mean threads\?\)" report thraeds waits.db
+expect 2 "unknown format 'jsno' \(did you mean json\?\)" report waits.db threads --format jsno
+expect 2 "unknown command 'frobnicate'$" frobnicate
+
 finish

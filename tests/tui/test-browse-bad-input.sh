@@ -36,7 +36,12 @@ one_line_error "newer schema" 1 "$MTX" browse "$TMP/newer.db"
 head -c 8192 "$TMP/run.db" > "$TMP/cut.db"
 one_line_error "truncated" 1 "$MTX" browse "$TMP/cut.db"
 one_line_error "no terminal" 1 "$MTX" browse "$TMP/run.db"
-one_line_error "no file" 2 "$MTX" browse
+# Without a file, run.db where it runs, as mtx info and mtx report take it.
+mkdir -p "$TMP/none"
+(cd "$TMP/none" && one_line_error "no file, no run.db" 1 "$MTX" browse)
+grep -q "no run.db here" "$TMP/err" || fail "no file, no run.db: not said: $(cat "$TMP/err")"
+(cd "$TMP" && one_line_error "no file: run.db, no terminal" 1 "$MTX" browse)
+grep -q "terminal" "$TMP/err" || fail "no file: run.db was not taken: $(cat "$TMP/err")"
 one_line_error "bad option" 2 "$MTX" browse --colour "$TMP/run.db"
 
 # In a terminal: TERM=dumb is refused with one line.
