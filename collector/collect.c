@@ -196,7 +196,8 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 	}
 	rc = function_uprobes_define(*fu, err);
 	if (!rc)
-		log_info("tracing the calls of %zu functions", function_uprobes_count(*fu));
+		log_info("tracing the calls of %zu function%s", function_uprobes_count(*fu),
+			 plural_s(function_uprobes_count(*fu)));
 	/* The kernel's return probe puts its own address where the return
 	 * address was; the C++ unwinder cannot step past it. */
 	if (!rc && elf_needed_each(path, is_libstdcxx, NULL) > 0)
@@ -551,32 +552,38 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			lost += s.lost[i];
 		lost -= s.lost[MTX_SRC_SYNC] + s.lost[MTX_SRC_CALLS] + calls_lost_returns(calls);
 		if (calls_lost_returns(calls))
-			log_warn("%llu calls nested deeper than %d traced calls were never seen returning: the kernel "
-				 "keeps at most %d return probes per thread; they are counted in lost_functions and "
-				 "marked unfinished = 'return_probe_depth' (see FUNCTION CALLS in mtx-collect(1))",
-				 (unsigned long long)calls_lost_returns(calls), CALLS_URETPROBE_DEPTH,
+			log_warn("%llu call%s nested deeper than %d traced calls %s never seen returning: the "
+				 "kernel keeps at most %d return probes per thread; they are counted in "
+				 "lost_functions and marked unfinished = 'return_probe_depth' (see FUNCTION CALLS "
+				 "in mtx-collect(1))",
+				 (unsigned long long)calls_lost_returns(calls), plural_s(calls_lost_returns(calls)),
+				 CALLS_URETPROBE_DEPTH, calls_lost_returns(calls) == 1 ? "was" : "were",
 				 CALLS_URETPROBE_DEPTH);
 		if (lost)
-			log_warn("%llu kernel records were lost (see 'mtx info %s'); a larger --buffer-size helps",
-				 (unsigned long long)lost, o->output);
+			log_warn("%llu kernel record%s lost (see 'mtx info %s'); a larger --buffer-size helps",
+				 (unsigned long long)lost, lost == 1 ? " was" : "s were", o->output);
 		if (cs.lost_nolane)
-			log_warn("%llu sync records were lost (see 'mtx info %s'): more than %u threads were "
+			log_warn("%llu sync record%s lost (see 'mtx info %s'): more than %u threads were "
 				 "alive at once, and the others found no lane to write in",
-				 (unsigned long long)cs.lost_nolane, o->output, MTX_SHM_DEFAULT_LANES);
+				 (unsigned long long)cs.lost_nolane, cs.lost_nolane == 1 ? " was" : "s were", o->output,
+				 MTX_SHM_DEFAULT_LANES);
 		if (s.lost[MTX_SRC_SYNC] > cs.lost_nolane)
-			log_warn("%llu sync records were lost (see 'mtx info %s'): the collector could not keep up",
-				 (unsigned long long)(s.lost[MTX_SRC_SYNC] - cs.lost_nolane), o->output);
+			log_warn("%llu sync record%s lost (see 'mtx info %s'): the collector could not keep up",
+				 (unsigned long long)(s.lost[MTX_SRC_SYNC] - cs.lost_nolane),
+				 s.lost[MTX_SRC_SYNC] - cs.lost_nolane == 1 ? " was" : "s were", o->output);
 		/* Over 1% of the run: enough to change what the program did. */
 		if (cs.waited_ns > (model_last_ns(m) - model_first_ns(m)) / 100)
 			log_warn("the program's threads waited %.0f ms in all for mtx to take their records: "
 				 "waits and lock holds that span them include them (see collector_waits in mtx-db(5))",
 				 (double)cs.waited_ns / 1e6);
 		if (s.lost[MTX_SRC_CALLS])
-			log_warn("%llu function entry/exit records were lost (see 'mtx info %s')",
-				 (unsigned long long)s.lost[MTX_SRC_CALLS], o->output);
+			log_warn("%llu function entry/exit record%s lost (see 'mtx info %s')",
+				 (unsigned long long)s.lost[MTX_SRC_CALLS], s.lost[MTX_SRC_CALLS] == 1 ? " was" : "s were",
+				 o->output);
 		if (!r->record_failed)
-			log_info("recorded %llu threads, %llu rows into %s", (unsigned long long)model_nr_threads(m),
-				 (unsigned long long)writer_rows(w), o->output);
+			log_info("recorded %llu thread%s, %llu row%s into %s", (unsigned long long)model_nr_threads(m),
+				 plural_s(model_nr_threads(m)), (unsigned long long)writer_rows(w),
+				 plural_s(writer_rows(w)), o->output);
 	}
 	r->capture = r->record_failed || stop ? NULL : writer_take_capture(w);
 	if (writer_error(w))

@@ -91,8 +91,8 @@ int output_prepare(struct mtx_output *out, const char *path, char **err)
 			move_db(out->held, out->old);
 		goto fail;
 	}
+	/* said once the program runs: until then it may go back */
 	out->kept = 1;
-	log_info("kept the previous %s as %s", path, out->old);
 	return 0;
 fail:
 	error_set(err, "cannot keep the existing %s as %s: %s", path, out->old, strerror(-rc));
@@ -102,6 +102,8 @@ fail:
 
 void output_started(struct mtx_output *out)
 {
+	if (out->kept)
+		log_info("kept the previous %s as %s", out->path, out->old);
 	if (out->held && exists(out->held)) {
 		unlink(out->held);
 		remove_sides(out->held);

@@ -29,7 +29,7 @@ struct mtx_output {
 int output_prepare(struct mtx_output *out, const char *path, char **err);
 
 /* output_started - the program runs: the earlier @path.old set aside is
- * superseded (removed). */
+ * superseded (removed), and the previous run is said to be @path.old. */
 void output_started(struct mtx_output *out);
 
 /* output_abandon - nothing was recorded: remove the new file and put the

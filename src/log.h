@@ -9,6 +9,12 @@
 
 enum log_level { LOG_QUIET = 0, LOG_NORMAL = 1, LOG_VERBOSE = 2 };
 
+/* "s" for a count @n of things but one: "%llu thread%s", n, plural_s(n). */
+static inline const char *plural_s(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* Set how much log_info/log_debug print (errors always print). */
 void log_set_level(enum log_level level);
 /* One error line: "mtx: <message>". */

@@ -12,6 +12,7 @@
 #include "src/columns.h"
 #include "src/grow.h"
 #include "src/error.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -212,7 +213,8 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	if (n == 0)
 		fprintf(p->out, "(none)\n");
 	if (limited(p, n) && (p->nr_more = count_rest(p, st, n, rc)) > 0)
-		fprintf(p->out, "... %ld more rows (--limit 0 for all)\n", p->nr_more);
+		fprintf(p->out, "... %ld more row%s (--limit 0 for all)\n", p->nr_more,
+			plural_s((unsigned long long)p->nr_more));
 	for (int c = 0; c < t.nr_cols; c++)
 		free(t.headers[c]);
 	free(t.headers);

@@ -161,6 +161,7 @@ E2E_TESTS = \
 	tests/e2e/test-collect-samples.sh \
 	tests/e2e/test-bad-input.sh \
 	tests/e2e/test-progress.sh \
+	tests/e2e/test-collect-ux.sh \
 	tests/e2e/test-incomplete.sh \
 	tests/e2e/test-sync-inject.sh \
 	tests/e2e/test-signal-handlers.sh \

@@ -380,8 +380,8 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		}
 		log_debug("report %s: %lld ms", r->queries[i].name, (long long)((clock_now_ns() - t0) / 1000000));
 		if (printer.nr_more && format != REPORT_TEXT) /* text says so in the table */
-			log_warn("report %s: %ld more rows not printed (--limit 0 for all)", r->queries[i].name,
-				 printer.nr_more);
+			log_warn("report %s: %ld more row%s not printed (--limit 0 for all)", r->queries[i].name,
+				 printer.nr_more, plural_s((unsigned long long)printer.nr_more));
 	}
 	report_end(&printer);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;

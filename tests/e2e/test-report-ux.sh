@@ -148,4 +148,8 @@ expect 2 "no report called 'thraeds' \(did you mean threads\?\)" report thraeds 
 expect 2 "unknown format 'jsno' \(did you mean json\?\)" report waits.db threads --format jsno
 expect 2 "unknown command 'frobnicate'$" frobnicate
 
+# One left out is one row (reports/object-limit.txt: 2 of 4, 2 more rows).
+"$MTX" report waits.db object 0x1000 --limit 3 | grep -q '^\.\.\. 1 more row (--limit 0 for all)$' &&
+	pass "1 more row" || fail "one row left out not said as '1 more row'"
+
 finish

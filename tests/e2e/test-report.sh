@@ -362,7 +362,7 @@ for args in "" "--thread worker-b" "--from 300us --to 400us" "--thread worker-b 
 	all=$(("$("$MTX" report waits.db states $args --format csv --limit 0 | wc -l)" - 1))
 	# shellcheck disable=SC2086
 	last=$("$MTX" report waits.db states $args --limit 1 2>&1 | tail -1)
-	[ "$all" -gt 1 ] && [ "$last" = "... $((all - 1)) more rows (--limit 0 for all)" ] &&
+	[ "$all" -gt 1 ] && [ "$last" = "... $((all - 1)) more row$([ "$all" = 2 ] || echo s) (--limit 0 for all)" ] &&
 		pass "states $args --limit 1: counts the $((all - 1)) rows left out" ||
 		fail "states $args --limit 1: $all rows in all, but: $last"
 done
