@@ -98,7 +98,10 @@
 	"AND s.start_ns < " hi " AND s.end_ns > " lo " AND s.end_ns <= t.end_ns "                          \
 	"WHERE " THREAD_IS("t.tid") " AND " lo " < " hi " AND t.start_ns < " hi " AND t.end_ns > " lo " "          \
 	"GROUP BY t.rowid, s.state"
-#define TOTAL_PCT(column, name) PCT("x." column, "x.end_ns - x.start_ns") " AS " name
+/* A thread without states (an incomplete run's, seen only doing other
+ * things: it never left the state it was in) has a row, its shares unknown. */
+#define TOTAL_PCT(column, name) \
+	"CASE WHEN x.nr_states > 0 THEN " PCT("x." column, "x.end_ns - x.start_ns") " END AS " name
 static const struct mtx_query threads_queries[] = {
 	{ "threads", "Threads: lifetime and the share of it spent in each state",
 	  "SELECT r.tid, r.name, r.lifetime_ns"
@@ -111,7 +114,8 @@ static const struct mtx_query threads_queries[] = {
 	  THREAD_STATES(X)
 #undef X
 	  "x.start_ns AS t0 FROM thread_totals x "
-	  "WHERE " WHOLE_RUN " AND x.nr_states > 0 AND " THREAD_IS("x.tid") " "
+	  "WHERE " WHOLE_RUN " AND (x.nr_states > 0 OR x.tid NOT IN (SELECT tid FROM main.threads)) AND "
+	  THREAD_IS("x.tid") " "
 	  "UNION ALL "
 	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
 #define X(e, name, total, pct, label, waiting) STATE_PCT(name, pct) ", "

@@ -42,21 +42,30 @@ static const struct {
 
 /*
  * The threads alive when recording stopped have no threads row (it is
- * written at a thread's end): one per tid whose states go on past its
- * last row, from the first such state to the last recorded (the one it
- * was in then never ended: the states stay without a gap), named "?"
- * (the kernel's comm comes with the end). Its process is that of the sync
- * objects it used, or of the thread that created it; else its tid is
- * taken (a process's first thread). Joins, not a lookup per row: a
- * killed run has no index yet.
+ * written at a thread's end): one per tid seen after its last row, in
+ * its states, syscalls, sync calls, switches or samples. A thread with
+ * states lives from the first such state to the last recorded (the one
+ * it was in then never ended: the states stay without a gap); one
+ * without (it never left the state it was first seen in: an idle
+ * server's thread) from the first to the last thing it was seen doing.
+ * It is named "?" (the kernel's comm comes with the end). Its process is
+ * that of the sync objects it used, or of the thread that created it;
+ * else its tid is taken (a process's first thread). Joins, not a lookup
+ * per row: a killed run has no index yet.
  */
 static const char unended_sql[] =
 	"CREATE TEMP TABLE threads AS SELECT * FROM main.threads;"
 	"INSERT INTO temp.threads (tid, pid, name, start_ns, end_ns) "
 	"SELECT s.tid, COALESCE(p.pid, s.tid), '?', s.start_ns, s.end_ns FROM ("
-	"SELECT s.tid, MIN(s.start_ns) AS start_ns, MAX(s.end_ns) AS end_ns FROM main.thread_states s "
-	"LEFT JOIN (SELECT tid, MAX(end_ns) AS end_ns FROM main.threads GROUP BY tid) t ON t.tid = s.tid "
-	"WHERE t.end_ns IS NULL OR s.start_ns >= t.end_ns GROUP BY s.tid) s "
+	"SELECT x.tid, COALESCE(MIN(CASE WHEN x.state THEN x.start_ns END), MIN(x.start_ns)) AS start_ns, "
+	"COALESCE(MAX(CASE WHEN x.state THEN x.end_ns END), MAX(x.end_ns)) AS end_ns FROM ("
+	"SELECT tid, start_ns, end_ns, 1 AS state FROM main.thread_states "
+	"UNION ALL SELECT tid, start_ns, COALESCE(end_ns, start_ns), 0 FROM main.syscalls "
+	"UNION ALL SELECT tid, start_ns, COALESCE(end_ns, start_ns), 0 FROM main.sync_ops "
+	"UNION ALL SELECT prev_tid, ts_ns, ts_ns, 0 FROM main.switches "
+	"UNION ALL SELECT tid, ts_ns, ts_ns, 0 FROM main.samples) x "
+	"LEFT JOIN (SELECT tid, MAX(end_ns) AS end_ns FROM main.threads GROUP BY tid) t ON t.tid = x.tid "
+	"WHERE t.end_ns IS NULL OR x.start_ns >= t.end_ns GROUP BY x.tid) s "
 	"LEFT JOIN (SELECT who, MIN(pid) AS pid FROM ("
 	"SELECT op.tid AS who, o.pid FROM main.sync_ops op JOIN main.sync_objects o ON o.id = op.object_id "
 	"UNION ALL SELECT op.arg, o.pid FROM main.sync_ops op JOIN main.sync_objects o ON o.id = op.object_id "

@@ -39,8 +39,9 @@ struct run_state {
  * run_state_open - read what @db (the run database at @path, opened by
  * db_open_readonly) holds into @rs. When the threads' ends were not
  * written, the threads alive when recording stopped are added, as they
- * were recorded (from their first state to the last that ended, named
- * "?"), to a TEMP table threads that stands in front of the file's for
+ * were recorded (from their first state to the last that ended, or from
+ * the first to the last thing seen of one without states; named "?"), to
+ * a TEMP table threads that stands in front of the file's for
  * this connection: every reader then sees them, and the file is not
  * written. Returns 0, or -errno with a message in @err (caller frees).
  */

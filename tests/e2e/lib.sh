@@ -57,6 +57,14 @@ collect_killed() {
 	return 0
 }
 
+# seen_tids DB - how many threads DB saw doing anything (without writing
+# it): the readers of an incomplete run show one row each.
+seen_tids() {
+	sqlite3 -readonly -batch "$1" "SELECT COUNT(*) FROM (SELECT tid FROM threads UNION SELECT tid FROM thread_states
+		UNION SELECT tid FROM syscalls UNION SELECT tid FROM sync_ops UNION SELECT prev_tid FROM switches
+		UNION SELECT tid FROM samples)"
+}
+
 # collect_same DB OPTION... -- PROGRAM [ARGS...] - run PROGRAM plain, then
 # under mtx collect -q OPTION... -o DB; fail unless the exit status and the
 # output are the same and mtx said nothing.

@@ -34,7 +34,7 @@ check_incomplete() {
 	# Text: the line first; a row per thread recorded, those alive at the
 	# stop included (they have no threads row in the file).
 	local tids
-	tids=$(rsql "$db" "SELECT COUNT(*) FROM (SELECT tid FROM thread_states UNION SELECT tid FROM threads)")
+	tids=$(seen_tids "$db")
 	"$MTX" report "$db" threads > threads.out 2> threads.err || fail "$name: report threads exited $?: $(head -1 threads.err)"
 	head -1 threads.out | grep -q "^INCOMPLETE: .*; missing: " && [ "$(grep -c INCOMPLETE threads.out)" = 1 ] ||
 		fail "$name: report threads does not begin with one INCOMPLETE line: $(head -1 threads.out)"
@@ -90,6 +90,20 @@ assert d["waits.objects"] is None and isinstance(d["waits.other"], list)' &&
 	[ -z "$(rsql "$db" "SELECT value FROM meta WHERE key = 'derived_version'")" ] ||
 		fail "$name: derived tables were stored in an incomplete run"
 }
+
+# The waits fixture as a killed collector leaves it, worker-b (102) seen
+# only in its sync calls, syscalls and switches (the state it was in never
+# ended): a row all the same, from the first thing it was seen doing (its
+# lock at 1000250000) to the last (its nanosleep's end at 1000605000), its
+# shares unknown.
+"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" unseen.db &&
+	sql unseen.db "UPDATE meta SET value = '0' WHERE key = 'complete'; DELETE FROM meta WHERE key IN
+	('start_ns', 'end_ns', 'threads_ended_ns'); DELETE FROM processes; DELETE FROM threads WHERE tid IN (100, 102);
+	DELETE FROM thread_states WHERE tid = 102" || fail "could not make the waits fixture incomplete"
+"$MTX" report unseen.db threads --format csv > unseen.csv 2> /dev/null || fail "unseen: report threads exited $?"
+[ "$(grep '^102,' unseen.csv)" = "102,?,355000,,,,,," ] && [ "$(($(wc -l < unseen.csv) - 1))" = 3 ] &&
+	pass "a thread seen only doing other things: a row, its shares unknown" ||
+	fail "a thread seen only doing other things: $(cat unseen.csv)"
 
 # A killed collector, once its file holds threads and sync calls.
 collect_killed killed.db || fail "no killed run"

@@ -33,7 +33,7 @@ keys q; wait_for "exit=0" && pass "incomplete fixture: quit, exit 0"
 browse_collected() {
 	local name=$1 db=$2 before tids ops
 	before=$(cat "$db" "$db-wal" 2> /dev/null | md5sum)
-	tids=$(sqlite3 -readonly "$db" "SELECT COUNT(*) FROM (SELECT tid FROM thread_states UNION SELECT tid FROM threads)")
+	tids=$(seen_tids "$db")
 	ops=$(sqlite3 -readonly "$db" "SELECT COUNT(*) FROM sync_ops")
 	browse_start 80x24 "$db"
 	wait_for "INCOMPLETE: " && pass "$name: $(screen | sed -n 2p)"
