@@ -99,18 +99,16 @@ static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, stru
 	return cs->call_events + cs->calls_lost - before;
 }
 
-static void write_start_meta(struct mtx_writer *w, const struct collect_options *o, int nr_cpus)
+/* Who writes the file, where and since when, committed before anything
+ * else: a reader tells from them that the run is still being recorded
+ * (src/run-state.c). */
+static void write_writer_meta(struct mtx_writer *w)
 {
 	struct utsname u;
-	char events[256] = "";
 	struct timespec rt;
 
-	writer_meta(w, "command", o->command);
 	writer_meta(w, "complete", "0");
-	writer_meta(w, "mtx_version", PACKAGE_VERSION);
-	writer_meta_int(w, "schema_version", MTX_SCHEMA_VERSION);
-	writer_meta(w, "clock", "CLOCK_MONOTONIC");
-	writer_meta_int(w, "nr_cpus", nr_cpus);
+	writer_meta_int(w, "collector_pid", (int64_t)getpid());
 	if (uname(&u) == 0) {
 		char kernel[400];
 		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
@@ -119,6 +117,18 @@ static void write_start_meta(struct mtx_writer *w, const struct collect_options 
 	}
 	clock_gettime(CLOCK_REALTIME, &rt);
 	writer_meta_int(w, "start_realtime_s", (int64_t)rt.tv_sec);
+	writer_commit(w);
+}
+
+static void write_start_meta(struct mtx_writer *w, const struct collect_options *o, int nr_cpus)
+{
+	char events[256] = "";
+
+	writer_meta(w, "command", o->command);
+	writer_meta(w, "mtx_version", PACKAGE_VERSION);
+	writer_meta_int(w, "schema_version", MTX_SCHEMA_VERSION);
+	writer_meta(w, "clock", "CLOCK_MONOTONIC");
+	writer_meta_int(w, "nr_cpus", nr_cpus);
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		if (!(o->sources & (1u << i)))
 			continue;
@@ -371,6 +381,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = writer_open(&w, o->output, err);
 	if (rc)
 		goto fail_unstarted;
+	write_writer_meta(w);
 	if (writer_capture(w))
 		log_debug("no memory to capture the run: the derived tables will read it back");
 

@@ -6,12 +6,16 @@
 #include "src/db.h"
 #include "src/timefmt.h"
 #include "src/error.h"
+#include "src/small-file.h"
 
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Less room than this where the file is: a collection could not go on. */
 #define DISK_FULL_BYTES (1024 * 1024)
@@ -84,6 +88,49 @@ static const char stopped_sql[] =
 	"UNION ALL SELECT (SELECT ts_ns FROM samples ORDER BY rowid DESC LIMIT 1) "
 	"UNION ALL SELECT MAX(end_ns) FROM threads)";
 
+/* When process @pid started, in seconds since the Epoch: its start in
+ * clock ticks since boot (/proc/PID/stat), set against the clocks now; -1
+ * if unknown. */
+static int64_t process_start_s(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec since_boot, now;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	/* after the name (which may hold blanks and parentheses): the state,
+	 * then fields 4 to 21; starttime is field 22 */
+	if (small_file_read(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || hz <= 0 ||
+	    sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		   &ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &since_boot) || clock_gettime(CLOCK_REALTIME, &now))
+		return -1;
+	return (int64_t)now.tv_sec - (int64_t)since_boot.tv_sec + (int64_t)(ticks / (unsigned long long)hz);
+}
+
+/*
+ * The pid of the mtx collect writing @db now, or 0: meta collector_pid,
+ * on this host, a process that lives and started by the run's start (not
+ * one that took the pid of a collector that was killed: it started after
+ * the kill). Both starts are known to a second or so.
+ */
+static int live_collector(sqlite3 *db)
+{
+	char *pid_text = db_meta_get(db, "collector_pid"), *host = db_meta_get(db, "hostname");
+	char *start_text = db_meta_get(db, "start_realtime_s");
+	int pid = pid_text ? atoi(pid_text) : 0;
+	int64_t started = pid > 0 ? process_start_s(pid) : -1;
+	struct utsname u;
+
+	if (pid <= 0 || pid == getpid() || started < 0 || (host && (uname(&u) || strcmp(host, u.nodename))) ||
+	    (start_text && started > strtoll(start_text, NULL, 10) + 2))
+		pid = 0;
+	free(pid_text);
+	free(host);
+	free(start_text);
+	return pid;
+}
+
 static bool disk_full(const char *path)
 {
 	char *copy = strdup(path);
@@ -102,6 +149,10 @@ int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **e
 		snprintf(rs->stopped_before, sizeof(rs->stopped_before), "%s", stopped);
 	free(complete);
 	free(stopped);
+	/* Its derived tables may be being written: read as incomplete, the
+	 * reader stores nothing in it. */
+	if ((rs->recording = live_collector(db)))
+		rs->complete = false;
 	for (size_t i = 0; i < NR_PHASES && !rs->complete; i++) {
 		char *done = phases[i].key ? db_meta_get(db, phases[i].key) : NULL;
 		if (!done && db_query_int(db, phases[i].matters, 0))
@@ -133,6 +184,14 @@ uint64_t run_state_recorded_ns(const struct run_state *rs)
 	return rs->stopped_ns > rs->start_ns ? (uint64_t)rs->stopped_ns - (uint64_t)rs->start_ns : 0;
 }
 
+/* The steps in @missing, named after @lead, ", " between them. */
+static void print_missing(FILE *f, unsigned missing, const char *lead)
+{
+	for (size_t i = 0, n = 0; i < NR_PHASES; i++)
+		if (missing & phases[i].phase)
+			fprintf(f, "%s%s", n++ ? ", " : lead, phases[i].missing);
+}
+
 char *run_state_line(const struct run_state *rs)
 {
 	char at[32], *line = NULL;
@@ -142,23 +201,31 @@ char *run_state_line(const struct run_state *rs)
 	if (rs->complete || !(f = open_memstream(&line, &size)))
 		return NULL;
 	timefmt_duration(run_state_recorded_ns(rs), at, sizeof(at));
-	fputs("INCOMPLETE: ", f);
-	if (!rs->recorded)
-		fputs("nothing was recorded", f);
-	else if (rs->missing & RUN_ENDS)
-		fprintf(f, "recording stopped at %s, before the program's end", at);
-	else
-		fprintf(f, "the collector stopped after the program's end (at %s)", at);
-	for (size_t i = 0, n = 0; i < NR_PHASES; i++)
-		if (rs->missing & phases[i].phase)
-			fprintf(f, "%s%s", n++ ? ", " : "; missing: ", phases[i].missing);
-	/* What stopped it is not in the file; a full disk shows now. Last:
-	 * a screen too narrow for the line cuts it first. */
-	if (rs->stopped_before[0])
-		fprintf(f, " (a signal stopped mtx collect before %s)", rs->stopped_before);
-	else
-		fputs(rs->disk_full ? " (its file system is full)"
-				    : " (mtx collect was killed, could not write, or is still running)", f);
+	if (rs->recording) {
+		fprintf(f, "STILL RECORDING: mtx collect (pid %d) ", rs->recording);
+		if (!rs->recorded)
+			fputs("has committed nothing yet", f);
+		else if (rs->missing & RUN_ENDS)
+			fprintf(f, "is recording this run; shown: its first %s, as committed so far", at);
+		else
+			fputs("is finishing this run (the program has ended)", f);
+		print_missing(f, rs->missing, "; not yet: ");
+	} else {
+		fputs("INCOMPLETE: ", f);
+		if (!rs->recorded)
+			fputs("nothing was recorded", f);
+		else if (rs->missing & RUN_ENDS)
+			fprintf(f, "recording stopped at %s, before the program's end", at);
+		else
+			fprintf(f, "the collector stopped after the program's end (at %s)", at);
+		print_missing(f, rs->missing, "; missing: ");
+		/* What stopped it is not in the file; a full disk shows now.
+		 * Last: a screen too narrow for the line cuts it first. */
+		if (rs->stopped_before[0])
+			fprintf(f, " (a signal stopped mtx collect before %s)", rs->stopped_before);
+		else
+			fputs(rs->disk_full ? " (its file system is full)" : " (mtx collect was killed or could not write)", f);
+	}
 	if (fclose(f)) {
 		free(line);
 		return NULL;

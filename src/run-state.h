@@ -33,17 +33,21 @@ struct run_state {
 	int nr_unended;     /* threads alive when recording stopped (no threads row in the file) */
 	char stopped_before[64]; /* a signal stopped mtx collect after the program's exit,
 	                          * before this step (meta stopped_after_exit); "" if not */
+	int recording;      /* the pid of the mtx collect still writing the file, or 0 */
 };
 
 /*
  * run_state_open - read what @db (the run database at @path, opened by
- * db_open_readonly) holds into @rs. When the threads' ends were not
- * written, the threads alive when recording stopped are added, as they
- * were recorded (from their first state to the last that ended, or from
- * the first to the last thing seen of one without states; named "?"), to
- * a TEMP table threads that stands in front of the file's for
- * this connection: every reader then sees them, and the file is not
- * written. Returns 0, or -errno with a message in @err (caller frees).
+ * db_open_readonly) holds into @rs. A run whose collector still runs
+ * (meta collector_pid, on this host) is read as incomplete even once meta
+ * says complete (its derived tables are being written), so that nothing
+ * is stored in it. When the threads' ends were not written, the threads
+ * alive when recording stopped are added, as they were recorded (from
+ * their first state to the last that ended, or from the first to the last
+ * thing seen of one without states; named "?"), to a TEMP table threads
+ * that stands in front of the file's for this connection: every reader
+ * then sees them, and the file is not written. Returns 0, or -errno with
+ * a message in @err (caller frees).
  */
 int run_state_open(sqlite3 *db, const char *path, struct run_state *rs, char **err);
 
@@ -54,8 +58,9 @@ uint64_t run_state_recorded_ns(const struct run_state *rs);
 /*
  * run_state_line - the one line that says a run is incomplete and what it
  * lacks ("INCOMPLETE: recording stopped at 1.403 s, before the program's
- * end; missing: thread ends, ... (what may have stopped it)"), malloc'd
- * (caller frees); NULL for a complete run (or out of memory).
+ * end; missing: thread ends, ... (what may have stopped it)"), or that
+ * it is still being recorded ("STILL RECORDING: ..."), malloc'd (caller
+ * frees); NULL for a complete run (or out of memory).
  */
 char *run_state_line(const struct run_state *rs);
 

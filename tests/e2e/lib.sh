@@ -65,6 +65,21 @@ seen_tids() {
 		UNION SELECT tid FROM samples)"
 }
 
+# collect_live DB - start mtx collect -o DB in the background on a program
+# that runs until the file $TMP/go exists, then exits 3; return once DB
+# holds committed thread states, with the collector's pid in LIVE_PID (the
+# caller waits for it).
+collect_live() {
+	rm -f "$TMP/go"
+	"$MTX" collect -o "$1" -- sh -c "until [ -e '$TMP/go' ]; do sleep 0.02; done; exit 3" > /dev/null 2> "$1.err" &
+	LIVE_PID=$!
+	for _ in $(seq 300); do
+		[ "$(sqlite3 -readonly "$1" "SELECT COUNT(*) > 0 FROM thread_states" 2> /dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # collect_same DB OPTION... -- PROGRAM [ARGS...] - run PROGRAM plain, then
 # under mtx collect -q OPTION... -o DB; fail unless the exit status and the
 # output are the same and mtx said nothing.

@@ -5,8 +5,9 @@
 # they lack, show what was recorded (the threads alive when recording
 # stopped too) with exit 0, leave unknown the figures the missing steps
 # would have made right (blocking counts, holders, the critical path), and
-# are never written to. A complete run reads as before from a read-only
-# mount, and from a full disk without its derived tables.
+# are never written to. A run being recorded says STILL RECORDING instead.
+# A complete run reads as before from a read-only mount, and from a full disk
+# without its derived tables.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -108,6 +109,42 @@ assert d["waits.objects"] is None and isinstance(d["waits.other"], list)' &&
 # A killed collector, once its file holds threads and sync calls.
 collect_killed killed.db || fail "no killed run"
 check_incomplete "killed collector" killed.db
+
+# A run being recorded: each reader says so, with the collector's pid,
+# shows what was committed, and exits 0.
+collect_live live.db || fail "live run: nothing committed"
+"$MTX" info live.db > live-info.out 2>&1 || fail "live run: info exited $?"
+grep -q "^status *STILL RECORDING: mtx collect (pid $LIVE_PID) is recording this run; shown: its first " live-info.out &&
+	! grep -q INCOMPLETE live-info.out && pass "live run: info: $(grep '^status' live-info.out | cut -c1-100)..." ||
+	fail "live run: info does not say STILL RECORDING with pid $LIVE_PID: $(head -3 live-info.out)"
+"$MTX" report live.db threads > live-threads.out 2> live-threads.err || fail "live run: report threads exited $?"
+head -1 live-threads.out | grep -q "^STILL RECORDING: mtx collect (pid $LIVE_PID) " &&
+	grep -q "^Threads" live-threads.out && pass "live run: report threads, under the line" ||
+	fail "live run: report threads: $(head -3 live-threads.out) $(cat live-threads.err)"
+touch "$TMP/go"
+wait $LIVE_PID
+status=$?
+[ $status = 3 ] && pass "live run: mtx collect exits 3, as the program" ||
+	fail "live run: mtx collect exited $status, the program 3: $(cat live.db.err)"
+"$MTX" info live.db 2>&1 | grep -q "^status *complete$" && pass "live run: complete once recorded" ||
+	fail "live run: not complete once recorded: $("$MTX" info live.db 2>&1 | grep status)"
+
+# The pid in the file is a collector's only if that process started by
+# the run's start: one that started later took the pid of a dead one.
+cp killed.db later.db && cp killed.db-wal later.db-wal 2> /dev/null
+sleep 600 &
+other=$!
+now=$(date +%s)
+sql later.db "UPDATE meta SET value = '$other' WHERE key = 'collector_pid';
+	UPDATE meta SET value = '$((now - 100))' WHERE key = 'start_realtime_s'" || fail "could not edit later.db"
+"$MTX" info later.db 2>&1 | grep -q "^status *INCOMPLETE: " && pass "a pid taken by a later process: INCOMPLETE" ||
+	fail "a pid taken by a later process: $("$MTX" info later.db 2>&1 | grep status)"
+sql later.db "UPDATE meta SET value = '$((now + 100))' WHERE key = 'start_realtime_s'"
+"$MTX" info later.db 2>&1 | grep -q "^status *STILL RECORDING: mtx collect (pid $other) " &&
+	pass "the same process, started before the run: STILL RECORDING" ||
+	fail "a live process started before the run: $("$MTX" info later.db 2>&1 | grep status)"
+kill $other
+wait $other 2> /dev/null
 
 # A full disk: 2 MiB hold the first commits of a run of about 5 MB.
 mkdir -p small

@@ -5,8 +5,9 @@
 # alive when recording stopped too) and say which of their figures are
 # unknown; the file is left unchanged. On a run made from
 # tests/fixtures/waits.sql as a killed collector leaves it, the screens are
-# compared whole; then a killed collector's run and a full disk's, and a
-# complete run on a read-only mount, which says nothing of the kind.
+# compared whole; then a killed collector's run, a run being recorded
+# (STILL RECORDING) and a full disk's, and a complete run on a read-only
+# mount, which says nothing of the kind.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 require_perf
@@ -47,6 +48,17 @@ browse_collected() {
 
 collect_killed killed.db || fail "no killed run"
 browse_collected "killed collector" killed.db
+
+# A run being recorded: the line says so, with the collector's pid; the
+# collector ends as the program does.
+collect_live live.db || fail "live run: nothing committed"
+browse_start 80x24 live.db
+wait_for "STILL RECORDING: mtx collect (pid $LIVE_PID)" && pass "live run: $(screen | sed -n 2p)"
+keys q; wait_for "exit=0"
+touch "$TMP/go"
+wait $LIVE_PID
+status=$?
+[ $status = 3 ] && pass "live run: mtx collect exits 3, as the program" || fail "live run: mtx collect exited $status"
 
 mkdir -p small ro
 if mount -t tmpfs -o size=2m tmpfs small 2> /dev/null; then
