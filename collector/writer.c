@@ -512,7 +512,9 @@ int writer_close(struct mtx_writer *w, int finalize)
 	/* Indexes and the journal switch run outside any transaction. */
 	if (finalize && !w->error) {
 		char *err = NULL;
-		if (db_finalize(w->db, &err) != 0)
+		/* Left in WAL mode while a reader has it open: mtx collect
+		 * tries again once the derived tables are written. */
+		if (db_finalize(w->db, &err) < 0)
 			fail(w, sqlite3_errcode(w->db));
 		free(err);
 	}

@@ -3,6 +3,7 @@
 #include "src/db.h"
 #include "schema/schema.h"
 #include "src/error.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,39 @@ int db_exec(sqlite3 *db, const char *sql, char **err)
 	return 0;
 }
 
+/* A wait for a lock is said once it has lasted this many steps (1 s); a
+ * bounded one gives up after the last (10 s). */
+#define LOCK_WAIT_STEP_US 20000
+#define LOCK_WAIT_SAID_AFTER 50
+#define LOCK_WAIT_BOUNDED_STEPS 500
+
+static int wait_for_lock(sqlite3 *db, int nr_waits, bool bounded)
+{
+	if (bounded && nr_waits >= LOCK_WAIT_BOUNDED_STEPS)
+		return 0;
+	if (nr_waits == LOCK_WAIT_SAID_AFTER)
+		log_info("waiting for %s: another program holds a lock on it", sqlite3_db_filename(db, "main"));
+	usleep(LOCK_WAIT_STEP_US);
+	return 1;
+}
+
+/* Only a live process holds a lock on a file (the kernel drops a dead
+ * one's), so this wait ends with the holder's work, however long. */
+static int wait_as_long_as_locked(void *db, int nr_waits)
+{
+	return wait_for_lock(db, nr_waits, false);
+}
+
+static int wait_bounded(void *db, int nr_waits)
+{
+	return wait_for_lock(db, nr_waits, true);
+}
+
+void db_wait_when_locked(sqlite3 *db, bool bounded)
+{
+	sqlite3_busy_handler(db, bounded ? wait_bounded : wait_as_long_as_locked, db);
+}
+
 int db_create(const char *path, sqlite3 **out, char **err)
 {
 	sqlite3 *db = NULL;
@@ -38,6 +72,8 @@ int db_create(const char *path, sqlite3 **out, char **err)
 		sqlite3_close(db);
 		return -e;
 	}
+	/* A reader's statement under way is waited for, a while. */
+	db_wait_when_locked(db, true);
 	/* Bulk loading: WAL keeps every committed batch safe if the collector is
 	 * killed; synchronous=OFF skips fsync (a crash of the OS, not of mtx,
 	 * may lose the tail). */
@@ -124,6 +160,10 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 		sqlite3_close(db);
 		return -EIO;
 	}
+	/* The collector locks the file while it creates it, switches its
+	 * journal and writes the derived tables, a reader that stores them
+	 * while it does: this reader waits rather than fail. */
+	db_wait_when_locked(db, false);
 	/* Reading the header and the schema touches the first pages: a file that
 	 * is not SQLite fails here with SQLITE_NOTADB. */
 	rc = sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL);
@@ -159,11 +199,14 @@ int db_open_readonly(const char *path, sqlite3 **out, char **err)
 		return -EINVAL;
 	}
 	/* A truncated file is shorter than its header says (unless pages are
-	 * still in the WAL of a killed collector). */
+	 * still in the WAL of a killed collector). The size is taken after the
+	 * pages are counted: a live collector's checkpoint moves them from the
+	 * WAL into the file meanwhile, and then removes the WAL. */
 	char wal[4096];
 	struct stat wb;
+	int64_t header_bytes = db_query_int(db, "PRAGMA page_count", 0) * db_query_int(db, "PRAGMA page_size", 0);
 	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (stat(wal, &wb) < 0 && (int64_t)sb.st_size < db_query_int(db, "PRAGMA page_count", 0) * db_query_int(db, "PRAGMA page_size", 0)) {
+	if (stat(wal, &wb) < 0 && stat(path, &sb) == 0 && (int64_t)sb.st_size < header_bytes) {
 		error_set(err, "%s: the database is corrupt (truncated)", path);
 		sqlite3_close(db);
 		return -EINVAL;
@@ -209,11 +252,33 @@ int db_create_indexes(sqlite3 *db, char **err)
 int db_finalize(sqlite3 *db, char **err)
 {
 	int rc = db_create_indexes(db, err);
-	if (rc)
-		return rc;
+	return rc ? rc : db_leave_wal(db, 0, err);
+}
+
+int db_leave_wal(sqlite3 *db, int wait_ms, char **err)
+{
+	int rc;
 	/* Back to a rollback journal: a WAL database needs its -shm beside it
-	 * and write access to open, which a read-only copy would not have. */
-	return db_exec(db, "PRAGMA journal_mode=DELETE", err);
+	 * and write access to open, which a read-only copy would not have. It
+	 * cannot while another connection has the file open (SQLite asks no
+	 * busy handler): a reader's, which may close soon. */
+	for (int waited_ms = 0;; waited_ms += LOCK_WAIT_STEP_US / 1000) {
+		rc = sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+		if (rc != SQLITE_BUSY || waited_ms >= wait_ms)
+			break;
+		usleep(LOCK_WAIT_STEP_US);
+	}
+	if (rc == SQLITE_BUSY) {
+		/* As much in the main file as the readers let be, for a copy
+		 * of it alone, without waiting for them. */
+		sqlite3_exec(db, "PRAGMA wal_checkpoint(PASSIVE)", NULL, NULL, NULL);
+		return 1;
+	}
+	if (rc != SQLITE_OK) {
+		error_set(err, "%s", sqlite3_errmsg(db));
+		return rc == SQLITE_FULL ? -ENOSPC : -EIO;
+	}
+	return 0;
 }
 
 int db_meta_set(sqlite3 *db, const char *key, const char *value)

@@ -7,6 +7,7 @@
 #define MTX_DB_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -27,6 +28,16 @@ int db_create(const char *path, sqlite3 **out, char **err);
  */
 int db_open_readonly(const char *path, sqlite3 **out, char **err);
 
+/*
+ * db_wait_when_locked - make a statement on @db that finds the file locked
+ * by another connection wait for the lock instead of failing with
+ * "database is locked", saying so once after a second: as long as the lock
+ * is held, for a reader (db_open_readonly: only a writer's work holds it
+ * up), or, if @bounded, up to 10 s, for a writer, which a reader that
+ * leaves a statement open must not hold up for ever.
+ */
+void db_wait_when_locked(sqlite3 *db, bool bounded);
+
 /* db_check_pages - read every page of @db (PRAGMA quick_check): seconds on
  * a large run, so only 'mtx info' does it. Returns 0, or -EINVAL with "PATH:
  * the database is corrupt" in @err. */
@@ -41,8 +52,18 @@ int db_build_indexes(sqlite3 *db, const char *sql, char **err);
 int db_create_indexes(sqlite3 *db, char **err);
 
 /* db_finalize - build the secondary indexes and switch the journal back to a
- * single file so the database opens read-only anywhere. Returns 0 or -EIO. */
+ * single file so the database opens read-only anywhere (db_leave_wal, at
+ * once). Returns 0, 1 when it stays in WAL mode, or -EIO. */
 int db_finalize(sqlite3 *db, char **err);
+
+/*
+ * db_leave_wal - switch @db's journal from WAL back to a single file. It
+ * cannot while another connection has the file open (a reader): tried
+ * again for up to @wait_ms, then left in WAL mode, checkpointed as far as
+ * the readers let it be. Returns 0, 1 when it stays in WAL mode, or
+ * -errno with @err.
+ */
+int db_leave_wal(sqlite3 *db, int wait_ms, char **err);
 
 /* db_exec - run @sql (one or more statements). Returns 0 or -EIO with @err. */
 int db_exec(sqlite3 *db, const char *sql, char **err);

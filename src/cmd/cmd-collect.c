@@ -8,6 +8,7 @@
 #include "collector/target.h"
 #include "src/derived/analysis.h"
 #include "src/cmd/cmd.h"
+#include "src/db.h"
 #include "src/log.h"
 #include "src/match.h"
 #include "src/progress.h"
@@ -275,6 +276,9 @@ static char *join_command(int argc, char **argv)
 	return s;
 }
 
+/* How long a reader that keeps the file in WAL mode is waited for. */
+#define LEAVE_WAL_WAIT_MS 2000
+
 /* Build the analyses' tables now, from the run as it was written, so that
  * reports and the browser open at once. A failure loses nothing recorded:
  * the first report builds them again. Frees @capture. */
@@ -285,9 +289,18 @@ static void build_derived(const char *path, struct tl_capture *capture)
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		timeline_capture_free(capture);
+	else
+		db_wait_when_locked(db, true); /* for a reader's statement under way */
 	if (rc != SQLITE_OK || analysis_build_captured(db, capture, &err))
 		log_warn("%s: could not build the derived tables (%s); 'mtx report' will try again", path,
 			 err ? err : sqlite3_errmsg(db));
+	free(err);
+	err = NULL;
+	/* A reader that had the file open kept it in WAL mode at the end of
+	 * the recording; one that looks once is gone by now. */
+	if (rc == SQLITE_OK && db_leave_wal(db, LEAVE_WAL_WAIT_MS, &err) == 1)
+		log_warn("%s stays in WAL mode: another program has it open; when it is closed, "
+			 "sqlite3 %s 'PRAGMA journal_mode=DELETE' ends it", path, path);
 	free(err);
 	sqlite3_close(db);
 }

@@ -5,9 +5,10 @@
 # they lack, show what was recorded (the threads alive when recording
 # stopped too) with exit 0, leave unknown the figures the missing steps
 # would have made right (blocking counts, holders, the critical path), and
-# are never written to. A run being recorded says STILL RECORDING instead.
-# A complete run reads as before from a read-only mount, and from a full disk
-# without its derived tables.
+# are never written to. A run being recorded says STILL RECORDING instead,
+# and a reader that has it open does not change how mtx collect ends; a
+# reader waits for a lock on the file. A complete run reads as before from
+# a read-only mount, and from a full disk without its derived tables.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -111,7 +112,9 @@ collect_killed killed.db || fail "no killed run"
 check_incomplete "killed collector" killed.db
 
 # A run being recorded: each reader says so, with the collector's pid,
-# shows what was committed, and exits 0.
+# shows what was committed, and exits 0; a reader that has the file open
+# when the program ends does not change mtx collect's exit status (the
+# program's) nor keep the run from being completed.
 collect_live live.db || fail "live run: nothing committed"
 "$MTX" info live.db > live-info.out 2>&1 || fail "live run: info exited $?"
 grep -q "^status *STILL RECORDING: mtx collect (pid $LIVE_PID) is recording this run; shown: its first " live-info.out &&
@@ -121,12 +124,23 @@ grep -q "^status *STILL RECORDING: mtx collect (pid $LIVE_PID) is recording this
 head -1 live-threads.out | grep -q "^STILL RECORDING: mtx collect (pid $LIVE_PID) " &&
 	grep -q "^Threads" live-threads.out && pass "live run: report threads, under the line" ||
 	fail "live run: report threads: $(head -3 live-threads.out) $(cat live-threads.err)"
+# sqlite3, reading, keeps the file open until told to end.
+{ echo "SELECT COUNT(*) FROM meta;"; until [ -e reader-done ]; do sleep 0.1; done; } |
+	sqlite3 -readonly live.db > reader.out &
+reader=$!
+for _ in $(seq 100); do [ -s reader.out ] && break; sleep 0.1; done
 touch "$TMP/go"
 wait $LIVE_PID
 status=$?
-[ $status = 3 ] && pass "live run: mtx collect exits 3, as the program" ||
+touch reader-done
+wait $reader
+[ $status = 3 ] && pass "live run: mtx collect exits 3, as the program, a reader or not" ||
 	fail "live run: mtx collect exited $status, the program 3: $(cat live.db.err)"
-"$MTX" info live.db 2>&1 | grep -q "^status *complete$" && pass "live run: complete once recorded" ||
+grep -q "stays in WAL mode: another program has it open" live.db.err && ! grep -v "stays in WAL mode" live.db.err | grep -q warning &&
+	pass "live run: it says the file stays in WAL mode, as a reader had it open" ||
+	fail "live run: mtx collect said: $(cat live.db.err)"
+[ "$(rsql live.db "SELECT COUNT(*) FROM meta WHERE key IN ('complete', 'derived_version') AND value != '0'")" = 2 ] &&
+	"$MTX" info live.db 2>&1 | grep -q "^status *complete$" && pass "live run: complete, with its derived tables" ||
 	fail "live run: not complete once recorded: $("$MTX" info live.db 2>&1 | grep status)"
 
 # The pid in the file is a collector's only if that process started by
@@ -164,6 +178,24 @@ fi
 for r in threads sync locks; do
 	"$MTX" report done.db $r > "done-$r.out" 2> /dev/null || fail "report done.db $r"
 done
+# A reader that finds the file locked (as by mtx collect writing the
+# derived tables) waits for the lock, says so after a second, and reads on.
+cp done.db locked.db
+{ echo "BEGIN EXCLUSIVE; SELECT 'locked';"; until [ -e unlock ]; do sleep 0.1; done; echo "COMMIT;"; } |
+	sqlite3 locked.db > locker.out &
+locker=$!
+for _ in $(seq 100); do [ -s locker.out ] && break; sleep 0.1; done
+"$MTX" info locked.db > locked-info.out 2> locked-info.err &
+info=$!
+for _ in $(seq 100); do grep -q "waiting for .*/locked.db: another program holds a lock on it" locked-info.err && break; sleep 0.1; done
+touch unlock
+wait $info
+status=$?
+wait $locker
+[ $status = 0 ] && grep -q "^status *complete$" locked-info.out && grep -q "waiting for" locked-info.err &&
+	pass "a locked file: info waits, says so, and reads it once unlocked" ||
+	fail "a locked file: info exited $status: $(cat locked-info.err) $(head -2 locked-info.out)"
+
 mkdir -p ro full
 if mount -t tmpfs -o size=64m tmpfs ro 2> /dev/null; then
 	# without its derived tables: built for the reading, not stored
