@@ -17,6 +17,23 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+bool column_is_address(const char *name)
+{
+	return !strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite");
+}
+
+void column_time(int64_t v, int64_t origin_ns, int decimals, char *buf, size_t size)
+{
+	/* Unsigned: a damaged file's times can be anywhere, and the distance
+	 * between two int64_t needs all 64 bits. */
+	bool before = v < origin_ns;
+	uint64_t mag = before ? (uint64_t)origin_ns - (uint64_t)v : (uint64_t)v - (uint64_t)origin_ns, unit = 1;
+	for (int d = decimals; d < 9; d++)
+		unit *= 10;
+	snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64, before ? "-" : "", mag / 1000000000, decimals,
+		 (mag % 1000000000) / unit);
+}
+
 enum column_kind column_kind(const char *name)
 {
 	if (!strcmp(name, "start_ns") || !strcmp(name, "end_ns") || !strcmp(name, "ts_ns"))
@@ -27,7 +44,7 @@ enum column_kind column_kind(const char *name)
 		return COL_PCT;
 	if (!strcmp(name, "callsite"))
 		return COL_HIDDEN;
-	if (!strcmp(name, "addr") || ends_with(name, "_addr") || ends_with(name, "callsite"))
+	if (column_is_address(name))
 		return COL_HEX;
 	if (!strcmp(name, "peak"))
 		return COL_OF_METRIC;
@@ -72,15 +89,9 @@ void column_cell(sqlite3_stmt *st, int col, enum column_kind kind, int64_t origi
 	if (kind == COL_OF_METRIC)
 		kind = metric_is_duration(st) ? COL_DURATION : COL_PLAIN;
 	switch (kind) {
-	case COL_TIME: {
-		/* Unsigned: a damaged file's times can be anywhere, and the
-		 * distance between two int64_t needs all 64 bits. */
-		bool before = v < origin_ns;
-		uint64_t mag = before ? (uint64_t)origin_ns - (uint64_t)v : (uint64_t)v - (uint64_t)origin_ns;
-		snprintf(buf, size, "%s%" PRIu64 ".%06" PRIu64, before ? "-" : "", mag / 1000000000,
-			 (mag % 1000000000) / 1000);
+	case COL_TIME:
+		column_time(v, origin_ns, 6, buf, size);
 		break;
-	}
 	case COL_DURATION:
 		if (v < 0)
 			snprintf(buf, size, "%" PRId64, v);

@@ -20,6 +20,14 @@ enum column_kind { COL_PLAIN, COL_TIME, COL_DURATION, COL_PCT, COL_HEX, COL_OF_M
 
 #define COLUMN_GAP 2 /* blanks between two columns */
 
+/* column_is_address - whether the column called @name holds code or data
+ * addresses (addr, X_addr, callsite): hex in every format. */
+bool column_is_address(const char *name);
+
+/* column_time - @v, a CLOCK_MONOTONIC time, as seconds since @origin_ns
+ * with @decimals (at most 9) digits after the point ("-" before it). */
+void column_time(int64_t v, int64_t origin_ns, int decimals, char *buf, size_t size);
+
 /* column_kind - how values of the column called @name are shown. */
 enum column_kind column_kind(const char *name);
 

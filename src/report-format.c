@@ -255,16 +255,44 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* One raw value, for CSV and JSON (NULL: empty / null). */
-static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c)
+/* What CSV and JSON add to or make of a column, by its name: a time
+ * (start_ns, end_ns, ts_ns) is followed by the same in seconds since the
+ * run's start (start_s, ...); an address is a "0x..." string, as text and
+ * the reports' arguments have it. */
+enum raw_kind { RAW_PLAIN, RAW_TIME, RAW_ADDRESS };
+
+static enum raw_kind raw_kind(const char *name)
 {
+	return column_kind(name) == COL_TIME ? RAW_TIME : column_is_address(name) ? RAW_ADDRESS : RAW_PLAIN;
+}
+
+/* The name of the seconds-since-start column after time column @name. */
+static void since_start_name(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s_s", (int)strlen(name) - 3, name);
+}
+
+/* One raw value, for CSV and JSON (NULL: empty / null). */
+static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c, enum raw_kind kind)
+{
+	char buf[CELL_SIZE];
+	int64_t v = sqlite3_column_int64(st, c);
+
 	switch (sqlite3_column_type(st, c)) {
 	case SQLITE_NULL:
 		if (p->format == REPORT_JSON)
 			fputs("null", p->out);
 		break;
 	case SQLITE_INTEGER:
-		fprintf(p->out, "%" PRId64, (int64_t)sqlite3_column_int64(st, c));
+		if (kind == RAW_ADDRESS) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)v);
+			if (p->format == REPORT_JSON)
+				json_string(p->out, buf);
+			else
+				fputs(buf, p->out);
+		} else {
+			fprintf(p->out, "%" PRId64, v);
+		}
 		break;
 	case SQLITE_FLOAT: /* SQLite's own rendering: the shortest that reads back */
 		fputs((const char *)sqlite3_column_text(st, c), p->out);
@@ -277,12 +305,47 @@ static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c)
 	}
 }
 
+/* The time column @c's value in seconds since the run's start, as a
+ * number (NULL: empty / null). */
+static void since_start_value(const struct report_printer *p, sqlite3_stmt *st, int c)
+{
+	char buf[CELL_SIZE];
+	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+		if (p->format == REPORT_JSON)
+			fputs("null", p->out);
+		return;
+	}
+	column_time(sqlite3_column_int64(st, c), p->origin_ns, 9, buf, sizeof(buf));
+	fputs(buf, p->out);
+}
+
+/* What comes before a value: in CSV a comma but first, in JSON the member's
+ * @key too. */
+static void raw_field(const struct report_printer *p, bool first, const char *key)
+{
+	if (p->format == REPORT_JSON) {
+		fputs(first ? "" : ", ", p->out);
+		json_string(p->out, key);
+		fputs(": ", p->out);
+	} else if (!first) {
+		fputc(',', p->out);
+	}
+}
+
 static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *st, int *rc)
 {
 	int nr_cols = sqlite3_column_count(st);
 	long n = 0;
 	bool json = p->format == REPORT_JSON;
+	enum raw_kind *kinds = calloc((size_t)nr_cols + 1, sizeof(*kinds));
+	char since[128];
 
+	if (!kinds) {
+		*rc = SQLITE_NOMEM;
+		return 0;
+	}
+	for (int c = 0; c < nr_cols; c++)
+		kinds[c] = raw_kind(sqlite3_column_name(st, c));
 	if (json) {
 		fprintf(p->out, "%s\n  ", p->nr_sections ? "," : "");
 		json_string(p->out, name);
@@ -294,6 +357,10 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 			if (c)
 				fputc(',', p->out);
 			csv_string(p->out, sqlite3_column_name(st, c));
+			if (kinds[c] == RAW_TIME) {
+				since_start_name(sqlite3_column_name(st, c), since, sizeof(since));
+				fprintf(p->out, ",%s", since);
+			}
 		}
 		fputc('\n', p->out);
 	}
@@ -301,18 +368,18 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 		if (json)
 			fprintf(p->out, "%s\n    {", n ? "," : "");
 		for (int c = 0; c < nr_cols; c++) {
-			if (json) {
-				fputs(c ? ", " : "", p->out);
-				json_string(p->out, sqlite3_column_name(st, c));
-				fputs(": ", p->out);
-			} else if (c) {
-				fputc(',', p->out);
+			raw_field(p, c == 0, sqlite3_column_name(st, c));
+			raw_value(p, st, c, kinds[c]);
+			if (kinds[c] == RAW_TIME) {
+				since_start_name(sqlite3_column_name(st, c), since, sizeof(since));
+				raw_field(p, false, since);
+				since_start_value(p, st, c);
 			}
-			raw_value(p, st, c);
 		}
 		fputs(json ? "}" : "\n", p->out);
 		n++;
 	}
+	free(kinds);
 	if (json)
 		fputs(n ? "\n  ]" : "]", p->out);
 	if (limited(p, n))

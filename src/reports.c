@@ -518,14 +518,16 @@ static const struct mtx_query syscalls_queries[] = {
 };
 
 static const struct mtx_query states_queries[] = {
-	/* why: the object and op, or the syscall and its kind of file, else the
-	 * cause itself (preempted, woken, new, sleep, unknown); ended_by names the
-	 * waking thread; instead: who ran while the thread waited for a CPU. */
+	/* One value per column: why, the op, or the syscall, else the cause
+	 * itself (preempted, woken, new, sleep, unknown); on, what it waited
+	 * on: the object (its name, else its address), or the syscall's kind
+	 * of file; ended_by, what ended it, and waker the thread that did;
+	 * instead: who ran while the thread waited for a CPU. */
 	{ "states", "Why each thread was not running, what ended each wait, who ran instead",
 	  "SELECT c.start_ns, c.tid, c.state, c.end_ns - c.start_ns AS duration_ns, "
-	  "CASE WHEN c.cause = 'sync' THEN COALESCE(" OBJECT_LABEL("o") " || ' ' || c.op, 'sync') "
-	  "ELSE COALESCE(c.syscall || COALESCE(' ' || c.fd_kind, ''), c.cause) END AS why, "
-	  "CASE WHEN c.ended_by = 'thread' THEN 'thread ' || c.waker_tid ELSE c.ended_by END AS ended_by, "
+	  "CASE WHEN c.cause = 'sync' THEN COALESCE(c.op, 'sync') ELSE COALESCE(c.syscall, c.cause) END AS why, "
+	  "CASE WHEN c.cause = 'sync' THEN " OBJECT_LABEL("o") " ELSE c.fd_kind END AS \"on\", c.ended_by, "
+	  "CASE WHEN c.ended_by = 'thread' THEN c.waker_tid END AS waker, "
 	  "CASE WHEN c.state = 'runnable' THEN c.next_tid END AS instead "
 	  "FROM state_causes c LEFT JOIN sync_objects o ON o.id = c.object_id "
 	  "WHERE " THREAD_IS("c.tid") " AND " IN_WINDOW("c.start_ns", "c.end_ns") " "

@@ -87,10 +87,10 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 			if (thread >= 0 && ev->thread != thread)
 				continue;
 			fprintf(out, "%s\n  {\"tid\": %" PRId64 ", \"k\": %d, \"op_id\": %" PRId64 ", \"op\": \"%s\", "
-				     "\"kind\": \"%s\", \"object_addr\": %" PRId64 ", \"outcome\": \"%s\", \"ht_ns\": %" PRId64
+				     "\"kind\": \"%s\", \"object_addr\": \"0x%" PRIx64 "\", \"outcome\": \"%s\", \"ht_ns\": %" PRId64
 				     ", \"edges_in\": [",
 				first ? "" : ",", run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op,
-				run->objects[ev->object].kind, run->objects[ev->object].addr,
+				run->objects[ev->object].kind, (uint64_t)run->objects[ev->object].addr,
 				g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
 			first = false;
 			for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
@@ -112,9 +112,9 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 			for (int32_t i = g->in_first[e]; i <= g->in_first[e + 1]; i++) {
 				if (i == g->in_first[e + 1] && i > g->in_first[e])
 					break; /* a vertex without edges still gets its row */
-				fprintf(out, "%" PRId64 ",%d,%" PRId64 ",%s,%s,%" PRId64 ",%s,%" PRId64 ",",
+				fprintf(out, "%" PRId64 ",%d,%" PRId64 ",%s,%s,0x%" PRIx64 ",%s,%" PRId64 ",",
 					run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op, run->objects[ev->object].kind,
-					run->objects[ev->object].addr, g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
+					(uint64_t)run->objects[ev->object].addr, g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
 				if (i < g->in_first[e + 1])
 					fprintf(out, "%" PRId64 ",%d,%s\n", run->threads[run->events[g->in_src[i]].thread].tid,
 						run->events[g->in_src[i]].k, hb_edge_name(g->in_kind[i]));
@@ -235,18 +235,18 @@ static void timeline_row(FILE *out, const struct probe_run *run, const struct pr
 	if (v->sim_rank[e])
 		snprintf(rank, sizeof(rank), "%d", v->sim_rank[e]);
 	if (format == PV_CSV) {
-		fprintf(out, "%s,%d,%" PRId64 ",%d,%" PRId64 ",%s,%s,%" PRId64 ",%s,%s,%" PRId64 ",",
+		fprintf(out, "%s,%d,%" PRId64 ",%d,%" PRId64 ",%s,%s,0x%" PRIx64 ",%s,%s,%" PRId64 ",",
 			v->sim_rank[e] ? rank : "", v->obs_rank[e], run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op,
-			run->objects[ev->object].kind, run->objects[ev->object].addr, oi, v->sim_rank[e] ? os : "",
+			run->objects[ev->object].kind, (uint64_t)run->objects[ev->object].addr, oi, v->sim_rank[e] ? os : "",
 			ev->end_ns);
 		if (v->sim_rank[e])
 			fprintf(out, "%" PRId64, sim->happen_ns[e]);
 		fprintf(out, "\n");
 	} else if (format == PV_JSON) {
 		fprintf(out, "%s\n  {\"order_sim\": %s, \"order_obs\": %d, \"tid\": %" PRId64 ", \"k\": %d, \"op_id\": %" PRId64
-			     ", \"op\": \"%s\", \"kind\": \"%s\", \"object_addr\": %" PRId64 ", \"outcome_obs\": \"%s\", ",
+			     ", \"op\": \"%s\", \"kind\": \"%s\", \"object_addr\": \"0x%" PRIx64 "\", \"outcome_obs\": \"%s\", ",
 			first ? "" : ",", v->sim_rank[e] ? rank : "null", v->obs_rank[e], run->threads[ev->thread].tid, ev->k,
-			ev->op_id, ev->op, run->objects[ev->object].kind, run->objects[ev->object].addr, oi);
+			ev->op_id, ev->op, run->objects[ev->object].kind, (uint64_t)run->objects[ev->object].addr, oi);
 		if (v->sim_rank[e])
 			fprintf(out, "\"outcome_sim\": \"%s\", \"observed_ns\": %" PRId64 ", \"simulated_ns\": %" PRId64 "}",
 				os, ev->end_ns, sim->happen_ns[e]);

@@ -46,14 +46,15 @@ vaddr() {
 	done
 }
 
-# truth DB - table truth(callsite, function, source, own) in DB: for each
-# call site of a sync op in the executable, what addr2line -f -i -C says of
-# the call (return address - 1): the innermost frame whose line is not in
-# /usr/include or /usr/lib/gcc (own = 1), else the outermost (own = 0).
+# truth DB - table truth(callsite, function, source, own) in DB (callsite in
+# hex, as the reports write it): for each call site of a sync op in the
+# executable, what addr2line -f -i -C says of the call (return address -
+# 1): the innermost frame whose line is not in /usr/include or
+# /usr/lib/gcc (own = 1), else the outermost (own = 0).
 truth() {
 	local db=$1 callsite off
-	sql "$db" "CREATE TABLE truth (callsite INTEGER, function TEXT, source TEXT, own INTEGER)"
-	sql "$db" "SELECT DISTINCT op.callsite, op.callsite - 1 - m.start_addr + m.pgoff
+	sql "$db" "CREATE TABLE truth (callsite TEXT, function TEXT, source TEXT, own INTEGER)"
+	sql "$db" "SELECT DISTINCT printf('0x%x', op.callsite), op.callsite - 1 - m.start_addr + m.pgoff
 		FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id
 		JOIN maps m ON m.pid = o.pid AND m.start_addr < op.callsite AND op.callsite <= m.end_addr
 		WHERE m.path = '$PROG'" | while IFS='|' read -r callsite off; do
@@ -67,10 +68,10 @@ truth() {
 				last_name = name; last_base = base
 				if (!found && file !~ "^/usr/include/" && file !~ "^/usr/lib/gcc/") {
 					found = 1
-					printf "INSERT INTO truth VALUES (%s, %s, %s, 1);\n", cs, esc(name), esc(base)
+					printf "INSERT INTO truth VALUES (%s, %s, %s, 1);\n", esc(cs), esc(name), esc(base)
 				}
 			}
-			END { if (!found) printf "INSERT INTO truth VALUES (%s, %s, %s, 0);\n", cs, esc(last_name), esc(last_base) }'
+			END { if (!found) printf "INSERT INTO truth VALUES (%s, %s, %s, 0);\n", esc(cs), esc(last_name), esc(last_base) }'
 	done > truth.sql
 	sqlite3 -batch "$db" < truth.sql
 }
@@ -113,7 +114,7 @@ check_run() {
 		(SELECT COUNT(*) FROM sync_ops WHERE object_id = o.id) = (SELECT MAX(c) FROM
 		(SELECT COUNT(*) AS c FROM sync_ops GROUP BY object_id))")
 	bad=$(sql "$db" "SELECT DISTINCT h.function FROM history h JOIN sync_objects o ON o.kind = 'mutex'
-		AND printf('0x%x', o.addr) = '$addr' JOIN sync_ops op ON op.object_id = o.id AND op.callsite = h.callsite
+		AND printf('0x%x', o.addr) = '$addr' JOIN sync_ops op ON op.object_id = o.id AND printf('0x%x', op.callsite) = h.callsite
 		WHERE h.function LIKE '%gthread%' OR h.function LIKE 'std::%' OR h.function IS NULL")
 	[ -z "$bad" ] || fail "$what: ledger_lock's ops named by $bad"
 

@@ -174,7 +174,7 @@ else
 	[ "$(sql py.db "SELECT used_as FROM sync_objects WHERE id = $lock")" = lock ] || fail "python: not used as a lock"
 	posts=$(sql py.db "SELECT COUNT(*) FROM sync_ops WHERE object_id = $lock AND op = 'post'")
 	[ "$posts" = "$taken" ] || fail "python: $posts posts of the lock, the script took it $taken times"
-	addr=$(sql py.db "SELECT addr FROM sync_objects WHERE id = $lock")
+	addr=$(sql py.db "SELECT printf('0x%x', addr) FROM sync_objects WHERE id = $lock")
 	"$MTX" report py.db locks --format csv > py-locks.csv 2> py-locks.err || fail "python locks: $(cat py-locks.err)"
 	grep -q "^[0-9]*,$addr,sem," py-locks.csv || fail "python: the lock ($addr) not in locks: $(cat py-locks.csv)"
 fi

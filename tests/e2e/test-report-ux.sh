@@ -152,4 +152,38 @@ expect 2 "unknown command 'frobnicate'$" frobnicate
 "$MTX" report waits.db object 0x1000 --limit 3 | grep -q '^\.\.\. 1 more row (--limit 0 for all)$' &&
 	pass "1 more row" || fail "one row left out not said as '1 more row'"
 
+# CSV and JSON: beside each time in ns, the same in seconds since the run's
+# start (meta start_ns); one value per field; every address in hex. In the
+# fixture worker-b (102) blocked on M (0x1000) at 250 us, until worker-a
+# (101) unlocked it.
+start=$(sqlite3 waits.db "SELECT value FROM meta WHERE key = 'start_ns'")
+"$MTX" report waits.db states --format csv > states.csv 2> /dev/null
+awk -F, -v s="$start" 'NR == 1 { ok = $1 == "start_ns" && $2 == "start_s"; next }
+	$2 != sprintf("%.9f", ($1 - s) / 1e9) { ok = 0 } END { exit !(ok && NR > 1) }' states.csv &&
+	pass "states CSV: start_s, seconds since the run's start, beside start_ns" ||
+	fail "states CSV: no start_s beside start_ns, or not since $start: $(head -3 states.csv)"
+grep -q "^1000250000,0.000250000,102,blocked_sync,140000,lock,0x1000,thread,101,$" states.csv &&
+	pass "states CSV: why, on, ended_by and waker one value each" ||
+	fail "states CSV: worker-b's wait on M is not 'lock,0x1000,thread,101': $(grep ',102,blocked_sync,' states.csv)"
+for r in $reports; do
+	[ "$r" = object ] && set -- 0x1000 || set --
+	"$MTX" report waits.db "$r" "$@" --format csv 2> /dev/null
+	echo # a blank line before each section's header, as within a report
+done > all.csv
+awk -F, 'NR == 1 || prev == "" { delete a; for (i = 1; i <= NF; i++) if ($i == "addr" || $i ~ /_addr$/ || $i == "callsite") a[i] = 1 }
+	prev != "" && NR > 1 { for (i in a) if ($i != "") { n++; if ($i !~ /^0x[0-9a-f]+$/) bad = bad " " $i } }
+	{ prev = $0 } END { if (bad || !n) { print n + 0, bad; exit 1 } }' all.csv > addr.bad &&
+	pass "CSV: every address in hex" || fail "CSV: addresses not in hex (how many, which): $(cat addr.bad)"
+if command -v python3 > /dev/null; then
+	"$MTX" report waits.db object 0x1000 --format json > object.json 2> /dev/null
+	python3 -c 'import json, sys
+d = json.load(open("object.json"))
+rows = [r for s in d.values() for r in s]
+assert all(isinstance(r[k], str) and r[k].startswith("0x") for r in rows for k in ("addr", "callsite") if r.get(k) is not None)
+assert all(r[k[:-3] + "_s"] == round((r[k] - int(sys.argv[1])) / 1e9, 9) for r in rows for k in r
+           if k in ("start_ns", "end_ns") and r[k] is not None)' "$start" &&
+		pass "JSON: addresses as hex strings, times since the start beside *_ns" ||
+		fail "JSON: $(head -c 300 object.json)"
+fi
+
 finish
