@@ -2,11 +2,15 @@
 # tests/e2e/test-man.sh - the manual pages keep up with the code:
 #  - every CREATE TABLE / CREATE VIEW in schema/*.sql has a ".SS name"
 #    section in man/mtx-db.5;
-#  - every long option in each command's usage text appears in its page;
+#  - every long option in each command's usage text appears in its page,
+#    where an item (.TP) begins with it;
 #  - every report of src/reports.c has its paragraph in man/mtx-report.1;
 #  - every command in the table of src/cmd/mtx.c has a page man/mtx-NAME.1;
 #  - every key of mtx browse (its action table, 'mtx browse --keys') has
 #    its entry in man/mtx-browse.1: '.B "KEYS"' then a line naming the action;
+#  - every environment variable mtx reads or sets for the program has an
+#    entry in mtx(1)'s ENVIRONMENT;
+#  - every page has the same date in its .TH line;
 #  - every page renders without a warning (man --warnings, groff -ww).
 # Exit 0 when all hold, 1 with one line per problem otherwise.
 # The source tree is $srcdir (set by automake), else two levels above here.
@@ -64,9 +68,13 @@ for src in "$top"/src/cmd/cmd-*.c; do
 	fi
 	[ -r "$page" ] || continue # rule 3 reports the missing page
 	text=$(plain "$page")
+	# the lines that begin an item: the one after each .TP
+	items=$(printf '%s\n' "$text" | awk 'tp { print } { tp = /^\.TP/ }')
 	for o in $opts; do
 		if ! printf '%s\n' "$text" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
 			fail "option '$o' of cmd_${var}_usage is not in man/mtx-$name.1"
+		elif ! printf '%s\n' "$items" | grep -q -e "$o\([^a-z0-9-]\|$\)"; then
+			fail "option '$o' of cmd_${var}_usage begins no item (.TP) of man/mtx-$name.1"
 		fi
 	done
 done
@@ -115,6 +123,24 @@ for c in $commands; do
 		fail "command '$c' (src/cmd/mtx.c) has no man/mtx-$c.1"
 	fi
 done
+
+# 3b. Every environment variable mtx reads (getenv) or sets for the
+#     program (collector/preload/shm.h's MTX_*_ENV, LD_PRELOAD) has an
+#     entry (.B or .BR) in mtx(1)'s ENVIRONMENT.
+vars=$( { grep -rhoE 'getenv\("[A-Z_]+"\)' "$top/src" "$top/collector" "$top/ui" --include='*.c' |
+	sed 's/getenv("\(.*\)")/\1/'
+	sed -n 's/^#define MTX_[A-Z]*_ENV "\([A-Z_]*\)".*/\1/p' "$top/collector/preload/shm.h"; } | sort -u)
+[ -n "$vars" ] || fail "no getenv(\"...\") found in $top/src, collector, ui"
+env_entries=$(plain "$top/man/mtx.1" | sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' | grep '^\.BR\{0,1\} ')
+for v in $vars; do
+	if ! printf '%s\n' "$env_entries" | grep -qw -- "$v"; then
+		fail "environment variable $v (read or set by mtx) has no entry in ENVIRONMENT of man/mtx.1"
+	fi
+done
+
+# 3c. The pages agree on their date (the third field of .TH).
+dates=$(for p in "$top"/man/*.[1-8]; do sed -n 's/^\.TH  *[^ ]*  *[^ ]*  *\([^ ]*\).*/\1/p' "$p"; done | sort -u)
+[ "$(printf '%s\n' "$dates" | wc -l)" = 1 ] || fail "the pages' .TH lines give different dates: $(echo $dates)"
 
 # 4. Every page renders without a warning.
 pages=$(ls "$top"/man/*.[1-8] 2>/dev/null)
