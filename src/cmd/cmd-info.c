@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char cmd_info_usage[] =
 	"usage: mtx info [FILE]\n"
@@ -23,6 +24,19 @@ static void print_meta(sqlite3 *db, const char *label, const char *key)
 {
 	char *v = db_meta_get(db, key);
 	printf("%-13s %s\n", label, v ? v : "(unknown)");
+	free(v);
+}
+
+/* When the run began, in local time with its offset (meta start_realtime_s). */
+static void print_started(sqlite3 *db)
+{
+	char *v = db_meta_get(db, "start_realtime_s"), when[64] = "(unknown)";
+	time_t t = v ? (time_t)strtoll(v, NULL, 10) : 0;
+	struct tm tm;
+
+	if (v && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	printf("%-13s %s\n", "started", when);
 	free(v);
 }
 
@@ -115,6 +129,8 @@ int cmd_info(int argc, char **argv)
 	printf("%-13s %s\n", "status", status ? status : "complete");
 	free(status);
 	print_meta(db, "command", "command");
+	print_started(db);
+	print_meta(db, "host", "hostname");
 	print_meta(db, "kernel", "kernel");
 	print_meta(db, "cpus", "nr_cpus");
 	print_meta(db, "clock", "clock");

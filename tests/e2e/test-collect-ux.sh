@@ -37,4 +37,15 @@ grep -q "^mtx: kept the previous run.db as run.db.old$" kept.err && [ -e run.db.
 [ "$(sql one.db "SELECT COUNT(*) FROM threads")" = 1 ] || fail "/bin/true recorded $(sql one.db "SELECT COUNT(*) FROM threads") threads"
 grep -q "^mtx: recorded 1 thread, [0-9]* rows into one.db$" one.err && pass "recorded 1 thread" ||
 	fail "one thread said as: $(grep recorded one.err)"
+# When and where: info's "started" is the second the run began (between
+# the two dates taken around it), its "host" this machine's name.
+before=$(date +%s)
+"$MTX" collect -q -o when.db -- /bin/true
+after=$(date +%s)
+"$MTX" info when.db > when.out
+started=$(sed -n 's/^started *//p' when.out)
+at=$(date -d "$started" +%s 2> /dev/null)
+host=$(sed -n 's/^host *//p' when.out)
+[ -n "$at" ] && [ "$at" -ge "$before" ] && [ "$at" -le "$after" ] && [ "$host" = "$(uname -n)" ] &&
+	pass "info: started $started on $host" || fail "info: started '$started', host '$host': $(head -5 when.out)"
 finish
