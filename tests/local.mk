@@ -182,6 +182,7 @@ E2E_TESTS = \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
 	tests/e2e/test-man.sh \
+	tests/e2e/test-install.sh \
 	tests/e2e/test-cxx.sh \
 	tests/e2e/test-cxx-frames.sh \
 	tests/e2e/test-object-names.sh \

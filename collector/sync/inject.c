@@ -32,6 +32,7 @@ int inject_find_library(char *out, size_t size)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		char *slash;
+		size_t dir_len, bin_len = strlen(BINDIR);
 		self[n] = '\0';
 		slash = strrchr(self, '/');
 		if (slash) {
@@ -39,6 +40,14 @@ int inject_find_library(char *out, size_t size)
 			snprintf(out, size, "%s/collector/preload/.libs/" PRELOAD_NAME, self);
 			if (usable(out))
 				return 0;
+			/* Installed under a root of its own (make install
+			 * DESTDIR=/tmp/inst): the library is under the same. */
+			dir_len = strlen(self);
+			if (dir_len > bin_len && !strcmp(self + dir_len - bin_len, BINDIR)) {
+				snprintf(out, size, "%.*s%s/" PRELOAD_NAME, (int)(dir_len - bin_len), self, PKGLIBDIR);
+				if (usable(out))
+					return 0;
+			}
 		}
 	}
 	snprintf(out, size, "%s/" PRELOAD_NAME, PKGLIBDIR);

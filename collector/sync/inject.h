@@ -11,7 +11,9 @@
 /*
  * inject_find_library - the absolute path of libmtx-preload.so into @out:
  * $MTX_PRELOAD_LIB if set, else the build tree next to the running mtx
- * (collector/preload/.libs), else the installed one in PKGLIBDIR.
+ * (collector/preload/.libs), else the installed one in PKGLIBDIR: under
+ * the root the running mtx is installed under (ROOT/BINDIR/mtx: a make
+ * install DESTDIR=ROOT), else as it is.
  * Returns 0, or -ENOENT when none exists.
  */
 int inject_find_library(char *out, size_t size);

@@ -10,7 +10,8 @@
 #    its entry in man/mtx-browse.1: '.B "KEYS"' then a line naming the action;
 #  - every environment variable mtx reads or sets for the program has an
 #    entry in mtx(1)'s ENVIRONMENT;
-#  - every page has the same date in its .TH line;
+#  - every page has the same date in its .TH line, and the README names
+#    every page and says how to install them;
 #  - every page renders without a warning (man --warnings, groff -ww).
 # Exit 0 when all hold, 1 with one line per problem otherwise.
 # The source tree is $srcdir (set by automake), else two levels above here.
@@ -141,6 +142,15 @@ done
 # 3c. The pages agree on their date (the third field of .TH).
 dates=$(for p in "$top"/man/*.[1-8]; do sed -n 's/^\.TH  *[^ ]*  *[^ ]*  *\([^ ]*\).*/\1/p' "$p"; done | sort -u)
 [ "$(printf '%s\n' "$dates" | wc -l)" = 1 ] || fail "the pages' .TH lines give different dates: $(echo $dates)"
+
+# 3d. The README's paragraph of man pages names every page, and the README
+#     says how to install them.
+listed=$(sed -n '/^Man pages:/,/^$/p' "$top/README.md")
+for p in "$top"/man/*.[1-8]; do
+	printf '%s\n' "$listed" | grep -q "man/$(basename "$p")" ||
+		fail "README.md's 'Man pages:' does not name man/$(basename "$p")"
+done
+grep -q "make install" "$top/README.md" || fail "README.md does not say how to install mtx (make install)"
 
 # 4. Every page renders without a warning.
 pages=$(ls "$top"/man/*.[1-8] 2>/dev/null)
