@@ -57,8 +57,9 @@ const char cmd_probe_effect_usage[] =
 	"  -s, --simulate-only print the simulated timeline only (exit 0)\n"
 	"  -h, --help          this help\n";
 
-/* The run at @path, read into memory; on error one line said, and 1. */
-static int open_run(const char *path, sqlite3 **db, struct probe_run **run)
+/* The run at @path, read into memory (whether it is complete in
+ * *@complete, when not NULL); on error one line said, and 1. */
+static int open_run(const char *path, sqlite3 **db, struct probe_run **run, bool *complete)
 {
 	struct run_state rs;
 	char *err = NULL, *line;
@@ -78,6 +79,8 @@ static int open_run(const char *path, sqlite3 **db, struct probe_run **run)
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
+	if (complete)
+		*complete = rs.complete;
 	/* said once there is something to say it about */
 	if ((line = run_state_line(&rs)))
 		log_warn("%s: %s", path, line);
@@ -96,7 +99,7 @@ int cmd_report_hb(const char *path, const char *thread, const char *format)
 
 	if (fmt < 0)
 		return cmd_usage_error("report", "unknown format '%s' for hb (text, csv, json or dot)", format);
-	if ((status = open_run(path, &db, &run)))
+	if ((status = open_run(path, &db, &run, NULL)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	if (thread) {
@@ -373,10 +376,10 @@ static int probe_effect(const struct options *o)
 	int32_t *obs = NULL;
 	uint8_t *outcome = NULL;
 	int status;
-	bool stored = false;
+	bool stored = false, complete = false;
 	struct baseline base = { 0 };
 
-	if ((status = open_run(o->path, &db, &run)))
+	if ((status = open_run(o->path, &db, &run, &complete)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	sqlite3_close(db);
@@ -410,7 +413,12 @@ static int probe_effect(const struct options *o)
 		status = 0;
 		goto flush;
 	}
-	stored = store(o->path, run, &sim, &v);
+	/* An incomplete run's file stays as its collector left it (one that
+	 * still runs may be writing it). */
+	if (complete)
+		stored = store(o->path, run, &sim, &v);
+	else
+		log_info("%s: results not stored: the run is incomplete", o->path);
 	switch (o->format) {
 	case PV_TEXT:
 		print_text(stdout, o, run, &sim, &gi, &gs, &v, &base);

@@ -88,6 +88,11 @@ assert d["waits.objects"] is None and isinstance(d["waits.other"], list)' &&
 		pass "$name: report critical-path: unknown, exit 1" ||
 		fail "$name: report critical-path: exit $status, $(head -3 path.out | tr '\n' ' ') $(cat path.err)"
 
+	# mtx probe-effect keeps its results in complete runs only.
+	"$MTX" probe-effect "$db" > /dev/null 2> probe.err
+	[ $? = 1 ] || grep -q "results not stored: the run is incomplete" probe.err ||
+		fail "$name: probe-effect: $(cat probe.err)"
+
 	[ "$(files "$db")" = "$before" ] && pass "$name: the file was not written" || fail "$name: a reader wrote to the file"
 	[ -z "$(rsql "$db" "SELECT value FROM meta WHERE key = 'derived_version'")" ] ||
 		fail "$name: derived tables were stored in an incomplete run"
