@@ -303,7 +303,7 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 	if (v->divergent) {
 		const struct probe_event *d = &run->events[v->first];
 		fprintf(out, ", \"first_divergent\": {\"tid\": %" PRId64 ", \"k\": %d, \"op\": \"%s\", \"kind\": \"%s\", "
-			     "\"object_addr\": \"0x%" PRIx64 "\", \"op_id\": %" PRId64 ", \"order_sim\": %d, \"observed_ns\": %" PRId64
+			     "\"object_addr\": %" PRIu64 ", \"op_id\": %" PRId64 ", \"order_sim\": %d, \"observed_ns\": %" PRId64
 			     ", \"simulated_ns\": ",
 			run->threads[d->thread].tid, d->k, d->op, run->objects[d->object].kind, (uint64_t)run->objects[d->object].addr,
 			d->op_id, v->cannot_execute ? v->nr_sim + 1 : v->sim_rank[v->first], d->end_ns);

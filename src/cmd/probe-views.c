@@ -244,7 +244,7 @@ static void timeline_row(FILE *out, const struct probe_run *run, const struct pr
 		fprintf(out, "\n");
 	} else if (format == PV_JSON) {
 		fprintf(out, "%s\n  {\"order_sim\": %s, \"order_obs\": %d, \"tid\": %" PRId64 ", \"k\": %d, \"op_id\": %" PRId64
-			     ", \"op\": \"%s\", \"kind\": \"%s\", \"object_addr\": \"0x%" PRIx64 "\", \"outcome_obs\": \"%s\", ",
+			     ", \"op\": \"%s\", \"kind\": \"%s\", \"object_addr\": %" PRIu64 ", \"outcome_obs\": \"%s\", ",
 			first ? "" : ",", v->sim_rank[e] ? rank : "null", v->obs_rank[e], run->threads[ev->thread].tid, ev->k,
 			ev->op_id, ev->op, run->objects[ev->object].kind, (uint64_t)run->objects[ev->object].addr, oi);
 		if (v->sim_rank[e])

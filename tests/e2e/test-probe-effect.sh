@@ -280,7 +280,7 @@ race_large() {
 		fi
 		tid=$(sql race-large.db "SELECT tid FROM threads WHERE name = 'race-a'")
 		addr=$(m_addr race-large.sc)
-		[ -z "$addr" ] || addr=$(printf '0x%x' "$addr") # in hex, as the JSON has it
+		[ -z "$addr" ] || addr=$(printf '%d' "$addr") # an integer, as the JSON contract says
 		got_tid=$(json race-large.json '$.first_divergent.tid')
 		got_addr=$(json race-large.json '$.first_divergent.object_addr')
 		op=$(json race-large.json '$.first_divergent.op')

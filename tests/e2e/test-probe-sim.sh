@@ -58,7 +58,7 @@ expect_json flip.json verdict divergent flip
 expect_json flip.json tid 100 "flip first_divergent"
 expect_json flip.json k 1 "flip first_divergent"
 expect_json flip.json op lock "flip first_divergent"
-expect_json flip.json object_addr 0x1000 "flip first_divergent"
+expect_json flip.json object_addr 4096 "flip first_divergent"
 expect_json flip.json observed_ns 1000201000 "flip first_divergent"
 expect_json flip.json simulated_ns 1000100000 "flip first_divergent"
 expect_json flip.json trustworthy_events 0 "flip first_divergent"
