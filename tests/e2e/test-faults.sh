@@ -26,34 +26,23 @@ rows() {
 		' ' || (SELECT COUNT(*) FROM sync_ops)"
 }
 
-# wait_for FILE PATTERN - until FILE holds PATTERN (bounded: 120 s);
-# wait_file FILE - until FILE exists (the same).
-wait_for() {
+# wait_until COMMAND... - until COMMAND succeeds (bounded: 120 s);
+# wait_for FILE PATTERN - until FILE holds PATTERN; wait_file FILE - until
+# FILE exists; wait_states FILE - until FILE has committed thread states
+# (a loaded machine may take seconds to commit).
+wait_until() {
 	local i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
+	until "$@"; do
 		i=$((i + 1))
 		[ $i -lt 2400 ] || return 1
 		sleep 0.05
 	done
 }
-wait_file() {
-	local i=0
-	until [ -e "$1" ]; do
-		i=$((i + 1))
-		[ $i -lt 2400 ] || return 1
-		sleep 0.05
-	done
-}
-# wait_states FILE - until FILE's committed thread_states are more than
-# none (the same bound): a loaded machine may take seconds to commit.
-wait_states() {
-	local i=0
-	until [ "$(sql "$1" "SELECT COUNT(*) FROM thread_states" 2> /dev/null)" -gt 0 ] 2> /dev/null; do
-		i=$((i + 1))
-		[ $i -lt 2400 ] || return 1
-		sleep 0.05
-	done
-}
+holds() { grep -q "$2" "$1" 2> /dev/null; }
+has_states() { [ "$(sql "$1" "SELECT COUNT(*) FROM thread_states" 2> /dev/null)" -gt 0 ] 2> /dev/null; }
+wait_for() { wait_until holds "$1" "$2"; }
+wait_file() { wait_until test -e "$1"; }
+wait_states() { wait_until has_states "$1"; }
 
 # A killed collector (of a farm that would run for tens of seconds, killed
 # once it has committed states): the database opens, holds what was committed, and is
