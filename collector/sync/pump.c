@@ -78,6 +78,8 @@ static int reserve(void **buf, size_t *cap, size_t len, size_t n, size_t size)
 
 int sync_batch_append(struct sync_batch *b, const struct mtx_sync_record *recs, size_t n)
 {
+	if (n == 0)
+		return 0; /* @recs may be NULL then: memcpy must not see it */
 	if (reserve((void **)&b->recs, &b->cap, b->len, n, sizeof(*recs)))
 		return -ENOMEM;
 	memcpy(b->recs + b->len, recs, n * sizeof(*recs));

@@ -45,7 +45,8 @@ for build in pg fentry finstr; do
 	bare_status=$?
 
 	[ "$plain_status" = 0 ] || fail "$name: exit status $plain_status without mtx"
-	[ "$mtx_status" = "$plain_status" ] || fail "$name: exit status $mtx_status under mtx, $plain_status without"
+	[ "$mtx_status" = "$plain_status" ] ||
+		fail "$name: exit status $mtx_status under mtx, $plain_status without: $(head -c 3000 "$TMP/$build.mtx.err")"
 	[ "$bare_status" = "$plain_status" ] || fail "$name: exit status $bare_status with the library alone"
 	cmp -s "$TMP/$build.plain.out" "$TMP/$build.mtx.out" || fail "$name: output differs under mtx"
 	cmp -s "$TMP/$build.plain.out" "$TMP/$build.bare.out" || fail "$name: output differs with the library alone"
