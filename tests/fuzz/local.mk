@@ -30,12 +30,12 @@ tests_fuzz_fuzz_sync_region_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_sync_region_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_sync_region_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_db_readers_SOURCES = tests/fuzz/fuzz-db-readers.c tests/fuzz/read-run.c tests/fuzz/read-run.h \
-	src/cmd/cmd-info.c
+	src/cmd/cmd-info.c src/cmd/suggest.c
 tests_fuzz_fuzz_db_readers_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_db_readers_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_db_readers_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_db_rows_SOURCES = tests/fuzz/fuzz-db-rows.c tests/fuzz/read-run.c tests/fuzz/read-run.h \
-	src/cmd/cmd-info.c
+	src/cmd/cmd-info.c src/cmd/suggest.c
 tests_fuzz_fuzz_db_rows_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_db_rows_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_db_rows_LDADD = $(FUZZ_LIBS)
