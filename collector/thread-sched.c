@@ -40,38 +40,16 @@ static const char *policy_name(long policy)
 
 int thread_sched_record(struct mtx_writer *w, int32_t pid, int32_t tid)
 {
-	char path[64], buf[1024], *p;
-	long nice = 0, rt_priority = 0, policy = -1;
+	char path[64], buf[1024];
+	long long nice, rt_priority, policy;
 	uint64_t now = clock_now_ns();
-	ssize_t n;
-	int field;
+	const char *fields;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	n = small_file_read(path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	p = strrchr(buf, ')');
-	if (!p)
+	if (!(fields = proc_stat_read(path, buf, sizeof(buf))))
+		return -ENOENT;
+	if (proc_stat_field(fields, 19, &nice) || proc_stat_field(fields, 40, &rt_priority) ||
+	    proc_stat_field(fields, 41, &policy))
 		return -EPROTO;
-	p++;
-	for (field = 3; field <= 41; field++) {
-		char *end;
-		long v;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return -EPROTO;
-		v = strtol(p, &end, 10);
-		if (field == 19)
-			nice = v;
-		else if (field == 40)
-			rt_priority = v;
-		else if (field == 41)
-			policy = v;
-		p = strchr(p, ' ');
-		if (!p && field < 41)
-			return -EPROTO;
-	}
 	return writer_thread_sched(w, tid, now, policy_name(policy), (int32_t)rt_priority, (int32_t)nice);
 }

@@ -15,7 +15,7 @@
  * thread_sched_record - read thread @tid of process @pid
  * (/proc/PID/task/TID/stat) and write its thread_sched row, stamped now.
  * A thread already gone writes nothing. Returns 0, -errno when it could
- * not be read, or the writer's error.
+ * not be read (-ENOENT) or parsed (-EPROTO), or the writer's error.
  */
 int thread_sched_record(struct mtx_writer *w, int32_t pid, int32_t tid);
 

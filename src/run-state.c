@@ -93,19 +93,18 @@ static const char stopped_sql[] =
  * if unknown. */
 static int64_t process_start_s(int pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ticks;
+	char path[64], buf[1024];
+	const char *fields;
+	long long ticks;
 	long hz = sysconf(_SC_CLK_TCK);
 	struct timespec since_boot, now;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	/* after the name (which may hold blanks and parentheses): the state,
-	 * then fields 4 to 21; starttime is field 22 */
-	if (small_file_read(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || hz <= 0 ||
-	    sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-		   &ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &since_boot) || clock_gettime(CLOCK_REALTIME, &now))
+	/* starttime, field 22: clock ticks after boot */
+	if (!(fields = proc_stat_read(path, buf, sizeof(buf))) || proc_stat_field(fields, 22, &ticks) || hz <= 0 ||
+	    ticks < 0 || clock_gettime(CLOCK_BOOTTIME, &since_boot) || clock_gettime(CLOCK_REALTIME, &now))
 		return -1;
-	return (int64_t)now.tv_sec - (int64_t)since_boot.tv_sec + (int64_t)(ticks / (unsigned long long)hz);
+	return (int64_t)now.tv_sec - (int64_t)since_boot.tv_sec + (int64_t)(ticks / hz);
 }
 
 /*
