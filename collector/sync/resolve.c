@@ -769,7 +769,11 @@ static int overhead_on_cpu(sqlite3 *db, char **err)
 		 "UPDATE sync_ops SET overhead_ns = MAX(COALESCE(injected_ns, 0), overhead_ns - ("
 		 "SELECT TOTAL(MIN(s.end_ns, sync_ops.start_ns) - MAX(s.start_ns, sync_ops.start_ns - sync_ops.overhead_ns)) "
 		 "FROM thread_states s WHERE s.tid = sync_ops.tid AND s.state != 'running' "
-		 "AND s.start_ns < sync_ops.start_ns AND s.end_ns > sync_ops.start_ns - sync_ops.overhead_ns)) "
+		 "AND s.start_ns < sync_ops.start_ns AND s.end_ns > sync_ops.start_ns - sync_ops.overhead_ns "
+		 /* states tile the thread's life: none before the one the wrapper
+		  * began in overlaps it, and the index finds that one at once */
+		 "AND s.start_ns >= COALESCE((SELECT MAX(p.start_ns) FROM thread_states p WHERE p.tid = sync_ops.tid "
+		 "AND p.start_ns <= sync_ops.start_ns - sync_ops.overhead_ns), 0))) "
 		 "WHERE overhead_ns - COALESCE(injected_ns, 0) > %d",
 		 OVERHEAD_CHECK_NS);
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)

@@ -380,9 +380,16 @@ Test(sync_resolve, overhead_keeps_only_the_time_on_a_cpu)
 	state(11, 50001000, 60000000, "running");
 	r.op = O(LOCK), r.start_ns = r.end_ns = 50001200, r.overhead = 1500, r.injected = 0;
 	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
+	/* entry at 61 ms, inside a runnable interval that began before it:
+	 * its last 1 ms is off the CPU, of 2 ms measured */
+	state(11, 60000000, 62000000, "runnable");
+	state(11, 62000000, 70000000, "running");
+	r.op = O(UNLOCK), r.start_ns = r.end_ns = 63000000, r.overhead = 2000000, r.injected = 0;
+	cr_assert_eq(sync_objects_record(objs, w, &r, 0, true), 0);
 	resolve();
 	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 10000000"), 1500000);
 	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 39500000"), 6000000);
 	cr_assert_eq(q("SELECT injected_ns FROM sync_ops WHERE start_ns = 39500000"), 6000000);
 	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 50001200"), 1500);
+	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 63000000"), 1000000);
 }
