@@ -21,6 +21,9 @@
 # is the steadier figure of what recording costs. And the program's own
 # time under mtx (exec to exit, from run.db), apart from the collector's
 # start-up and its work after the exit.
+# And the tail: the wall time of the whole command after the program's exit
+# (mtx: wall - the program's own time), and the peak RSS of the largest
+# process of each run (the collector, or the program when it is larger).
 # Then the fixed start-up + tear-down cost: the same three around /bin/true.
 #
 # perf's events are not quite mtx's: perf records sched_waking per task (mtx
@@ -28,8 +31,10 @@
 # mtx also gets switch-in, fork, exit and comm from one dummy event per CPU.
 # "perf events" counts perf's tracepoint samples + FORK/COMM/EXIT records.
 #
-# Usage: bench/collect-overhead.sh [-n REPS] [-o RESULTS] [PROGRAM [ARGS...] [--- PROGRAM ...]]
+# Usage: bench/collect-overhead.sh [-n REPS] [-k KINDS] [-o RESULTS] [PROGRAM [ARGS...] [--- PROGRAM ...]]
 #   REPS     repetitions (default 7)
+#   KINDS    which runs, comma-separated (default plain,mtx,kernel,perf; plain,
+#            mtx and perf are always run: the ratios need them)
 #   RESULTS  machine-readable results (default bench/results/collect-overhead.txt
 #            next to this script; '-' for none)
 #   PROGRAM  a sample name (looked up in $SAMPLES_DIR) or a path; several
@@ -48,9 +53,11 @@ srcdir=$(cd "$here/.." && pwd)
 reps=7
 results="$here/results/collect-overhead.txt"
 
-while getopts "n:o:h" opt; do
+kinds_opt=plain,mtx,kernel,perf
+while getopts "n:k:o:h" opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
+	k) kinds_opt=$OPTARG ;;
 	o) results=$OPTARG ;;
 	h) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
@@ -115,21 +122,27 @@ perf_stats() { # DATA -> "events lost"
 		END { printf "%d %d\n", ev, lost }'
 }
 
-TIMEFORMAT='%3U %3S'
+# timed FILE CMD...: run CMD, its user and system CPU seconds and peak RSS
+# (KiB, of its largest process) into FILE.
+timed() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%U %S %M' -o "$out" "$@"
+}
 run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
-	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0 cpu prog=0
+	local kind=$1 i=$2 rep=$3 cmd t0 t1 rc ev=0 lost=0 bytes=0 cpu prog=0 rss
 	read -r -a cmd <<<"${cmdline[$i]}"
 	rm -f "$work/run.db" "$work/run.db.old" "$work/perf.data" "$work/perf.data.old"
 	case $kind in
 	plain)
-		t0=$(now_us); { time "${cmd[@]}" >/dev/null 2>"$work/err"; } 2>"$work/cpu"; rc=$?; t1=$(now_us) ;;
+		t0=$(now_us); timed "$work/cpu" "${cmd[@]}" >/dev/null 2>"$work/err"; rc=$?; t1=$(now_us) ;;
 	mtx | kernel | base)
 		local events=all mtx=$MTX
 		[ "$kind" = kernel ] && events=sched,wakeups,syscalls
 		[ "$kind" = base ] && mtx=$MTX_BASE
 		t0=$(now_us)
-		{ time "$mtx" collect -q -e "$events" -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"; } \
-			2>"$work/cpu"; rc=$?
+		timed "$work/cpu" "$mtx" collect -q -e "$events" -o "$work/run.db" -- "${cmd[@]}" >/dev/null 2>"$work/err"
+		rc=$?
 		t1=$(now_us)
 		ev=$(meta "$work/run.db" "key = 'events_total'")
 		lost=$(meta "$work/run.db" "key LIKE 'lost!_%' ESCAPE '!'")
@@ -140,8 +153,9 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 		bytes=$(stat -c %s "$work/run.db" 2>/dev/null || echo 0) ;;
 	perf)
 		t0=$(now_us)
-		{ time "$PERF" record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*' \
-			-o "$work/perf.data" -- "${cmd[@]}" >/dev/null 2>"$work/err"; } 2>"$work/cpu"; rc=$?
+		timed "$work/cpu" "$PERF" record -q -e sched:sched_switch -e sched:sched_waking -e 'raw_syscalls:*' \
+			-o "$work/perf.data" -- "${cmd[@]}" >/dev/null 2>"$work/err"
+		rc=$?
 		t1=$(now_us)
 		read -r ev lost < <(perf_stats "$work/perf.data")
 		bytes=$(stat -c %s "$work/perf.data" 2>/dev/null || echo 0) ;;
@@ -150,9 +164,10 @@ run_one() { # KIND INDEX REP: one timed run; appends a line to $work/runs
 		echo "collect-overhead: $kind run of '${cmdline[$i]}' exited $rc:" >&2
 		sed 's/^/  /' "$work/err" | head -5 >&2
 	fi
-	cpu=$(awk '{ printf "%d", ($1 + $2) * 1e6 }' "$work/cpu")
+	# the last line: /usr/bin/time puts "Command exited with ..." first
+	read -r cpu rss < <(tail -n 1 "$work/cpu" | awk '{ printf "%d %d\n", ($1 + $2) * 1e6, $3 }')
 	[ "$kind" = plain ] && prog=$((t1 - t0))
-	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc ${cpu:-0} ${prog:-0}" >>"$work/runs"
+	echo "$i $kind $rep $((t1 - t0)) $ev $lost $bytes $rc ${cpu:-0} ${prog:-0} ${rss:-0}" >>"$work/runs"
 }
 
 cmdline=()
@@ -167,11 +182,13 @@ done
 # first-run set-up), then the interleaved repetitions; the order of the
 # three rotates with each repetition so that none always runs first.
 : >"$work/runs"
+kinds=(plain mtx perf)
+case ",$kinds_opt," in *,kernel,*) kinds+=(kernel) ;; esac
+[ -n "${MTX_BASE:-}" ] && kinds+=(base)
 for i in "${!cmdline[@]}"; do
-	for kind in plain mtx kernel perf ${MTX_BASE:+base}; do run_one "$kind" "$i" 0; done
+	for kind in "${kinds[@]}"; do run_one "$kind" "$i" 0; done
 done
 : >"$work/runs"
-kinds=(plain mtx kernel perf ${MTX_BASE:+base})
 nk=${#kinds[@]}
 for ((rep = 1; rep <= reps; rep++)); do
 	echo "collect-overhead: repetition $rep of $reps" >&2
@@ -181,7 +198,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 done
 
 # field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes, 9 cpu,
-# 10 the program's own time) of each run
+# 10 the program's own time, 11 peak RSS) of each run
 field() { awk -v i="$2" -v k="$1" -v c="$3" '$1 == i && $2 == k { print $c }' "$work/runs"; }
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 failures() { awk -v i="$1" '$1 == i && $8 != 0 { n++ } END { print n + 0 }' "$work/runs"; }
@@ -199,8 +216,8 @@ machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpu
 	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
 		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event \
 		failed_runs kernel_ms kernel_ratio plain_cpu_ms mtx_cpu_ms mtx_cpu_ratio base_ms base_ratio \
-		base_cpu_ms base_cpu_ratio mtx_prog_ms
-	echo mtx_prog_ratio
+		base_cpu_ms base_cpu_ratio mtx_prog_ms mtx_prog_ratio mtx_tail_ms mtx_rss_mb
+	echo perf_rss_mb
 } >"$work/results"
 
 for i in "${!cmdline[@]}"; do
@@ -217,19 +234,26 @@ for i in "${!cmdline[@]}"; do
 	fl=$(field perf "$i" 6 | sum)
 	fb=$(field perf "$i" 7 | median)
 	kt=$(field kernel "$i" 4 | median)
+	[ "$kt" = nan ] && kt=0
 	pc=$(field plain "$i" 9 | median)
 	mc=$(field mtx "$i" 9 | median)
 	mp=$(field mtx "$i" 10 | median)
+	# the tail: each run's wall time after its program's exit
+	mtail=$(awk -v i="$i" '$1 == i && $2 == "mtx" { print $4 - $10 }' "$work/runs" | median)
+	mr=$(field mtx "$i" 11 | median)
+	fr=$(field perf "$i" 11 | median)
 	bt=0 bc=0
 	[ -n "${MTX_BASE:-}" ] && bt=$(field base "$i" 4 | median) && bc=$(field base "$i" 9 | median)
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
 		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" \
-		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" -v mp="$mp" 'BEGIN {
+		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" -v mp="$mp" -v mtail="$mtail" -v mr="$mr" -v fr="$fr" \
+		'BEGIN {
 		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
 			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt
-		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\n", pc / 1000, mc / 1000, pc ? mc / pc : 0,
-			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0, mp / 1000, mp / pt }' >>"$work/results"
+		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f", pc / 1000, mc / 1000, pc ? mc / pc : 0,
+			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0, mp / 1000, mp / pt
+		printf "\t%.1f\t%.1f\t%.1f\n", mtail / 1000, mr / 1024, fr / 1024 }' >>"$work/results"
 done
 
 # Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
@@ -246,14 +270,15 @@ awk -F'\t' -v OFS='\t' '
 echo
 awk -F'\t' '
 	/^#/ { next }
-	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s\n",
+	/^program/ { printf "%-20s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %5s %8s %8s %5s %8s %8s %7s %7s\n",
 		"program", "plain ms", "mtx ms", "perf ms", "mtx/pl", "kern/pl", "perf/pl", "mtx net", "prog/pl", "perfnet",
-		"cpu/pl", "base/pl", "mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev"; next }
+		"cpu/pl", "base/pl", "mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev", "tail ms", "mtx MB",
+		"perf MB"; next }
 	$1 == "true" { startup = $0; next }
-	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %6.2fx %6.2fx %7s %6.2fx %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f%s\n",
-		$1, $2, $3, $4, $5, $17, $6, $27 == "n/a" ? $27 : $27 "x", $26, $28 == "n/a" ? $28 : $28 "x",
+	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %7s %6.2fx %7s %6.2fx %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f %8.1f %7.1f %7.1f%s\n",
+		$1, $2, $3, $4, $5, ($17 > 0 ? sprintf("%6.2fx", $17) : "      -"), $6, $30 == "n/a" ? $30 : $30 "x", $26, $31 == "n/a" ? $31 : $31 "x",
 		$20, ($22 > 0 ? sprintf("%.2fx", $22) : "-"),
-		$7, $8, $10, $11, $12, $14, $15 ? "  (" $15 " failed runs)" : "" }
+		$7, $8, $10, $11, $12, $14, $27, $28, $29, $15 ? "  (" $15 " failed runs)" : "" }
 	END { split(startup, s, "\t")
 		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)%s\n",
 			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2], (s[21] > 0 ? sprintf(", base %.1f ms", s[21]) : "") }' "$work/results"
@@ -261,7 +286,8 @@ echo "($reps repetitions, medians; lost = sum over all repetitions; net = ratio 
 echo " /bin/true start-up + tear-down of each is taken off both sides; cpu/pl = mtx's CPU"
 echo " time (program + collector) over the plain run's; base/pl = MTX_BASE's wall time;"
 echo " prog/pl = the program's own time under mtx, exec to exit (run.db's processes row),"
-echo " over the plain run's wall time: the slowdown the program itself sees)"
+echo " over the plain run's wall time: the slowdown the program itself sees; tail = mtx's"
+echo " wall time after the program's exit; MB = peak RSS of the largest process)"
 
 if [ "$results" != "-" ]; then
 	mkdir -p "$(dirname "$results")"

@@ -6,7 +6,7 @@ bench_writer_throughput_SOURCES = bench/writer-throughput.c
 bench_writer_throughput_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_writer_throughput_LDADD = $(MTX_LIBS)
 
-dist_noinst_SCRIPTS += bench/collect-overhead.sh bench/sample-overhead.sh
+dist_noinst_SCRIPTS += bench/collect-overhead.sh bench/sample-overhead.sh bench/heavy.sh
 EXTRA_DIST += bench/README.md bench/results/notes-2026-11.md bench/results/collect-overhead.txt \
 	bench/results/writer-throughput.txt bench/results/sync-op-cost.txt \
 	bench/results/report-speed.txt bench/results/sample-overhead.txt \
