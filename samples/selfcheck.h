@@ -9,14 +9,17 @@
  * exits.  When the environment variable MTX_SELFCHECK names a file, that
  * call appends to it:
  *
- *   thread pid=<pid> tid=<tid> role=<role> nvcsw=<n> nivcsw=<n> ts_before=<ns> ts_after=<ns>
+ *   thread pid=<pid> tid=<tid> role=<role> nvcsw=<n> nivcsw=<n> ts_before=<ns> ts_after=<ns> cpu_ns=<ns>
  *   op pid=<pid> tid=<tid> kind=<kind> op=<op> count=<n>     (one per nonzero counter)
  *
  * nvcsw/nivcsw are the voluntary_ctxt_switches / nonvoluntary_ctxt_switches
  * of /proc/self/task/<tid>/status, read between the two CLOCK_MONOTONIC
  * timestamps ts_before and ts_after (nanoseconds), so a test can compare
  * them with the switches a trace holds for that tid up to that moment.
- * nvcsw/nivcsw are -1 when the status file could not be read.
+ * nvcsw/nivcsw are -1 when the status file could not be read.  cpu_ns is
+ * the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) at ts_before: what
+ * the kernel charged it, user and system, to compare with what a trace
+ * makes of its running time.
  *
  * Each line goes out with a single write(2) on an O_APPEND descriptor, so
  * lines of concurrent threads and processes never interleave.  Without
@@ -159,7 +162,8 @@ static inline void selfcheck_write_line(int fd, const char *line, int n)
 static inline __attribute__((unused)) void selfcheck_thread_done(const char *role)
 {
 	const char *path = getenv("MTX_SELFCHECK");
-	unsigned long long ts_before, ts_after;
+	unsigned long long ts_before, ts_after, cpu_ns;
+	struct timespec cpu;
 	long nvcsw = -1, nivcsw = -1;
 	char status[4096], line[512];
 	int pid, tid, fd, n;
@@ -171,6 +175,8 @@ static inline __attribute__((unused)) void selfcheck_thread_done(const char *rol
 	pid = (int)getpid();
 	tid = (int)syscall(SYS_gettid);
 
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	cpu_ns = (unsigned long long)cpu.tv_sec * 1000000000ULL + (unsigned long long)cpu.tv_nsec;
 	ts_before = selfcheck_now_ns();
 	snprintf(line, sizeof(line), "/proc/self/task/%d/status", tid);
 	fd = open(line, O_RDONLY | O_CLOEXEC);
@@ -194,8 +200,8 @@ static inline __attribute__((unused)) void selfcheck_thread_done(const char *rol
 	if (fd < 0)
 		return;
 	n = snprintf(line, sizeof(line),
-		     "thread pid=%d tid=%d role=%s nvcsw=%ld nivcsw=%ld ts_before=%llu ts_after=%llu\n",
-		     pid, tid, role, nvcsw, nivcsw, ts_before, ts_after);
+		     "thread pid=%d tid=%d role=%s nvcsw=%ld nivcsw=%ld ts_before=%llu ts_after=%llu cpu_ns=%llu\n",
+		     pid, tid, role, nvcsw, nivcsw, ts_before, ts_after, cpu_ns);
 	selfcheck_write_line(fd, line, n);
 	for (k = 0; k < SELFCHECK_NR_KINDS; k++) {
 		for (o = 0; o < SELFCHECK_MAX_OPS; o++) {

@@ -108,13 +108,13 @@ require_perf() {
 }
 
 # import_selfcheck SC DB - load a samples/selfcheck.h file into tables
-# sc_thread(pid, tid, role, nvcsw, nivcsw, ts_before, ts_after),
+# sc_thread(pid, tid, role, nvcsw, nivcsw, ts_before, ts_after, cpu_ns),
 # sc_op(pid, tid, kind, op, count), and calltree's sc_call(pid, tid, caller,
 # callee, count) and sc_open(pid, tid, count) of DB (a scratch copy, never
 # run.db).
 import_selfcheck() {
 	awk '$1 == "thread" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print v["pid"] "," v["tid"] "," v["role"] "," v["nvcsw"] "," v["nivcsw"] "," v["ts_before"] "," v["ts_after"] }' \
+		print v["pid"] "," v["tid"] "," v["role"] "," v["nvcsw"] "," v["nivcsw"] "," v["ts_before"] "," v["ts_after"] "," v["cpu_ns"] }' \
 		"$1" > "$TMP/sc_thread.csv"
 	awk '$1 == "op" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		print v["pid"] "," v["tid"] "," v["kind"] "," v["op"] "," v["count"] }' \
@@ -127,7 +127,7 @@ import_selfcheck() {
 		print v["pid"] "," v["tid"] "," v["count"] }' \
 		"$1" > "$TMP/sc_open.csv"
 	sqlite3 -batch "$2" <<SQL
-CREATE TABLE sc_thread(pid INTEGER, tid INTEGER, role TEXT, nvcsw INTEGER, nivcsw INTEGER, ts_before INTEGER, ts_after INTEGER);
+CREATE TABLE sc_thread(pid INTEGER, tid INTEGER, role TEXT, nvcsw INTEGER, nivcsw INTEGER, ts_before INTEGER, ts_after INTEGER, cpu_ns INTEGER);
 CREATE TABLE sc_op(pid INTEGER, tid INTEGER, kind TEXT, op TEXT, count INTEGER);
 CREATE TABLE sc_call(pid INTEGER, tid INTEGER, caller TEXT, callee TEXT, count INTEGER);
 CREATE TABLE sc_open(pid INTEGER, tid INTEGER, count INTEGER);

@@ -5,8 +5,12 @@
 # calls it made - its own count (samples/selfcheck.h) - times 20 us,
 # within 3%, over a run without the option; the kernel saw that time as
 # the thread's running time. Limited to one thread by name (farm's
-# worker-1), only that thread's calls wait. The program's output and exit
-# status are the same as without mtx.
+# worker-1), only that thread's calls wait. And on a CPU-bound program
+# (ring, whose threads compute a fixed amount of their own CPU time), each
+# thread's "CPU time without overhead" under 200 us of injected overhead
+# is within 5% of the CPU time the same thread (by creation rank) had in
+# the plain run, by its own clock (samples/selfcheck.h's cpu_ns). The
+# program's output and exit status are the same as without mtx.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -64,4 +68,28 @@ others=$(sql scoped.db "SELECT COUNT(*) FROM sync_ops op JOIN threads t ON t.tid
 [ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$got" = "$calls" ] && [ "$others" = 0 ] &&
 	pass "thread=worker-1: its $calls calls waited, no other thread's" ||
 	fail "thread=worker-1: $got of its $calls calls waited; $others calls of other threads did"
+
+# CPU time without overhead against the plain run's own clock. Both runs
+# append to ring.sc; the plain run's pid is the one run.db does not know.
+RING=$(private_sample ring) || { fail "no copy of the ring sample"; finish; }
+MTX_SELFCHECK=$TMP/ring.sc collect_same ring.db -e sched,sync --inject-overhead 200us -- "$RING" 3 200 500
+import_selfcheck ring.sc ring.db
+"$MTX" report ring.db overhead --format csv 2> /dev/null |
+	awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1 "," $5 }' > ring.without
+sql ring.db "CREATE TABLE without(tid INTEGER, ns INTEGER)"
+sqlite3 -batch ring.db ".mode csv" ".import $TMP/ring.without without"
+# rank: the ring threads' creation order within each run
+compared=0
+while IFS='|' read -r rank plain without; do
+	compared=$((compared + 1))
+	if awk -v p="$plain" -v w="$without" 'BEGIN { d = w - p; if (d < 0) d = -d; exit !(p > 0 && d <= 0.05 * p) }'; then
+		pass "ring thread $rank: $without ns without overhead, $plain ns of CPU in the plain run"
+	else
+		fail "ring thread $rank: $without ns without overhead, not within 5% of its $plain ns of CPU in the plain run"
+	fi
+done < <(sql ring.db "WITH ranked AS (SELECT s.tid, s.pid, s.cpu_ns, (s.pid IN (SELECT pid FROM processes)) AS traced,
+		ROW_NUMBER() OVER (PARTITION BY s.pid ORDER BY s.tid) AS rank FROM sc_thread s WHERE s.role = 'ring')
+	SELECT p.rank, p.cpu_ns, w.ns FROM ranked p JOIN ranked m ON m.rank = p.rank AND m.traced AND NOT p.traced
+	JOIN without w ON w.tid = m.tid ORDER BY p.rank")
+[ "$compared" = 3 ] || fail "compared $compared ring threads, not 3"
 finish
