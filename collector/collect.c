@@ -443,8 +443,14 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	writer_commit(w);
 	/* SQLite only on CPUs the program leaves idle (without the thread,
 	 * rows are written here as before). */
-	if (writer_background(w))
+	if (writer_background(w)) {
 		log_debug("rows are written on the collector's main thread");
+		if (o->defer_writes)
+			log_warn("--defer-writes: no writer thread, rows are written as the program runs");
+	} else if (o->defer_writes) {
+		writer_hold(w, true);
+		writer_meta_int(w, "defer_writes", 1);
+	}
 	profile_unwind_dwarf(prof, o->sample_stack_bytes > 0);
 	model_set_fd_resolver(m, fd_kind_resolve_proc, NULL);
 	rc = collect_sync_start(&cs, err);
@@ -499,6 +505,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	/* The program is gone: take what is left in the rings, in order. */
 	exit_ns = clock_now_ns();
+	writer_hold(w, false);
 	progress_begin(o->output, COLLECT_NR_STEPS);
 	collect_step_begin(COLLECT_DRAIN);
 	session_disable(&s);

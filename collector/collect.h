@@ -19,6 +19,7 @@ struct collect_options {
 	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
 	unsigned sync_stack_frames; /* --sync-stacks: user frames per sync op, 0: none */
 	struct sync_inject inject; /* --inject-overhead; delay_ns 0: none */
+	int defer_writes;       /* --defer-writes: no row written before the exit */
 	unsigned sample_stack_bytes; /* --call-graph dwarf: user stack copied per sample;
 	                              * 0: frame-pointer chains only */
 	const char *command;    /* the command line, for meta */

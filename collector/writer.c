@@ -208,6 +208,11 @@ int writer_background(struct mtx_writer *w)
 	return row_queue_start(w->q, true);
 }
 
+void writer_hold(struct mtx_writer *w, bool hold)
+{
+	row_queue_hold(w->q, hold);
+}
+
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
 		  uint64_t start_ns, uint64_t end_ns)
 {

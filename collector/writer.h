@@ -36,6 +36,10 @@ int writer_open(struct mtx_writer **out, const char *path, char **err);
  */
 int writer_background(struct mtx_writer *w);
 
+/* writer_hold - while @hold, write nothing and keep every row in memory
+ * (after writer_background; see row_queue_hold). */
+void writer_hold(struct mtx_writer *w, bool hold);
+
 /*
  * writer_capture - from now on, keep the run's timeline (src/derived/timeline.h)
  * as its rows are written, so that the derived build at the end of the

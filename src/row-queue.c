@@ -64,6 +64,7 @@ struct row_queue {
 	struct row_block *head, *tail, *spare; /* blocks to write, in order; free ones */
 	size_t queued, max_queued, nr_spare;
 	bool commit_wanted, stop, boosted;
+	bool held;                    /* row_queue_hold: write nothing yet */
 	uint64_t commit_every_ns, last_commit_ns; /* row_queue_commit_every */
 };
 
@@ -205,7 +206,7 @@ static void *queue_main(void *arg)
 	struct row_queue *q = arg;
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		if (q->head) {
+		if (q->head && !q->held) {
 			struct row_block *b = q->head;
 			if (!(q->head = b->next))
 				q->tail = NULL;
@@ -255,7 +256,7 @@ static void hand_over(struct row_queue *q)
 		return;
 	}
 	pthread_mutex_lock(&q->lock);
-	while (q->queued >= q->max_queued)
+	while (!q->held && q->queued >= q->max_queued)
 		pthread_cond_wait(&q->room, &q->lock);
 	b->next = NULL;
 	if (q->tail)
@@ -263,7 +264,7 @@ static void hand_over(struct row_queue *q)
 	else
 		q->head = b;
 	q->tail = b;
-	if (++q->queued >= BOOST_BLOCKS && q->idle && !q->boosted) {
+	if (++q->queued >= BOOST_BLOCKS && q->idle && !q->boosted && !q->held) {
 		set_idle(q->thread, false);
 		q->boosted = true;
 	}
@@ -386,7 +387,7 @@ int row_queue_start(struct row_queue *q, bool idle)
 	pthread_cond_init(&q->room, NULL);
 	q->idle = idle && can_leave_idle();
 	q->max_queued = idle ? IDLE_MAX_BLOCKS : BUSY_MAX_BLOCKS;
-	q->stop = q->boosted = q->commit_wanted = false;
+	q->stop = q->boosted = q->commit_wanted = q->held = false;
 	if (pthread_create(&q->thread, NULL, queue_main, q)) {
 		pthread_cond_destroy(&q->room);
 		pthread_cond_destroy(&q->work);
@@ -399,12 +400,27 @@ int row_queue_start(struct row_queue *q, bool idle)
 	return 0;
 }
 
+void row_queue_hold(struct row_queue *q, bool hold)
+{
+	if (!q->threaded)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->held = hold;
+	if (!hold && q->idle && !q->boosted) {
+		set_idle(q->thread, false);
+		q->boosted = true;
+	}
+	pthread_cond_signal(&q->work);
+	pthread_mutex_unlock(&q->lock);
+}
+
 int row_queue_finish(struct row_queue *q)
 {
 	hand_over(q);
 	if (q->threaded) {
 		pthread_mutex_lock(&q->lock);
 		q->stop = true;
+		q->held = false;
 		if (q->idle && !q->boosted) /* the caller waits for it now */
 			set_idle(q->thread, false);
 		pthread_cond_signal(&q->work);

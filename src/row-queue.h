@@ -60,6 +60,15 @@ int row_queue_open(sqlite3 *db, const char *const *insert_sql, int nr_tables, st
 int row_queue_start(struct row_queue *q, bool idle);
 
 /*
+ * row_queue_hold - while @hold, the thread writes nothing and the caller
+ * never waits: every block stays in memory (mtx collect --defer-writes,
+ * seed 004 §4.1: no I/O while the program runs). Releasing hands the
+ * backlog to the thread at normal priority, as the caller waits for it
+ * then. After row_queue_start; row_queue_finish releases.
+ */
+void row_queue_hold(struct row_queue *q, bool hold);
+
+/*
  * row_queue_row - room for the next row of table @table: fill it with the
  * row_put_* below, then row_queue_put it (before asking for another). NULL
  * once a write failed (see row_queue_error), or out of memory.

@@ -169,6 +169,7 @@ E2E_TESTS = \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
 	tests/e2e/test-inject-overhead.sh \
+	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \

@@ -30,7 +30,7 @@ const char cmd_collect_usage[] =
 	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
 	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
 	"                   [--inject-overhead DURATION[:sync][:tid=N|:thread=NAME]]\n"
-	"                   [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"                   [--defer-writes] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
 	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
 	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
@@ -62,6 +62,9 @@ const char cmd_collect_usage[] =
 	"                          call of every thread, or only of thread N or of the\n"
 	"                          threads named NAME: how much overhead can the\n"
 	"                          program's order take? (mtx report FILE overhead)\n"
+	"      --defer-writes      keep every row in memory while PROGRAM runs and\n"
+	"                          write run.db after its exit: no I/O by mtx during\n"
+	"                          the run (memory grows with the events)\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
@@ -372,6 +375,7 @@ int cmd_collect(int argc, char **argv)
 		{ "sample", required_argument, NULL, 'S' },
 		{ "sync-stacks", optional_argument, NULL, 'K' },
 		{ "inject-overhead", required_argument, NULL, 'J' },
+		{ "defer-writes", no_argument, NULL, 'D' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "functions", required_argument, NULL, 'F' },
 		{ "functions-in", required_argument, NULL, 'I' },
@@ -440,6 +444,9 @@ int cmd_collect(int argc, char **argv)
 			o.sync_stack_frames = (unsigned)n;
 			break;
 		}
+		case 'D':
+			o.defer_writes = 1;
+			break;
 		case 'J': {
 			char *why = NULL;
 

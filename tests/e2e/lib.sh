@@ -19,6 +19,18 @@ finish() { [ "$FAILED" = 0 ] && exit 0 || exit 1; }
 # sql DB QUERY - one value (or rows, '|'-separated) from a run database.
 sql() { sqlite3 -batch "$1" "$2"; }
 
+# wait_until COMMAND... - until COMMAND succeeds (bounded: 120 s, then 1);
+# holds FILE PATTERN - whether FILE holds PATTERN.
+wait_until() {
+	local i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -lt 2400 ] || return 1
+		sleep 0.05
+	done
+}
+holds() { grep -q "$2" "$1" 2> /dev/null; }
+
 # on_terminal COLS CMD... - run CMD with a terminal COLS columns wide as
 # its stdin, stdout and stderr (script(1) makes one), and print what it
 # wrote there as written, but for the terminal's "\r\n" line ends (made

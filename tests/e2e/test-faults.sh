@@ -26,19 +26,9 @@ rows() {
 		' ' || (SELECT COUNT(*) FROM sync_ops)"
 }
 
-# wait_until COMMAND... - until COMMAND succeeds (bounded: 120 s);
 # wait_for FILE PATTERN - until FILE holds PATTERN; wait_file FILE - until
 # FILE exists; wait_states FILE - until FILE has committed thread states
 # (a loaded machine may take seconds to commit).
-wait_until() {
-	local i=0
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -lt 2400 ] || return 1
-		sleep 0.05
-	done
-}
-holds() { grep -q "$2" "$1" 2> /dev/null; }
 has_states() { [ "$(sql "$1" "SELECT COUNT(*) FROM thread_states" 2> /dev/null)" -gt 0 ] 2> /dev/null; }
 wait_for() { wait_until holds "$1" "$2"; }
 wait_file() { wait_until test -e "$1"; }
