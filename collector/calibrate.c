@@ -14,11 +14,14 @@
  * report overhead` then says "not calibrated" instead of charging a
  * made-up figure.
  *
- * Calibrated: syscalls (a getppid()'s enter and exit records, as one) and
- * CPU samples (cpu-clock with call chains, at a high rate so that a short
- * spin takes many). Not calibrated: switches and wakeups (they need a
- * second thread to hand the CPU to), the -pg hooks and uprobes.
- * The whole takes about 30 ms.
+ * Calibrated: syscalls (a getppid()'s enter and exit records, as one), CPU
+ * samples (cpu-clock with call chains, at a high rate so that a short
+ * spin takes many), and switches and wakeups (this thread and a partner,
+ * both on this CPU, handing it back and forth through a futex: the CPU
+ * time of both). Not calibrated: the -pg hooks and uprobes.
+ * Each calibrates only when the run opens the same tracepoint (the first
+ * user of a tracepoint takes ~20 ms to open and close). The whole takes
+ * about 30 ms.
  */
 #include "config.h"
 #include "collector/calibrate.h"
@@ -27,6 +30,10 @@
 #include "collector/tracepoint.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -36,6 +43,7 @@
 
 #define CAL_ROUNDS 5
 #define CAL_SYSCALLS 1000       /* getppid()s a round */
+#define CAL_HANDOFFS 200        /* round trips of the CPU a round: 400 switches */
 #define CAL_SPIN_NS 3000000ull  /* a sample round's CPU work */
 #define CAL_SAMPLE_PERIOD_NS 100000ull
 #define CAL_RING_PAGES 128      /* per event: a round's records fit */
@@ -83,14 +91,15 @@ static uint64_t cal_records(const struct cal_events *e, int i, uint32_t type)
 	return n;
 }
 
-/* Open @n events of @attrs on this thread, each with a ring. 0 or -errno. */
-static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, int n)
+/* Open @n events of @attrs, event i on thread @tids[i] (NULL: all on this
+ * thread), each with a ring. 0 or -errno. */
+static int cal_open_on(struct cal_events *e, struct perf_event_attr *attrs, const pid_t *tids, int n)
 {
 	e->ring_size = (size_t)(CAL_RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	e->fd[0] = e->fd[1] = -1;
 	e->ring[0] = e->ring[1] = NULL;
 	for (int i = 0; i < n; i++) {
-		e->fd[i] = perf_open(&attrs[i], 0, -1, -1);
+		e->fd[i] = perf_open(&attrs[i], tids ? tids[i] : 0, -1, -1);
 		if (e->fd[i] < 0) {
 			int rc = e->fd[i];
 			cal_close(e);
@@ -104,6 +113,11 @@ static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, int n)
 		}
 	}
 	return 0;
+}
+
+static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, int n)
+{
+	return cal_open_on(e, attrs, NULL, n);
 }
 
 /* This thread's CPU time: a preemption in a burst does not count. */
@@ -224,6 +238,129 @@ static uint64_t calibrate_samples(unsigned stack_bytes)
 	return per_record(without, with, records);
 }
 
+/* ---- switches and wakeups ------------------------------------------- */
+
+/* Two threads on one CPU: the turn says whose it is; each waits on the
+ * futex while it is the other's. */
+struct handoff {
+	int turn; /* 0: the caller's, 1: the partner's, 2: the partner quits */
+	pid_t partner_tid;
+	clockid_t partner_clock;
+};
+
+static void turn_wait(int *turn, int while_value)
+{
+	while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) == while_value)
+		syscall(SYS_futex, turn, FUTEX_WAIT_PRIVATE, while_value, NULL, NULL, 0);
+}
+
+static void turn_give(int *turn, int value)
+{
+	__atomic_store_n(turn, value, __ATOMIC_RELEASE);
+	syscall(SYS_futex, turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *handoff_partner(void *arg)
+{
+	struct handoff *h = arg;
+
+	__atomic_store_n(&h->partner_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		turn_wait(&h->turn, 0);
+		if (__atomic_load_n(&h->turn, __ATOMIC_ACQUIRE) == 2)
+			return NULL;
+		turn_give(&h->turn, 0);
+	}
+}
+
+/* The CPU time of both threads over CAL_HANDOFFS round trips. */
+static uint64_t burst_handoffs(struct handoff *h)
+{
+	struct timespec a, b;
+	uint64_t t0, t1;
+
+	clock_gettime(h->partner_clock, &a);
+	t0 = cpu_now_ns() + (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+	for (int i = 0; i < CAL_HANDOFFS; i++) {
+		turn_give(&h->turn, 1);
+		turn_wait(&h->turn, 1);
+	}
+	clock_gettime(h->partner_clock, &b);
+	t1 = cpu_now_ns() + (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	return t1 - t0;
+}
+
+/* Rounds of hand-offs without and with @n events of @attrs on the
+ * threads @tids: the cost of one of their samples. */
+static uint64_t handoff_rounds(struct handoff *h, struct perf_event_attr *attrs, const pid_t *tids, int n)
+{
+	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS];
+
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		struct cal_events e;
+
+		without[r] = burst_handoffs(h);
+		if (cal_open_on(&e, attrs, tids, n))
+			return 0;
+		with[r] = burst_handoffs(h);
+		records[r] = 0;
+		for (int i = 0; i < n; i++)
+			records[r] += cal_records(&e, i, PERF_RECORD_SAMPLE);
+		cal_close(&e);
+	}
+	return per_record(without, with, records);
+}
+
+/*
+ * sched_switch on both threads (a switch is recorded for the thread that
+ * leaves the CPU, and costs it); sched_waking on this thread only: the
+ * kernel also gives a task's events the wakeups of that task, so both
+ * directions land once in its ring, each costing its waker.
+ */
+static void calibrate_handoffs(uint64_t *switch_ns, uint64_t *wakeup_ns, bool wakeups)
+{
+	struct handoff h = { .turn = 0 };
+	struct perf_event_attr attrs[2];
+	long switch_id = tracepoint_id("sched", "sched_switch");
+	long waking_id = tracepoint_id("sched", "sched_waking");
+	cpu_set_t saved, one;
+	pthread_t partner;
+	pid_t tids[2];
+	int cpu = sched_getcpu();
+
+	*switch_ns = *wakeup_ns = 0;
+	if (switch_id < 0 || waking_id < 0 || cpu < 0 || sched_getaffinity(0, sizeof(saved), &saved))
+		return;
+	/* the partner inherits the one CPU */
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return;
+	if (pthread_create(&partner, NULL, handoff_partner, &h)) {
+		sched_setaffinity(0, sizeof(saved), &saved);
+		return;
+	}
+	while (!__atomic_load_n(&h.partner_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	if (!pthread_getcpuclockid(partner, &h.partner_clock)) {
+		tids[0] = (pid_t)syscall(SYS_gettid);
+		tids[1] = h.partner_tid;
+		tp_attr(&attrs[0], switch_id);
+		tp_attr(&attrs[1], switch_id);
+		burst_handoffs(&h); /* warm up */
+		*switch_ns = handoff_rounds(&h, attrs, tids, 2);
+		/* only when the run has the tracepoint open already: the
+		 * first user of a tracepoint costs ~20 ms to open and close */
+		if (wakeups) {
+			tp_attr(&attrs[0], waking_id);
+			*wakeup_ns = handoff_rounds(&h, attrs, tids, 1);
+		}
+	}
+	turn_give(&h.turn, 2);
+	pthread_join(partner, NULL);
+	sched_setaffinity(0, sizeof(saved), &saved);
+}
+
 /* Whether --events chose @src (bit i of @mask: mtx_sources[i]). */
 static int chosen(unsigned mask, const struct mtx_source *src)
 {
@@ -242,4 +379,11 @@ void calibrate_kernel_costs(struct mtx_writer *w, unsigned sources, unsigned sam
 		writer_meta_int(w, "cal_syscalls_ns", (int64_t)ns);
 	if (sample_hz && (ns = calibrate_samples(sample_stack_bytes)))
 		writer_meta_int(w, "cal_samples_ns", (int64_t)ns);
+	/* the sched source is always on */
+	uint64_t switch_ns, wakeup_ns;
+	calibrate_handoffs(&switch_ns, &wakeup_ns, chosen(sources, &source_wakeups));
+	if (switch_ns)
+		writer_meta_int(w, "cal_switches_ns", (int64_t)switch_ns);
+	if (wakeup_ns)
+		writer_meta_int(w, "cal_wakeups_ns", (int64_t)wakeup_ns);
 }
