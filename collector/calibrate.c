@@ -18,7 +18,10 @@
  * samples (cpu-clock with call chains, at a high rate so that a short
  * spin takes many), and switches and wakeups (this thread and a partner,
  * both on this CPU, handing it back and forth through a futex: the CPU
- * time of both). Not calibrated: the -pg hooks and uprobes.
+ * time of both), and with --functions uprobes (an entry and a return probe,
+ * defined like the run's, on a function of mtx's own; opened once for all
+ * rounds, as opening a new probe takes milliseconds). Not calibrated: the
+ * -pg hooks.
  * Each calibrates only when the run opens the same tracepoint (the first
  * user of a tracepoint takes ~20 ms to open and close). The whole takes
  * about 30 ms.
@@ -36,6 +39,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -236,6 +240,58 @@ static uint64_t calibrate_samples(unsigned stack_bytes)
 		cal_close(&e);
 	}
 	return per_record(without, with, records);
+}
+
+/* ---- uprobes ----------------------------------------------------------- */
+
+#define CAL_UPROBE_CALLS 200
+
+__attribute__((noinline)) void calibrate_uprobe_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static uint64_t burst_calls(void)
+{
+	uint64_t t0 = cpu_now_ns();
+
+	for (int i = 0; i < CAL_UPROBE_CALLS; i++)
+		calibrate_uprobe_target();
+	return cpu_now_ns() - t0;
+}
+
+void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
+{
+	struct perf_event_attr attrs[2];
+	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS], before = 0, ns;
+	struct cal_events e;
+
+	for (int r = 0; r < CAL_ROUNDS; r++)
+		without[r] = burst_calls();
+	tp_attr(&attrs[0], ids[0]);
+	tp_attr(&attrs[1], ids[1]);
+	fds[0] = fds[1] = -1;
+	if (cal_open(&e, attrs, 2))
+		return;
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		uint64_t now;
+
+		with[r] = burst_calls();
+		/* a call a pair: counted by its entries */
+		now = cal_records(&e, 0, PERF_RECORD_SAMPLE);
+		records[r] = now - before;
+		before = now;
+	}
+	/* closed later with the run's events: the last close of a
+	 * uprobe's event waits for an RCU grace period (~200 ms) */
+	for (int i = 0; i < 2; i++) {
+		ioctl(e.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		fds[i] = e.fd[i];
+		e.fd[i] = -1;
+	}
+	cal_close(&e);
+	if ((ns = per_record(without, with, records)))
+		writer_meta_int(w, "cal_uprobes_ns", (int64_t)ns);
 }
 
 /* ---- switches and wakeups ------------------------------------------- */

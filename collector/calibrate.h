@@ -17,4 +17,17 @@
 void calibrate_kernel_costs(struct mtx_writer *w, unsigned sources, unsigned sample_hz,
 			    unsigned sample_stack_bytes);
 
+/*
+ * calibrate_uprobes - with @ids the tracepoint ids of an entry and a
+ * return probe on calibrate_uprobe_target (defined the way the run's
+ * --functions probes are), time calls of it on this thread and write meta
+ * cal_uprobes_ns, the cost of one traced call (both hits). Its two events
+ * are left open and disabled in @fds (-1: none), for the caller to close
+ * with the run's (session_keep_fd): a uprobe's last close is slow.
+ */
+void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2]);
+
+/* calibrate_uprobe_target - the function calibrate_uprobes calls. */
+void calibrate_uprobe_target(void);
+
 #endif

@@ -421,6 +421,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	write_start_meta(w, o, s.nr_cpus);
 	/* before the program runs: the events of this thread are not its */
 	calibrate_kernel_costs(w, o->sources, o->sample_hz, o->sample_stack_bytes);
+	if (function_uprobes_calibration(fu)) {
+		int cal_fds[2];
+		calibrate_uprobes(w, function_uprobes_calibration(fu), cal_fds);
+		for (int i = 0; i < 2; i++)
+			if (cal_fds[i] >= 0)
+				session_keep_fd(&s, cal_fds[i]);
+	}
 	m = model_new(w);
 	prof = profile_new(w);
 	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;

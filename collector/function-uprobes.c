@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "collector/function-uprobes.h"
+#include "collector/calibrate.h"
 #include "collector/elf-symbols.h"
 #include "collector/session.h"
 #include "collector/tracepoint.h"
@@ -48,6 +49,7 @@ struct function_uprobes {
 	struct function_probe *probes;
 	size_t nr_probes, cap_probes;
 	char *skipped;               /* names left out (not_called), space-separated */
+	long calibration_ids[2];     /* entry and return on calibrate_uprobe_target, or 0 */
 };
 
 /*
@@ -254,6 +256,59 @@ void function_uprobes_get(const struct function_uprobes *u, size_t i, const char
 	*path = u->modules[u->probes[i].module];
 }
 
+/* Where @addr of this process is: the file mapped there and the offset
+ * in it. 0 or -ENOENT. */
+static int own_file_offset(const void *addr, char *path, size_t size, uint64_t *offset)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128];
+	int rc = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (rc && fgets(line, sizeof(line), f)) {
+		unsigned long start, end, off;
+		int name_at = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end, &off, &name_at) < 3 || !name_at ||
+		    (uintptr_t)addr < start || (uintptr_t)addr >= end || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + name_at);
+		*offset = (uintptr_t)addr - start + off;
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* The calibration probes (collector/calibrate.c), defined as the run's
+ * are; none if that fails: the cost then goes uncalibrated. */
+static void define_calibration(struct function_uprobes *u)
+{
+	char path[PATH_MAX], *err = NULL;
+	uint64_t offset;
+
+	if (own_file_offset((const void *)calibrate_uprobe_target, path, sizeof(path), &offset))
+		return;
+	for (int r = 0; r < 2; r++) {
+		long id = uprobe_group_add(u->group, r ? "cal_return" : "cal_entry", r, path, offset,
+					   r ? NULL : ENTRY_ARGS, &err);
+		if (id < 0) {
+			log_debug("no uprobe calibration: %s", err ? err : "");
+			free(err);
+			u->calibration_ids[0] = 0;
+			return;
+		}
+		u->calibration_ids[r] = id;
+	}
+}
+
+const long *function_uprobes_calibration(const struct function_uprobes *u)
+{
+	return u && u->calibration_ids[0] ? u->calibration_ids : NULL;
+}
+
 int function_uprobes_define(struct function_uprobes *u, char **err)
 {
 	size_t kept = 0;
@@ -287,6 +342,7 @@ int function_uprobes_define(struct function_uprobes *u, char **err)
 		u->probes[kept++] = p;
 	}
 	u->nr_probes = kept;
+	define_calibration(u);
 	return 0;
 }
 

@@ -64,6 +64,11 @@ void function_uprobes_get(const struct function_uprobes *u, size_t i, const char
  */
 int function_uprobes_define(struct function_uprobes *u, char **err);
 
+/* function_uprobes_calibration - the tracepoint ids of the entry and return
+ * probes on calibrate_uprobe_target that function_uprobes_define added for
+ * calibrate_uprobes, or NULL. */
+const long *function_uprobes_calibration(const struct function_uprobes *u);
+
 /**
  * function_uprobes_open - open the probes' events in @s (for its traced
  * process, enabled at exec); their hits are decoded into MTX_EV_CALL.

@@ -65,6 +65,14 @@ static int remember_fd(struct mtx_session *s, int fd)
 	return 0;
 }
 
+int session_keep_fd(struct mtx_session *s, int fd)
+{
+	int rc = remember_fd(s, fd);
+	if (rc)
+		close(fd);
+	return rc;
+}
+
 int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
 		      int tag, int system_wide)
 {

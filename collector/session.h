@@ -52,6 +52,10 @@ struct mtx_session {
 	int nr_after_close;
 };
 
+/* session_keep_fd - close @fd with the session's events (in the
+ * background, as they are). Returns 0 or -ENOMEM (@fd then closed). */
+int session_keep_fd(struct mtx_session *s, int fd);
+
 /* session_after_close - run @fn(@ctx) once the session's events are all
  * closed (uprobes can only be removed then). Returns 0, or -ENOSPC when
  * SESSION_MAX_HOOKS are taken. */
