@@ -114,20 +114,10 @@ int cmd_report_hb(const char *path, const char *thread, const char *format)
 			goto out;
 		}
 	}
-	uint8_t *outcome = malloc((size_t)run->nr_events + 1);
-	if (!outcome || hb_observed_order(run, &actions)) {
-		free(outcome);
+	if (hb_build_observed(run, &actions, &g)) {
 		log_error("out of memory");
 		goto out;
 	}
-	for (int32_t e = 0; e < run->nr_events; e++)
-		outcome[e] = run->events[e].outcome;
-	if (hb_build(run, actions, 2 * run->nr_events, outcome, NULL, &g)) {
-		free(outcome);
-		log_error("out of memory");
-		goto out;
-	}
-	free(outcome);
 	probe_view_hb(stdout, run, &g, want, (enum probe_view_format)fmt);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
 out:
@@ -354,18 +344,6 @@ static bool store(const char *path, const struct probe_run *run, const struct pr
 	return done;
 }
 
-/* Simulate @run, build G^S and compare it with @gi; 0 or -ENOMEM. */
-static int simulate(struct probe_run *run, enum probe_model model, const int32_t *obs, const struct probe_graph *gi,
-		    struct probe_sim *sim, struct probe_graph *gs, struct probe_verdict *v)
-{
-	int rc = probe_simulate(run, model, sim);
-	if (!rc)
-		rc = hb_build(run, sim->actions, sim->nr_actions, sim->outcome, sim->woken_by, gs);
-	if (!rc)
-		rc = probe_verdict_make(run, obs, gi, gs, sim, v);
-	return rc;
-}
-
 static int probe_effect(const struct options *o)
 {
 	struct probe_run *run = NULL;
@@ -374,7 +352,6 @@ static int probe_effect(const struct options *o)
 	struct probe_verdict v = { 0 };
 	sqlite3 *db = NULL;
 	int32_t *obs = NULL;
-	uint8_t *outcome = NULL;
 	int status;
 	bool stored = false, complete = false;
 	struct baseline base = { 0 };
@@ -384,15 +361,11 @@ static int probe_effect(const struct options *o)
 	status = EXIT_FAILURE_MTX;
 	sqlite3_close(db);
 	db = NULL;
-	if (!(outcome = malloc((size_t)run->nr_events + 1)) || hb_observed_order(run, &obs))
-		goto nomem;
-	for (int32_t e = 0; e < run->nr_events; e++)
-		outcome[e] = run->events[e].outcome;
-	if (hb_build(run, obs, 2 * run->nr_events, outcome, NULL, &gi))
+	if (hb_build_observed(run, &obs, &gi))
 		goto nomem;
 	/* The model check first, on the run as observed; then without overhead. */
 	if (run->overhead_ns > 0 && !o->simulate_only) {
-		if (simulate(run, o->model, obs, &gi, &sim, &gs, &v))
+		if (probe_verdict_simulate(run, o->model, obs, &gi, &sim, &gs, &v))
 			goto nomem;
 		base = (struct baseline){ true, !v.divergent, v.first,
 					  v.first < 0 ? 0 : v.cannot_execute ? v.nr_sim + 1 : v.sim_rank[v.first] };
@@ -401,7 +374,7 @@ static int probe_effect(const struct options *o)
 		probe_sim_free(&sim);
 	}
 	probe_run_remove_overhead(run);
-	if (simulate(run, o->model, obs, &gi, &sim, &gs, &v))
+	if (probe_verdict_simulate(run, o->model, obs, &gi, &sim, &gs, &v))
 		goto nomem;
 	if (!base.run)
 		base = (struct baseline){ false, !v.divergent, v.first,
@@ -451,7 +424,6 @@ out:
 	if (sim.enter_ns)
 		probe_sim_free(&sim);
 	free(obs);
-	free(outcome);
 	probe_run_free(run);
 	sqlite3_close(db);
 	return status;

@@ -458,3 +458,17 @@ bool hb_has_edge(const struct probe_graph *g, int32_t src, int32_t dst)
 			return true;
 	return false;
 }
+
+int hb_build_observed(const struct probe_run *run, int32_t **actions, struct probe_graph *gi)
+{
+	uint8_t *outcome = malloc((size_t)run->nr_events + 1);
+	int rc = -ENOMEM;
+	*actions = NULL;
+	if (outcome && !hb_observed_order(run, actions)) {
+		for (int32_t e = 0; e < run->nr_events; e++)
+			outcome[e] = run->events[e].outcome;
+		rc = hb_build(run, *actions, 2 * run->nr_events, outcome, NULL, gi);
+	}
+	free(outcome);
+	return rc;
+}

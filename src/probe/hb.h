@@ -66,6 +66,13 @@ int hb_build(const struct probe_run *run, const int32_t *actions, int32_t nr_act
 
 void hb_free(struct probe_graph *g);
 
+/*
+ * hb_build_observed - the observed order (hb_observed_order) into a new
+ * *@actions (caller frees) and G^I, its graph with the recorded outcomes,
+ * into @gi (free with hb_free either way). Returns 0 or -ENOMEM.
+ */
+int hb_build_observed(const struct probe_run *run, int32_t **actions, struct probe_graph *gi);
+
 /* hb_same_vertex - whether event @e has the same outcome and the same
  * sources of incoming edges in @a and @b. */
 bool hb_same_vertex(const struct probe_graph *a, const struct probe_graph *b, int32_t e);

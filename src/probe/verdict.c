@@ -64,6 +64,18 @@ int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, 
 	return 0;
 }
 
+int probe_verdict_simulate(const struct probe_run *run, enum probe_model model, const int32_t *obs,
+			   const struct probe_graph *gi, struct probe_sim *sim, struct probe_graph *gs,
+			   struct probe_verdict *v)
+{
+	int rc = probe_simulate(run, model, sim);
+	if (!rc)
+		rc = hb_build(run, sim->actions, sim->nr_actions, sim->outcome, sim->woken_by, gs);
+	if (!rc)
+		rc = probe_verdict_make(run, obs, gi, gs, sim, v);
+	return rc;
+}
+
 struct inversion_pass {
 	const struct probe_run *run;
 	int32_t (*pairs)[2];

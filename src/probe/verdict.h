@@ -41,6 +41,16 @@ int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, 
 void probe_verdict_free(struct probe_verdict *v);
 
 /*
+ * probe_verdict_simulate - the steps of mtx probe-effect after G^I:
+ * simulate @run under @model into @sim, build G^S into @gs and compare it
+ * with @gi, the graph of the observed order @obs (hb_build_observed),
+ * into @v. Free the three either way. Returns 0 or -ENOMEM.
+ */
+int probe_verdict_simulate(const struct probe_run *run, enum probe_model model, const int32_t *obs,
+			   const struct probe_graph *gi, struct probe_sim *sim, struct probe_graph *gs,
+			   struct probe_verdict *v);
+
+/*
  * probe_inversions - the timestamp inversions of the trustworthy prefix
  * (every executed event when the graphs are equal): pairs of events on
  * different threads, both in the prefix, whose order of happening differs
