@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "ui/display.h"
+#include "ui/time-axis.h"
 #include "ui/views.h"
 #include "src/timefmt.h"
 #include "src/derived/timeline-levels.h"
@@ -25,10 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LABEL_EVERY 20      /* columns between time labels */
 #define EXACT_PER_COLUMN 4  /* read states exactly below this many per column */
 #define SAMPLES 5           /* else the state at this many points across each column */
-#define MIN_NS_PER_COL 10
 #define MARKS_FEW 2 /* a column shows an event's letter when it holds at most this many events */
 
 /* A cell's state: a thread state's (src/thread-states.h) plus one, as in
@@ -55,8 +54,8 @@ struct timeline {
 	int nr_lanes;
 	int *shown; /* lanes that pass the filter */
 	int nr_shown, sel, top;
-	int64_t cursor_ns, left_ns, ns_per_col;
-	int name_cols, plot_cols, lane_rows; /* of the last frame */
+	struct time_axis ax; /* ax.cols: the plot's columns in the last frame */
+	int name_cols, lane_rows; /* of the last frame */
 	char *filter; /* as typed, for the status line */
 };
 
@@ -109,8 +108,8 @@ static enum lane_state state_at(sqlite3_stmt *st, int64_t t, struct state_hit *h
 static void cover_add(const struct timeline *tl, int64_t (*cover)[NR_LANE_STATES], int64_t s, int64_t e,
 		      enum lane_state state)
 {
-	int cols = tl->plot_cols;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	int cols = tl->ax.cols;
+	int64_t left = tl->ax.left_ns, npc = tl->ax.ns_per_col, right = left + npc * cols;
 	int c0 = s <= left ? 0 : (int)((s - left) / npc), c1 = e >= right ? cols - 1 : (int)((e - 1 - left) / npc);
 	for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < cols; c++) {
 		int64_t a = left + c * npc, b = a + npc;
@@ -130,12 +129,12 @@ static void cells_from_cover(int cols, int64_t (*cover)[NR_LANE_STATES], enum la
 	}
 }
 
-/* Fill @cells (plot_cols) with the state that covers most of each column. */
+/* Fill @cells (ax.cols) with the state that covers most of each column. */
 static void lane_states(struct view *v, const struct lane *l, enum lane_state *cells)
 {
 	struct timeline *tl = v->priv;
-	int cols = tl->plot_cols, limit = cols * EXACT_PER_COLUMN;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols;
+	int cols = tl->ax.cols, limit = cols * EXACT_PER_COLUMN;
+	int64_t left = tl->ax.left_ns, npc = tl->ax.ns_per_col, right = left + npc * cols;
 	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
 	sqlite3_stmt *st = prepare(v, "timeline.states", l->tid, left, right);
 	int n = 0;
@@ -203,8 +202,8 @@ static int mark_column(const struct timeline *tl, sqlite3_stmt *st, int64_t from
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
 		if (col < 0) {
-			col = (int)((t - tl->left_ns) / tl->ns_per_col);
-			end = tl->left_ns + (int64_t)(col + 1) * tl->ns_per_col;
+			col = (int)((t - tl->ax.left_ns) / tl->ax.ns_per_col);
+			end = tl->ax.left_ns + (int64_t)(col + 1) * tl->ax.ns_per_col;
 		}
 		if (t >= end)
 			break;
@@ -212,7 +211,7 @@ static int mark_column(const struct timeline *tl, sqlite3_stmt *st, int64_t from
 		if (!mark || mark == '^')
 			mark = kind_mark((const char *)sqlite3_column_text(st, 1));
 	}
-	if (col >= 0 && col < tl->plot_cols && n <= MARKS_FEW)
+	if (col >= 0 && col < tl->ax.cols && n <= MARKS_FEW)
 		marks[col] = mark;
 	return col;
 }
@@ -231,9 +230,9 @@ static sqlite3_stmt *prepare_events(struct view *v, const struct lane *l)
 static void lane_marks(struct view *v, const struct lane *l, char *marks)
 {
 	struct timeline *tl = v->priv;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * tl->plot_cols;
+	int64_t left = tl->ax.left_ns, npc = tl->ax.ns_per_col, right = left + npc * tl->ax.cols;
 	sqlite3_stmt *st = prepare_events(v, l);
-	memset(marks, 0, (size_t)tl->plot_cols);
+	memset(marks, 0, (size_t)tl->ax.cols);
 	for (int64_t from = left, c; st && from < right; from = left + (c + 1) * npc)
 		if ((c = mark_column(tl, st, from, right, marks)) < 0)
 			break;
@@ -247,7 +246,7 @@ static int lane_level(struct view *v, const struct lane *l)
 {
 	struct timeline *tl = v->priv;
 	int level = 0, found = -1;
-	while (level < 30 && (int64_t)2 << (2 * (level + 1)) <= tl->ns_per_col)
+	while (level < 30 && (int64_t)2 << (2 * (level + 1)) <= tl->ax.ns_per_col)
 		level++;
 	sqlite3_stmt *st = level ? prepare(v, "timeline.level", l->tid, 0, 0) : NULL;
 	if (st) {
@@ -267,8 +266,8 @@ static void lane_from_level(struct view *v, const struct lane *l, int level, enu
 {
 	static const int nr_states = sizeof(timeline_level_states) / sizeof(timeline_level_states[0]);
 	struct timeline *tl = v->priv;
-	int cols = tl->plot_cols;
-	int64_t left = tl->left_ns, npc = tl->ns_per_col, right = left + npc * cols, width_ns = (int64_t)1 << (2 * level);
+	int cols = tl->ax.cols;
+	int64_t left = tl->ax.left_ns, npc = tl->ax.ns_per_col, right = left + npc * cols, width_ns = (int64_t)1 << (2 * level);
 	int64_t(*cover)[NR_LANE_STATES] = calloc((size_t)cols, sizeof(*cover));
 	int *events = calloc((size_t)cols, sizeof(*events));
 	sqlite3_stmt *st = cover && events ? prepare(v, "timeline.level_rows", l->tid, left, right) : NULL;
@@ -315,37 +314,16 @@ static void lane_label(const struct lane *l, char *buf, size_t size, int width)
 	snprintf(buf, size, "%.*s%s", room > 0 ? room : 0, name, tid);
 }
 
-static void draw_axis(struct view *v, int y, int width)
-{
-	struct timeline *tl = v->priv;
-	char line[1024], label[32];
-	int cols = tl->plot_cols, x0 = tl->name_cols;
-	memset(line, ' ', sizeof(line));
-	snprintf(line, (size_t)x0, "%s", "thread");
-	line[strlen(line)] = ' ';
-	for (int c = 0; c < cols; c += LABEL_EVERY) {
-		int64_t t = tl->left_ns + (int64_t)c * tl->ns_per_col - v->b->origin_ns;
-		int n = snprintf(label, sizeof(label), "|%s", timefmt_duration(t < 0 ? 0 : (uint64_t)t, label + 16, 16));
-		if (x0 + c + n < (int)sizeof(line) - 1)
-			memcpy(line + x0 + c, label, (size_t)n);
-	}
-	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
-	if (cursor >= 0 && cursor < cols)
-		line[x0 + cursor] = 'v';
-	line[width < (int)sizeof(line) ? width : (int)sizeof(line) - 1] = 0;
-	display_text(y, 0, width, STYLE_HEADER, true, line);
-}
-
 static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 {
 	struct timeline *tl = v->priv;
-	int cols = tl->plot_cols, x0 = tl->name_cols;
+	int cols = tl->ax.cols, x0 = tl->name_cols;
 	enum lane_state *cells = l->cells;
 	char *marks = l->marks, name[64];
-	int cursor = (int)((tl->cursor_ns - tl->left_ns) / tl->ns_per_col);
+	int cursor = (int)((tl->ax.cursor_ns - tl->ax.left_ns) / tl->ax.ns_per_col);
 	lane_label(l, name, sizeof(name), x0 - 1);
 	display_text(y, 0, x0 - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
-	if (!cells || !marks || l->cached_left != tl->left_ns || l->cached_npc != tl->ns_per_col ||
+	if (!cells || !marks || l->cached_left != tl->ax.left_ns || l->cached_npc != tl->ax.ns_per_col ||
 	    l->cached_cols != cols) {
 		free(l->cells);
 		free(l->marks);
@@ -360,8 +338,8 @@ static void draw_lane(struct view *v, struct lane *l, int y, bool selected)
 			lane_states(v, l, cells);
 			lane_marks(v, l, marks);
 		}
-		l->cached_left = tl->left_ns;
-		l->cached_npc = tl->ns_per_col;
+		l->cached_left = tl->ax.left_ns;
+		l->cached_npc = tl->ax.ns_per_col;
 		l->cached_cols = cols;
 	}
 	for (int c = 0; c < cols; c++) {
@@ -436,9 +414,9 @@ static void draw_detail(struct view *v, int y, int width)
 	used = strlen(line);
 	used += (size_t)snprintf(line + used, sizeof(line) - used, ": ");
 	/* The state from thread_states; why, from state_causes (waits only). */
-	sqlite3_stmt *st = prepare(v, "timeline.state_at", l->tid, tl->cursor_ns, tl->cursor_ns);
+	sqlite3_stmt *st = prepare(v, "timeline.state_at", l->tid, tl->ax.cursor_ns, tl->ax.cursor_ns);
 	int64_t start = 0, end = 0;
-	bool alive = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > tl->cursor_ns;
+	bool alive = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) > tl->ax.cursor_ns;
 	if (alive) {
 		start = sqlite3_column_int64(st, 0);
 		end = sqlite3_column_int64(st, 1);
@@ -448,7 +426,7 @@ static void draw_detail(struct view *v, int y, int width)
 		used += (size_t)snprintf(line + used, sizeof(line) - used, "not alive");
 	}
 	sqlite3_finalize(st);
-	st = alive ? prepare(v, "timeline.cause_at", l->tid, tl->cursor_ns, tl->cursor_ns) : NULL;
+	st = alive ? prepare(v, "timeline.cause_at", l->tid, tl->ax.cursor_ns, tl->ax.cursor_ns) : NULL;
 	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == start && used < sizeof(line)) {
 		const char *cause = (const char *)sqlite3_column_text(st, 3), *addr = (const char *)sqlite3_column_text(st, 4),
 			   *kind = (const char *)sqlite3_column_text(st, 5), *op = (const char *)sqlite3_column_text(st, 6),
@@ -465,36 +443,13 @@ static void draw_detail(struct view *v, int y, int width)
 			used += (size_t)snprintf(line + used, sizeof(line) - used, ", ended by %s", ended);
 	}
 	sqlite3_finalize(st);
-	int64_t column_ns = tl->left_ns + (tl->cursor_ns - tl->left_ns) / tl->ns_per_col * tl->ns_per_col;
-	st = prepare(v, "timeline.op_at", l->tid, column_ns, column_ns + tl->ns_per_col);
+	int64_t column_ns = tl->ax.left_ns + (tl->ax.cursor_ns - tl->ax.left_ns) / tl->ax.ns_per_col * tl->ax.ns_per_col;
+	st = prepare(v, "timeline.op_at", l->tid, column_ns, column_ns + tl->ax.ns_per_col);
 	if (st && sqlite3_step(st) == SQLITE_ROW && used < sizeof(line))
 		snprintf(line + used, sizeof(line) - used, " | op %s %s %s%s", sqlite3_column_text(st, 0),
 			 sqlite3_column_text(st, 2), sqlite3_column_text(st, 1), sqlite3_column_int(st, 3) ? " blocked" : "");
 	sqlite3_finalize(st);
 	display_text(y, 0, width, STYLE_NORMAL, true, line);
-}
-
-static void clamp_window(struct view *v)
-{
-	struct timeline *tl = v->priv;
-	int64_t span = v->b->end_ns - v->b->origin_ns, cols = tl->plot_cols > 0 ? tl->plot_cols : 1;
-	int64_t widest = (span + cols - 1) / cols;
-	if (tl->ns_per_col > widest)
-		tl->ns_per_col = widest > 0 ? widest : 1;
-	if (tl->ns_per_col < MIN_NS_PER_COL)
-		tl->ns_per_col = MIN_NS_PER_COL;
-	if (tl->cursor_ns < v->b->origin_ns)
-		tl->cursor_ns = v->b->origin_ns;
-	if (tl->cursor_ns >= v->b->end_ns)
-		tl->cursor_ns = v->b->end_ns - 1;
-	/* Keep the cursor inside the window, moving the window by half a screen. */
-	int64_t width_ns = tl->ns_per_col * cols;
-	if (tl->cursor_ns < tl->left_ns || tl->cursor_ns >= tl->left_ns + width_ns)
-		tl->left_ns = tl->cursor_ns - width_ns / 2;
-	if (tl->left_ns > v->b->end_ns - width_ns)
-		tl->left_ns = v->b->end_ns - width_ns;
-	if (tl->left_ns < v->b->origin_ns)
-		tl->left_ns = v->b->origin_ns;
 }
 
 static void timeline_draw(struct view *v, int y, int height, int width)
@@ -503,14 +458,14 @@ static void timeline_draw(struct view *v, int y, int height, int width)
 	/* The legend takes what it needs, up to a third of the lanes' rows. */
 	int legend = draw_legend(-1, width, height > 4 ? (height - 2) / 3 : 0);
 	tl->name_cols = view_label_cols(width);
-	tl->plot_cols = width - tl->name_cols;
+	tl->ax.cols = width - tl->name_cols;
 	tl->lane_rows = height - 2 - legend;
-	clamp_window(v);
+	time_axis_clamp(&tl->ax);
 	if (tl->sel < tl->top)
 		tl->top = tl->sel;
 	if (tl->sel >= tl->top + tl->lane_rows)
 		tl->top = tl->sel - tl->lane_rows + 1;
-	draw_axis(v, y, width);
+	time_axis_draw(&tl->ax, y, tl->name_cols, width, "thread", v->b->origin_ns);
 	for (int i = 0; i < tl->lane_rows && tl->top + i < tl->nr_shown; i++)
 		draw_lane(v, &tl->lanes[tl->shown[tl->top + i]], y + 1 + i, tl->top + i == tl->sel);
 	draw_legend(y + height - 1 - legend, width, legend);
@@ -521,11 +476,11 @@ static void timeline_status(const struct view *v, char *buf, size_t size)
 {
 	const struct timeline *tl = v->priv;
 	char npc[32], at[32];
-	int64_t t = tl->cursor_ns - v->b->origin_ns;
+	int64_t t = tl->ax.cursor_ns - v->b->origin_ns;
 	snprintf(buf, size, "lane %d of %d%s%s  at %s  %s a column", tl->nr_shown ? tl->sel + 1 : 0, tl->nr_shown,
 		 tl->filter ? ", filter " : "", tl->filter ? tl->filter : "",
 		 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)),
-		 timefmt_duration((uint64_t)tl->ns_per_col, npc, sizeof(npc)));
+		 timefmt_duration((uint64_t)tl->ax.ns_per_col, npc, sizeof(npc)));
 }
 
 /* Keep the lanes named by @text: a thread pattern, or an object (0xADDR or
@@ -611,9 +566,9 @@ static int timeline_view_load(struct view *v, char **err)
 	if (!tl->shown)
 		return -ENOMEM;
 	apply_filter(v, NULL);
-	tl->cursor_ns = v->b->origin_ns;
-	tl->left_ns = v->b->origin_ns;
-	tl->ns_per_col = INT64_MAX / 4; /* the whole run, once the width is known */
+	tl->ax = (struct time_axis){ .start_ns = v->b->origin_ns, .end_ns = v->b->end_ns, .left_ns = v->b->origin_ns,
+				     .cursor_ns = v->b->origin_ns,
+				     .ns_per_col = INT64_MAX / 4 /* the whole run, once the width is known */ };
 	return 0;
 }
 
@@ -622,7 +577,7 @@ static void cursor_to_result(struct view *v, sqlite3_stmt *st, const char *none)
 {
 	struct timeline *tl = v->priv;
 	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		tl->cursor_ns = sqlite3_column_int64(st, 0);
+		tl->ax.cursor_ns = sqlite3_column_int64(st, 0);
 	else
 		view_message(v->b, "%s", none);
 	sqlite3_finalize(st);
@@ -635,8 +590,8 @@ static void follow_wakeup(struct view *v)
 	const struct lane *l = selected_lane(v);
 	if (!l)
 		return;
-	sqlite3_stmt *st = prepare(v, "timeline.cause_at", l->tid, tl->cursor_ns, tl->cursor_ns);
-	if (!st || sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 2) <= tl->cursor_ns ||
+	sqlite3_stmt *st = prepare(v, "timeline.cause_at", l->tid, tl->ax.cursor_ns, tl->ax.cursor_ns);
+	if (!st || sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 2) <= tl->ax.cursor_ns ||
 	    !strcmp((const char *)sqlite3_column_text(st, 0), thread_state_name(TS_RUNNING))) {
 		view_message(v->b, "the cursor is not on a wait of this thread");
 		sqlite3_finalize(st);
@@ -652,7 +607,7 @@ static void follow_wakeup(struct view *v)
 	}
 	int64_t ts = sqlite3_column_int64(st, 0), waker = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
-	tl->cursor_ns = ts;
+	tl->ax.cursor_ns = ts;
 	for (int i = 0; i < tl->nr_shown; i++) {
 		const struct lane *w = &tl->lanes[tl->shown[i]];
 		if (w->tid == waker && w->start_ns <= ts && ts <= w->end_ns) {
@@ -698,11 +653,11 @@ static enum reaction timeline_act(struct view *v, enum action a)
 {
 	struct timeline *tl = v->priv;
 	const struct lane *l = selected_lane(v);
-	int64_t npc = tl->ns_per_col;
 	int page = tl->lane_rows > 1 ? tl->lane_rows - 1 : 1;
 	char *text, *err = NULL;
-	int64_t offset;
 
+	if (time_axis_act(&tl->ax, v->b, a))
+		return REACT_REDRAW;
 	switch (a) {
 	case ACT_UP:
 	case ACT_DOWN:
@@ -716,43 +671,12 @@ static enum reaction timeline_act(struct view *v, enum action a)
 			tl->sel = 0;
 		break;
 	}
-	case ACT_LEFT:
-		tl->cursor_ns -= npc;
-		break;
-	case ACT_RIGHT:
-		tl->cursor_ns += npc;
-		break;
-	case ACT_FIRST:
-		tl->cursor_ns = v->b->origin_ns;
-		break;
-	case ACT_LAST:
-		tl->cursor_ns = v->b->end_ns - 1;
-		break;
-	case ACT_ZOOM_IN:
-	case ACT_ZOOM_OUT: {
-		/* Keep the cursor on the same screen column. */
-		int64_t col = (tl->cursor_ns - tl->left_ns) / npc;
-		tl->ns_per_col = a == ACT_ZOOM_IN ? npc / 2 : npc * 2;
-		clamp_window(v);
-		tl->left_ns = tl->cursor_ns - col * tl->ns_per_col;
-		break;
-	}
-	case ACT_JUMP_TIME:
-		text = display_prompt("jump to time since the start (1.5s, 200ms, 30us): ");
-		if (text && *text) {
-			if (timefmt_parse_offset(text, &offset))
-				view_message(v->b, "'%s' is not a time such as 1.5s, 200ms, 30us or 10ns", text);
-			else
-				tl->cursor_ns = v->b->origin_ns + offset;
-		}
-		free(text);
-		break;
 	case ACT_NEXT_EVENT:
 	case ACT_PREV_EVENT:
 		if (l)
 			cursor_to_result(v,
 					 prepare(v, a == ACT_NEXT_EVENT ? "timeline.next_event" : "timeline.prev_event",
-						 l->tid, tl->cursor_ns, tl->cursor_ns),
+						 l->tid, tl->ax.cursor_ns, tl->ax.cursor_ns),
 					 a == ACT_NEXT_EVENT ? "no later event on this lane" : "no earlier event on this lane");
 		break;
 	case ACT_FOLLOW_WAKEUP:
@@ -788,7 +712,7 @@ static enum reaction timeline_act(struct view *v, enum action a)
 		break;
 	case ACT_OPEN: {
 		/* On a wait for an object: its history, on that wait's op. */
-		struct mtx_query_params p = { .tid = l ? l->tid : 0, .has_tid = true, .from = tl->cursor_ns,
+		struct mtx_query_params p = { .tid = l ? l->tid : 0, .has_tid = true, .from = tl->ax.cursor_ns,
 					      .has_from = true };
 		if (!l)
 			return REACT_NONE;
@@ -800,7 +724,7 @@ static enum reaction timeline_act(struct view *v, enum action a)
 	default:
 		return REACT_UNHANDLED;
 	}
-	clamp_window(v);
+	time_axis_clamp(&tl->ax);
 	return REACT_REDRAW;
 }
 
