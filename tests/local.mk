@@ -204,6 +204,7 @@ TUI_TESTS = \
 	tests/tui/test-browse-incomplete.sh \
 	tests/tui/test-browse-levels.sh \
 	tests/tui/test-browse-search.sh \
+	tests/tui/test-browse-probe-effect.sh \
 	tests/tui/test-browse-collect.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
@@ -217,6 +218,8 @@ EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
 	tests/tui/screens/incomplete-objects.txt \
 	tests/tui/screens/incomplete-threads.txt \
 	tests/tui/screens/levels.txt \
+	tests/tui/screens/probe-effect-fig8.txt \
+	tests/tui/screens/probe-effect-flip.txt \
 	tests/tui/screens/levels-altered.txt \
 	tests/tui/screens/levels-zoomed.txt \
 	tests/tui/screens/object-history.txt \

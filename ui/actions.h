@@ -35,6 +35,7 @@ enum action {
 	ACT_NEXT_EVENT,
 	ACT_PREV_EVENT,
 	ACT_FOLLOW_WAKEUP,
+	ACT_MODEL,
 #define X(e, name, key, help, open) ACT_VIEW_##e,
 	MAIN_VIEWS(X)
 #undef X

@@ -13,5 +13,6 @@ libmtxui_a_SOURCES = \
 	ui/time-axis.c ui/time-axis.h \
 	ui/view-timeline.c \
 	ui/view-calls.c \
+	ui/view-probe-effect.c \
 	ui/view-help.c
 libmtxui_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(NCURSES_CFLAGS)

@@ -41,6 +41,8 @@ struct view *waits_view_new(struct browse *b);
 struct view *timeline_view_new(struct browse *b);
 /* view-calls.c: per-thread call trees. */
 struct view *calls_view_new(struct browse *b);
+/* view-probe-effect.c: observed and simulated orders, two lanes per thread. */
+struct view *probe_effect_view_new(struct browse *b);
 /* view-help.c: the keys, from the action table. */
 struct view *help_view_new(struct browse *b);
 

@@ -30,8 +30,7 @@
 
 /* The exit status of a divergent verdict (0 equal, 1 error, 2 usage). */
 #define EXIT_DIVERGENT 3
-/* Events each side of e_d in the text window and the DOT graph. */
-#define WINDOW_HALF 6
+/* Events each side of e_d in the DOT graph. */
 #define DOT_HALF 15
 /* Inversions --inversions lists in text at most. */
 #define INVERSIONS_SHOWN 1000
@@ -236,7 +235,7 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		else
 			fprintf(out, "  No event before it: nothing of the simulation is a prediction.\n");
 		fprintf(out, "\n");
-		probe_view_window(out, run, v, WINDOW_HALF);
+		probe_view_window(out, run, v, PROBE_WINDOW_HALF);
 		fprintf(out, "\n");
 	}
 	fprintf(out, "Timestamp order changed without changing the partial order: %" PRId64

@@ -17,6 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Events each side of e_d (in each total order) that the views show as
+ * its window (mtx probe-effect's text, the browser's probe-effect view). */
+#define PROBE_WINDOW_HALF 6
+
 struct probe_verdict {
 	bool divergent;
 	int32_t first;          /* e_d, or -1 */

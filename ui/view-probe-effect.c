@@ -1,0 +1,504 @@
+/*
+ * ui/view-probe-effect.c - seed 004's Figs. 8-10 in the browser (key E):
+ * did recording change the run's synchronization order? Two lanes per
+ * thread over one time axis, I (its sync events as observed) and S (as
+ * simulated without the overhead), each event drawn as its number in its
+ * run's total order ("number below event"); the events within
+ * PROBE_WINDOW_HALF places of the first divergent event e_d highlighted,
+ * e_d itself and its logical dependencies (its edges in G^I and G^S)
+ * named under the lanes, with those of the event under the cursor.
+ *
+ * The analysis is mtx probe-effect's (src/probe), done in memory when the
+ * view opens and again only when m changes the model; the file is not
+ * written. A frame then reads nothing: each lane finds the events in the
+ * window by binary search over its thread's events in that run's order.
+ */
+#include "config.h"
+#include "ui/display.h"
+#include "ui/time-axis.h"
+#include "ui/views.h"
+#include "src/probe/hb.h"
+#include "src/probe/run.h"
+#include "src/probe/simulate.h"
+#include "src/probe/verdict.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each thread's two lanes: the instrumented run and the simulated one. */
+enum { RUN_I, RUN_S, NR_RUNS };
+static const char run_letter[NR_RUNS] = { 'I', 'S' };
+
+struct probe_effect {
+	struct probe_run *run;
+	int32_t *obs;                  /* the observed order of actions */
+	struct probe_graph g[NR_RUNS]; /* G^I, G^S */
+	struct probe_sim sim;
+	struct probe_verdict v;
+	enum probe_model model;
+	/* Per run, each thread's events in that run's order of happening:
+	 * thread t's are order[r][first[r][t]] .. order[r][first[r][t + 1] - 1]. */
+	int32_t *order[NR_RUNS], *first[NR_RUNS];
+	int32_t *threads; /* those with events: lanes 2i (I) and 2i + 1 (S) are threads[i]'s */
+	int nr_lanes, sel, top, lane_rows, name_cols;
+	struct time_axis ax;
+	bool fitted; /* the window was put around e_d, once the width was known */
+};
+
+static int64_t event_ns(const struct probe_effect *pe, int r, int32_t e)
+{
+	return r == RUN_I ? pe->run->events[e].end_ns : pe->sim.happen_ns[e];
+}
+
+/* @e's place in run @r's total order, 1-based; 0: it never happened there. */
+static int32_t event_rank(const struct probe_effect *pe, int r, int32_t e)
+{
+	return r == RUN_I ? pe->v.obs_rank[e] : pe->v.sim_rank[e];
+}
+
+/* The place of e_d's window in run @r: e_d's, or just past the end of a
+ * simulation that could not execute it; 0 when the graphs are equal. */
+static int32_t window_center(const struct probe_effect *pe, int r)
+{
+	int32_t rank = pe->v.first >= 0 ? event_rank(pe, r, pe->v.first) : 0;
+	return pe->v.first < 0 ? 0 : rank ? rank : pe->v.nr_sim + 1;
+}
+
+/* The first of lane @lane's events (indices into its order) that happens
+ * at @t or later, in [@lo, @hi). */
+static int32_t lower_bound(const struct probe_effect *pe, int r, int32_t lo, int32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (event_ns(pe, r, pe->order[r][mid]) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void lane_span(const struct probe_effect *pe, int lane, int32_t *lo, int32_t *hi)
+{
+	int32_t t = pe->threads[lane / 2];
+	*lo = pe->first[lane % 2][t];
+	*hi = pe->first[lane % 2][t + 1];
+}
+
+/* order[] and first[] from the verdict's two total orders (a counting sort
+ * by thread, which keeps each run's order within a thread). */
+static int index_orders(struct probe_effect *pe)
+{
+	const struct probe_run *run = pe->run;
+	for (int r = 0; r < NR_RUNS; r++) {
+		const int32_t *seq = r == RUN_I ? pe->v.by_obs : pe->v.by_sim;
+		int32_t n = r == RUN_I ? run->nr_events : pe->v.nr_sim, *at;
+		free(pe->order[r]);
+		free(pe->first[r]);
+		pe->order[r] = malloc(((size_t)n + 1) * sizeof(int32_t));
+		pe->first[r] = calloc((size_t)run->nr_threads + 1, sizeof(int32_t));
+		at = calloc((size_t)run->nr_threads + 1, sizeof(int32_t));
+		if (!pe->order[r] || !pe->first[r] || !at) {
+			free(at);
+			return -ENOMEM;
+		}
+		for (int32_t i = 0; i < n; i++)
+			pe->first[r][run->events[seq[i]].thread + 1]++;
+		for (int32_t t = 0; t < run->nr_threads; t++)
+			at[t] = pe->first[r][t + 1] += pe->first[r][t];
+		for (int32_t t = run->nr_threads - 1; t > 0; t--)
+			at[t] = at[t - 1];
+		at[0] = 0;
+		for (int32_t i = 0; i < n; i++)
+			pe->order[r][at[run->events[seq[i]].thread]++] = seq[i];
+		free(at);
+	}
+	return 0;
+}
+
+static void free_result(struct probe_effect *pe)
+{
+	probe_verdict_free(&pe->v);
+	hb_free(&pe->g[RUN_S]);
+	probe_sim_free(&pe->sim);
+}
+
+/* Simulate under pe->model, build G^S, compare: mtx probe-effect's steps. */
+static int analyse(struct probe_effect *pe)
+{
+	free_result(pe);
+	int rc = probe_verdict_simulate(pe->run, pe->model, pe->obs, &pe->g[RUN_I], &pe->sim, &pe->g[RUN_S], &pe->v);
+	if (!rc)
+		rc = index_orders(pe);
+	if (pe->sim.end_ns + 1 > pe->ax.end_ns)
+		pe->ax.end_ns = pe->sim.end_ns + 1;
+	pe->fitted = false;
+	return rc;
+}
+
+static int probe_effect_load(struct view *v, char **err)
+{
+	struct probe_effect *pe = v->priv;
+	int rc = probe_run_load(v->b->db, &pe->run, err);
+	if (rc)
+		return rc;
+	pe->ax = (struct time_axis){ .start_ns = v->b->origin_ns, .end_ns = v->b->end_ns, .left_ns = v->b->origin_ns };
+	pe->threads = calloc((size_t)pe->run->nr_threads + 1, sizeof(int32_t));
+	if (!pe->threads || hb_build_observed(pe->run, &pe->obs, &pe->g[RUN_I]))
+		goto nomem;
+	probe_run_remove_overhead(pe->run);
+	if (analyse(pe))
+		goto nomem;
+	for (int32_t t = 0; t < pe->run->nr_threads; t++)
+		if (pe->run->threads[t].nr_events) {
+			pe->threads[pe->nr_lanes / 2] = t;
+			pe->nr_lanes += 2;
+		}
+	return 0;
+nomem:
+	*err = strdup("out of memory");
+	return -ENOMEM;
+}
+
+/* The time of the event the view opens on: e_d (the first event of the
+ * simulated order when the graphs are equal), simulated when it was. */
+static int64_t focus_ns(const struct probe_effect *pe, int32_t *lane)
+{
+	int32_t e = pe->v.first >= 0 ? pe->v.first : pe->v.nr_sim ? pe->v.by_sim[0] : pe->v.by_obs[0];
+	int r = pe->v.sim_rank[e] ? RUN_S : RUN_I;
+	for (int i = 0; i < pe->nr_lanes / 2; i++)
+		if (pe->threads[i] == pe->run->events[e].thread)
+			*lane = 2 * i + r;
+	return event_ns(pe, r, e);
+}
+
+/* Put the window on e_d's: zoom in from the whole run while the events
+ * within PROBE_WINDOW_HALF places of it, in either run, take less than
+ * half the plot; the cursor on e_d. */
+static void fit_window(struct probe_effect *pe)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (int r = 0; r < NR_RUNS; r++) {
+		const int32_t *seq = r == RUN_I ? pe->v.by_obs : pe->v.by_sim;
+		int32_t n = r == RUN_I ? pe->run->nr_events : pe->v.nr_sim, d = window_center(pe, r);
+		d = d ? d : 1; /* equal: the first events */
+		for (int32_t k = d - PROBE_WINDOW_HALF < 1 ? 1 : d - PROBE_WINDOW_HALF; k <= n && k <= d + PROBE_WINDOW_HALF; k++) {
+			int64_t t = event_ns(pe, r, seq[k - 1]);
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
+	}
+	pe->ax.cursor_ns = focus_ns(pe, &pe->sel);
+	pe->ax.ns_per_col = INT64_MAX / 4;
+	time_axis_clamp(&pe->ax);
+	while (lo <= hi && pe->ax.ns_per_col > 20 && (hi - lo) * 2 < pe->ax.ns_per_col * pe->ax.cols)
+		pe->ax.ns_per_col /= 2;
+	if (lo <= hi)
+		pe->ax.left_ns = lo + (hi - lo) / 2 - pe->ax.ns_per_col * pe->ax.cols / 2;
+	time_axis_clamp(&pe->ax);
+	pe->fitted = true;
+}
+
+/* Whether @src is one of @e's sources in @g. */
+static bool edge_into(const struct probe_graph *g, int32_t src, int32_t e)
+{
+	return e >= 0 && hb_has_edge(g, src, e);
+}
+
+/* "name (tid) I", the name cut to fit @width. */
+static void lane_label(const struct probe_effect *pe, int lane, char *buf, size_t size, int width)
+{
+	const struct probe_thread *t = &pe->run->threads[pe->threads[lane / 2]];
+	char tail[40];
+	int n = snprintf(tail, sizeof(tail), " (%" PRId64 ") %c", t->tid, run_letter[lane % 2]);
+	int room = width > 0 ? width - n : (int)strlen(t->name ? t->name : "?");
+	snprintf(buf, size, "%.*s%s", room > 0 ? room : 0, t->name ? t->name : "?", tail);
+}
+
+/* A lane: a line over the thread's life (I: as recorded; S: to its last
+ * simulated event), each event its number where it fits before the next
+ * with a blank between, else '*' (several, or too close: zoom in). */
+static void draw_lane(struct probe_effect *pe, int lane, int y, bool selected)
+{
+	const struct probe_thread *th = &pe->run->threads[pe->threads[lane / 2]];
+	const struct time_axis *ax = &pe->ax;
+	int r = lane % 2, x0 = pe->name_cols, cols = ax->cols;
+	int32_t lo, hi, d = window_center(pe, r);
+	int64_t right = ax->left_ns + ax->ns_per_col * cols, cursor = time_axis_column(ax, ax->cursor_ns);
+	char name[96], number[16];
+
+	lane_span(pe, lane, &lo, &hi);
+	lane_label(pe, lane, name, sizeof(name), x0 - 1);
+	display_text(y, 0, x0 - 1, selected ? STYLE_SELECTED : STYLE_NORMAL, true, name);
+	int64_t end_ns = r == RUN_I ? th->end_ns : hi > lo ? event_ns(pe, r, pe->order[r][hi - 1]) : th->start_ns;
+	int64_t c0 = time_axis_column(ax, th->start_ns), c1 = time_axis_column(ax, end_ns);
+	c0 = c0 < 0 ? 0 : c0;
+	c1 = c1 >= cols ? cols - 1 : c1;
+	if (c1 >= c0)
+		display_glyph(y, x0 + (int)c0, (int)(c1 - c0 + 1), GLYPH_HLINE, STYLE_NORMAL);
+	if (selected && cursor >= 0 && cursor < cols)
+		display_glyph(y, x0 + (int)cursor, 1, GLYPH_CURSOR, STYLE_CURSOR);
+	for (int32_t at = lower_bound(pe, r, lo, hi, ax->left_ns), next; at < hi; at = next) {
+		int32_t e = pe->order[r][at], rank = event_rank(pe, r, e);
+		int64_t t = event_ns(pe, r, e), c = time_axis_column(ax, t);
+		if (t >= right)
+			break;
+		next = lower_bound(pe, r, at + 1, hi, ax->left_ns + (c + 1) * ax->ns_per_col);
+		int w = snprintf(number, sizeof(number), "%d", rank);
+		bool fits = next == at + 1 && c + w <= cols &&
+			    (next == hi || time_axis_column(ax, event_ns(pe, r, pe->order[r][next])) > c + w);
+		enum display_style style = e == pe->v.first		     ? STYLE_ERROR
+					   : edge_into(&pe->g[r], e, pe->v.first) ? STYLE_HEADER
+					   : d && rank >= d - PROBE_WINDOW_HALF && rank <= d + PROBE_WINDOW_HALF ? STYLE_MARK
+										       : STYLE_NORMAL;
+		if (selected && cursor >= c && cursor < c + (fits ? w : 1))
+			style = STYLE_CURSOR;
+		display_text(y, x0 + (int)c, fits ? w : 1, style, false, fits ? number : "*");
+	}
+}
+
+/* "#N name#k op kind 0xaddr at T" of @e in run @r into @buf (from @used),
+ * and " <- " its sources in that run's graph, each by its number there. */
+static size_t describe(const struct probe_effect *pe, int r, int32_t e, bool whole, char *buf, size_t size,
+		       size_t used)
+{
+	const struct probe_run *run = pe->run;
+	const struct probe_graph *g = &pe->g[r];
+	const struct probe_object *o = &run->objects[run->events[e].object];
+	char label[96], at[32];
+	int64_t t = event_ns(pe, r, e) - run->origin_ns;
+	if (used < size && whole)
+		used += (size_t)snprintf(buf + used, size - used, "#%d %s %s %s %#" PRIx64 " at %s",
+					 event_rank(pe, r, e), probe_event_label(run, e, label, sizeof(label)),
+					 run->events[e].op, o->kind, (uint64_t)o->addr,
+					 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)));
+	else if (used < size)
+		used += (size_t)snprintf(buf + used, size - used, "#%d at %s", event_rank(pe, r, e),
+					 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)));
+	if (used < size)
+		used += (size_t)snprintf(buf + used, size - used, " <- %s",
+					 g->in_first[e] == g->in_first[e + 1] ? "nothing" : "");
+	for (int32_t i = g->in_first[e]; i < g->in_first[e + 1] && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s#%d %s (%s)", i > g->in_first[e] ? ", " : "",
+					 event_rank(pe, r, g->in_src[i]), probe_event_label(run, g->in_src[i], label, sizeof(label)),
+					 hb_edge_name(g->in_kind[i]));
+	return used;
+}
+
+/* The verdict, the model and what was removed, on one line. */
+static void draw_header(const struct probe_effect *pe, int y, int width)
+{
+	const struct probe_verdict *v = &pe->v;
+	char line[512], removed[32];
+	size_t used;
+	if (!v->divergent)
+		used = (size_t)snprintf(line, sizeof(line), "equal: G^S = G^I, %" PRId64 " timestamp inversion%s",
+					v->inversions, v->inversions == 1 ? "" : "s");
+	else if (v->cannot_execute)
+		used = (size_t)snprintf(line, sizeof(line), "divergent at I#%d, which cannot execute",
+					v->obs_rank[v->first]);
+	else
+		used = (size_t)snprintf(line, sizeof(line), "divergent from S#%d (I#%d)", v->sim_rank[v->first],
+					v->obs_rank[v->first]);
+	if (v->divergent && used < sizeof(line))
+		used += v->trustworthy ? (size_t)snprintf(line + used, sizeof(line) - used, ", #1-#%d trustworthy", v->trustworthy)
+				       : (size_t)snprintf(line + used, sizeof(line) - used, ", none trustworthy");
+	if (pe->run->overhead_recorded)
+		strcat(timefmt_duration((uint64_t)pe->run->overhead_removed_ns, removed, sizeof(removed) - 8), " removed");
+	if (used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used, "; %s, %d CPU%s, %s", probe_model_name(pe->model),
+			 pe->sim.nr_cpus, pe->sim.nr_cpus == 1 ? "" : "s",
+			 pe->run->overhead_recorded ? removed : "no overhead recorded");
+	display_text(y, 0, width, STYLE_HEADER, true, line);
+}
+
+/* The event under the cursor on the selected lane, or -1; how many more
+ * share its column in *@more. */
+static int32_t event_at_cursor(const struct probe_effect *pe, int32_t *more)
+{
+	const struct time_axis *ax = &pe->ax;
+	int32_t lo, hi, at, end;
+	int r = pe->sel % 2;
+	if (!pe->nr_lanes)
+		return -1;
+	int64_t from = ax->left_ns + time_axis_column(ax, ax->cursor_ns) * ax->ns_per_col;
+	lane_span(pe, pe->sel, &lo, &hi);
+	at = lower_bound(pe, r, lo, hi, from);
+	end = lower_bound(pe, r, at, hi, from + ax->ns_per_col);
+	*more = end - at - 1;
+	return at < end ? pe->order[r][at] : -1;
+}
+
+/* Under the lanes: what the numbers are, e_d in both runs with its
+ * sources (divergent), and the event under the cursor with its sources. */
+static int draw_details(struct probe_effect *pe, int y, int width, bool count_only)
+{
+	const struct probe_verdict *v = &pe->v;
+	char line[1024];
+	int rows = 0;
+	if (!count_only)
+		display_text(y + rows, 0, width, STYLE_NORMAL, true,
+			     "N: place in its run's total order (I observed, S simulated); *: several, zoom in");
+	rows++;
+	for (int r = 0; v->divergent && r < NR_RUNS; r++, rows++) {
+		size_t used = (size_t)snprintf(line, sizeof(line), "e_d %c: ", run_letter[r]);
+		if (count_only)
+			continue;
+		if (r == RUN_S && v->cannot_execute)
+			snprintf(line + used, sizeof(line) - used, "%s cannot execute: its thread waits forever there",
+				 probe_event_label(pe->run, v->first, (char[96]){ 0 }, 96));
+		else
+			describe(pe, r, v->first, r == RUN_I, line, sizeof(line), used);
+		display_text(y + rows, 0, width, STYLE_NORMAL, true, line);
+	}
+	if (!count_only && pe->nr_lanes) {
+		int32_t more, e = event_at_cursor(pe, &more);
+		int r = pe->sel % 2;
+		size_t used = (size_t)snprintf(line, sizeof(line), "%c: ", run_letter[r]);
+		if (e < 0)
+			snprintf(line + used, sizeof(line) - used, "no event at the cursor ([ and ] go to one)");
+		else if ((used = describe(pe, r, e, true, line, sizeof(line), used)) < sizeof(line) && more > 0)
+			snprintf(line + used, sizeof(line) - used, "; %d more in this column", more);
+		display_text(y + rows, 0, width, STYLE_NORMAL, true, line);
+	}
+	return rows + 1;
+}
+
+static void probe_effect_draw(struct view *v, int y, int height, int width)
+{
+	struct probe_effect *pe = v->priv;
+	int details = draw_details(pe, 0, width, true);
+	pe->name_cols = view_label_cols(width);
+	pe->ax.cols = width - pe->name_cols;
+	pe->lane_rows = height - 2 - details;
+	if (!pe->fitted)
+		fit_window(pe);
+	time_axis_clamp(&pe->ax);
+	if (pe->sel < pe->top)
+		pe->top = pe->sel;
+	if (pe->sel >= pe->top + pe->lane_rows)
+		pe->top = pe->sel - pe->lane_rows + 1;
+	draw_header(pe, y, width);
+	time_axis_draw(&pe->ax, y + 1, pe->name_cols, width, "thread", v->b->origin_ns);
+	for (int i = 0; i < pe->lane_rows && pe->top + i < pe->nr_lanes; i++)
+		draw_lane(pe, pe->top + i, y + 2 + i, pe->top + i == pe->sel);
+	draw_details(pe, y + height - details, width, false);
+}
+
+static void probe_effect_status(const struct view *v, char *buf, size_t size)
+{
+	const struct probe_effect *pe = v->priv;
+	char npc[32], at[32];
+	int64_t t = pe->ax.cursor_ns - v->b->origin_ns;
+	snprintf(buf, size, "lane %d of %d  at %s  %s a column", pe->nr_lanes ? pe->sel + 1 : 0, pe->nr_lanes,
+		 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)),
+		 timefmt_duration((uint64_t)pe->ax.ns_per_col, npc, sizeof(npc)));
+}
+
+/* The cursor to the selected lane's next event after it (@backward: the
+ * last before it). */
+static void cursor_to_event(struct view *v, bool backward)
+{
+	struct probe_effect *pe = v->priv;
+	int32_t lo, hi, at;
+	int r = pe->sel % 2;
+	if (!pe->nr_lanes)
+		return;
+	lane_span(pe, pe->sel, &lo, &hi);
+	at = lower_bound(pe, r, lo, hi, pe->ax.cursor_ns + !backward) - backward;
+	if (at < lo || at >= hi)
+		view_message(v->b, backward ? "no earlier event on this lane" : "no later event on this lane");
+	else
+		pe->ax.cursor_ns = event_ns(pe, r, pe->order[r][at]);
+}
+
+static enum reaction probe_effect_act(struct view *v, enum action a)
+{
+	struct probe_effect *pe = v->priv;
+	int page = pe->lane_rows > 1 ? pe->lane_rows - 1 : 1;
+	int32_t more, e;
+
+	if (time_axis_act(&pe->ax, v->b, a))
+		return REACT_REDRAW;
+	switch (a) {
+	case ACT_UP:
+	case ACT_DOWN:
+	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN:
+		pe->sel += a == ACT_UP ? -1 : a == ACT_DOWN ? 1 : a == ACT_PAGE_UP ? -page : page;
+		pe->sel = pe->sel >= pe->nr_lanes ? pe->nr_lanes - 1 : pe->sel;
+		pe->sel = pe->sel < 0 ? 0 : pe->sel;
+		break;
+	case ACT_NEXT_EVENT:
+	case ACT_PREV_EVENT:
+		cursor_to_event(v, a == ACT_PREV_EVENT);
+		break;
+	case ACT_OPEN: /* the event's object, on its op */
+		if ((e = event_at_cursor(pe, &more)) < 0) {
+			view_message(v->b, "no event at the cursor ([ and ] go to one)");
+			break;
+		}
+		v->pushed = history_view_at(v->b, pe->run->objects[pe->run->events[e].object].id,
+					    pe->run->events[e].start_ns, pe->run->events[e].op_id);
+		return v->pushed ? REACT_PUSH : REACT_REDRAW;
+	case ACT_MODEL:
+		pe->model = pe->model == PROBE_MODEL_SMP ? PROBE_MODEL_UP_PRIO : PROBE_MODEL_SMP;
+		if (analyse(pe)) {
+			view_message(v->b, "out of memory");
+			pe->nr_lanes = 0;
+		}
+		break;
+	case ACT_SEARCH:
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+	case ACT_SORT:
+	case ACT_SORT_REVERSE:
+	case ACT_FILTER:
+	case ACT_BLOCKED_ONLY:
+	case ACT_FOLLOW_WAKEUP:
+		view_message(v->b, "not in this view (? lists the keys)");
+		break;
+	default:
+		return REACT_UNHANDLED;
+	}
+	time_axis_clamp(&pe->ax);
+	return REACT_REDRAW;
+}
+
+static void probe_effect_free(struct view *v)
+{
+	struct probe_effect *pe = v->priv;
+	free_result(pe);
+	hb_free(&pe->g[RUN_I]);
+	for (int r = 0; r < NR_RUNS; r++)
+		free(pe->order[r]), free(pe->first[r]);
+	free(pe->obs);
+	free(pe->threads);
+	probe_run_free(pe->run);
+	free(pe);
+}
+
+static const struct view_ops probe_effect_view_ops = {
+	.name = "probe-effect",
+	.load = probe_effect_load,
+	.act = probe_effect_act,
+	.draw = probe_effect_draw,
+	.status = probe_effect_status,
+	.free = probe_effect_free,
+};
+
+struct view *probe_effect_view_new(struct browse *b)
+{
+	struct probe_effect *pe = calloc(1, sizeof(*pe));
+	struct view *v = pe ? view_new(b, &probe_effect_view_ops, "probe-effect", NULL) : NULL;
+	if (!v) {
+		free(pe);
+		return NULL;
+	}
+	v->priv = pe;
+	return v;
+}
