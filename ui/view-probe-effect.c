@@ -68,8 +68,8 @@ static int32_t window_center(const struct probe_effect *pe, int r)
 	return pe->v.first < 0 ? 0 : rank ? rank : pe->v.nr_sim + 1;
 }
 
-/* The first of lane @lane's events (indices into its order) that happens
- * at @t or later, in [@lo, @hi). */
+/* The first place in [@lo, @hi) of order[@r] (one thread's events) whose
+ * event happens at @t or later in run @r; @hi when none does. */
 static int32_t lower_bound(const struct probe_effect *pe, int r, int32_t lo, int32_t hi, int64_t t)
 {
 	while (lo < hi) {
@@ -109,10 +109,8 @@ static int index_orders(struct probe_effect *pe)
 		for (int32_t i = 0; i < n; i++)
 			pe->first[r][run->events[seq[i]].thread + 1]++;
 		for (int32_t t = 0; t < run->nr_threads; t++)
-			at[t] = pe->first[r][t + 1] += pe->first[r][t];
-		for (int32_t t = run->nr_threads - 1; t > 0; t--)
-			at[t] = at[t - 1];
-		at[0] = 0;
+			pe->first[r][t + 1] += pe->first[r][t];
+		memcpy(at, pe->first[r], (size_t)run->nr_threads * sizeof(int32_t));
 		for (int32_t i = 0; i < n; i++)
 			pe->order[r][at[run->events[seq[i]].thread]++] = seq[i];
 		free(at);
@@ -137,7 +135,15 @@ static int analyse(struct probe_effect *pe)
 	if (pe->sim.end_ns + 1 > pe->ax.end_ns)
 		pe->ax.end_ns = pe->sim.end_ns + 1;
 	pe->fitted = false;
+	if (rc)
+		free_result(pe);
 	return rc;
+}
+
+/* Whether the view holds a result (analyse may have run out of memory). */
+static bool analysed(const struct probe_effect *pe)
+{
+	return pe->v.obs_rank != NULL;
 }
 
 static int probe_effect_load(struct view *v, char **err)
@@ -372,6 +378,10 @@ static void probe_effect_draw(struct view *v, int y, int height, int width)
 {
 	struct probe_effect *pe = v->priv;
 	int details = draw_details(pe, 0, width, true);
+	if (!analysed(pe)) {
+		display_text(y, 0, width, STYLE_ERROR, true, "out of memory: no result (m tries again)");
+		return;
+	}
 	pe->name_cols = view_label_cols(width);
 	pe->ax.cols = width - pe->name_cols;
 	pe->lane_rows = height - 2 - details;
@@ -422,6 +432,8 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 	int page = pe->lane_rows > 1 ? pe->lane_rows - 1 : 1;
 	int32_t more, e;
 
+	if (!analysed(pe) && a != ACT_MODEL)
+		return REACT_UNHANDLED;
 	if (time_axis_act(&pe->ax, v->b, a))
 		return REACT_REDRAW;
 	switch (a) {
@@ -447,10 +459,8 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 		return v->pushed ? REACT_PUSH : REACT_REDRAW;
 	case ACT_MODEL:
 		pe->model = pe->model == PROBE_MODEL_SMP ? PROBE_MODEL_UP_PRIO : PROBE_MODEL_SMP;
-		if (analyse(pe)) {
+		if (analyse(pe))
 			view_message(v->b, "out of memory");
-			pe->nr_lanes = 0;
-		}
 		break;
 	case ACT_SEARCH:
 	case ACT_SEARCH_NEXT:
