@@ -19,8 +19,9 @@
 static const struct {
 	enum action action;
 	struct view *(*open)(struct browse *b);
+	const char *name;
 } main_views[] = {
-#define X(e, name, key, help, open) { ACT_VIEW_##e, open },
+#define X(e, name, key, help, open) { ACT_VIEW_##e, open, name },
 	MAIN_VIEWS(X)
 #undef X
 };
@@ -58,6 +59,16 @@ static struct view *load_view(struct browser *br, struct view *v)
 static void switch_main(struct browser *br, int index)
 {
 	if (!br->main[index]) {
+		/* Opening one can take seconds (the probe-effect view simulates
+		 * the whole run): say so on the status line meanwhile. */
+		if (br->main[br->current]) {
+			int rows, cols;
+			char line[96];
+			display_size(&rows, &cols);
+			snprintf(line, sizeof(line), "opening %s...", main_views[index].name);
+			display_text(rows - 1, 0, cols, STYLE_STATUS, true, line);
+			display_refresh();
+		}
 		br->main[index] = load_view(br, main_views[index].open(&br->b));
 		if (!br->main[index])
 			return;
