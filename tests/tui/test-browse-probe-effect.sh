@@ -37,6 +37,37 @@ detail_is() {
 	return 1
 }
 
+# marks LABEL - the numbers on the lane LABEL ("worker-a (100) I") with
+# how each is drawn (capture-pane -e): e_d (white on red), dep (yellow: a
+# source of e_d's edges in that run's graph), window (magenta: within 6
+# places of e_d), cursor (white: under the time cursor), plain.
+marks() {
+	tm capture-pane -e -p -t t | LABEL="$1" perl -ne '
+		next unless s/^.*?\Q$ENV{LABEL}\E//;
+		my ($fg, $bg, @out) = ("", "");
+		while (/\e\[([0-9;]*)m|([0-9]+)|./gs) {
+			if (defined $1) {
+				for my $c (split /;/, $1 eq "" ? "0" : $1) {
+					$fg = "" if $c == 0 || $c == 39;
+					$bg = "" if $c == 0 || $c == 49;
+					$fg = $c if $c >= 30 && $c <= 37;
+					$bg = $c if $c >= 40 && $c <= 47;
+				}
+			} elsif (defined $2) {
+				push @out, "$2:" . ($bg eq "41" ? "e_d" : $fg eq "33" ? "dep" : $fg eq "35" ? "window" :
+						    $fg eq "37" ? "cursor" : "plain");
+			}
+		}
+		print join(" ", @out), "\n";'
+}
+
+# expect_marks LABEL WANT - the lane's marks are WANT.
+expect_marks() {
+	local got
+	got=$(marks "$1")
+	[ "$got" = "$2" ] && pass "$1: $2" || fail "$1: marks '$got', want '$2'"
+}
+
 for f in fig8 mutex-flip up-prio; do
 	mkdir -p "$TMP/$f"
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/probe-$f.sql" "$TMP/$f/run.db" || fail "fixture-db $f"
@@ -52,6 +83,14 @@ keys q; wait_for "exit=0"
 
 browse_start 80x24 "$TMP/mutex-flip/run.db"
 wait_for "row 1 of 2"; keys E; wait_for "lane 2 of 4" && expect_screen probe-effect-flip
+# e_d is worker-a#1 (I#3, S#1); its one edge in G^I comes from worker-b#2
+# (I#2), it has none in G^S; the 4 events are all within 6 places of it.
+expect_marks "worker-a (100) I" "3:e_d 4:window"
+expect_marks "worker-a (100) S" "1:cursor 2:window"
+expect_marks "worker-b (101) I" "1:window 2:dep"
+expect_marks "worker-b (101) S" "3:window 4:window"
+keys j; wait_for "lane 3 of 4"; expect_marks "worker-a (100) S" "1:e_d 2:window"
+keys k
 keys ']'
 detail_is "S: #2 worker-a#2 unlock mutex 0x1000 at 130.00 us <- #1 worker-a#1 (program)" &&
 	pass "the next simulated event and its program-order edge"
