@@ -346,9 +346,14 @@ static int draw_details(struct probe_effect *pe, int y, int width, bool count_on
 	const struct probe_verdict *v = &pe->v;
 	char line[1024];
 	int rows = 0;
+	/* With nothing removed, S is the run replayed by the model: where it
+	 * departs, the model does, and that is no evidence of a probe effect
+	 * (mtx probe-effect's model check). */
 	if (!count_only)
 		display_text(y + rows, 0, width, STYLE_NORMAL, true,
-			     "N: place in its run's total order (I observed, S simulated); *: several, zoom in");
+			     v->divergent && !pe->run->overhead_removed_ns
+				     ? "nothing was removed: the model departs from the run, not a probe effect"
+				     : "N: place in its run's total order (I observed, S simulated); *: several, zoom in");
 	rows++;
 	for (int r = 0; v->divergent && r < NR_RUNS; r++, rows++) {
 		size_t used = (size_t)snprintf(line, sizeof(line), "e_d %c: ", run_letter[r]);
