@@ -44,7 +44,11 @@ struct probe_effect {
 	 * thread t's are order[r][first[r][t]] .. order[r][first[r][t + 1] - 1]. */
 	int32_t *order[NR_RUNS], *first[NR_RUNS];
 	int32_t *threads; /* those with events: lanes 2i (I) and 2i + 1 (S) are threads[i]'s */
-	int nr_lanes, sel, top, lane_rows, name_cols;
+	int nr_lanes;
+	int *shown, nr_shown; /* the lanes f keeps (all at first) */
+	char *filter;         /* its pattern as typed, or NULL */
+	int sel, top;         /* in shown */
+	int lane_rows, name_cols;
 	struct time_axis ax;
 	bool fitted; /* the window was put around e_d, once the width was known */
 };
@@ -164,10 +168,20 @@ static int probe_effect_load(struct view *v, char **err)
 			pe->threads[pe->nr_lanes / 2] = t;
 			pe->nr_lanes += 2;
 		}
+	if (!(pe->shown = calloc((size_t)pe->nr_lanes + 1, sizeof(int))))
+		goto nomem;
+	for (pe->nr_shown = 0; pe->nr_shown < pe->nr_lanes; pe->nr_shown++)
+		pe->shown[pe->nr_shown] = pe->nr_shown;
 	return 0;
 nomem:
 	*err = strdup("out of memory");
 	return -ENOMEM;
+}
+
+/* The selected lane, or -1 when the filter keeps none. */
+static int selected_lane(const struct probe_effect *pe)
+{
+	return pe->nr_shown ? pe->shown[pe->sel] : -1;
 }
 
 /* The time of the event the view opens on: e_d (the first event of the
@@ -198,7 +212,11 @@ static void fit_window(struct probe_effect *pe)
 			hi = t > hi ? t : hi;
 		}
 	}
-	pe->ax.cursor_ns = focus_ns(pe, &pe->sel);
+	int lane = -1;
+	pe->ax.cursor_ns = focus_ns(pe, &lane);
+	for (int i = 0; i < pe->nr_shown; i++)
+		if (pe->shown[i] == lane)
+			pe->sel = i;
 	pe->ax.ns_per_col = INT64_MAX / 4;
 	time_axis_clamp(&pe->ax);
 	while (lo <= hi && pe->ax.ns_per_col > 20 && (hi - lo) * 2 < pe->ax.ns_per_col * pe->ax.cols)
@@ -328,11 +346,11 @@ static int32_t event_at_cursor(const struct probe_effect *pe, int32_t *more)
 {
 	const struct time_axis *ax = &pe->ax;
 	int32_t lo, hi, at, end;
-	int r = pe->sel % 2;
-	if (!pe->nr_lanes)
+	int lane = selected_lane(pe), r = lane % 2;
+	if (lane < 0)
 		return -1;
 	int64_t from = ax->left_ns + time_axis_column(ax, ax->cursor_ns) * ax->ns_per_col;
-	lane_span(pe, pe->sel, &lo, &hi);
+	lane_span(pe, lane, &lo, &hi);
 	at = lower_bound(pe, r, lo, hi, from);
 	end = lower_bound(pe, r, at, hi, from + ax->ns_per_col);
 	*more = end - at - 1;
@@ -366,9 +384,9 @@ static int draw_details(struct probe_effect *pe, int y, int width, bool count_on
 			describe(pe, r, v->first, r == RUN_I, line, sizeof(line), used);
 		display_text(y + rows, 0, width, STYLE_NORMAL, true, line);
 	}
-	if (!count_only && pe->nr_lanes) {
+	if (!count_only && pe->nr_shown) {
 		int32_t more, e = event_at_cursor(pe, &more);
-		int r = pe->sel % 2;
+		int r = selected_lane(pe) % 2;
 		size_t used = (size_t)snprintf(line, sizeof(line), "%c: ", run_letter[r]);
 		if (e < 0)
 			snprintf(line + used, sizeof(line) - used, "no event at the cursor ([ and ] go to one)");
@@ -399,8 +417,8 @@ static void probe_effect_draw(struct view *v, int y, int height, int width)
 		pe->top = pe->sel - pe->lane_rows + 1;
 	draw_header(pe, y, width);
 	time_axis_draw(&pe->ax, y + 1, pe->name_cols, width, "thread", v->b->origin_ns);
-	for (int i = 0; i < pe->lane_rows && pe->top + i < pe->nr_lanes; i++)
-		draw_lane(pe, pe->top + i, y + 2 + i, pe->top + i == pe->sel);
+	for (int i = 0; i < pe->lane_rows && pe->top + i < pe->nr_shown; i++)
+		draw_lane(pe, pe->shown[pe->top + i], y + 2 + i, pe->top + i == pe->sel);
 	draw_details(pe, y + height - details, width, false);
 }
 
@@ -409,7 +427,8 @@ static void probe_effect_status(const struct view *v, char *buf, size_t size)
 	const struct probe_effect *pe = v->priv;
 	char npc[32], at[32];
 	int64_t t = pe->ax.cursor_ns - v->b->origin_ns;
-	snprintf(buf, size, "lane %d of %d  at %s  %s a column", pe->nr_lanes ? pe->sel + 1 : 0, pe->nr_lanes,
+	snprintf(buf, size, "lane %d of %d%s%s  at %s  %s a column", pe->nr_shown ? pe->sel + 1 : 0, pe->nr_shown,
+		 pe->filter ? ", filter " : "", pe->filter ? pe->filter : "",
 		 timefmt_duration(t < 0 ? 0 : (uint64_t)t, at, sizeof(at)),
 		 timefmt_duration((uint64_t)pe->ax.ns_per_col, npc, sizeof(npc)));
 }
@@ -420,10 +439,10 @@ static void cursor_to_event(struct view *v, bool backward)
 {
 	struct probe_effect *pe = v->priv;
 	int32_t lo, hi, at;
-	int r = pe->sel % 2;
-	if (!pe->nr_lanes)
+	int lane = selected_lane(pe), r = lane % 2;
+	if (lane < 0)
 		return;
-	lane_span(pe, pe->sel, &lo, &hi);
+	lane_span(pe, lane, &lo, &hi);
 	at = lower_bound(pe, r, lo, hi, pe->ax.cursor_ns + !backward) - backward;
 	if (at < lo || at >= hi)
 		view_message(v->b, backward ? "no earlier event on this lane" : "no later event on this lane");
@@ -431,11 +450,41 @@ static void cursor_to_event(struct view *v, bool backward)
 		pe->ax.cursor_ns = event_ns(pe, r, pe->order[r][at]);
 }
 
+/* Keep the lanes whose "name (tid) I" (or S) @text matches; empty: all.
+ * The selected lane stays selected when it is kept. */
+static void apply_filter(struct view *v, const char *text)
+{
+	struct probe_effect *pe = v->priv;
+	struct mtx_match *m = NULL;
+	char *err = NULL, label[128];
+	int lane = selected_lane(pe);
+	if (*text && !(m = match_compile(text, &err))) {
+		view_message(v->b, "%s", err ? err : "bad pattern");
+		free(err);
+		return;
+	}
+	pe->nr_shown = pe->sel = pe->top = 0;
+	for (int i = 0; i < pe->nr_lanes; i++) {
+		lane_label(pe, i, label, sizeof(label), 0);
+		if (m && !match_test(m, label))
+			continue;
+		if (i == lane)
+			pe->sel = pe->nr_shown;
+		pe->shown[pe->nr_shown++] = i;
+	}
+	match_free(m);
+	free(pe->filter);
+	pe->filter = *text ? strdup(text) : NULL;
+	if (!pe->nr_shown)
+		view_message(v->b, "no lane matches %s", text);
+}
+
 static enum reaction probe_effect_act(struct view *v, enum action a)
 {
 	struct probe_effect *pe = v->priv;
 	int page = pe->lane_rows > 1 ? pe->lane_rows - 1 : 1;
 	int32_t more, e;
+	char *text;
 
 	if (!analysed(pe) && a != ACT_MODEL)
 		return REACT_UNHANDLED;
@@ -447,7 +496,7 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 	case ACT_PAGE_UP:
 	case ACT_PAGE_DOWN:
 		pe->sel += a == ACT_UP ? -1 : a == ACT_DOWN ? 1 : a == ACT_PAGE_UP ? -page : page;
-		pe->sel = pe->sel >= pe->nr_lanes ? pe->nr_lanes - 1 : pe->sel;
+		pe->sel = pe->sel >= pe->nr_shown ? pe->nr_shown - 1 : pe->sel;
 		pe->sel = pe->sel < 0 ? 0 : pe->sel;
 		break;
 	case ACT_NEXT_EVENT:
@@ -467,12 +516,17 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 		if (analyse(pe))
 			view_message(v->b, "out of memory");
 		break;
+	case ACT_FILTER:
+		text = display_prompt("lanes of threads matching (empty: all): ");
+		if (text)
+			apply_filter(v, text);
+		free(text);
+		break;
 	case ACT_SEARCH:
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 	case ACT_SORT:
 	case ACT_SORT_REVERSE:
-	case ACT_FILTER:
 	case ACT_BLOCKED_ONLY:
 	case ACT_FOLLOW_WAKEUP:
 		view_message(v->b, "not in this view (? lists the keys)");
@@ -493,6 +547,8 @@ static void probe_effect_free(struct view *v)
 		free(pe->order[r]), free(pe->first[r]);
 	free(pe->obs);
 	free(pe->threads);
+	free(pe->shown);
+	free(pe->filter);
 	probe_run_free(pe->run);
 	free(pe);
 }

@@ -98,7 +98,11 @@ keys k '['; wait_for "no earlier event on this lane" && pass "[ before the lane'
 keys ']'; detail_is "I: #3 worker-a#1 lock mutex 0x1000 at 201.00 us <- #2 worker-b#2 (lock)" &&
 	pass "e_d as observed, with its edge from worker-b's unlock"
 keys Enter; wait_for "mutex 0x1000 history" && pass "Enter opens the event's object"
-keys q; wait_for "lane 1 of 4"; keys Tab; wait_for "mtx browse run.db: threads" && pass "Tab from the last main view"
+keys q; wait_for "lane 1 of 4"
+keys f; wait_for "lanes of threads matching"; type_text 'b \(101\)'; keys Enter
+wait_for "lane 1 of 2, filter b \(101\)" && [ "$(screen | grep -c '^worker-')" = 2 ] &&
+	screen | grep -q '^worker-b (101) S' && pass "f keeps the lanes of the threads matching"
+keys f Enter; wait_for "lane 3 of 4"; keys Tab; wait_for "mtx browse run.db: threads" && pass "Tab from the last main view"
 keys q; wait_for "exit=0"
 [ "$(md5sum < "$TMP/mutex-flip/run.db")" = "$before" ] && pass "the file is unchanged" || fail "mtx browse changed the file"
 
