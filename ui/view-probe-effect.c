@@ -227,10 +227,30 @@ static void fit_window(struct probe_effect *pe)
 	pe->fitted = true;
 }
 
-/* Whether @src is one of @e's sources in @g. */
-static bool edge_into(const struct probe_graph *g, int32_t src, int32_t e)
+/* How column @c of lane @lane is drawn: as e_d if it holds e_d, else as a
+ * source of e_d's edges in that run's graph if it holds one, else as e_d's
+ * window if it holds an event within PROBE_WINDOW_HALF places of it. Those
+ * are few, so a column of a thousand events costs no more than one. */
+static enum display_style column_style(const struct probe_effect *pe, int lane, int64_t c)
 {
-	return e >= 0 && hb_has_edge(g, src, e);
+	const struct probe_graph *g = &pe->g[lane % 2];
+	int r = lane % 2, thread = pe->threads[lane / 2];
+	int32_t d = window_center(pe, r), first = pe->v.first, n = r == RUN_I ? pe->run->nr_events : pe->v.nr_sim;
+	const int32_t *seq = r == RUN_I ? pe->v.by_obs : pe->v.by_sim;
+#define IN_COLUMN(e) (pe->run->events[e].thread == thread && event_rank(pe, r, e) && \
+		      time_axis_column(&pe->ax, event_ns(pe, r, e)) == c)
+	if (first < 0)
+		return STYLE_NORMAL;
+	if (IN_COLUMN(first))
+		return STYLE_ERROR;
+	for (int32_t i = g->in_first[first]; i < g->in_first[first + 1]; i++)
+		if (IN_COLUMN(g->in_src[i]))
+			return STYLE_HEADER;
+	for (int32_t k = d - PROBE_WINDOW_HALF < 1 ? 1 : d - PROBE_WINDOW_HALF; k <= n && k <= d + PROBE_WINDOW_HALF; k++)
+		if (IN_COLUMN(seq[k - 1]))
+			return STYLE_MARK;
+#undef IN_COLUMN
+	return STYLE_NORMAL;
 }
 
 /* "name (tid) I", the name cut to fit @width. */
@@ -251,7 +271,7 @@ static void draw_lane(struct probe_effect *pe, int lane, int y, bool selected)
 	const struct probe_thread *th = &pe->run->threads[pe->threads[lane / 2]];
 	const struct time_axis *ax = &pe->ax;
 	int r = lane % 2, x0 = pe->name_cols, cols = ax->cols;
-	int32_t lo, hi, d = window_center(pe, r);
+	int32_t lo, hi;
 	int64_t right = ax->left_ns + ax->ns_per_col * cols, cursor = time_axis_column(ax, ax->cursor_ns);
 	char name[96], number[16];
 
@@ -275,10 +295,7 @@ static void draw_lane(struct probe_effect *pe, int lane, int y, bool selected)
 		int w = snprintf(number, sizeof(number), "%d", rank);
 		bool fits = next == at + 1 && c + w <= cols &&
 			    (next == hi || time_axis_column(ax, event_ns(pe, r, pe->order[r][next])) > c + w);
-		enum display_style style = e == pe->v.first		     ? STYLE_ERROR
-					   : edge_into(&pe->g[r], e, pe->v.first) ? STYLE_HEADER
-					   : d && rank >= d - PROBE_WINDOW_HALF && rank <= d + PROBE_WINDOW_HALF ? STYLE_MARK
-										       : STYLE_NORMAL;
+		enum display_style style = column_style(pe, lane, c);
 		if (selected && cursor >= c && cursor < c + (fits ? w : 1))
 			style = STYLE_CURSOR;
 		display_text(y, x0 + (int)c, fits ? w : 1, style, false, fits ? number : "*");
