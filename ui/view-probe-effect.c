@@ -44,6 +44,7 @@ struct probe_effect {
 	 * thread t's are order[r][first[r][t]] .. order[r][first[r][t + 1] - 1]. */
 	int32_t *order[NR_RUNS], *first[NR_RUNS];
 	int32_t *threads; /* those with events: lanes 2i (I) and 2i + 1 (S) are threads[i]'s */
+	int64_t *segment_cpu_obs; /* per segment (run.h), its CPU time as recorded */
 	int nr_lanes;
 	int *shown, nr_shown; /* the lanes f keeps (all at first) */
 	char *filter;         /* its pattern as typed, or NULL */
@@ -150,6 +151,28 @@ static bool analysed(const struct probe_effect *pe)
 	return pe->v.obs_rank != NULL;
 }
 
+/* The CPU time in segment @seg of @run: its pieces > 0 (run.h). */
+static int64_t segment_cpu(const struct probe_run *run, int32_t seg)
+{
+	int64_t sum = 0;
+	for (int32_t i = run->segment_pieces[seg]; i < run->segment_pieces[seg + 1]; i++)
+		sum += run->pieces[i] > 0 ? run->pieces[i] : 0;
+	return sum;
+}
+
+/* Seed 004 Fig. 1's local clock: the CPU time @e's thread had run when it
+ * entered @e's call, in run @r (S: without the overhead removed before it).
+ * Its segments up to @e are added up: once a frame, for one event. */
+static int64_t cpu_clock(const struct probe_effect *pe, int r, int32_t e)
+{
+	const struct probe_event *ev = &pe->run->events[e];
+	int32_t first = pe->run->threads[ev->thread].first_segment;
+	int64_t sum = 0;
+	for (int32_t seg = first; seg < first + ev->k; seg++)
+		sum += r == RUN_I ? pe->segment_cpu_obs[seg] : segment_cpu(pe->run, seg);
+	return sum;
+}
+
 static int probe_effect_load(struct view *v, char **err)
 {
 	struct probe_effect *pe = v->priv;
@@ -160,6 +183,11 @@ static int probe_effect_load(struct view *v, char **err)
 	pe->threads = calloc((size_t)pe->run->nr_threads + 1, sizeof(int32_t));
 	if (!pe->threads || hb_build_observed(pe->run, &pe->obs, &pe->g[RUN_I]))
 		goto nomem;
+	/* Kept before the overhead goes, for the CPU clocks of both runs. */
+	if (!(pe->segment_cpu_obs = calloc((size_t)pe->run->nr_segments + 1, sizeof(int64_t))))
+		goto nomem;
+	for (int32_t seg = 0; seg < pe->run->nr_segments; seg++)
+		pe->segment_cpu_obs[seg] = segment_cpu(pe->run, seg);
 	probe_run_remove_overhead(pe->run);
 	if (analyse(pe))
 		goto nomem;
@@ -410,8 +438,17 @@ static int draw_details(struct probe_effect *pe, int y, int width, bool count_on
 		else if ((used = describe(pe, r, e, true, line, sizeof(line), used)) < sizeof(line) && more > 0)
 			snprintf(line + used, sizeof(line) - used, "; %d more in this column", more);
 		display_text(y + rows, 0, width, STYLE_NORMAL, true, line);
+		line[0] = 0;
+		if (e >= 0) {
+			char a[32], b[32];
+			snprintf(line, sizeof(line), "%s's CPU clock C_i on entering it: I %s, S %s",
+				 pe->run->threads[pe->run->events[e].thread].name,
+				 timefmt_duration((uint64_t)cpu_clock(pe, RUN_I, e), a, sizeof(a)),
+				 timefmt_duration((uint64_t)cpu_clock(pe, RUN_S, e), b, sizeof(b)));
+		}
+		display_text(y + rows + 1, 0, width, STYLE_NORMAL, true, line);
 	}
-	return rows + 1;
+	return rows + 2;
 }
 
 static void probe_effect_draw(struct view *v, int y, int height, int width)
@@ -564,6 +601,7 @@ static void probe_effect_free(struct view *v)
 		free(pe->order[r]), free(pe->first[r]);
 	free(pe->obs);
 	free(pe->threads);
+	free(pe->segment_cpu_obs);
 	free(pe->shown);
 	free(pe->filter);
 	probe_run_free(pe->run);

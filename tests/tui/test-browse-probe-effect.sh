@@ -18,24 +18,31 @@
 #    in) and I#3 (201 us, after worker-b#2's unlock, #2 observed).
 #  - probe-up-prio.sql with 60 us on low's lock: divergent at low#1 in
 #    either model; m switches the model and simulates again.
+# Under the lanes, the CPU clock C_i of the event's thread on entering its
+# call (seed 004 Fig. 1), as recorded and less the overhead: philo-4's lock
+# at 105 us and 105 - 60 = 45 us, worker-a's at 180 and 180 - 80 = 100 us
+# (they are on the expected screens).
 # Also: ] [ move along a lane, Enter opens the event's object on its op, and
 # the file is left unchanged (the view computes in memory).
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
-# detail_is TEXT - until the line under the lanes (the cursor's event) is
-# TEXT, cut to the screen's 80 columns; fails the test if it never is.
-detail_is() {
+# row_is ROW TEXT - until row ROW of the screen (1: the top) is TEXT, cut
+# to the screen's 80 columns; fails the test if it never is. Row 22 is the
+# event under the cursor, row 23 its thread's CPU clock.
+row_is() {
 	local i=0
 	while [ $i -lt 200 ]; do
-		[ "$(screen | sed -n 23p)" = "${1:0:80}" ] && return 0
+		[ "$(screen | sed -n "$1p")" = "${2:0:80}" ] && return 0
 		sleep 0.05
 		i=$((i + 1))
 	done
-	fail "the cursor's event never was '$1'; the screen shows:"
+	fail "row $1 never was '$2'; the screen shows:"
 	screen | sed 's/^/  | /'
 	return 1
 }
+detail_is() { row_is 22 "$1"; }
+clock_is() { row_is 23 "$1"; }
 
 # marks LABEL - the numbers on the lane LABEL ("worker-a (100) I") with
 # how each is drawn (capture-pane -e): e_d (white on red), dep (yellow: a
@@ -79,6 +86,11 @@ wait_for "row 1 of 2"; keys E; wait_for "lane 4 of 4" && expect_screen probe-eff
 keys k; wait_for "lane 3 of 4"; keys ']'
 detail_is "I: #1 philo-4#1 lock mutex 0x7100 at 105.00 us <- nothing" &&
 	pass "] goes to the lane's next event, as observed"
+# philo-2 read from 0 to 100 us, then ran 10 us to its lock: its CPU clock
+# is 10 us there in both runs (nothing removed from it).
+keys k k ']'; detail_is "I: #2 philo-2#1 lock mutex 0x7000 at 110.00 us <- nothing" &&
+	clock_is "philo-2's CPU clock C_i on entering it: I 10.00 us, S 10.00 us" &&
+	pass "a thread's CPU clock does not count its wait for input"
 keys q; wait_for "exit=0"
 
 browse_start 80x24 "$TMP/mutex-flip/run.db"
@@ -100,8 +112,11 @@ keys ']'; detail_is "I: #3 worker-a#1 lock mutex 0x1000 at 201.00 us <- #2 worke
 keys Enter; wait_for "mutex 0x1000 history" && pass "Enter opens the event's object"
 keys q; wait_for "lane 1 of 4"
 keys f; wait_for "lanes of threads matching"; type_text 'b \(101\)'; keys Enter
-wait_for "lane 1 of 2, filter b \(101\)" && [ "$(screen | grep -c '^worker-')" = 2 ] &&
-	screen | grep -q '^worker-b (101) S' && pass "f keeps the lanes of the threads matching"
+if wait_for "lane 1 of 2, filter b \(101\)"; then
+	lanes=$(screen | grep -E '^worker-[ab] \([0-9]+\) [IS] ' | cut -c1-16 | tr '\n' ',')
+	[ "$lanes" = "worker-b (101) I,worker-b (101) S," ] && pass "f keeps the lanes of the threads matching" ||
+		fail "f kept the lanes '$lanes', not worker-b's two"
+fi
 keys f Enter; wait_for "lane 3 of 4"; keys Tab; wait_for "mtx browse run.db: threads" && pass "Tab from the last main view"
 keys q; wait_for "exit=0"
 [ "$(md5sum < "$TMP/mutex-flip/run.db")" = "$before" ] && pass "the file is unchanged" || fail "mtx browse changed the file"
