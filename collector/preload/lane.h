@@ -111,6 +111,12 @@ struct mtx_lane_writer {
 	uint64_t rseq_none;
 };
 
+/* A wait of lane_make_room for the collector: its wall time and the
+ * thread's CPU time in it (0, 0: it did not wait). */
+struct lane_wait {
+	uint64_t wall_ns, cpu_ns;
+};
+
 /*
  * lane_region_open_as - validate the header of a region mapped at @base
  * (@size bytes) whose magic must be @magic and records @record_size bytes,
@@ -160,12 +166,17 @@ static inline struct mtx_shm_lane *lane_at(struct mtx_lane_region *r, uint32_t i
 	return mtx_shm_lane_at(r->base, r->lane_offset, r->lane_stride, i);
 }
 
-static inline uint64_t lane_now_ns(void)
+static inline uint64_t lane_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t lane_now_ns(void)
+{
+	return lane_clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -381,13 +392,14 @@ static inline void lane_reap_pid(struct mtx_lane_region *r, int32_t pid)
  * until tail moves).
  */
 static __attribute__((noinline, cold, unused)) int lane_make_room(struct mtx_lane_region *r, struct mtx_lane_writer *w,
-				 uint32_t need)
+				 uint32_t need, struct lane_wait *wait)
 {
 	struct mtx_shm_lane *l = w->lane;
-	uint64_t n = r->lane_records, start_ns = 0, waited, head, tail;
+	uint64_t n = r->lane_records, start_ns = 0, start_cpu_ns = 0, waited, head, tail;
 	unsigned step = 0;
 	int room;
 
+	*wait = (struct lane_wait){ 0, 0 };
 	if (!l || r->gone)
 		return 0;
 	for (;;) {
@@ -406,8 +418,10 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(struct mtx_lan
 		}
 		if (w->stalled && tail == w->stalled_tail)
 			return 0; /* the collector is not draining: don't wait on every op */
-		if (step == 0)
+		if (step == 0) {
 			start_ns = lane_now_ns();
+			start_cpu_ns = lane_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		}
 		waited = lane_backoff(step++, start_ns);
 		/* at the start and every few ms of a wait: is there a collector? */
 		if (((step == 1 || waited) && lane_collector_gone(r)) || waited > r->wait_budget_ns) {
@@ -418,7 +432,9 @@ static __attribute__((noinline, cold, unused)) int lane_make_room(struct mtx_lan
 		}
 	}
 	if (start_ns) { /* the program's time this was, not its own */
-		l->stall_ns += lane_now_ns() - start_ns;
+		wait->wall_ns = lane_now_ns() - start_ns;
+		wait->cpu_ns = lane_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start_cpu_ns;
+		l->stall_ns += wait->wall_ns;
 		l->stalls++;
 	}
 	return room;
@@ -678,21 +694,28 @@ lane_publish_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w,
 {
 	for (;;) {
 		uint64_t waited_from;
+		struct lane_wait wait;
 
 		if (!LANE_RUN_SEQ(w, lane_seq_publish(w, src, k)))
 			return 1;
 		if (!w->lane)
 			return 0; /* a forked child's copy of its parent's op */
 		waited_from = r->stamp ? r->stamp() : 0;
-		if (!lane_make_room(r, w, k)) {
+		if (!lane_make_room(r, w, k, &wait)) {
 			lane_drop_op(w);
 			__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
 		/* the wake and the wait are this op's overhead (the record is
-		 * ours until published) */
-		if (r->stamp)
-			src[k - 1].overhead = lane_add_sat32(src[k - 1].overhead, r->stamp() - waited_from);
+		 * ours until published), as far as they took the thread's CPU
+		 * time: asleep waiting, it spent none (seed 004 charges a
+		 * thread's clock only for its own execution) */
+		if (r->stamp) {
+			uint64_t d = r->stamp() - waited_from;
+			if (wait.cpu_ns < wait.wall_ns)
+				d = (uint64_t)((double)d * (double)wait.cpu_ns / (double)wait.wall_ns);
+			src[k - 1].overhead = lane_add_sat32(src[k - 1].overhead, d);
+		}
 	}
 }
 
@@ -818,7 +841,9 @@ lane_write_call_slow(struct mtx_lane_region *r, struct mtx_lane_writer *w, uint6
 	for (;;) {
 		if (!LANE_RUN_SEQ(w, lane_seq_call(w, stamp, fn)) || !w->lane)
 			return;
-		if (!lane_make_room(r, w, 1)) {
+		struct lane_wait wait;
+
+		if (!lane_make_room(r, w, 1, &wait)) {
 			__atomic_fetch_add(&r->hdr->lost_full, 1, __ATOMIC_RELAXED);
 			return;
 		}

@@ -125,8 +125,8 @@
  * kind and op from the tables below. overhead is what the wrapper added to
  * its thread beyond the real call: from its entry to just before the real
  * call (claiming a lane, filling in the op, the injected busy wait), plus
- * the slow path of publishing (waking the drain at half full, waiting for
- * a full lane) and, with stack_frames, the stack walk; the few stores that publish the record and the return are
+ * the slow path of publishing (waking the drain at half full, and of a
+ * wait for a full lane the part on the thread's CPU clock) and, with stack_frames, the stack walk; the few stores that publish the record and the return are
  * not seen by a stamp. injected is the busy wait of --inject-overhead
  * (inject_delay, inject_tid, inject_thread in the header: the wait, in
  * clock_id units, before the real call of every operation of the thread

@@ -752,9 +752,10 @@ static int end_unreturned(sqlite3 *db, char **err)
 	return 0;
 }
 
-/* The wrappers measure their overhead on the wall clock; the part of it
- * their thread spent off a CPU (preempted, or asleep waiting for a full
- * lane) is no instrumentation CPU time (seed 004 charges a thread's clock
+/* The wrappers measure their overhead on the wall clock (but for a wait
+ * for a full lane, which the library counts on the thread's CPU clock);
+ * the part their thread spent off a CPU before the call (preempted) is no
+ * instrumentation CPU time (seed 004 charges a thread's clock
  * only for its own execution), so it is taken out where the thread's
  * states show it. Only ops whose own overhead is past a few microseconds
  * are looked at: the others cannot have been off a CPU for long. */
