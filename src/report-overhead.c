@@ -62,7 +62,11 @@
 	"CAST(COALESCE(w.ns, 0) + COALESCE(k.ns, 0) AS INTEGER) AS instr_ns FROM cpu c "                 \
 	"LEFT JOIN wrapper w ON w.tid = c.tid LEFT JOIN kernel k ON k.tid = c.tid)"
 
-#define OVERHEAD_PCT(instr, cpu) "ROUND(100.0 * (" instr ") / MAX((" cpu ") - (" instr "), 1), 1)"
+/* NULL (shown as '-') when the instrumentation time reaches the CPU time:
+ * calibrated costs charged by count can exceed a thread's little CPU time,
+ * and a percentage of nothing says nothing. */
+#define OVERHEAD_PCT(instr, cpu) \
+	"CASE WHEN (" cpu ") > (" instr ") THEN ROUND(100.0 * (" instr ") / ((" cpu ") - (" instr ")), 1) END"
 
 const struct mtx_query overhead_queries[] = {
 	{ "overhead", "Instrumentation overhead per thread",

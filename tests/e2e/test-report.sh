@@ -120,6 +120,18 @@ else
 		pass "overhead: a calibrated source's records count per thread" ||
 		fail "overhead with switch records calibrated at 500 ns gave: $rows"
 fi
+# Costs past a thread's CPU time (Philo.1's two switch records at 15 ms
+# each, 30 ms more than its 20.04 ms without) give no percentage, not a
+# huge or negative one.
+cp overhead.db overcharged.db
+if ! sqlite3 overcharged.db "INSERT INTO meta VALUES ('cal_switches_ns', '15000000')"; then
+	fail "could not calibrate the overhead fixture's switch records"
+else
+	row=$("$MTX" report overcharged.db overhead --format csv 2> /dev/null | grep '^2101,')
+	[ "$row" = "2101,Philo.1,29964934,39922016,-9957082," ] &&
+		pass "overhead: no percentage when instrumentation reaches the CPU time" ||
+		fail "overhead with costs past the CPU time gave: $row"
+fi
 # A run.db made before mtx measured overhead says so in one line, exit 1.
 "$MTX" report waits.db overhead > unmeasured.out 2> unmeasured.err
 status=$?
