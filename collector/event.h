@@ -28,7 +28,8 @@
 	X(MMAP, "mmap")             \
 	X(SAMPLE, "sample")         \
 	X(UPROBE, "uprobe")           \
-	X(CALL, "call")
+	X(CALL, "call")               \
+	X(INTERRUPT, "interrupt")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -45,7 +46,8 @@ enum mtx_event_type {
 	X(SYNC, "sync")                \
 	X(SAMPLES, "samples")          \
 	X(FUNCTIONS, "functions")      \
-	X(CALLS, "calls")
+	X(CALLS, "calls")              \
+	X(INTERRUPTS, "interrupts")
 
 enum mtx_source_id {
 #define X(e, n) MTX_SRC_##e,
@@ -117,6 +119,13 @@ struct mtx_event {
 		 * return is a kernel return probe's (uprobes), which the kernel
 		 * arms only so deep (collector/calls.h). */
 		struct { uint64_t fn; uint64_t callsite; uint64_t sp; uint8_t at_return; uint8_t uretprobe; } call;
+		/* An interrupt handler entered or left on cpu (the event's tid
+		 * is whatever it interrupted): @kind an enum mtx_interrupt_kind
+		 * (collector/interrupts.h), @key what pairs the exit with its
+		 * entry (the irq number, the softirq vector, the hrtimer's
+		 * address), @function the hrtimer's function (0: not a timer),
+		 * @name the irq's action name at an irq entry ("" otherwise). */
+		struct { uint8_t kind, exit; int32_t irq; uint64_t key, function; char name[24]; } intr;
 	} u;
 };
 

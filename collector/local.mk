@@ -11,6 +11,7 @@ collector_sources = \
 	collector/source-sched.c \
 	collector/source-syscalls.c \
 	collector/source-wakeups.c \
+	collector/source-interrupts.c collector/interrupts.c collector/interrupts.h \
 	collector/source-samples.c \
 	collector/stacks.c collector/stacks.h \
 	collector/profile.c collector/profile.h \

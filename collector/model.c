@@ -18,6 +18,7 @@
 #include "config.h"
 #include "collector/model.h"
 #include "collector/fd-kind.h"
+#include "collector/interrupts.h"
 #include "collector/syscall-names.h"
 #include "src/thread-states.h"
 
@@ -74,6 +75,7 @@ struct mtx_model {
 	size_t nr_procs, cap_procs;
 	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
 	struct mtx_fd_tracker *fds;   /* fd and fd_kind of syscall rows */
+	struct mtx_interrupts *irqs;  /* interrupts rows */
 	uint64_t first_ns, last_ns;
 	uint64_t nr_threads_seen;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
@@ -100,7 +102,8 @@ struct mtx_model *model_new(struct mtx_writer *w)
 	m->threads = calloc(m->cap, sizeof(*m->threads));
 	m->syscall_class = malloc((size_t)syscall_names_count);
 	m->fds = fd_tracker_new(w);
-	if (!m->threads || !m->syscall_class || !m->fds) {
+	m->irqs = interrupts_new(w);
+	if (!m->threads || !m->syscall_class || !m->fds || !m->irqs) {
 		model_free(m);
 		return NULL;
 	}
@@ -322,7 +325,11 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	struct model_process *p;
 
 	/* The run's span is that of its own threads' events: system-wide
-	 * wakeups of other tasks do not count. */
+	 * wakeups of other tasks and interrupts do not count. */
+	if (ev->type == MTX_EV_INTERRUPT) {
+		interrupts_event(m->irqs, ev, m->first_ns);
+		return;
+	}
 	if (ev->type != MTX_EV_WAKEUP || find_thread(m, ev->u.wakeup.wakee_tid)) {
 		if (!m->first_ns)
 			m->first_ns = ev->ts_ns;
@@ -442,6 +449,7 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 		writer_process(m->w, p->pid, p->ppid, p->exe[0] ? p->exe : NULL, p->start_ns,
 			       p->ended ? (int64_t)p->end_ns : -1, p->exit_status);
 	}
+	interrupts_finish(m->irqs);
 	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
 	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
 	return writer_commit(m->w);
@@ -470,5 +478,6 @@ void model_free(struct mtx_model *m)
 	free(m->procs);
 	free(m->syscall_class);
 	fd_tracker_free(m->fds);
+	interrupts_free(m->irqs);
 	free(m);
 }

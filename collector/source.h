@@ -1,6 +1,7 @@
 /*
  * collector/source.h - the one interface every kernel event source
- * implements (source-sched.c, source-syscalls.c, source-wakeups.c), and the
+ * implements (source-sched.c, source-syscalls.c, source-wakeups.c,
+ * source-interrupts.c), and the
  * table of sources that --events selects from.
  */
 #ifndef MTX_COLLECTOR_SOURCE_H
@@ -39,6 +40,7 @@ struct mtx_source {
 extern const struct mtx_source source_sched;
 extern const struct mtx_source source_syscalls;
 extern const struct mtx_source source_wakeups;
+extern const struct mtx_source source_interrupts;
 /* CPU samples with call chains (--sample HZ): not in mtx_sources[], as
  * --events does not choose it. */
 extern const struct mtx_source source_samples;

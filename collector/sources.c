@@ -8,6 +8,7 @@ const struct mtx_source *const mtx_sources[] = {
 	&source_sched,
 	&source_wakeups,
 	&source_syscalls,
+	&source_interrupts,
 };
 const int mtx_nr_sources = sizeof(mtx_sources) / sizeof(mtx_sources[0]);
 

@@ -32,6 +32,7 @@
 		  "stack_id) VALUES (?,?,?,?,?,?,?)")                                                     \
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
+	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
@@ -238,6 +239,21 @@ int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const
 	row_put_text(r, policy);
 	row_put_int(r, priority);
 	row_put_int(r, nice);
+	return put(w, r);
+}
+
+int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint64_t end_ns, const char *kind,
+		     int32_t irq, const char *name)
+{
+	struct queued_row *r = row(w, STMT_INTERRUPT);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, cpu);
+	row_put_int(r, (int64_t)start_ns);
+	row_put_int(r, (int64_t)end_ns);
+	row_put_text(r, kind);
+	row_put_int_or_null(r, irq, irq >= 0);
+	row_put_text_copy(r, name);
 	return put(w, r);
 }
 

@@ -69,6 +69,10 @@ int writer_switch(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t pre
 		  const char *prev_state, int preempt, int32_t next_tid, uint32_t stack_id);
 int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t waker_tid,
 		  int32_t wakee_tid, int32_t target_cpu);
+/* An interrupts row: @kind static (collector/interrupts.h), @irq NULL
+ * when negative, @name copied. */
+int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint64_t end_ns, const char *kind,
+		     int32_t irq, const char *name);
 /* A whole syscalls row, fd included: a struct because collector/fd-kind.c
  * holds rows back until their fd_kind is known. */
 struct mtx_syscall_row {

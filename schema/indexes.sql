@@ -11,3 +11,4 @@ CREATE INDEX IF NOT EXISTS calls_tid ON calls(tid, start_ns);
 CREATE INDEX IF NOT EXISTS samples_tid ON samples(tid, ts_ns);
 CREATE INDEX IF NOT EXISTS stacks_parent ON stacks(parent_id);
 CREATE INDEX IF NOT EXISTS callsites_addr ON callsites(pid, addr);
+CREATE INDEX IF NOT EXISTS interrupts_cpu ON interrupts(cpu, start_ns);

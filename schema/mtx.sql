@@ -97,6 +97,27 @@ CREATE TABLE wakeups (
 	target_cpu INTEGER
 );
 
+-- Seed 004's system thread T_0 on every CPU (the interrupts source, on by
+-- default): hard interrupt handlers (irq:irq_handler_entry/exit), softirqs
+-- (irq:softirq_entry/exit) and hrtimer expiries (timer:hrtimer_expire_entry
+-- /exit), each entry paired with its exit on the same CPU, from the
+-- program's start to the end of recording. They nest: a row may lie inside
+-- another of the same CPU (an irq during a softirq). An interrupt whose
+-- handler the kernel runs without an irq action (the local timer, IPIs)
+-- has no irq row; the hrtimers it expires have theirs.
+CREATE TABLE interrupts (
+	cpu      INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns   INTEGER NOT NULL,
+	kind     TEXT NOT NULL,        -- irq, softirq, timer
+	irq      INTEGER,              -- irq: its number; softirq: the vector; timer: NULL
+	name     TEXT                  -- irq: its action's name (as /proc/interrupts);
+	                               -- softirq: HI TIMER NET_TX NET_RX BLOCK IRQ_POLL TASKLET
+	                               -- SCHED HRTIMER RCU; timer: the hrtimer's function
+	                               -- (hrtimer_wakeup ends a sleep or timeout), or its
+	                               -- address in hex when the kernel hides symbols
+);
+
 -- Syscalls of traced threads, enter and exit paired. end_ns/ret NULL when the
 -- thread never returned (exit, exec, end of run). fd is the first argument
 -- of the syscalls whose first argument is a file descriptor (read, write,

@@ -1,0 +1,192 @@
+/*
+ * collector/interrupts.c - see interrupts.h.
+ *
+ * Handlers nest on a CPU (a hard irq interrupts a softirq; an hrtimer in
+ * hard-irq mode interrupts the HRTIMER softirq's), so each CPU keeps a
+ * small stack of open entries and an exit closes the innermost open entry
+ * of its kind and key; entries above it never saw their exit (a lost
+ * record) and are dropped and counted, as are exits without an entry (the
+ * handler began before recording did).
+ *
+ * An hrtimer is named by its function (hrtimer_wakeup: a sleep or a
+ * timeout ending; tick_sched_timer: the scheduler tick), looked up once
+ * per address in /proc/kallsyms (tens of distinct functions in a run;
+ * ~60 ms a lookup); past MAX_NAMED, or without kallsyms, by its address.
+ */
+#include "config.h"
+#include "collector/interrupts.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NESTED 8
+#define MAX_NAMED 64
+
+struct open_entry {
+	uint64_t start_ns, key;
+	int32_t irq;
+	uint8_t kind;
+	char name[64];
+};
+
+struct cpu_stack {
+	struct open_entry open[MAX_NESTED];
+	int depth;
+};
+
+struct mtx_interrupts {
+	struct mtx_writer *w;
+	struct cpu_stack *cpus;
+	int nr_cpus;
+	struct { uint64_t addr; char name[48]; } named[MAX_NAMED];
+	int nr_named;
+	uint64_t nr_unpaired;
+};
+
+static const char *const kind_names[] = {
+#define X(e, n) n,
+	MTX_INTERRUPT_KINDS(X)
+#undef X
+};
+
+/* include/linux/interrupt.h: the softirq vectors, in order. */
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+const char *interrupts_softirq_name(unsigned vec)
+{
+	return vec < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[vec] : NULL;
+}
+
+struct mtx_interrupts *interrupts_new(struct mtx_writer *w)
+{
+	struct mtx_interrupts *irqs = calloc(1, sizeof(*irqs));
+	if (irqs)
+		irqs->w = w;
+	return irqs;
+}
+
+static struct cpu_stack *stack_of(struct mtx_interrupts *irqs, int cpu)
+{
+	if (cpu < 0 || cpu > 4096)
+		return NULL;
+	if (cpu >= irqs->nr_cpus) {
+		int n = cpu + 1;
+		struct cpu_stack *c = realloc(irqs->cpus, (size_t)n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + irqs->nr_cpus, 0, (size_t)(n - irqs->nr_cpus) * sizeof(*c));
+		irqs->cpus = c;
+		irqs->nr_cpus = n;
+	}
+	return &irqs->cpus[cpu];
+}
+
+/* The kernel symbol at @addr exactly, into @out; 0 if found. */
+static int kallsyms_name(uint64_t addr, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	int rc = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *end, *name;
+		if (strtoull(line, &end, 16) != addr || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		snprintf(out, size, "%s", name);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static void timer_name(struct mtx_interrupts *irqs, uint64_t fn, char *out, size_t size)
+{
+	for (int i = 0; i < irqs->nr_named; i++)
+		if (irqs->named[i].addr == fn) {
+			snprintf(out, size, "%s", irqs->named[i].name);
+			return;
+		}
+	/* 0 for every symbol: kallsyms hides addresses from the unprivileged */
+	if (irqs->nr_named == MAX_NAMED || !fn || kallsyms_name(fn, out, size))
+		snprintf(out, size, "0x%" PRIx64, fn);
+	if (irqs->nr_named < MAX_NAMED) {
+		irqs->named[irqs->nr_named].addr = fn;
+		snprintf(irqs->named[irqs->nr_named].name, sizeof(irqs->named[0].name), "%s", out);
+		irqs->nr_named++;
+	}
+}
+
+static void enter(struct mtx_interrupts *irqs, struct cpu_stack *c, const struct mtx_event *ev)
+{
+	struct open_entry *e;
+	if (c->depth == MAX_NESTED) { /* exits lost: start again */
+		irqs->nr_unpaired += (uint64_t)c->depth;
+		c->depth = 0;
+	}
+	e = &c->open[c->depth++];
+	e->start_ns = ev->ts_ns;
+	e->key = ev->u.intr.key;
+	e->irq = ev->u.intr.irq;
+	e->kind = ev->u.intr.kind;
+	switch (e->kind) {
+	case MTX_INTR_IRQ:
+		snprintf(e->name, sizeof(e->name), "%.*s", (int)sizeof(ev->u.intr.name), ev->u.intr.name);
+		break;
+	case MTX_INTR_SOFTIRQ: {
+		const char *n = interrupts_softirq_name((unsigned)e->irq);
+		snprintf(e->name, sizeof(e->name), "%s", n ? n : "?");
+		break;
+	}
+	default:
+		timer_name(irqs, ev->u.intr.function, e->name, sizeof(e->name));
+	}
+}
+
+static void leave(struct mtx_interrupts *irqs, struct cpu_stack *c, const struct mtx_event *ev)
+{
+	for (int i = c->depth - 1; i >= 0; i--) {
+		struct open_entry *e = &c->open[i];
+		if (e->kind != ev->u.intr.kind || e->key != ev->u.intr.key)
+			continue;
+		writer_interrupt(irqs->w, ev->cpu, e->start_ns, ev->ts_ns, kind_names[e->kind],
+				 e->kind == MTX_INTR_TIMER ? -1 : e->irq, e->name);
+		irqs->nr_unpaired += (uint64_t)(c->depth - 1 - i);
+		c->depth = i;
+		return;
+	}
+	irqs->nr_unpaired++;
+}
+
+void interrupts_event(struct mtx_interrupts *irqs, const struct mtx_event *ev, uint64_t run_start_ns)
+{
+	struct cpu_stack *c = stack_of(irqs, ev->cpu);
+	if (!c || ev->u.intr.kind >= MTX_INTR__COUNT || !run_start_ns || ev->ts_ns < run_start_ns)
+		return;
+	if (ev->u.intr.exit)
+		leave(irqs, c, ev);
+	else
+		enter(irqs, c, ev);
+}
+
+void interrupts_finish(struct mtx_interrupts *irqs)
+{
+	for (int cpu = 0; cpu < irqs->nr_cpus; cpu++)
+		irqs->nr_unpaired += (uint64_t)irqs->cpus[cpu].depth;
+	writer_meta_int(irqs->w, "interrupts_unpaired", (int64_t)irqs->nr_unpaired);
+}
+
+void interrupts_free(struct mtx_interrupts *irqs)
+{
+	if (!irqs)
+		return;
+	free(irqs->cpus);
+	free(irqs);
+}
