@@ -12,6 +12,7 @@ collector_sources = \
 	collector/source-syscalls.c \
 	collector/source-wakeups.c \
 	collector/source-interrupts.c collector/interrupts.c collector/interrupts.h \
+	collector/other-tasks.c collector/other-tasks.h \
 	collector/source-samples.c \
 	collector/stacks.c collector/stacks.h \
 	collector/profile.c collector/profile.h \

@@ -19,10 +19,12 @@
 #include "collector/model.h"
 #include "collector/fd-kind.h"
 #include "collector/interrupts.h"
+#include "collector/other-tasks.h"
 #include "collector/syscall-names.h"
 #include "src/thread-states.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +78,7 @@ struct mtx_model {
 	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
 	struct mtx_fd_tracker *fds;   /* fd and fd_kind of syscall rows */
 	struct mtx_interrupts *irqs;  /* interrupts rows */
+	struct mtx_other_tasks *others; /* other_tasks rows: wakers not traced */
 	uint64_t first_ns, last_ns;
 	uint64_t nr_threads_seen;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
@@ -103,7 +106,8 @@ struct mtx_model *model_new(struct mtx_writer *w)
 	m->syscall_class = malloc((size_t)syscall_names_count);
 	m->fds = fd_tracker_new(w);
 	m->irqs = interrupts_new(w);
-	if (!m->threads || !m->syscall_class || !m->fds || !m->irqs) {
+	m->others = other_tasks_new(w);
+	if (!m->threads || !m->syscall_class || !m->fds || !m->irqs || !m->others) {
 		model_free(m);
 		return NULL;
 	}
@@ -202,6 +206,15 @@ static struct model_process *find_process(struct mtx_model *m, int32_t pid)
 		if (m->procs[i - 1].pid == pid && !m->procs[i - 1].ended)
 			return &m->procs[i - 1];
 	return NULL;
+}
+
+/* Whether process @pid is or was one of the run's (ended ones included). */
+static bool was_traced(const struct mtx_model *m, int32_t pid)
+{
+	for (size_t i = m->nr_procs; i > 0; i--)
+		if (m->procs[i - 1].pid == pid)
+			return true;
+	return false;
 }
 
 static struct model_process *add_process(struct mtx_model *m, int32_t pid, int32_t ppid, uint64_t ts)
@@ -399,6 +412,10 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			return;
 		}
 		writer_wakeup(m->w, ev->ts_ns, ev->cpu, ev->tid, t->tid, ev->u.wakeup.target_cpu);
+		/* not traced: an exiting child of the program wakes its
+		 * parent after its own exit went by */
+		if (ev->tid > 0 && !find_thread(m, ev->tid) && !was_traced(m, ev->pid))
+			other_tasks_note(m->others, ev->tid, ev->pid);
 		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE)
 			set_state(m, t, ev->ts_ns, TS_RUNNABLE, -1);
 		return;
@@ -479,5 +496,6 @@ void model_free(struct mtx_model *m)
 	free(m->syscall_class);
 	fd_tracker_free(m->fds);
 	interrupts_free(m->irqs);
+	other_tasks_free(m->others);
 	free(m);
 }

@@ -32,6 +32,7 @@
 		  "stack_id) VALUES (?,?,?,?,?,?,?)")                                                     \
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
+	X(OTHER_TASK, "INSERT INTO other_tasks(tid, pid, comm) VALUES (?,?,?)")                \
 	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
@@ -254,6 +255,17 @@ int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint6
 	row_put_text(r, kind);
 	row_put_int_or_null(r, irq, irq >= 0);
 	row_put_text_copy(r, name);
+	return put(w, r);
+}
+
+int writer_other_task(struct mtx_writer *w, int32_t tid, int32_t pid, const char *comm)
+{
+	struct queued_row *r = row(w, STMT_OTHER_TASK);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, tid);
+	row_put_int(r, pid);
+	row_put_text_copy(r, comm);
 	return put(w, r);
 }
 

@@ -73,6 +73,8 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
  * when negative, @name copied. */
 int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint64_t end_ns, const char *kind,
 		     int32_t irq, const char *name);
+/* An other_tasks row (collector/other-tasks.h); @comm copied, NULL-able. */
+int writer_other_task(struct mtx_writer *w, int32_t tid, int32_t pid, const char *comm);
 /* A whole syscalls row, fd included: a struct because collector/fd-kind.c
  * holds rows back until their fd_kind is known. */
 struct mtx_syscall_row {

@@ -118,6 +118,15 @@ CREATE TABLE interrupts (
 	                               -- address in hex when the kernel hides symbols
 );
 
+-- The tasks outside the traced processes that woke a traced thread (a
+-- process writing to a pipe, a kernel thread), one row per tid, read from
+-- /proc when the collector first saw it wake one (ms later).
+CREATE TABLE other_tasks (
+	tid  INTEGER NOT NULL,
+	pid  INTEGER NOT NULL,
+	comm TEXT                      -- its name then; NULL: it was gone
+);
+
 -- Syscalls of traced threads, enter and exit paired. end_ns/ret NULL when the
 -- thread never returned (exit, exec, end of run). fd is the first argument
 -- of the syscalls whose first argument is a file descriptor (read, write,

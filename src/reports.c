@@ -760,6 +760,11 @@ static const struct mtx_query calls_queries[] = {
 #define NEEDS_SYSCALLS "SELECT " SOURCE_RECORDED("syscalls"), \
 	"system calls (the syscalls source of mtx collect -e, on by default)"
 #define NEEDS_NOTHING NULL, NULL /* what every run records */
+/* external_events: a view of the runs recorded since it exists */
+#define NEEDS_EXTERNAL                                                                                   \
+	"SELECT " SOURCE_RECORDED("wakeups") " AND EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'external_events')", \
+	"wakeups and interrupts (the wakeups and interrupts sources of mtx collect -e, on by default; a run.db " \
+	"of an mtx older than the interrupts source has neither)"
 #define NEEDS_SAMPLES "SELECT " SOURCE_RECORDED("samples"), "CPU samples (mtx collect --sample HZ)"
 /* exact calls: --functions, or a -pg / -finstrument-functions build */
 #define NEEDS_CALLS \
@@ -783,6 +788,8 @@ static const struct mtx_report reports[] = {
 	{ "calls", "call graph per thread (gprof style), from exact calls or samples", NULL, calls_queries, NEEDS_CALLS },
 	{ "overhead", "per thread: CPU time, mtx's share of it, and where that came from", NULL, overhead_queries,
 	  NEEDS_NOTHING },
+	{ "external", "what woke the threads from outside: interrupts, timers, other processes", NULL,
+	  external_queries, NEEDS_EXTERNAL },
 };
 
 const char *query_count_sql(const char *name)

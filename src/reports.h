@@ -136,6 +136,9 @@ const char *report_unavailable(sqlite3 *db, const struct mtx_report *r);
 extern const struct mtx_query overhead_queries[];
 const char *report_overhead_unmeasured(sqlite3 *db);
 
+/* The report on seed 004's external events (src/report-external.c). */
+extern const struct mtx_query external_queries[];
+
 /* query_find - the query called @name: a report's section ("waits.objects",
  * "threads") or one of the browser's (src/browse-queries.c); NULL if none. */
 const struct mtx_query *query_find(const char *name);

@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 EXPECTED=$srcdir/tests/fixtures/reports
 cd "$TMP" || exit 1
 
-for f in waits profile calls reuse cxx-frames overhead; do
+for f in waits profile calls reuse cxx-frames overhead external; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -105,6 +105,10 @@ DB=reuse.db check waits-reuse waits
 DB=reuse.db check critical-path-reuse critical-path
 DB=reuse.db check histogram-reuse histogram --object 0x2000
 DB=reuse.db check object-reuse object 0x2000
+# Seed 004's external events (tests/fixtures/external.sql): what woke
+# each thread from outside, one case of the view's each.
+DB=external.db check external external
+DB=external.db check external-thread-csv external --thread 3102 --format csv
 # Seed 004's Table I (tests/fixtures/overhead.sql): the "all" row is
 # Σ(cpu - without) / Σ without, 8.7%, not the mean of the rows.
 DB=overhead.db check overhead overhead
