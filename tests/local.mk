@@ -51,7 +51,9 @@ tests_e2e_lifetimes_SOURCES = tests/e2e/lifetimes.c
 tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
-check_PROGRAMS += tests/e2e/schedclass
+check_PROGRAMS += tests/e2e/schedclass tests/e2e/extwriter
+tests_e2e_extwriter_SOURCES = tests/e2e/extwriter.c
+tests_e2e_extwriter_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_schedclass_SOURCES = tests/e2e/schedclass.c
 tests_e2e_schedclass_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_schedclass_LDFLAGS = -pthread
@@ -171,6 +173,7 @@ E2E_TESTS = \
 	tests/e2e/test-inject-overhead.sh \
 	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
+	tests/e2e/test-external.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-probe-sim.sh \

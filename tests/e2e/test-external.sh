@@ -1,0 +1,81 @@
+#!/bin/bash
+# Seed 004's T_0 (SEEDS-MAP P2), with the truth from outside mtx:
+# (a) a writer outside the traced program (tests/e2e/extwriter, started
+#     by this test) writes a pipe at instants it logs on CLOCK_MONOTONIC,
+#     the clock of mtx's *_ns: each write that found the traced reader
+#     blocked is an external event of the reader, 'other-process' with the
+#     writer's pid and name, stamped between the writer's clock reads
+#     just before and just after its write(2);
+# (b) the interrupts table counts each irq as /proc/interrupts does: for
+#     the busiest irq of the run (dd with O_DSYNC makes disk interrupts),
+#     at least as many as the program itself saw between its first and
+#     last read of /proc/interrupts (all inside the recording), at most as
+#     many as the test saw from before mtx started to after it ended.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+
+# --- (a) external writes
+mkfifo in.fifo || exit 1
+"$BUILDDIR/tests/e2e/extwriter" in.fifo 20 30000 > writes.txt 2> writer.err &
+wpid=$!
+"$MTX" collect -q -o ext.db -- cat in.fifo > read.txt 2> err.txt || fail "collect exited $?: $(head -1 err.txt)"
+wait $wpid || fail "the writer failed: $(head -1 writer.err)"
+[ "$(cat read.txt)" = xxxxxxxxxxxxxxxxxxxx ] || fail "the reader read '$(cat read.txt)', not the 20 bytes written"
+reader=$(sql ext.db "SELECT tid FROM threads WHERE name = 'cat'")
+[ -n "$reader" ] || { fail "no thread cat in the run"; finish; }
+checked=0 found=0 within=0 late=0
+while read -r _ planned before after; do
+	# A write that did not find the reader blocked (slow to come back to
+	# its read on a loaded machine) woke nobody.
+	blocked=$(sql ext.db "SELECT COUNT(*) FROM thread_states WHERE tid = $reader AND
+		state NOT IN ('running', 'runnable') AND start_ns <= $before AND end_ns >= $before")
+	[ "$blocked" = 1 ] || continue
+	checked=$((checked + 1))
+	row=$(sql ext.db "SELECT ts_ns FROM external_events WHERE wakee_tid = $reader AND kind = 'other-process'
+		AND waker_pid = $wpid AND waker_comm = 'extwriter' AND ts_ns BETWEEN $before AND $after")
+	if [ -z "$row" ]; then
+		fail "the write at $before-$after ns (planned $planned) is not an external event of the reader"
+		continue
+	fi
+	found=$((found + 1))
+	[ $((row - before)) -le 50000 ] && within=$((within + 1))
+	[ $((before - planned)) -le 50000 ] || late=$((late + 1))
+done < writes.txt
+[ "$checked" -ge 10 ] || fail "only $checked of 20 writes found the reader blocked"
+[ "$found" = "$checked" ] && pass "$found writes that woke the reader are its external events, from the writer's pid"
+echo "note: $within of $found wakeups within 50 us of the writer's clock read before its write;" \
+	"$late writes began over 50 us after the instant planned"
+"$MTX" report ext.db external --format csv > ext.csv 2> report.err || fail "report external: $(head -1 report.err)"
+# and the close, if it found the reader blocked: its end of file
+[ "$(grep -c ",cat ($reader),$wpid (extwriter),read (pipe)$" ext.csv)" -ge "$found" ] ||
+	fail "report external does not list the $found writes: $(head -3 ext.csv)"
+
+# --- (b) interrupt counts against /proc/interrupts
+# irq_counts FILE - "irq cpu count name" per numbered irq line.
+irq_counts() {
+	awk 'NR == 1 { ncpu = NF; next }
+	     $1 ~ /^[0-9]+:$/ { irq = $1; sub(":", "", irq); name = $NF
+	       for (c = 0; c < ncpu; c++) print irq, c, $(c + 2), name }' "$1"
+}
+cat /proc/interrupts > outer1
+"$MTX" collect -q -o irq.db -- sh -c 'cat /proc/interrupts > inner1
+	dd if=/dev/zero of=dd.out bs=4k count=100 oflag=dsync 2> /dev/null
+	cat /proc/interrupts > inner2' 2> err.txt || fail "collect exited $?: $(head -1 err.txt)"
+cat /proc/interrupts > outer2
+for f in outer1 inner1 inner2 outer2; do irq_counts $f | sort > $f.counts; done
+join <(awk '{ print $1 "/" $2, $3 }' inner1.counts | sort) <(awk '{ print $1 "/" $2, $3 }' inner2.counts | sort) |
+	awk '{ print $3 - $2, $1 }' | sort -n | tail -1 > busiest
+read -r inner key < busiest
+irq=${key%/*} cpu=${key#*/}
+outer=$(join <(awk '{ print $1 "/" $2, $3 }' outer1.counts | sort) <(awk '{ print $1 "/" $2, $3 }' outer2.counts | sort) |
+	awk -v k="$key" '$1 == k { print $3 - $2 }')
+run=$(sql irq.db "SELECT COUNT(*) FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu")
+if [ "${inner:-0}" -le 0 ]; then
+	fail "no numbered irq fired while the program ran (dd with O_DSYNC should make disk interrupts)"
+elif [ "$run" -ge "$inner" ] && [ "$run" -le "$outer" ]; then
+	pass "irq $irq on cpu $cpu: $run in the run, $inner seen by the program, $outer by the test"
+else
+	fail "irq $irq on cpu $cpu: $run in the run, not between the program's $inner and the test's $outer"
+fi
+finish
