@@ -55,7 +55,7 @@ struct sinks {
 	struct mtx_calls *calls;
 	struct mtx_model *model;
 	struct mtx_profile *profile;
-	struct mtx_writer *w; /* thread_sched, read as each thread appears */
+	struct mtx_thread_sched *sched; /* thread_sched: as each thread appears, and changes */
 };
 
 static void emit(void *ctx, const struct mtx_event *ev)
@@ -64,7 +64,9 @@ static void emit(void *ctx, const struct mtx_event *ev)
 	if (collect_sync_event(k->cs, ev) || calls_event(k->calls, ev))
 		return;
 	if (ev->type == MTX_EV_FORK || (ev->type == MTX_EV_COMM && ev->u.comm.exec))
-		thread_sched_record(k->w, ev->pid, ev->tid); /* a thread gone already has none */
+		thread_sched_record(k->sched, ev->pid, ev->tid); /* a thread gone already has none */
+	else if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.prev_prio != INT32_MIN)
+		thread_sched_switch(k->sched, ev->pid, ev->tid, ev->u.sw.prev_prio, ev->ts_ns);
 	if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.pcs) {
 		/* The stack the thread left the CPU in, for its switches row. */
 		struct mtx_event e = *ev;
@@ -338,6 +340,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_session s;
 	struct mtx_writer *w = NULL;
 	struct mtx_model *m = NULL;
+	struct mtx_thread_sched *sched = NULL;
 	struct mtx_profile *prof = NULL;
 	struct mtx_calls *calls = NULL;
 	struct sinks sinks;
@@ -429,10 +432,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 				session_keep_fd(&s, cal_fds[i]);
 	}
 	m = model_new(w);
+	sched = thread_sched_new(w);
 	prof = profile_new(w);
 	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
-	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof, .w = w };
-	if (!m || !prof || !calls) {
+	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof, .sched = sched };
+	cs.sched = sched;
+	if (!m || !sched || !prof || !calls) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
@@ -624,6 +629,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		r->record_failed = 1;
 	}
 	model_free(m);
+	thread_sched_free(sched);
 	calls_free(calls);
 	profile_free(prof);
 	session_close(&s);
@@ -644,6 +650,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 fail_unstarted:
 	target_kill(&t);
 	model_free(m);
+	thread_sched_free(sched);
 	calls_free(calls);
 	profile_free(prof);
 	session_close(&s); /* before collect_sync_free: it may remove probes */

@@ -80,9 +80,11 @@ struct mtx_event {
 		/* A switch out; with --sample, @pcs (malloc'd, owned by the
 		 * consumer, NULL without) is the user call chain as for a
 		 * SAMPLE, and @stack_id the collector's id for it (0: none). */
+		/* @prev_prio: the kernel priority of the thread leaving
+		 * (INT32_MIN: not known), for collector/thread-sched.c. */
 		struct {
 			int64_t prev_state;
-			int32_t next_tid;
+			int32_t next_tid, prev_prio;
 			uint8_t preempt;
 			uint32_t nr, stack_id;
 			uint64_t *pcs;

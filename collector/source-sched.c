@@ -19,10 +19,11 @@
 #include "collector/tracepoint.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct sched_layout {
-	struct tp_field prev_pid, prev_state, next_pid;
+	struct tp_field prev_pid, prev_state, prev_prio, next_pid;
 };
 
 static int sched_layout(struct mtx_session *s)
@@ -35,6 +36,7 @@ static int sched_layout(struct mtx_session *s)
 	    tp_lookup("sched", "sched_switch", "prev_state", &l->prev_state) ||
 	    tp_lookup("sched", "sched_switch", "next_pid", &l->next_pid))
 		return session_set_error(s, -EINVAL, "sched:sched_switch is missing from tracefs or has an unknown format");
+	tp_lookup("sched", "sched_switch", "prev_prio", &l->prev_prio);
 	return 0;
 }
 
@@ -62,6 +64,7 @@ static int sched_decode(struct mtx_session *s, int tag, const struct perf_sample
 	ev->type = MTX_EV_SWITCH_OUT;
 	ev->u.sw.prev_state = state;
 	ev->u.sw.next_tid = (int32_t)tp_read(sample, &l->next_pid, 0);
+	ev->u.sw.prev_prio = (int32_t)tp_read(sample, &l->prev_prio, INT32_MIN);
 	/* Bits above the TASK_REPORT mask mean "preempted" (TASK_REPORT_MAX). */
 	ev->u.sw.preempt = (state & ~(int64_t)0xff) != 0;
 	ev->u.sw.pcs = perf_user_chain(sample, &ev->u.sw.nr);

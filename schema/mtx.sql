@@ -48,12 +48,17 @@ CREATE TABLE threads (
 	end_ns   INTEGER               -- exit; end of run if still alive then
 );
 
--- Each thread's scheduling class as the collector read it when the thread
--- appeared (its clone, or the exec that started it): seed 004 simulates
--- with priorities. One row per reading.
+-- Each thread's scheduling class: seed 004 simulates with priorities. One
+-- row when the thread appeared (its clone, or the exec that started it),
+-- as the collector read it, then one per change: those the program made
+-- through the C library (libmtx-preload.so: pthread_setschedparam,
+-- pthread_setschedprio, sched_setscheduler, sched_setparam, setpriority,
+-- nice), exact, and those made from outside (chrt -p, renice), seen at
+-- the thread's next switch when sched_switch's prev_prio changed.
 CREATE TABLE thread_sched (
 	tid      INTEGER NOT NULL,
-	ts_ns    INTEGER NOT NULL,     -- when it was read (ms after the clone: the collector's delay)
+	ts_ns    INTEGER NOT NULL,     -- when it had that class: the read at the clone (ms
+	                               -- late), the call's return, or the switch
 	policy   TEXT NOT NULL,        -- SCHED_OTHER SCHED_FIFO SCHED_RR SCHED_BATCH SCHED_IDLE SCHED_DEADLINE
 	priority INTEGER NOT NULL,     -- real-time priority (1-99), 0 for the other policies
 	nice     INTEGER NOT NULL      -- -20 .. 19

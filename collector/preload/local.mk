@@ -14,6 +14,7 @@ collector_preload_libmtx_preload_la_SOURCES = \
 	collector/preload/preload-sem.c \
 	collector/preload/preload-thread.c \
 	collector/preload/preload-signal.c \
+	collector/preload/preload-sched.c \
 	collector/preload/preload-calls.c \
 	collector/preload/preload-jump.c \
 	collector/preload/preload-unwind.c \

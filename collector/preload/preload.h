@@ -30,11 +30,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <threads.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "collector/preload/lane.h"
@@ -116,6 +119,12 @@
 	X(pthread_kill, NULL)                             \
 	X(raise, NULL)                                    \
 	X(sigqueue, NULL)                                 \
+	X(pthread_setschedparam, NULL)                    \
+	X(pthread_setschedprio, NULL)                     \
+	X(sched_setscheduler, NULL)                       \
+	X(sched_setparam, NULL)                           \
+	X(setpriority, NULL)                              \
+	X(nice, NULL)                                     \
 	X(longjmp, NULL)                                  \
 	X(_longjmp, NULL)                                 \
 	X(siglongjmp, NULL)                               \

@@ -399,7 +399,8 @@ static inline struct mtx_sync_record *mtx_shm_lane_records(struct mtx_shm_lane *
 	X(SEM, "sem")              \
 	X(BARRIER, "barrier")      \
 	X(SIGNAL, "signal")        \
-	X(THREAD, "thread")
+	X(THREAD, "thread")        \
+	X(SCHED, "sched")
 
 /*
  * Operations: X(enum suffix, name stored in the database as sync_ops.op).
@@ -434,7 +435,8 @@ static inline struct mtx_sync_record *mtx_shm_lane_records(struct mtx_shm_lane *
 	X(TGKILL, "tgkill")                  \
 	X(PTHREAD_KILL, "pthread_kill")      \
 	X(RAISE, "raise")                    \
-	X(SIGQUEUE, "sigqueue")
+	X(SIGQUEUE, "sigqueue")              \
+	X(SETSCHED, "setsched")
 
 enum mtx_sync_kind {
 #define X(e, n) MTX_SYNC_KIND_##e,
@@ -449,6 +451,25 @@ enum mtx_sync_op {
 #undef X
 	MTX_SYNC_OP__COUNT
 };
+
+/*
+ * Kind sched (collector/preload/preload-sched.c) is no object: a thread's
+ * scheduling class changed. addr is the thread's tid, arg its class as the
+ * kernel applied it: policy in bits 0-7, real-time priority in 8-15, nice
+ * (two's complement) in 16-23. The collector writes thread_sched rows of
+ * them, never sync_ops.
+ */
+static inline uint64_t mtx_sched_pack(int policy, int priority, int nice)
+{
+	return (uint64_t)(policy & 0xff) | (uint64_t)(priority & 0xff) << 8 | (uint64_t)(nice & 0xff) << 16;
+}
+
+static inline void mtx_sched_unpack(uint64_t arg, int *policy, int *priority, int *nice)
+{
+	*policy = (int)(arg & 0xff);
+	*priority = (int)(arg >> 8 & 0xff);
+	*nice = (int)(int8_t)(arg >> 16 & 0xff);
+}
 
 /* Name of a kind ("mutex"), or NULL when out of range (e.g. a scribbled record). */
 static inline const char *sync_kind_name(unsigned kind)

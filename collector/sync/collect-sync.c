@@ -9,6 +9,7 @@
 #include "collector/sync/resolve.h"
 #include "collector/sync/uprobes.h"
 #include "collector/target.h"
+#include "collector/thread-sched.h"
 #include "schema/schema.h"
 #include "src/clock.h"
 #include "src/db.h"
@@ -309,6 +310,14 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
 			continue;
 		}
 		cs->records++;
+		if (recs[i].kind == MTX_SYNC_KIND_SCHED) { /* no object: a class changed */
+			int policy, priority, nice;
+			mtx_sched_unpack(recs[i].arg, &policy, &priority, &nice);
+			if (recs[i].result == 0 && recs[i].addr > 0 && recs[i].addr <= INT32_MAX && cs->sched)
+				thread_sched_changed(cs->sched, (int32_t)recs[i].addr, recs[i].end_ns, policy,
+						     priority, nice);
+			continue;
+		}
 		/* the writer's error is sticky and reported by the caller */
 		if (!writer_error(w))
 			sync_objects_record(cs->objects, w, &recs[i], op_stack(cs, &recs[i]), true);

@@ -35,6 +35,8 @@ struct sync_uprobes;
 #define COLLECT_SYNC_NAME "sync"
 #define COLLECT_SYNC_SUMMARY "every lock, semaphore, condvar, barrier, thread and signal call (LD_PRELOAD)"
 
+struct mtx_thread_sched;
+
 struct collect_sync {
 	int on;                       /* records are being collected */
 	const char *method;           /* "preload", "uprobes" or "none" (meta sync_method) */
@@ -43,6 +45,7 @@ struct collect_sync {
 	struct sync_region *region;
 	struct sync_pump *pump;
 	struct sync_objects *objects;
+	struct mtx_thread_sched *sched; /* where kind sched records go (thread_sched) */
 	struct sync_batch batch;
 	uint64_t records, lost;
 	uint64_t lost_nolane;         /* of lost: no lane was free */

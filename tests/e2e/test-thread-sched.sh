@@ -4,6 +4,11 @@
 # (tests/e2e/schedclass, run under nice 5): the main thread and a thread
 # created with default attributes SCHED_OTHER 0 nice 5, a thread created
 # SCHED_RR priority 7 through its attributes SCHED_RR 7 nice 5.
+# Then every change (tests/e2e/priorities): each one the program made and
+# logged, with the class it then read itself and the CLOCK_MONOTONIC
+# instants around the call, is a row of the same class within 1 ms of
+# them; a renice from outside the program shows at the thread's next
+# switch, after the program saw it woken.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -27,4 +32,51 @@ want_nice=$(($(nice) + 5))
 [ $want_nice -le 19 ] || want_nice=19
 grep -q "policy=SCHED_RR priority=7 nice=$want_nice" out.txt || grep -q "rr unavailable" out.txt ||
 	fail "the SCHED_RR thread did not read itself as SCHED_RR 7 nice $want_nice: $(cat out.txt)"
+
+# --- changes
+coproc PRI { "$MTX" collect -q -o pri.db -- "$BUILDDIR/tests/e2e/priorities" 2> pri.err; }
+# bash forgets the coproc's variables once it has exited: keep them
+pri_pid=$PRI_PID
+exec {pri_out}<&"${PRI[0]}" {pri_in}>&"${PRI[1]}"
+eval "exec ${PRI[0]}<&- ${PRI[1]}>&-" # the copies only: closing pri_in ends its stdin
+outside=
+while read -r line <&$pri_out; do
+	echo "$line" >> pri.txt
+	case $line in outside\ tid=*) outside=${line#outside tid=}; break ;; esac
+done
+[ -n "$outside" ] || { fail "the program named no thread to renice: $(cat pri.err)"; finish; }
+renice -n 10 -p "$outside" > /dev/null || fail "renice of thread $outside failed"
+echo go >&$pri_in
+woke=
+while read -r line <&$pri_out; do
+	echo "$line" >> pri.txt
+	case $line in woke\ *) woke=${line#*before=} woke=${woke%% *}; break ;; esac
+done
+# The thread stays alive (the collector reads its class in /proc) until
+# its row is in the file (committed twice a second) or a minute has gone.
+reniced() { [ "$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = $outside AND nice = 10
+	AND ts_ns >= ${woke:-0}" 2> /dev/null)" = 1 ]; }
+for _ in $(seq 1200); do reniced && break; sleep 0.05; done
+exec {pri_in}>&-
+cat <&$pri_out >> pri.txt
+wait "$pri_pid" || fail "collect exited $?: $(head -1 pri.err)"
+n=0
+while read -r what tid before after policy priority nice; do
+	[ "$what" = set ] || continue
+	tid=${tid#tid=} before=${before#before=} after=${after#after=}
+	policy=${policy#policy=} priority=${priority#priority=} nice=${nice#nice=}
+	n=$((n + 1))
+	got=$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = $tid AND ts_ns BETWEEN $before - 1000000
+		AND $after + 1000000 AND policy = '$policy' AND priority = $priority AND nice = $nice")
+	[ "$got" -ge 1 ] || fail "thread $tid became $policy $priority nice $nice at $before-$after ns; thread_sched:" \
+		"$(sql pri.db "SELECT ts_ns, policy, priority, nice FROM thread_sched WHERE tid = $tid" | tr '\n' ' ')"
+done < pri.txt
+want=6
+grep -q "rt unavailable" pri.txt && { want=2; echo "note: real-time classes were refused here; nice only"; }
+[ "$n" = "$want" ] && pass "$n changes, each recorded within 1 ms with the class the thread read" ||
+	fail "the program logged $n changes, not $want: $(cat pri.txt)"
+got=$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = $outside AND nice = 10 AND ts_ns >= ${woke:-0}")
+[ "$got" = 1 ] && pass "the renice from outside is recorded once the thread ran again" ||
+	fail "thread $outside reniced to 10 before ${woke:-?} ns: $got rows after it: $(sql pri.db \
+		"SELECT ts_ns, nice FROM thread_sched WHERE tid = $outside" | tr '\n' ' ')"
 finish

@@ -1,0 +1,94 @@
+/*
+ * collector/preload/preload-sched.c - changes of a thread's scheduling
+ * class (kind sched, op setsched): pthread_setschedparam,
+ * pthread_setschedprio, sched_setscheduler, sched_setparam, setpriority
+ * and nice. Not synchronization: the collector turns these records into
+ * thread_sched rows, not sync_ops (collector/sync/collect-sync.c).
+ *
+ * Once the call succeeded, the wrapper reads back the target thread's
+ * policy, real-time priority and nice (three syscalls: such changes are
+ * rare), so the record holds the class the kernel applied, stamped when
+ * the call returned: addr is the target's tid, arg the class packed by
+ * mtx_sched_pack (shm.h). A call that failed, or that changed no one
+ * thread (setpriority of a process group or a user), is recorded with
+ * its error or with addr 0, and the collector keeps nothing of it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "collector/preload/preload.h"
+
+#define K MTX_SYNC_KIND_SCHED
+#define O MTX_SYNC_OP_SETSCHED
+
+/* Thread @tid's class now, packed. */
+static uint64_t class_of(pid_t tid)
+{
+	struct sched_param sp = { 0 };
+	int saved = errno, policy = sched_getscheduler(tid), nice;
+
+	sched_getparam(tid, &sp);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	errno = saved;
+	return mtx_sched_pack(policy & ~SCHED_RESET_ON_FORK, sp.sched_priority, nice);
+}
+
+/* Record @call (evaluated once; @ok: it succeeded) as a change of thread
+ * @target (0: the caller; -1: none). */
+#define TRACE_SCHED(target, ok, call)                                                   \
+	do {                                                                            \
+		struct mtx_sync_record *o_;                                             \
+		uint64_t e_, t_;                                                        \
+		pid_t tid_;                                                             \
+		int r_, ok_;                                                            \
+		if (!preload_on())                                                      \
+			return call;                                                    \
+		e_ = preload_now();                                                     \
+		o_ = preload_begin(K, O, NULL, 0, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
+		errno = 0;                                                              \
+		r_ = call;                                                              \
+		ok_ = (ok);                                                             \
+		t_ = preload_now();                                                     \
+		tid_ = (target) == 0 ? gettid() : (target);                             \
+		if (ok_ && tid_ > 0)                                                    \
+			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_));   \
+		preload_end(o_, e_, t_, ok_ ? 0 : errno ? errno : EINVAL,               \
+			    preload_cost(e_, e_, 0));                                   \
+		return r_;                                                              \
+	} while (0)
+
+PRELOAD_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
+{
+	TRACE_SCHED(preload_thread_tid(thread), r_ == 0, REAL(pthread_setschedparam)(thread, policy, param));
+}
+
+PRELOAD_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
+{
+	TRACE_SCHED(preload_thread_tid(thread), r_ == 0, REAL(pthread_setschedprio)(thread, prio));
+}
+
+PRELOAD_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)
+{
+	TRACE_SCHED(pid, r_ == 0, REAL(sched_setscheduler)(pid, policy, param));
+}
+
+PRELOAD_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
+{
+	TRACE_SCHED(pid, r_ == 0, REAL(sched_setparam)(pid, param));
+}
+
+/* On Linux, PRIO_PROCESS names one thread (0: the caller). */
+PRELOAD_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
+{
+	TRACE_SCHED(which == PRIO_PROCESS ? (pid_t)who : -1, r_ == 0, REAL(setpriority)(which, who, prio));
+}
+
+/* nice returns the new nice value, so -1 is an error only with errno set. */
+PRELOAD_EXPORT int nice(int inc)
+{
+	TRACE_SCHED(0, r_ != -1 || errno == 0, REAL(nice)(inc));
+}
