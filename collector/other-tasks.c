@@ -1,22 +1,16 @@
-/*
- * collector/other-tasks.c - see other-tasks.h. A run meets few such
- * tasks (writers, kernel threads): a linear set is enough, up to
- * MAX_TASKS; past it the rest have no row (the view shows them unnamed).
- */
+/* collector/other-tasks.c - see other-tasks.h. */
 #include "config.h"
 #include "collector/other-tasks.h"
+#include "src/keyhash.h"
 #include "src/small-file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TASKS 4096
-
 struct mtx_other_tasks {
 	struct mtx_writer *w;
-	int32_t tids[MAX_TASKS];
-	int nr;
+	struct keyhash seen; /* the tids written */
 };
 
 struct mtx_other_tasks *other_tasks_new(struct mtx_writer *w)
@@ -30,12 +24,11 @@ struct mtx_other_tasks *other_tasks_new(struct mtx_writer *w)
 void other_tasks_note(struct mtx_other_tasks *o, int32_t tid, int32_t pid)
 {
 	char path[64], comm[64];
-	for (int i = 0; i < o->nr; i++)
-		if (o->tids[i] == tid)
-			return;
-	if (o->nr == MAX_TASKS)
-		return;
-	o->tids[o->nr++] = tid;
+	struct keyhash_slot *sl = keyhash_slot(&o->seen, tid, 0, 0);
+	if (!sl || sl->v)
+		return; /* written already (or out of memory: no row) */
+	sl->v = 1;
+	o->seen.len++;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	if (small_file_read(path, comm, sizeof(comm)) <= 0)
 		comm[0] = 0;
@@ -45,5 +38,8 @@ void other_tasks_note(struct mtx_other_tasks *o, int32_t tid, int32_t pid)
 
 void other_tasks_free(struct mtx_other_tasks *o)
 {
+	if (!o)
+		return;
+	keyhash_free(&o->seen);
 	free(o);
 }

@@ -9,12 +9,13 @@
  * milliseconds after it happened: a thread that changed its class at once
  * is recorded with the class it changed to, at ts_ns.
  *
- * The classes last written are kept per tid in an open-addressing table
- * that only grows: a run has few threads compared with its events.
+ * The classes last written are kept per tid, for the run: a run has few
+ * threads compared with its events.
  */
 #include "config.h"
 #include "collector/thread-sched.h"
 #include "src/clock.h"
+#include "src/keyhash.h"
 #include "src/small-file.h"
 
 #include <errno.h>
@@ -32,16 +33,16 @@
 #define PROC_PRIO_OFFSET 100
 
 struct thread_class {
-	int32_t tid;
 	int32_t prio; /* kernel priority last seen (sched_switch), INT32_MIN: none */
 	int16_t policy, priority, nice;
-	bool used, written;
+	bool written;
 };
 
 struct mtx_thread_sched {
 	struct mtx_writer *w;
-	struct thread_class *slots;
-	size_t cap, count;
+	struct keyhash by_tid;     /* tid -> index in classes */
+	struct thread_class *classes;
+	size_t nr_classes, cap_classes;
 };
 
 static const char *policy_name(long policy)
@@ -60,50 +61,19 @@ static const char *policy_name(long policy)
 struct mtx_thread_sched *thread_sched_new(struct mtx_writer *w)
 {
 	struct mtx_thread_sched *ts = calloc(1, sizeof(*ts));
-	if (!ts)
-		return NULL;
-	ts->w = w;
-	ts->cap = 256;
-	ts->slots = calloc(ts->cap, sizeof(*ts->slots));
-	if (!ts->slots) {
-		free(ts);
-		return NULL;
-	}
+	if (ts)
+		ts->w = w;
 	return ts;
 }
 
-static struct thread_class *slot(struct mtx_thread_sched *ts, int32_t tid);
-
-static void grow(struct mtx_thread_sched *ts)
-{
-	struct thread_class *old = ts->slots;
-	size_t old_cap = ts->cap;
-	struct thread_class *n = calloc(old_cap * 2, sizeof(*n));
-	if (!n)
-		return; /* keep probing the full-ish table */
-	ts->slots = n;
-	ts->cap = old_cap * 2;
-	ts->count = 0;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].used)
-			*slot(ts, old[i].tid) = old[i];
-	free(old);
-}
-
-/* @tid's entry, made (unwritten) if it had none; NULL when the table is full. */
+/* @tid's entry, made (unwritten) if it had none; NULL when out of memory.
+ * Valid until the next call (the array grows). */
 static struct thread_class *slot(struct mtx_thread_sched *ts, int32_t tid)
 {
-	size_t i;
-	if ((ts->count + 1) * 2 > ts->cap)
-		grow(ts);
-	if (ts->count + 1 >= ts->cap)
-		return NULL;
-	for (i = ((uint32_t)tid * 2654435761u) & (ts->cap - 1); ts->slots[i].used; i = (i + 1) & (ts->cap - 1))
-		if (ts->slots[i].tid == tid)
-			return &ts->slots[i];
-	ts->slots[i] = (struct thread_class){ .tid = tid, .prio = INT32_MIN, .used = true };
-	ts->count++;
-	return &ts->slots[i];
+	const struct thread_class fresh = { .prio = INT32_MIN };
+	ptrdiff_t i = keyhash_row(&ts->by_tid, tid, 0, 0, &ts->classes, &ts->nr_classes, &ts->cap_classes,
+				  sizeof(fresh), &fresh);
+	return i < 0 ? NULL : &ts->classes[i];
 }
 
 /* Write @tid's class unless it is the one written last. */
@@ -184,6 +154,7 @@ void thread_sched_free(struct mtx_thread_sched *ts)
 {
 	if (!ts)
 		return;
-	free(ts->slots);
+	keyhash_free(&ts->by_tid);
+	free(ts->classes);
 	free(ts);
 }
