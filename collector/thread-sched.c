@@ -4,7 +4,8 @@
  * /proc/PID/task/TID/stat (proc(5)): after the command name in
  * parentheses (which may hold spaces and parentheses itself: the last ')'
  * ends it) come the fields from 3 (state) on; 18 is the kernel priority
- * (as sched_switch's prio), 19 nice, 40 rt_priority, 41 policy. It is
+ * (as sched_switch's prio), 19 nice, 40 rt_priority, 41 policy. The
+ * affinity comes from the status file next to it (Cpus_allowed_list). It is
  * read when the thread's clone (or exec) goes through the collector,
  * milliseconds after it happened: a thread that changed its class at once
  * is recorded with the class it changed to, at ts_ns.
@@ -32,10 +33,15 @@
 /* /proc's priority field is the kernel's prio minus MAX_RT_PRIO (100). */
 #define PROC_PRIO_OFFSET 100
 
+/* The longest affinity list kept ("0-3,8,10-15"); a longer one is cut. */
+#define CPUS_MAX 64
+
 struct thread_class {
 	int32_t prio; /* kernel priority last seen (sched_switch), INT32_MIN: none */
+	int32_t pid;  /* its process, for /proc (0: not known yet) */
 	int16_t policy, priority, nice;
 	bool written;
+	char cpus[CPUS_MAX]; /* the affinity written last */
 };
 
 struct mtx_thread_sched {
@@ -76,25 +82,44 @@ static struct thread_class *slot(struct mtx_thread_sched *ts, int32_t tid)
 	return i < 0 ? NULL : &ts->classes[i];
 }
 
-/* Write @tid's class unless it is the one written last. */
+/* Thread @tid's affinity (/proc/PID/task/TID/status, Cpus_allowed_list)
+ * into @out, "" when it cannot be read. */
+static void read_cpus(int32_t pid, int32_t tid, char *out, size_t size)
+{
+	char path[64], buf[4096], *p;
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (small_file_read(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "\nCpus_allowed_list:")))
+		return;
+	p += strlen("\nCpus_allowed_list:");
+	p += strspn(p, " \t");
+	snprintf(out, size, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* Write @tid's class unless it is the one written last (with @cpus, its
+ * affinity, "" when unknown). */
 static int write_class(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, long policy, long priority,
-		       long nice)
+		       long nice, const char *cpus)
 {
 	struct thread_class *c = slot(ts, tid);
-	if (c && c->written && c->policy == policy && c->priority == priority && c->nice == nice)
+	if (c && c->written && c->policy == policy && c->priority == priority && c->nice == nice &&
+	    !strcmp(c->cpus, cpus))
 		return 0;
 	if (c) {
 		c->written = true;
 		c->policy = (int16_t)policy;
 		c->priority = (int16_t)priority;
 		c->nice = (int16_t)nice;
+		snprintf(c->cpus, sizeof(c->cpus), "%s", cpus);
 	}
-	return writer_thread_sched(ts->w, tid, ts_ns, policy_name(policy), (int32_t)priority, (int32_t)nice);
+	return writer_thread_sched(ts->w, tid, ts_ns, policy_name(policy), (int32_t)priority, (int32_t)nice,
+				   cpus[0] ? cpus : NULL);
 }
 
-/* Read @tid's class from /proc; its kernel priority into *@prio. */
+/* Read @tid's class from /proc, its affinity into @cpus, its kernel
+ * priority into *@prio. */
 static int read_class(int32_t pid, int32_t tid, long long *policy, long long *priority, long long *nice,
-		      long long *prio)
+		      long long *prio, char *cpus, size_t size)
 {
 	char path[64], buf[1024];
 	const char *fields;
@@ -105,6 +130,7 @@ static int read_class(int32_t pid, int32_t tid, long long *policy, long long *pr
 	    proc_stat_field(fields, 40, priority) || proc_stat_field(fields, 41, policy))
 		return -EPROTO;
 	*prio += PROC_PRIO_OFFSET;
+	read_cpus(pid, tid, cpus, size);
 	return 0;
 }
 
@@ -112,39 +138,49 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid)
 {
 	long long nice, priority, policy, prio;
 	uint64_t now = clock_now_ns();
+	char cpus[CPUS_MAX];
 	struct thread_class *c;
-	int rc = read_class(pid, tid, &policy, &priority, &nice, &prio);
+	int rc = read_class(pid, tid, &policy, &priority, &nice, &prio, cpus, sizeof(cpus));
 	if (rc)
 		return rc;
 	if ((c = slot(ts, tid)) != NULL) {
 		c->written = false; /* a new thread of this tid: its row always */
 		c->prio = (int32_t)prio;
+		c->pid = pid;
 	}
-	return write_class(ts, tid, now, policy, priority, nice);
+	return write_class(ts, tid, now, policy, priority, nice, cpus);
 }
 
 /* Written even when it is the class written last: a switch after the
  * change may have gone through first (the kernel's events and the
  * library's records are merged in rounds) and written it at its later
- * time; this row keeps the instant of the change. */
+ * time; this row keeps the instant of the change. The affinity is read
+ * now, as the library does not record it. */
 int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, int policy, int priority,
 			 int nice)
 {
+	char cpus[CPUS_MAX] = "";
 	struct thread_class *c = slot(ts, tid);
-	if (c)
+	if (c) {
 		c->written = false;
-	return write_class(ts, tid, ts_ns, policy, priority, nice);
+		if (c->pid > 0)
+			read_cpus(c->pid, tid, cpus, sizeof(cpus));
+	}
+	return write_class(ts, tid, ts_ns, policy, priority, nice, cpus);
 }
 
 void thread_sched_switch(struct mtx_thread_sched *ts, int32_t pid, int32_t tid, int32_t prio, uint64_t ts_ns)
 {
 	long long nice, priority, policy, proc_prio;
+	char cpus[CPUS_MAX];
 	struct thread_class *c = slot(ts, tid);
 	if (!c || c->prio == prio)
 		return;
+	c->pid = pid;
 	/* the first switch seen: only learn the priority */
-	if (c->prio != INT32_MIN && read_class(pid, tid, &policy, &priority, &nice, &proc_prio) == 0)
-		write_class(ts, tid, ts_ns, policy, priority, nice);
+	if (c->prio != INT32_MIN &&
+	    read_class(pid, tid, &policy, &priority, &nice, &proc_prio, cpus, sizeof(cpus)) == 0)
+		write_class(ts, tid, ts_ns, policy, priority, nice, cpus);
 	c = slot(ts, tid);
 	if (c)
 		c->prio = prio;

@@ -23,7 +23,8 @@
 /* One row per prepared statement: X(enum suffix, SQL). */
 #define WRITER_STATEMENTS(X)                                                                 \
 	X(THREAD, "INSERT INTO threads(tid, pid, name, start_ns, end_ns) VALUES (?,?,?,?,?)") \
-	X(THREAD_SCHED, "INSERT INTO thread_sched(tid, ts_ns, policy, priority, nice) VALUES (?,?,?,?,?)") \
+	X(THREAD_SCHED, "INSERT INTO thread_sched(tid, ts_ns, policy, priority, nice, cpus_allowed) "        \
+			"VALUES (?,?,?,?,?,?)")                                                      \
 	X(PROCESS, "INSERT INTO processes(pid, ppid, exe, start_ns, end_ns, exit_status) "     \
 		   "VALUES (?,?,?,?,?,?)")                                                    \
 	X(STATE, "INSERT INTO thread_states(tid, start_ns, end_ns, state, cpu, syscall) "      \
@@ -230,7 +231,7 @@ int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *na
 }
 
 int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const char *policy,
-			int32_t priority, int32_t nice)
+			int32_t priority, int32_t nice, const char *cpus_allowed)
 {
 	struct queued_row *r = row(w, STMT_THREAD_SCHED);
 	if (!r)
@@ -240,6 +241,7 @@ int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const
 	row_put_text(r, policy);
 	row_put_int(r, priority);
 	row_put_int(r, nice);
+	row_put_text_copy(r, cpus_allowed);
 	return put(w, r);
 }
 

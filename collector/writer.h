@@ -57,9 +57,10 @@ struct tl_capture *writer_take_capture(struct mtx_writer *w);
  * a negative value (or NULL pointer) for NULL. */
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
 		  uint64_t start_ns, uint64_t end_ns);
-/* @policy: a static name (collector/thread-sched.c). */
+/* @policy: a static name (collector/thread-sched.c); @cpus_allowed
+ * copied, NULL-able. */
 int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const char *policy,
-			int32_t priority, int32_t nice);
+			int32_t priority, int32_t nice, const char *cpus_allowed);
 int writer_process(struct mtx_writer *w, int32_t pid, int32_t ppid, const char *exe,
 		   uint64_t start_ns, int64_t end_ns, int64_t exit_status);
 int writer_thread_state(struct mtx_writer *w, int32_t tid, uint64_t start_ns, uint64_t end_ns,

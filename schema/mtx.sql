@@ -53,7 +53,8 @@ CREATE TABLE threads (
 -- as the collector read it, then one per change: those the program made
 -- through the C library (libmtx-preload.so: pthread_setschedparam,
 -- pthread_setschedprio, sched_setscheduler, sched_setparam, setpriority,
--- nice), exact, and those made from outside (chrt -p, renice), seen at
+-- nice; sched_setaffinity and pthread_setaffinity_np for the affinity),
+-- exact, and those made from outside (chrt -p, renice), seen at
 -- the thread's next switch when sched_switch's prev_prio changed.
 CREATE TABLE thread_sched (
 	tid      INTEGER NOT NULL,
@@ -61,7 +62,9 @@ CREATE TABLE thread_sched (
 	                               -- late), the call's return, or the switch
 	policy   TEXT NOT NULL,        -- SCHED_OTHER SCHED_FIFO SCHED_RR SCHED_BATCH SCHED_IDLE SCHED_DEADLINE
 	priority INTEGER NOT NULL,     -- real-time priority (1-99), 0 for the other policies
-	nice     INTEGER NOT NULL      -- -20 .. 19
+	nice     INTEGER NOT NULL,     -- -20 .. 19
+	cpus_allowed TEXT              -- its CPU affinity as the collector read it in /proc
+	                               -- (Cpus_allowed_list: 0-3,6); NULL: not read
 );
 
 -- Each thread's lifetime tiled, without gap or overlap, into intervals of one

@@ -2,7 +2,8 @@
  * collector/preload/preload-sched.c - changes of a thread's scheduling
  * class (kind sched, op setsched): pthread_setschedparam,
  * pthread_setschedprio, sched_setscheduler, sched_setparam, setpriority
- * and nice. Not synchronization: the collector turns these records into
+ * and nice; and of its CPU affinity: sched_setaffinity and
+ * pthread_setaffinity_np. Not synchronization: the collector turns these records into
  * thread_sched rows, not sync_ops (collector/sync/collect-sync.c).
  *
  * Once the call succeeded, the wrapper reads back the target thread's
@@ -11,7 +12,8 @@
  * the call returned: addr is the target's tid, arg the class packed by
  * mtx_sched_pack (shm.h). A call that failed, or that changed no one
  * thread (setpriority of a process group or a user), is recorded with
- * its error or with addr 0, and the collector keeps nothing of it.
+ * its error or with addr 0, and the collector keeps nothing of it. The
+ * affinity itself is not in the record: the collector reads it in /proc.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,4 +93,14 @@ PRELOAD_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 PRELOAD_EXPORT int nice(int inc)
 {
 	TRACE_SCHED(0, r_ != -1 || errno == 0, REAL(nice)(inc));
+}
+
+PRELOAD_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
+{
+	TRACE_SCHED(pid, r_ == 0, REAL(sched_setaffinity)(pid, size, mask));
+}
+
+PRELOAD_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *mask)
+{
+	TRACE_SCHED(preload_thread_tid(thread), r_ == 0, REAL(pthread_setaffinity_np)(thread, size, mask));
 }

@@ -125,6 +125,8 @@
 	X(sched_setparam, NULL)                           \
 	X(setpriority, NULL)                              \
 	X(nice, NULL)                                     \
+	X(sched_setaffinity, NULL)                        \
+	X(pthread_setaffinity_np, NULL)                   \
 	X(longjmp, NULL)                                  \
 	X(_longjmp, NULL)                                 \
 	X(siglongjmp, NULL)                               \

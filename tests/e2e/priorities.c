@@ -11,7 +11,9 @@
  * then SCHED_OTHER 0 (sched_setscheduler); "nicer" goes nice 5
  * (setpriority) then nice 8 (nice(3)). Real-time classes need
  * CAP_SYS_NICE: without it "rt unavailable" is printed instead. Then
- * "outside tid=<tid>" names a thread that waits for a line on stdin
+ * "outside" pins itself to CPU 0 (sched_setaffinity), logged as
+ * "affinity tid=<tid> before=<ns> after=<ns> cpus=0", and
+ * "outside tid=<tid>" names that thread, that waits for a line on stdin
  * (someone renices it meanwhile) and logs "woke tid=<tid> before=<ns> ...",
  * its class once it has read it, then leaves the CPU and stays alive
  * until stdin ends.
@@ -122,8 +124,20 @@ static void *outside_main(void *arg)
 {
 	char line[64];
 	pid_t tid = gettid();
+	cpu_set_t cpu0;
+	uint64_t b;
 
 	(void)arg;
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	b = now_ns();
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0) {
+		uint64_t a = now_ns();
+		pthread_mutex_lock(&out_lock);
+		printf("affinity tid=%d before=%llu after=%llu cpus=0\n", (int)tid, (unsigned long long)b,
+		       (unsigned long long)a);
+		pthread_mutex_unlock(&out_lock);
+	}
 	pthread_mutex_lock(&out_lock);
 	printf("outside tid=%d\n", (int)tid);
 	fflush(stdout);

@@ -7,8 +7,9 @@
 # Then every change (tests/e2e/priorities): each one the program made and
 # logged, with the class it then read itself and the CLOCK_MONOTONIC
 # instants around the call, is a row of the same class within 1 ms of
-# them; a renice from outside the program shows at the thread's next
-# switch, after the program saw it woken.
+# them, and so is a thread's sched_setaffinity, with the CPU it pinned
+# itself to; a renice from outside the program shows at the thread's
+# next switch, after the program saw it woken.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -32,6 +33,15 @@ want_nice=$(($(nice) + 5))
 [ $want_nice -le 19 ] || want_nice=19
 grep -q "policy=SCHED_RR priority=7 nice=$want_nice" out.txt || grep -q "rr unavailable" out.txt ||
 	fail "the SCHED_RR thread did not read itself as SCHED_RR 7 nice $want_nice: $(cat out.txt)"
+
+# The affinity (cpus_allowed) as taskset set it for the program: the
+# threads it creates inherit it.
+"$MTX" collect -q -e sched -o cpus.db -- taskset -c 0 "$PROG" > /dev/null 2> err.txt ||
+	fail "collect exited $?: $(head -1 err.txt)"
+got=$(sql cpus.db "SELECT COUNT(*) || ' ' || COALESCE(SUM(s.cpus_allowed = '0'), 0) FROM thread_sched s
+	JOIN threads t ON t.tid = s.tid WHERE t.tid <> t.pid")
+[ "${got%% *}" -ge 2 ] && [ "${got%% *}" = "${got#* }" ] && pass "the threads of 'taskset -c 0' have cpus_allowed 0" ||
+	fail "of the created threads' thread_sched rows (count, with cpus_allowed '0'): $got"
 
 # --- changes
 coproc PRI { "$MTX" collect -q -o pri.db -- "$BUILDDIR/tests/e2e/priorities" 2> pri.err; }
@@ -75,6 +85,13 @@ want=6
 grep -q "rt unavailable" pri.txt && { want=2; echo "note: real-time classes were refused here; nice only"; }
 [ "$n" = "$want" ] && pass "$n changes, each recorded within 1 ms with the class the thread read" ||
 	fail "the program logged $n changes, not $want: $(cat pri.txt)"
+read -r _ tid before after _ < <(grep '^affinity ' pri.txt)
+tid=${tid#tid=} before=${before#before=} after=${after#after=}
+got=$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = ${tid:-0} AND cpus_allowed = '0'
+	AND ts_ns BETWEEN ${before:-0} - 1000000 AND ${after:-0} + 1000000")
+[ "$got" -ge 1 ] && pass "sched_setaffinity is recorded within 1 ms, with the CPU it pinned to" ||
+	fail "thread ${tid:-?} pinned itself to CPU 0 at ${before:-?}-${after:-?} ns; thread_sched:" \
+		"$(sql pri.db "SELECT ts_ns, cpus_allowed FROM thread_sched WHERE tid = ${tid:-0}" | tr '\n' ' ')"
 got=$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = $outside AND nice = 10 AND ts_ns >= ${woke:-0}")
 [ "$got" = 1 ] && pass "the renice from outside is recorded once the thread ran again" ||
 	fail "thread $outside reniced to 10 before ${woke:-?} ns: $got rows after it: $(sql pri.db \
