@@ -79,7 +79,9 @@ JOIN functions f ON f.id = c.function_id;
 
 -- Seed 004's external events, T_0's as the traced threads saw them: each
 -- wakeup of a traced thread by interrupt context (waker_tid 0) or by a
--- task outside the traced processes, with what woke it. kind: timer, irq
+-- task outside the traced processes (other_tasks: the collector knew it
+-- was not traced, even if the run ended before the threads rows were
+-- written), with what woke it. kind: timer, irq
 -- or softirq (the innermost handler of the interrupts table running on
 -- that CPU then: a timer for a sleep's or timeout's end), interrupt
 -- (interrupt context with no recorded handler: an IPI, irq work, or a run
@@ -89,12 +91,12 @@ JOIN functions f ON f.id = c.function_id;
 CREATE VIEW external_events AS
 SELECT w.ts_ns, w.cpu, w.wakee_tid, w.waker_tid,
 	CASE WHEN w.waker_tid <> 0 THEN 'other-process' ELSE COALESCE(i.kind, 'interrupt') END AS kind,
-	CASE WHEN w.waker_tid <> 0 THEN COALESCE(o.pid, w.waker_tid) END AS waker_pid,
+	o.pid AS waker_pid,
 	o.comm AS waker_comm,
 	i.irq, i.name, i.start_ns AS interrupt_start_ns, i.end_ns AS interrupt_end_ns
 FROM wakeups w
-LEFT JOIN other_tasks o ON o.tid = w.waker_tid
+LEFT JOIN other_tasks o ON o.tid = w.waker_tid AND w.waker_tid <> 0
 LEFT JOIN interrupts i ON w.waker_tid = 0 AND i.rowid = (SELECT x.rowid FROM interrupts x
 	WHERE x.cpu = w.cpu AND x.start_ns <= w.ts_ns AND x.start_ns >= w.ts_ns - 20000000
 	AND x.end_ns >= w.ts_ns ORDER BY x.start_ns DESC LIMIT 1)
-WHERE w.waker_tid = 0 OR (w.waker_tid > 0 AND w.waker_tid NOT IN (SELECT tid FROM threads));
+WHERE w.waker_tid = 0 OR o.tid IS NOT NULL;
