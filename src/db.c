@@ -100,9 +100,33 @@ static const struct {
 	{ "sync_objects", "used_as" },
 };
 
+/* The recorded tables added since: a run.db of an older mtx has none, so
+ * an empty one stands in (their rows were not recorded then). */
+static const char *const added_tables[] = { "interrupts" };
+
+/* An empty TEMP copy of recorded table @table, from the schema's text. */
+static int shadow_missing_table(sqlite3 *db, const char *table)
+{
+	char *head = sqlite3_mprintf("CREATE TABLE %s (", table), *sql;
+	/* its last line: comments inside may hold ");" */
+	const char *from = head ? strstr(schema_mtx_sql, head) : NULL, *to = from ? strstr(from, "\n);") : NULL;
+	int rc;
+
+	sqlite3_free(head);
+	if (!to)
+		return -EIO;
+	sql = sqlite3_mprintf("CREATE TEMP %.*s", (int)(to + 3 - (from + strlen("CREATE "))), from + strlen("CREATE "));
+	rc = !sql || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ? -EIO : 0;
+	sqlite3_free(sql);
+	return rc;
+}
+
 int db_shadow_missing_columns(sqlite3 *db)
 {
 	const size_t n = sizeof(added_columns) / sizeof(added_columns[0]);
+	for (size_t i = 0; i < sizeof(added_tables) / sizeof(added_tables[0]); i++)
+		if (!db_has_table(db, added_tables[i]) && shadow_missing_table(db, added_tables[i]))
+			return -EIO;
 	for (size_t i = 0; i < n;) {
 		const char *table = added_columns[i].table;
 		char *sql = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS SELECT *", table), *more;
@@ -326,6 +350,18 @@ int64_t db_query_int(sqlite3 *db, const char *sql, int64_t fallback)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+int db_has_table(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 int db_has_column(sqlite3 *db, const char *table, const char *column)

@@ -90,10 +90,14 @@ void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
  * recorded by older versions may lack columns added since. */
 int db_has_column(sqlite3 *db, const char *table, const char *column);
 
+/* db_has_table - whether table (or view) @table exists, in any schema. */
+int db_has_table(sqlite3 *db, const char *table);
+
 /*
  * db_shadow_missing_columns - for a run.db written before some columns of
  * the recorded tables were added (sync_objects.name, .used_as), put a TEMP
- * VIEW of each such table in front of it, with the missing columns as NULL:
+ * VIEW of each such table in front of it, with the missing columns as NULL,
+ * and an empty TEMP table for each recorded table added since (interrupts):
  * every query on this connection then reads it like a new one, and the
  * file is not changed. db_open_readonly does it; a reader that opens a run
  * otherwise calls it. Returns 0 or -EIO.

@@ -51,11 +51,21 @@
 #define KERNEL_COST_ROW(source, label, rows) \
 	"SELECT r.tid, r.n, " CAL(source) " AS cal FROM (" rows ") r UNION ALL "
 
+/* Per thread (tid, ns): the interrupt handlers that ran on its CPU while
+ * it was running there (the thread the CPU's last switch before the
+ * handler gave it to): time inside its running intervals that is not its
+ * own execution (seed 004 advances a thread's clock only for that). */
+#define IRQ_ROWS                                                                                          \
+	"SELECT (SELECT w.next_tid FROM switches w WHERE w.cpu = i.cpu AND w.ts_ns <= i.start_ns "       \
+	"ORDER BY w.ts_ns DESC LIMIT 1) AS tid, TOTAL(i.end_ns - i.start_ns) AS ns FROM interrupts i GROUP BY 1"
+
 /* Per thread (tid, name, cpu_ns, instr_ns). */
 #define PER_THREAD                                                                                       \
+	"irq AS (" IRQ_ROWS "), "                                                                        \
 	"cpu AS (SELECT x.tid, (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "                \
-	"ORDER BY y.start_ns DESC LIMIT 1) AS name, SUM(x.running_ns) AS cpu_ns FROM thread_totals x "   \
-	"GROUP BY x.tid), "                                                                              \
+	"ORDER BY y.start_ns DESC LIMIT 1) AS name, "                                                    \
+	"SUM(x.running_ns) - COALESCE((SELECT CAST(q.ns AS INTEGER) FROM irq q WHERE q.tid = x.tid), 0) " \
+	"AS cpu_ns FROM thread_totals x GROUP BY x.tid), "                                               \
 	"wrapper AS (SELECT tid, TOTAL(overhead_ns) AS ns FROM sync_ops GROUP BY tid), "                 \
 	"kernel AS (" KERNEL_COST_ROWS "), "                                                             \
 	"per_thread AS (SELECT c.tid, c.name, c.cpu_ns, "                                                \

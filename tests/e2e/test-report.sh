@@ -124,6 +124,24 @@ else
 		pass "overhead: a calibrated source's records count per thread" ||
 		fail "overhead with switch records calibrated at 500 ns gave: $rows"
 fi
+# Interrupt handlers that ran while a thread ran are not its CPU time:
+# 2 ms of them on CPU 0 after the fixture's switch from Philo.1 to
+# Philo.3 take 2 ms off Philo.3's cpu_time and cpu_without. A run.db made before
+# mtx recorded interrupts (no table) reads as one without any.
+cp overhead.db irq.db
+cp overhead.db noirq.db
+if ! sqlite3 irq.db "INSERT INTO interrupts VALUES (0, 1050000000, 1052000000, 'irq', 36, 'virtio0')" ||
+	! sqlite3 noirq.db "DROP TABLE interrupts"; then
+	fail "could not change the overhead fixture's interrupts"
+else
+	row=$("$MTX" report irq.db overhead --format csv 2> /dev/null | grep '^2103,')
+	[ "$row" = "2103,Philo.3,159459044,8398598,151060446,5.6" ] &&
+		pass "overhead: interrupt time inside a thread's running time is taken out" ||
+		fail "overhead with 2 ms of interrupts on Philo.3's CPU gave: $row"
+	diff <("$MTX" report overhead.db overhead 2>&1) <("$MTX" report noirq.db overhead 2>&1) > noirq.diff &&
+		pass "overhead: a run.db without the interrupts table reads as one without interrupts" ||
+		fail "overhead on a run.db without interrupts: $(head -3 noirq.diff)"
+fi
 # Costs past a thread's CPU time (Philo.1's two switch records at 15 ms
 # each, 30 ms more than its 20.04 ms without) give no percentage, not a
 # huge or negative one.
