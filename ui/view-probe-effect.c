@@ -62,6 +62,8 @@ static int64_t event_ns(const struct probe_effect *pe, int r, int32_t e)
 /* @e's place in run @r's total order, 1-based; 0: it never happened there. */
 static int32_t event_rank(const struct probe_effect *pe, int r, int32_t e)
 {
+	if (e < 0)
+		return 0; /* T_0: not an event of the run */
 	return r == RUN_I ? pe->v.obs_rank[e] : pe->v.sim_rank[e];
 }
 
@@ -265,7 +267,7 @@ static enum display_style column_style(const struct probe_effect *pe, int lane, 
 	int r = lane % 2, thread = pe->threads[lane / 2];
 	int32_t d = window_center(pe, r), first = pe->v.first, n = r == RUN_I ? pe->run->nr_events : pe->v.nr_sim;
 	const int32_t *seq = r == RUN_I ? pe->v.by_obs : pe->v.by_sim;
-#define IN_COLUMN(e) (pe->run->events[e].thread == thread && event_rank(pe, r, e) && \
+#define IN_COLUMN(e) ((e) >= 0 && pe->run->events[e].thread == thread && event_rank(pe, r, e) && \
 		      time_axis_column(&pe->ax, event_ns(pe, r, e)) == c)
 	if (first < 0)
 		return STYLE_NORMAL;

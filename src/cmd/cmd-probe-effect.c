@@ -309,9 +309,9 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 			if (pass)
 				fprintf(out, "], \"edges_simulated\": [");
 			for (int32_t i = g->in_first[v->first]; i < g->in_first[v->first + 1]; i++) {
-				const struct probe_event *s = &run->events[g->in_src[i]];
 				fprintf(out, "%s{\"tid\": %" PRId64 ", \"k\": %d, \"kind\": \"%s\"}", i > g->in_first[v->first] ? ", " : "",
-					run->threads[s->thread].tid, s->k, hb_edge_name(g->in_kind[i]));
+					probe_event_tid(run, g->in_src[i]), probe_event_k(run, g->in_src[i]),
+					hb_edge_name(g->in_kind[i]));
 			}
 		}
 		fprintf(out, "]}");

@@ -41,8 +41,17 @@ static void put_clean(FILE *out, const char *s)
 
 static void json_vertex(FILE *out, const struct probe_run *run, int32_t e)
 {
-	const struct probe_event *ev = &run->events[e];
-	fprintf(out, "{\"tid\": %" PRId64 ", \"k\": %d}", run->threads[ev->thread].tid, ev->k);
+	fprintf(out, "{\"tid\": %" PRId64 ", \"k\": %d}", probe_event_tid(run, e), probe_event_k(run, e));
+}
+
+/* DOT's name of event @e's node: e<index>, or t0 for the system thread. */
+static const char *dot_node(int32_t e, char prefix, char *buf, size_t size)
+{
+	if (e < 0)
+		snprintf(buf, size, "%ct0", prefix);
+	else
+		snprintf(buf, size, "%c%d", prefix, e);
+	return buf;
 }
 
 void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_graph *g, int32_t thread,
@@ -71,10 +80,12 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 				continue;
 			for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
 				int32_t src = g->in_src[i];
-				if (thread >= 0 && run->events[src].thread != thread)
-					fprintf(out, "  e%d [label=\"%s\"];\n", src, probe_event_label(run, src, b, sizeof(b)));
-				fprintf(out, "  e%d -> e%d [label=\"%s\"%s];\n", src, e, hb_edge_name(g->in_kind[i]),
-					g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "");
+				char node[24];
+				if (src < 0 || (thread >= 0 && run->events[src].thread != thread))
+					fprintf(out, "  %s [label=\"%s\"];\n", dot_node(src, 'e', node, sizeof(node)),
+						probe_event_label(run, src, b, sizeof(b)));
+				fprintf(out, "  %s -> e%d [label=\"%s\"%s];\n", dot_node(src, 'e', node, sizeof(node)), e,
+					hb_edge_name(g->in_kind[i]), g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "");
 			}
 		}
 		fprintf(out, "}\n");
@@ -116,8 +127,8 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 					run->threads[ev->thread].tid, ev->k, ev->op_id, ev->op, run->objects[ev->object].kind,
 					(uint64_t)run->objects[ev->object].addr, g->outcome[e] == PO_OK ? "ok" : "fail", ev->end_ns);
 				if (i < g->in_first[e + 1])
-					fprintf(out, "%" PRId64 ",%d,%s\n", run->threads[run->events[g->in_src[i]].thread].tid,
-						run->events[g->in_src[i]].k, hb_edge_name(g->in_kind[i]));
+					fprintf(out, "%" PRId64 ",%d,%s\n", probe_event_tid(run, g->in_src[i]),
+						probe_event_k(run, g->in_src[i]), hb_edge_name(g->in_kind[i]));
 				else
 					fprintf(out, ",,\n");
 			}
@@ -193,10 +204,13 @@ static void dot_cluster(FILE *out, const struct probe_run *run, const struct pro
 		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++) {
 			int32_t src = g->in_src[i];
 			bool differs = !hb_has_edge(other, src, e);
-			if (!shown[src])
+			char node[24];
+			if (src >= 0 && !shown[src])
 				continue;
-			fprintf(out, "    %c%d -> %c%d [label=\"%s\"%s%s];\n", prefix, src, prefix, e,
-				hb_edge_name(g->in_kind[i]), g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "",
+			if (src < 0)
+				fprintf(out, "    %s [label=\"T_0\"];\n", dot_node(src, prefix, node, sizeof(node)));
+			fprintf(out, "    %s -> %c%d [label=\"%s\"%s%s];\n", dot_node(src, prefix, node, sizeof(node)), prefix,
+				e, hb_edge_name(g->in_kind[i]), g->in_kind[i] == PE_PROGRAM ? ", style=dotted" : "",
 				differs ? ", color=red, fontcolor=red" : "");
 		}
 	}

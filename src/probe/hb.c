@@ -15,7 +15,7 @@ const char *hb_edge_name(int kind)
 	static const char *const names[] = {
 		[PE_PROGRAM] = "program", [PE_LOCK] = "lock",       [PE_TRYLOCK] = "held", [PE_SEM] = "post",
 		[PE_COND] = "signal",     [PE_BARRIER] = "barrier", [PE_CREATE] = "create", [PE_JOIN] = "exit",
-		[PE_KILL] = "kill",
+		[PE_KILL] = "kill",       [PE_T0_WAKE] = "woke",    [PE_TIMEOUT] = "timer",
 	};
 	return kind >= 0 && kind < (int)(sizeof(names) / sizeof(names[0])) ? names[kind] : "?";
 }
@@ -114,7 +114,7 @@ struct builder {
 static int edge_add(struct builder *b, int32_t src, int32_t dst, int kind)
 {
 	struct edge *v;
-	if (src < 0 || src == dst)
+	if ((src < 0 && src != PROBE_T0) || src == dst)
 		return 0;
 	if (!(v = grow_array(b->edges, &b->cap_edges, b->nr_edges, sizeof(*v), 4096)))
 		return -ENOMEM;
@@ -265,6 +265,13 @@ static int enter(struct builder *b, int32_t e, bool observed)
 	return rc;
 }
 
+/* Rule 9: a wait that passed, that no traced post or signal let pass,
+ * and that T_0 woke when it was observed. */
+static int woken_by_t0(struct builder *b, int32_t e, bool ok)
+{
+	return ok && b->g->woken_by[e] < 0 && b->run->events[e].woken_by_t0 ? edge_add(b, PROBE_T0, e, PE_T0_WAKE) : 0;
+}
+
 static int happen(struct builder *b, int32_t e, bool observed)
 {
 	const struct probe_run *run = b->run;
@@ -281,6 +288,9 @@ static int happen(struct builder *b, int32_t e, bool observed)
 		rc = edge_add(b, t->creator, e, PE_CREATE); /* rule 7 */
 	if (rc)
 		return rc;
+	/* rule 11: a timed form that failed waited its time out */
+	if (ev->timed && !ev->try_op && !ok && (rc = edge_add(b, PROBE_T0, e, PE_TIMEOUT)))
+		return rc;
 	switch (ev->action) {
 	case PA_LOCK:
 	case PA_RDLOCK:
@@ -291,7 +301,7 @@ static int happen(struct builder *b, int32_t e, bool observed)
 	case PA_COND_WAIT:
 		if (observed)
 			list_drop(&b->lists[ev->object], e);
-		if ((rc = edge_add(b, b->g->woken_by[e], e, PE_COND)))
+		if ((rc = edge_add(b, b->g->woken_by[e], e, PE_COND)) || (rc = woken_by_t0(b, e, ok)))
 			return rc;
 		return ev->peer >= 0 ? acquire(b, ev->peer, e, true, true) : 0;
 	case PA_COND_SIGNAL:
@@ -311,7 +321,9 @@ static int happen(struct builder *b, int32_t e, bool observed)
 	case PA_SEM_WAIT:
 		if (observed && ok)
 			b->g->woken_by[e] = take_unit(b, &b->lists[ev->object], ev);
-		return ok ? edge_add(b, b->g->woken_by[e], e, PE_SEM) : 0;
+		if (ok && (rc = edge_add(b, b->g->woken_by[e], e, PE_SEM)))
+			return rc;
+		return woken_by_t0(b, e, ok);
 	case PA_BARRIER_WAIT:
 		if (b->generation[e] >= 0) {
 			for (int32_t i = 0; i < b->gen_len[e] && !rc; i++)

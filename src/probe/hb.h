@@ -12,8 +12,13 @@
  * broadcast -> each wait it woke (and rule 2 for the mutex taken back);
  * 6 every arrival of a barrier's generation -> every other departure of
  * it; 7 create -> the child's first event, the child's last -> the join;
- * 8 tgkill/pthread_kill -> the target's next event; 10 the acquisition
- * that held a lock -> a failed trylock (or a timed lock that timed out).
+ * 8 tgkill/pthread_kill -> the target's next event; 9 T_0 (PROBE_T0: an
+ * interrupt, a timer, another process) -> a sem or cond wait it woke that
+ * no traced post or signal let pass; 10 the acquisition that held a lock
+ * -> a failed trylock (or a timed lock that timed out); 11 T_0's timer
+ * expiry -> a timed wait or lock that timed out. T_0's events keep their
+ * observed times in a simulation (P4), so rules 9 and 11 differ between
+ * two orders only where the event's outcome or its traced waker does.
  */
 #ifndef MTX_PROBE_HB_H
 #define MTX_PROBE_HB_H
@@ -23,7 +28,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum probe_edge { PE_PROGRAM, PE_LOCK, PE_TRYLOCK, PE_SEM, PE_COND, PE_BARRIER, PE_CREATE, PE_JOIN, PE_KILL };
+enum probe_edge {
+	PE_PROGRAM, PE_LOCK, PE_TRYLOCK, PE_SEM, PE_COND, PE_BARRIER, PE_CREATE, PE_JOIN, PE_KILL, PE_T0_WAKE,
+	PE_TIMEOUT
+};
 
 /* An order of the run is a sequence of actions: event e entering its
  * function (PROBE_ENTER(e)) or happening (PROBE_HAPPEN(e)). */

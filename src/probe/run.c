@@ -105,8 +105,20 @@ void probe_run_free(struct probe_run *run)
 	free(run);
 }
 
+int64_t probe_event_tid(const struct probe_run *run, int32_t e)
+{
+	return e < 0 ? 0 : run->threads[run->events[e].thread].tid;
+}
+
+int32_t probe_event_k(const struct probe_run *run, int32_t e)
+{
+	return e < 0 ? 0 : run->events[e].k;
+}
+
 const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf, size_t size)
 {
+	if (e < 0)
+		return snprintf(buf, size, "T_0"), buf;
 	const struct probe_thread *t = &run->threads[run->events[e].thread];
 	snprintf(buf, size, "%s#%d", t->name ? t->name : "?", run->events[e].k);
 	return buf;
@@ -327,8 +339,10 @@ static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
 			struct probe_event *ev = &run->events[i];
 			if (ev->start_ns > ts)
 				break;
-			if (ev->blocked && ts <= ev->end_ns)
+			if (ev->blocked && ts <= ev->end_ns) {
 				ev->waker = waker > 0 ? thread_at(run, waker, ts) : -1;
+				ev->woken_by_t0 = ev->waker < 0;
+			}
 		}
 	}
 	sqlite3_finalize(st);

@@ -35,6 +35,11 @@ enum probe_action {
 	PA_KILL,         /* tgkill, pthread_kill, raise: arg is the target tid */
 };
 
+/* The system thread T_0 (seed 004 §3.2: interrupts, timers, other
+ * processes) as the source of an edge (hb.h rules 9 and 11): not an
+ * event of the run, so no index into probe_run.events. */
+#define PROBE_T0 (-2)
+
 /* Ways an event can end: the outcome is part of a vertex's identity. */
 enum probe_outcome { PO_FAIL = 0, PO_OK = 1 };
 
@@ -57,6 +62,9 @@ struct probe_event {
 	uint8_t blocked;          /* sync_ops.blocked */
 	uint8_t outcome;          /* observed: enum probe_outcome */
 	uint8_t serial;           /* barrier wait that returned PTHREAD_BARRIER_SERIAL_THREAD */
+	uint8_t woken_by_t0;      /* observed: it blocked, and the wakeup that ended
+	                           * the wait came from outside the traced threads
+	                           * (an interrupt, a timer, another process) */
 };
 
 struct probe_thread {
@@ -120,8 +128,14 @@ void probe_run_free(struct probe_run *run);
  * before the call), none below 0; once. */
 void probe_run_remove_overhead(struct probe_run *run);
 
-/* probe_event_label - "name#k" of event @e, in a buffer of @size bytes. */
+/* probe_event_label - "name#k" of event @e, in a buffer of @size bytes;
+ * "T_0" for PROBE_T0. */
 const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf, size_t size);
+
+/* probe_event_tid, probe_event_k - event @e's (tid, k); (0, 0) for
+ * PROBE_T0, the system thread. */
+int64_t probe_event_tid(const struct probe_run *run, int32_t e);
+int32_t probe_event_k(const struct probe_run *run, int32_t e);
 
 /* probe_action_name - the model's word for an action ("lock", "post", ...). */
 const char *probe_action_name(enum probe_action a);

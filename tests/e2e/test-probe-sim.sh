@@ -34,7 +34,7 @@ else
 fi
 [ "$(awk -F, 'NR > 1 && $11 == "program"' hb.csv | wc -l)" = 24 ] && pass "report hb: 24 program-order edges" ||
 	fail "report hb: $(awk -F, 'NR > 1 && $11 == "program"' hb.csv | wc -l) program-order edges, not 24"
-"$MTX" report hb-rules.db hb --format json > hb.json && expect_json hb.json edges 51 "report hb --format json"
+"$MTX" report hb-rules.db hb --format json > hb.json && expect_json hb.json edges 53 "report hb --format json"
 "$MTX" report hb-rules.db hb --thread tb > hb-tb.txt || fail "report hb --thread tb"
 [ "$(grep -c '^tb#' hb-tb.txt)" = 3 ] && ! grep -q '^ta#' hb-tb.txt && pass "report hb --thread tb: its 3 events" ||
 	fail "report hb --thread tb: $(cat hb-tb.txt)"
