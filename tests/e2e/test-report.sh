@@ -113,47 +113,41 @@ DB=external.db check external-thread-csv external --thread 3102 --format csv
 # Σ(cpu - without) / Σ without, 8.7%, not the mean of the rows.
 DB=overhead.db check overhead overhead
 DB=overhead.db check overhead-csv overhead --format csv
+# overhead_case DB SQL ROWS EXPECTED WHAT - the overhead fixture changed
+# by SQL into DB: its CSV report's rows matching ROWS (grep -E) must be
+# EXPECTED.
+overhead_case() {
+	local got
+	cp overhead.db "$1"
+	if ! sqlite3 "$1" "$2"; then
+		fail "could not change the overhead fixture for: $5"
+		return
+	fi
+	got=$("$MTX" report "$1" overhead --format csv 2> /dev/null | grep -E "$3")
+	[ "$got" = "$4" ] && pass "overhead: $5" || fail "overhead: $5: got $got"
+}
 # A calibrated source adds its records' cost to each thread: Philo.1's
 # two switch records at 500 ns each, 1 us more of instr_time.
-cp overhead.db calibrated.db
-if ! sqlite3 calibrated.db "INSERT INTO meta VALUES ('cal_switches_ns', '500')"; then
-	fail "could not calibrate the overhead fixture's switch records"
-else
-	rows=$("$MTX" report calibrated.db overhead --format csv 2> /dev/null | grep -E '^(2101,|,all,|switch records,)')
-	[ "$rows" = "$(printf '2101,Philo.1,29964934,9923016,20041918,49.5\n,all,543055150,43462756,499592394,8.7\nswitch records,2,500,1000,calibrated at the start')" ] &&
-		pass "overhead: a calibrated source's records count per thread" ||
-		fail "overhead with switch records calibrated at 500 ns gave: $rows"
-fi
+overhead_case calibrated.db "INSERT INTO meta VALUES ('cal_switches_ns', '500')" '^(2101,|,all,|switch records,)' \
+	"$(printf '2101,Philo.1,29964934,9923016,20041918,49.5\n,all,543055150,43462756,499592394,8.7\nswitch records,2,500,1000,calibrated at the start')" \
+	"a calibrated source's records count per thread"
 # Interrupt handlers that ran while a thread ran are not its CPU time:
-# 2 ms of them on CPU 0 after the fixture's switch from Philo.1 to
-# Philo.3 take 2 ms off Philo.3's cpu_time and cpu_without. A run.db made before
-# mtx recorded interrupts (no table) reads as one without any.
-cp overhead.db irq.db
-cp overhead.db noirq.db
-if ! sqlite3 irq.db "INSERT INTO interrupts VALUES (0, 1050000000, 1052000000, 'irq', 36, 'virtio0')" ||
-	! sqlite3 noirq.db "DROP TABLE interrupts"; then
-	fail "could not change the overhead fixture's interrupts"
-else
-	row=$("$MTX" report irq.db overhead --format csv 2> /dev/null | grep '^2103,')
-	[ "$row" = "2103,Philo.3,159459044,8398598,151060446,5.6" ] &&
-		pass "overhead: interrupt time inside a thread's running time is taken out" ||
-		fail "overhead with 2 ms of interrupts on Philo.3's CPU gave: $row"
-	diff <("$MTX" report overhead.db overhead 2>&1) <("$MTX" report noirq.db overhead 2>&1) > noirq.diff &&
-		pass "overhead: a run.db without the interrupts table reads as one without interrupts" ||
-		fail "overhead on a run.db without interrupts: $(head -3 noirq.diff)"
-fi
+# 2 ms of them on CPU 0 after the fixture's switch from Philo.1 to Philo.3
+# take 2 ms off Philo.3's cpu_time and cpu_without.
+overhead_case irq.db "INSERT INTO interrupts VALUES (0, 1050000000, 1052000000, 'irq', 36, 'virtio0')" '^2103,' \
+	"2103,Philo.3,159459044,8398598,151060446,5.6" "interrupt time inside a thread's running time is taken out"
 # Costs past a thread's CPU time (Philo.1's two switch records at 15 ms
 # each, 30 ms more than its 20.04 ms without) give no percentage, not a
 # huge or negative one.
-cp overhead.db overcharged.db
-if ! sqlite3 overcharged.db "INSERT INTO meta VALUES ('cal_switches_ns', '15000000')"; then
-	fail "could not calibrate the overhead fixture's switch records"
-else
-	row=$("$MTX" report overcharged.db overhead --format csv 2> /dev/null | grep '^2101,')
-	[ "$row" = "2101,Philo.1,29964934,39922016,-9957082," ] &&
-		pass "overhead: no percentage when instrumentation reaches the CPU time" ||
-		fail "overhead with costs past the CPU time gave: $row"
-fi
+overhead_case overcharged.db "INSERT INTO meta VALUES ('cal_switches_ns', '15000000')" '^2101,' \
+	"2101,Philo.1,29964934,39922016,-9957082," "no percentage when instrumentation reaches the CPU time"
+# A run.db made before mtx recorded interrupts (no table) reads as one
+# without any.
+cp overhead.db noirq.db
+sqlite3 noirq.db "DROP TABLE interrupts" &&
+	diff <("$MTX" report overhead.db overhead 2>&1) <("$MTX" report noirq.db overhead 2>&1) > noirq.diff &&
+	pass "overhead: a run.db without the interrupts table reads as one without interrupts" ||
+	fail "overhead on a run.db without interrupts: $(head -3 noirq.diff)"
 # A run.db made before mtx measured overhead says so in one line, exit 1.
 "$MTX" report waits.db overhead > unmeasured.out 2> unmeasured.err
 status=$?
