@@ -10,7 +10,8 @@
 #     the busiest irq of the run (dd with O_DSYNC makes disk interrupts),
 #     at least as many as the program itself saw between its first and
 #     last read of /proc/interrupts (all inside the recording), at most as
-#     many as the test saw from before mtx started to after it ended.
+#     many as the test saw from before mtx started to after it ended,
+#     while a spinner keeps each CPU out of idle (see below).
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -58,11 +59,22 @@ irq_counts() {
 	     $1 ~ /^[0-9]+:$/ { irq = $1; sub(":", "", irq); name = $NF
 	       for (c = 0; c < ncpu; c++) print irq, c, $(c + 2), name }' "$1"
 }
+# perf (mtx's and perf record -a's alike) gets no tracepoint record of a
+# handler that interrupted a CPU's idle task, where ftrace sees them all
+# (kernel 6.18 here): a spinner on each CPU, outside the run, keeps the
+# CPUs out of idle so that the count is the kernel's whole count.
+spinners=()
+for ((c = 0; c < $(nproc); c++)); do
+	taskset -c "$c" sh -c 'while :; do :; done' &
+	spinners+=($!)
+done
 cat /proc/interrupts > outer1
 "$MTX" collect -q -o irq.db -- sh -c 'cat /proc/interrupts > inner1
 	dd if=/dev/zero of=dd.out bs=4k count=100 oflag=dsync 2> /dev/null
 	cat /proc/interrupts > inner2' 2> err.txt || fail "collect exited $?: $(head -1 err.txt)"
 cat /proc/interrupts > outer2
+kill "${spinners[@]}" 2> /dev/null
+wait "${spinners[@]}" 2> /dev/null
 for f in outer1 inner1 inner2 outer2; do irq_counts $f | sort > $f.counts; done
 join <(awk '{ print $1 "/" $2, $3 }' inner1.counts | sort) <(awk '{ print $1 "/" $2, $3 }' inner2.counts | sort) |
 	awk '{ print $3 - $2, $1 }' | sort -n | tail -1 > busiest
