@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/calibrate.h"
+#include "collector/interrupts.h"
 #include "collector/thread-sched.h"
 #include "collector/calls.h"
 #include "collector/sync/collect-sync.h"
@@ -557,6 +558,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		const struct sync_callsite *sites = cs.objects ? sync_objects_callsites(cs.objects, &nr_sites) : NULL;
 		if (mark_done(w, "names_written_ns", profile_finish(prof, sites, nr_sites)))
 			record_failed(r, w, NULL, "");
+		if (interrupts_name_timers(writer_db(w)))
+			log_warn("the timers' names could not be written: they keep their addresses");
 		log_since_exit("functions named", exit_ns);
 	}
 	if (!stop && (stop = stop_asked(sfd)))

@@ -9,12 +9,15 @@
  * handler began before recording did).
  *
  * An hrtimer is named by its function (hrtimer_wakeup: a sleep or a
- * timeout ending; tick_sched_timer: the scheduler tick), looked up once
- * per address in /proc/kallsyms (tens of distinct functions in a run;
- * ~60 ms a lookup); past MAX_NAMED, or without kallsyms, by its address.
+ * timeout ending; tick_sched_timer: the scheduler tick): by its address
+ * while recording, by its /proc/kallsyms name at the end (one pass over
+ * the file for all of them, interrupts_name_timers).
  */
 #include "config.h"
 #include "collector/interrupts.h"
+#include "src/db.h"
+
+#include <errno.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,7 +25,6 @@
 #include <string.h>
 
 #define MAX_NESTED 8
-#define MAX_NAMED 64
 
 struct open_entry {
 	uint64_t start_ns, key;
@@ -40,8 +42,6 @@ struct mtx_interrupts {
 	struct mtx_writer *w;
 	struct cpu_stack *cpus;
 	int nr_cpus;
-	struct { uint64_t addr; char name[48]; } named[MAX_NAMED];
-	int nr_named;
 	uint64_t nr_unpaired;
 };
 
@@ -85,43 +85,48 @@ static struct cpu_stack *stack_of(struct mtx_interrupts *irqs, int cpu)
 	return &irqs->cpus[cpu];
 }
 
-/* The kernel symbol at @addr exactly, into @out; 0 if found. */
-static int kallsyms_name(uint64_t addr, char *out, size_t size)
+/* An hrtimer's function by its address, until interrupts_name_timers
+ * names it: reading /proc/kallsyms takes ~60 ms, which the drain must not
+ * spend while the program runs. */
+static void timer_name(uint64_t fn, char *out, size_t size)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	int rc = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *end, *name;
-		if (strtoull(line, &end, 16) != addr || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		name = end + 3;
-		name[strcspn(name, " \t\n")] = 0;
-		snprintf(out, size, "%s", name);
-		rc = 0;
-		break;
-	}
-	fclose(f);
-	return rc;
+	snprintf(out, size, "0x%" PRIx64, fn);
 }
 
-static void timer_name(struct mtx_interrupts *irqs, uint64_t fn, char *out, size_t size)
+int interrupts_name_timers(sqlite3 *db)
 {
-	for (int i = 0; i < irqs->nr_named; i++)
-		if (irqs->named[i].addr == fn) {
-			snprintf(out, size, "%s", irqs->named[i].name);
-			return;
-		}
+	sqlite3_stmt *rename = NULL;
+	char line[512];
+	int left, rc = 0;
+	FILE *f;
+
+	left = (int)db_query_int(db, "SELECT COUNT(DISTINCT name) FROM interrupts WHERE kind = 'timer' "
+				     "AND name LIKE '0x%'", 0);
 	/* 0 for every symbol: kallsyms hides addresses from the unprivileged */
-	if (irqs->nr_named == MAX_NAMED || !fn || kallsyms_name(fn, out, size))
-		snprintf(out, size, "0x%" PRIx64, fn);
-	if (irqs->nr_named < MAX_NAMED) {
-		irqs->named[irqs->nr_named].addr = fn;
-		snprintf(irqs->named[irqs->nr_named].name, sizeof(irqs->named[0].name), "%s", out);
-		irqs->nr_named++;
+	if (left <= 0 || !(f = fopen("/proc/kallsyms", "re")))
+		return 0;
+	if (sqlite3_prepare_v2(db, "UPDATE interrupts SET name = ?1 WHERE kind = 'timer' AND name = ?2", -1, &rename,
+			       NULL) != SQLITE_OK)
+		rc = -EIO;
+	while (!rc && left > 0 && fgets(line, sizeof(line), f)) {
+		char *end, *name, addr[24];
+		uint64_t a = strtoull(line, &end, 16);
+		if (!a || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, a);
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		sqlite3_bind_text(rename, 1, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(rename, 2, addr, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(rename) != SQLITE_DONE)
+			rc = -EIO;
+		else if (sqlite3_changes(db) > 0)
+			left--;
+		sqlite3_reset(rename);
 	}
+	sqlite3_finalize(rename);
+	fclose(f);
+	return rc;
 }
 
 static void enter(struct mtx_interrupts *irqs, struct cpu_stack *c, const struct mtx_event *ev)
@@ -146,7 +151,7 @@ static void enter(struct mtx_interrupts *irqs, struct cpu_stack *c, const struct
 		break;
 	}
 	default:
-		timer_name(irqs, ev->u.intr.function, e->name, sizeof(e->name));
+		timer_name(ev->u.intr.function, e->name, sizeof(e->name));
 	}
 }
 

@@ -42,6 +42,11 @@ void interrupts_finish(struct mtx_interrupts *irqs);
 
 void interrupts_free(struct mtx_interrupts *irqs);
 
+/* interrupts_name_timers - the hrtimer rows of @db named by their
+ * functions' /proc/kallsyms names, in one pass over it, where they were
+ * written with the address (0x...). 0, or -EIO. */
+int interrupts_name_timers(sqlite3 *db);
+
 /* interrupts_softirq_name - the name of softirq vector @vec ("NET_RX"),
  * or NULL past the known ones. */
 const char *interrupts_softirq_name(unsigned vec);
