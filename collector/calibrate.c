@@ -47,7 +47,7 @@
 
 #define CAL_ROUNDS 5
 #define CAL_SYSCALLS 1000       /* getppid()s a round */
-#define CAL_HANDOFFS 200        /* round trips of the CPU a round: 400 switches */
+#define CAL_HANDOFFS 100        /* round trips of the CPU a round: 200 switches */
 #define CAL_SPIN_NS 3000000ull  /* a sample round's CPU work */
 #define CAL_SAMPLE_PERIOD_NS 100000ull
 #define CAL_RING_PAGES 128      /* per event: a round's records fit */
