@@ -93,38 +93,49 @@ static void timer_name(uint64_t fn, char *out, size_t size)
 	snprintf(out, size, "0x%" PRIx64, fn);
 }
 
+/* At most this many distinct timer functions are named (a run has tens). */
+#define MAX_TIMER_NAMES 256
+
 int interrupts_name_timers(sqlite3 *db)
 {
-	sqlite3_stmt *rename = NULL;
+	uint64_t addrs[MAX_TIMER_NAMES];
+	sqlite3_stmt *st = NULL;
 	char line[512];
-	int left, rc = 0;
+	int n = 0, left, rc = 0;
 	FILE *f;
 
-	left = (int)db_query_int(db, "SELECT COUNT(DISTINCT name) FROM interrupts WHERE kind = 'timer' "
-				     "AND name LIKE '0x%'", 0);
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT name FROM interrupts WHERE kind = 'timer' AND name LIKE '0x%'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while (n < MAX_TIMER_NAMES && sqlite3_step(st) == SQLITE_ROW)
+		addrs[n++] = strtoull((const char *)sqlite3_column_text(st, 0), NULL, 16);
+	sqlite3_finalize(st);
 	/* 0 for every symbol: kallsyms hides addresses from the unprivileged */
-	if (left <= 0 || !(f = fopen("/proc/kallsyms", "re")))
+	if (!n || !(f = fopen("/proc/kallsyms", "re")))
 		return 0;
-	if (sqlite3_prepare_v2(db, "UPDATE interrupts SET name = ?1 WHERE kind = 'timer' AND name = ?2", -1, &rename,
+	if (sqlite3_prepare_v2(db, "UPDATE interrupts SET name = ?1 WHERE kind = 'timer' AND name = ?2", -1, &st,
 			       NULL) != SQLITE_OK)
 		rc = -EIO;
-	while (!rc && left > 0 && fgets(line, sizeof(line), f)) {
+	for (left = n; !rc && left > 0 && fgets(line, sizeof(line), f);) {
 		char *end, *name, addr[24];
 		uint64_t a = strtoull(line, &end, 16);
-		if (!a || end[0] != ' ' || !end[1] || end[2] != ' ')
+		int i = 0;
+		while (i < n && addrs[i] != a)
+			i++;
+		if (!a || i == n || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		addrs[i] = 0; /* named */
+		left--;
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, a);
 		name = end + 3;
 		name[strcspn(name, " \t\n")] = 0;
-		sqlite3_bind_text(rename, 1, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(rename, 2, addr, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(rename) != SQLITE_DONE)
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = -EIO;
-		else if (sqlite3_changes(db) > 0)
-			left--;
-		sqlite3_reset(rename);
+		sqlite3_reset(st);
 	}
-	sqlite3_finalize(rename);
+	sqlite3_finalize(st);
 	fclose(f);
 	return rc;
 }

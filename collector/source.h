@@ -17,6 +17,7 @@ struct mtx_source {
 	const char *name;     /* as given to --events */
 	const char *summary;  /* one line for help and the man page */
 	int mandatory;        /* cannot be turned off (threads and states need it) */
+	int optional;         /* not in the default set: only -e NAME or -e all */
 	/*
 	 * layout - learn the payload layout of this source's tracepoints from
 	 * tracefs into s->source_state[id]. Returns 0 or -errno (s->error set).

@@ -37,7 +37,8 @@ const char cmd_collect_usage[] =
 	"\n"
 	"  -o, --output FILE       write the run here (default run.db; an existing file\n"
 	"                          is kept as FILE.old)\n"
-	"  -e, --events LIST       event sources, comma-separated (default: all):\n"
+	"  -e, --events LIST       event sources, comma-separated (default: all but\n"
+	"                          interrupts; all: every one):\n"
 	EVENTS_MARK
 	"      --sample HZ         also take HZ CPU samples per second of each thread's\n"
 	"                          CPU time, with their call stacks, for\n"
@@ -128,11 +129,11 @@ static void warn_ring_fill(const struct collect_options *o)
 
 /* Parse "sched,syscalls,sync" into a kernel source mask and the sync flag;
  * the sched source is always in. */
-/* Print @text at column 38 of lines at most 80 wide (a word too long for one
+/* Print @text at column 39 of lines at most 80 wide (a word too long for one
  * has one to itself). */
 static void print_wrapped(FILE *out, const char *text)
 {
-	const int indent = 38, width = 80;
+	const int indent = 39, width = 80;
 	int col = indent;
 
 	while (*text) {
@@ -160,11 +161,11 @@ void cmd_collect_print_usage(FILE *out)
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		char line[256];
 		snprintf(line, sizeof(line), "%s%s", mtx_sources[i]->summary,
-			 mtx_sources[i]->mandatory ? " (always on)" : "");
-		fprintf(out, "%28s%-10s", "", mtx_sources[i]->name);
+			 mtx_sources[i]->mandatory ? " (always on)" : mtx_sources[i]->optional ? " (not by default)" : "");
+		fprintf(out, "%28s%-11s", "", mtx_sources[i]->name);
 		print_wrapped(out, line);
 	}
-	fprintf(out, "%28s%-10s", "", COLLECT_SYNC_NAME);
+	fprintf(out, "%28s%-11s", "", COLLECT_SYNC_NAME);
 	print_wrapped(out, COLLECT_SYNC_SUMMARY);
 	fputs(mark + strlen(EVENTS_MARK), out);
 }
@@ -186,6 +187,16 @@ static void known_sources(char *out, size_t size)
 		len += (size_t)snprintf(out + len, size - len, "%s, ", mtx_sources[i]->name);
 	if (len < size)
 		snprintf(out + len, size - len, "%s", COLLECT_SYNC_NAME);
+}
+
+/* The sources mtx collect records without --events: all but the optional. */
+static unsigned default_sources(void)
+{
+	unsigned mask = 0;
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (!mtx_sources[i]->optional)
+			mask |= 1u << i;
+	return mask;
 }
 
 static int parse_events(const char *list, unsigned *mask, int *sync)
@@ -386,7 +397,7 @@ int cmd_collect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct collect_options o = { .output = "run.db", .sources = (1u << mtx_nr_sources) - 1, .sync = 1 };
+	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1 };
 	long mib = 16;
 	const char *list = NULL, *user = NULL;
 	struct collect_result r;

@@ -69,7 +69,7 @@ for ((c = 0; c < $(nproc); c++)); do
 	spinners+=($!)
 done
 cat /proc/interrupts > outer1
-"$MTX" collect -q -o irq.db -- sh -c 'cat /proc/interrupts > inner1
+"$MTX" collect -q -e all -o irq.db -- sh -c 'cat /proc/interrupts > inner1
 	dd if=/dev/zero of=dd.out bs=4k count=100 oflag=dsync 2> /dev/null
 	cat /proc/interrupts > inner2' 2> err.txt || fail "collect exited $?: $(head -1 err.txt)"
 cat /proc/interrupts > outer2
