@@ -248,7 +248,7 @@ for i in "${!cmdline[@]}"; do
 		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" \
 		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" -v mp="$mp" -v mtail="$mtail" -v mr="$mr" -v fr="$fr" \
 		'BEGIN {
-		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f",
+		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%.0f\t%.1f\t%d\t%d\t%.0f\t%.1f\t%d\t%.1f\t%.2f",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
 			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt
 		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f", pc / 1000, mc / 1000, pc ? mc / pc : 0,
