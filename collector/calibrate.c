@@ -97,7 +97,7 @@ static uint64_t cal_records(const struct cal_events *e, int i, uint32_t type)
 
 /* Open @n events of @attrs, event i on thread @tids[i] (NULL: all on this
  * thread), each with a ring. 0 or -errno. */
-static int cal_open_on(struct cal_events *e, struct perf_event_attr *attrs, const pid_t *tids, int n)
+static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, const pid_t *tids, int n)
 {
 	e->ring_size = (size_t)(CAL_RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	e->fd[0] = e->fd[1] = -1;
@@ -119,22 +119,23 @@ static int cal_open_on(struct cal_events *e, struct perf_event_attr *attrs, cons
 	return 0;
 }
 
-static int cal_open(struct cal_events *e, struct perf_event_attr *attrs, int n)
+static uint64_t clock_ns(clockid_t clock)
 {
-	return cal_open_on(e, attrs, NULL, n);
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* This thread's CPU time: a preemption in a burst does not count. */
 static uint64_t cpu_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-static uint64_t burst_syscalls(void)
+static uint64_t burst_syscalls(void *unused)
 {
+	(void)unused;
 	uint64_t t0 = cpu_now_ns();
 
 	for (int i = 0; i < CAL_SYSCALLS; i++)
@@ -145,9 +146,10 @@ static uint64_t burst_syscalls(void)
 static volatile uint64_t spin_sink;
 
 /* Spin for about CAL_SPIN_NS of CPU time, the same work each call: the
- * iterations are counted once (@iters 0), then repeated. */
-static uint64_t burst_spin(uint64_t *iters)
+ * iterations are counted once (*@iters 0), then repeated. */
+static uint64_t burst_spin(void *arg)
 {
+	uint64_t *iters = arg;
 	uint64_t t0 = cpu_now_ns(), x = 1, n = 0;
 
 	if (!*iters) {
@@ -189,35 +191,50 @@ static uint64_t per_record(const uint64_t *without, const uint64_t *with, const 
 	return (uint64_t)(median + 0.5);
 }
 
-static uint64_t calibrate_syscalls(void)
+/*
+ * The rounds of a calibration: @burst(@ctx) (its CPU time) without, then
+ * with @n events of @attrs open (event i on thread @tids[i], NULL: this
+ * thread); the records that made the difference are the samples of
+ * events @counted to @n - 1. The cost of one, or 0 (per_record).
+ */
+static uint64_t cal_rounds(uint64_t (*burst)(void *ctx), void *ctx, struct perf_event_attr *attrs,
+			   const pid_t *tids, int n, int counted)
 {
-	struct perf_event_attr attrs[2];
-	long enter = tracepoint_id("raw_syscalls", "sys_enter");
-	long exit_ = tracepoint_id("raw_syscalls", "sys_exit");
 	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS];
 
-	if (enter < 0 || exit_ < 0)
-		return 0;
-	tp_attr(&attrs[0], enter);
-	tp_attr(&attrs[1], exit_);
 	for (int r = 0; r < CAL_ROUNDS; r++) {
 		struct cal_events e;
 
-		without[r] = burst_syscalls();
-		if (cal_open(&e, attrs, 2))
+		without[r] = burst(ctx);
+		if (cal_open(&e, attrs, tids, n))
 			return 0;
-		with[r] = burst_syscalls();
-		/* a pair a syscall: counted by its exits */
-		records[r] = cal_records(&e, 1, PERF_RECORD_SAMPLE);
+		with[r] = burst(ctx);
+		records[r] = 0;
+		for (int i = counted; i < n; i++)
+			records[r] += cal_records(&e, i, PERF_RECORD_SAMPLE);
 		cal_close(&e);
 	}
 	return per_record(without, with, records);
 }
 
+static uint64_t calibrate_syscalls(void)
+{
+	struct perf_event_attr attrs[2];
+	long enter = tracepoint_id("raw_syscalls", "sys_enter");
+	long exit_ = tracepoint_id("raw_syscalls", "sys_exit");
+
+	if (enter < 0 || exit_ < 0)
+		return 0;
+	tp_attr(&attrs[0], enter);
+	tp_attr(&attrs[1], exit_);
+	/* a pair a syscall: counted by its exits */
+	return cal_rounds(burst_syscalls, NULL, attrs, NULL, 2, 1);
+}
+
 static uint64_t calibrate_samples(unsigned stack_bytes)
 {
 	struct perf_event_attr attr;
-	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS], iters = 0;
+	uint64_t iters = 0;
 
 	perf_attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	attr.sample_period = CAL_SAMPLE_PERIOD_NS;
@@ -229,17 +246,7 @@ static uint64_t calibrate_samples(unsigned stack_bytes)
 		attr.sample_stack_user = stack_bytes;
 	}
 	burst_spin(&iters); /* count the work once */
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		struct cal_events e;
-
-		without[r] = burst_spin(&iters);
-		if (cal_open(&e, &attr, 1))
-			return 0;
-		with[r] = burst_spin(&iters);
-		records[r] = cal_records(&e, 0, PERF_RECORD_SAMPLE);
-		cal_close(&e);
-	}
-	return per_record(without, with, records);
+	return cal_rounds(burst_spin, &iters, &attr, NULL, 1, 0);
 }
 
 /* ---- uprobes ----------------------------------------------------------- */
@@ -271,7 +278,7 @@ void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
 	tp_attr(&attrs[0], ids[0]);
 	tp_attr(&attrs[1], ids[1]);
 	fds[0] = fds[1] = -1;
-	if (cal_open(&e, attrs, 2))
+	if (cal_open(&e, attrs, NULL, 2))
 		return;
 	for (int r = 0; r < CAL_ROUNDS; r++) {
 		uint64_t now;
@@ -330,41 +337,16 @@ static void *handoff_partner(void *arg)
 }
 
 /* The CPU time of both threads over CAL_HANDOFFS round trips. */
-static uint64_t burst_handoffs(struct handoff *h)
+static uint64_t burst_handoffs(void *arg)
 {
-	struct timespec a, b;
-	uint64_t t0, t1;
+	struct handoff *h = arg;
+	uint64_t t0 = cpu_now_ns() + clock_ns(h->partner_clock);
 
-	clock_gettime(h->partner_clock, &a);
-	t0 = cpu_now_ns() + (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
 	for (int i = 0; i < CAL_HANDOFFS; i++) {
 		turn_give(&h->turn, 1);
 		turn_wait(&h->turn, 1);
 	}
-	clock_gettime(h->partner_clock, &b);
-	t1 = cpu_now_ns() + (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
-	return t1 - t0;
-}
-
-/* Rounds of hand-offs without and with @n events of @attrs on the
- * threads @tids: the cost of one of their samples. */
-static uint64_t handoff_rounds(struct handoff *h, struct perf_event_attr *attrs, const pid_t *tids, int n)
-{
-	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS];
-
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		struct cal_events e;
-
-		without[r] = burst_handoffs(h);
-		if (cal_open_on(&e, attrs, tids, n))
-			return 0;
-		with[r] = burst_handoffs(h);
-		records[r] = 0;
-		for (int i = 0; i < n; i++)
-			records[r] += cal_records(&e, i, PERF_RECORD_SAMPLE);
-		cal_close(&e);
-	}
-	return per_record(without, with, records);
+	return cpu_now_ns() + clock_ns(h->partner_clock) - t0;
 }
 
 /*
@@ -404,12 +386,12 @@ static void calibrate_handoffs(uint64_t *switch_ns, uint64_t *wakeup_ns, bool wa
 		tp_attr(&attrs[0], switch_id);
 		tp_attr(&attrs[1], switch_id);
 		burst_handoffs(&h); /* warm up */
-		*switch_ns = handoff_rounds(&h, attrs, tids, 2);
+		*switch_ns = cal_rounds(burst_handoffs, &h, attrs, tids, 2, 0);
 		/* only when the run has the tracepoint open already: the
 		 * first user of a tracepoint costs ~20 ms to open and close */
 		if (wakeups) {
 			tp_attr(&attrs[0], waking_id);
-			*wakeup_ns = handoff_rounds(&h, attrs, tids, 1);
+			*wakeup_ns = cal_rounds(burst_handoffs, &h, attrs, tids, 1, 0);
 		}
 	}
 	turn_give(&h.turn, 2);
