@@ -46,19 +46,22 @@ static uint64_t class_of(pid_t tid)
 		struct mtx_sync_record *o_;                                             \
 		uint64_t e_, t_;                                                        \
 		pid_t tid_;                                                             \
-		int r_, ok_;                                                            \
+		int r_, ok_, errno_;                                                    \
 		if (!preload_on())                                                      \
 			return call;                                                    \
 		e_ = preload_now();                                                     \
 		o_ = preload_begin(K, O, NULL, 0, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
-		errno = 0;                                                              \
+		errno_ = errno;                                                         \
+		errno = 0; /* nice's error is told by errno alone */                    \
 		r_ = call;                                                              \
 		ok_ = (ok);                                                             \
+		if (errno == 0) /* the program's errno, as the call left it */          \
+			errno = errno_;                                                 \
 		t_ = preload_now();                                                     \
 		tid_ = (target) == 0 ? gettid() : (target);                             \
 		if (ok_ && tid_ > 0)                                                    \
 			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_));   \
-		preload_end(o_, e_, t_, ok_ ? 0 : errno ? errno : EINVAL,               \
+		preload_end(o_, e_, t_, ok_ ? 0 : r_ > 0 ? r_ : errno ? errno : EINVAL, \
 			    preload_cost(e_, e_, 0));                                   \
 		return r_;                                                              \
 	} while (0)

@@ -110,7 +110,13 @@ static void *nicer_main(void *arg)
 	(void)arg;
 	pause_ms(3);
 	b = now_ns();
-	setpriority(PRIO_PROCESS, 0, base + 5 > 19 ? 19 : base + 5);
+	errno = 42; /* a call that succeeds leaves errno as it was, under mtx too */
+	if (setpriority(PRIO_PROCESS, 0, base + 5 > 19 ? 19 : base + 5) == 0) {
+		int e = errno;
+		pthread_mutex_lock(&out_lock);
+		printf("errno after setpriority=%d\n", e);
+		pthread_mutex_unlock(&out_lock);
+	}
 	log_class("set", tid, b, now_ns());
 	pause_ms(5);
 	b = now_ns();

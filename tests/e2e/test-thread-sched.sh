@@ -89,6 +89,10 @@ want=6
 grep -q "rt unavailable" pri.txt && { want=2; echo "note: real-time classes were refused here; nice only"; }
 [ "$n" = "$want" ] && pass "$n changes, each recorded within 1 ms with the class the thread read" ||
 	fail "the program logged $n changes, not $want: $(cat pri.txt)"
+# The wrappers leave the program's errno as the call did.
+[ "$(grep '^errno after setpriority=' pri.txt)" = "errno after setpriority=42" ] &&
+	pass "a setpriority that succeeded left errno as it was" ||
+	fail "errno after a setpriority that succeeded: $(grep '^errno' pri.txt)"
 read -r _ tid before after _ < <(grep '^affinity ' pri.txt)
 tid=${tid#tid=} before=${before#before=} after=${after#after=}
 got=$(sql pri.db "SELECT COUNT(*) FROM thread_sched WHERE tid = ${tid:-0} AND cpus_allowed = '0'
