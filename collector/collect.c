@@ -469,6 +469,10 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = collect_sync_start(&cs, err);
 	if (rc)
 		goto fail_unstarted;
+	/* Before the exec, not at the program's first event: that may be
+	 * emitted after interrupts that follow it, when its CPU's ring is read
+	 * late. */
+	model_program_released(m, clock_now_ns());
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
 		/* The read can come after the program's first traced switches;

@@ -42,6 +42,7 @@ struct mtx_interrupts {
 	struct mtx_writer *w;
 	struct cpu_stack *cpus;
 	int nr_cpus;
+	uint64_t start_ns; /* interrupts_start */
 	uint64_t nr_unpaired;
 };
 
@@ -181,10 +182,15 @@ static void leave(struct mtx_interrupts *irqs, struct cpu_stack *c, const struct
 	irqs->nr_unpaired++;
 }
 
-void interrupts_event(struct mtx_interrupts *irqs, const struct mtx_event *ev, uint64_t run_start_ns)
+void interrupts_start(struct mtx_interrupts *irqs, uint64_t ns)
+{
+	irqs->start_ns = ns;
+}
+
+void interrupts_event(struct mtx_interrupts *irqs, const struct mtx_event *ev)
 {
 	struct cpu_stack *c = stack_of(irqs, ev->cpu);
-	if (!c || ev->u.intr.kind >= MTX_INTR__COUNT || !run_start_ns || ev->ts_ns < run_start_ns)
+	if (!c || ev->u.intr.kind >= MTX_INTR__COUNT || !irqs->start_ns || ev->ts_ns < irqs->start_ns)
 		return;
 	if (ev->u.intr.exit)
 		leave(irqs, c, ev);

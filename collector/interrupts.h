@@ -29,12 +29,17 @@ struct mtx_interrupts;
 struct mtx_interrupts *interrupts_new(struct mtx_writer *w);
 
 /*
- * interrupts_event - an MTX_EV_INTERRUPT entry or exit, in time order per
- * CPU. An exit writes the row of the entry it closes. Events before
- * @run_start_ns (0: the program has not started) are not the run's and
- * are dropped.
+ * interrupts_start - the instant the program was let go: interrupts
+ * before it (the events are on from session_open) are not the run's. Until
+ * it is set, every interrupt is dropped.
  */
-void interrupts_event(struct mtx_interrupts *irqs, const struct mtx_event *ev, uint64_t run_start_ns);
+void interrupts_start(struct mtx_interrupts *irqs, uint64_t ns);
+
+/*
+ * interrupts_event - an MTX_EV_INTERRUPT entry or exit, in time order per
+ * CPU. An exit writes the row of the entry it closes.
+ */
+void interrupts_event(struct mtx_interrupts *irqs, const struct mtx_event *ev);
 
 /* interrupts_finish - write the counts of unpaired entries and exits into
  * meta (interrupts_unpaired). */

@@ -340,7 +340,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	/* The run's span is that of its own threads' events: system-wide
 	 * wakeups of other tasks and interrupts do not count. */
 	if (ev->type == MTX_EV_INTERRUPT) {
-		interrupts_event(m->irqs, ev, m->first_ns);
+		interrupts_event(m->irqs, ev);
 		return;
 	}
 	if (ev->type != MTX_EV_WAKEUP || find_thread(m, ev->u.wakeup.wakee_tid)) {
@@ -470,6 +470,11 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
 	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
 	return writer_commit(m->w);
+}
+
+void model_program_released(struct mtx_model *m, uint64_t ns)
+{
+	interrupts_start(m->irqs, ns);
 }
 
 uint64_t model_first_ns(const struct mtx_model *m)

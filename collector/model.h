@@ -28,6 +28,10 @@ struct mtx_model *model_new(struct mtx_writer *w);
  */
 void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx);
 
+/* model_program_released - the instant @ns the program was let go: the
+ * system-wide sources (interrupts) count from there. */
+void model_program_released(struct mtx_model *m, uint64_t ns);
+
 /* model_event - feed one event (events must come in time order; an event
  * earlier than its thread's last one is clamped and counted). */
 void model_event(struct mtx_model *m, const struct mtx_event *ev);
