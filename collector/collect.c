@@ -177,6 +177,7 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 	writer_meta_int(w, "events_total", (int64_t)total);
 	writer_meta_int(w, "undecodable_records", (int64_t)s->undecodable);
 	writer_meta_int(w, "late_events", (int64_t)s->order.nr_late);
+	writer_meta_int(w, "rows_spilled", (int64_t)writer_rows_spilled(w));
 	writer_meta_int(w, "start_ns", (int64_t)model_first_ns(m));
 	writer_meta_int(w, "end_ns", (int64_t)model_last_ns(m));
 	writer_meta_int(w, "duration_ns", (int64_t)(model_last_ns(m) - model_first_ns(m)));

@@ -516,6 +516,11 @@ uint64_t writer_rows(const struct mtx_writer *w)
 	return row_queue_rows(w->q);
 }
 
+uint64_t writer_rows_spilled(const struct mtx_writer *w)
+{
+	return row_queue_rows_spilled(w->q);
+}
+
 sqlite3 *writer_db(struct mtx_writer *w)
 {
 	row_queue_finish(w->q);

@@ -147,6 +147,9 @@ int writer_commit(struct mtx_writer *w);
 
 /* writer_rows - rows handed over so far (all tables). */
 uint64_t writer_rows(const struct mtx_writer *w);
+/* writer_rows_spilled - of those, rows that waited in the spill file
+ * (src/row-queue.h) rather than in memory. */
+uint64_t writer_rows_spilled(const struct mtx_writer *w);
 
 /* writer_db - the underlying handle, for finalizing passes (SQL over the
  * loaded tables), once every row handed over is written and committed

@@ -11,8 +11,12 @@
 #include "src/clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -22,12 +26,16 @@
 #define MAX_BLOCK_ROWS (BLOCK_BYTES / ROW_BYTES(0)) /* rows of no value at most */
 
 /* In the background at SCHED_IDLE (see row_queue_start): past BOOST_BLOCKS
- * waiting (~1 M rows of the collector's) the thread runs at normal priority
- * until it is down to UNBOOST_BLOCKS; past IDLE_MAX_BLOCKS the caller
- * waits, as it waited for SQLite without the thread. At normal priority
- * the caller waits past BUSY_MAX_BLOCKS. */
+ * waiting (~1 M rows of the collector's, in memory or spilled) the thread
+ * runs at normal priority until it is down to UNBOOST_BLOCKS. Past
+ * SPILL_BLOCKS in memory, blocks go to the spill file, so that the caller
+ * (the collector's drain: a wait there is lost kernel records) never
+ * waits for SQLite and memory stays bounded; only without a spill file
+ * does it wait, past IDLE_MAX_BLOCKS. At normal priority the caller waits
+ * past BUSY_MAX_BLOCKS. */
 #define BOOST_BLOCKS 256
 #define UNBOOST_BLOCKS 16
+#define SPILL_BLOCKS 128
 #define IDLE_MAX_BLOCKS 1024
 #define BUSY_MAX_BLOCKS 4
 #define SPARE_BLOCKS 8
@@ -66,6 +74,15 @@ struct row_queue {
 	bool commit_wanted, stop, boosted;
 	bool held;                    /* row_queue_hold: write nothing yet */
 	uint64_t commit_every_ns, last_commit_ns; /* row_queue_commit_every */
+	/* The spill file: blocks in slots of sizeof(struct row_block), written
+	 * by the caller and read back in order by the thread; the blocks in
+	 * memory are all older or all newer than those in the file (see
+	 * hand_over). */
+	bool may_spill;               /* an idle queue's */
+	int spill_fd;                 /* -1 until the first spill */
+	bool spill_broken;            /* a write failed: no more spills */
+	uint64_t spill_written, spill_read; /* slots */
+	uint64_t rows_spilled;
 };
 
 int row_queue_error(const struct row_queue *q)
@@ -81,6 +98,11 @@ const char *row_queue_errmsg(const struct row_queue *q)
 uint64_t row_queue_rows(const struct row_queue *q)
 {
 	return q->rows;
+}
+
+uint64_t row_queue_rows_spilled(const struct row_queue *q)
+{
+	return q->rows_spilled;
 }
 
 uint64_t row_queue_committed(const struct row_queue *q)
@@ -199,31 +221,120 @@ static void set_idle(pthread_t thread, bool idle)
 	pthread_setschedparam(thread, idle ? SCHED_IDLE : SCHED_OTHER, &sp);
 }
 
-/* The thread: blocks in order, a commit when one is wanted, until told to
- * stop with nothing left. */
+/* Blocks waiting to be written, in memory and in the spill file. */
+static uint64_t backlog(const struct row_queue *q)
+{
+	return q->queued + (q->spill_written - q->spill_read);
+}
+
+/* An unnamed file next to the database (its file system is the one the
+ * run goes to; /tmp may be memory), or -1: an in-memory database, or
+ * neither O_TMPFILE nor a file of our own that can be made there. */
+static int spill_open(sqlite3 *db)
+{
+	const char *path = sqlite3_db_filename(db, "main");
+	char *copy, tmp[4096];
+	int fd;
+
+	if (!path || !*path || !(copy = strdup(path)))
+		return -1;
+	const char *dir = dirname(copy);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && snprintf(tmp, sizeof(tmp), "%s/.mtx-spill-XXXXXX", dir) < (int)sizeof(tmp) &&
+	    (fd = mkostemp(tmp, O_CLOEXEC)) >= 0)
+		unlink(tmp);
+	free(copy);
+	return fd;
+}
+
+/* Append @b to the spill file (the lock held): true, or false when the
+ * file cannot be had or written, and from then on never again (the blocks
+ * in it are still read back). */
+static bool spill(struct row_queue *q, struct row_block *b)
+{
+	size_t size = offsetof(struct row_block, data) + b->used;
+	off_t at = (off_t)(q->spill_written * sizeof(struct row_block));
+
+	if (q->spill_fd < 0 && !q->spill_broken)
+		q->spill_broken = (q->spill_fd = spill_open(q->db)) < 0;
+	if (q->spill_broken || pwrite(q->spill_fd, b, size, at) != (ssize_t)size) {
+		q->spill_broken = true;
+		return false;
+	}
+	q->spill_written++;
+	q->rows_spilled += b->nr;
+	return true;
+}
+
+/* Read spill slot @slot back into @b (the lock not held: the caller writes
+ * only later slots meanwhile). */
+static bool unspill(struct row_queue *q, uint64_t slot, struct row_block *b)
+{
+	off_t at = (off_t)(slot * sizeof(struct row_block));
+	size_t head = offsetof(struct row_block, data);
+	if (pread(q->spill_fd, b, head, at) != (ssize_t)head || b->used > BLOCK_BYTES ||
+	    pread(q->spill_fd, b->data, b->used, at + (off_t)head) != (ssize_t)b->used) {
+		if (!q->error) {
+			q->errmsg = strdup("reading rows back from the spill file failed");
+			__atomic_store_n(&q->error, SQLITE_IOERR, __ATOMIC_RELEASE);
+		}
+		return false;
+	}
+	return true;
+}
+
+/* A block for the thread to fill from the spill file (the lock held). */
+static struct row_block *spare_block(struct row_queue *q)
+{
+	struct row_block *b = q->spare;
+	if (b) {
+		q->spare = b->next;
+		q->nr_spare--;
+		return b;
+	}
+	return malloc(sizeof(*b));
+}
+
+/* The thread: blocks in order (those in memory, then those spilled), a
+ * commit when one is wanted, until told to stop with nothing left. */
 static void *queue_main(void *arg)
 {
 	struct row_queue *q = arg;
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		if (q->head && !q->held) {
+		if ((q->head || q->spill_read < q->spill_written) && !q->held) {
 			struct row_block *b = q->head;
-			if (!(q->head = b->next))
-				q->tail = NULL;
-			q->queued--;
-			if (q->boosted && q->queued <= UNBOOST_BLOCKS) {
+			bool spilled = !b;
+			uint64_t slot = q->spill_read;
+			if (spilled) {
+				q->spill_read++;
+				b = spare_block(q);
+			} else {
+				if (!(q->head = b->next))
+					q->tail = NULL;
+				q->queued--;
+			}
+			if (q->boosted && backlog(q) <= UNBOOST_BLOCKS) {
 				set_idle(pthread_self(), true);
 				q->boosted = false;
 			}
 			pthread_cond_signal(&q->room);
 			pthread_mutex_unlock(&q->lock);
-			write_block(q, b);
+			if (!b)
+				fail(q, SQLITE_NOMEM); /* the block is dropped; the error says so */
+			else if (!spilled || unspill(q, slot, b))
+				write_block(q, b);
 			/* a backlog written long after the last commit the caller
 			 * asked for (it may be busy elsewhere) is not kept at risk */
 			if (q->commit_every_ns && clock_now_ns() - q->last_commit_ns >= q->commit_every_ns)
 				commit(q);
 			pthread_mutex_lock(&q->lock);
-			if (q->nr_spare < SPARE_BLOCKS) {
+			/* all read back (the caller writes the file only under the
+			 * lock): the next spill starts at the file's beginning */
+			if (q->spill_read == q->spill_written)
+				q->spill_read = q->spill_written = 0;
+			if (b && q->nr_spare < SPARE_BLOCKS) {
+				b->used = b->nr = b->nr_owned = 0;
 				b->next = q->spare;
 				q->spare = b;
 				q->nr_spare++;
@@ -256,21 +367,38 @@ static void hand_over(struct row_queue *q)
 		return;
 	}
 	pthread_mutex_lock(&q->lock);
-	while (!q->held && q->queued >= q->max_queued)
-		pthread_cond_wait(&q->room, &q->lock);
-	b->next = NULL;
-	if (q->tail)
-		q->tail->next = b;
-	else
-		q->head = b;
-	q->tail = b;
-	if (++q->queued >= BOOST_BLOCKS && q->idle && !q->boosted && !q->held) {
+	/* Once a block is in the file, the next ones follow it there until the
+	 * thread has read them all back: memory then holds only blocks older
+	 * or newer than the file's, and the thread takes memory's first.
+	 * Writes held back (row_queue_hold) stay in memory: no I/O. */
+	if (q->may_spill && (q->spill_read < q->spill_written || (!q->held && q->queued >= SPILL_BLOCKS)) &&
+	    spill(q, b)) {
+		b->used = b->nr = b->nr_owned = 0; /* the file's copy owns its strings now */
+	} else {
+		/* a spill that failed: its blocks go first (writes deferred by
+		 * row_queue_hold cannot wait for them) */
+		while (q->spill_read < q->spill_written) {
+			q->held = false;
+			pthread_cond_signal(&q->work);
+			pthread_cond_wait(&q->room, &q->lock);
+		}
+		while (!q->held && q->queued >= q->max_queued)
+			pthread_cond_wait(&q->room, &q->lock);
+		b->next = NULL;
+		if (q->tail)
+			q->tail->next = b;
+		else
+			q->head = b;
+		q->tail = b;
+		q->queued++;
+		if ((q->filling = q->spare)) {
+			q->spare = q->filling->next;
+			q->nr_spare--;
+		}
+	}
+	if (backlog(q) >= BOOST_BLOCKS && q->idle && !q->boosted && !q->held) {
 		set_idle(q->thread, false);
 		q->boosted = true;
-	}
-	if ((q->filling = q->spare)) {
-		q->spare = q->filling->next;
-		q->nr_spare--;
 	}
 	pthread_cond_signal(&q->work);
 	pthread_mutex_unlock(&q->lock);
@@ -357,6 +485,7 @@ int row_queue_open(sqlite3 *db, const char *const *insert_sql, int nr_tables, st
 	if (!q)
 		return -ENOMEM;
 	q->db = db;
+	q->spill_fd = -1;
 	q->nr_tables = nr_tables;
 	q->stmt = calloc((size_t)nr_tables, sizeof(*q->stmt));
 	q->batch = calloc((size_t)nr_tables, sizeof(*q->batch));
@@ -387,6 +516,7 @@ int row_queue_start(struct row_queue *q, bool idle)
 	pthread_cond_init(&q->room, NULL);
 	q->idle = idle && can_leave_idle();
 	q->max_queued = idle ? IDLE_MAX_BLOCKS : BUSY_MAX_BLOCKS;
+	q->may_spill = idle;
 	q->stop = q->boosted = q->commit_wanted = q->held = false;
 	if (pthread_create(&q->thread, NULL, queue_main, q)) {
 		pthread_cond_destroy(&q->room);
@@ -457,5 +587,7 @@ void row_queue_close(struct row_queue *q)
 	free(q->next);
 	free(q->order);
 	free(q->errmsg);
+	if (q->spill_fd >= 0)
+		close(q->spill_fd);
 	free(q);
 }

@@ -49,9 +49,12 @@ int row_queue_open(sqlite3 *db, const char *const *insert_sql, int nr_tables, st
  * row_queue_start - write the blocks on a thread of the queue's own from
  * now on. @idle: at SCHED_IDLE, so that it takes only CPU time nothing else
  * wants, with up to about a million rows waiting before it runs at normal
- * priority until it has caught up, and four million before row_queue_row
- * waits (the collector); else at normal priority, a few blocks ahead of
- * the caller at most (a pass that computes rows while they are inserted).
+ * priority until it has caught up (the collector); past half a million in
+ * memory, blocks go to an unnamed spill file next to the database and are
+ * read back in turn, so that the caller never waits for SQLite (only
+ * without such a file, past four million); else at normal priority, a few
+ * blocks ahead of the caller at most (a pass that computes rows while they
+ * are inserted).
  * A process that could not come back from SCHED_IDLE (not root, and an
  * RLIMIT_NICE below 20) gets the idle queue's limits at normal priority.
  * @db is the thread's until row_queue_finish. Returns 0 or -errno (the
@@ -104,6 +107,8 @@ const char *row_queue_errmsg(const struct row_queue *q);
 
 /* row_queue_rows - rows handed over so far. */
 uint64_t row_queue_rows(const struct row_queue *q);
+/* row_queue_rows_spilled - rows that went through the spill file. */
+uint64_t row_queue_rows_spilled(const struct row_queue *q);
 /* row_queue_committed - rows a COMMIT has made durable so far (any thread). */
 uint64_t row_queue_committed(const struct row_queue *q);
 

@@ -5,7 +5,9 @@
  * full, partial or empty, written on the caller's thread or on the queue's
  * own (at normal priority or SCHED_IDLE); a failed insert makes
  * row_queue_row refuse the rows after it and is reported by
- * row_queue_finish. (collector/writer.c's test covers the writer on top.)
+ * row_queue_finish; an idle queue whose thread is stalled spills what
+ * it cannot hold to a file and reads it back in order, strings included.
+ * (collector/writer.c's test covers the writer on top.)
  */
 #include "config.h"
 #include "src/row-queue.h"
@@ -13,6 +15,9 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static sqlite3 *db;
 
@@ -113,4 +118,64 @@ Test(row_queue, a_failed_insert_refuses_the_rows_after_it)
 		cr_assert_eq(finished, SQLITE_CONSTRAINT, "finish reports the failure (%d)", finished);
 		cr_assert_eq(query("SELECT COUNT(*) FROM t WHERE i > 100"), 0, "rows after the failure were written");
 	}
+}
+
+/* The queue's thread waits in SQLite's progress handler while set. */
+static volatile int stalled;
+
+static int stall(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&stalled, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return 0;
+}
+
+Test(row_queue, a_stalled_idle_thread_spills_and_reads_back_in_order)
+{
+	char dir[] = "/tmp/mtx-row-queue-XXXXXX", path[64];
+	const char *const wide[] = { "INSERT INTO w VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
+	struct row_queue *q;
+	sqlite3 *fdb;
+	char name[32];
+	/* 16 values a row, ~1 800 rows a block: several times the 128
+	 * blocks the queue keeps in memory */
+	const int n = 600000;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	cr_assert_eq(sqlite3_open(path, &fdb), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(fdb, "CREATE TABLE w (i, name, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, "
+				       "c14, c15); BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(row_queue_open(fdb, wide, 1, &q), 0);
+	stalled = 1;
+	sqlite3_progress_handler(fdb, 1000, stall, NULL);
+	cr_assert_eq(row_queue_start(q, true), 0);
+	for (int i = 0; i < n; i++) {
+		struct queued_row *r = row_queue_row(q, 0);
+		cr_assert_not_null(r, "row %d refused: %s", i, row_queue_errmsg(q));
+		row_put_int(r, i);
+		snprintf(name, sizeof(name), "row %d", i);
+		row_put_text_copy(r, i % 1000 ? NULL : name); /* a copy the file's block owns */
+		for (int c = 2; c < 16; c++)
+			row_put_int(r, c);
+		row_queue_put(q, r);
+	}
+	/* the caller never waited for the stalled thread: most rows are in the file */
+	cr_assert_gt(row_queue_rows_spilled(q), (uint64_t)n / 2, "%llu of %d rows spilled",
+		     (unsigned long long)row_queue_rows_spilled(q), n);
+	__atomic_store_n(&stalled, 0, __ATOMIC_RELEASE);
+	cr_assert_eq(row_queue_finish(q), 0, "%s", row_queue_errmsg(q));
+	sqlite3_progress_handler(fdb, 0, NULL, NULL);
+	row_queue_close(q);
+	cr_assert_eq(sqlite3_exec(fdb, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	db = fdb; /* for query() and teardown */
+	cr_assert_eq(query("SELECT COUNT(*) FROM w"), n);
+	cr_assert_eq(query("SELECT COUNT(*) FROM w WHERE i <> rowid - 1"), 0, "rows out of order");
+	cr_assert_eq(query("SELECT COUNT(*) FROM w WHERE name IS NOT NULL"), n / 1000);
+	cr_assert_eq(query("SELECT COUNT(*) FROM w WHERE name IS NOT NULL AND name <> 'row ' || i"), 0);
+	cr_assert_eq(query("SELECT SUM(c15) FROM w"), 15LL * n);
+	unlink(path);
+	rmdir(dir);
 }
