@@ -1,13 +1,16 @@
 #!/bin/bash
 # bench/heavy.sh - mtx against perf record on heavy real programs (issue 29):
-# sysbench threads at two sizes, sysbench mutex, pigz and stress-ng's
-# priority-inheritance mutexes, each run plain, under `mtx collect` (default
-# sources) and under `perf record` of the same kernel events, interleaved in
+# sysbench threads at two sizes, sysbench mutex, pigz, stress-ng's
+# priority-inheritance mutexes and a tight contended lock loop
+# (bench/contended-loop: 3 threads, 2 M pairs each), each run plain, under
+# `mtx collect` (default sources) and under `perf record` of the same kernel
+# events, interleaved in
 # one invocation by bench/collect-overhead.sh, which reports the whole
 # command's wall time, the program's own run, mtx's tail after the exit,
 # events, lost records, file bytes and peak RSS.
 #
-# Usage: cd BUILD && sudo ../bench/heavy.sh [-n REPS] [-o RESULTS] [-s N]
+# Usage: cd BUILD && sudo [MTX_BASE=OTHER/mtx] ../bench/heavy.sh [-n REPS] [-o RESULTS] [-s N]
+#   MTX_BASE another build to run alongside (collect-overhead.sh's base)
 #   REPS     repetitions (default 3)
 #   RESULTS  default bench/results/heavy.txt
 #   N        sysbench threads' larger --events (default 20000; the smaller
@@ -37,9 +40,10 @@ if [ ! -s $input ]; then
 	seq 1 12000000 | head -c 67108864 >$input
 fi
 
-exec "$here/collect-overhead.sh" -n "$reps" -k plain,mtx,perf -o "$results" \
+exec "$here/collect-overhead.sh" -n "$reps" -k "plain,mtx,perf${MTX_BASE:+,base}" -o "$results" \
 	"$(command -v sysbench)" mutex --mutex-num=64 --mutex-locks=50000 --threads=4 run --- \
 	"$(command -v sysbench)" threads --threads=4 --time=0 --events=2000 run --- \
 	"$(command -v sysbench)" threads --threads=4 --time=0 --events="$big" run --- \
 	"$(command -v pigz)" -p 2 -c -k $input --- \
-	"$(command -v stress-ng)" --mutex 2 -t 3
+	"$(command -v stress-ng)" --mutex 2 -t 3 --- \
+	"$PWD/bench/contended-loop" 3 2000000

@@ -38,6 +38,12 @@ bench_lock_pairs_static_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
 bench_lock_pairs_static_LDFLAGS = -all-static -pthread
 dist_noinst_SCRIPTS += bench/sync-uprobe-cost.sh
 
+# Issue 29's tight contended loop: threads around one mutex (bench/heavy.sh).
+noinst_PROGRAMS += bench/contended-loop
+bench_contended_loop_SOURCES = bench/contended-loop.c
+bench_contended_loop_CFLAGS = $(WARN_CFLAGS)
+bench_contended_loop_LDFLAGS = -pthread
+
 # One small function called in a loop: the cost of an exactly traced call.
 noinst_PROGRAMS += bench/call-loop
 bench_call_loop_SOURCES = bench/call-loop.c

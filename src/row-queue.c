@@ -74,7 +74,7 @@ struct row_queue {
 	bool commit_wanted, stop, boosted;
 	bool held;                    /* row_queue_hold: write nothing yet */
 	uint64_t commit_every_ns, last_commit_ns; /* row_queue_commit_every */
-	/* The spill file: blocks in slots of sizeof(struct row_block), written
+	/* The spill file: blocks in slots of SPILL_SLOT bytes, written
 	 * by the caller and read back in order by the thread; the blocks in
 	 * memory are all older or all newer than those in the file (see
 	 * hand_over). */
@@ -221,6 +221,10 @@ static void set_idle(pthread_t thread, bool idle)
 	pthread_setschedparam(thread, idle ? SCHED_IDLE : SCHED_OTHER, &sp);
 }
 
+/* A spill file slot: a block, whole pages (a write that begins or ends
+ * inside a page makes the kernel read or zero the rest of it). */
+#define SPILL_SLOT (((sizeof(struct row_block) + 4095) / 4096) * 4096)
+
 /* Blocks waiting to be written, in memory and in the spill file. */
 static uint64_t backlog(const struct row_queue *q)
 {
@@ -253,7 +257,7 @@ static int spill_open(sqlite3 *db)
 static bool spill(struct row_queue *q, struct row_block *b)
 {
 	size_t size = offsetof(struct row_block, data) + b->used;
-	off_t at = (off_t)(q->spill_written * sizeof(struct row_block));
+	off_t at = (off_t)(q->spill_written * SPILL_SLOT);
 
 	if (q->spill_fd < 0 && !q->spill_broken)
 		q->spill_broken = (q->spill_fd = spill_open(q->db)) < 0;
@@ -270,7 +274,7 @@ static bool spill(struct row_queue *q, struct row_block *b)
  * only later slots meanwhile). */
 static bool unspill(struct row_queue *q, uint64_t slot, struct row_block *b)
 {
-	off_t at = (off_t)(slot * sizeof(struct row_block));
+	off_t at = (off_t)(slot * SPILL_SLOT);
 	size_t head = offsetof(struct row_block, data);
 	if (pread(q->spill_fd, b, head, at) != (ssize_t)head || b->used > BLOCK_BYTES ||
 	    pread(q->spill_fd, b->data, b->used, at + (off_t)head) != (ssize_t)b->used) {
