@@ -98,6 +98,9 @@ int cmd_info(int argc, char **argv)
 		{ "samples", "samples",
 		  "SELECT group_concat(n || ' ' || unwind, ', ') FROM "
 		  "(SELECT unwind, COUNT(*) AS n FROM samples WHERE unwind IS NOT NULL GROUP BY unwind ORDER BY n DESC, unwind)" },
+		{ "interrupts", "interrupts",
+		  "SELECT group_concat(n || ' ' || kind, ', ') FROM "
+		  "(SELECT kind, COUNT(*) AS n FROM main.interrupts GROUP BY kind ORDER BY n DESC, kind)" },
 	};
 	sqlite3 *db;
 	char *err = NULL, *status, *sources;

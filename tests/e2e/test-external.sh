@@ -90,6 +90,13 @@ run=$(sql irq.db "SELECT COUNT(*) FROM interrupts WHERE kind = 'irq' AND irq = $
 # ring lost, not of which source (mtx-collect(1), LOST RECORDS).
 said=$(sql irq.db "SELECT COALESCE(SUM(value), 0) FROM meta WHERE key LIKE 'lost\_%' ESCAPE '\' OR key = 'interrupts_unpaired'")
 late=$(sql irq.db "SELECT value FROM meta WHERE key = 'late_events'")
+# mtx info counts them, by kind
+rows=$(sql irq.db "SELECT COUNT(*) FROM interrupts")
+kinds=$(sql irq.db "SELECT group_concat(n || ' ' || kind, ', ') FROM (SELECT kind, COUNT(*) AS n FROM interrupts
+	GROUP BY kind ORDER BY n DESC, kind)")
+line=$("$MTX" info irq.db | grep '^interrupts ')
+[ "$line" = "$(printf '%-13s %s  (%s)' interrupts "$rows" "$kinds")" ] && pass "mtx info: $line" ||
+	fail "mtx info's interrupts line is '$line', not $rows rows ($kinds)"
 if [ "${inner:-0}" -le 0 ]; then
 	fail "no numbered irq fired while the program ran (dd with O_DSYNC should make disk interrupts)"
 elif [ "$((run + said))" -ge "$inner" ] && [ "$run" -le "$outer" ]; then
