@@ -216,8 +216,9 @@ machine="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpu
 	printf "%s\t" program plain_ms mtx_ms perf_ms mtx_ratio perf_ratio mtx_events mtx_lost mtx_db_bytes \
 		mtx_bytes_per_event perf_events perf_lost perf_data_bytes perf_bytes_per_event \
 		failed_runs kernel_ms kernel_ratio plain_cpu_ms mtx_cpu_ms mtx_cpu_ratio base_ms base_ratio \
-		base_cpu_ms base_cpu_ratio mtx_prog_ms mtx_prog_ratio mtx_tail_ms mtx_rss_mb
-	echo perf_rss_mb
+		base_cpu_ms base_cpu_ratio mtx_prog_ms mtx_prog_ratio mtx_tail_ms mtx_rss_mb perf_rss_mb \
+		base_prog_ms base_prog_ratio base_tail_ms
+	echo base_rss_mb
 } >"$work/results"
 
 for i in "${!cmdline[@]}"; do
@@ -242,18 +243,24 @@ for i in "${!cmdline[@]}"; do
 	mtail=$(awk -v i="$i" '$1 == i && $2 == "mtx" { print $4 - $10 }' "$work/runs" | median)
 	mr=$(field mtx "$i" 11 | median)
 	fr=$(field perf "$i" 11 | median)
-	bt=0 bc=0
-	[ -n "${MTX_BASE:-}" ] && bt=$(field base "$i" 4 | median) && bc=$(field base "$i" 9 | median)
+	bt=0 bc=0 bp=0 btail=0 br=0
+	if [ -n "${MTX_BASE:-}" ]; then
+		bt=$(field base "$i" 4 | median) bc=$(field base "$i" 9 | median) bp=$(field base "$i" 10 | median)
+		btail=$(awk -v i="$i" '$1 == i && $2 == "base" { print $4 - $10 }' "$work/runs" | median)
+		br=$(field base "$i" 11 | median)
+	fi
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \
 		-v fe="$fe" -v fl="$fl" -v fb="$fb" -v f="$(failures "$i")" -v kt="$kt" \
 		-v pc="$pc" -v mc="$mc" -v bt="$bt" -v bc="$bc" -v mp="$mp" -v mtail="$mtail" -v mr="$mr" -v fr="$fr" \
+		-v bp="$bp" -v btail="$btail" -v br="$br" \
 		'BEGIN {
 		printf "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%.0f\t%.1f\t%d\t%d\t%.0f\t%.1f\t%d\t%.1f\t%.2f",
 			n, pt / 1000, mt / 1000, ft / 1000, mt / pt, ft / pt, me, ml, mb,
 			me ? mb / me : 0, fe, fl, fb, fe ? fb / fe : 0, f, kt / 1000, kt / pt
 		printf "\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f", pc / 1000, mc / 1000, pc ? mc / pc : 0,
 			bt / 1000, bt / pt, bc / 1000, pc ? bc / pc : 0, mp / 1000, mp / pt
-		printf "\t%.1f\t%.1f\t%.1f\n", mtail / 1000, mr / 1024, fr / 1024 }' >>"$work/results"
+		printf "\t%.1f\t%.1f\t%.1f", mtail / 1000, mr / 1024, fr / 1024
+		printf "\t%.1f\t%.2f\t%.1f\t%.1f\n", bp / 1000, bp / pt, btail / 1000, br / 1024 }' >>"$work/results"
 done
 
 # Ratios net of the fixed cost: (t - t(/bin/true)) / (plain - plain(/bin/true)),
@@ -275,11 +282,16 @@ awk -F'\t' '
 		"cpu/pl", "base/pl", "mtx ev", "lost", "mtx B/ev", "perf ev", "lost", "perf B/ev", "tail ms", "mtx MB",
 		"perf MB"; next }
 	$1 == "true" { startup = $0; next }
+	$22 > 0 { base[++nb] = sprintf("%-20.20s %7.2fx %9.2fx %9.1f %8.1f", $1, $22, $31, $32, $33) }
 	{ printf "%-20.20s %8.1f %8.1f %8.1f %6.2fx %7s %6.2fx %7s %6.2fx %7s %6.2fx %7s %8d %5d %8.1f %8d %5d %8.1f %8.1f %7.1f %7.1f%s\n",
-		$1, $2, $3, $4, $5, ($17 > 0 ? sprintf("%6.2fx", $17) : "      -"), $6, $30 == "n/a" ? $30 : $30 "x", $26, $31 == "n/a" ? $31 : $31 "x",
+		$1, $2, $3, $4, $5, ($17 > 0 ? sprintf("%6.2fx", $17) : "      -"), $6, $34 == "n/a" ? $34 : $34 "x", $26, $35 == "n/a" ? $35 : $35 "x",
 		$20, ($22 > 0 ? sprintf("%.2fx", $22) : "-"),
 		$7, $8, $10, $11, $12, $14, $27, $28, $29, $15 ? "  (" $15 " failed runs)" : "" }
-	END { split(startup, s, "\t")
+	END { if (nb) {
+			printf "\n%-20s %8s %10s %9s %8s\n", "base (MTX_BASE)", "base/pl", "prog/pl", "tail ms", "MB"
+			for (k = 1; k <= nb; k++) print base[k]
+		}
+		split(startup, s, "\t")
 		printf "\nstart-up + tear-down (/bin/true, medians): plain %.1f ms, mtx %.1f ms (+%.1f), perf %.1f ms (+%.1f)%s\n",
 			s[2], s[3], s[3] - s[2], s[4], s[4] - s[2], (s[21] > 0 ? sprintf(", base %.1f ms", s[21]) : "") }' "$work/results"
 echo "($reps repetitions, medians; lost = sum over all repetitions; net = ratio once the"
