@@ -287,16 +287,15 @@ static bool unspill(struct row_queue *q, uint64_t slot, struct row_block *b)
 	return true;
 }
 
-/* A block for the thread to fill from the spill file (the lock held). */
-static struct row_block *spare_block(struct row_queue *q)
+/* A free block kept for reuse, or NULL (the lock held). */
+static struct row_block *take_spare(struct row_queue *q)
 {
 	struct row_block *b = q->spare;
 	if (b) {
 		q->spare = b->next;
 		q->nr_spare--;
-		return b;
 	}
-	return malloc(sizeof(*b));
+	return b;
 }
 
 /* The thread: blocks in order (those in memory, then those spilled), a
@@ -312,7 +311,8 @@ static void *queue_main(void *arg)
 			uint64_t slot = q->spill_read;
 			if (spilled) {
 				q->spill_read++;
-				b = spare_block(q);
+				if (!(b = take_spare(q)))
+					b = malloc(sizeof(*b));
 			} else {
 				if (!(q->head = b->next))
 					q->tail = NULL;
@@ -395,10 +395,7 @@ static void hand_over(struct row_queue *q)
 			q->head = b;
 		q->tail = b;
 		q->queued++;
-		if ((q->filling = q->spare)) {
-			q->spare = q->filling->next;
-			q->nr_spare--;
-		}
+		q->filling = take_spare(q); /* NULL: row_queue_row allocates one */
 	}
 	if (backlog(q) >= BOOST_BLOCKS && q->idle && !q->boosted && !q->held) {
 		set_idle(q->thread, false);
@@ -561,12 +558,8 @@ int row_queue_finish(struct row_queue *q)
 		pthread_mutex_unlock(&q->lock);
 		pthread_join(q->thread, NULL);
 		q->threaded = false;
-		while (q->spare) {
-			struct row_block *b = q->spare;
-			q->spare = b->next;
+		for (struct row_block *b; (b = take_spare(q));)
 			free(b);
-		}
-		q->nr_spare = 0;
 		pthread_cond_destroy(&q->room);
 		pthread_cond_destroy(&q->work);
 		pthread_mutex_destroy(&q->lock);
