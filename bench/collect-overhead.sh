@@ -200,6 +200,8 @@ done
 # field KIND INDEX COLUMN -> the column (4 time, 5 events, 6 lost, 7 bytes, 9 cpu,
 # 10 the program's own time, 11 peak RSS) of each run
 field() { awk -v i="$2" -v k="$1" -v c="$3" '$1 == i && $2 == k { print $c }' "$work/runs"; }
+# tails KIND INDEX -> each run's wall time after its program's exit
+tails() { awk -v i="$2" -v k="$1" '$1 == i && $2 == k { print $4 - $10 }' "$work/runs"; }
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 failures() { awk -v i="$1" '$1 == i && $8 != 0 { n++ } END { print n + 0 }' "$work/runs"; }
 
@@ -239,14 +241,13 @@ for i in "${!cmdline[@]}"; do
 	pc=$(field plain "$i" 9 | median)
 	mc=$(field mtx "$i" 9 | median)
 	mp=$(field mtx "$i" 10 | median)
-	# the tail: each run's wall time after its program's exit
-	mtail=$(awk -v i="$i" '$1 == i && $2 == "mtx" { print $4 - $10 }' "$work/runs" | median)
+	mtail=$(tails mtx "$i" | median)
 	mr=$(field mtx "$i" 11 | median)
 	fr=$(field perf "$i" 11 | median)
 	bt=0 bc=0 bp=0 btail=0 br=0
 	if [ -n "${MTX_BASE:-}" ]; then
 		bt=$(field base "$i" 4 | median) bc=$(field base "$i" 9 | median) bp=$(field base "$i" 10 | median)
-		btail=$(awk -v i="$i" '$1 == i && $2 == "base" { print $4 - $10 }' "$work/runs" | median)
+		btail=$(tails base "$i" | median)
 		br=$(field base "$i" 11 | median)
 	fi
 	awk -v n="$name" -v pt="$pt" -v mt="$mt" -v ft="$ft" -v me="$me" -v ml="$ml" -v mb="$mb" \

@@ -77,12 +77,16 @@ cat /proc/interrupts > outer2
 kill "${spinners[@]}" 2> /dev/null
 wait "${spinners[@]}" 2> /dev/null
 for f in outer1 inner1 inner2 outer2; do irq_counts $f | sort > $f.counts; done
-join <(awk '{ print $1 "/" $2, $3 }' inner1.counts | sort) <(awk '{ print $1 "/" $2, $3 }' inner2.counts | sort) |
-	awk '{ print $3 - $2, $1 }' | sort -n | tail -1 > busiest
+# deltas FROM TO - "count irq/cpu": how many of each irq on each CPU came
+# between the snapshots FROM and TO
+deltas() {
+	join <(awk '{ print $1 "/" $2, $3 }' "$1.counts" | sort) <(awk '{ print $1 "/" $2, $3 }' "$2.counts" | sort) |
+		awk '{ print $3 - $2, $1 }'
+}
+deltas inner1 inner2 | sort -n | tail -1 > busiest
 read -r inner key < busiest
 irq=${key%/*} cpu=${key#*/}
-outer=$(join <(awk '{ print $1 "/" $2, $3 }' outer1.counts | sort) <(awk '{ print $1 "/" $2, $3 }' outer2.counts | sort) |
-	awk -v k="$key" '$1 == k { print $3 - $2 }')
+outer=$(deltas outer1 outer2 | awk -v k="$key" '$2 == k { print $1 }')
 run=$(sql irq.db "SELECT COUNT(*) FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu")
 # What mtx says it missed (a record lost from the kernel's ring, a handler
 # whose entry or exit went with it) may make up a shortfall; nothing else.
