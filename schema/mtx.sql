@@ -206,6 +206,16 @@ CREATE TABLE sync_ops (
 	                               -- NULL: not measured (uprobes, older runs)
 	injected_ns INTEGER            -- the part of overhead_ns that --inject-overhead added
 );
+-- The few ops the sync tables' passes look up once the run is written
+-- (collector/sync/resolve.c): those that begin or end a lifetime, calls
+-- that did not return, and wrappers slow enough to have been off a CPU.
+-- Partial indexes, kept as rows come in: a scan of sync_ops each was a
+-- second of a 4 M-op run's finish.
+-- (Its ORs, not an IN list: that doubled the cost of an insert.)
+CREATE INDEX sync_ops_lifetime ON sync_ops(object_id, start_ns)
+	WHERE (op = 'init' OR op = 'create' OR op = 'open' OR op = 'destroy' OR op = 'join' OR op = 'close');
+CREATE INDEX sync_ops_unfinished ON sync_ops(unfinished) WHERE unfinished IS NOT NULL;
+CREATE INDEX sync_ops_slow_wrapper ON sync_ops(overhead_ns) WHERE overhead_ns > 2000;
 
 -- Functions named by calls, stacks and sync call sites: one row per
 -- (name, module, file, line). An inlined function is a row of its own.

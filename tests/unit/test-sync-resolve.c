@@ -119,6 +119,42 @@ Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
 	cr_assert_eq(q("SELECT COUNT(*) FROM sync_usage"), 9);
 }
 
+Test(sync_resolve, lifetimes_begin_at_a_later_init_and_after_every_end)
+{
+	/* Mutex A (ops by time, ids in drain order): lock 5, init 10 (not
+	 * the first op: a new lifetime), unlock 12, destroy 20, destroy 22
+	 * (after an end: a new lifetime, which it ends), lock 30 (after an
+	 * end, without an init: a new lifetime), and at 40 an unlock then an
+	 * init drained in that order (same start: the init, the later id,
+	 * comes after the unlock and begins the fifth lifetime; the unlock
+	 * stays in the fourth). */
+	op(10, 1, K(MUTEX), O(LOCK), A, 5, 5, 0, 0);
+	op(10, 1, K(MUTEX), O(INIT), A, 10, 11, 0, 0);
+	op(10, 1, K(MUTEX), O(UNLOCK), A, 12, 12, 0, 0);
+	op(10, 1, K(MUTEX), O(DESTROY), A, 20, 21, 0, 0);
+	op(10, 1, K(MUTEX), O(DESTROY), A, 22, 23, 0, 0);
+	op(10, 1, K(MUTEX), O(LOCK), A, 30, 30, 0, 0);
+	op(10, 1, K(MUTEX), O(UNLOCK), A, 40, 40, 0, 0);
+	op(10, 1, K(MUTEX), O(INIT), A, 40, 41, 0, 0);
+	resolve();
+
+	cr_assert_eq(stats.lifetimes_split, 4);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_objects WHERE addr = 4096"), 5);
+	/* lifetime by lifetime: created_ns, ops, destroyed_ns */
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE created_ns = 5 AND destroyed_ns IS NULL)"), 1);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE created_ns = 10 AND destroyed_ns = 21)"), 3);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE created_ns = 22 AND destroyed_ns = 23)"), 1);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE created_ns = 30 AND destroyed_ns IS NULL)"), 2);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE object_id = (SELECT id FROM sync_objects "
+		       "WHERE created_ns = 40 AND destroyed_ns IS NULL)"), 1);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE op = 'init' AND start_ns = 40 AND object_id = "
+		       "(SELECT id FROM sync_objects WHERE created_ns = 40)"), 1);
+}
+
 Test(sync_resolve, cond_waits_name_the_lifetime_of_their_mutex_they_fell_into)
 {
 	/* Mutex A lives three times: [10, 20], [30, 40], [50, ...); cond C
