@@ -328,8 +328,10 @@ static void op_begin(struct gen *g, struct gen_thread *t, const char *op, int ob
 
 static void op_end(struct gen *g, struct gen_thread *t, uint64_t end_ns)
 {
-	writer_sync_op(g->w, t->tid, obj_id(t->op_obj), t->op, t->op_start_ns, end_ns, 0, t->op_arg,
-		       callsite(t), 0, false, 0, 0);
+	const struct writer_sync_op_row row = { .tid = t->tid, .object_id = obj_id(t->op_obj), .op = t->op,
+						.start_ns = t->op_start_ns, .end_ns = end_ns, .arg = t->op_arg,
+						.callsite = callsite(t), .hold_ns = -1 };
+	writer_sync_op(g->w, &row);
 	g->rows[T_SYNC_OPS]++;
 	g->events++;
 	t->op = NULL;

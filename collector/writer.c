@@ -38,8 +38,8 @@
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite, stack_id, unfinished, overhead_ns, injected_ns) "                 \
-		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")                       \
+		   "callsite, stack_id, unfinished, overhead_ns, injected_ns, hold_ns) "        \
+		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")                     \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -170,7 +170,8 @@ static void capture_row(void *ctx, const struct queued_row *r)
 		break;
 	case STMT_SYNC_OP:
 		timeline_capture_op(c, INT(0), INT(1), TEXT(2), INT(3), INT(4), INT(5), INT(6), INT(7),
-				    HAS(8, 1) ? INT(8) : 0, HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
+				    HAS(8, 1) ? INT(8) : 0, HAS(12, 1) ? INT(12) : 0,
+				    HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
 		break;
 	default:
 		break;
@@ -347,25 +348,24 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, co
 	return put(w, r);
 }
 
-int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
-		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
-		   uint32_t stack_id, bool cost_measured, uint32_t overhead_ns, uint32_t injected_ns)
+int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op)
 {
 	struct queued_row *r = row(w, STMT_SYNC_OP);
 	if (!r)
 		return sticky(w);
-	row_put_int(r, tid);
-	row_put_int(r, object_id);
-	row_put_text(r, op);
-	row_put_int(r, (int64_t)start_ns);
-	row_put_int(r, (int64_t)end_ns);
-	row_put_int_or_null(r, result, !sync_result_unfinished(result));
-	row_put_int(r, arg);
-	row_put_int(r, (int64_t)callsite);
-	row_put_int_or_null(r, stack_id, stack_id != 0);
-	row_put_text(r, sync_result_unfinished(result));
-	row_put_int_or_null(r, overhead_ns, cost_measured);
-	row_put_int_or_null(r, injected_ns, cost_measured);
+	row_put_int(r, op->tid);
+	row_put_int(r, op->object_id);
+	row_put_text(r, op->op);
+	row_put_int(r, (int64_t)op->start_ns);
+	row_put_int(r, (int64_t)op->end_ns);
+	row_put_int_or_null(r, op->result, !sync_result_unfinished(op->result));
+	row_put_int(r, op->arg);
+	row_put_int(r, (int64_t)op->callsite);
+	row_put_int_or_null(r, op->stack_id, op->stack_id != 0);
+	row_put_text(r, sync_result_unfinished(op->result));
+	row_put_int_or_null(r, op->overhead_ns, op->cost_measured);
+	row_put_int_or_null(r, op->injected_ns, op->cost_measured);
+	row_put_int_or_null(r, op->hold_ns, op->hold_ns >= 0);
 	return put(w, r);
 }
 

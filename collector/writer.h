@@ -90,13 +90,19 @@ struct mtx_syscall_row {
 };
 /* @fd_kind: NULL, or a static name (collector/fd-kind.h). */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
-/* Sync ops are written as they are drained; object ids come from
- * collector/sync/objects.c. @arg and @callsite are stored as given;
- * @stack_id 0 for none (NULL). @overhead_ns and @injected_ns (what the
- * wrapper cost) are NULL when @cost_measured is false (uprobes). */
-int writer_sync_op(struct mtx_writer *w, int32_t tid, int64_t object_id, const char *op,
-		   uint64_t start_ns, uint64_t end_ns, int32_t result, int64_t arg, uint64_t callsite,
-		   uint32_t stack_id, bool cost_measured, uint32_t overhead_ns, uint32_t injected_ns);
+/* A sync_ops row; object ids come from collector/sync/objects.c. @op is a
+ * static name; @arg and @callsite are stored as given; @stack_id 0 for none
+ * (NULL). @overhead_ns and @injected_ns (what the wrapper cost) are NULL
+ * when @cost_measured is false (uprobes); @hold_ns is NULL when negative. */
+struct writer_sync_op_row {
+	int32_t tid, result;
+	int64_t object_id, arg, hold_ns;
+	const char *op;
+	uint64_t start_ns, end_ns, callsite;
+	uint32_t stack_id, overhead_ns, injected_ns;
+	bool cost_measured;
+};
+int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op);
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 

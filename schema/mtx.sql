@@ -179,8 +179,10 @@ CREATE TABLE sync_objects (
 );
 
 -- One row per synchronization operation (libmtx-preload.so). blocked,
--- wait_ns, holder_tid and hold_ns are joined in when the run is finalized
--- (holder_tid and hold_ns on locks, and on semaphores used as locks).
+-- wait_ns and holder_tid are joined in when the run is finalized; hold_ns
+-- is written with a lock's acquiring op, once its thread released it, and
+-- checked then (holder_tid and hold_ns on locks, and on semaphores used
+-- as locks).
 CREATE TABLE sync_ops (
 	id         INTEGER PRIMARY KEY,
 	tid        INTEGER NOT NULL,

@@ -396,6 +396,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	if (cs->uprobes)
 		writer_meta_int(w, "sync_uprobes_unpaired",
 				(int64_t)sync_uprobes_finish(cs->uprobes, write_record, cs));
+	sync_objects_flush(cs->objects, w); /* its error is the writer's, sticky */
 	if (writer_error(w))
 		return -EIO;
 	if (!resolve)

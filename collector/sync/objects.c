@@ -9,6 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A lock as one thread holds it (or held it: depth 0). The row of the op
+ * that took it waits here until the thread's own release says how long it
+ * was held, and is written with hold_ns then: updating 2 M rows once the
+ * run was over took 2 s of sysbench's finish. The replay of every lock in
+ * collector/sync/resolve.c stays the judge, and corrects the few it finds
+ * otherwise (a thread's records out of time order: a signal handler's). */
+struct held {
+	uint64_t since_ns;
+	int32_t depth;
+	bool row_waits;
+	struct writer_sync_op_row row;
+};
+
 struct object_key {
 	uint64_t addr;
 	int32_t pid;
@@ -30,6 +43,9 @@ struct sync_objects {
 	size_t nr_sites, sites_cap;
 	struct keyhash site_keys; /* (pid, addr) -> index + 1 */
 	size_t last_site;         /* index + 1 of the last one seen */
+	struct held *held;        /* by (tid, object): held_keys */
+	size_t nr_held, held_cap;
+	struct keyhash held_keys;
 };
 
 static uint64_t hash_key(int32_t pid, uint16_t kind, uint64_t addr)
@@ -153,25 +169,117 @@ const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o,
 	return o->sites;
 }
 
+/* What an op does to the lock it names (or, a cond wait, to its mutex). */
+enum lock_role { NO_LOCK, TAKES, RELEASES, COND_WAIT };
+
+static enum lock_role lock_role(const struct mtx_sync_record *r)
+{
+	switch (r->kind) {
+	case MTX_SYNC_KIND_MUTEX:
+	case MTX_SYNC_KIND_RWLOCK:
+	case MTX_SYNC_KIND_SPINLOCK:
+		if (r->op == MTX_SYNC_OP_UNLOCK)
+			return RELEASES;
+		/* as the replay: any other op but a lifetime's takes it when it returns 0 */
+		return r->op == MTX_SYNC_OP_INIT || r->op == MTX_SYNC_OP_DESTROY || r->result != 0 ? NO_LOCK : TAKES;
+	case MTX_SYNC_KIND_COND:
+		return r->op == MTX_SYNC_OP_WAIT || r->op == MTX_SYNC_OP_TIMEDWAIT ? COND_WAIT : NO_LOCK;
+	default:
+		return NO_LOCK; /* a semaphore is a lock only if the replay shows it */
+	}
+}
+
+static struct held *held_of(struct sync_objects *o, int32_t tid, int64_t object)
+{
+	static const struct held none;
+	ptrdiff_t i = keyhash_row(&o->held_keys, tid, object, 0, &o->held, &o->nr_held, &o->held_cap,
+				  sizeof(none), &none);
+	return i < 0 ? NULL : &o->held[i];
+}
+
+/* @tid lets go of @object at @ns: the row of the op that took it, if this
+ * ends the hold, is written with how long. */
+static int release(struct sync_objects *o, struct mtx_writer *w, int32_t tid, int64_t object, uint64_t ns)
+{
+	struct held *h = held_of(o, tid, object);
+	if (!h)
+		return -ENOMEM;
+	if (h->depth == 0 || --h->depth > 0)
+		return 0; /* not held by it, or held again (recursive) */
+	if (!h->row_waits)
+		return 0;
+	h->row_waits = false;
+	h->row.hold_ns = ns >= h->since_ns ? (int64_t)(ns - h->since_ns) : -1;
+	return writer_sync_op(w, &h->row);
+}
+
+/* @row takes @object for its thread at @ns: it waits for the release if
+ * the thread did not hold it already (true), else it holds it once more. */
+static int take(struct sync_objects *o, int64_t object, uint64_t ns, const struct writer_sync_op_row *row,
+		bool *waits)
+{
+	struct held *h = held_of(o, row->tid, object);
+	if (!h)
+		return -ENOMEM;
+	*waits = h->depth++ == 0;
+	if (*waits) {
+		h->since_ns = ns;
+		h->row_waits = true;
+		h->row = *row;
+	}
+	return 0;
+}
+
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			const struct mtx_sync_record *r, uint32_t stack_id, bool cost_measured)
 {
 	int64_t id = object_id(o, w, r->pid, r->kind, r->addr, r->start_ns);
 	int64_t arg = (int64_t)r->arg;
+	enum lock_role role = lock_role(r);
+	bool waits = false;
+	int rc = 0;
 	if (id < 0)
 		return (int)id;
 	if (is_lifetime_op(r->op) && note_lifetime_op(o, id))
 		return -ENOMEM;
 	if (r->callsite > 0 && r->callsite <= INT64_MAX && note_callsite(o, r->pid, r->callsite, r->start_ns))
 		return -ENOMEM;
-	if (r->kind == MTX_SYNC_KIND_COND &&
-	    (r->op == MTX_SYNC_OP_WAIT || r->op == MTX_SYNC_OP_TIMEDWAIT)) {
+	if (role == COND_WAIT) {
 		arg = object_id(o, w, r->pid, MTX_SYNC_KIND_MUTEX, r->arg, r->start_ns);
 		if (arg < 0)
 			return (int)arg;
 	}
-	return writer_sync_op(w, r->tid, id, sync_op_name(r->op), r->start_ns, r->end_ns,
-			      r->result, arg, r->callsite, stack_id, cost_measured, r->overhead, r->injected);
+	const struct writer_sync_op_row row = {
+		.tid = r->tid, .object_id = id, .op = sync_op_name(r->op), .start_ns = r->start_ns,
+		.end_ns = r->end_ns, .result = r->result, .arg = arg, .callsite = r->callsite, .stack_id = stack_id,
+		.cost_measured = cost_measured, .overhead_ns = r->overhead, .injected_ns = r->injected, .hold_ns = -1,
+	};
+	if (role == RELEASES)
+		rc = release(o, w, r->tid, id, r->start_ns);
+	else if (role == TAKES)
+		rc = take(o, id, r->end_ns, &row, &waits);
+	else if (role == COND_WAIT) {
+		/* it lets its mutex go as it begins, and takes it back as it
+		 * returns (unless its thread died waiting) */
+		rc = release(o, w, r->tid, arg, r->start_ns);
+		if (!rc && !sync_result_unfinished(r->result))
+			rc = take(o, arg, r->end_ns, &row, &waits);
+	}
+	return rc || waits ? rc : writer_sync_op(w, &row);
+}
+
+int sync_objects_flush(struct sync_objects *o, struct mtx_writer *w)
+{
+	for (size_t i = 0; i < o->nr_held; i++) {
+		struct held *h = &o->held[i];
+		int rc;
+		if (!h->row_waits)
+			continue;
+		h->row_waits = false;
+		if ((rc = writer_sync_op(w, &h->row)))
+			return rc;
+	}
+	return 0;
 }
 
 int64_t sync_objects_count(const struct sync_objects *o)
@@ -194,5 +302,7 @@ void sync_objects_free(struct sync_objects *o)
 	free(o->lifetime_ids);
 	free(o->sites);
 	keyhash_free(&o->site_keys);
+	free(o->held);
+	keyhash_free(&o->held_keys);
 	free(o);
 }

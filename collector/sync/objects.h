@@ -24,13 +24,22 @@ struct sync_objects *sync_objects_new(void);
 /*
  * sync_objects_record - write @r as a sync_ops row (and its object's row if
  * it is new). A cond wait's arg, its mutex's address, becomes that mutex's
- * object id. @stack_id: the op's user stack (collector/stacks.h), 0 for none.
+ * object id. The row of an op that takes a lock is written when its thread
+ * releases the lock, with hold_ns (see objects.c), or by
+ * sync_objects_flush. @stack_id: the op's user stack (collector/stacks.h), 0 for none.
  * @cost_measured: r->overhead and r->injected are ns the library measured
  * (else sync_ops.overhead_ns and injected_ns are NULL: uprobes).
  * Returns 0 or the writer's -errno.
  */
 int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 			const struct mtx_sync_record *r, uint32_t stack_id, bool cost_measured);
+
+/*
+ * sync_objects_flush - write the rows still waiting for their thread to
+ * release the lock they took (it never did): without hold_ns. Call once
+ * every record is in, before the run is resolved. 0 or the writer's -errno.
+ */
+int sync_objects_flush(struct sync_objects *o, struct mtx_writer *w);
 
 /* A call site of the recorded ops: an address in process @pid, and when the
  * first op from it started (the address space that names it). */

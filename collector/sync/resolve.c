@@ -99,6 +99,42 @@ static int64_t next_row(const struct pending_list *const l[3], const size_t at[3
 }
 
 /*
+ * Of the replay's @holds, keep only those the rows do not hold already
+ * (@written: the rows' hold_ns, in row order, as the scan read them), and
+ * add a NULL (-1) for each row that holds one the replay did not give it.
+ * Most rows were written with the replay's value (collector/sync/objects.c).
+ */
+static int holds_to_change(struct pending_list *holds, const struct pending_list *written)
+{
+	struct pending_list change = { 0 };
+	size_t i = 0, j = 0;
+	int rc = 0;
+
+	if (sort_pending(holds))
+		return -ENOMEM;
+	while (!rc && (i < holds->len || j < written->len)) {
+		const struct pending *h = i < holds->len ? &holds->v[i] : NULL;
+		const struct pending *wr = j < written->len ? &written->v[j] : NULL;
+		if (h && wr && h->row == wr->row) {
+			if (h->value != wr->value)
+				rc = pending_add(&change, h->row, h->value);
+			i++, j++;
+		} else if (h && (!wr || h->row < wr->row)) {
+			rc = pending_add(&change, h->row, h->value);
+			i++;
+		} else {
+			rc = pending_add(&change, wr->row, -1);
+			j++;
+		}
+	}
+	free(holds->v);
+	*holds = rc ? (struct pending_list){ 0 } : change;
+	if (rc)
+		free(change.v);
+	return rc;
+}
+
+/*
  * The ops' updates, one statement per op: its waits (added up), the holder
  * it found, the time it held the lock. A pass per column updated a blocked
  * lock op three times (a row is rewritten whole each time).
@@ -107,7 +143,8 @@ static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_lis
 		     struct pending_list *holders, struct pending_list *holds, char **err)
 {
 	static const char sql[] = "UPDATE sync_ops SET blocked = blocked | ?1, wait_ns = wait_ns + ?2, "
-				  "holder_tid = COALESCE(?3, holder_tid), hold_ns = COALESCE(?4, hold_ns) WHERE id = ?5";
+				  "holder_tid = COALESCE(?3, holder_tid), "
+				  "hold_ns = CASE WHEN ?4 IS NULL THEN hold_ns WHEN ?4 >= 0 THEN ?4 END WHERE id = ?5";
 	const struct pending_list *const lists[3] = { waits, holders, holds };
 	size_t at[3] = { 0, 0, 0 };
 	sqlite3_stmt *st;
@@ -130,8 +167,8 @@ static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_lis
 			sqlite3_bind_null(st, 3);
 		}
 		if (pending_take(holds, &at[2], row, &v)) {
-			sqlite3_bind_int64(st, 4, v);
-			timeline_capture_amend(capture, TL_AMEND_HOLD, row, v);
+			sqlite3_bind_int64(st, 4, v); /* negative: NULL (the capture's 0) */
+			timeline_capture_amend(capture, TL_AMEND_HOLD, row, v < 0 ? 0 : v);
 		} else {
 			sqlite3_bind_null(st, 4);
 		}
@@ -788,6 +825,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	struct blocked_list blocked = { 0 };
 	struct lock_events events = { 0 };
 	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 }, sem_locks = { 0 };
+	struct pending_list written_holds = { 0 };
 	sqlite3_stmt *op = NULL;
 	int rc, step;
 
@@ -796,7 +834,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 		rc = load_blocked(db, &blocked, err);
 	/* ORDER BY the rowid: the plain scan, and the order sort_lock_events
 	 * counts on. */
-	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg "
+	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg, hold_ns "
 					  "FROM sync_ops ORDER BY id", -1, &op, NULL) != SQLITE_OK)
 		rc = sql_fail(db, "sync_ops", err);
 	/* ops by id, from 1: how far the pass is, for the progress line */
@@ -808,6 +846,8 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 				      sqlite3_column_int64(op, 2), sqlite3_column_int64(op, 4),
 				      sqlite3_column_int64(op, 5));
 		rc = add_lock_events(&events, &classes, op);
+		if (!rc && sqlite3_column_type(op, 8) != SQLITE_NULL)
+			rc = pending_add(&written_holds, sqlite3_column_int64(op, 0), sqlite3_column_int64(op, 8));
 	}
 	if (!rc && op && step != SQLITE_DONE)
 		rc = sql_fail(db, "sync_ops", err);
@@ -831,6 +871,9 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	free(classes.of);
 	if (!rc)
 		rc = mark_sem_locks(db, &sem_locks, stats, err);
+	if (!rc)
+		rc = holds_to_change(&holds, &written_holds);
+	free(written_holds.v);
 
 	progress_part("writing waits and holders");
 	if (!rc)

@@ -965,7 +965,8 @@ void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_n
 }
 
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
-			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id, uint16_t flags)
+			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id,
+			 int64_t hold_ns, uint16_t flags)
 {
 	int op_k = capture_string(c, op);
 	struct tl_thread *t = capture_thread(c, tid);
@@ -979,6 +980,7 @@ void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, c
 		.start_ns = start_ns, .end_ns = end_ns, .id = (int64_t)c->nr_ops + 1, .object_id = object_id,
 		.callsite = flags & TL_HAS_CALLSITE ? callsite : 0, .result = flags & TL_HAS_RESULT ? (int32_t)result : 0,
 		.arg = op_arg(arg), .stack_id = (uint32_t)stack_id, .op = (uint16_t)op_k, .flags = flags,
+		.hold_ns = hold_ns,
 	};
 	if (!(flags & TL_HAS_RESULT)) {
 		int64_t *more = grow_array(c->unreturned, &c->cap_unreturned, c->nr_unreturned, sizeof(*more), 64);

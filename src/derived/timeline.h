@@ -193,9 +193,11 @@ void timeline_capture_wakeup(struct tl_capture *c, int64_t wakee_tid, int64_t ts
 void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t fd,
 			      const char *fd_kind, const char *name, int64_t ret, uint16_t flags);
 /* @flags: TL_HAS_RESULT, TL_HAS_CALLSITE for the columns not NULL; arg
- * stored, holder and hold NULL, not blocked (sync_resolve's to fill). */
+ * stored; @hold_ns as written (0: NULL); holder NULL, not blocked
+ * (sync_resolve's to fill, and to correct the hold). */
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
-			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id, uint16_t flags);
+			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id,
+			 int64_t hold_ns, uint16_t flags);
 
 /* What sync_resolve changes, by the row it changes (thread_states rowid or
  * sync_ops id) and the new value. */

@@ -64,6 +64,7 @@ static void resolve(void)
 	size_t n;
 	const int64_t *ids = sync_objects_with_lifetime_ops(objs, &n);
 	char *err = NULL;
+	cr_assert_eq(sync_objects_flush(objs, w), 0);
 	db = writer_db(w); /* the rows written */
 	cr_assert_eq(db_create_indexes(db, &err), 0, "%s", err ? err : "");
 	cr_assert_eq(sync_resolve(db, NULL, ids, n, &stats, &err), 0, "%s", err ? err : "");
@@ -310,6 +311,26 @@ Test(sync_resolve, recursive_locking_holds_from_the_outermost_acquisition)
 	resolve();
 	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 10"), 40);
 	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE start_ns = 20"), -1);
+}
+
+Test(sync_resolve, holds_written_from_records_out_of_time_order_are_corrected)
+{
+	/* Thread 42's records come out of time order (as a signal handler's
+	 * can): the lock at 20 and its unlock at 30 first, then the lock at 10
+	 * (held until the end). As the records came, the lock at 20 took A and
+	 * the unlock released it: a hold of 10 was written with its row. In
+	 * time order the lock at 10 took A and the lock at 20 only took it
+	 * again (recursive), so neither releases it: both hold NULL. Thread 43,
+	 * in order, keeps the hold written with its row: 5. */
+	op(10, 42, K(MUTEX), O(LOCK), A, 20, 20, 0, 0);
+	op(10, 42, K(MUTEX), O(UNLOCK), A, 30, 30, 0, 0);
+	op(10, 42, K(MUTEX), O(LOCK), A, 10, 10, 0, 0);
+	op(10, 43, K(MUTEX), O(LOCK), B, 10, 15, 0, 0);
+	op(10, 43, K(MUTEX), O(UNLOCK), B, 20, 20, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE tid = 42 AND hold_ns IS NULL"), 3);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 43 AND op = 'lock'"), 5);
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops"), 5);
 }
 
 /*
