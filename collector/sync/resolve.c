@@ -634,15 +634,22 @@ static const char *const not_acquiring[] = { "unlock", "init", "destroy", NULL }
 static const char *const sem_takes[] = { "wait", "trywait", "timedwait", NULL };
 static const char *const sem_inits[] = { "init", "open", NULL };
 
+/* One sync_ops row as the passes read it: from the file, or from the
+ * writer's capture of it (src/derived/timeline.h). */
+struct op_row {
+	int64_t id, tid, object, start_ns, end_ns, result, arg, hold_ns; /* hold_ns -1: NULL */
+	const char *name;
+	bool returned; /* result not NULL */
+	bool has_arg;
+};
+
 /* Pass 3's events of one op. A semaphore's are a lock's: its wait
  * (trywait, timedwait) requests and, when it succeeds, acquires; its post
  * releases. Replayed, they tell whether it was used as a lock. */
-static int add_lock_events(struct lock_events *l, struct object_classes *c, sqlite3_stmt *op)
+static int add_lock_events(struct lock_events *l, struct object_classes *c, const struct op_row *op)
 {
-	int64_t id = sqlite3_column_int64(op, 0), tid = sqlite3_column_int64(op, 1);
-	int64_t object = sqlite3_column_int64(op, 2);
-	const char *name = (const char *)sqlite3_column_text(op, 3);
-	int64_t start = sqlite3_column_int64(op, 4), end = sqlite3_column_int64(op, 5);
+	const char *name = op->name;
+	int64_t object = op->object;
 	int rc = 0;
 
 	if (!name)
@@ -650,40 +657,113 @@ static int add_lock_events(struct lock_events *l, struct object_classes *c, sqli
 	switch (class_of(c, object)) {
 	case OBJ_LOCK:
 		if (!strcmp(name, "unlock"))
-			return lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+			return lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
 		if (op_is(name, not_acquiring))
 			return 0;
-		rc = lock_event_add(l, object, start, EV_REQUEST, tid, id, !op_is(name, read_ops));
-		if (!rc && sqlite3_column_type(op, 6) != SQLITE_NULL && sqlite3_column_int64(op, 6) == 0)
-			rc = lock_event_add(l, object, end, EV_ACQUIRE, tid, id, !op_is(name, read_ops));
+		rc = lock_event_add(l, object, op->start_ns, EV_REQUEST, op->tid, op->id, !op_is(name, read_ops));
+		if (!rc && op->returned && op->result == 0)
+			rc = lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, !op_is(name, read_ops));
 		return rc;
 	case OBJ_COND:
-		if ((strcmp(name, "wait") && strcmp(name, "timedwait")) || sqlite3_column_type(op, 7) == SQLITE_NULL)
+		if ((strcmp(name, "wait") && strcmp(name, "timedwait")) || !op->has_arg)
 			return 0;
-		object = sqlite3_column_int64(op, 7); /* the mutex */
-		rc = lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+		object = op->arg; /* the mutex */
+		rc = lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
 		/* it takes the mutex back, unless its thread died waiting */
-		if (rc || sqlite3_column_type(op, 6) == SQLITE_NULL)
+		if (rc || !op->returned)
 			return rc;
-		return lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+		return lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, 1);
 	case OBJ_SEM:
 		if (op_is(name, sem_inits)) {
 			/* arg: the value it was given (sem_open: 0 without O_CREAT) */
-			if (sqlite3_column_type(op, 7) == SQLITE_NULL || sqlite3_column_int64(op, 7) != 1)
+			if (!op->has_arg || op->arg != 1)
 				c->of[object] = OBJ_OTHER;
 			return 0;
 		}
 		if (!strcmp(name, "post"))
-			return lock_event_add(l, object, start, EV_RELEASE, tid, id, 0);
+			return lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
 		if (!op_is(name, sem_takes))
 			return 0;
-		rc = lock_event_add(l, object, start, EV_REQUEST, tid, id, 1);
-		if (!rc && sqlite3_column_type(op, 6) != SQLITE_NULL && sqlite3_column_int64(op, 6) == 0)
-			rc = lock_event_add(l, object, end, EV_ACQUIRE, tid, id, 1);
+		rc = lock_event_add(l, object, op->start_ns, EV_REQUEST, op->tid, op->id, 1);
+		if (!rc && op->returned && op->result == 0)
+			rc = lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, 1);
 		return rc;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The rows of sync_ops in id order, from the writer's capture when it holds
+ * them all (a plain scan of the file was 1.5 s of a 4 M-op run's finish),
+ * else from the file. The capture keeps the end an unreturned call was
+ * written with; pass 0 moved it in the file, where it is read.
+ */
+struct op_reader {
+	struct tl_capture *capture;
+	sqlite3_stmt *scan, *end;
+	int64_t next_id, last_id;
+};
+
+static int op_reader_open(struct op_reader *r, sqlite3 *db, struct tl_capture *capture, char **err)
+{
+	*r = (struct op_reader){ .next_id = 1, .last_id = db_query_int(db, "SELECT COALESCE(MAX(id), 0) FROM sync_ops", 0) };
+	if (timeline_capture_nr_ops(capture) == (size_t)r->last_id) {
+		r->capture = capture;
+		if (sqlite3_prepare_v2(db, "SELECT end_ns FROM sync_ops WHERE id = ?", -1, &r->end, NULL) != SQLITE_OK)
+			return sql_fail(db, "sync_ops", err);
+		return 0;
+	}
+	/* ORDER BY the rowid: the plain scan, and the order sort_lock_events
+	 * counts on. */
+	if (sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg, hold_ns "
+			       "FROM sync_ops ORDER BY id", -1, &r->scan, NULL) != SQLITE_OK)
+		return sql_fail(db, "sync_ops", err);
+	return 0;
+}
+
+/* The next row into *@op: 1, or 0 at the end, or -errno. */
+static int op_reader_next(struct op_reader *r, sqlite3 *db, struct op_row *op, char **err)
+{
+	if (r->capture) {
+		const struct tl_op *o;
+		if (r->next_id > r->last_id)
+			return 0;
+		op->id = r->next_id++;
+		if (!(o = timeline_capture_op_row(r->capture, op->id, &op->tid, &op->name)))
+			return -ENOMEM; /* cannot be: the capture held them all */
+		*op = (struct op_row){ .id = op->id, .tid = op->tid, .name = op->name, .object = o->object_id,
+				       .start_ns = o->start_ns, .end_ns = o->end_ns, .result = o->result,
+				       .returned = (o->flags & TL_HAS_RESULT) != 0, .arg = o->arg, .has_arg = true,
+				       .hold_ns = o->hold_ns ? o->hold_ns : -1 };
+		if (!op->returned) {
+			sqlite3_bind_int64(r->end, 1, op->id);
+			if (sqlite3_step(r->end) == SQLITE_ROW)
+				op->end_ns = sqlite3_column_int64(r->end, 0);
+			sqlite3_reset(r->end);
+		}
+		return 1;
+	}
+	int step = sqlite3_step(r->scan);
+	if (step == SQLITE_DONE)
+		return 0;
+	if (step != SQLITE_ROW)
+		return sql_fail(db, "sync_ops", err);
+	*op = (struct op_row){
+		.id = sqlite3_column_int64(r->scan, 0), .tid = sqlite3_column_int64(r->scan, 1),
+		.object = sqlite3_column_int64(r->scan, 2), .name = (const char *)sqlite3_column_text(r->scan, 3),
+		.start_ns = sqlite3_column_int64(r->scan, 4), .end_ns = sqlite3_column_int64(r->scan, 5),
+		.returned = sqlite3_column_type(r->scan, 6) != SQLITE_NULL, .result = sqlite3_column_int64(r->scan, 6),
+		.has_arg = sqlite3_column_type(r->scan, 7) != SQLITE_NULL, .arg = sqlite3_column_int64(r->scan, 7),
+		.hold_ns = sqlite3_column_type(r->scan, 8) != SQLITE_NULL ? sqlite3_column_int64(r->scan, 8) : -1,
+	};
+	return 1;
+}
+
+static void op_reader_close(struct op_reader *r)
+{
+	sqlite3_finalize(r->scan);
+	sqlite3_finalize(r->end);
 }
 
 struct holder {
@@ -826,32 +906,27 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	struct lock_events events = { 0 };
 	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 }, sem_locks = { 0 };
 	struct pending_list written_holds = { 0 };
-	sqlite3_stmt *op = NULL;
-	int rc, step;
+	struct op_reader reader = { 0 };
+	struct op_row op;
+	int rc, more = 0;
 
 	rc = load_object_classes(db, &classes, err);
 	if (!rc)
 		rc = load_blocked(db, &blocked, err);
-	/* ORDER BY the rowid: the plain scan, and the order sort_lock_events
-	 * counts on. */
-	if (!rc && sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg, hold_ns "
-					  "FROM sync_ops ORDER BY id", -1, &op, NULL) != SQLITE_OK)
-		rc = sql_fail(db, "sync_ops", err);
-	/* ops by id, from 1: how far the pass is, for the progress line */
-	int64_t last_op = db_query_int(db, "SELECT MAX(id) FROM sync_ops", 0);
-	while (!rc && (step = sqlite3_step(op)) == SQLITE_ROW) {
-		progress_count((uint64_t)sqlite3_column_int64(op, 0), (uint64_t)last_op);
+	if (!rc)
+		rc = op_reader_open(&reader, db, capture, err);
+	while (!rc && (more = op_reader_next(&reader, db, &op, err)) > 0) {
+		/* ops by id, from 1: how far the pass is, for the progress line */
+		progress_count((uint64_t)op.id, (uint64_t)reader.last_id);
 		if (blocked.len)
-			claim_blocked(&blocked, sqlite3_column_int64(op, 1), sqlite3_column_int64(op, 0),
-				      sqlite3_column_int64(op, 2), sqlite3_column_int64(op, 4),
-				      sqlite3_column_int64(op, 5));
-		rc = add_lock_events(&events, &classes, op);
-		if (!rc && sqlite3_column_type(op, 8) != SQLITE_NULL)
-			rc = pending_add(&written_holds, sqlite3_column_int64(op, 0), sqlite3_column_int64(op, 8));
+			claim_blocked(&blocked, op.tid, op.id, op.object, op.start_ns, op.end_ns);
+		rc = add_lock_events(&events, &classes, &op);
+		if (!rc && op.hold_ns >= 0)
+			rc = pending_add(&written_holds, op.id, op.hold_ns);
 	}
-	if (!rc && op && step != SQLITE_DONE)
-		rc = sql_fail(db, "sync_ops", err);
-	sqlite3_finalize(op);
+	if (!rc && more < 0)
+		rc = more;
+	op_reader_close(&reader);
 
 	for (size_t i = 0; i < blocked.len && !rc; i++) {
 		const struct blocked *b = &blocked.v[i];

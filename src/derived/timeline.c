@@ -1004,6 +1004,21 @@ static void *captured(struct tl_capture *c, const struct tl_place *places, size_
 	return op ? (void *)&t->ops[p.row] : (void *)&t->states[p.row];
 }
 
+size_t timeline_capture_nr_ops(const struct tl_capture *c)
+{
+	return c && !c->dropped ? c->nr_ops : 0;
+}
+
+const struct tl_op *timeline_capture_op_row(struct tl_capture *c, int64_t id, int64_t *tid, const char **name)
+{
+	struct tl_op *o = captured(c, c->ops, c->nr_ops, id, true);
+	if (o) {
+		*tid = c->l.tl->threads[c->ops[id - 1].thread].tid;
+		*name = o->op == TL_NONE ? NULL : c->l.tl->strings[o->op];
+	}
+	return o;
+}
+
 void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value)
 {
 	if (!c)

@@ -213,6 +213,16 @@ enum tl_amend {
 void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value);
 
 /*
+ * timeline_capture_nr_ops - how many sync_ops rows @c holds (0 when NULL or
+ * dropped); timeline_capture_op_row - the one of id @id (1..that), as
+ * captured and amended (end_ns as written), its thread's tid in *@tid and
+ * its op's name in *@name; NULL when there is none. sync_resolve reads the
+ * ops there rather than from the file.
+ */
+size_t timeline_capture_nr_ops(const struct tl_capture *c);
+const struct tl_op *timeline_capture_op_row(struct tl_capture *c, int64_t id, int64_t *tid, const char **name);
+
+/*
  * timeline_capture_finish - @c made the timeline of @db, the run it
  * captured, once everything is written: 0 and the timeline in *@out, or
  * NULL there when the capture was dropped or does not match @db's tables

@@ -13,6 +13,7 @@
 #include "collector/writer.h"
 #include "schema/schema.h"
 #include "src/db.h"
+#include "src/derived/timeline.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -59,7 +60,9 @@ static void state(int32_t tid, uint64_t start, uint64_t end, const char *name)
 	cr_assert_eq(writer_thread_state(w, tid, start, end, name, -1, NULL), 0);
 }
 
-static void resolve(void)
+/* Resolve the rows written, reading them from the file, or from the
+ * writer's capture with @captured (writer_capture before the first row). */
+static void resolve_from(bool captured)
 {
 	size_t n;
 	const int64_t *ids = sync_objects_with_lifetime_ops(objs, &n);
@@ -67,7 +70,13 @@ static void resolve(void)
 	cr_assert_eq(sync_objects_flush(objs, w), 0);
 	db = writer_db(w); /* the rows written */
 	cr_assert_eq(db_create_indexes(db, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(sync_resolve(db, NULL, ids, n, &stats, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(sync_resolve(db, captured ? writer_captured(w) : NULL, ids, n, &stats, &err), 0, "%s",
+		     err ? err : "");
+}
+
+static void resolve(void)
+{
+	resolve_from(false);
 }
 
 /* The value of a one-row, one-column query (-1 when NULL or no row). */
@@ -82,13 +91,12 @@ static int64_t q(const char *sql)
 #define B 0x2000u
 #define C 0x3000u
 
-Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
+/* Drained out of time order on purpose: the second lifetime's lane first.
+ * Mutex A of pid 10: [init 10, lock 20, unlock 30, destroy 40] then
+ * [init 50, lock 60, unlock 70]; the cond wait at 62..68 names A and falls
+ * in the second lifetime. */
+static void mutex_a_reused(void)
 {
-	/* Drained out of time order on purpose: the second lifetime's lane
-	 * first. Mutex A of pid 10: [init 10, lock 20, unlock 30, destroy 40]
-	 * then [init 50, lock 60, unlock 70]; the cond wait at 62..68 names A
-	 * and falls in the second lifetime. The same address in pid 11 and a
-	 * statically initialized mutex B are one object each. */
 	op(10, 2, K(MUTEX), O(INIT), A, 50, 51, 0, 0);
 	op(10, 2, K(MUTEX), O(LOCK), A, 60, 60, 0, 0);
 	op(10, 2, K(COND), O(WAIT), C, 62, 68, 0, A);
@@ -97,6 +105,13 @@ Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
 	op(10, 1, K(MUTEX), O(LOCK), A, 20, 20, 0, 0);
 	op(10, 1, K(MUTEX), O(UNLOCK), A, 30, 30, 0, 0);
 	op(10, 1, K(MUTEX), O(DESTROY), A, 40, 41, 0, 0);
+}
+
+Test(sync_resolve, destroy_ends_a_lifetime_and_reuse_is_a_new_object)
+{
+	/* Mutex A of pid 10 lives twice (mutex_a_reused). The same address in
+	 * pid 11 and a statically initialized mutex B are one object each. */
+	mutex_a_reused();
 	op(11, 3, K(MUTEX), O(LOCK), A, 15, 15, 0, 0);
 	op(10, 1, K(MUTEX), O(LOCK), B, 5, 5, 0, 0);
 	resolve();
@@ -449,4 +464,90 @@ Test(sync_resolve, overhead_keeps_only_the_time_on_a_cpu)
 	cr_assert_eq(q("SELECT injected_ns FROM sync_ops WHERE start_ns = 39500000"), 6000000);
 	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 50001200"), 1500);
 	cr_assert_eq(q("SELECT overhead_ns FROM sync_ops WHERE start_ns = 63000000"), 1000000);
+}
+
+/* Every row of the sync tables and the thread states, as one string. */
+static char *sync_tables(void)
+{
+	static const char *const sql[] = {
+		"SELECT * FROM sync_ops ORDER BY id", "SELECT * FROM sync_objects ORDER BY id",
+		"SELECT * FROM thread_states ORDER BY rowid",
+	};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *st;
+		cr_assert_eq(sqlite3_prepare_v2(db, sql[i], -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			for (int c = 0; c < sqlite3_column_count(st); c++) {
+				const unsigned char *v = sqlite3_column_text(st, c);
+				fprintf(f, "%s|", v ? (const char *)v : "NULL");
+			}
+			fputc('\n', f);
+		}
+		sqlite3_finalize(st);
+	}
+	fclose(f);
+	return out;
+}
+
+/* A run of every kind the passes treat, drained out of time order across
+ * threads: lifetimes, a cond wait on a re-initialized mutex, contention,
+ * a rwlock, recursion, a thread that died inside a lock, semaphores as
+ * and not as locks, blocked intervals. */
+static void mixed_run(void)
+{
+	mutex_a_reused();
+	op(10, 11, K(MUTEX), O(LOCK), B, 100, 200, 0, 0);
+	op(10, 11, K(MUTEX), O(UNLOCK), B, 260, 260, 0, 0);
+	op(10, 12, K(MUTEX), O(LOCK), B, 50, 50, 0, 0);
+	op(10, 12, K(MUTEX), O(LOCK), B, 60, 60, 0, 0);
+	op(10, 12, K(MUTEX), O(UNLOCK), B, 70, 70, 0, 0);
+	op(10, 12, K(MUTEX), O(UNLOCK), B, 150, 150, 0, 0);
+	op(10, 13, K(MUTEX), O(TRYLOCK), B, 120, 120, 16, 0);
+	op(11, 21, K(RWLOCK), O(RDLOCK), A, 20, 20, 0, 0);
+	op(11, 22, K(RWLOCK), O(RDLOCK), A, 30, 30, 0, 0);
+	op(11, 23, K(RWLOCK), O(WRLOCK), A, 40, 110, 0, 0);
+	op(11, 22, K(RWLOCK), O(UNLOCK), A, 80, 80, 0, 0);
+	op(11, 21, K(RWLOCK), O(UNLOCK), A, 100, 100, 0, 0);
+	op(11, 23, K(RWLOCK), O(UNLOCK), A, 130, 130, 0, 0);
+	op(11, 24, K(MUTEX), O(LOCK), C, 300, 300, MTX_SYNC_RESULT_UNRETURNED, 0);
+	op(12, 51, K(SEM), O(INIT), A, 5, 5, 0, 1);
+	op(12, 51, K(SEM), O(TRYWAIT), A, 10, 10, 0, 0);
+	op(12, 52, K(SEM), O(WAIT), A, 20, 45, 0, 0);
+	op(12, 51, K(SEM), O(POST), A, 40, 40, 0, 0);
+	op(12, 52, K(SEM), O(POST), A, 70, 70, 0, 0);
+	op(12, 53, K(SEM), O(WAIT), B, 10, 20, 0, 0);
+	op(12, 54, K(SEM), O(POST), B, 15, 15, 0, 0);
+	cr_assert_eq(writer_thread(w, 24, 11, "dies", 290, 320), 0);
+	state(11, 90, 120, "running");
+	state(11, 120, 170, "blocked");
+	state(11, 170, 300, "running");
+	state(24, 290, 300, "running");
+	state(24, 300, 320, "blocked"); /* inside the lock only once it ends with its thread */
+	state(52, 15, 25, "running");
+	state(52, 25, 40, "blocked");
+	state(52, 40, 80, "running");
+}
+
+Test(sync_resolve, the_capture_and_the_file_resolve_alike)
+{
+	char *from_file, *from_capture;
+	mixed_run();
+	resolve();
+	from_file = sync_tables();
+	teardown();
+	setup();
+	cr_assert_eq(writer_capture(w), 0);
+	mixed_run();
+	resolve_from(true);
+	cr_assert_gt(timeline_capture_nr_ops(writer_captured(w)), 0, "the capture was dropped");
+	from_capture = sync_tables();
+	cr_assert_str_eq(from_capture, from_file);
+	cr_assert(strstr(from_file, "thread_exit") && strstr(from_file, "blocked_sync") && strstr(from_file, "lock|"),
+		  "the run lacks a case: %s", from_file);
+	free(from_file);
+	free(from_capture);
 }
