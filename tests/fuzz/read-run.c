@@ -30,7 +30,7 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
 }
 
 /* cmd_info's too, in src/cmd/mtx.c: the run here is always named. */
-int cmd_default_db_missing(const char *command, const char *path)
+int cmd_default_db_missing(const char *command, const char *db_path)
 {
 	return 0;
 }
