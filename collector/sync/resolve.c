@@ -329,10 +329,14 @@ static int find_cuts(struct lifetime_queries *q, int64_t key, struct lifetime_op
 	for (size_t i = 0; i < *nr_ops; i++) {
 		const struct lifetime_op *l = &(*ops)[i];
 		struct op_place *v;
-		if (l->ends ? !next_op(q->next, key, l->at, &at) : !place_cmp(&l->at, &first))
-			continue;
-		if (!l->ends)
+		if (l->ends) { /* the op after it begins the next lifetime */
+			if (!next_op(q->next, key, l->at, &at))
+				continue;
+		} else { /* it begins one, unless it is the object's first op */
+			if (!place_cmp(&l->at, &first))
+				continue;
 			at = l->at;
+		}
 		v = grow_array(*cuts, cuts_cap, *nr_cuts, sizeof(**cuts), 16);
 		if (!v)
 			return -ENOMEM;
@@ -726,13 +730,14 @@ static int op_reader_open(struct op_reader *r, sqlite3 *db, struct tl_capture *c
 static int op_reader_next(struct op_reader *r, sqlite3 *db, struct op_row *op, char **err)
 {
 	if (r->capture) {
+		int64_t id = r->next_id++, tid;
+		const char *name;
 		const struct tl_op *o;
-		if (r->next_id > r->last_id)
+		if (id > r->last_id)
 			return 0;
-		op->id = r->next_id++;
-		if (!(o = timeline_capture_op_row(r->capture, op->id, &op->tid, &op->name)))
+		if (!(o = timeline_capture_op_row(r->capture, id, &tid, &name)))
 			return -ENOMEM; /* cannot be: the capture held them all */
-		*op = (struct op_row){ .id = op->id, .tid = op->tid, .name = op->name, .object = o->object_id,
+		*op = (struct op_row){ .id = id, .tid = tid, .name = name, .object = o->object_id,
 				       .start_ns = o->start_ns, .end_ns = o->end_ns, .result = o->result,
 				       .returned = (o->flags & TL_HAS_RESULT) != 0, .arg = o->arg, .has_arg = true,
 				       .hold_ns = o->hold_ns ? o->hold_ns : -1 };
