@@ -405,7 +405,10 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
 	progress_part("indexing");
+	writer_db(w); /* the rows still queued, written */
+	log_debug("sync tables: every row written in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	rc = db_create_indexes(writer_db(w), err);
+	log_debug("sync tables: indexed at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
 		rc = sync_resolve(writer_db(w), writer_captured(w), ids, n, &st, err);
