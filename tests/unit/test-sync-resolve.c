@@ -90,6 +90,7 @@ static int64_t q(const char *sql)
 #define A 0x1000u
 #define B 0x2000u
 #define C 0x3000u
+#define D 0x4000u
 
 /* Drained out of time order on purpose: the second lifetime's lane first.
  * Mutex A of pid 10: [init 10, lock 20, unlock 30, destroy 40] then
@@ -375,6 +376,61 @@ Test(sync_resolve, a_binary_semaphore_used_as_a_lock_has_holders)
 	cr_assert_eq(q("SELECT used_as = 'lock' FROM sync_objects"), 1);
 	cr_assert_eq(q("SELECT total_hold_ns FROM lock_contention"), 55);
 	cr_assert_eq(q("SELECT top_holder_tid FROM lock_contention"), 51);
+}
+
+/*
+ * Stamps from two CPUs can invert a handoff by a few tens of ns: a waiter's
+ * return stamped before the release that let it in. Semaphore A (init 1):
+ * 51 takes it at 1000 and posts at 2030; 52's wait returns at 2000 (30 ns
+ * "early") and it posts at 3000; 53's failed trywait at 2500 finds 52.
+ * Mutex B: 61 locks at 1000 and unlocks at 2010, 62's lock returns at 2000
+ * and it unlocks at 3000; 63 asks at 2005 and finds 62. Semaphore D (init
+ * 1): 81's wait returns at 1000, stamped early: 82 takes it at 1050 and
+ * posts at 1130 before 81 can have it; 81 posts at 5000, and 83's failed
+ * trywait at 3000 finds 81. Semaphore C (init 1) is held by 71 and 72 at
+ * once for 3.5 us, past any skew: counting.
+ */
+Test(sync_resolve, a_release_stamped_just_after_the_acquisition_it_allowed_came_first)
+{
+	op(10, 51, K(SEM), O(INIT), A, 5, 5, 0, 1);
+	op(10, 51, K(SEM), O(TRYWAIT), A, 1000, 1000, 0, 0);
+	op(10, 51, K(SEM), O(POST), A, 2030, 2030, 0, 0);
+	op(10, 52, K(SEM), O(WAIT), A, 1500, 2000, 0, 0);
+	op(10, 52, K(SEM), O(POST), A, 3000, 3000, 0, 0);
+	op(10, 53, K(SEM), O(TRYWAIT), A, 2500, 2500, 11, 0);
+	op(10, 61, K(MUTEX), O(LOCK), B, 1000, 1000, 0, 0);
+	op(10, 61, K(MUTEX), O(UNLOCK), B, 2010, 2010, 0, 0);
+	op(10, 62, K(MUTEX), O(LOCK), B, 1200, 2000, 0, 0);
+	op(10, 62, K(MUTEX), O(UNLOCK), B, 3000, 3000, 0, 0);
+	op(10, 63, K(MUTEX), O(LOCK), B, 2005, 3100, 0, 0);
+	op(10, 63, K(MUTEX), O(UNLOCK), B, 3200, 3200, 0, 0);
+	op(10, 81, K(SEM), O(INIT), D, 5, 5, 0, 1);
+	op(10, 81, K(SEM), O(WAIT), D, 500, 1000, 0, 0);
+	op(10, 82, K(SEM), O(TRYWAIT), D, 1050, 1050, 0, 0);
+	op(10, 82, K(SEM), O(POST), D, 1130, 1130, 0, 0);
+	op(10, 81, K(SEM), O(POST), D, 5000, 5000, 0, 0);
+	op(10, 83, K(SEM), O(TRYWAIT), D, 3000, 3000, 11, 0);
+	op(10, 71, K(SEM), O(INIT), C, 5, 5, 0, 1);
+	op(10, 71, K(SEM), O(TRYWAIT), C, 1000, 1000, 0, 0);
+	op(10, 72, K(SEM), O(TRYWAIT), C, 1500, 1500, 0, 0);
+	op(10, 71, K(SEM), O(POST), C, 5030, 5030, 0, 0);
+	op(10, 72, K(SEM), O(POST), C, 6000, 6000, 0, 0);
+	resolve();
+	cr_assert_eq(q("SELECT used_as = 'lock' FROM sync_objects WHERE addr = 4096"), 1);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 52 AND op = 'wait'"), 51);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 53"), 52);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 51 AND op = 'trywait'"), 1030);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 52 AND op = 'wait'"), 1000);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 62 AND op = 'lock'"), 61);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 63 AND op = 'lock'"), 62);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 61 AND op = 'lock'"), 1010);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 62 AND op = 'lock'"), 1000);
+	cr_assert_eq(q("SELECT used_as = 'lock' FROM sync_objects WHERE addr = 16384"), 1);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 82 AND op = 'trywait'"), 80);
+	cr_assert_eq(q("SELECT hold_ns FROM sync_ops WHERE tid = 81 AND op = 'wait'"), 4000);
+	cr_assert_eq(q("SELECT holder_tid FROM sync_ops WHERE tid = 83"), 81);
+	cr_assert_eq(q("SELECT used_as IS NULL FROM sync_objects WHERE addr = 12288"), 1, "C is counting");
+	cr_assert_eq(q("SELECT COUNT(*) FROM sync_ops WHERE tid IN (71, 72) AND holder_tid IS NOT NULL"), 0);
 }
 
 /* Semaphores used to signal are not locks, and get no holders: B (init 0)
