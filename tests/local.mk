@@ -52,6 +52,10 @@ tests_e2e_lifetimes_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_lifetimes_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/forkcalls tests/e2e/forkcalls-pg
 check_PROGRAMS += tests/e2e/schedclass tests/e2e/extwriter tests/e2e/priorities
+check_PROGRAMS += tests/e2e/handoff
+tests_e2e_handoff_SOURCES = tests/e2e/handoff.c
+tests_e2e_handoff_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_handoff_LDFLAGS = -pthread
 tests_e2e_priorities_SOURCES = tests/e2e/priorities.c
 tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
@@ -177,6 +181,7 @@ E2E_TESTS = \
 	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-external.sh \
+	tests/e2e/test-sync-order.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
 	tests/e2e/test-probe-sim.sh \

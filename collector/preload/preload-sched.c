@@ -57,7 +57,7 @@ static uint64_t class_of(pid_t tid)
 		ok_ = (ok);                                                             \
 		if (errno == 0) /* the program's errno, as the call left it */          \
 			errno = errno_;                                                 \
-		t_ = preload_now();                                                     \
+		t_ = preload_returned();                                                \
 		tid_ = (target) == 0 ? gettid() : (target);                             \
 		if (ok_ && tid_ > 0)                                                    \
 			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_));   \

@@ -36,15 +36,15 @@ PRELOAD_EXPORT int sem_wait(sem_t *s)
 	b = preload_call_starts(o, &e, &injected);
 	r = REAL(sem_trywait)(s);
 	if (r == 0) {
-		t0 = preload_now();
+		t0 = preload_returned();
 		preload_end(o, t0, t0, 0, preload_cost(e, b, injected));
 		return 0;
 	}
 	errno = saved; /* the failed try must not leave EAGAIN behind */
-	t0 = preload_now();
+	t0 = preload_returned();
 	preload_started(o, t0);
 	r = REAL(sem_wait)(s);
-	t1 = preload_now();
+	t1 = preload_returned();
 	preload_end(o, 0, t1, RESULT_ERRNO(r), preload_cost(e, b, injected));
 	return r;
 }
@@ -100,7 +100,7 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	o = preload_begin(K, O(OPEN), NULL, value, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	t0 = preload_call_starts(o, &e, &injected);
 	s = REAL(sem_open)(name, oflag, mode, value);
-	t1 = preload_now();
+	t1 = preload_returned();
 	preload_learned(o, s == SEM_FAILED ? NULL : s, value);
 	preload_end(o, t0, t1, s == SEM_FAILED ? errno : 0, preload_cost(e, t0, injected));
 	return s;

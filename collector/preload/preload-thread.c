@@ -29,7 +29,7 @@ PRELOAD_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr
 	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	t0 = preload_call_starts(o, &e, &injected);
 	r = REAL(pthread_create)(thread, attr, start, arg);
-	t1 = preload_now();
+	t1 = preload_returned();
 	if (r == 0)
 		preload_learned(o, (void *)*thread, (uint32_t)preload_thread_tid(*thread));
 	preload_end(o, t0, t1, r, preload_cost(e, t0, injected));
@@ -86,7 +86,7 @@ PRELOAD_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
 	t0 = preload_call_starts(o, &e, &injected);
 	r = REAL(thrd_create)(thr, func, arg);
-	t1 = preload_now();
+	t1 = preload_returned();
 	if (r == thrd_success)
 		preload_learned(o, (void *)*thr, (uint32_t)preload_thread_tid(*thr));
 	preload_end(o, t0, t1, r, preload_cost(e, t0, injected));
