@@ -594,11 +594,12 @@ enum lock_event_type { EV_RELEASE = 0, EV_REQUEST = 1, EV_ACQUIRE = 2, EV_TAKEN 
 /*
  * How far two threads' stamps may stand out of causal order: a release
  * stamped after the acquisition it let happen. The preload's TSC stamps
- * are converted within TSC_MAP_TOLERANCE_NS each, and on this VM, loaded,
- * Python's threading.Lock showed a waiter's return stamped 14-80 ns, once
- * ~1 us, before the post that let it in (tests/e2e/test-object-names.sh
- * failed one run in ten). A semaphore held by two threads at once for
- * longer than this is a counting one.
+ * are converted within TSC_MAP_TOLERANCE_NS each (collector/sync/tsc-map.h);
+ * before its stamp after a call waited for the call (preload_returned),
+ * handoffs came inverted by up to ~1 us, and Python's threading.Lock was
+ * judged a counting semaphore one run in ten. The slack keeps the verdict
+ * from hanging on stamps that fine. A semaphore held by two threads at
+ * once for longer than this is a counting one.
  */
 #define REPLAY_SLACK_NS 2000
 
