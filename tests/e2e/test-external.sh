@@ -113,7 +113,7 @@ late=$(sql irq.db "SELECT value FROM meta WHERE key = 'late_events'")
 # spinner can be kept off its CPU all the same (a throttled cgroup, a
 # host that takes the vCPU), and a handler that interrupts idle makes no
 # record (see above), so a shortfall then proves nothing.
-idled=$(join idle1 idle2 | awk -v c="$cpu" '$1 == c { print $3 - $2 }')
+idled=$(join <(sort idle1) <(sort idle2) | awk -v c="$cpu" '$1 == c { print $3 - $2 }')
 rows=$(sql irq.db "SELECT COUNT(*) FROM interrupts")
 kinds=$(sql irq.db "SELECT group_concat(n || ' ' || kind, ', ') FROM (SELECT kind, COUNT(*) AS n FROM interrupts
 	GROUP BY kind ORDER BY n DESC, kind)")
