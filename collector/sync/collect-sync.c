@@ -371,6 +371,7 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	struct sync_resolve_stats st;
 	size_t n;
 	const int64_t *ids;
+	sqlite3 *db;
 	uint64_t t0;
 	int rc;
 
@@ -405,13 +406,13 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
 	progress_part("indexing");
-	writer_db(w); /* the rows still queued, written */
+	db = writer_db(w); /* the rows still queued, written */
 	log_debug("sync tables: every row written in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
-	rc = db_create_indexes(writer_db(w), err);
+	rc = db_create_indexes(db, err);
 	log_debug("sync tables: indexed at %lld ms", (long long)((clock_now_ns() - t0) / 1000000));
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
-		rc = sync_resolve(writer_db(w), writer_captured(w), ids, n, &st, err);
+		rc = sync_resolve(db, writer_captured(w), ids, n, &st, err);
 	if (rc)
 		return rc;
 	writer_meta_int(w, "sync_objects", sync_objects_count(cs->objects) + (int64_t)st.lifetimes_split);

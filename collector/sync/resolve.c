@@ -838,13 +838,21 @@ static int release(struct lock_state *l, const struct lock_event *e, struct pend
 	return rc;
 }
 
-/* Whether a holder of @l other than @e's thread excludes @e's acquisition. */
-static bool held_against(const struct lock_state *l, const struct lock_event *e)
+/* The first holder of @l, other than @e's thread, that excludes @e (a
+ * request or an acquisition), or NULL. */
+static const struct holder *held_against(const struct lock_state *l, const struct lock_event *e)
 {
 	for (size_t i = 0; i < l->len; i++)
 		if (l->h[i].tid != e->tid && (e->write || l->h[i].write))
-			return true;
-	return false;
+			return &l->h[i];
+	return NULL;
+}
+
+/* Whether ev[@j] is of ev[@k]'s lock and stamped at most REPLAY_SLACK_NS
+ * after it. */
+static bool within_slack(const struct lock_events *ev, size_t k, size_t j)
+{
+	return j < ev->len && ev->v[j].object == ev->v[k].object && ev->v[j].ts_ns - ev->v[k].ts_ns <= REPLAY_SLACK_NS;
 }
 
 /* The acquisition ev[@k] finds its lock held by another thread: the
@@ -854,8 +862,7 @@ static int take_releases_ahead(struct lock_events *ev, size_t k, struct lock_sta
 {
 	const struct lock_event *e = &ev->v[k];
 	int rc = 0;
-	for (size_t j = k + 1; !rc && j < ev->len && ev->v[j].object == e->object &&
-			       ev->v[j].ts_ns - e->ts_ns <= REPLAY_SLACK_NS && held_against(l, e); j++) {
+	for (size_t j = k + 1; !rc && within_slack(ev, k, j) && held_against(l, e); j++) {
 		struct lock_event *r = &ev->v[j];
 		if (r->type != EV_RELEASE || r->tid == e->tid || !holder_of(l, r->tid))
 			continue;
@@ -876,8 +883,7 @@ static bool came_and_went_first(struct lock_events *ev, size_t k, const struct l
 	for (size_t i = 0; i < l->len; i++)
 		if (l->h[i].tid == e->tid || e->ts_ns - l->h[i].since_ns > REPLAY_SLACK_NS)
 			return false; /* recursion, or a holder from well before */
-	for (size_t j = k + 1; j < ev->len && ev->v[j].object == e->object && ev->v[j].ts_ns - e->ts_ns <= REPLAY_SLACK_NS;
-	     j++) {
+	for (size_t j = k + 1; within_slack(ev, k, j); j++) {
 		struct lock_event *r = &ev->v[j];
 		if (r->type == EV_RELEASE && r->tid == e->tid) {
 			*rc = pending_add(holds, e->op_id, r->ts_ns - e->ts_ns);
@@ -921,21 +927,22 @@ static int replay_locks(struct lock_events *ev, const struct object_classes *c, 
 			break;
 		case EV_TAKEN:
 			break;
-		case EV_REQUEST:
-			for (size_t i = 0; i < l.len; i++) {
-				if (l.h[i].tid != e->tid && (e->write || l.h[i].write)) {
-					rc = pending_add(holders, e->op_id, l.h[i].tid);
-					stats->contended_ops++;
-					break;
-				}
+		case EV_REQUEST: {
+			const struct holder *by = held_against(&l, e);
+			if (by) {
+				rc = pending_add(holders, e->op_id, by->tid);
+				stats->contended_ops++;
 			}
 			break;
+		}
 		case EV_ACQUIRE:
 			l.taken = true;
-			if (held_against(&l, e) && (rc = take_releases_ahead(ev, k, &l, holds)))
-				break;
-			if (held_against(&l, e) && came_and_went_first(ev, k, &l, holds, &rc))
-				break;
+			if (held_against(&l, e)) { /* or stamped a little out of order */
+				if ((rc = take_releases_ahead(ev, k, &l, holds)))
+					break;
+				if (held_against(&l, e) && came_and_went_first(ev, k, &l, holds, &rc))
+					break;
+			}
 			l.lock_like &= l.len == 0 || !l.sem; /* held already: a counting semaphore */
 			h = holder_of(&l, e->tid);
 			if (h) {
