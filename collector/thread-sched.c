@@ -36,11 +36,20 @@
 /* The longest affinity list kept ("0-3,8,10-15"); a longer one is cut. */
 #define CPUS_MAX 64
 
+/* A thread's class is read again for a priority seen at a switch at most
+ * this often: a priority-inheritance mutex boosts and unboosts its holder
+ * at nearly every switch (stress-ng's mutex stressor: 170 k reads of /proc
+ * in 2 s, the collector's loop too busy to drain the rings), and a change
+ * made from outside is rare and may be seen late anyway. */
+#define REREAD_EVERY_NS 10000000ULL
+
 struct thread_class {
 	int32_t prio; /* kernel priority last seen (sched_switch), INT32_MIN: none */
 	int32_t pid;  /* its process, for /proc (0: not known yet) */
 	int16_t policy, priority, nice;
 	bool written;
+	bool unread;          /* a priority changed since the last read */
+	uint64_t read_ns;     /* the switch of the last read (0: none) */
 	char cpus[CPUS_MAX]; /* the affinity written last */
 };
 
@@ -146,6 +155,8 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid)
 	if ((c = slot(ts, tid)) != NULL) {
 		c->written = false; /* a new thread of this tid: its row always */
 		c->prio = (int32_t)prio;
+		c->unread = false;
+		c->read_ns = 0;
 		c->pid = pid;
 	}
 	return write_class(ts, tid, now, policy, priority, nice, cpus);
@@ -155,16 +166,19 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid)
  * change may have gone through first (the kernel's events and the
  * library's records are merged in rounds) and written it at its later
  * time; this row keeps the instant of the change. The affinity is read
- * now, as the library does not record it. */
+ * now when the call set it (the library does not record it), or was not
+ * known yet: a program may change its priorities 100 k times a second. */
 int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, int policy, int priority,
-			 int nice)
+			 int nice, bool affinity)
 {
 	char cpus[CPUS_MAX] = "";
 	struct thread_class *c = slot(ts, tid);
 	if (c) {
 		c->written = false;
-		if (c->pid > 0)
+		if (c->pid > 0 && (affinity || !c->cpus[0]))
 			read_cpus(c->pid, tid, cpus, sizeof(cpus));
+		else
+			memcpy(cpus, c->cpus, sizeof(cpus));
 	}
 	return write_class(ts, tid, ts_ns, policy, priority, nice, cpus);
 }
@@ -174,16 +188,23 @@ void thread_sched_switch(struct mtx_thread_sched *ts, int32_t pid, int32_t tid, 
 	long long nice, priority, policy, proc_prio;
 	char cpus[CPUS_MAX];
 	struct thread_class *c = slot(ts, tid);
-	if (!c || c->prio == prio)
+	if (!c)
 		return;
 	c->pid = pid;
-	/* the first switch seen: only learn the priority */
-	if (c->prio != INT32_MIN &&
-	    read_class(pid, tid, &policy, &priority, &nice, &proc_prio, cpus, sizeof(cpus)) == 0)
-		write_class(ts, tid, ts_ns, policy, priority, nice, cpus);
-	c = slot(ts, tid);
-	if (c)
+	if (c->prio == INT32_MIN) { /* the first switch seen: only learn the priority */
 		c->prio = prio;
+		return;
+	}
+	if (c->prio != prio) {
+		c->prio = prio;
+		c->unread = true;
+	}
+	if (!c->unread || (c->read_ns && ts_ns - c->read_ns < REREAD_EVERY_NS))
+		return;
+	c->unread = false;
+	c->read_ns = ts_ns;
+	if (read_class(pid, tid, &policy, &priority, &nice, &proc_prio, cpus, sizeof(cpus)) == 0)
+		write_class(ts, tid, ts_ns, policy, priority, nice, cpus);
 }
 
 void thread_sched_free(struct mtx_thread_sched *ts)

@@ -10,6 +10,7 @@
 #ifndef MTX_COLLECTOR_THREAD_SCHED_H
 #define MTX_COLLECTOR_THREAD_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collector/writer.h"
@@ -30,17 +31,18 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid);
 
 /*
  * thread_sched_changed - thread @tid's class became @policy (SCHED_*),
- * @priority, @nice at @ts_ns (a library record): write its row.
+ * @priority, @nice at @ts_ns (a library record): write its row, with
+ * the affinity read again when @affinity (the call set it).
  */
 int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, int policy, int priority,
-			 int nice);
+			 int nice, bool affinity);
 
 /*
  * thread_sched_switch - thread @tid of @pid left a CPU at @ts_ns with
- * kernel priority @prio (sched_switch's prev_prio): when that differs
- * from its last one, read its class again and write it, stamped @ts_ns,
- * if it changed (a boost by a priority-inheritance mutex changes prio,
- * not the class).
+ * kernel priority @prio (sched_switch's prev_prio): when that differed
+ * from its last one since the class was last read, and that read is 10 ms
+ * old, read its class again and write it, stamped @ts_ns, if it changed
+ * (a boost by a priority-inheritance mutex changes prio, not the class).
  */
 void thread_sched_switch(struct mtx_thread_sched *ts, int32_t pid, int32_t tid, int32_t prio, uint64_t ts_ns);
 

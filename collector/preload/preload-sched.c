@@ -40,8 +40,8 @@ static uint64_t class_of(pid_t tid)
 }
 
 /* Record @call (evaluated once; @ok: it succeeded) as a change of thread
- * @target (0: the caller; -1: none). */
-#define TRACE_SCHED(target, ok, call)                                                   \
+ * @target (0: the caller; -1: none); @flags: MTX_SCHED_AFFINITY or 0. */
+#define TRACE_SCHED_AS(flags, target, ok, call)                                         \
 	do {                                                                            \
 		struct mtx_sync_record *o_;                                             \
 		uint64_t e_, t_;                                                        \
@@ -60,11 +60,12 @@ static uint64_t class_of(pid_t tid)
 		t_ = preload_returned();                                                \
 		tid_ = (target) == 0 ? gettid() : (target);                             \
 		if (ok_ && tid_ > 0)                                                    \
-			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_));   \
+			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_) | (flags)); \
 		preload_end(o_, e_, t_, ok_ ? 0 : r_ > 0 ? r_ : errno ? errno : EINVAL, \
 			    preload_cost(e_, e_, 0));                                   \
 		return r_;                                                              \
 	} while (0)
+#define TRACE_SCHED(target, ok, call) TRACE_SCHED_AS(0, target, ok, call)
 
 PRELOAD_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
 {
@@ -100,10 +101,11 @@ PRELOAD_EXPORT int nice(int inc)
 
 PRELOAD_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 {
-	TRACE_SCHED(pid, r_ == 0, REAL(sched_setaffinity)(pid, size, mask));
+	TRACE_SCHED_AS(MTX_SCHED_AFFINITY, pid, r_ == 0, REAL(sched_setaffinity)(pid, size, mask));
 }
 
 PRELOAD_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *mask)
 {
-	TRACE_SCHED(preload_thread_tid(thread), r_ == 0, REAL(pthread_setaffinity_np)(thread, size, mask));
+	TRACE_SCHED_AS(MTX_SCHED_AFFINITY, preload_thread_tid(thread), r_ == 0,
+		       REAL(pthread_setaffinity_np)(thread, size, mask));
 }

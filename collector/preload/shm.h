@@ -456,9 +456,13 @@ enum mtx_sync_op {
  * Kind sched (collector/preload/preload-sched.c) is no object: a thread's
  * scheduling class changed. addr is the thread's tid, arg its class as the
  * kernel applied it: policy in bits 0-7, real-time priority in 8-15, nice
- * (two's complement) in 16-23. The collector writes thread_sched rows of
- * them, never sync_ops.
+ * (two's complement) in 16-23, and MTX_SCHED_AFFINITY when the call set
+ * the CPU affinity (which the collector then reads in /proc: a class
+ * change alone keeps the affinity it knew). The collector writes
+ * thread_sched rows of them, never sync_ops.
  */
+#define MTX_SCHED_AFFINITY (1ULL << 24)
+
 static inline uint64_t mtx_sched_pack(int policy, int priority, int nice)
 {
 	return (uint64_t)(policy & 0xff) | (uint64_t)(priority & 0xff) << 8 | (uint64_t)(nice & 0xff) << 16;
