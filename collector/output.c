@@ -5,6 +5,7 @@
 #include "src/error.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +101,27 @@ fail:
 	return rc;
 }
 
+static void *remove_held(void *arg)
+{
+	const char *held = arg;
+	unlink(held);
+	remove_sides(held);
+	return NULL;
+}
+
 void output_started(struct mtx_output *out)
 {
 	if (out->kept)
 		log_info("kept the previous %s as %s", out->path, out->old);
-	if (out->held && exists(out->held)) {
-		unlink(out->held);
-		remove_sides(out->held);
-	}
+	if (!out->held || !exists(out->held))
+		return;
+	/* Freeing a large file's blocks takes the kernel about a second per
+	 * 300 MB here, and the program runs meanwhile: the collector's loop
+	 * must be draining its rings, not waiting for unlink. */
+	if (pthread_create(&out->remover, NULL, remove_held, out->held) == 0)
+		out->removing = 1;
+	else
+		remove_held(out->held);
 }
 
 void output_abandon(struct mtx_output *out)
@@ -137,6 +151,9 @@ void output_give_to(struct mtx_output *out, unsigned uid, unsigned gid)
 
 void output_free(struct mtx_output *out)
 {
+	if (out->removing)
+		pthread_join(out->remover, NULL);
+	out->removing = 0;
 	free(out->old);
 	free(out->held);
 	out->old = out->held = NULL;

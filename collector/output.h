@@ -13,11 +13,15 @@
 #ifndef MTX_COLLECTOR_OUTPUT_H
 #define MTX_COLLECTOR_OUTPUT_H
 
+#include <pthread.h>
+
 struct mtx_output {
 	const char *path;
 	char *old;  /* path.old */
 	char *held; /* an earlier path.old, set aside until the program runs */
 	int kept;   /* path was moved to path.old */
+	int removing;      /* remover is removing held */
+	pthread_t remover;
 };
 
 /*
@@ -29,7 +33,8 @@ struct mtx_output {
 int output_prepare(struct mtx_output *out, const char *path, char **err);
 
 /* output_started - the program runs: the earlier @path.old set aside is
- * superseded (removed), and the previous run is said to be @path.old. */
+ * superseded (removed, on a thread of its own: output_free waits for it),
+ * and the previous run is said to be @path.old. */
 void output_started(struct mtx_output *out);
 
 /* output_abandon - nothing was recorded: remove the new file and put the
@@ -40,7 +45,8 @@ void output_abandon(struct mtx_output *out);
  * to @uid/@gid: mtx ran under sudo for them (see mtx collect --user). */
 void output_give_to(struct mtx_output *out, unsigned uid, unsigned gid);
 
-/* output_free - free what output_prepare allocated. */
+/* output_free - wait for output_started's removal; free what
+ * output_prepare allocated. */
 void output_free(struct mtx_output *out);
 
 #endif
