@@ -105,8 +105,8 @@ CREATE TABLE wakeups (
 	target_cpu INTEGER
 );
 
--- Seed 004's system thread T_0 on every CPU (the interrupts source, on by
--- default): hard interrupt handlers (irq:irq_handler_entry/exit), softirqs
+-- Seed 004's system thread T_0 on every CPU (the interrupts source, not
+-- in the default set: -e ...,interrupts): hard interrupt handlers (irq:irq_handler_entry/exit), softirqs
 -- (irq:softirq_entry/exit) and hrtimer expiries (timer:hrtimer_expire_entry
 -- /exit), each entry paired with its exit on the same CPU, from the
 -- program's start to the end of recording. They nest: a row may lie inside
