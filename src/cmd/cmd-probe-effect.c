@@ -48,7 +48,7 @@ const char cmd_probe_effect_usage[] =
 	"\n"
 	"  -m, --model M       smp (default: the run's CPUs, least CPU time first, an\n"
 	"                      approximation of Linux's CFS) or up-prio (Song and Lee's: 1 CPU,\n"
-	"                      fixed priorities, FIFO among equals)\n"
+	"                      priorities, FIFO among equals)\n"
 	"  -f, --format FMT    text (default), json (one object), csv (the simulated\n"
 	"                      timeline, one row per event) or dot (G^I and G^S around the\n"
 	"                      first divergent event, differing edges in red)\n"
@@ -142,17 +142,41 @@ struct options {
 	bool inversions, simulate_only;
 };
 
+/* What T_0 (seed 004 §3.2) holds in this run, as the model uses it. */
+static void print_t0(FILE *out, const struct probe_run *run)
+{
+	char a[32];
+	if (run->irqs_recorded)
+		fprintf(out, "T_0: %d interrupt%s took %s from the threads,\n  given back to T_0 at %s observed time%s\n",
+			run->nr_irqs, run->nr_irqs == 1 ? "" : "s",
+			timefmt_duration((uint64_t)run->irq_ns, a, sizeof(a)), run->nr_irqs == 1 ? "its" : "their",
+			run->nr_irqs == 1 ? "" : "s");
+	else
+		fprintf(out, "T_0: no interrupts recorded (mtx collect -e ...,interrupts): their time\n"
+			     "  counts as the threads' own\n");
+	if (run->t0_instants)
+		fprintf(out, "  %d wait%s that another process or a device ended end%s at %s observed time%s\n",
+			run->t0_instants, run->t0_instants == 1 ? "" : "s", run->t0_instants == 1 ? "s" : "",
+			run->t0_instants == 1 ? "its" : "their", run->t0_instants == 1 ? "" : "s");
+}
+
 static void print_model(FILE *out, const struct probe_run *run, const struct probe_sim *sim)
 {
 	if (sim->model == PROBE_MODEL_UP_PRIO)
-		fprintf(out, "Model: up-prio (Song and Lee's): 1 CPU, fixed priorities (%s),\n"
+		fprintf(out, "Model: up-prio (Song and Lee's): 1 CPU, priorities (%s),\n"
 			     "  preemptive, FIFO among equals",
 			run->priorities_recorded ? "as recorded" : "none recorded: 0 for all");
 	else
 		fprintf(out, "Model: smp: %d CPU%s, least simulated CPU time first, 3 ms slices\n"
 			     "  (an approximation of Linux's CFS, not CFS)",
 			sim->nr_cpus, sim->nr_cpus == 1 ? "" : "s");
-	fprintf(out, "; no scheduler cost\nRun: %d threads, %d events\n", run->nr_threads, run->nr_events);
+	if (run->sched_switch_ns)
+		fprintf(out, ";\n  a context switch costs %.1f us (meta cal_sched_switch_ns)",
+			(double)run->sched_switch_ns / 1e3);
+	else
+		fprintf(out, ";\n  no scheduler cost (none calibrated)");
+	fprintf(out, "\nRun: %d threads, %d events\n", run->nr_threads, run->nr_events);
+	print_t0(out, run);
 }
 
 static void print_overhead(FILE *out, const struct probe_run *run, const char *path)

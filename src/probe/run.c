@@ -2,6 +2,7 @@
  * event: the analysis must keep up with runs of millions of ops. */
 #include "config.h"
 #include "src/probe/run.h"
+#include "src/probe/run-env.h"
 #include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
@@ -100,7 +101,11 @@ void probe_run_free(struct probe_run *run)
 	free(run->events);
 	free(run->objects);
 	free(run->pieces);
+	free(run->piece_until);
 	free(run->segment_pieces);
+	free(run->segment_priority);
+	free(run->segment_cpus);
+	free(run->irqs);
 	free(run->inject);
 	free(run);
 }
@@ -130,9 +135,7 @@ static int sql_fail(sqlite3 *db, const char *what, char **err)
 	return db_error_is_corrupt(sqlite3_errcode(db)) ? -EIO : -EINVAL;
 }
 
-/* The thread row of @tid alive at @ts_ns (the last that began by then,
- * else its first), or -1. Threads are sorted by (tid, start_ns). */
-static int32_t thread_at(const struct probe_run *run, int64_t tid, int64_t ts_ns)
+int32_t probe_run_thread_at(const struct probe_run *run, int64_t tid, int64_t ts_ns)
 {
 	int32_t lo = 0, hi = run->nr_threads, found = -1;
 	while (lo < hi) { /* the first row of tid */
@@ -229,7 +232,7 @@ static int load_events(sqlite3 *db, struct probe_run *run, char **err)
 		return sql_fail(db, "sync_ops", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 4);
-		int32_t thread = thread_at(run, tid, start), object = object_index(run, sqlite3_column_int64(st, 2));
+		int32_t thread = probe_run_thread_at(run, tid, start), object = object_index(run, sqlite3_column_int64(st, 2));
 		struct probe_event *e;
 		int64_t result = sqlite3_column_int64(st, 7);
 		if (thread < 0 || object < 0)
@@ -284,7 +287,7 @@ static int link_events(struct probe_run *run)
 		case PA_JOIN:
 		case PA_KILL:
 			if (e->arg > 0)
-				e->peer = thread_at(run, e->arg, e->action == PA_CREATE ? e->end_ns + 1 : e->start_ns);
+				e->peer = probe_run_thread_at(run, e->arg, e->action == PA_CREATE ? e->end_ns + 1 : e->start_ns);
 			if (e->peer == e->thread)
 				e->peer = -1;
 			break;
@@ -340,7 +343,7 @@ static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
 			if (ev->start_ns > ts)
 				break;
 			if (ev->blocked && ts <= ev->end_ns) {
-				ev->waker = waker > 0 ? thread_at(run, waker, ts) : -1;
+				ev->waker = waker > 0 ? probe_run_thread_at(run, waker, ts) : -1;
 				ev->woken_by_t0 = ev->waker < 0;
 			}
 		}
@@ -349,53 +352,38 @@ static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
 	return step == SQLITE_DONE ? 0 : sql_fail(db, "wakeups", err);
 }
 
-/* thread_sched (when a collector recorded it): each thread's first priority. */
-static int load_priorities(sqlite3 *db, struct probe_run *run, char **err)
-{
-	sqlite3_stmt *st;
-	int step;
-	if (!db_has_column(db, "thread_sched", "priority"))
-		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT tid, priority FROM thread_sched ORDER BY tid, ts_ns DESC", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_fail(db, "thread_sched", err);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(st, 0);
-		for (int32_t i = thread_at(run, tid, INT64_MAX); i >= 0 && i < run->nr_threads && run->threads[i].tid == tid;
-		     i--) {
-			run->threads[i].priority = sqlite3_column_int(st, 1); /* the earliest row comes last */
-			run->priorities_recorded = true;
-		}
-	}
-	sqlite3_finalize(st);
-	return step == SQLITE_DONE ? 0 : sql_fail(db, "thread_sched", err);
-}
-
 struct piece_builder {
-	int64_t *v;
-	size_t len, cap;
+	int64_t *v, *until;
+	size_t len, cap, cap_until;
 };
 
-/* Add @ns of CPU (@cpu) or off-CPU time, merged with the piece before it
- * when of the same sort and in the same segment (@segment_first). */
-static int piece_add(struct piece_builder *b, size_t segment_first, int64_t ns, bool cpu)
+/* Add @ns of CPU (@cpu) or off-CPU time (ending at T_0's instant @until,
+ * or -1), merged with the piece before it when of the same sort and in
+ * the same segment (@segment_first), and not itself held to an instant. */
+static int piece_add(struct piece_builder *b, size_t segment_first, int64_t ns, bool cpu, int64_t until)
 {
 	int64_t *v;
 	if (ns <= 0)
 		return 0;
-	if (b->len > segment_first && (b->v[b->len - 1] > 0) == cpu) {
+	if (b->len > segment_first && (b->v[b->len - 1] > 0) == cpu && b->until[b->len - 1] < 0) {
 		b->v[b->len - 1] += cpu ? ns : -ns;
+		b->until[b->len - 1] = until;
 		return 0;
 	}
+	if (!(v = grow_array(b->until, &b->cap_until, b->len, sizeof(*v), 4096)))
+		return -ENOMEM;
+	b->until = v;
 	if (!(v = grow_array(b->v, &b->cap, b->len, sizeof(*v), 4096)))
 		return -ENOMEM;
 	b->v = v;
+	b->until[b->len] = until;
 	b->v[b->len++] = cpu ? ns : -ns;
 	return 0;
 }
 
 struct state {
 	int64_t tid, start_ns, end_ns;
+	int32_t cpu;
 	int kind; /* 0 running, 1 runnable (dropped), 2 off-CPU */
 };
 
@@ -415,9 +403,28 @@ static int64_t remove_from_segment(int64_t *pieces, size_t first, size_t end, in
 	return removed;
 }
 
+/* Thread @t's piece of state @x within [lo, hi), in the segment whose
+ * pieces begin at @seg_first: its running time less the interrupts'
+ * (T_0's, given back to T_0 in the simulation), or its time off the CPU,
+ * held to T_0's instant when T_0 ended it there. */
+static int add_state(struct probe_run *run, struct run_env *env, struct piece_builder *b, size_t seg_first,
+		     const struct state *x, int64_t lo, int64_t hi)
+{
+	if (x->kind == 0) {
+		int64_t irq = x->cpu >= 0 ? run_env_irq_within(env, run, x->cpu, lo, hi) : 0;
+		if (irq < 0)
+			return (int)irq;
+		run->irq_ns += irq;
+		return piece_add(b, seg_first, hi - lo - irq, true, -1);
+	}
+	bool instant = hi == x->end_ns && run_env_t0_ended(env, x->tid, x->end_ns);
+	run->t0_instants += instant;
+	return piece_add(b, seg_first, hi - lo, false, instant ? hi : -1);
+}
+
 /* The segments of every thread from its states (thread_states); without
  * any states for a thread, its wall time between events counts as CPU. */
-static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
+static int build_segments(sqlite3 *db, struct probe_run *run, struct run_env *env, char **err)
 {
 	struct piece_builder b = { 0 };
 	struct state *states = NULL;
@@ -425,8 +432,8 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 	sqlite3_stmt *st;
 	int step, rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, state FROM thread_states ORDER BY tid, start_ns", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, state, COALESCE(cpu, -1) FROM thread_states "
+				   "ORDER BY tid, start_ns", -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "thread_states", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct state *v = grow_array(states, &cap, nr_states, sizeof(*v), 4096);
@@ -435,7 +442,7 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 			break;
 		states = v;
 		states[nr_states++] = (struct state){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-						      sqlite3_column_int64(st, 2),
+						      sqlite3_column_int64(st, 2), sqlite3_column_int(st, 4),
 						      !name || !strcmp(name, "running") ? 0
 						      : !strcmp(name, "runnable")       ? 1
 											: 2 };
@@ -475,7 +482,7 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 				m = c;
 			run->segment_pieces[s] = (int32_t)b.len;
 			if (!has_states) {
-				rc = piece_add(&b, seg_first, c - m, true);
+				rc = piece_add(&b, seg_first, c - m, true, -1);
 			} else {
 				for (size_t i = first_state; i < nr_states && states[i].tid == t->tid && !rc; i++) {
 					const struct state *x = &states[i];
@@ -489,9 +496,9 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 					/* inside the op only its running time is the thread's
 					 * own; its waits are the model's to decide */
 					if (x->kind == 0)
-						rc = piece_add(&b, seg_first, hi - lo, true);
+						rc = add_state(run, env, &b, seg_first, x, lo, hi);
 					else if (x->kind == 2 && hi > m)
-						rc = piece_add(&b, seg_first, hi - (lo > m ? lo : m), false);
+						rc = add_state(run, env, &b, seg_first, x, lo > m ? lo : m, hi);
 				}
 			}
 			for (size_t i = seg_first; i < b.len; i++)
@@ -502,8 +509,37 @@ static int build_segments(sqlite3 *db, struct probe_run *run, char **err)
 	}
 	run->segment_pieces[s] = (int32_t)b.len;
 	run->pieces = b.v;
+	run->piece_until = b.until;
 	free(states);
 	return rc;
+}
+
+static int irq_start_cmp(const void *x, const void *y)
+{
+	const struct probe_irq *a = x, *b = y;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+/* Each segment's priority and CPUs: its thread's when the segment's event
+ * began (the last segment: when the thread ended). */
+static int segment_classes(struct probe_run *run, const struct run_env *env)
+{
+	run->segment_priority = calloc((size_t)run->nr_segments + 1, sizeof(*run->segment_priority));
+	run->segment_cpus = calloc((size_t)run->nr_segments + 1, sizeof(*run->segment_cpus));
+	if (!run->segment_priority || !run->segment_cpus)
+		return -ENOMEM;
+	run->priorities_recorded = run_env_has_classes(env);
+	for (int32_t ti = 0; ti < run->nr_threads; ti++) {
+		const struct probe_thread *t = &run->threads[ti];
+		for (int32_t k = 0; k <= t->nr_events; k++) {
+			int64_t at = k < t->nr_events ? run->events[t->first + k].start_ns : t->end_ns;
+			int32_t s = t->first_segment + k;
+			run_env_class_at(env, t->tid, at, &run->segment_priority[s], &run->segment_cpus[s]);
+		}
+	}
+	return 0;
 }
 
 /* Sems at one instant: posts before waits, then in op order. */
@@ -597,7 +633,8 @@ void probe_run_remove_overhead(struct probe_run *run)
 int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 {
 	struct probe_run *run = calloc(1, sizeof(*run));
-	char *cpus;
+	struct run_env *env = NULL;
+	char *cpus, *switch_ns;
 	int rc;
 
 	if (!run)
@@ -609,6 +646,11 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 		run->nr_cpus = 1;
 	free(cpus);
 	run->inject = db_meta_get(db, "inject_overhead");
+	switch_ns = db_meta_get(db, "cal_sched_switch_ns");
+	run->sched_switch_ns = switch_ns ? atoll(switch_ns) : 0;
+	if (run->sched_switch_ns < 0)
+		run->sched_switch_ns = 0;
+	free(switch_ns);
 	rc = load_threads(db, run, err);
 	if (!rc)
 		rc = load_objects(db, run, err);
@@ -623,11 +665,18 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 	if (!rc)
 		rc = load_wakers(db, run, err);
 	if (!rc)
-		rc = load_priorities(db, run, err);
+		rc = run_env_load(db, run, &env, err);
 	if (!rc)
-		rc = build_segments(db, run, err);
+		rc = build_segments(db, run, env, err);
+	if (!rc)
+		rc = segment_classes(run, env);
 	if (!rc)
 		rc = object_initials(run);
+	if (!rc) {
+		run->irqs_recorded = run_env_has_irqs(env);
+		qsort(run->irqs, (size_t)run->nr_irqs, sizeof(*run->irqs), irq_start_cmp);
+	}
+	run_env_free(env);
 	if (rc) {
 		if (rc == -ENOMEM && err && !*err)
 			error_set(err, "out of memory");

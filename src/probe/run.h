@@ -75,7 +75,15 @@ struct probe_thread {
 	int32_t nr_events;
 	int32_t creator;         /* the create event that made it, or -1 */
 	int32_t first_segment;   /* nr_events + 1 segments: before each event, then the rest */
-	int32_t priority;        /* thread_sched's first priority, else 0 */
+};
+
+/* An interrupt handler (or softirq, or timer expiry: T_0, seed 004 §3.2)
+ * that took a CPU from a traced thread while it ran: its time is not the
+ * thread's (it is out of the segments), and the simulation gives the CPU
+ * to T_0 for it at its observed time. Nested handlers are one interval. */
+struct probe_irq {
+	int64_t start_ns, end_ns;
+	int32_t cpu;
 };
 
 struct probe_object {
@@ -86,10 +94,14 @@ struct probe_object {
 
 /*
  * A segment of a thread's execution is a run of pieces: CPU time (> 0,
- * the thread's own running time) and off-CPU time outside the model
- * (< 0: a sleep, blocking I/O, a wait on something not traced), which the
- * simulation keeps at its observed duration. Runnable time is not kept:
- * the simulator decides when a thread waits for a CPU.
+ * the thread's own running time, less the interrupts that took its CPU)
+ * and off-CPU time outside the model (< 0: a sleep, blocking I/O, a wait
+ * on something not traced), which the simulation keeps at its observed
+ * duration, or, when T_0 ended it (piece_until: data from another
+ * process, a device's interrupt), until its observed end. Runnable time
+ * is not kept: the simulator decides when a thread waits for a CPU.
+ * Each segment also has the priority and CPUs its thread had when the
+ * segment's event began (thread_sched).
  */
 struct probe_run {
 	struct probe_thread *threads;
@@ -99,8 +111,17 @@ struct probe_run {
 	struct probe_object *objects;
 	int32_t nr_objects;
 	int64_t *pieces;
+	int64_t *piece_until;       /* per piece: an off-CPU piece's observed end when T_0 ended it, else -1 */
 	int32_t *segment_pieces;    /* segment s is pieces [segment_pieces[s], segment_pieces[s + 1]) */
 	int32_t nr_segments;
+	int32_t *segment_priority;  /* per segment: thread_sched's priority, else 0 */
+	uint64_t *segment_cpus;     /* per segment: the CPUs allowed (bit n: CPU n), 0: any */
+	struct probe_irq *irqs;     /* by start */
+	int32_t nr_irqs;
+	int64_t irq_ns;             /* their time, taken out of the threads' CPU time */
+	bool irqs_recorded;         /* the run has the interrupts source */
+	int32_t t0_instants;        /* off-CPU pieces that end at T_0's observed time */
+	int64_t sched_switch_ns;    /* meta cal_sched_switch_ns: a context switch, 0 unknown */
 	int nr_cpus;                /* meta nr_cpus, 1 if absent */
 	int64_t origin_ns;          /* the run's start: times are shown from here */
 	bool overhead_recorded;     /* sync_ops.overhead_ns exists and holds values */
@@ -136,6 +157,11 @@ const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf,
  * PROBE_T0, the system thread. */
 int64_t probe_event_tid(const struct probe_run *run, int32_t e);
 int32_t probe_event_k(const struct probe_run *run, int32_t e);
+
+/* probe_run_thread_at - the index of @tid's thread row alive at @ts_ns
+ * (the last that began by then, else its first), or -1 when @run has no
+ * thread @tid. */
+int32_t probe_run_thread_at(const struct probe_run *run, int64_t tid, int64_t ts_ns);
 
 /* probe_action_name - the model's word for an action ("lock", "post", ...). */
 const char *probe_action_name(enum probe_action a);

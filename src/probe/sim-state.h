@@ -15,7 +15,10 @@
 #include <stdint.h>
 
 enum thread_state { T_NEW, T_READY, T_RUNNING, T_OFF, T_PENDING, T_DONE };
-enum wake { H_START, H_STOP, H_OFF_END, H_DEADLINE };
+/* What a wake entry is: a thread's happening, or T_0's (H_IRQ, thread
+ * T0_THREAD: the next of the run's irqs takes its CPU). */
+enum wake { H_START, H_STOP, H_OFF_END, H_DEADLINE, H_IRQ };
+#define T0_THREAD (-1)
 
 struct sim_thread {
 	int state;
@@ -23,7 +26,8 @@ struct sim_thread {
 	int32_t done;      /* events executed */
 	int32_t piece;     /* current piece (global index) */
 	int64_t left;      /* ns left of it */
-	int64_t since;     /* start of the current CPU stint */
+	int64_t since;     /* start of the current CPU stint: later than now while the CPU
+	                    * is still switching to it or busy with an interrupt */
 	int64_t slice_end; /* SMP: when its slice of CPU ends, if others wait */
 	int64_t cpu_ns;    /* simulated CPU time */
 	int64_t vruntime;  /* the SMP model's key: CPU time, placed as CFS places wakers */
@@ -68,6 +72,8 @@ struct sim {
 	struct object_state *obj;
 	struct queue *joiners;   /* per thread */
 	int32_t *cpu_thread;     /* per CPU: the running thread or -1 */
+	int64_t *cpu_free_at;    /* per CPU: when T_0's handlers leave it */
+	int32_t next_irq;        /* the run's next irq to arrive */
 	struct wake_entry *heap;
 	size_t heap_len, heap_cap;
 	uint64_t seq;
@@ -81,9 +87,10 @@ struct sim {
 	int rc;
 };
 
+/* A thread's priority now: its segment's (run.h). */
 static inline int sim_priority(const struct sim *s, int32_t thread)
 {
-	return s->run->threads[thread].priority;
+	return s->run->segment_priority[s->run->threads[thread].first_segment + s->t[thread].done];
 }
 
 /* simulate.c */

@@ -44,7 +44,7 @@ void sim_wake_at(struct sim *s, int32_t thread, int64_t ns, int type)
 	}
 	s->heap = v;
 	i = s->heap_len++;
-	s->heap[i] = (struct wake_entry){ ns, s->seq++, thread, s->t[thread].gen, (uint8_t)type };
+	s->heap[i] = (struct wake_entry){ ns, s->seq++, thread, thread >= 0 ? s->t[thread].gen : 0, (uint8_t)type };
 	while (i > 0 && wake_before(&s->heap[i], &s->heap[(i - 1) / 2])) {
 		struct wake_entry x = s->heap[i];
 		s->heap[i] = s->heap[(i - 1) / 2];
@@ -126,14 +126,23 @@ static bool runs_before(const struct sim *s, int32_t a, int32_t b)
 	return s->t[a].ready_seq < s->t[b].ready_seq;
 }
 
-static void stop_running(struct sim *s, int32_t thread)
+/* Charge @thread the CPU time it has run since its stint began (none
+ * while its CPU is still switching to it, or busy with T_0). */
+static void charge(struct sim *s, int32_t thread)
 {
 	struct sim_thread *t = &s->t[thread];
-	int64_t ran = s->now - t->since;
+	int64_t ran = s->now > t->since ? s->now - t->since : 0;
 	t->left -= ran;
 	t->cpu_ns += ran;
 	t->vruntime += ran;
-	t->since = s->now;
+	if (t->since < s->now)
+		t->since = s->now;
+}
+
+static void stop_running(struct sim *s, int32_t thread)
+{
+	struct sim_thread *t = &s->t[thread];
+	charge(s, thread);
 	s->cpu_thread[t->cpu] = -1;
 	t->cpu = -1;
 	t->gen++;
@@ -164,6 +173,13 @@ static void update_min_vruntime(struct sim *s)
 		s->min_vruntime = least;
 }
 
+/* A running thread's vruntime as of now. */
+static int64_t vruntime_now(const struct sim *s, int32_t thread)
+{
+	const struct sim_thread *t = &s->t[thread];
+	return t->vruntime + (s->now > t->since ? s->now - t->since : 0);
+}
+
 /* SMP: a thread that wakes with a key a granularity below a running
  * one's takes its CPU, as CFS's wakeup preemption does. */
 static void wakeup_preempt(struct sim *s, int32_t thread)
@@ -177,15 +193,14 @@ static void wakeup_preempt(struct sim *s, int32_t thread)
 			continue;
 		if (victim < 0 || sim_priority(s, r) < sim_priority(s, s->cpu_thread[victim]) ||
 		    (sim_priority(s, r) == sim_priority(s, s->cpu_thread[victim]) &&
-		     s->t[r].vruntime + (s->now - s->t[r].since) >
-			     s->t[s->cpu_thread[victim]].vruntime + (s->now - s->t[s->cpu_thread[victim]].since)))
+		     vruntime_now(s, r) > vruntime_now(s, s->cpu_thread[victim])))
 			victim = c;
 	}
 	if (victim < 0)
 		return;
 	int32_t r = s->cpu_thread[victim];
 	if (sim_priority(s, r) < sim_priority(s, thread) ||
-	    s->t[r].vruntime + (s->now - s->t[r].since) - s->t[thread].vruntime > PROBE_SMP_WAKEUP_GRANULARITY_NS) {
+	    vruntime_now(s, r) - s->t[thread].vruntime > PROBE_SMP_WAKEUP_GRANULARITY_NS) {
 		stop_running(s, r);
 		s->t[r].state = T_READY;
 		s->t[r].ready_seq = ++s->ready_next;
@@ -220,25 +235,42 @@ void sim_make_ready(struct sim *s, int32_t thread, bool at_head)
 
 static void proceed(struct sim *s, int32_t thread);
 
-/* Hand each free CPU to the ready thread that comes first. */
+/* Whether @thread may run on CPU @cpu now (SMP: its segment's affinity,
+ * when recorded and naming one of the model's CPUs). */
+static bool allowed_on(const struct sim *s, int32_t thread, int cpu)
+{
+	uint64_t cpus, mine;
+	if (s->model != PROBE_MODEL_SMP || cpu >= 64)
+		return true;
+	cpus = s->run->segment_cpus[s->run->threads[thread].first_segment + s->t[thread].done];
+	mine = s->out->nr_cpus >= 64 ? ~0ULL : (1ULL << s->out->nr_cpus) - 1;
+	return !(cpus & mine) || (cpus >> cpu & 1);
+}
+
+/* Hand each free CPU to the ready thread that comes first and may run
+ * there. Its stint starts once T_0 has left the CPU and the switch to it
+ * is made (the calibrated cost of a context switch, P8). */
 static void dispatch(struct sim *s)
 {
 	if (s->model == PROBE_MODEL_SMP)
 		update_min_vruntime(s);
 	for (int c = 0; c < s->out->nr_cpus && s->nr_ready && !s->rc; c++) {
-		int32_t best = 0;
+		int32_t best = -1;
 		if (s->cpu_thread[c] >= 0)
 			continue;
-		for (int32_t i = 1; i < s->nr_ready; i++)
-			if (runs_before(s, s->ready[i], s->ready[best]))
+		for (int32_t i = 0; i < s->nr_ready; i++)
+			if (allowed_on(s, s->ready[i], c) && (best < 0 || runs_before(s, s->ready[i], s->ready[best])))
 				best = i;
+		if (best < 0)
+			continue;
 		int32_t thread = s->ready[best];
+		int64_t start = (s->cpu_free_at[c] > s->now ? s->cpu_free_at[c] : s->now) + s->run->sched_switch_ns;
 		s->ready[best] = s->ready[--s->nr_ready];
 		s->cpu_thread[c] = thread;
 		s->t[thread].cpu = c;
 		s->t[thread].state = T_RUNNING;
-		s->t[thread].since = s->now;
-		s->t[thread].slice_end = s->now + PROBE_SMP_SLICE_NS;
+		s->t[thread].since = start;
+		s->t[thread].slice_end = start + PROBE_SMP_SLICE_NS;
 		proceed(s, thread);
 		c = -1; /* proceeding may have freed a CPU: look again from the first */
 	}
@@ -315,6 +347,11 @@ static void proceed(struct sim *s, int32_t thread)
 {
 	struct sim_thread *t = &s->t[thread];
 	while (t->state == T_RUNNING && !s->rc) {
+		if (t->since > s->now) { /* its CPU is not ready for it yet: go on then */
+			t->gen++;
+			sim_wake_at(s, thread, t->since, H_STOP);
+			return;
+		}
 		if (t->piece < segment_end(s, thread)) {
 			if (t->left <= 0) {
 				next_piece(s, thread);
@@ -340,7 +377,10 @@ static void proceed(struct sim *s, int32_t thread)
 			}
 			stop_running(s, thread);
 			t->state = T_OFF;
-			sim_wake_at(s, thread, s->now + t->left, H_OFF_END);
+			/* T_0 ended it at its own instant: no sooner than that */
+			int64_t until = s->run->piece_until[t->piece];
+			sim_wake_at(s, thread, until < 0 ? s->now + t->left : until > s->now ? until : s->now,
+				    H_OFF_END);
 			return;
 		}
 		const struct probe_event *ev = next_event(s, thread);
@@ -358,23 +398,50 @@ static void proceed(struct sim *s, int32_t thread)
 	}
 }
 
+/* T_0 takes CPU @cpu for an interrupt of @ns now (004 Fig. 7: an IRQ
+ * arrival, then its ISR's completion): the thread running there makes no
+ * progress meanwhile (it stays on the CPU), a free CPU takes no thread.
+ * Event functions take no simulated time here, so no arrival falls
+ * inside one to be deferred (004 §4.3). */
+static void irq_arrives(struct sim *s, int cpu, int64_t ns)
+{
+	int32_t r = s->cpu_thread[cpu];
+	int64_t from = s->cpu_free_at[cpu] > s->now ? s->cpu_free_at[cpu] : s->now;
+	s->cpu_free_at[cpu] = from + ns;
+	if (r < 0)
+		return;
+	charge(s, r);
+	s->t[r].since += ns;
+	s->t[r].slice_end += ns;
+	s->t[r].gen++; /* its pending stop moves */
+	sim_wake_at(s, r, s->t[r].since, H_STOP);
+}
+
+/* Schedule the run's next irq, if any (one at a time: the heap stays small). */
+static void next_irq(struct sim *s)
+{
+	if (s->next_irq < s->run->nr_irqs)
+		sim_wake_at(s, T0_THREAD, s->run->irqs[s->next_irq].start_ns, H_IRQ);
+}
+
 static void on_wake(struct sim *s, const struct wake_entry *w)
 {
+	if (w->type == H_IRQ) {
+		const struct probe_irq *irq = &s->run->irqs[s->next_irq++];
+		irq_arrives(s, irq->cpu % s->out->nr_cpus, irq->end_ns - irq->start_ns);
+		next_irq(s);
+		return;
+	}
 	struct sim_thread *t = &s->t[w->thread];
 	switch (w->type) {
 	case H_START:
 		if (t->state == T_NEW)
 			sim_make_ready(s, w->thread, false);
 		break;
-	case H_STOP: {
-		int64_t ran = s->now - t->since;
-		t->left -= ran;
-		t->cpu_ns += ran;
-		t->vruntime += ran;
-		t->since = s->now;
+	case H_STOP:
+		charge(s, w->thread);
 		proceed(s, w->thread);
 		break;
-	}
 	case H_OFF_END:
 		next_piece(s, w->thread);
 		sim_make_ready(s, w->thread, false);
@@ -416,8 +483,9 @@ int probe_simulate(const struct probe_run *run, enum probe_model model, struct p
 	s.joiners = calloc((size_t)run->nr_threads + 1, sizeof(*s.joiners));
 	s.ready = malloc(((size_t)run->nr_threads + 1) * sizeof(*s.ready));
 	s.cpu_thread = malloc((size_t)out->nr_cpus * sizeof(*s.cpu_thread));
+	s.cpu_free_at = calloc((size_t)out->nr_cpus, sizeof(*s.cpu_free_at));
 	if (!out->enter_ns || !out->happen_ns || !out->outcome || !out->woken_by || !out->stuck || !s.t || !s.obj ||
-	    !s.joiners || !s.ready || !s.cpu_thread) {
+	    !s.joiners || !s.ready || !s.cpu_thread || !s.cpu_free_at) {
 		s.rc = -ENOMEM;
 		goto out;
 	}
@@ -439,9 +507,10 @@ int probe_simulate(const struct probe_run *run, enum probe_model model, struct p
 			sim_wake_at(&s, i, run->threads[i].start_ns, H_START);
 	}
 	out->end_ns = run->origin_ns;
+	next_irq(&s);
 	while (s.heap_len && !s.rc) {
 		struct wake_entry w = wake_pop(&s);
-		if (w.gen != s.t[w.thread].gen)
+		if (w.thread >= 0 && w.gen != s.t[w.thread].gen)
 			continue; /* the thread has moved on since */
 		s.now = w.ns;
 		on_wake(&s, &w);
@@ -459,7 +528,7 @@ out:
 	}
 	for (int32_t i = 0; s.joiners && i < run->nr_threads; i++)
 		free(s.joiners[i].v);
-	free(s.t), free(s.obj), free(s.joiners), free(s.ready), free(s.cpu_thread), free(s.heap);
+	free(s.t), free(s.obj), free(s.joiners), free(s.ready), free(s.cpu_thread), free(s.cpu_free_at), free(s.heap);
 	if (s.rc)
 		probe_sim_free(out);
 	return s.rc;

@@ -7,20 +7,23 @@
  * each kind of object deciding who waits and who goes first.
  *
  * Models:
- *  - PROBE_MODEL_UP_PRIO: 004 exactly: one CPU, fixed priorities (0 for
- *    all when the run recorded none), the highest-priority ready thread
- *    runs and is preempted only by a higher one, FIFO among equals; wait
- *    queues by priority, FIFO among equals.
+ *  - PROBE_MODEL_UP_PRIO: 004 exactly: one CPU, the highest-priority
+ *    ready thread runs and is preempted only by a higher one, FIFO among
+ *    equals; wait queues by priority, FIFO among equals.
  *  - PROBE_MODEL_SMP: the run's CPUs; each free CPU takes the ready
- *    thread of highest priority and, among equals, of least simulated CPU
+ *    thread of highest priority that may run there (its affinity) and,
+ *    among equals, of least simulated CPU
  *    time (vruntime: a thread that starts is placed at the least of the
  *    others', one that wakes up to a 3 ms slice below it), for at most a
  *    3 ms slice while others wait; a thread that wakes 1 ms below a
  *    running one takes its CPU: an approximation of Linux's CFS, not CFS.
- * Both: no scheduler or context-switch cost (no calibration is
- * recorded); sleeps, blocking I/O and waits outside the model keep their
- * observed durations; a wait that timed out in the run times out after
- * its observed duration; the run's outcome is followed past a trylock
+ * Both: a thread's priority and affinity are its segment's (run.h); a
+ * CPU given to a thread costs run->sched_switch_ns first; T_0's
+ * interrupts take their CPU at their observed times (the thread there
+ * makes no progress); sleeps, blocking I/O and waits outside the model
+ * keep their observed durations, or end at T_0's instant when T_0 ended
+ * them; a wait that timed out in the run times out after its observed
+ * duration; the run's outcome is followed past a trylock
  * or timed wait whose simulated outcome differs (that event is the
  * divergence; nothing after it is a prediction).
  */

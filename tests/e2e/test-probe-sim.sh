@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
-for f in hb-rules mutex-flip fig8 up-prio; do
+for f in hb-rules mutex-flip fig8 up-prio t0; do
 	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/probe-$f.sql" $f.db || { fail "fixture-db $f"; finish; }
 done
 
@@ -124,6 +124,18 @@ sql up-prio.db "UPDATE sync_ops SET overhead_ns = 60000 WHERE id = 3"
 "$MTX" probe-effect up-prio.db --model up-prio --format json > up.json; status=$?
 [ $status = 3 ] && expect_json up.json tid 802 "up-prio, 60 us removed" && expect_json up.json simulated_ns 4000070000 "up-prio" &&
 	expect_json up.json model_fits true "up-prio" || fail "up-prio with overhead: exit $status: $(cat up.json)"
+
+# --- T_0 and the scheduler's cost: an interrupt at its time, a wait that
+# another process ended at its instant, 10 us a switch (see the fixture)
+"$MTX" probe-effect t0.db --model up-prio --simulate-only --format csv > t0.csv; status=$?
+want="1,902,1,5000715000 2,902,2,5000718000 3,901,1,5001050000 4,901,2,5001060000"
+got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s", sep, $1, $3, $4, $12; sep = " " }' t0.csv)
+[ $status = 0 ] && [ "$got" = "$want" ] && pass "T_0: the interrupt, the writer's instant and the switches, as worked out" ||
+	fail "T_0 timeline (exit $status): got '$got', want '$want'"
+"$MTX" probe-effect t0.db --model up-prio > t0.txt; status=$?
+[ $status = 0 ] && grep -q '^T_0: 1 interrupt took 100.00 us from the threads,$' t0.txt && grep -q 'a context switch costs 10.0 us' t0.txt &&
+	grep -q '^  1 wait that another process or a device ended ends at its observed time$' t0.txt &&
+	pass "T_0: equal, and the output says what T_0 held" || fail "T_0 (exit $status): $(head -6 t0.txt)"
 
 # --- a generated run of 100 000 events (50 threads on 4 CPUs, locks, cond
 # waits, semaphores): each model gives a verdict, no crash. A cond wait
