@@ -56,6 +56,10 @@ check_PROGRAMS += tests/e2e/handoff
 tests_e2e_handoff_SOURCES = tests/e2e/handoff.c
 tests_e2e_handoff_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_handoff_LDFLAGS = -pthread
+check_PROGRAMS += tests/e2e/fifo1
+tests_e2e_fifo1_SOURCES = tests/e2e/fifo1.c
+tests_e2e_fifo1_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_fifo1_LDFLAGS = -pthread
 tests_e2e_priorities_SOURCES = tests/e2e/priorities.c
 tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
@@ -190,6 +194,7 @@ E2E_TESTS = \
 	tests/e2e/test-capture.sh \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-probe-effect.sh \
+	tests/e2e/test-probe-oracle.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
