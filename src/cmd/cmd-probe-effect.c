@@ -193,6 +193,10 @@ static void print_overhead(FILE *out, const struct probe_run *run, const char *p
 		timefmt_duration((uint64_t)run->overhead_ns, b, sizeof(b)),
 		run->cpu_ns ? 100.0 * (double)run->overhead_removed_ns / (double)run->cpu_ns : 0.0, path,
 		run->inject ? "\n  (--inject-overhead " : "", run->inject ? run->inject : "", run->inject ? " was in effect)" : "");
+	if (run->kernel_ns)
+		fprintf(out, "  and %s of %s the kernel's records cost (calibrated at the run's start)\n",
+			timefmt_duration((uint64_t)run->kernel_removed_ns, a, sizeof(a)),
+			timefmt_duration((uint64_t)run->kernel_ns, b, sizeof(b)));
 }
 
 static void print_edges(FILE *out, const struct probe_run *run, const struct probe_graph *g, int32_t e)
@@ -303,10 +307,11 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 {
 	fprintf(out, "{\"verdict\": \"%s\", \"model\": \"%s\", \"cpus\": %d, \"threads\": %d, \"events\": %d, "
 		     "\"overhead_measured\": %s, \"overhead_ns\": %" PRId64 ", \"overhead_removed_ns\": %" PRId64
+		     ", \"kernel_ns\": %" PRId64 ", \"kernel_removed_ns\": %" PRId64
 		     ", \"inversions\": %" PRId64 ", \"stored\": %s",
 		v->divergent ? "divergent" : "equal", probe_model_name(sim->model), sim->nr_cpus, run->nr_threads,
 		run->nr_events, run->overhead_recorded ? "true" : "false", run->overhead_ns, run->overhead_removed_ns,
-		v->inversions, stored ? "true" : "false");
+		run->kernel_ns, run->kernel_removed_ns, v->inversions, stored ? "true" : "false");
 	fprintf(out, ", \"model_fits\": %s, \"model_departs_at\": ", b->equal ? "true" : "false");
 	if (b->equal)
 		fprintf(out, "null");
@@ -387,7 +392,7 @@ static int probe_effect(const struct options *o)
 	if (hb_build_observed(run, &obs, &gi))
 		goto nomem;
 	/* The model check first, on the run as observed; then without overhead. */
-	if (run->overhead_ns > 0 && !o->simulate_only) {
+	if ((run->overhead_ns > 0 || run->kernel_ns > 0) && !o->simulate_only) {
 		if (probe_verdict_simulate(run, o->model, obs, &gi, &sim, &gs, &v))
 			goto nomem;
 		base = (struct baseline){ true, !v.divergent, v.first,

@@ -105,6 +105,7 @@ void probe_run_free(struct probe_run *run)
 	free(run->segment_pieces);
 	free(run->segment_priority);
 	free(run->segment_cpus);
+	free(run->segment_kernel_ns);
 	free(run->irqs);
 	free(run->inject);
 	free(run);
@@ -621,11 +622,15 @@ void probe_run_remove_overhead(struct probe_run *run)
 	if (run->overhead_removed)
 		return;
 	for (int32_t t = 0; t < run->nr_threads; t++)
-		for (int32_t k = 0; k < run->threads[t].nr_events; k++) {
+		for (int32_t k = 0; k <= run->threads[t].nr_events; k++) {
 			int32_t s = run->threads[t].first_segment + k;
-			run->overhead_removed_ns += remove_from_segment(run->pieces, (size_t)run->segment_pieces[s],
-									(size_t)run->segment_pieces[s + 1],
-									run->events[run->threads[t].first + k].overhead_ns);
+			size_t first = (size_t)run->segment_pieces[s], end = (size_t)run->segment_pieces[s + 1];
+			if (k < run->threads[t].nr_events)
+				run->overhead_removed_ns += remove_from_segment(
+					run->pieces, first, end, run->events[run->threads[t].first + k].overhead_ns);
+			if (run->segment_kernel_ns)
+				run->kernel_removed_ns +=
+					remove_from_segment(run->pieces, first, end, run->segment_kernel_ns[s]);
 		}
 	run->overhead_removed = true;
 }
@@ -670,6 +675,8 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 		rc = build_segments(db, run, env, err);
 	if (!rc)
 		rc = segment_classes(run, env);
+	if (!rc)
+		rc = probe_run_load_kernel_costs(db, run, err);
 	if (!rc)
 		rc = object_initials(run);
 	if (!rc) {

@@ -122,6 +122,10 @@ struct probe_run {
 	bool irqs_recorded;         /* the run has the interrupts source */
 	int32_t t0_instants;        /* off-CPU pieces that end at T_0's observed time */
 	int64_t sched_switch_ns;    /* meta cal_sched_switch_ns: a context switch, 0 unknown */
+	int64_t *segment_kernel_ns; /* per segment: the calibrated cost of the kernel's records
+	                             * for mtx in it (run-kernel.c) */
+	int64_t kernel_ns;          /* their sum */
+	int64_t kernel_removed_ns;  /* of which removed (a segment cannot go below 0) */
 	int nr_cpus;                /* meta nr_cpus, 1 if absent */
 	int64_t origin_ns;          /* the run's start: times are shown from here */
 	bool overhead_recorded;     /* sync_ops.overhead_ns exists and holds values */
@@ -146,7 +150,8 @@ void probe_run_free(struct probe_run *run);
 
 /* probe_run_remove_overhead - take each event's overhead_ns off the CPU
  * pieces of the segment before it, from its end (the wrapper ran just
- * before the call), none below 0; once. */
+ * before the call), then each segment's kernel records' cost, none below
+ * 0; once. */
 void probe_run_remove_overhead(struct probe_run *run);
 
 /* probe_event_label - "name#k" of event @e, in a buffer of @size bytes;
@@ -157,6 +162,11 @@ const char *probe_event_label(const struct probe_run *run, int32_t e, char *buf,
  * PROBE_T0, the system thread. */
 int64_t probe_event_tid(const struct probe_run *run, int32_t e);
 int32_t probe_event_k(const struct probe_run *run, int32_t e);
+
+/* probe_run_load_kernel_costs - fill @run's segment_kernel_ns and
+ * kernel_ns from @db (run-kernel.c); once its segments are built. Returns
+ * 0, or -errno with a message in @err. */
+int probe_run_load_kernel_costs(sqlite3 *db, struct probe_run *run, char **err);
 
 /* probe_run_thread_at - the index of @tid's thread row alive at @ts_ns
  * (the last that began by then, else its first), or -1 when @run has no
