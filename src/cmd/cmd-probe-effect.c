@@ -344,7 +344,7 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 
 /* Keep the results in the file when it can be written; a note otherwise. */
 static bool store(const char *path, const struct probe_run *run, const struct probe_sim *sim,
-		  const struct probe_verdict *v)
+		  const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
@@ -358,7 +358,7 @@ static bool store(const char *path, const struct probe_run *run, const struct pr
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
 	    !sqlite3_db_readonly(db, "main")) {
 		sqlite3_busy_timeout(db, 2000);
-		done = probe_store(db, run, sim, v, &err) == 0;
+		done = probe_store(db, run, sim, gi, gs, v, &err) == 0;
 	}
 	if (!done)
 		log_info("%s: results not stored: %s", path, err ? err : "the file cannot be written");
@@ -412,7 +412,7 @@ static int probe_effect(const struct options *o)
 	/* An incomplete run's file stays as its collector left it (one that
 	 * still runs may be writing it). */
 	if (complete)
-		stored = store(o->path, run, &sim, &v);
+		stored = store(o->path, run, &sim, &gi, &gs, &v);
 	else
 		log_info("%s: results not stored: the run is incomplete", o->path);
 	switch (o->format) {

@@ -4,8 +4,8 @@
 # what must come out, worked out by hand): every happened-before rule, a
 # mutex race that removing the overhead flips (divergent, exit 3) and does
 # not flip without it (equal, exit 0), seed 004 Fig. 8's inversion that is
-# no divergence, the results kept in run.db, old and read-only files, and
-# bad input. No perf needed: the fixtures are made by tests/fixture-db.
+# no divergence, the results kept in run.db (G^S's edges too), old and
+# read-only files, and bad input. No perf needed: the fixtures are made by tests/fixture-db.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
@@ -49,6 +49,15 @@ grep -A1 '^tb#1 ' hb-tb.txt | tr -s ' ' | tr '\n' '|' | grep -q '^tb#1 602 trylo
 status=$?
 [ $status = 0 ] && expect_json rules.json verdict equal "rules, nothing removed" && expect_json rules.json inversions 0 "rules" ||
 	fail "probe-effect on the rules fixture exited $status: $(cat rules.json)"
+# Equal, so G^S's edges kept in the file are G^I's, rule for rule.
+sql hb-rules.db "SELECT to_tid || ',' || to_k || ',' || from_tid || ',' || from_k || ',' || kind FROM sim_edges
+	WHERE model = 'smp' AND kind != 'program'" | sort > sim-edges.got
+if diff -u edges.want sim-edges.got > sim-edges.diff &&
+	[ "$(sql hb-rules.db "SELECT COUNT(*), SUM(observed) FROM sim_edges WHERE model = 'smp'")" = "53|53" ]; then
+	pass "rules: sim_edges holds the 53 edges of G^S = G^I, each observed"
+else
+	fail "rules: sim_edges differs from reports/probe-hb-edges.txt:"; cat sim-edges.diff
+fi
 
 # --- two threads, one mutex, an overhead that decided the order
 "$MTX" probe-effect mutex-flip.db --format json > flip.json 2> flip.err
@@ -76,6 +85,29 @@ wide=$(awk 'length > 80' flip.txt)
 [ "$(sql mutex-flip.db "SELECT verdict, e_d_tid, e_d_k, prefix_events FROM probe_effect WHERE model = 'smp'")" = "divergent|100|1|0" ] &&
 	[ "$(sql mutex-flip.db "SELECT COUNT(*), SUM(order_sim IS NOT NULL) FROM sim_events WHERE model = 'smp'")" = "4|4" ] &&
 	pass "flip: results kept in probe_effect and sim_events" || fail "flip: results not kept: $(sql mutex-flip.db 'SELECT * FROM probe_effect')"
+# G^S as the fixture works it out: a#1 -> a#2, a#2 -> b#1 (b takes M after
+# a's unlock), b#1 -> b#2; only the lock edge is not in G^I.
+got=$(sql mutex-flip.db "SELECT from_tid, from_k, to_tid, to_k, kind, observed FROM sim_edges WHERE model = 'smp'
+	ORDER BY to_tid, to_k, from_tid, from_k" | tr '\n' ' ')
+want="100|1|100|2|program|1 100|2|101|1|lock|0 101|1|101|2|program|1 "
+[ "$got" = "$want" ] && pass "flip: sim_edges holds G^S, the lock edge marked as not observed" ||
+	fail "flip: sim_edges is '$got', not '$want'"
+got=$(sql mutex-flip.db "SELECT json_extract(params, '$.model'), json_extract(params, '$.cpus'),
+	json_extract(params, '$.overhead_removed_ns') FROM probe_effect WHERE model = 'smp'")
+[ "$got" = "smp|2|80000" ] && pass "flip: probe_effect.params names the model, its CPUs and the overhead removed" ||
+	fail "flip: probe_effect.params gives '$got': $(sql mutex-flip.db 'SELECT params FROM probe_effect')"
+# A run.db whose results predate sim_edges and params: both added, the
+# other model's row kept.
+cp mutex-flip.db older.db
+sql older.db "ALTER TABLE probe_effect DROP COLUMN params; DROP TABLE sim_edges;
+	INSERT INTO probe_effect (model, verdict, events, nr_cpus, prefix_events, inversions, overhead_removed_ns)
+	VALUES ('up-prio', 'equal', 4, 1, 4, 0, 0)"
+"$MTX" probe-effect older.db > /dev/null 2> older.err; status=$?
+[ $status = 3 ] && [ ! -s older.err ] &&
+	[ "$(sql older.db "SELECT model, params IS NULL FROM probe_effect ORDER BY model" | tr '\n' ' ')" = "smp|0 up-prio|1 " ] &&
+	[ "$(sql older.db "SELECT COUNT(*) FROM sim_edges WHERE model = 'smp'")" = 3 ] &&
+	pass "older results: params and sim_edges added, the other model's row kept" ||
+	fail "older results: exit $status: $(cat older.err) $(sql older.db 'SELECT model, params FROM probe_effect')"
 "$MTX" probe-effect mutex-flip.db --simulate-only --format csv > flip.csv; status=$?
 # the simulated timeline worked out in the fixture: a#1 100, a#2 130, b#1 150, b#2 200 us
 want="1,3,100,1,1000100000 2,4,100,2,1000130000 3,1,101,1,1000150000 4,2,101,2,1000200000"
@@ -85,7 +117,8 @@ got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s,%s", sep, $1, $2, $3, $4, $12; sep
 
 # The same run with no overhead recorded: the observed order stands.
 cp mutex-flip.db none.db
-sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events"
+sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events;
+	DROP TABLE sim_edges"
 "$MTX" probe-effect none.db --format json > none.json; status=$?
 [ $status = 0 ] && expect_json none.json verdict equal "no overhead" && expect_json none.json inversions 0 "no overhead" ||
 	fail "no overhead: exit $status: $(cat none.json)"
@@ -93,7 +126,7 @@ sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TA
 cp mutex-flip.db old.db
 sql old.db "ALTER TABLE sync_ops RENAME TO x; CREATE TABLE sync_ops AS SELECT id, tid, object_id, op, start_ns,
 	end_ns, blocked, wait_ns, result, arg, callsite, holder_tid, hold_ns, stack_id, unfinished FROM x;
-	DROP TABLE x; DROP TABLE probe_effect; DROP TABLE sim_events"
+	DROP TABLE x; DROP TABLE probe_effect; DROP TABLE sim_events; DROP TABLE sim_edges"
 chmod 444 old.db
 before=$(md5sum < old.db)
 "$MTX" probe-effect old.db > old.txt 2> old.err; status=$?
