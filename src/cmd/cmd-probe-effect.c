@@ -238,24 +238,27 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		const struct probe_event *d = &run->events[v->first];
 		int32_t rank = v->cannot_execute ? v->nr_sim + 1 : v->sim_rank[v->first];
 		fprintf(out, "Verdict: G^S != G^I from event #%d (simulated total order), at %.6f s\n", rank,
-			(double)((v->cannot_execute ? d->end_ns : sim->happen_ns[v->first]) - run->origin_ns) / 1e9);
+			probe_view_seconds(run, v->cannot_execute ? d->end_ns : sim->happen_ns[v->first]));
 		fprintf(out, "  #%d %s\n", rank, probe_view_event(run, v->first, a, sizeof(a)));
 		fprintf(out, "      instrumented: %s at %.6f s, after ", d->outcome == PO_OK ? "ok" : "failed",
-			(double)(d->end_ns - run->origin_ns) / 1e9);
+			probe_view_seconds(run, d->end_ns));
 		print_edges(out, run, gi, v->first);
 		fprintf(out, "\n");
 		if (v->cannot_execute) {
 			fprintf(out, "      simulated:    it cannot execute: its thread waits forever there\n");
 		} else {
 			fprintf(out, "      simulated:    %s at %.6f s, after ", sim->outcome[v->first] == PO_OK ? "ok" : "failed",
-				(double)(sim->happen_ns[v->first] - run->origin_ns) / 1e9);
+				probe_view_seconds(run, sim->happen_ns[v->first]));
 			print_edges(out, run, gs, v->first);
 			fprintf(out, "\n");
 		}
 		if (v->trustworthy)
-			fprintf(out, "  Events #1-#%d are trustworthy; from #%d on the program may take another\n"
-				     "  path: nothing after it is a prediction.\n",
-				v->trustworthy, rank);
+			fprintf(out, "  Events #1-#%d are trustworthy: simulated %.6f-%.6f s,\n"
+				     "  observed %.6f-%.6f s. From #%d on the program may take\n"
+				     "  another path: nothing after it is a prediction.\n",
+				v->trustworthy, probe_view_seconds(run, v->trust_sim_from_ns),
+				probe_view_seconds(run, v->trust_sim_to_ns), probe_view_seconds(run, v->trust_obs_from_ns),
+				probe_view_seconds(run, v->trust_obs_to_ns), rank);
 		else
 			fprintf(out, "  No event before it: nothing of the simulation is a prediction.\n");
 		fprintf(out, "\n");
@@ -307,6 +310,13 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 		v->divergent ? "divergent" : "equal", probe_model_name(sim->model), sim->nr_cpus, run->nr_threads,
 		run->nr_events, run->overhead_recorded ? "true" : "false", run->overhead_ns, run->overhead_removed_ns,
 		v->inversions, stored ? "true" : "false");
+	fprintf(out, ", \"trustworthy\": {\"events\": %d, ", v->trustworthy);
+	if (v->trustworthy)
+		fprintf(out, "\"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"observed_from_ns\": %" PRId64
+			     ", \"observed_to_ns\": %" PRId64 "}",
+			v->trust_sim_from_ns, v->trust_sim_to_ns, v->trust_obs_from_ns, v->trust_obs_to_ns);
+	else
+		fprintf(out, "\"from_ns\": null, \"to_ns\": null, \"observed_from_ns\": null, \"observed_to_ns\": null}");
 	fprintf(out, ", \"model_fits\": %s, \"model_departs_at\": ", b->equal ? "true" : "false");
 	if (b->equal)
 		fprintf(out, "null");

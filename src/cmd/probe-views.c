@@ -26,8 +26,7 @@ const char *probe_view_event(const struct probe_run *run, int32_t e, char *buf, 
 	return buf;
 }
 
-/* Seconds since the run's start, as the other reports show times. */
-static double seconds(const struct probe_run *run, int64_t ns)
+double probe_view_seconds(const struct probe_run *run, int64_t ns)
 {
 	return (double)(ns - run->origin_ns) / 1e9;
 }
@@ -149,7 +148,7 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 			 (uint64_t)run->objects[ev->object].addr);
 		fprintf(out, "%-18s %7" PRId64 " %-10s %-22s %-7s %10.6f\n", probe_event_label(run, e, a, sizeof(a)),
 			run->threads[ev->thread].tid, ev->op, object, g->outcome[e] == PO_OK ? "ok" : "fail",
-			seconds(run, ev->end_ns));
+			probe_view_seconds(run, ev->end_ns));
 		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++)
 			if (g->in_kind[i] != PE_PROGRAM)
 				fprintf(out, "  <- %s (%s)\n", probe_event_label(run, g->in_src[i], b, sizeof(b)),
@@ -269,9 +268,9 @@ static void timeline_row(FILE *out, const struct probe_run *run, const struct pr
 				ev->end_ns);
 	} else {
 		if (v->sim_rank[e])
-			snprintf(sim_s, sizeof(sim_s), "%.6f", seconds(run, sim->happen_ns[e]));
+			snprintf(sim_s, sizeof(sim_s), "%.6f", probe_view_seconds(run, sim->happen_ns[e]));
 		fprintf(out, "%6s %6d  %-44.44s %12.6f %12s  %s/%s\n", rank, v->obs_rank[e],
-			probe_view_event(run, e, a, sizeof(a)), seconds(run, ev->end_ns), sim_s, oi, os);
+			probe_view_event(run, e, a, sizeof(a)), probe_view_seconds(run, ev->end_ns), sim_s, oi, os);
 	}
 }
 

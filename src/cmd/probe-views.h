@@ -21,6 +21,10 @@ enum probe_view_format { PV_TEXT, PV_CSV, PV_JSON, PV_DOT };
 /* probe_view_format_parse - text, csv, json or dot; -1 for another. */
 int probe_view_format_parse(const char *text);
 
+/* probe_view_seconds - time @ns as seconds since the run's start, as the
+ * other reports show times. */
+double probe_view_seconds(const struct probe_run *run, int64_t ns);
+
 /* probe_view_event - "name#k (tid) op kind 0xaddr" of event @e into @buf. */
 const char *probe_view_event(const struct probe_run *run, int32_t e, char *buf, size_t size);
 /* probe_view_event_short - "name#k op 0xaddr", for columns. */

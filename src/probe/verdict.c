@@ -15,6 +15,25 @@ void probe_verdict_free(struct probe_verdict *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* The earliest and latest time of the trustworthy prefix's events in
+ * each run; -1 when it has none. */
+static void prefix_span(const struct probe_run *run, const struct probe_sim *sim, struct probe_verdict *v)
+{
+	v->trust_sim_from_ns = v->trust_sim_to_ns = v->trust_obs_from_ns = v->trust_obs_to_ns = -1;
+	for (int32_t i = 0; i < v->trustworthy; i++) {
+		int32_t e = v->by_sim[i];
+		int64_t s = sim->happen_ns[e], o = run->events[e].end_ns;
+		if (!i || s < v->trust_sim_from_ns)
+			v->trust_sim_from_ns = s;
+		if (!i || s > v->trust_sim_to_ns)
+			v->trust_sim_to_ns = s;
+		if (!i || o < v->trust_obs_from_ns)
+			v->trust_obs_from_ns = o;
+		if (!i || o > v->trust_obs_to_ns)
+			v->trust_obs_to_ns = o;
+	}
+}
+
 int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, const struct probe_graph *gi,
 		       const struct probe_graph *gs, const struct probe_sim *sim, struct probe_verdict *v)
 {
@@ -55,6 +74,7 @@ int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, 
 	}
 	v->divergent = v->first >= 0;
 	v->trustworthy = !v->divergent ? v->nr_sim : v->cannot_execute ? v->nr_sim : v->sim_rank[v->first] - 1;
+	prefix_span(run, sim, v);
 	int64_t count = probe_inversions(run, v, NULL, 0, NULL);
 	if (count < 0) {
 		probe_verdict_free(v);

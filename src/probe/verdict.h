@@ -26,6 +26,10 @@ struct probe_verdict {
 	int32_t first;          /* e_d, or -1 */
 	bool cannot_execute;    /* e_d never executed in the simulation */
 	int32_t trustworthy;    /* events before e_d in the simulated order (all when equal) */
+	/* the trustworthy prefix's span: its events' earliest and latest
+	 * times in the simulation and as observed; -1 when it is empty */
+	int64_t trust_sim_from_ns, trust_sim_to_ns;
+	int64_t trust_obs_from_ns, trust_obs_to_ns;
 	int64_t inversions;     /* see probe_inversions */
 	int32_t *by_obs;        /* the events in observed order of happening */
 	int32_t *by_sim;        /* the events in simulated order (nr_sim of them) */

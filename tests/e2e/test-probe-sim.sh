@@ -115,6 +115,38 @@ got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s,%s", sep, $1, $2, $3, $4, $12; sep
 [ $status = 0 ] && [ "$got" = "$want" ] && pass "flip: --simulate-only csv, the simulated order and times" ||
 	fail "flip --simulate-only (exit $status): got '$got', want '$want'"
 
+# A trustworthy prefix: worker-b first inits two mutexes, at 10 us and at
+# 20 us, the second's wrapper adding 5 us. Simulated, they happen at 10
+# and 15 us, before a#1 at 100 us, which is still e_d (#3); b's lock asks
+# at 145 us, after a's unlock at 130. So: #1-#2 trustworthy, simulated
+# 10-15 us, observed 10-20 us.
+cp mutex-flip.db prefix.db
+sql prefix.db "INSERT INTO sync_objects (id, kind, addr, pid, created_ns, destroyed_ns) VALUES
+		(2, 'mutex', 8192, 100, 1000010000, NULL), (3, 'mutex', 12288, 100, 1000020000, NULL);
+	INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg, holder_tid,
+		overhead_ns, injected_ns) VALUES
+		(5, 101, 2, 'init', 1000010000, 1000010000, 0, 0, 0, NULL, NULL, 0, 0),
+		(6, 101, 3, 'init', 1000020000, 1000020000, 0, 0, 0, NULL, NULL, 5000, 0)"
+"$MTX" probe-effect prefix.db --format json > prefix.json; status=$?
+got=$(grep -o '"trustworthy": {[^}]*}' prefix.json)
+want='"trustworthy": {"events": 2, "from_ns": 1000010000, "to_ns": 1000015000, "observed_from_ns": 1000010000, "observed_to_ns": 1000020000}'
+[ $status = 3 ] && [ "$got" = "$want" ] && expect_json prefix.json trustworthy_events 2 prefix &&
+	expect_json prefix.json order_sim 3 prefix && pass "prefix: the trustworthy span in JSON" ||
+	fail "prefix: exit $status, got '$got', want '$want'"
+"$MTX" probe-effect prefix.db > prefix.txt
+grep -q '^  Events #1-#2 are trustworthy: simulated 0.000010-0.000015 s,$' prefix.txt &&
+	grep -q '^  observed 0.000010-0.000020 s. From #3 on the program may take$' prefix.txt &&
+	pass "prefix: the trustworthy span in text" || fail "prefix text: $(cat prefix.txt)"
+# Equal: every event is trustworthy (fig8's times, worked out in its fixture).
+"$MTX" probe-effect fig8.db --format json > fig8-span.json
+want='"trustworthy": {"events": 4, "from_ns": 3000045000, "to_ns": 3000120000, "observed_from_ns": 3000105000, "observed_to_ns": 3000120000}'
+[ "$(grep -o '"trustworthy": {[^}]*}' fig8-span.json)" = "$want" ] && pass "fig8: equal, all four events trustworthy, their span" ||
+	fail "fig8 span: $(cat fig8-span.json)"
+"$MTX" probe-effect mutex-flip.db --format json > flip-span.json
+want='"trustworthy": {"events": 0, "from_ns": null, "to_ns": null, "observed_from_ns": null, "observed_to_ns": null}'
+[ "$(grep -o '"trustworthy": {[^}]*}' flip-span.json)" = "$want" ] && pass "flip: no trustworthy event, no span" ||
+	fail "flip span: $(cat flip-span.json)"
+
 # The same run with no overhead recorded: the observed order stands.
 cp mutex-flip.db none.db
 sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events;
