@@ -4,8 +4,8 @@
 # what must come out, worked out by hand): every happened-before rule, a
 # mutex race that removing the overhead flips (divergent, exit 3) and does
 # not flip without it (equal, exit 0), seed 004 Fig. 8's inversion that is
-# no divergence, the results kept in run.db (G^S's edges too), old and
-# read-only files, and bad input. No perf needed: the fixtures are made by tests/fixture-db.
+# no divergence, the trustworthy prefix's span, --window, the results kept
+# in run.db (G^S's edges too), old and read-only files, and bad input. No perf needed: the fixtures are made by tests/fixture-db.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
@@ -137,6 +137,41 @@ want='"trustworthy": {"events": 2, "from_ns": 1000010000, "to_ns": 1000015000, "
 grep -q '^  Events #1-#2 are trustworthy: simulated 0.000010-0.000015 s,$' prefix.txt &&
 	grep -q '^  observed 0.000010-0.000020 s. From #3 on the program may take$' prefix.txt &&
 	pass "prefix: the trustworthy span in text" || fail "prefix text: $(cat prefix.txt)"
+# --window 150us-250us: observed, b#3 (150), b#4 (200), a#1 (201), a#2
+# (231), #3-#6 of the observed order; simulated, only b#4 (195), #6.
+"$MTX" probe-effect prefix.db --window 0.00015s-250us > window.txt; status=$?
+want="    # instrumented (I)                     # simulated (S)
+    3 worker-b#3 lock 0x1000
+    4 worker-b#4 unlock 0x1000
+    5 worker-a#1 lock 0x1000
+    6 worker-a#2 unlock 0x1000             6 worker-b#4 unlock 0x1000"
+got=$(sed -n '/^ *# instrumented/,/^$/p' window.txt | sed '$d')
+[ $status = 3 ] && [ "$got" = "$want" ] && pass "--window: each order's events within it, by their own run's times" ||
+	fail "--window (exit $status): got
+$got"
+# The two inits only (10 and 20 us observed, 10 and 15 simulated): nodes
+# 2 and 3 in each graph, the program-order edge between them.
+"$MTX" probe-effect prefix.db --window 10us-20us --format dot > window.dot; status=$?
+[ $status = 3 ] && [ "$(grep -c '^    [IS][0-9]* \[label=' window.dot)" = 4 ] &&
+	grep -q '^    I2 -> I3 ' window.dot && grep -q '^    S2 -> S3 ' window.dot &&
+	grep -q '^// G^I and G^S (mtx probe-effect): the events that happened from 0.000010 s to 0.000020 s$' window.dot &&
+	pass "--window --format dot: the events within it" || fail "--window dot (exit $status): $(cat window.dot)"
+"$MTX" probe-effect prefix.db --window 1e-5s-2e-5 --format dot | cmp -s - window.dot &&
+	pass "--window 1e-5s-2e-5: the dash between the times, not in them" || fail "--window 1e-5s-2e-5 differs from 10us-20us"
+# Equal, with a window: the orders side by side all the same.
+"$MTX" probe-effect fig8.db --window 40us-60us > window-eq.txt; status=$?
+[ $status = 0 ] && grep -q '^ *1 philo-4#1 lock 0x7100$' window-eq.txt && grep -q '^ *2 philo-4#2 unlock 0x7100$' window-eq.txt &&
+	[ "$(grep -c 'philo-' window-eq.txt)" = 2 ] && pass "--window on an equal run: the orders side by side" ||
+	fail "--window on fig8 (exit $status): $(cat window-eq.txt)"
+# Bad windows: one line, exit 2.
+for w in abc 2s-1s 1s- -1s-2s 5ms-6ms; do
+	"$MTX" probe-effect prefix.db --window "$w" > bad.out 2> bad.err; status=$?
+	[ $status = 2 ] && [ "$(wc -l < bad.err)" = 1 ] && [ ! -s bad.out ] && pass "--window $w: one line, exit 2" ||
+		fail "--window $w: exit $status: $(cat bad.out bad.err)"
+done
+grep -q 'no event happened in it; they did from 0.000010 s to 0.000231 s' bad.err &&
+	pass "--window beyond the run says when the events happened" || fail "--window 5ms-6ms: $(cat bad.err)"
+
 # Equal: every event is trustworthy (fig8's times, worked out in its fixture).
 "$MTX" probe-effect fig8.db --format json > fig8-span.json
 want='"trustworthy": {"events": 4, "from_ns": 3000045000, "to_ns": 3000120000, "observed_from_ns": 3000105000, "observed_to_ns": 3000120000}'
@@ -224,7 +259,8 @@ for f in empty nosync notdb missing; do
 	[ $status = 1 ] && [ "$(wc -l < bad.err)" = 1 ] && [ ! -s bad.out ] && pass "bad input $f: one line, exit 1" ||
 		fail "bad input $f: exit $status: $(cat bad.out bad.err)"
 done
-for args in "--model cfs" "--format xml" "--simulate-only --format dot" "a.db b.db" "--bogus"; do
+for args in "--model cfs" "--format xml" "--simulate-only --format dot" "a.db b.db" "--bogus" \
+	"--window 1s-2s --format json" "--window 1s-2s --simulate-only" "--window"; do
 	# shellcheck disable=SC2086
 	"$MTX" probe-effect $args > bad.out 2> bad.err; status=$?
 	[ $status = 2 ] && pass "bad command line '$args': exit 2" || fail "bad command line '$args': exit $status"
