@@ -640,6 +640,11 @@ int sync_region_uses_tsc(const struct sync_region *r)
 	return r->tsc;
 }
 
+uint64_t sync_region_tsc_hz(const struct sync_region *r)
+{
+	return r->tsc ? tsc_map_hz(&r->map) : 0;
+}
+
 void sync_region_destroy(struct sync_region *r)
 {
 	if (!r)
