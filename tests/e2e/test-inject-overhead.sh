@@ -73,6 +73,22 @@ while read -r name n; do
 done < <(sql inj.db "SELECT name || ' ' || n FROM calls_made")
 [ "$checked" = 6 ] || fail "checked $checked threads, not the 6 of philosophers 5"
 
+# The TSC's rate that --cycles converts by, kept when the library stamps
+# with the TSC: each thread's cycles are its ns at that rate.
+if [ "$(sql inj.db "SELECT value FROM meta WHERE key = 'sync_stamps'")" = tsc ]; then
+	hz=$(sql inj.db "SELECT value FROM meta WHERE key = 'tsc_hz'")
+	"$MTX" report inj.db overhead --format csv 2> /dev/null | awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/' > ns.rows
+	"$MTX" report inj.db overhead --cycles --format csv 2> /dev/null | awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/' > cycles.rows
+	if [ -n "$hz" ] && [ "$hz" -gt 0 ] && [ -s ns.rows ] && paste -d, ns.rows cycles.rows | awk -F, -v hz="$hz" '
+		{ for (i = 3; i <= 5; i++) { want = $i * hz / 1e9; d = $(i + 6) - want; if (d < -1 || d > 1) bad = 1 } }
+		END { exit bad }'; then
+		pass "meta tsc_hz $hz: report overhead --cycles gives each thread's ns at that rate"
+	else
+		fail "tsc_hz '$hz': --cycles rows do not follow: $(paste -d, ns.rows cycles.rows | head -2)"
+	fi
+	echo "note: meta tsc_hz $hz; /proc/cpuinfo says $(grep -m1 'cpu MHz' /proc/cpuinfo)"
+fi
+
 # Only the threads named worker-1, from its rename on (its first act).
 MTX_SELFCHECK=$TMP/scoped.sc collect_same scoped.db --inject-overhead 20us:sync:thread=worker-1 -- "$FARM" 3 40
 import_selfcheck scoped.sc scoped.db
