@@ -537,6 +537,7 @@ int sync_region_set_inject(struct sync_region *r, const struct sync_inject *inje
 	h->inject_tid = inject->tid;
 	memcpy(h->inject_thread, inject->thread, sizeof(h->inject_thread));
 	h->inject_gap = gap;
+	h->inject_ops = inject->ops;
 	h->inject_delay = delay ? delay : 1;
 	return 0;
 }

@@ -6,7 +6,8 @@
 # within 3%, over a run without the option, besides what its kernel
 # records' cost grew by (it switches more); the kernel saw that time as
 # the thread's running time. Limited to one thread by name (farm's
-# worker-1), only that thread's calls wait. And on a CPU-bound program
+# worker-1), only that thread's calls wait; limited to some ops (op=),
+# only those ops wait, as many as the program made. And on a CPU-bound program
 # (ring, whose threads compute a fixed amount of their own CPU time), each
 # thread's "CPU time without overhead" under 200 us of injected overhead
 # comes back to the CPU time the same thread (by creation rank) had in
@@ -100,6 +101,24 @@ others=$(sql scoped.db "SELECT COUNT(*) FROM sync_ops op JOIN threads t ON t.tid
 [ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$got" = "$calls" ] && [ "$others" = 0 ] &&
 	pass "thread=worker-1: its $calls calls waited, no other thread's" ||
 	fail "thread=worker-1: $got of its $calls calls waited; $others calls of other threads did"
+
+# Only some ops (op=lock,post): each thread's locks and posts waited, as
+# many as it says it made, and nothing else did, its trylocks (another op,
+# though on the same mutexes), unlocks and waits included.
+MTX_SELFCHECK=$TMP/ops.sc collect_same ops.db -e sched,sync --inject-overhead 20us:op=lock,post -- "$PHILO" 5 40
+import_selfcheck ops.sc ops.db
+bad=$(sql ops.db "WITH made AS (SELECT tid, SUM(count) AS n FROM sc_op WHERE op IN ('lock', 'post')
+		AND pid IN (SELECT pid FROM processes) GROUP BY tid),
+	waited AS (SELECT tid, COUNT(*) AS n FROM sync_ops WHERE op IN ('lock', 'post') AND injected_ns >= 20000
+		GROUP BY tid)
+	SELECT m.tid || ': ' || m.n || ' made, ' || COALESCE(w.n, 0) || ' waited' FROM made m
+	LEFT JOIN waited w ON w.tid = m.tid WHERE COALESCE(w.n, 0) != m.n")
+threads=$(sql ops.db "SELECT COUNT(DISTINCT tid) FROM sync_ops WHERE op IN ('lock', 'post') AND injected_ns >= 20000")
+others=$(sql ops.db "SELECT COUNT(*) FROM sync_ops WHERE op NOT IN ('lock', 'post') AND injected_ns != 0")
+trylocks=$(sql ops.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'trylock'")
+[ -z "$bad" ] && [ "$threads" -ge 5 ] && [ "$others" = 0 ] &&
+	pass "op=lock,post: every lock and post waited, in $threads threads; none of the other ops ($trylocks trylocks)" ||
+	fail "op=lock,post: ${bad:-counts match}; $threads threads waited; $others other ops waited"
 
 # CPU time without overhead against the plain run's own clock. Both runs
 # append to ring.sc; the plain run's pid is the one run.db does not know.
