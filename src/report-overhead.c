@@ -78,38 +78,64 @@
 #define OVERHEAD_PCT(instr, cpu) \
 	"CASE WHEN (" cpu ") > (" instr ") THEN ROUND(100.0 * (" instr ") / ((" cpu ") - (" instr ")), 1) END"
 
-const struct mtx_query overhead_queries[] = {
-	{ "overhead", "Instrumentation overhead per thread",
-	  "WITH " PER_THREAD " "
-	  "SELECT tid, name, cpu_time_ns, instr_time_ns, cpu_without_ns, overhead_pct FROM ("
-	  "SELECT 0 AS part, tid, name, cpu_ns AS cpu_time_ns, instr_ns AS instr_time_ns, "
-	  "cpu_ns - instr_ns AS cpu_without_ns, " OVERHEAD_PCT("instr_ns", "cpu_ns") " AS overhead_pct "
-	  "FROM per_thread "
-	  "UNION ALL SELECT 1, NULL, 'all', SUM(cpu_ns), SUM(instr_ns), SUM(cpu_ns - instr_ns), "
-	  OVERHEAD_PCT("SUM(instr_ns)", "SUM(cpu_ns)") " FROM per_thread) "
-	  "ORDER BY part, tid" },
-	{ "overhead.sources", "Where it comes from",
-	  "SELECT 'sync wrapper' AS source, COUNT(overhead_ns) AS count, "
-	  "CAST(TOTAL(overhead_ns - injected_ns) / MAX(COUNT(overhead_ns), 1) AS INTEGER) AS per_unit_ns, "
-	  "CAST(TOTAL(overhead_ns - injected_ns) AS INTEGER) AS total_ns, "
-	  "'measured: TSC in the wrapper' AS how FROM sync_ops "
-	  "UNION ALL SELECT 'injected', COUNT(*), CAST(TOTAL(injected_ns) / MAX(COUNT(*), 1) AS INTEGER), "
-	  "CAST(TOTAL(injected_ns) AS INTEGER), "
-	  "CASE WHEN COUNT(*) = 0 THEN 'none' "
-	  "ELSE printf('%.2f us x %d ops', TOTAL(injected_ns) / COUNT(*) / 1000.0, COUNT(*)) END "
-	  "FROM sync_ops WHERE injected_ns > 0 "
-	  "UNION ALL SELECT 'lane-full stalls', CAST(TOTAL(waits) AS INTEGER), "
-	  "CAST(TOTAL(wait_ns) / MAX(TOTAL(waits), 1) AS INTEGER), CAST(TOTAL(wait_ns) AS INTEGER), "
-	  "'measured (in the wrapper''s)' FROM collector_waits "
-#define X(source, label, rows)                                                                     \
+/* Per thread, then the "all" row. */
+#define THREADS_SQL                                                                                      \
+	"WITH " PER_THREAD " "                                                                           \
+	"SELECT tid, name, cpu_time_ns, instr_time_ns, cpu_without_ns, overhead_pct FROM ("             \
+	"SELECT 0 AS part, tid, name, cpu_ns AS cpu_time_ns, instr_ns AS instr_time_ns, "                \
+	"cpu_ns - instr_ns AS cpu_without_ns, " OVERHEAD_PCT("instr_ns", "cpu_ns") " AS overhead_pct "  \
+	"FROM per_thread "                                                                               \
+	"UNION ALL SELECT 1, NULL, 'all', SUM(cpu_ns), SUM(instr_ns), SUM(cpu_ns - instr_ns), "          \
+	OVERHEAD_PCT("SUM(instr_ns)", "SUM(cpu_ns)") " FROM per_thread) "                                \
+	"ORDER BY part, tid"
+
+#define SOURCES_SQL                                                                                      \
+	"SELECT 'sync wrapper' AS source, COUNT(overhead_ns) AS count, "                                 \
+	"CAST(TOTAL(overhead_ns - injected_ns) / MAX(COUNT(overhead_ns), 1) AS INTEGER) AS per_unit_ns, " \
+	"CAST(TOTAL(overhead_ns - injected_ns) AS INTEGER) AS total_ns, "                                \
+	"'measured: TSC in the wrapper' AS how FROM sync_ops "                                           \
+	"UNION ALL SELECT 'injected', COUNT(*), CAST(TOTAL(injected_ns) / MAX(COUNT(*), 1) AS INTEGER), " \
+	"CAST(TOTAL(injected_ns) AS INTEGER), "                                                          \
+	"CASE WHEN COUNT(*) = 0 THEN 'none' "                                                            \
+	"ELSE printf('%.2f us x %d ops', TOTAL(injected_ns) / COUNT(*) / 1000.0, COUNT(*)) END "         \
+	"FROM sync_ops WHERE injected_ns > 0 "                                                           \
+	"UNION ALL SELECT 'lane-full stalls', CAST(TOTAL(waits) AS INTEGER), "                           \
+	"CAST(TOTAL(wait_ns) / MAX(TOTAL(waits), 1) AS INTEGER), CAST(TOTAL(wait_ns) AS INTEGER), "      \
+	"'measured (in the wrapper''s)' FROM collector_waits "                                           \
+	KERNEL_SOURCES(SOURCE_ROW)
+#define SOURCE_ROW(source, label, rows)                                                            \
 	"UNION ALL SELECT '" label "', (SELECT CAST(TOTAL(r.n) AS INTEGER) FROM (" rows ") r), "      \
 	CAL(source) ", " CAL(source) " * (SELECT SUM(r.n) FROM (" rows ") r), "                       \
 	"CASE WHEN " CAL(source) " IS NULL THEN 'not calibrated' ELSE 'calibrated at the start' END "
-	  KERNEL_SOURCES(X)
-#undef X
-	},
+
+const struct mtx_query overhead_queries[] = {
+	{ "overhead", "Instrumentation overhead per thread", THREADS_SQL },
+	{ "overhead.sources", "Where it comes from", SOURCES_SQL },
 	{ 0 },
 };
+
+/* --cycles: the same tables in TSC cycles, seed 004's unit, at the TSC's
+ * rate the collector measured (meta tsc_hz); each x_ns column becomes
+ * x_cycles, rounded. */
+#define TSC_HZ "(SELECT CAST(value AS REAL) FROM meta WHERE key = 'tsc_hz')"
+#define CYCLES(col) "CAST(ROUND(" col "_ns * " TSC_HZ " / 1e9) AS INTEGER) AS " col "_cycles"
+
+const struct mtx_query overhead_cycles_queries[] = {
+	{ "overhead", "Instrumentation overhead per thread, in TSC cycles",
+	  "SELECT tid, name, " CYCLES("cpu_time") ", " CYCLES("instr_time") ", " CYCLES("cpu_without") ", "
+	  "overhead_pct FROM (" THREADS_SQL ") ORDER BY tid IS NULL, tid" },
+	{ "overhead.sources", "Where it comes from, in TSC cycles",
+	  "SELECT source, count, " CYCLES("per_unit") ", " CYCLES("total") ", how FROM (" SOURCES_SQL ")" },
+	{ 0 },
+};
+
+const char *report_overhead_no_cycles(sqlite3 *db)
+{
+	if (db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'tsc_hz' AND CAST(value AS INTEGER) > 0", 0) == 0)
+		return "--cycles: the run does not know its TSC's rate (meta tsc_hz): it was recorded before mtx "
+		       "kept it, or its sync calls were not stamped with the TSC";
+	return NULL;
+}
 
 const char *report_overhead_unmeasured(sqlite3 *db)
 {

@@ -810,7 +810,17 @@ const struct mtx_report *report_find(const char *name)
 
 const char *report_unavailable(sqlite3 *db, const struct mtx_report *r)
 {
-	return r->queries == overhead_queries ? report_overhead_unmeasured(db) : NULL;
+	const char *why = NULL;
+	if (r->queries == overhead_queries || r->queries == overhead_cycles_queries)
+		why = report_overhead_unmeasured(db);
+	if (!why && r->queries == overhead_cycles_queries)
+		why = report_overhead_no_cycles(db);
+	return why;
+}
+
+const struct mtx_query *report_in_cycles(const struct mtx_report *r)
+{
+	return r->queries == overhead_queries ? overhead_cycles_queries : NULL;
 }
 
 const struct mtx_report *report_table(int *nr)

@@ -135,6 +135,14 @@ const char *report_unavailable(sqlite3 *db, const struct mtx_report *r);
  * cannot have it (NULL: it can). */
 extern const struct mtx_query overhead_queries[];
 const char *report_overhead_unmeasured(sqlite3 *db);
+/* The same in TSC cycles (mtx report overhead --cycles), and why a run
+ * cannot have it (NULL: it can). */
+extern const struct mtx_query overhead_cycles_queries[];
+const char *report_overhead_no_cycles(sqlite3 *db);
+
+/* report_in_cycles - report @r's queries in TSC cycles, NULL when it has
+ * none (only overhead has). */
+const struct mtx_query *report_in_cycles(const struct mtx_report *r);
 
 /* The report on seed 004's external events (src/report-external.c). */
 extern const struct mtx_query external_queries[];

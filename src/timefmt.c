@@ -39,3 +39,23 @@ int timefmt_parse_offset(const char *text, int64_t *ns)
 		}
 	return -EINVAL;
 }
+
+int timefmt_parse_range(const char *text, int64_t *from_ns, int64_t *to_ns)
+{
+	size_t len = strlen(text);
+	char *left = malloc(len + 1);
+	int rc = -EINVAL;
+
+	if (!left)
+		return -ENOMEM;
+	/* The dash between the two: not part of either (a time is never
+	 * negative, but "1e-3s" holds one). */
+	for (const char *dash = strchr(text, '-'); dash && rc == -EINVAL; dash = strchr(dash + 1, '-')) {
+		memcpy(left, text, (size_t)(dash - text));
+		left[dash - text] = '\0';
+		if (!timefmt_parse_offset(left, from_ns) && !timefmt_parse_offset(dash + 1, to_ns))
+			rc = *to_ns > *from_ns ? 0 : -ERANGE;
+	}
+	free(left);
+	return rc;
+}

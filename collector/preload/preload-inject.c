@@ -6,8 +6,8 @@
  * §5). The wait is recorded as the op's injected cost, and is part of its
  * overhead (shm.h, RECORDS).
  *
- * The scope is a tid, or a thread name as the thread has it at the time of
- * the op. Reading the name is a system call, so each thread keeps whether
+ * The scope is a set of ops (sync_ops.op), and a tid or a thread name as
+ * the thread has it at the time of the op. Reading the name is a system call, so each thread keeps whether
  * its name matches, and decides again only when some thread of the process
  * was renamed through pthread_setname_np or prctl(PR_SET_NAME), which this
  * file interposes to count renames. (A name written to
@@ -26,6 +26,7 @@ uint64_t preload_inject_delay;
 static uint64_t inject_gap;
 static int32_t inject_tid;
 static char inject_thread[16];
+static uint64_t inject_ops;
 /* Renames in this process so far (pthread_setname_np, PR_SET_NAME). */
 static uint32_t renames;
 
@@ -35,6 +36,7 @@ void preload_inject_setup(const struct mtx_shm_header *h)
 	memcpy(inject_thread, h->inject_thread, sizeof(inject_thread));
 	inject_thread[sizeof(inject_thread) - 1] = '\0';
 	inject_gap = h->inject_gap;
+	inject_ops = h->inject_ops;
 	preload_inject_delay = h->inject_delay;
 }
 
@@ -68,11 +70,13 @@ static int in_scope(struct preload_thread *t)
  * does not shorten it; *@entry moves later by them, so that the op's
  * overhead holds only the wrapper's time on the CPU.
  */
-__attribute__((noinline)) uint64_t preload_inject(uint64_t *entry, uint32_t *injected)
+__attribute__((noinline)) uint64_t preload_inject(const struct mtx_sync_record *rec, uint64_t *entry,
+						  uint32_t *injected)
 {
 	uint64_t prev, now, spun = 0, off_cpu = 0;
 
-	if (!in_scope(&preload_tls))
+	/* rec->op < MTX_SYNC_OP__COUNT <= 64: this library wrote it */
+	if ((inject_ops && !(inject_ops >> rec->op & 1)) || !in_scope(&preload_tls))
 		return preload_now();
 	prev = preload_now();
 	while (spun < preload_inject_delay) {

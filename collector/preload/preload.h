@@ -212,10 +212,10 @@ void preload_end_stack(struct mtx_sync_record *rec, uint64_t start_ns, uint64_t 
 /* --inject-overhead (preload-inject.c): the busy wait before each real
  * call, in the records' clock units; 0: none. */
 extern uint64_t preload_inject_delay;
-/* The busy wait if the calling thread is in the option's scope; returns
- * the stamp after it, and the wait in *@injected; the time it spent off
- * the CPU moves the wrapper's *@entry stamp later. */
-uint64_t preload_inject(uint64_t *entry, uint32_t *injected);
+/* The busy wait if the calling thread and op @rec are in the option's
+ * scope; returns the stamp after it, and the wait in *@injected; the time
+ * it spent off the CPU moves the wrapper's *@entry stamp later. */
+uint64_t preload_inject(const struct mtx_sync_record *rec, uint64_t *entry, uint32_t *injected);
 /* Read the option from the region's header. */
 void preload_inject_setup(const struct mtx_shm_header *h);
 
@@ -270,7 +270,7 @@ static inline uint64_t preload_returned(void)
 
 /*
  * preload_call_starts - the real call of op @rec is next: the busy wait of
- * --inject-overhead when the thread is in its scope (*@injected: how
+ * --inject-overhead when the thread and the op are in its scope (*@injected: how
  * long; *@entry, the wrapper's entry stamp, moves later by what of it was
  * spent off the CPU), then a stamp, returned: the end of the wrapper's
  * own work before the call.
@@ -280,7 +280,7 @@ preload_call_starts(const struct mtx_sync_record *rec, uint64_t *entry, uint32_t
 {
 	*injected = 0;
 	if (__builtin_expect(preload_inject_delay != 0, 0) && rec)
-		return preload_inject(entry, injected);
+		return preload_inject(rec, entry, injected);
 	return preload_now();
 }
 

@@ -128,9 +128,10 @@
  * the slow path of publishing (waking the drain at half full, and of a
  * wait for a full lane the part on the thread's CPU clock) and, with stack_frames, the stack walk; the few stores that publish the record and the return are
  * not seen by a stamp. injected is the busy wait of --inject-overhead
- * (inject_delay, inject_tid, inject_thread in the header: the wait, in
- * clock_id units, before the real call of every operation of the thread
- * with that tid or name; 0 and "" mean any thread), included in overhead.
+ * (inject_delay, inject_tid, inject_thread, inject_ops in the header: the
+ * wait, in clock_id units, before the real call of every operation of
+ * those ops of the thread with that tid or name; 0 and "" mean any thread,
+ * inject_ops 0 any op), included in overhead.
  * The wait is of time on the CPU: a step of it longer than inject_gap
  * (the thread was preempted or interrupted) is left out of both, and the
  * wait goes on for that long. Records of one lane are in the order
@@ -219,7 +220,7 @@ struct mtx_sync_record {
 #define MTX_CALL_ENV "MTX_CALL_REGION"
 /* Set in mtx_call_record.stamp for an exit. */
 #define MTX_CALL_EXIT (1ull << 63)
-#define MTX_SHM_VERSION 4u
+#define MTX_SHM_VERSION 5u
 #define MTX_SHM_HEADER_SIZE 4096u
 #define MTX_SHM_LANE_HEADER_SIZE 4096u
 #define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
@@ -278,7 +279,10 @@ struct mtx_shm_header {
 	/* --inject-overhead: a step of the busy wait longer than this (clock_id
 	 * units) was time off the CPU, and does not count */
 	uint64_t inject_gap;
-	uint64_t _pad0[3];
+	/* --inject-overhead: the ops it is limited to, bit 1 << enum
+	 * mtx_sync_op each; 0 for all */
+	uint64_t inject_ops;
+	uint64_t _pad0[2];
 	/* On their own cache line: the only header fields written after setup. */
 	uint64_t lost_full __attribute__((aligned(64)));
 	uint64_t lost_nolane;

@@ -393,6 +393,9 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 		if (cs->calls)
 			write_waits(cs, w, cs->calls);
 		writer_meta_int(w, "collector_wait_ns", (int64_t)cs->waited_ns);
+		/* what mtx report overhead --cycles converts by (seed 004's unit) */
+		if (sync_region_tsc_hz(cs->region))
+			writer_meta_int(w, "tsc_hz", (int64_t)sync_region_tsc_hz(cs->region));
 	}
 	if (cs->uprobes)
 		writer_meta_int(w, "sync_uprobes_unpaired",

@@ -537,6 +537,7 @@ int sync_region_set_inject(struct sync_region *r, const struct sync_inject *inje
 	h->inject_tid = inject->tid;
 	memcpy(h->inject_thread, inject->thread, sizeof(h->inject_thread));
 	h->inject_gap = gap;
+	h->inject_ops = inject->ops;
 	h->inject_delay = delay ? delay : 1;
 	return 0;
 }
@@ -638,6 +639,11 @@ uint32_t sync_region_claims_without_rseq(struct sync_region *r)
 int sync_region_uses_tsc(const struct sync_region *r)
 {
 	return r->tsc;
+}
+
+uint64_t sync_region_tsc_hz(const struct sync_region *r)
+{
+	return r->tsc ? tsc_map_hz(&r->map) : 0;
 }
 
 void sync_region_destroy(struct sync_region *r)

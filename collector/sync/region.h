@@ -193,6 +193,13 @@ uint32_t sync_region_claims_without_rseq(struct sync_region *r);
 int sync_region_uses_tsc(const struct sync_region *r);
 
 /**
+ * sync_region_tsc_hz - the TSC's rate in ticks per second over the
+ * collection so far (tsc_map_hz), as the drain measured it to convert
+ * stamps; 0 when the records are not TSC stamps, or not yet measured.
+ */
+uint64_t sync_region_tsc_hz(const struct sync_region *r);
+
+/**
  * sync_region_destroy - unmap and unlink the region and free @r. Processes
  * still mapping it keep their mapping; nobody drains it any more.
  */

@@ -131,3 +131,15 @@ void tsc_map_free(struct tsc_map *m)
 	free(m->knots);
 	memset(m, 0, sizeof(*m));
 }
+
+uint64_t tsc_map_hz(const struct tsc_map *m)
+{
+	struct tsc_point first, last = m->latest;
+
+	if (m->samples < 2)
+		return 0;
+	first = m->knots[0];
+	if (last.ns < first.ns + 1000000 || last.tsc <= first.tsc)
+		return 0;
+	return (uint64_t)((unsigned __int128)(last.tsc - first.tsc) * 1000000000u / (last.ns - first.ns));
+}

@@ -60,6 +60,10 @@ uint64_t tsc_map_ns(const struct tsc_map *m, uint64_t tsc);
  * before two samples. */
 uint64_t tsc_map_span_ns(const struct tsc_map *m, uint64_t ticks);
 
+/* tsc_map_hz - the TSC's mean rate in ticks per second, from the first
+ * sample to the newest; 0 when they are less than a millisecond apart. */
+uint64_t tsc_map_hz(const struct tsc_map *m);
+
 void tsc_map_free(struct tsc_map *m);
 
 #endif

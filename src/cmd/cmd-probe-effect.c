@@ -37,7 +37,7 @@
 
 const char cmd_probe_effect_usage[] =
 	"usage: mtx probe-effect [FILE] [--model smp|up-prio] [--format text|json|csv|dot]\n"
-	"                        [--inversions] [--simulate-only]\n"
+	"                        [--window T1-T2] [--inversions] [--simulate-only]\n"
 	"\n"
 	"Did recording change the run's synchronization order? Simulate the run in FILE\n"
 	"(default run.db) without the instrumentation overhead measured in it, and compare\n"
@@ -52,6 +52,9 @@ const char cmd_probe_effect_usage[] =
 	"  -f, --format FMT    text (default), json (one object), csv (the simulated\n"
 	"                      timeline, one row per event) or dot (G^I and G^S around the\n"
 	"                      first divergent event, differing edges in red)\n"
+	"  -w, --window T1-T2  text and dot: only the events that happened between T1 and\n"
+	"                      T2 since the run's start (0.020s-0.035s, 20ms-35ms), not\n"
+	"                      those around the first divergent event\n"
 	"  -i, --inversions    list the timestamp inversions that did not change the order\n"
 	"  -s, --simulate-only print the simulated timeline only (exit 0)\n"
 	"  -h, --help          this help\n";
@@ -140,6 +143,8 @@ struct options {
 	enum probe_model model;
 	enum probe_view_format format;
 	bool inversions, simulate_only;
+	const char *window_text;          /* --window as given, or NULL */
+	int64_t window_from, window_to;   /* its times since the run's start */
 };
 
 /* What T_0 (seed 004 §3.2) holds in this run, as the model uses it. */
@@ -228,7 +233,7 @@ static void print_model_check(FILE *out, const struct probe_run *run, const stru
 
 static void print_text(FILE *out, const struct options *o, const struct probe_run *run, const struct probe_sim *sim,
 		       const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v,
-		       const struct baseline *b)
+		       const struct baseline *b, const struct probe_time_window *w)
 {
 	char a[160];
 	print_model(out, run, sim);
@@ -242,28 +247,33 @@ static void print_text(FILE *out, const struct options *o, const struct probe_ru
 		const struct probe_event *d = &run->events[v->first];
 		int32_t rank = v->cannot_execute ? v->nr_sim + 1 : v->sim_rank[v->first];
 		fprintf(out, "Verdict: G^S != G^I from event #%d (simulated total order), at %.6f s\n", rank,
-			(double)((v->cannot_execute ? d->end_ns : sim->happen_ns[v->first]) - run->origin_ns) / 1e9);
+			probe_view_seconds(run, v->cannot_execute ? d->end_ns : sim->happen_ns[v->first]));
 		fprintf(out, "  #%d %s\n", rank, probe_view_event(run, v->first, a, sizeof(a)));
 		fprintf(out, "      instrumented: %s at %.6f s, after ", d->outcome == PO_OK ? "ok" : "failed",
-			(double)(d->end_ns - run->origin_ns) / 1e9);
+			probe_view_seconds(run, d->end_ns));
 		print_edges(out, run, gi, v->first);
 		fprintf(out, "\n");
 		if (v->cannot_execute) {
 			fprintf(out, "      simulated:    it cannot execute: its thread waits forever there\n");
 		} else {
 			fprintf(out, "      simulated:    %s at %.6f s, after ", sim->outcome[v->first] == PO_OK ? "ok" : "failed",
-				(double)(sim->happen_ns[v->first] - run->origin_ns) / 1e9);
+				probe_view_seconds(run, sim->happen_ns[v->first]));
 			print_edges(out, run, gs, v->first);
 			fprintf(out, "\n");
 		}
 		if (v->trustworthy)
-			fprintf(out, "  Events #1-#%d are trustworthy; from #%d on the program may take another\n"
-				     "  path: nothing after it is a prediction.\n",
-				v->trustworthy, rank);
+			fprintf(out, "  Events #1-#%d are trustworthy: simulated %.6f-%.6f s,\n"
+				     "  observed %.6f-%.6f s. From #%d on the program may take\n"
+				     "  another path: nothing after it is a prediction.\n",
+				v->trustworthy, probe_view_seconds(run, v->trust_sim_from_ns),
+				probe_view_seconds(run, v->trust_sim_to_ns), probe_view_seconds(run, v->trust_obs_from_ns),
+				probe_view_seconds(run, v->trust_obs_to_ns), rank);
 		else
 			fprintf(out, "  No event before it: nothing of the simulation is a prediction.\n");
+	}
+	if (v->divergent || w) {
 		fprintf(out, "\n");
-		probe_view_window(out, run, v, PROBE_WINDOW_HALF);
+		probe_view_window(out, run, sim, v, PROBE_WINDOW_HALF, w);
 		fprintf(out, "\n");
 	}
 	fprintf(out, "Timestamp order changed without changing the partial order: %" PRId64
@@ -312,6 +322,13 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 		v->divergent ? "divergent" : "equal", probe_model_name(sim->model), sim->nr_cpus, run->nr_threads,
 		run->nr_events, run->overhead_recorded ? "true" : "false", run->overhead_ns, run->overhead_removed_ns,
 		run->kernel_ns, run->kernel_removed_ns, v->inversions, stored ? "true" : "false");
+	fprintf(out, ", \"trustworthy\": {\"events\": %d, ", v->trustworthy);
+	if (v->trustworthy)
+		fprintf(out, "\"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"observed_from_ns\": %" PRId64
+			     ", \"observed_to_ns\": %" PRId64 "}",
+			v->trust_sim_from_ns, v->trust_sim_to_ns, v->trust_obs_from_ns, v->trust_obs_to_ns);
+	else
+		fprintf(out, "\"from_ns\": null, \"to_ns\": null, \"observed_from_ns\": null, \"observed_to_ns\": null}");
 	fprintf(out, ", \"model_fits\": %s, \"model_departs_at\": ", b->equal ? "true" : "false");
 	if (b->equal)
 		fprintf(out, "null");
@@ -349,7 +366,7 @@ static void print_json(FILE *out, const struct probe_run *run, const struct prob
 
 /* Keep the results in the file when it can be written; a note otherwise. */
 static bool store(const char *path, const struct probe_run *run, const struct probe_sim *sim,
-		  const struct probe_verdict *v)
+		  const struct probe_graph *gi, const struct probe_graph *gs, const struct probe_verdict *v)
 {
 	sqlite3 *db = NULL;
 	char *err = NULL;
@@ -363,13 +380,35 @@ static bool store(const char *path, const struct probe_run *run, const struct pr
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
 	    !sqlite3_db_readonly(db, "main")) {
 		sqlite3_busy_timeout(db, 2000);
-		done = probe_store(db, run, sim, v, &err) == 0;
+		done = probe_store(db, run, sim, gi, gs, v, &err) == 0;
 	}
 	if (!done)
 		log_info("%s: results not stored: %s", path, err ? err : "the file cannot be written");
 	free(err);
 	sqlite3_close(db);
 	return done;
+}
+
+/* Whether an event happened within @w in either run; if none did, one
+ * line that says when they did. */
+static bool window_holds_event(const struct options *o, const struct probe_run *run, const struct probe_sim *sim,
+			       const struct probe_time_window *w)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	for (int32_t e = 0; e < run->nr_events; e++) {
+		int64_t t[2] = { run->events[e].end_ns, sim->happen_ns[e] };
+		for (int i = 0; i < 2; i++) {
+			if (t[i] < 0)
+				continue; /* it never happened in the simulation */
+			if (t[i] >= w->from_ns && t[i] <= w->to_ns)
+				return true;
+			first = t[i] < first ? t[i] : first;
+			last = t[i] > last ? t[i] : last;
+		}
+	}
+	log_error("--window %s: no event happened in it; they did from %.6f s to %.6f s", o->window_text,
+		  probe_view_seconds(run, first), probe_view_seconds(run, last));
+	return false;
 }
 
 static int probe_effect(const struct options *o)
@@ -383,6 +422,7 @@ static int probe_effect(const struct options *o)
 	int status;
 	bool stored = false, complete = false;
 	struct baseline base = { 0 };
+	struct probe_time_window window_ns, *window = NULL;
 
 	if ((status = open_run(o->path, &db, &run, &complete)))
 		goto out;
@@ -414,15 +454,23 @@ static int probe_effect(const struct options *o)
 		status = 0;
 		goto flush;
 	}
+	if (o->window_text) {
+		window_ns = (struct probe_time_window){ run->origin_ns + o->window_from, run->origin_ns + o->window_to };
+		window = &window_ns;
+		if (!window_holds_event(o, run, &sim, window)) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	/* An incomplete run's file stays as its collector left it (one that
 	 * still runs may be writing it). */
 	if (complete)
-		stored = store(o->path, run, &sim, &v);
+		stored = store(o->path, run, &sim, &gi, &gs, &v);
 	else
 		log_info("%s: results not stored: the run is incomplete", o->path);
 	switch (o->format) {
 	case PV_TEXT:
-		print_text(stdout, o, run, &sim, &gi, &gs, &v, &base);
+		print_text(stdout, o, run, &sim, &gi, &gs, &v, &base, window);
 		if (o->inversions && print_inversions(stdout, o, run, &v))
 			goto nomem;
 		break;
@@ -433,7 +481,7 @@ static int probe_effect(const struct options *o)
 		printf("}\n");
 		break;
 	case PV_CSV: probe_view_timeline(stdout, run, &sim, &v, PV_CSV); break;
-	case PV_DOT: probe_view_dot(stdout, run, &gi, &gs, &v, DOT_HALF); break;
+	case PV_DOT: probe_view_dot(stdout, run, &sim, &gi, &gs, &v, DOT_HALF, window); break;
 	}
 	status = v.divergent ? EXIT_DIVERGENT : 0;
 flush:
@@ -462,14 +510,15 @@ int cmd_probe_effect(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' }, { "format", required_argument, NULL, 'f' },
 		{ "inversions", no_argument, NULL, 'i' },  { "simulate-only", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+		{ "window", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .path = "run.db" };
 	int c, v;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:f:ish", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:f:w:ish", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if ((v = probe_model_parse(optarg)) < 0)
@@ -480,6 +529,17 @@ int cmd_probe_effect(int argc, char **argv)
 			if ((v = probe_view_format_parse(optarg)) < 0)
 				return cmd_usage_error("probe-effect", "unknown format '%s' (text, json, csv or dot)", optarg);
 			o.format = (enum probe_view_format)v;
+			break;
+		case 'w':
+			/* one line, as mtx report says a bad --from */
+			if ((v = timefmt_parse_range(optarg, &o.window_from, &o.window_to))) {
+				log_error("--window '%s': %s", optarg,
+					  v == -ERANGE ? "the window ends before it begins (T1-T2, T1 before T2)"
+						       : "give two times since the run's start, T1-T2, like 0.020s-0.035s "
+							 "or 20ms-35ms");
+				return EXIT_USAGE;
+			}
+			o.window_text = optarg;
 			break;
 		case 'i': o.inversions = true; break;
 		case 's': o.simulate_only = true; break;
@@ -494,5 +554,7 @@ int cmd_probe_effect(int argc, char **argv)
 		o.path = argv[optind];
 	if (o.simulate_only && o.format == PV_DOT)
 		return cmd_usage_error("probe-effect", "--simulate-only prints a timeline: text, csv or json");
+	if (o.window_text && (o.simulate_only || (o.format != PV_TEXT && o.format != PV_DOT)))
+		return cmd_usage_error("probe-effect", "--window limits the text and dot views only");
 	return probe_effect(&o);
 }

@@ -53,6 +53,7 @@ const char cmd_report_usage[] =
 	"                         csv or json\n"
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
+	"      --cycles           report overhead: durations in TSC cycles (Song and Lee's unit)\n"
 	"  -l, --list             list the reports\n"
 	"  -v, --verbose          say how long building the derived tables took, step by step,\n"
 	"                         and how long each section of the report took\n"
@@ -442,7 +443,7 @@ int cmd_report(int argc, char **argv)
 		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "cycles", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
 	};
 	struct filters f = { 0 };
 	const char *path = CMD_DEFAULT_DB, *name;
@@ -451,6 +452,8 @@ int cmd_report(int argc, char **argv)
 	long limit_rows = -1; /* not given */
 	char *end;
 	const struct mtx_report *r;
+	struct mtx_report in_cycles;
+	bool cycles = false;
 
 	optind = 1;
 	opterr = 0;
@@ -470,6 +473,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'l': list_reports(); return 0;
 		case 'v': log_set_level(LOG_VERBOSE); break;
+		case 'c': cycles = true; break;
 		case 'h': fputs(cmd_report_usage, stdout); return 0;
 		case ':': return cmd_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
 		default: return cmd_unknown_option("report", argv[optind - 1], longopts);
@@ -499,6 +503,8 @@ int cmd_report(int argc, char **argv)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
 		if (f.object || f.function || f.from || f.to)
 			return cmd_usage_error("report", "report hb can only be filtered by --thread");
+		if (cycles)
+			return cmd_usage_error("report", "--cycles is for report overhead");
 		if (cmd_default_db_missing("report", path))
 			return EXIT_FAILURE_MTX;
 		return cmd_report_hb(path, f.thread, format_name);
@@ -513,6 +519,13 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", "unexpected argument '%s'", argv[r->argument ? 1 : 0]);
 	if (r->argument && f.object)
 		return cmd_usage_error("report", "give the object once");
+	if (cycles) {
+		if (!report_in_cycles(r))
+			return cmd_usage_error("report", "--cycles is for report overhead");
+		in_cycles = *r;
+		in_cycles.queries = report_in_cycles(r);
+		r = &in_cycles;
+	}
 	if (cmd_default_db_missing("report", path))
 		return EXIT_FAILURE_MTX;
 	/* Text is for reading: a table of a million rows is not. */

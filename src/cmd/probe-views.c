@@ -26,8 +26,7 @@ const char *probe_view_event(const struct probe_run *run, int32_t e, char *buf, 
 	return buf;
 }
 
-/* Seconds since the run's start, as the other reports show times. */
-static double seconds(const struct probe_run *run, int64_t ns)
+double probe_view_seconds(const struct probe_run *run, int64_t ns)
 {
 	return (double)(ns - run->origin_ns) / 1e9;
 }
@@ -149,7 +148,7 @@ void probe_view_hb(FILE *out, const struct probe_run *run, const struct probe_gr
 			 (uint64_t)run->objects[ev->object].addr);
 		fprintf(out, "%-18s %7" PRId64 " %-10s %-22s %-7s %10.6f\n", probe_event_label(run, e, a, sizeof(a)),
 			run->threads[ev->thread].tid, ev->op, object, g->outcome[e] == PO_OK ? "ok" : "fail",
-			seconds(run, ev->end_ns));
+			probe_view_seconds(run, ev->end_ns));
 		for (int32_t i = g->in_first[e]; i < g->in_first[e + 1]; i++)
 			if (g->in_kind[i] != PE_PROGRAM)
 				fprintf(out, "  <- %s (%s)\n", probe_event_label(run, g->in_src[i], b, sizeof(b)),
@@ -165,20 +164,55 @@ const char *probe_view_event_short(const struct probe_run *run, int32_t e, char 
 	return buf;
 }
 
-void probe_view_window(FILE *out, const struct probe_run *run, const struct probe_verdict *v, int half)
+/* When event @e happened in the observed run (@sim NULL) or in @sim. */
+static int64_t happened_ns(const struct probe_run *run, const struct probe_sim *sim, int32_t e)
+{
+	return sim ? sim->happen_ns[e] : run->events[e].end_ns;
+}
+
+/* The places (1-based) of @order (@n events, in the order they happened
+ * in @sim, or as observed when NULL) whose events happened within @w:
+ * [*lo, *hi], empty (*lo > *hi) when none did. */
+static void ranks_within(const struct probe_run *run, const struct probe_sim *sim, const int32_t *order, int32_t n,
+			 const struct probe_time_window *w, int32_t *lo, int32_t *hi)
+{
+	*lo = 1, *hi = 0;
+	while (*lo <= n && happened_ns(run, sim, order[*lo - 1]) < w->from_ns)
+		++*lo;
+	for (*hi = *lo - 1; *hi < n && happened_ns(run, sim, order[*hi]) <= w->to_ns;)
+		++*hi;
+}
+
+void probe_view_window(FILE *out, const struct probe_run *run, const struct probe_sim *sim,
+		       const struct probe_verdict *v, int half, const struct probe_time_window *w)
 {
 	int32_t d = v->first >= 0 ? (v->sim_rank[v->first] ? v->sim_rank[v->first] : v->nr_sim + 1) : 1;
-	int32_t lo = d - half < 1 ? 1 : d - half, hi = d + half;
-	char a[160], b[160];
-	fprintf(out, "%5s %-32s %5s %s\n", "#", "instrumented (I)", "#", "simulated (S)");
-	for (int32_t r = lo; r <= hi; r++) {
-		if (r > run->nr_events && r > v->nr_sim)
-			break;
-		fprintf(out, "%5d %-32.32s %5d %s%s\n", r, r <= run->nr_events ? probe_view_event_short(run, v->by_obs[r - 1], a, sizeof(a)) : "",
-			r, r <= v->nr_sim ? probe_view_event_short(run, v->by_sim[r - 1], b, sizeof(b)) : "",
-			v->first >= 0 && r <= v->nr_sim && v->by_sim[r - 1] == v->first ? "  <- e_d" : "");
+	int32_t ilo = d - half < 1 ? 1 : d - half, ihi = d + half, slo = ilo, shi = ihi;
+	bool stuck_shown = v->cannot_execute;
+	char a[160], b[160], ia[12];
+
+	if (w) {
+		ranks_within(run, NULL, v->by_obs, run->nr_events, w, &ilo, &ihi);
+		ranks_within(run, sim, v->by_sim, v->nr_sim, w, &slo, &shi);
+		stuck_shown = v->cannot_execute && run->events[v->first].end_ns >= w->from_ns &&
+			      run->events[v->first].end_ns <= w->to_ns;
 	}
-	if (v->cannot_execute)
+	fprintf(out, "%5s %-32s %5s %s\n", "#", "instrumented (I)", "#", "simulated (S)");
+	for (int32_t r = ilo < slo ? ilo : slo; r <= (ihi > shi ? ihi : shi); r++) {
+		bool in_i = r >= ilo && r <= ihi && r <= run->nr_events, in_s = r >= slo && r <= shi && r <= v->nr_sim;
+		if (!in_i && !in_s)
+			continue;
+		snprintf(ia, sizeof(ia), "%d", r);
+		if (!in_s) { /* no blanks after the instrumented column */
+			fprintf(out, "%5d %.32s\n", r, probe_view_event_short(run, v->by_obs[r - 1], a, sizeof(a)));
+			continue;
+		}
+		fprintf(out, "%5s %-32.32s %5d %s%s\n", in_i ? ia : "",
+			in_i ? probe_view_event_short(run, v->by_obs[r - 1], a, sizeof(a)) : "", r,
+			probe_view_event_short(run, v->by_sim[r - 1], b, sizeof(b)),
+			v->first >= 0 && v->by_sim[r - 1] == v->first ? "  <- e_d" : "");
+	}
+	if (stuck_shown)
 		fprintf(out, "%5s %-32s %5d %s  <- e_d, cannot execute\n", "", "", v->nr_sim + 1,
 			probe_view_event_short(run, v->first, b, sizeof(b)));
 }
@@ -217,21 +251,33 @@ static void dot_cluster(FILE *out, const struct probe_run *run, const struct pro
 	fprintf(out, "  }\n");
 }
 
-void probe_view_dot(FILE *out, const struct probe_run *run, const struct probe_graph *gi, const struct probe_graph *gs,
-		    const struct probe_verdict *v, int half)
+void probe_view_dot(FILE *out, const struct probe_run *run, const struct probe_sim *sim, const struct probe_graph *gi,
+		    const struct probe_graph *gs, const struct probe_verdict *v, int half,
+		    const struct probe_time_window *w)
 {
 	bool *shown = calloc((size_t)run->nr_events + 1, sizeof(*shown));
 	int32_t d = v->first >= 0 && v->sim_rank[v->first] ? v->sim_rank[v->first] : v->first >= 0 ? v->nr_sim : 1;
 	int32_t lo = v->first >= 0 ? d - half : 1, hi = v->first >= 0 ? d + half : 2 * half;
 	if (!shown)
 		return;
-	for (int32_t r = lo < 1 ? 1 : lo; r <= hi && r <= v->nr_sim; r++)
-		shown[v->by_sim[r - 1]] = true;
-	if (v->first >= 0)
-		shown[v->first] = true;
-	fprintf(out, "// G^I and G^S (mtx probe-effect): events %d-%d of the simulated order; edges in one graph\n"
-		     "// and not in the other are red; the first divergent event, if any, has a red frame.\n",
-		lo < 1 ? 1 : lo, hi < v->nr_sim ? hi : v->nr_sim);
+	if (w) {
+		for (int32_t e = 0; e < run->nr_events; e++) {
+			int64_t o = run->events[e].end_ns, s = sim->happen_ns[e];
+			shown[e] = (o >= w->from_ns && o <= w->to_ns) || (s >= 0 && s >= w->from_ns && s <= w->to_ns);
+		}
+		fprintf(out, "// G^I and G^S (mtx probe-effect): the events that happened from %.6f s to %.6f s\n"
+			     "// in either run; edges in one graph and not in the other are red; the first\n"
+			     "// divergent event, if any, has a red frame.\n",
+			probe_view_seconds(run, w->from_ns), probe_view_seconds(run, w->to_ns));
+	} else {
+		for (int32_t r = lo < 1 ? 1 : lo; r <= hi && r <= v->nr_sim; r++)
+			shown[v->by_sim[r - 1]] = true;
+		if (v->first >= 0)
+			shown[v->first] = true;
+		fprintf(out, "// G^I and G^S (mtx probe-effect): events %d-%d of the simulated order; edges in one graph\n"
+			     "// and not in the other are red; the first divergent event, if any, has a red frame.\n",
+			lo < 1 ? 1 : lo, hi < v->nr_sim ? hi : v->nr_sim);
+	}
 	fprintf(out, "digraph probe_effect {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
 	dot_cluster(out, run, gi, gs, v, shown, 'I', "G^I (instrumented)");
 	dot_cluster(out, run, gs, gi, v, shown, 'S', "G^S (simulated)");
@@ -269,9 +315,9 @@ static void timeline_row(FILE *out, const struct probe_run *run, const struct pr
 				ev->end_ns);
 	} else {
 		if (v->sim_rank[e])
-			snprintf(sim_s, sizeof(sim_s), "%.6f", seconds(run, sim->happen_ns[e]));
+			snprintf(sim_s, sizeof(sim_s), "%.6f", probe_view_seconds(run, sim->happen_ns[e]));
 		fprintf(out, "%6s %6d  %-44.44s %12.6f %12s  %s/%s\n", rank, v->obs_rank[e],
-			probe_view_event(run, e, a, sizeof(a)), seconds(run, ev->end_ns), sim_s, oi, os);
+			probe_view_event(run, e, a, sizeof(a)), probe_view_seconds(run, ev->end_ns), sim_s, oi, os);
 	}
 }
 

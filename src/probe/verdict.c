@@ -15,6 +15,25 @@ void probe_verdict_free(struct probe_verdict *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* The earliest and latest time of the trustworthy prefix's events in
+ * each run; -1 when it has none. */
+static void prefix_span(const struct probe_run *run, const struct probe_sim *sim, struct probe_verdict *v)
+{
+	v->trust_sim_from_ns = v->trust_sim_to_ns = v->trust_obs_from_ns = v->trust_obs_to_ns = -1;
+	for (int32_t i = 0; i < v->trustworthy; i++) {
+		int32_t e = v->by_sim[i];
+		int64_t s = sim->happen_ns[e], o = run->events[e].end_ns;
+		if (!i || s < v->trust_sim_from_ns)
+			v->trust_sim_from_ns = s;
+		if (!i || s > v->trust_sim_to_ns)
+			v->trust_sim_to_ns = s;
+		if (!i || o < v->trust_obs_from_ns)
+			v->trust_obs_from_ns = o;
+		if (!i || o > v->trust_obs_to_ns)
+			v->trust_obs_to_ns = o;
+	}
+}
+
 int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, const struct probe_graph *gi,
 		       const struct probe_graph *gs, const struct probe_sim *sim, struct probe_verdict *v)
 {
@@ -55,6 +74,7 @@ int probe_verdict_make(const struct probe_run *run, const int32_t *obs_actions, 
 	}
 	v->divergent = v->first >= 0;
 	v->trustworthy = !v->divergent ? v->nr_sim : v->cannot_execute ? v->nr_sim : v->sim_rank[v->first] - 1;
+	prefix_span(run, sim, v);
 	int64_t count = probe_inversions(run, v, NULL, 0, NULL);
 	if (count < 0) {
 		probe_verdict_free(v);
@@ -163,36 +183,63 @@ static int store_fail(sqlite3 *db, char **err)
 	return sqlite3_errcode(db) == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
-int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim, const struct probe_verdict *v,
-		char **err)
+/* Delete the rows of @model from @table (a name of schema/probe.sql's). */
+static int delete_model(sqlite3 *db, const char *table, const char *model)
 {
-	const char *model = probe_model_name(sim->model);
+	char *sql = sqlite3_mprintf("DELETE FROM %s WHERE model = ?1", table);
 	sqlite3_stmt *st = NULL;
-	const struct probe_event *d = v->first >= 0 ? &run->events[v->first] : NULL;
+	int ok = sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
 
-	if (db_exec(db, "BEGIN", err))
-		return -EIO;
+	sqlite3_free(sql);
+	if (ok) {
+		sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
+		ok = sqlite3_step(st) == SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return ok ? 0 : -EIO;
+}
+
+/* The tables as schema/probe.sql has them now: created if missing, and
+ * the columns added since given to an older file's (NULL in old rows). */
+static int create_tables(sqlite3 *db)
+{
 	if (db_exec(db, schema_probe_sql, NULL))
-		return store_fail(db, err);
-	if (sqlite3_prepare_v2(db, "DELETE FROM probe_effect WHERE model = ?1", -1, &st, NULL) != SQLITE_OK)
-		return store_fail(db, err);
-	sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "DELETE FROM sim_events WHERE model = ?1", -1, &st, NULL) != SQLITE_OK)
-		return store_fail(db, err);
-	sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
+		return -EIO;
+	if (!db_has_column(db, "probe_effect", "params") &&
+	    db_exec(db, "ALTER TABLE probe_effect ADD COLUMN params TEXT", NULL))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * What the model was given, as a JSON object for probe_effect.params: the
+ * model, the CPUs, the overhead measured and removed (the wrappers', then
+ * the kernel records'), the scheduler's cost per switch (0: none
+ * calibrated), the smp model's slice and wake-up granularity, whether
+ * priorities were recorded, --inject-overhead as the run had it, and
+ * T_0's interrupts given back and waits ended at its instants.
+ */
+#define PARAMS_SQL                                                                                        \
+	"json_object('model', ?1, 'cpus', ?4, 'overhead_ns', ?10, 'overhead_removed_ns', ?11, "            \
+	"'kernel_ns', ?16, 'kernel_removed_ns', ?17, "                                                     \
+	"'scheduler_ns', ?18, 'slice_ns', ?12, 'wakeup_granularity_ns', ?13, 'priorities', ?14, "           \
+	"'inject_overhead', ?15, 'interrupts', ?19, 'interrupts_ns', ?20, 't0_instants', ?21)"
+
+static int insert_verdict(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim,
+			  const struct probe_verdict *v)
+{
+	const struct probe_event *d = v->first >= 0 ? &run->events[v->first] : NULL;
+	bool smp = sim->model == PROBE_MODEL_SMP;
+	sqlite3_stmt *st = NULL;
+	int ok;
+
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO probe_effect (model, verdict, events, nr_cpus, e_d_tid, e_d_k, e_d_op_id, "
-			       "prefix_events, inversions, overhead_ns, overhead_removed_ns) "
-			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			       "prefix_events, inversions, overhead_ns, overhead_removed_ns, params) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, " PARAMS_SQL ")",
 			       -1, &st, NULL) != SQLITE_OK)
-		return store_fail(db, err);
-	sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
+		return -EIO;
+	sqlite3_bind_text(st, 1, probe_model_name(sim->model), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, v->divergent ? "divergent" : "equal", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, run->nr_events);
 	sqlite3_bind_int(st, 4, sim->nr_cpus);
@@ -203,16 +250,34 @@ int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim
 	sqlite3_bind_int64(st, 9, v->inversions);
 	db_bind_int_or_null(st, 10, run->overhead_ns, run->overhead_recorded);
 	sqlite3_bind_int64(st, 11, run->overhead_removed_ns);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
+	db_bind_int_or_null(st, 12, PROBE_SMP_SLICE_NS, smp);
+	db_bind_int_or_null(st, 13, PROBE_SMP_WAKEUP_GRANULARITY_NS, smp);
+	sqlite3_bind_text(st, 14, run->priorities_recorded ? "recorded" : "none recorded", -1, SQLITE_STATIC);
+	db_bind_text_or_null(st, 15, run->inject);
+	sqlite3_bind_int64(st, 16, run->kernel_ns);
+	sqlite3_bind_int64(st, 17, run->kernel_removed_ns);
+	sqlite3_bind_int64(st, 18, run->sched_switch_ns);
+	db_bind_int_or_null(st, 19, run->nr_irqs, run->irqs_recorded);
+	db_bind_int_or_null(st, 20, run->irq_ns, run->irqs_recorded);
+	sqlite3_bind_int(st, 21, run->t0_instants);
+	ok = sqlite3_step(st) == SQLITE_DONE;
 	sqlite3_finalize(st);
+	return ok ? 0 : -EIO;
+}
+
+static int insert_events(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim,
+			 const struct probe_verdict *v)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = 1;
+
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO sim_events (model, op_id, tid, k, ht_obs_ns, ht_sim_ns, order_obs, "
 			       "order_sim, outcome_sim) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 			       -1, &st, NULL) != SQLITE_OK)
-		return store_fail(db, err);
-	sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
-	for (int32_t e = 0; e < run->nr_events; e++) {
+		return -EIO;
+	sqlite3_bind_text(st, 1, probe_model_name(sim->model), -1, SQLITE_STATIC);
+	for (int32_t e = 0; ok && e < run->nr_events; e++) {
 		const struct probe_event *ev = &run->events[e];
 		sqlite3_bind_int64(st, 2, ev->op_id);
 		sqlite3_bind_int64(st, 3, run->threads[ev->thread].tid);
@@ -222,15 +287,52 @@ int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim
 		sqlite3_bind_int(st, 7, v->obs_rank[e]);
 		db_bind_int_or_null(st, 8, v->sim_rank[e], v->sim_rank[e] > 0);
 		db_bind_int_or_null(st, 9, sim->outcome[e] == PO_OK, v->sim_rank[e] > 0);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto fail;
+		ok = sqlite3_step(st) == SQLITE_DONE;
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	if (db_exec(db, "COMMIT", NULL))
+	return ok ? 0 : -EIO;
+}
+
+/* G^S's edges, each marked with whether G^I has it too. */
+static int insert_edges(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim,
+			const struct probe_graph *gi, const struct probe_graph *gs)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = 1;
+
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO sim_edges (model, from_tid, from_k, to_tid, to_k, kind, observed) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, probe_model_name(sim->model), -1, SQLITE_STATIC);
+	for (int32_t e = 0; ok && e < run->nr_events; e++) {
+		sqlite3_bind_int64(st, 4, probe_event_tid(run, e));
+		sqlite3_bind_int(st, 5, probe_event_k(run, e));
+		for (int32_t i = gs->in_first[e]; ok && i < gs->in_first[e + 1]; i++) {
+			sqlite3_bind_int64(st, 2, probe_event_tid(run, gs->in_src[i]));
+			sqlite3_bind_int(st, 3, probe_event_k(run, gs->in_src[i]));
+			sqlite3_bind_text(st, 6, hb_edge_name(gs->in_kind[i]), -1, SQLITE_STATIC);
+			sqlite3_bind_int(st, 7, hb_has_edge(gi, gs->in_src[i], e));
+			ok = sqlite3_step(st) == SQLITE_DONE;
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	return ok ? 0 : -EIO;
+}
+
+int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim, const struct probe_graph *gi,
+		const struct probe_graph *gs, const struct probe_verdict *v, char **err)
+{
+	const char *model = probe_model_name(sim->model);
+
+	if (db_exec(db, "BEGIN", err))
+		return -EIO;
+	if (create_tables(db) || delete_model(db, "probe_effect", model) || delete_model(db, "sim_events", model) ||
+	    delete_model(db, "sim_edges", model) || insert_verdict(db, run, sim, v) ||
+	    insert_events(db, run, sim, v) || insert_edges(db, run, sim, gi, gs) || db_exec(db, "COMMIT", NULL))
 		return store_fail(db, err);
 	return 0;
-fail:
-	sqlite3_finalize(st);
-	return store_fail(db, err);
 }

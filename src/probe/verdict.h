@@ -26,6 +26,10 @@ struct probe_verdict {
 	int32_t first;          /* e_d, or -1 */
 	bool cannot_execute;    /* e_d never executed in the simulation */
 	int32_t trustworthy;    /* events before e_d in the simulated order (all when equal) */
+	/* the trustworthy prefix's span: its events' earliest and latest
+	 * times in the simulation and as observed; -1 when it is empty */
+	int64_t trust_sim_from_ns, trust_sim_to_ns;
+	int64_t trust_obs_from_ns, trust_obs_to_ns;
 	int64_t inversions;     /* see probe_inversions */
 	int32_t *by_obs;        /* the events in observed order of happening */
 	int32_t *by_sim;        /* the events in simulated order (nr_sim of them) */
@@ -70,12 +74,15 @@ int64_t probe_inversions(const struct probe_run *run, const struct probe_verdict
 
 /*
  * probe_store - keep the results in run.db: the tables probe_effect (one
- * row per model) and sim_events (one row per event and model), created if
- * missing (schema/probe.sql), the model's earlier rows replaced, in one
- * transaction. Recorded tables are never touched. Returns 0, or -errno
- * with a message in @err (caller frees).
+ * row per model, with the model's parameters), sim_events (one row per
+ * event and model) and sim_edges (G^S, @gs, one row per edge and model,
+ * each marked with whether @gi, G^I, has it), created if missing
+ * (schema/probe.sql; an older file's probe_effect gets the columns added
+ * since), the model's earlier rows replaced, in one transaction. Recorded
+ * tables are never touched. Returns 0, or -errno with a message in @err
+ * (caller frees).
  */
-int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim, const struct probe_verdict *v,
-		char **err);
+int probe_store(sqlite3 *db, const struct probe_run *run, const struct probe_sim *sim, const struct probe_graph *gi,
+		const struct probe_graph *gs, const struct probe_verdict *v, char **err);
 
 #endif

@@ -29,7 +29,10 @@ expect 2 "unknown event source" "$MTX" collect -e sched,bogus /bin/true
 expect 2 "option .--thread. needs a value" "$MTX" report run.db waits --thread
 expect 2 "inject-overhead takes a duration" "$MTX" collect --inject-overhead 0 /bin/true
 expect 2 "inject-overhead takes a duration" "$MTX" collect --inject-overhead 2s /bin/true
-expect 2 "'calls' is not a scope" "$MTX" collect --inject-overhead 20us:calls /bin/true
+expect 2 "'calls' is not a scope mtx can inject into: only sync calls" "$MTX" collect --inject-overhead 20us:calls /bin/true
+expect 2 "'all' is not a scope mtx can inject into" "$MTX" collect --inject-overhead 20us:all /bin/true
+expect 2 "op= takes ops as sync_ops.op names them.*not 'lokc'" "$MTX" collect --inject-overhead 20us:op=lock,lokc /bin/true
+expect 2 "op= takes ops .*not 'setsched'" "$MTX" collect --inject-overhead 20us:op=setsched /bin/true
 expect 2 "tid= takes a thread id" "$MTX" collect --inject-overhead 20us:tid=main /bin/true
 expect 2 "a thread name has 1 to 15" "$MTX" collect --inject-overhead 20us:thread= /bin/true
 expect 2 "needs the sync source" "$MTX" collect -e sched --inject-overhead 20us /bin/true

@@ -6,7 +6,8 @@
 # within 3%, over a run without the option, besides what its kernel
 # records' cost grew by (it switches more); the kernel saw that time as
 # the thread's running time. Limited to one thread by name (farm's
-# worker-1), only that thread's calls wait. And on a CPU-bound program
+# worker-1), only that thread's calls wait; limited to some ops (op=),
+# only those ops wait, as many as the program made. And on a CPU-bound program
 # (ring, whose threads compute a fixed amount of their own CPU time), each
 # thread's "CPU time without overhead" under 200 us of injected overhead
 # comes back to the CPU time the same thread (by creation rank) had in
@@ -73,6 +74,22 @@ while read -r name n; do
 done < <(sql inj.db "SELECT name || ' ' || n FROM calls_made")
 [ "$checked" = 6 ] || fail "checked $checked threads, not the 6 of philosophers 5"
 
+# The TSC's rate that --cycles converts by, kept when the library stamps
+# with the TSC: each thread's cycles are its ns at that rate.
+if [ "$(sql inj.db "SELECT value FROM meta WHERE key = 'sync_stamps'")" = tsc ]; then
+	hz=$(sql inj.db "SELECT value FROM meta WHERE key = 'tsc_hz'")
+	"$MTX" report inj.db overhead --format csv 2> /dev/null | awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/' > ns.rows
+	"$MTX" report inj.db overhead --cycles --format csv 2> /dev/null | awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/' > cycles.rows
+	if [ -n "$hz" ] && [ "$hz" -gt 0 ] && [ -s ns.rows ] && paste -d, ns.rows cycles.rows | awk -F, -v hz="$hz" '
+		{ for (i = 3; i <= 5; i++) { want = $i * hz / 1e9; d = $(i + 6) - want; if (d < -1 || d > 1) bad = 1 } }
+		END { exit bad }'; then
+		pass "meta tsc_hz $hz: report overhead --cycles gives each thread's ns at that rate"
+	else
+		fail "tsc_hz '$hz': --cycles rows do not follow: $(paste -d, ns.rows cycles.rows | head -2)"
+	fi
+	echo "note: meta tsc_hz $hz; /proc/cpuinfo says $(grep -m1 'cpu MHz' /proc/cpuinfo)"
+fi
+
 # Only the threads named worker-1, from its rename on (its first act).
 MTX_SELFCHECK=$TMP/scoped.sc collect_same scoped.db --inject-overhead 20us:sync:thread=worker-1 -- "$FARM" 3 40
 import_selfcheck scoped.sc scoped.db
@@ -84,6 +101,24 @@ others=$(sql scoped.db "SELECT COUNT(*) FROM sync_ops op JOIN threads t ON t.tid
 [ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$got" = "$calls" ] && [ "$others" = 0 ] &&
 	pass "thread=worker-1: its $calls calls waited, no other thread's" ||
 	fail "thread=worker-1: $got of its $calls calls waited; $others calls of other threads did"
+
+# Only some ops (op=lock,post): each thread's locks and posts waited, as
+# many as it says it made, and nothing else did, its trylocks (another op,
+# though on the same mutexes), unlocks and waits included.
+MTX_SELFCHECK=$TMP/ops.sc collect_same ops.db -e sched,sync --inject-overhead 20us:op=lock,post -- "$PHILO" 5 40
+import_selfcheck ops.sc ops.db
+bad=$(sql ops.db "WITH made AS (SELECT tid, SUM(count) AS n FROM sc_op WHERE op IN ('lock', 'post')
+		AND pid IN (SELECT pid FROM processes) GROUP BY tid),
+	waited AS (SELECT tid, COUNT(*) AS n FROM sync_ops WHERE op IN ('lock', 'post') AND injected_ns >= 20000
+		GROUP BY tid)
+	SELECT m.tid || ': ' || m.n || ' made, ' || COALESCE(w.n, 0) || ' waited' FROM made m
+	LEFT JOIN waited w ON w.tid = m.tid WHERE COALESCE(w.n, 0) != m.n")
+threads=$(sql ops.db "SELECT COUNT(DISTINCT tid) FROM sync_ops WHERE op IN ('lock', 'post') AND injected_ns >= 20000")
+others=$(sql ops.db "SELECT COUNT(*) FROM sync_ops WHERE op NOT IN ('lock', 'post') AND injected_ns != 0")
+trylocks=$(sql ops.db "SELECT COUNT(*) FROM sync_ops WHERE op = 'trylock'")
+[ -z "$bad" ] && [ "$threads" -ge 5 ] && [ "$others" = 0 ] &&
+	pass "op=lock,post: every lock and post waited, in $threads threads; none of the other ops ($trylocks trylocks)" ||
+	fail "op=lock,post: ${bad:-counts match}; $threads threads waited; $others other ops waited"
 
 # CPU time without overhead against the plain run's own clock. Both runs
 # append to ring.sc; the plain run's pid is the one run.db does not know.

@@ -4,8 +4,8 @@
 # what must come out, worked out by hand): every happened-before rule, a
 # mutex race that removing the overhead flips (divergent, exit 3) and does
 # not flip without it (equal, exit 0), seed 004 Fig. 8's inversion that is
-# no divergence, the results kept in run.db, old and read-only files, and
-# bad input. No perf needed: the fixtures are made by tests/fixture-db.
+# no divergence, the trustworthy prefix's span, --window, the results kept
+# in run.db (G^S's edges too), old and read-only files, and bad input. No perf needed: the fixtures are made by tests/fixture-db.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
@@ -49,6 +49,15 @@ grep -A1 '^tb#1 ' hb-tb.txt | tr -s ' ' | tr '\n' '|' | grep -q '^tb#1 602 trylo
 status=$?
 [ $status = 0 ] && expect_json rules.json verdict equal "rules, nothing removed" && expect_json rules.json inversions 0 "rules" ||
 	fail "probe-effect on the rules fixture exited $status: $(cat rules.json)"
+# Equal, so G^S's edges kept in the file are G^I's, rule for rule.
+sql hb-rules.db "SELECT to_tid || ',' || to_k || ',' || from_tid || ',' || from_k || ',' || kind FROM sim_edges
+	WHERE model = 'smp' AND kind != 'program'" | sort > sim-edges.got
+if diff -u edges.want sim-edges.got > sim-edges.diff &&
+	[ "$(sql hb-rules.db "SELECT COUNT(*), SUM(observed) FROM sim_edges WHERE model = 'smp'")" = "53|53" ]; then
+	pass "rules: sim_edges holds the 53 edges of G^S = G^I, each observed"
+else
+	fail "rules: sim_edges differs from reports/probe-hb-edges.txt:"; cat sim-edges.diff
+fi
 
 # --- two threads, one mutex, an overhead that decided the order
 "$MTX" probe-effect mutex-flip.db --format json > flip.json 2> flip.err
@@ -76,6 +85,29 @@ wide=$(awk 'length > 80' flip.txt)
 [ "$(sql mutex-flip.db "SELECT verdict, e_d_tid, e_d_k, prefix_events FROM probe_effect WHERE model = 'smp'")" = "divergent|100|1|0" ] &&
 	[ "$(sql mutex-flip.db "SELECT COUNT(*), SUM(order_sim IS NOT NULL) FROM sim_events WHERE model = 'smp'")" = "4|4" ] &&
 	pass "flip: results kept in probe_effect and sim_events" || fail "flip: results not kept: $(sql mutex-flip.db 'SELECT * FROM probe_effect')"
+# G^S as the fixture works it out: a#1 -> a#2, a#2 -> b#1 (b takes M after
+# a's unlock), b#1 -> b#2; only the lock edge is not in G^I.
+got=$(sql mutex-flip.db "SELECT from_tid, from_k, to_tid, to_k, kind, observed FROM sim_edges WHERE model = 'smp'
+	ORDER BY to_tid, to_k, from_tid, from_k" | tr '\n' ' ')
+want="100|1|100|2|program|1 100|2|101|1|lock|0 101|1|101|2|program|1 "
+[ "$got" = "$want" ] && pass "flip: sim_edges holds G^S, the lock edge marked as not observed" ||
+	fail "flip: sim_edges is '$got', not '$want'"
+got=$(sql mutex-flip.db "SELECT json_extract(params, '$.model'), json_extract(params, '$.cpus'),
+	json_extract(params, '$.overhead_removed_ns') FROM probe_effect WHERE model = 'smp'")
+[ "$got" = "smp|2|80000" ] && pass "flip: probe_effect.params names the model, its CPUs and the overhead removed" ||
+	fail "flip: probe_effect.params gives '$got': $(sql mutex-flip.db 'SELECT params FROM probe_effect')"
+# A run.db whose results predate sim_edges and params: both added, the
+# other model's row kept.
+cp mutex-flip.db older.db
+sql older.db "ALTER TABLE probe_effect DROP COLUMN params; DROP TABLE sim_edges;
+	INSERT INTO probe_effect (model, verdict, events, nr_cpus, prefix_events, inversions, overhead_removed_ns)
+	VALUES ('up-prio', 'equal', 4, 1, 4, 0, 0)"
+"$MTX" probe-effect older.db > /dev/null 2> older.err; status=$?
+[ $status = 3 ] && [ ! -s older.err ] &&
+	[ "$(sql older.db "SELECT model, params IS NULL FROM probe_effect ORDER BY model" | tr '\n' ' ')" = "smp|0 up-prio|1 " ] &&
+	[ "$(sql older.db "SELECT COUNT(*) FROM sim_edges WHERE model = 'smp'")" = 3 ] &&
+	pass "older results: params and sim_edges added, the other model's row kept" ||
+	fail "older results: exit $status: $(cat older.err) $(sql older.db 'SELECT model, params FROM probe_effect')"
 "$MTX" probe-effect mutex-flip.db --simulate-only --format csv > flip.csv; status=$?
 # the simulated timeline worked out in the fixture: a#1 100, a#2 130, b#1 150, b#2 200 us
 want="1,3,100,1,1000100000 2,4,100,2,1000130000 3,1,101,1,1000150000 4,2,101,2,1000200000"
@@ -83,9 +115,77 @@ got=$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s,%s", sep, $1, $2, $3, $4, $12; sep
 [ $status = 0 ] && [ "$got" = "$want" ] && pass "flip: --simulate-only csv, the simulated order and times" ||
 	fail "flip --simulate-only (exit $status): got '$got', want '$want'"
 
+# A trustworthy prefix: worker-b first inits two mutexes, at 10 us and at
+# 20 us, the second's wrapper adding 5 us. Simulated, they happen at 10
+# and 15 us, before a#1 at 100 us, which is still e_d (#3); b's lock asks
+# at 145 us, after a's unlock at 130. So: #1-#2 trustworthy, simulated
+# 10-15 us, observed 10-20 us.
+cp mutex-flip.db prefix.db
+sql prefix.db "INSERT INTO sync_objects (id, kind, addr, pid, created_ns, destroyed_ns) VALUES
+		(2, 'mutex', 8192, 100, 1000010000, NULL), (3, 'mutex', 12288, 100, 1000020000, NULL);
+	INSERT INTO sync_ops (id, tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, arg, holder_tid,
+		overhead_ns, injected_ns) VALUES
+		(5, 101, 2, 'init', 1000010000, 1000010000, 0, 0, 0, NULL, NULL, 0, 0),
+		(6, 101, 3, 'init', 1000020000, 1000020000, 0, 0, 0, NULL, NULL, 5000, 0)"
+"$MTX" probe-effect prefix.db --format json > prefix.json; status=$?
+got=$(grep -o '"trustworthy": {[^}]*}' prefix.json)
+want='"trustworthy": {"events": 2, "from_ns": 1000010000, "to_ns": 1000015000, "observed_from_ns": 1000010000, "observed_to_ns": 1000020000}'
+[ $status = 3 ] && [ "$got" = "$want" ] && expect_json prefix.json trustworthy_events 2 prefix &&
+	expect_json prefix.json order_sim 3 prefix && pass "prefix: the trustworthy span in JSON" ||
+	fail "prefix: exit $status, got '$got', want '$want'"
+"$MTX" probe-effect prefix.db > prefix.txt
+grep -q '^  Events #1-#2 are trustworthy: simulated 0.000010-0.000015 s,$' prefix.txt &&
+	grep -q '^  observed 0.000010-0.000020 s. From #3 on the program may take$' prefix.txt &&
+	pass "prefix: the trustworthy span in text" || fail "prefix text: $(cat prefix.txt)"
+# --window 150us-250us: observed, b#3 (150), b#4 (200), a#1 (201), a#2
+# (231), #3-#6 of the observed order; simulated, only b#4 (195), #6.
+"$MTX" probe-effect prefix.db --window 0.00015s-250us > window.txt; status=$?
+want="    # instrumented (I)                     # simulated (S)
+    3 worker-b#3 lock 0x1000
+    4 worker-b#4 unlock 0x1000
+    5 worker-a#1 lock 0x1000
+    6 worker-a#2 unlock 0x1000             6 worker-b#4 unlock 0x1000"
+got=$(sed -n '/^ *# instrumented/,/^$/p' window.txt | sed '$d')
+[ $status = 3 ] && [ "$got" = "$want" ] && pass "--window: each order's events within it, by their own run's times" ||
+	fail "--window (exit $status): got
+$got"
+# The two inits only (10 and 20 us observed, 10 and 15 simulated): nodes
+# 2 and 3 in each graph, the program-order edge between them.
+"$MTX" probe-effect prefix.db --window 10us-20us --format dot > window.dot; status=$?
+[ $status = 3 ] && [ "$(grep -c '^    [IS][0-9]* \[label=' window.dot)" = 4 ] &&
+	grep -q '^    I2 -> I3 ' window.dot && grep -q '^    S2 -> S3 ' window.dot &&
+	grep -q '^// G^I and G^S (mtx probe-effect): the events that happened from 0.000010 s to 0.000020 s$' window.dot &&
+	pass "--window --format dot: the events within it" || fail "--window dot (exit $status): $(cat window.dot)"
+"$MTX" probe-effect prefix.db --window 1e-5s-2e-5 --format dot | cmp -s - window.dot &&
+	pass "--window 1e-5s-2e-5: the dash between the times, not in them" || fail "--window 1e-5s-2e-5 differs from 10us-20us"
+# Equal, with a window: the orders side by side all the same.
+"$MTX" probe-effect fig8.db --window 40us-60us > window-eq.txt; status=$?
+[ $status = 0 ] && grep -q '^ *1 philo-4#1 lock 0x7100$' window-eq.txt && grep -q '^ *2 philo-4#2 unlock 0x7100$' window-eq.txt &&
+	[ "$(grep -c 'philo-' window-eq.txt)" = 2 ] && pass "--window on an equal run: the orders side by side" ||
+	fail "--window on fig8 (exit $status): $(cat window-eq.txt)"
+# Bad windows: one line, exit 2.
+for w in abc 2s-1s 1s- -1s-2s 5ms-6ms; do
+	"$MTX" probe-effect prefix.db --window "$w" > bad.out 2> bad.err; status=$?
+	[ $status = 2 ] && [ "$(wc -l < bad.err)" = 1 ] && [ ! -s bad.out ] && pass "--window $w: one line, exit 2" ||
+		fail "--window $w: exit $status: $(cat bad.out bad.err)"
+done
+grep -q 'no event happened in it; they did from 0.000010 s to 0.000231 s' bad.err &&
+	pass "--window beyond the run says when the events happened" || fail "--window 5ms-6ms: $(cat bad.err)"
+
+# Equal: every event is trustworthy (fig8's times, worked out in its fixture).
+"$MTX" probe-effect fig8.db --format json > fig8-span.json
+want='"trustworthy": {"events": 4, "from_ns": 3000045000, "to_ns": 3000120000, "observed_from_ns": 3000105000, "observed_to_ns": 3000120000}'
+[ "$(grep -o '"trustworthy": {[^}]*}' fig8-span.json)" = "$want" ] && pass "fig8: equal, all four events trustworthy, their span" ||
+	fail "fig8 span: $(cat fig8-span.json)"
+"$MTX" probe-effect mutex-flip.db --format json > flip-span.json
+want='"trustworthy": {"events": 0, "from_ns": null, "to_ns": null, "observed_from_ns": null, "observed_to_ns": null}'
+[ "$(grep -o '"trustworthy": {[^}]*}' flip-span.json)" = "$want" ] && pass "flip: no trustworthy event, no span" ||
+	fail "flip span: $(cat flip-span.json)"
+
 # The same run with no overhead recorded: the observed order stands.
 cp mutex-flip.db none.db
-sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events"
+sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TABLE probe_effect; DROP TABLE sim_events;
+	DROP TABLE sim_edges"
 "$MTX" probe-effect none.db --format json > none.json; status=$?
 [ $status = 0 ] && expect_json none.json verdict equal "no overhead" && expect_json none.json inversions 0 "no overhead" ||
 	fail "no overhead: exit $status: $(cat none.json)"
@@ -93,7 +193,7 @@ sql none.db "UPDATE sync_ops SET overhead_ns = NULL, injected_ns = NULL; DROP TA
 cp mutex-flip.db old.db
 sql old.db "ALTER TABLE sync_ops RENAME TO x; CREATE TABLE sync_ops AS SELECT id, tid, object_id, op, start_ns,
 	end_ns, blocked, wait_ns, result, arg, callsite, holder_tid, hold_ns, stack_id, unfinished FROM x;
-	DROP TABLE x; DROP TABLE probe_effect; DROP TABLE sim_events"
+	DROP TABLE x; DROP TABLE probe_effect; DROP TABLE sim_events; DROP TABLE sim_edges"
 chmod 444 old.db
 before=$(md5sum < old.db)
 "$MTX" probe-effect old.db > old.txt 2> old.err; status=$?
@@ -159,7 +259,8 @@ for f in empty nosync notdb missing; do
 	[ $status = 1 ] && [ "$(wc -l < bad.err)" = 1 ] && [ ! -s bad.out ] && pass "bad input $f: one line, exit 1" ||
 		fail "bad input $f: exit $status: $(cat bad.out bad.err)"
 done
-for args in "--model cfs" "--format xml" "--simulate-only --format dot" "a.db b.db" "--bogus"; do
+for args in "--model cfs" "--format xml" "--simulate-only --format dot" "a.db b.db" "--bogus" \
+	"--window 1s-2s --format json" "--window 1s-2s --simulate-only" "--window"; do
 	# shellcheck disable=SC2086
 	"$MTX" probe-effect $args > bad.out 2> bad.err; status=$?
 	[ $status = 2 ] && pass "bad command line '$args': exit 2" || fail "bad command line '$args': exit $status"

@@ -148,6 +148,38 @@ sqlite3 noirq.db "DROP TABLE interrupts" &&
 	diff <("$MTX" report overhead.db overhead 2>&1) <("$MTX" report noirq.db overhead 2>&1) > noirq.diff &&
 	pass "overhead: a run.db without the interrupts table reads as one without interrupts" ||
 	fail "overhead on a run.db without interrupts: $(head -3 noirq.diff)"
+# --cycles, seed 004's unit: at a TSC of 1 GHz a cycle is a ns, and the
+# table is the paper's Table I, cycle for cycle (the fixture's header).
+cp overhead.db cycles.db
+sqlite3 cycles.db "INSERT INTO meta VALUES ('tsc_hz', '1000000000')"
+DB=cycles.db check overhead-cycles overhead --cycles
+# At 3 GHz every duration is three times its ns, in every row of both
+# tables (x_ns headed x_cycles), and the percentages are the same.
+cp overhead.db cycles3.db
+sqlite3 cycles3.db "INSERT INTO meta VALUES ('tsc_hz', '3000000000')"
+"$MTX" report cycles3.db overhead --format csv > ns.csv 2> /dev/null
+"$MTX" report cycles3.db overhead --cycles --format csv > cycles.csv 2> /dev/null
+if [ "$(wc -l < ns.csv)" -gt 10 ] && [ "$(wc -l < ns.csv)" = "$(wc -l < cycles.csv)" ] &&
+	paste -d '|' ns.csv cycles.csv | awk -F'|' '{ n = split($1, a, ","); split($2, b, ",")
+		for (i = 1; i <= n; i++) if (a[i] != b[i] && !(a[i] ~ /^[0-9]+$/ && b[i] == 3 * a[i]) &&
+			!(a[i] ~ /_ns$/ && b[i] == substr(a[i], 1, length(a[i]) - 3) "_cycles")) bad = bad " " NR ":" i }
+		END { if (bad != "") { print "cells:" bad; exit 1 } }'; then
+	pass "overhead --cycles: each duration x 3 at 3 GHz, the rest the same"
+else
+	fail "overhead --cycles at 3 GHz: $(paste -d '|' ns.csv cycles.csv | head -3)"
+fi
+"$MTX" report cycles3.db overhead --cycles --format json > cycles.json 2> /dev/null &&
+	grep -q '"cpu_time_cycles": 89894802' cycles.json && pass "overhead --cycles --format json" ||
+	fail "overhead --cycles --format json: $(head -3 cycles.json)"
+# Without the TSC's rate: one line, exit 1; on another report: exit 2.
+"$MTX" report overhead.db overhead --cycles > nocycles.out 2> nocycles.err
+status=$?
+[ $status = 1 ] && [ ! -s nocycles.out ] && [ "$(wc -l < nocycles.err)" = 1 ] && grep -q 'meta tsc_hz' nocycles.err &&
+	pass "overhead --cycles without the TSC's rate: one line, exit 1" ||
+	fail "overhead --cycles without tsc_hz: exit $status, $(cat nocycles.out nocycles.err)"
+"$MTX" report overhead.db threads --cycles > /dev/null 2>&1
+status=$?
+[ $status = 2 ] && pass "threads --cycles: exit 2" || fail "threads --cycles: exit $status, not 2"
 # A run.db made before mtx measured overhead says so in one line, exit 1.
 "$MTX" report waits.db overhead > unmeasured.out 2> unmeasured.err
 status=$?
