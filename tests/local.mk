@@ -191,6 +191,7 @@ E2E_TESTS = \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-probe-effect.sh \
 	tests/e2e/test-probe-barber.sh \
+	tests/e2e/test-probe-smp-priority.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
@@ -207,6 +208,10 @@ E2E_TESTS = \
 # threads traced meanwhile (seen: 300-400 ms in clientserver's server,
 # which upset test-report-samples' wait-for chains).
 TESTS += $(E2E_TESTS)
+# Known bugs: tests that fail until the bug they show is fixed (each says
+# which at its top). Once it passes, make check fails with XPASS: the bug
+# is fixed, take the test out of this list.
+XFAIL_TESTS = tests/e2e/test-probe-smp-priority.sh
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 
 # Screen tests: tmux drives mtx browse (fixture runs, then a collected one).
