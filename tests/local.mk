@@ -56,6 +56,10 @@ check_PROGRAMS += tests/e2e/handoff
 tests_e2e_handoff_SOURCES = tests/e2e/handoff.c
 tests_e2e_handoff_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_handoff_LDFLAGS = -pthread
+check_PROGRAMS += tests/e2e/oplatency
+tests_e2e_oplatency_SOURCES = tests/e2e/oplatency.c
+tests_e2e_oplatency_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_oplatency_LDFLAGS = -pthread
 tests_e2e_priorities_SOURCES = tests/e2e/priorities.c
 tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
@@ -178,6 +182,7 @@ E2E_TESTS = \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
 	tests/e2e/test-inject-overhead.sh \
+	tests/e2e/test-inject-latency.sh \
 	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-external.sh \
