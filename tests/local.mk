@@ -60,6 +60,10 @@ check_PROGRAMS += tests/e2e/fifo1
 tests_e2e_fifo1_SOURCES = tests/e2e/fifo1.c
 tests_e2e_fifo1_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_fifo1_LDFLAGS = -pthread
+check_PROGRAMS += tests/e2e/oplatency
+tests_e2e_oplatency_SOURCES = tests/e2e/oplatency.c
+tests_e2e_oplatency_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_oplatency_LDFLAGS = -pthread
 tests_e2e_priorities_SOURCES = tests/e2e/priorities.c
 tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
@@ -182,6 +186,7 @@ E2E_TESTS = \
 	tests/e2e/test-sync-uprobes.sh \
 	tests/e2e/test-sync-stacks.sh \
 	tests/e2e/test-inject-overhead.sh \
+	tests/e2e/test-inject-latency.sh \
 	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-external.sh \
@@ -195,6 +200,9 @@ E2E_TESTS = \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-probe-effect.sh \
 	tests/e2e/test-probe-oracle.sh \
+	tests/e2e/test-probe-barber.sh \
+	tests/e2e/test-probe-smp-priority.sh \
+	tests/e2e/test-probe-determinism.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
@@ -211,6 +219,10 @@ E2E_TESTS = \
 # threads traced meanwhile (seen: 300-400 ms in clientserver's server,
 # which upset test-report-samples' wait-for chains).
 TESTS += $(E2E_TESTS)
+# Known bugs: tests that fail until the bug they show is fixed (each says
+# which at its top). Once it passes, make check fails with XPASS: the bug
+# is fixed, take the test out of this list.
+XFAIL_TESTS = tests/e2e/test-probe-smp-priority.sh
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 
 # Screen tests: tmux drives mtx browse (fixture runs, then a collected one).

@@ -110,6 +110,19 @@ collect_same() {
 	return 0
 }
 
+# json_fields FILE PATH... - values of the JSON object in FILE (mtx's
+# --format json), one line, space-separated; a missing one is empty. Paths
+# as SQLite's json_extract takes them: '$.first_divergent.tid'.
+json_fields() {
+	local f=$1 q="" sep=""
+	shift
+	for p in "$@"; do
+		q="$q$sep COALESCE(json_extract(j, '$p'), '')"
+		sep=" || ' ' ||"
+	done
+	sqlite3 -batch :memory: "SELECT $q FROM (SELECT readfile('$f') AS j)"
+}
+
 # Skip (77) only when this machine cannot trace at all: not root and perf
 # locked down. Anything else that fails is a real failure.
 require_perf() {
