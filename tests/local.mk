@@ -222,7 +222,7 @@ TESTS += $(E2E_TESTS)
 # Known bugs: tests that fail until the bug they show is fixed (each says
 # which at its top). Once it passes, make check fails with XPASS: the bug
 # is fixed, take the test out of this list.
-XFAIL_TESTS = tests/e2e/test-probe-smp-priority.sh
+XFAIL_TESTS =
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 
 # Screen tests: tmux drives mtx browse (fixture runs, then a collected one).

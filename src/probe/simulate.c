@@ -340,6 +340,33 @@ static bool outranked(const struct sim *s, int32_t thread)
 	return false;
 }
 
+/* SMP: after @thread's function, whatever it made ready that could not
+ * take its CPU then (wakeup_preempt spares a thread inside its function)
+ * takes it now: the ready thread that comes first, if @thread is the one
+ * wakeup_preempt would put aside for it (a lower priority, or a
+ * vruntime a granularity higher). Returns whether @thread left its CPU. */
+static bool preempt_deferred(struct sim *s, int32_t thread)
+{
+	int32_t best = -1;
+	for (int c = 0; c < s->out->nr_cpus; c++)
+		if (s->cpu_thread[c] < 0)
+			return false; /* a free CPU: dispatch will use it */
+	for (int32_t i = 0; i < s->nr_ready; i++)
+		if (allowed_on(s, s->ready[i], s->t[thread].cpu) &&
+		    (best < 0 || runs_before(s, s->ready[i], s->ready[best])))
+			best = i;
+	if (best < 0)
+		return false;
+	int32_t r = s->ready[best];
+	if (sim_priority(s, r) < sim_priority(s, thread) ||
+	    (sim_priority(s, r) == sim_priority(s, thread) &&
+	     vruntime_now(s, thread) - s->t[r].vruntime <= PROBE_SMP_WAKEUP_GRANULARITY_NS))
+		return false;
+	stop_running(s, thread);
+	sim_make_ready(s, thread, false);
+	return true;
+}
+
 /* The running @thread goes on from where it is: through its CPU pieces
  * (a stint, up to a slice under SMP), off the CPU for an off-CPU piece,
  * into its next function at a segment's end, or to its end. */
@@ -391,9 +418,14 @@ static void proceed(struct sim *s, int32_t thread)
 		s->in_func = thread;
 		sim_enter_func(s, thread, (int32_t)(ev - s->run->events));
 		s->in_func = -1;
-		if (t->state == T_RUNNING && s->model == PROBE_MODEL_UP_PRIO && outranked(s, thread)) {
-			stop_running(s, thread); /* the preemption its function deferred */
+		if (t->state != T_RUNNING)
+			continue;
+		/* the preemption its function deferred */
+		if (s->model == PROBE_MODEL_UP_PRIO && outranked(s, thread)) {
+			stop_running(s, thread);
 			sim_make_ready(s, thread, true);
+		} else if (s->model == PROBE_MODEL_SMP && preempt_deferred(s, thread)) {
+			return;
 		}
 	}
 }

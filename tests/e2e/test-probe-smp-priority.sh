@@ -1,26 +1,22 @@
 #!/bin/bash
-# tests/e2e/test-probe-smp-priority.sh - KNOWN BUG, an expected failure
-# (XFAIL_TESTS in tests/local.mk): mtx probe-effect --model smp, the
-# default, lets a thread that wakes a higher-priority one in a sync call
-# run on until it blocks or its 3 ms slice ends (src/probe/simulate.c:
-# the preemption its function deferred is made up for under up-prio
-# only). SEEDS-MAP P4 asks that each CPU run the highest-priority ready
-# thread, and Linux's SCHED_FIFO preempts at once. On one CPU, or with
-# every CPU busy, the SMP model then departs from runs it should replay:
+# tests/e2e/test-probe-smp-priority.sh - mtx probe-effect --model smp,
+# the default, gives a thread that a sync call woke the CPU at once when
+# it outranks the caller (SEEDS-MAP P4: each CPU runs the highest-priority
+# ready thread; Linux's SCHED_FIFO preempts at once), once the call is
+# done (src/probe/simulate.c, preempt_deferred). It used to let the caller
+# run on until it blocked or its 3 ms slice ended. On one CPU, or with
+# every CPU busy, the SMP model then departed from runs it should replay:
 #  - tests/fixtures/probe-smp-preempt.sql, nothing to remove: smp must
 #    give back the observed schedule (equal, exit 0, the model fits, each
-#    event at its observed time); it has low take M before high instead,
-#    and calls the run divergent;
+#    event at its observed time); it had low take M before high;
 #  - tests/fixtures/probe-barber.sql with nothing removed: smp must give
-#    the observed times (it has customer-1 post the mutex at 115 us, not
+#    the observed times (it had customer-1 post the mutex at 115 us, not
 #    120, the barber 10 us late);
 #  - the barber with 10 us removed from customer-2#1: equal (as up-prio,
-#    worked by hand in the fixture); smp calls it divergent, because the
-#    barber, kept 10 us off the CPU, comes late to the mutex.
+#    worked by hand in the fixture); smp called it divergent, because the
+#    barber, kept 10 us off the CPU, came late to the mutex.
 # up-prio replays both runs exactly: checked first, as the reference; if
-# that fails the test is a hard error (99), not this expected failure.
-# When the SMP model is fixed this test passes: make check then reports
-# XPASS, and it should leave XFAIL_TESTS.
+# that fails the test is a hard error (99).
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
@@ -49,7 +45,7 @@ for db in smp-preempt barber; do
 	pass "$db, up-prio, nothing removed: the observed run, each event at its time"
 done
 
-# The bug: smp on the same runs.
+# smp on the same runs.
 for db in smp-preempt barber; do
 	"$MTX" probe-effect $db.db --model smp --format json > $db-smp.json; status=$?
 	got="$status $(json_fields $db-smp.json '$.verdict' '$.model_fits')"
