@@ -9,6 +9,7 @@
 #include "config.h"
 #include "src/cmd/cmd.h"
 #include "src/cmd/probe-views.h"
+#include "src/clock.h"
 #include "src/db.h"
 #include "src/log.h"
 #include "src/probe/hb.h"
@@ -57,6 +58,7 @@ const char cmd_probe_effect_usage[] =
 	"                      those around the first divergent event\n"
 	"  -i, --inversions    list the timestamp inversions that did not change the order\n"
 	"  -s, --simulate-only print the simulated timeline only (exit 0)\n"
+	"  -v, --verbose       say on stderr how long reading and each simulation took\n"
 	"  -h, --help          this help\n";
 
 /* The run at @path, read into memory (whether it is complete in
@@ -411,6 +413,14 @@ static bool window_holds_event(const struct options *o, const struct probe_run *
 	return false;
 }
 
+/* -v: how long a simulation took, and its rate. */
+static void log_simulated(const char *which, const struct probe_run *run, const struct probe_sim *sim)
+{
+	double ms = (double)sim->elapsed_ns / 1e6;
+	log_debug("%s: %d events simulated in %.1f ms (%.1f M events/s)", which, run->nr_events, ms,
+		  ms > 0 ? run->nr_events / ms / 1e3 : 0.0);
+}
+
 static int probe_effect(const struct options *o)
 {
 	struct probe_run *run = NULL;
@@ -424,17 +434,22 @@ static int probe_effect(const struct options *o)
 	struct baseline base = { 0 };
 	struct probe_time_window window_ns, *window = NULL;
 
+	uint64_t began = clock_now_ns();
+
 	if ((status = open_run(o->path, &db, &run, &complete)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	sqlite3_close(db);
 	db = NULL;
+	log_debug("read %d events of %d threads in %.0f ms", run->nr_events, run->nr_threads,
+		  (double)(clock_now_ns() - began) / 1e6);
 	if (hb_build_observed(run, &obs, &gi))
 		goto nomem;
 	/* The model check first, on the run as observed; then without overhead. */
 	if ((run->overhead_ns > 0 || run->kernel_ns > 0) && !o->simulate_only) {
 		if (probe_verdict_simulate(run, o->model, obs, &gi, &sim, &gs, &v))
 			goto nomem;
+		log_simulated("the model check", run, &sim);
 		base = (struct baseline){ true, !v.divergent, v.first,
 					  v.first < 0 ? 0 : v.cannot_execute ? v.nr_sim + 1 : v.sim_rank[v.first] };
 		probe_verdict_free(&v);
@@ -444,6 +459,7 @@ static int probe_effect(const struct options *o)
 	probe_run_remove_overhead(run);
 	if (probe_verdict_simulate(run, o->model, obs, &gi, &sim, &gs, &v))
 		goto nomem;
+	log_simulated("the simulation without the overhead", run, &sim);
 	if (!base.run)
 		base = (struct baseline){ false, !v.divergent, v.first,
 					  v.first < 0 ? 0 : v.cannot_execute ? v.nr_sim + 1 : v.sim_rank[v.first] };
@@ -510,7 +526,8 @@ int cmd_probe_effect(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' }, { "format", required_argument, NULL, 'f' },
 		{ "inversions", no_argument, NULL, 'i' },  { "simulate-only", no_argument, NULL, 's' },
-		{ "window", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
+		{ "window", required_argument, NULL, 'w' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .path = "run.db" };
@@ -518,7 +535,7 @@ int cmd_probe_effect(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:f:w:ish", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:f:w:isvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if ((v = probe_model_parse(optarg)) < 0)
@@ -543,6 +560,7 @@ int cmd_probe_effect(int argc, char **argv)
 			break;
 		case 'i': o.inversions = true; break;
 		case 's': o.simulate_only = true; break;
+		case 'v': log_set_level(LOG_VERBOSE); break;
 		case 'h': fputs(cmd_probe_effect_usage, stdout); return 0;
 		case ':': return cmd_usage_error("probe-effect", "option '%s' needs a value", argv[optind - 1]);
 		default: return cmd_usage_error("probe-effect", "unknown option '%s'", argv[optind - 1]);

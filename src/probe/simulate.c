@@ -6,6 +6,7 @@
 #include "config.h"
 #include "src/probe/sim-state.h"
 #include "src/probe/hb.h"
+#include "src/clock.h"
 #include "src/grow.h"
 
 #include <errno.h>
@@ -502,6 +503,7 @@ int probe_simulate(const struct probe_run *run, enum probe_model model, struct p
 {
 	size_t n = (size_t)run->nr_events + 1;
 	struct sim s = { .run = run, .out = out, .model = model, .in_func = -1 };
+	uint64_t began = clock_now_ns();
 	memset(out, 0, sizeof(*out));
 	out->model = model;
 	out->nr_cpus = model == PROBE_MODEL_UP_PRIO ? 1 : run->nr_cpus;
@@ -563,5 +565,7 @@ out:
 	free(s.t), free(s.obj), free(s.joiners), free(s.ready), free(s.cpu_thread), free(s.cpu_free_at), free(s.heap);
 	if (s.rc)
 		probe_sim_free(out);
+	else
+		out->elapsed_ns = clock_now_ns() - began;
 	return s.rc;
 }

@@ -51,6 +51,7 @@ struct probe_sim {
 	int32_t *stuck;      /* events that could not execute: each blocked thread's next */
 	int32_t nr_stuck;
 	int64_t end_ns;      /* when the last thread ended */
+	uint64_t elapsed_ns; /* the simulation's own wall time (mtx probe-effect -v) */
 };
 
 /*
