@@ -190,6 +190,7 @@ E2E_TESTS = \
 	tests/e2e/test-capture.sh \
 	tests/e2e/test-samples.sh \
 	tests/e2e/test-probe-effect.sh \
+	tests/e2e/test-calibrate.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \
