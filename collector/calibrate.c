@@ -408,20 +408,33 @@ static int chosen(unsigned mask, const struct mtx_source *src)
 	return 0;
 }
 
+const struct mtx_record_cal calibrate_records[CAL_NR_RECORDS] = {
+	[CAL_REC_SYSCALLS] = { "cal_syscalls_ns", "syscall records", "a syscall's enter and exit records" },
+	[CAL_REC_SAMPLES] = { "cal_samples_ns", "CPU sample", "a CPU sample with its call chain" },
+	[CAL_REC_SWITCHES] = { "cal_switches_ns", "switch record", "a context switch's record, to the thread leaving" },
+	[CAL_REC_WAKEUPS] = { "cal_wakeups_ns", "wakeup record", "a wakeup's record, to the waker" },
+};
+
+void calibrate_record_costs(uint64_t ns[CAL_NR_RECORDS], unsigned sources, unsigned sample_hz,
+			    unsigned sample_stack_bytes)
+{
+	for (int i = 0; i < CAL_NR_RECORDS; i++)
+		ns[i] = 0;
+	if (chosen(sources, &source_syscalls))
+		ns[CAL_REC_SYSCALLS] = calibrate_syscalls();
+	if (sample_hz)
+		ns[CAL_REC_SAMPLES] = calibrate_samples(sample_stack_bytes);
+	/* the sched source is always on */
+	calibrate_handoffs(&ns[CAL_REC_SWITCHES], &ns[CAL_REC_WAKEUPS], chosen(sources, &source_wakeups));
+}
+
 void calibrate_kernel_costs(struct mtx_writer *w, unsigned sources, unsigned sample_hz,
 			    unsigned sample_stack_bytes)
 {
-	uint64_t ns;
+	uint64_t ns[CAL_NR_RECORDS];
 
-	if (chosen(sources, &source_syscalls) && (ns = calibrate_syscalls()))
-		writer_meta_int(w, "cal_syscalls_ns", (int64_t)ns);
-	if (sample_hz && (ns = calibrate_samples(sample_stack_bytes)))
-		writer_meta_int(w, "cal_samples_ns", (int64_t)ns);
-	/* the sched source is always on */
-	uint64_t switch_ns, wakeup_ns;
-	calibrate_handoffs(&switch_ns, &wakeup_ns, chosen(sources, &source_wakeups));
-	if (switch_ns)
-		writer_meta_int(w, "cal_switches_ns", (int64_t)switch_ns);
-	if (wakeup_ns)
-		writer_meta_int(w, "cal_wakeups_ns", (int64_t)wakeup_ns);
+	calibrate_record_costs(ns, sources, sample_hz, sample_stack_bytes);
+	for (int i = 0; i < CAL_NR_RECORDS; i++)
+		if (ns[i])
+			writer_meta_int(w, calibrate_records[i].meta_key, (int64_t)ns[i]);
 }

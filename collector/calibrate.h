@@ -7,6 +7,26 @@
 
 #include "collector/writer.h"
 
+/* The kernel-side records calibrated at each run's start. */
+enum { CAL_REC_SYSCALLS, CAL_REC_SAMPLES, CAL_REC_SWITCHES, CAL_REC_WAKEUPS, CAL_NR_RECORDS };
+
+struct mtx_record_cal {
+	const char *meta_key; /* cal_<source>_ns */
+	const char *label;    /* a few words, for mtx calibrate */
+	const char *what;     /* what one costs, and to whom */
+};
+
+/* calibrate_records - each record's meta key and description, by CAL_REC_*. */
+extern const struct mtx_record_cal calibrate_records[CAL_NR_RECORDS];
+
+/*
+ * calibrate_record_costs - calibrate_kernel_costs without the writer: the
+ * cost of one record of each, in @ns by CAL_REC_* (0: not calibrated, or not
+ * clearly). Sources the run does not enable are not calibrated.
+ */
+void calibrate_record_costs(uint64_t ns[CAL_NR_RECORDS], unsigned sources, unsigned sample_hz,
+			    unsigned sample_stack_bytes);
+
 /*
  * calibrate_kernel_costs - for each calibrated source the run enables
  * (@sources: bit i for mtx_sources[i]; @sample_hz nonzero: CPU samples,

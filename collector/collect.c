@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collector/collect.h"
 #include "collector/calibrate.h"
+#include "collector/calibrate-sched.h"
 #include "collector/interrupts.h"
 #include "collector/thread-sched.h"
 #include "collector/calls.h"
@@ -441,6 +442,9 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		t.gid = (gid_t)o->gid;
 		output_give_to(&out, o->uid, o->gid);
 	}
+	/* before any event is open: the scheduler's cost without the records
+	 * a run adds to it (cal_switches_ns, cal_wakeups_ns); ~10 ms */
+	calibrate_sched_meta(w);
 	rc = target_spawn(&t, found, o->argv, cs.env, err);
 	if (rc) {
 		r->program_failed = rc == -EACCES ? 126 : 127;

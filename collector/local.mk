@@ -24,6 +24,7 @@ collector_sources = \
 	collector/target.c collector/target.h \
 	collector/collect.c collector/collect.h \
 	collector/calibrate.c collector/calibrate.h \
+	collector/calibrate-sched.c collector/calibrate-sched.h \
 	collector/thread-sched.c collector/thread-sched.h \
 	collector/output.c collector/output.h \
 	collector/elf-symbols.c collector/elf-symbols.h \

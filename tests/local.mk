@@ -203,6 +203,7 @@ E2E_TESTS = \
 	tests/e2e/test-probe-barber.sh \
 	tests/e2e/test-probe-smp-priority.sh \
 	tests/e2e/test-probe-determinism.sh \
+	tests/e2e/test-calibrate.sh \
 	tests/e2e/test-unwind.sh \
 	tests/e2e/test-function-hooks.sh \
 	tests/e2e/test-function-hooks-uftrace.sh \

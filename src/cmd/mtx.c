@@ -24,6 +24,8 @@ static const struct mtx_command commands[] = {
 	  cmd_report_usage, NULL },
 	{ "probe-effect", cmd_probe_effect, "did recording change the run's synchronization order?",
 	  cmd_probe_effect_usage, NULL },
+	{ "calibrate", cmd_calibrate, "measure what a context switch and a kernel record cost on this machine",
+	  cmd_calibrate_usage, NULL },
 };
 
 static const int nr_commands = sizeof(commands) / sizeof(commands[0]);

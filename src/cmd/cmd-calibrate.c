@@ -1,0 +1,143 @@
+/*
+ * src/cmd/cmd-calibrate.c - 'mtx calibrate': measure on this machine the
+ * costs mtx's models take as given, and print them: the scheduler's cost
+ * at a context switch (seed 004 §4.2, collector/calibrate-sched.c) and
+ * what one kernel record costs the thread it is recorded for
+ * (collector/calibrate.c). mtx collect measures the same at each run's
+ * start, with fewer rounds, into the run's meta; this command stores
+ * nothing.
+ */
+#include "config.h"
+#include "src/cmd/cmd.h"
+#include "collector/calibrate.h"
+#include "collector/calibrate-sched.h"
+#include "src/log.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_ROUNDS 20000u
+#define MAX_ROUNDS 10000000u
+#define LABEL_WIDTH 24
+
+const char cmd_calibrate_usage[] =
+	"usage: mtx calibrate [--only sched|records] [--rounds N]\n"
+	"\n"
+	"Measure on this machine the costs mtx takes as given, and print them:\n"
+	"  sched    what a wakeup and a context switch cost (seed 004 4.2): two threads\n"
+	"           pinned to one CPU, a high-priority one blocked on a semaphore and a\n"
+	"           low-priority one posting it; the time of that post minus the time\n"
+	"           of a post without a waiter. SCHED_FIFO 90/10 when permitted, else\n"
+	"           SCHED_OTHER at nice -20/19; the line says which it had.\n"
+	"  records  what one kernel record (a syscall's, a CPU sample, a switch's, a\n"
+	"           wakeup's) costs the thread it is recorded for.\n"
+	"mtx collect measures both at each run's start, with fewer rounds, into the\n"
+	"run's meta (cal_sched_switch_ns, cal_<source>_ns); this command stores nothing.\n"
+	"\n"
+	"options:\n"
+	"      --only WHAT   measure only sched or only records\n"
+	"  -n, --rounds N    rounds of the sched calibration (default 20000)\n"
+	"  -h, --help        show this text\n"
+	"\n"
+	"Exit status: 0 when every figure asked for was measured, 1 when one was\n"
+	"not (its line says why), 2 for a bad command line.\n";
+
+enum { ONLY_SCHED = 1, ONLY_RECORDS = 2, ALL = ONLY_SCHED | ONLY_RECORDS };
+
+/* The sched line; 0 when measured, else 1. */
+static int print_sched(unsigned rounds)
+{
+	struct mtx_sched_cost c;
+	char figure[32], *how;
+	int rc = calibrate_sched_cost(&c, rounds);
+
+	if (rc && rc != -EAGAIN) {
+		log_error("cannot calibrate the scheduler: %s", strerror(-rc));
+		return 1;
+	}
+	how = calibrate_sched_how(&c);
+	if (rc)
+		printf("%-*s no clear figure  (%s: fewer than half the rounds counted, or no difference)\n",
+		       LABEL_WIDTH, "context switch + wakeup", how ? how : "");
+	else
+		printf("%-*s %s  (%s)\n", LABEL_WIDTH, "context switch + wakeup",
+		       timefmt_duration(c.switch_ns, figure, sizeof(figure)), how ? how : "");
+	free(how);
+	fflush(stdout);
+	return rc ? 1 : 0;
+}
+
+/* The record lines, as a run would calibrate them with every source and
+ * samples (frame-pointer call chains); 0 when all were measured, else 1. */
+static int print_records(void)
+{
+	uint64_t ns[CAL_NR_RECORDS];
+	char figure[32];
+	int missing = 0;
+
+	calibrate_record_costs(ns, ~0u, 1, 0);
+	for (int i = 0; i < CAL_NR_RECORDS; i++) {
+		const struct mtx_record_cal *r = &calibrate_records[i];
+
+		if (ns[i])
+			printf("%-*s %s  (%s; meta %s)\n", LABEL_WIDTH, r->label,
+			       timefmt_duration(ns[i], figure, sizeof(figure)), r->what, r->meta_key);
+		else
+			printf("%-*s not calibrated  (%s: the rounds disagreed, or perf refused the events)\n",
+			       LABEL_WIDTH, r->label, r->what);
+		missing |= !ns[i];
+	}
+	return missing;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "only", required_argument, NULL, 'o' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned what = ALL, rounds = DEFAULT_ROUNDS;
+	unsigned long long v;
+	char *end;
+	int c, failed = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!strcmp(optarg, "sched"))
+				what = ONLY_SCHED;
+			else if (!strcmp(optarg, "records"))
+				what = ONLY_RECORDS;
+			else
+				return cmd_usage_error("calibrate", "unknown calibration '%s' (sched or records)", optarg);
+			break;
+		case 'n':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v == 0 || v > MAX_ROUNDS)
+				return cmd_usage_error("calibrate", "--rounds takes a count from 1 to %u, not '%s'",
+						       MAX_ROUNDS, optarg);
+			rounds = (unsigned)v;
+			break;
+		case 'h': fputs(cmd_calibrate_usage, stdout); return 0;
+		case ':': return cmd_usage_error("calibrate", "option '%s' needs a value", argv[optind - 1]);
+		default: return cmd_unknown_option("calibrate", argv[optind - 1], longopts);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+	if (what & ONLY_SCHED)
+		failed |= print_sched(rounds);
+	if (what & ONLY_RECORDS)
+		failed |= print_records();
+	return failed ? EXIT_FAILURE_MTX : 0;
+}

@@ -1,0 +1,114 @@
+#!/bin/bash
+# mtx calibrate (SEEDS-MAP P8, seed 004 4.2): --only sched prints one line
+# with a positive figure, the two medians it is the difference of, and the
+# class the two threads really had (SCHED_FIFO 90/10 where chrt may use it,
+# SCHED_OTHER otherwise: checked as root and as nobody); every round is
+# counted or discarded; bad command lines exit 2 with one line (and the
+# synopsis); a collected run has meta cal_sched_switch_ns > 0 and says how
+# it was obtained. No timing is asserted: bench/calibrate-sched.sh checks
+# the figure's stability and size.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+# Both threads go on the lowest CPU mtx may use; without taskset there is
+# nothing to check beforehand, and mtx says itself if it cannot.
+if command -v taskset > /dev/null; then
+	cpu=$(taskset -cp $$ | sed 's/.*: *//; s/[-,].*//')
+	taskset -c "$cpu" true 2> /dev/null || skip "cannot pin a thread to CPU $cpu (taskset -c $cpu fails)"
+fi
+
+LINE='^context switch \+ wakeup  ([0-9.]+) (ns|us|ms)  \(post with waiter [0-9.]+ (ns|us|ms) - post without [0-9.]+ (ns|us|ms); 2 threads pinned to cpu [0-9]+, (SCHED_FIFO 90/10|SCHED_OTHER nice -?[0-9]+/-?[0-9]+); n=([0-9]+)(, ([0-9]+) rounds? discarded)?\)$'
+
+# check_sched LABEL [PREFIX...] - run PREFIX mtx calibrate --only sched
+# --rounds 3000 and check its line; the class must be SCHED_FIFO exactly
+# when PREFIX chrt -f 1 can run a program.
+check_sched() {
+	local label=$1 want status n discarded
+	shift
+	if "$@" chrt -f 1 true 2> /dev/null; then want="SCHED_FIFO 90/10"; else want="SCHED_OTHER nice"; fi
+	"$@" "$MTX" calibrate --only sched --rounds 3000 > out.txt 2> err.txt
+	status=$?
+	if [ "$(wc -l < out.txt)" != 1 ]; then
+		fail "$label: $(wc -l < out.txt) lines, not 1: $(cat out.txt err.txt)"
+	elif grep -q "no clear figure" out.txt && [ $status = 1 ] && [ "$want" != "SCHED_FIFO 90/10" ]; then
+		# SCHED_OTHER may not preempt the poster in half the rounds
+		pass "$label: $(cat out.txt)"
+	elif [ $status != 0 ]; then
+		fail "$label: exit $status: $(cat out.txt err.txt)"
+	elif ! grep -Eq "$LINE" out.txt; then
+		fail "$label: not the expected line: $(cat out.txt)"
+	elif ! grep -q ", $want" out.txt; then
+		fail "$label: expected $want: $(cat out.txt)"
+	elif [ -s err.txt ]; then
+		fail "$label: said on stderr: $(head -1 err.txt)"
+	else
+		n=$(sed -E "s@$LINE@\6@" out.txt)
+		discarded=$(sed -E "s@$LINE@\8@" out.txt)
+		if [ $((n + ${discarded:-0})) != 3000 ]; then
+			fail "$label: n=$n and ${discarded:-0} discarded are not the 3000 rounds"
+		elif ! awk -v f="$(sed -E "s@$LINE@\1@" out.txt)" 'BEGIN { exit !(f > 0) }'; then
+			fail "$label: the figure is not positive: $(cat out.txt)"
+		else
+			pass "$label: $(cat out.txt)"
+		fi
+	fi
+}
+
+check_sched "as $(id -un)"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	check_sched "as nobody" setpriv --reuid=65534 --regid=65534 --clear-groups
+fi
+
+# A plain mtx calibrate prints the same line and a line per kernel record;
+# these may be "not calibrated" (a noisy machine, no perf access).
+"$MTX" calibrate --rounds 1000 > all.txt 2> err.txt
+status=$?
+grep -Eq "$LINE" all.txt || fail "plain calibrate: no sched line: $(cat all.txt err.txt)"
+for key in cal_syscalls_ns cal_samples_ns cal_switches_ns cal_wakeups_ns; do
+	grep -Eq "meta $key\)$|not calibrated" all.txt || fail "plain calibrate: no line for $key"
+done
+[ "$(wc -l < all.txt)" = 5 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 5"
+{ [ $status = 0 ] && ! grep -q "not calibrated" all.txt; } || { [ $status = 1 ] && grep -q "not calibrated" all.txt; } ||
+	fail "plain calibrate exited $status: $(cat all.txt)"
+
+# expect_usage PATTERN ARGS... - mtx calibrate ARGS exits 2, prints
+# nothing on stdout, and on stderr one line matching PATTERN then the
+# synopsis.
+expect_usage() {
+	local pattern=$1 status
+	shift
+	"$MTX" calibrate "$@" > out.txt 2> err.txt
+	status=$?
+	if [ $status != 2 ]; then
+		fail "calibrate $*: exit $status, not 2"
+	elif [ -s out.txt ] || ! head -1 err.txt | grep -Eq "^mtx: $pattern" ||
+		[ "$(sed -n 2p err.txt)" != "usage: mtx calibrate [--only sched|records] [--rounds N]" ] ||
+		[ "$(wc -l < err.txt)" != 2 ]; then
+		fail "calibrate $*: said $(cat out.txt err.txt)"
+	else
+		pass "calibrate $* -> 2: $(head -1 err.txt)"
+	fi
+}
+expect_usage "unknown option '--bogus'" --bogus
+expect_usage "unknown option '--onyl' \(did you mean --only\?\)" --onyl sched
+expect_usage "unknown calibration 'disk'" --only disk
+expect_usage "option '--only' needs a value" --only
+expect_usage "--rounds takes a count" --rounds 0
+expect_usage "--rounds takes a count" --rounds 12x
+expect_usage "unexpected argument 'run.db'" run.db
+"$MTX" help calibrate | grep -q "^usage: mtx calibrate" || fail "mtx help calibrate: no usage"
+"$MTX" --help | grep -q "^  calibrate " || fail "mtx --help does not list calibrate"
+
+# Each run measures it at its start, into meta.
+require_perf
+"$MTX" collect -q -o run.db -- "$SAMPLES/ring" > /dev/null 2> err.txt || fail "collect exited $?: $(head -1 err.txt)"
+ns=$(sql run.db "SELECT value FROM meta WHERE key = 'cal_sched_switch_ns' AND value NOT GLOB '*[^0-9]*' AND CAST(value AS INTEGER) > 0")
+how=$(sql run.db "SELECT value FROM meta WHERE key = 'cal_sched_switch_how'")
+if [ -z "$ns" ]; then
+	fail "run.db: no positive integer cal_sched_switch_ns ($(sql run.db "SELECT value FROM meta WHERE key LIKE 'cal_sched%'"))"
+elif ! printf '%s\n' "$how" | grep -Eq '^post with waiter .* - post without .*; 2 threads pinned to cpu [0-9]+, SCHED_(FIFO|OTHER) .*; n=[0-9]+'; then
+	fail "run.db: cal_sched_switch_how is '$how'"
+else
+	pass "run.db: cal_sched_switch_ns $ns ($how)"
+fi
+finish
