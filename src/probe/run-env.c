@@ -143,23 +143,35 @@ static const struct handler *handler_at(const struct run_env *env, int32_t cpu, 
 	return NULL;
 }
 
+static int t0_wakeup_cmp(const void *x, const void *y)
+{
+	const struct t0_wakeup *a = x, *b = y;
+	if (a->wakee_tid != b->wakee_tid)
+		return a->wakee_tid < b->wakee_tid ? -1 : 1;
+	return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+}
+
 /* The wakeups of traced threads that T_0 made at an instant of its own:
  * by a task outside the traced ones, or (when the run recorded them) in
  * a device's interrupt handler. */
-static int load_ended(sqlite3 *db, const struct probe_run *run, struct run_env *env, char **err)
+static int load_ended(sqlite3 *db, struct run_env *env, char **err)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int step;
-	if (sqlite3_prepare_v2(db, "SELECT wakee_tid, ts_ns, waker_tid, cpu FROM wakeups ORDER BY wakee_tid, ts_ns", -1,
-			       &st, NULL) != SQLITE_OK)
+	/* A scan in the table's order (an index's order would read the table
+	 * at random): most wakeups are the traced threads' own, and go. */
+	if (sqlite3_prepare_v2(db, env->nr_handlers
+				   ? "SELECT wakee_tid, ts_ns, waker_tid, cpu FROM wakeups WHERE waker_tid = 0 OR "
+				     "waker_tid NOT IN (SELECT tid FROM threads)"
+				   : "SELECT wakee_tid, ts_ns, waker_tid, cpu FROM wakeups WHERE waker_tid <> 0 AND "
+				     "waker_tid NOT IN (SELECT tid FROM threads)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "wakeups", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t wakee = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
 		int64_t waker = sqlite3_column_int64(st, 2);
 		struct t0_wakeup *v;
-		if (waker != 0 ? probe_run_thread_at(run, waker, INT64_MAX) >= 0 : !env->nr_handlers)
-			continue;
 		if (waker == 0) {
 			const struct handler *h = handler_at(env, sqlite3_column_int(st, 3), ts);
 			if (!h || h->timed)
@@ -173,7 +185,10 @@ static int load_ended(sqlite3 *db, const struct probe_run *run, struct run_env *
 	sqlite3_finalize(st);
 	if (step == SQLITE_ROW)
 		return -ENOMEM;
-	return step == SQLITE_DONE ? 0 : sql_fail(db, "wakeups", err);
+	if (step != SQLITE_DONE)
+		return sql_fail(db, "wakeups", err);
+	qsort(env->ended, env->nr_ended, sizeof(*env->ended), t0_wakeup_cmp);
+	return 0;
 }
 
 /* "0-3,8,10-15" as a mask of CPUs 0..63; 0 (any) when empty, or when it
@@ -233,7 +248,7 @@ static int load_classes(sqlite3 *db, struct run_env *env, char **err)
 	return step == SQLITE_DONE ? 0 : sql_fail(db, "thread_sched", err);
 }
 
-int run_env_load(sqlite3 *db, const struct probe_run *run, struct run_env **out, char **err)
+int run_env_load(sqlite3 *db, struct run_env **out, char **err)
 {
 	struct run_env *env = calloc(1, sizeof(*env));
 	int rc;
@@ -241,7 +256,7 @@ int run_env_load(sqlite3 *db, const struct probe_run *run, struct run_env **out,
 		return -ENOMEM;
 	rc = load_handlers(db, env, err);
 	if (!rc)
-		rc = load_ended(db, run, env, err);
+		rc = load_ended(db, env, err);
 	if (!rc)
 		rc = load_classes(db, env, err);
 	if (rc) {

@@ -20,12 +20,12 @@
 struct run_env;
 
 /*
- * run_env_load - read @db's interrupts, the wakeups from outside @run's
+ * run_env_load - read @db's interrupts, the wakeups from outside its
  * threads and thread_sched (each when the run has it). Returns 0 and a
  * new run_env in *@out (run_env_free it), or -errno with a message in
  * @err.
  */
-int run_env_load(sqlite3 *db, const struct probe_run *run, struct run_env **out, char **err);
+int run_env_load(sqlite3 *db, struct run_env **out, char **err);
 
 /*
  * run_env_irq_within - the nanoseconds of [@lo_ns, @hi_ns) on @cpu that

@@ -670,7 +670,7 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 	if (!rc)
 		rc = load_wakers(db, run, err);
 	if (!rc)
-		rc = run_env_load(db, run, &env, err);
+		rc = run_env_load(db, &env, err);
 	if (!rc)
 		rc = build_segments(db, run, env, err);
 	if (!rc)

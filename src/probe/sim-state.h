@@ -83,6 +83,8 @@ struct sim {
 	int32_t nr_ready;
 	int32_t in_func;         /* the thread whose event function runs now, or -1: it
 	                          * is preempted only once the function is done (004 §4.3) */
+	bool woke_in_func;       /* a thread became ready while in_func ran */
+	bool any_affinity;       /* some segment names its CPUs (run.h segment_cpus) */
 	size_t actions_cap;
 	int rc;
 };

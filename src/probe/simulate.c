@@ -217,6 +217,8 @@ void sim_make_ready(struct sim *s, int32_t thread, bool at_head)
 	t->gen++;
 	t->ready_seq = at_head ? --s->ready_first : ++s->ready_next;
 	s->ready[s->nr_ready++] = thread;
+	if (s->in_func >= 0)
+		s->woke_in_func = true;
 	if (s->model == PROBE_MODEL_SMP) {
 		if (was == T_NEW || was == T_OFF || was == T_PENDING) {
 			place(s, thread, was != T_NEW);
@@ -241,7 +243,7 @@ static void proceed(struct sim *s, int32_t thread);
 static bool allowed_on(const struct sim *s, int32_t thread, int cpu)
 {
 	uint64_t cpus, mine;
-	if (s->model != PROBE_MODEL_SMP || cpu >= 64)
+	if (!s->any_affinity || s->model != PROBE_MODEL_SMP || cpu >= 64)
 		return true;
 	cpus = s->run->segment_cpus[s->run->threads[thread].first_segment + s->t[thread].done];
 	mine = s->out->nr_cpus >= 64 ? ~0ULL : (1ULL << s->out->nr_cpus) - 1;
@@ -349,6 +351,8 @@ static bool outranked(const struct sim *s, int32_t thread)
 static bool preempt_deferred(struct sim *s, int32_t thread)
 {
 	int32_t best = -1;
+	if (!s->woke_in_func)
+		return false; /* nothing became ready in its function */
 	for (int c = 0; c < s->out->nr_cpus; c++)
 		if (s->cpu_thread[c] < 0)
 			return false; /* a free CPU: dispatch will use it */
@@ -417,6 +421,7 @@ static void proceed(struct sim *s, int32_t thread)
 			return;
 		}
 		s->in_func = thread;
+		s->woke_in_func = false;
 		sim_enter_func(s, thread, (int32_t)(ev - s->run->events));
 		s->in_func = -1;
 		if (t->state != T_RUNNING)
@@ -534,6 +539,8 @@ int probe_simulate(const struct probe_run *run, enum probe_model model, struct p
 		if (!strcmp(run->objects[o].kind, "sem"))
 			sim_sem_reset(&s, &s.obj[o], run->objects[o].initial);
 	/* Threads nobody traced creating start when they started. */
+	for (int32_t i = 0; i < run->nr_segments && !s.any_affinity; i++)
+		s.any_affinity = run->segment_cpus[i] != 0;
 	for (int32_t i = 0; i < run->nr_threads; i++) {
 		s.t[i] = (struct sim_thread){ .state = T_NEW, .cpu = -1, .waiting = -1 };
 		to_segment(&s, i);
