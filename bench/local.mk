@@ -11,7 +11,7 @@ EXTRA_DIST += bench/README.md bench/results/notes-2026-11.md bench/results/colle
 	bench/results/writer-throughput.txt bench/results/sync-op-cost.txt \
 	bench/results/report-speed.txt bench/results/sample-overhead.txt \
 	bench/results/function-uprobe-cost.txt bench/results/derived-share.txt \
-	bench/results/calibrate-sched.txt
+	bench/results/calibrate-sched.txt bench/results/cpu-without.txt
 
 noinst_PROGRAMS += bench/sync-op-cost
 bench_sync_op_cost_SOURCES = bench/sync-op-cost.c bench/lock-pairs.h
@@ -25,7 +25,7 @@ bench_gen_rundb_SOURCES = bench/gen-rundb.c
 bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/report-speed.sh bench/derived-share.sh bench/browse-speed.sh \
-	bench/probe-effect-speed.sh bench/calibrate-sched.sh
+	bench/probe-effect-speed.sh bench/calibrate-sched.sh bench/cpu-without.sh
 EXTRA_DIST += bench/results/browse-speed.txt
 EXTRA_DIST += bench/lib.sh
 

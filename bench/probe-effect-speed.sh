@@ -8,8 +8,9 @@
 # and the simulation without overhead, G^S, the verdict; nothing stored),
 # and on a writable one (the same, and its results stored in the file).
 # Reported: medians of wall and user time, and sync events per second of
-# wall time end to end. Which share of it the simulations take is not
-# timed here: profile it (perf record -g) to see it.
+# wall time end to end; and, from 'probe-effect -v', the read of the run
+# and the simulation without the overhead on their own (the model check's
+# simulation takes about as long).
 #
 # Usage: bench/probe-effect-speed.sh [-n RUNS] [-e EVENTS] [-o RESULTS] [BUILDDIR]
 #   RUNS     timed runs of each (default 3)
@@ -42,12 +43,16 @@ time_one() {
 	rm -f "$copy" "$copy"-*
 	cp "$db" "$copy"
 	[ "$1" = readonly ] && chmod 444 "$copy"
-	/usr/bin/time -f "%e %U" -o /tmp/mtx-pe-speed-$$.t "$mtx" probe-effect "$copy" > /dev/null 2>&1
+	/usr/bin/time -f "%e %U" -o /tmp/mtx-pe-speed-$$.t "$mtx" probe-effect -v "$copy" > /dev/null \
+		2> /tmp/mtx-pe-speed-$$.v
 	status=$?
 	chmod 644 "$copy"
 	{ [ $status = 0 ] || [ $status = 3 ]; } || { echo "probe-effect-speed.sh: mtx probe-effect exited $status" >&2; exit 1; }
-	tail -1 /tmp/mtx-pe-speed-$$.t
-	rm -f /tmp/mtx-pe-speed-$$.t
+	# wall, user, the read's ms, the simulation's ms
+	printf '%s %s %s\n' "$(tail -1 /tmp/mtx-pe-speed-$$.t)" \
+		"$(sed -n 's/.*events of .* threads in \([0-9.]*\) ms$/\1/p' /tmp/mtx-pe-speed-$$.v)" \
+		"$(sed -n 's/.*without the overhead: .* simulated in \([0-9.]*\) ms.*/\1/p' /tmp/mtx-pe-speed-$$.v)"
+	rm -f /tmp/mtx-pe-speed-$$.t /tmp/mtx-pe-speed-$$.v
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -59,9 +64,13 @@ out=$(
 		for _ in $(seq "$runs"); do time_one $mode >> /tmp/mtx-pe-speed-$$.all; done
 		wall=$(cut -d' ' -f1 /tmp/mtx-pe-speed-$$.all | median)
 		user=$(cut -d' ' -f2 /tmp/mtx-pe-speed-$$.all | median)
+		read_ms=$(cut -d' ' -f3 /tmp/mtx-pe-speed-$$.all | median)
+		sim_ms=$(cut -d' ' -f4 /tmp/mtx-pe-speed-$$.all | median)
 		rm -f /tmp/mtx-pe-speed-$$.all
-		awk -v m=$mode -v w="$wall" -v u="$user" -v n="$sync_events" \
-			'BEGIN { printf "%-9s wall %6.2f s  user %6.2f s  %5.2f M sync events/s end to end\n", m, w, u, n / w / 1e6 }'
+		awk -v m=$mode -v w="$wall" -v u="$user" -v n="$sync_events" -v r="$read_ms" -v s="$sim_ms" \
+			'BEGIN { printf "%-9s wall %6.2f s  user %6.2f s  %5.2f M sync events/s end to end;" \
+				" read %.2f s; simulation %.2f s, %.1f M events/s\n", m, w, u, n / w / 1e6, r / 1e3, s / 1e3,
+				(s > 0 ? n / s / 1e3 : 0) }'
 	done
 )
 echo "$out"
