@@ -1,7 +1,7 @@
 #!/bin/bash
 # Seed 004's oracle on its own ground (SEEDS-MAP P4): one CPU, fixed
 # priorities, input from another process at fixed instants. The truth is
-# tests/e2e/fifo1's own order (an atomic counter in its wrappers) in a run
+# tests/e2e/fifo1's own order (an atomic counter in its wrappers) in runs
 # without mtx. Under mtx with 100 us injected into every sync call, the
 # program's chunks of work drift and its reader takes the lock elsewhere;
 # the simulation of seed 004's model (up-prio: one CPU, priorities),
@@ -49,9 +49,22 @@ simulated() {
 		FS=' ' names.txt FS=, sim.csv > "$3"
 }
 
-run_fifo1 plain.seq
-[ "$(wc -l < plain.seq)" = $((2 * (5 * rounds + 5) + 2 * rounds)) ] ||
-	fail "the run without mtx logged $(wc -l < plain.seq) calls"
+# The truth: the order two of three runs without mtx agree on (another
+# program's real-time thread, such as a collector's drain in a parallel
+# test, can hold CPU 0 for milliseconds and move one run's order).
+for i in 1 2 3; do
+	run_fifo1 plain$i.seq
+	[ "$(wc -l < plain$i.seq)" = $((2 * (5 * rounds + 5) + 2 * rounds)) ] ||
+		fail "run $i without mtx logged $(wc -l < plain$i.seq) calls"
+done
+if cmp -s plain1.seq plain2.seq || cmp -s plain1.seq plain3.seq; then
+	cp plain1.seq plain.seq
+elif cmp -s plain2.seq plain3.seq; then
+	cp plain2.seq plain.seq
+else
+	fail "three runs without mtx gave three orders: fifo1's order is not reproducible here"
+	finish
+fi
 
 # 100 us injected: the instrumented order departs from the truth ...
 run_fifo1 inst.seq -e sched,wakeups,sync,interrupts --inject-overhead 100us -o inj.db
