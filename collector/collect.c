@@ -106,29 +106,58 @@ static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, stru
 }
 
 /*
- * The loop drains the rings ahead of the program: at the highest
- * real-time priority when mtx may use it (root or CAP_SYS_NICE), from
- * just before the program starts until it has exited. At normal priority
- * a program whose threads are real-time (stress-ng's mutex stressor runs
- * SCHED_FIFO) starves the loop for up to the kernel's real-time budget, a
- * second at a time, and its rings overflow: 2-5 M records lost in 3 s at
- * 16 MiB a CPU, none this way. The loop sleeps in poll between rounds, so
- * the program loses only the CPU time the drain takes, which it would
- * have to share anyway. Only this thread: those started before (the
- * writer at SCHED_IDLE, the sync pump) keep their class. Said in meta
- * (collector_policy).
+ * The loop drains the rings ahead of the program: at real-time priority
+ * when mtx may use it (root or CAP_SYS_NICE), from just before the
+ * program starts until it has exited, SCHED_FIFO 1 (above every ordinary
+ * thread) and one above the highest real-time priority a traced thread
+ * has had so far. At normal priority a program whose threads are
+ * real-time (stress-ng's mutex stressor runs SCHED_FIFO 1-85) starves
+ * the loop for up to the kernel's real-time budget, a second at a time,
+ * and its rings overflow: 2-5 M records lost in 3 s at 16 MiB a CPU, none
+ * this way. The loop sleeps in poll between rounds, so the program loses
+ * only the CPU time the drain takes, which it would have to share anyway;
+ * staying as low as that allows spares other real-time programs on the
+ * machine. Only this thread: those started before (the writer at
+ * SCHED_IDLE, the sync pump) keep their class. Said in meta
+ * (collector_policy, collector_priority: the highest it took).
  */
-static void drain_first(struct mtx_writer *w)
+struct drain_class {
+	bool rt;
+	int priority;
+};
+
+static void drain_set(struct drain_class *d, int priority)
 {
-	struct sched_param sp = { .sched_priority = sched_get_priority_max(SCHED_FIFO) };
-	bool rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
-	writer_meta(w, "collector_policy", rt ? "SCHED_FIFO" : "SCHED_OTHER");
+	struct sched_param sp = { .sched_priority = priority };
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0) {
+		d->rt = true;
+		d->priority = priority;
+	}
 }
 
-static void drain_done(void)
+static void drain_first(struct drain_class *d)
+{
+	*d = (struct drain_class){ 0 };
+	drain_set(d, 1);
+}
+
+/* Above the program's highest real-time priority, as far as there is room. */
+static void drain_above(struct drain_class *d, int top)
+{
+	int max = sched_get_priority_max(SCHED_FIFO);
+	if (d->rt && top >= d->priority && d->priority < max)
+		drain_set(d, top < max ? top + 1 : max);
+}
+
+static void drain_done(const struct drain_class *d, struct mtx_writer *w)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (w) {
+		writer_meta(w, "collector_policy", d->rt ? "SCHED_FIFO" : "SCHED_OTHER");
+		if (d->rt)
+			writer_meta_int(w, "collector_priority", d->priority);
+	}
 }
 
 /* Who writes the file, where and since when, committed before anything
@@ -379,6 +408,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct collect_sync cs = { 0 };
 	struct function_uprobes *fu = NULL;
 	struct pollfd *pfds = NULL;
+	struct drain_class drain = { 0 };
 	struct mtx_output out = { 0 };
 	char found[PATH_MAX], *sync_err = NULL;
 	sigset_t mask, oldmask;
@@ -505,7 +535,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* Before the exec, not at the program's first event: that may be
 	 * emitted after interrupts that follow it, when its CPU's ring is read
 	 * late. */
-	drain_first(w);
+	drain_first(&drain);
 	model_program_released(m, clock_now_ns());
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
@@ -542,6 +572,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		round_ns = clock_now_ns();
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
+		drain_above(&drain, thread_sched_top_rt_priority(sched));
 		if (round_ns - last_commit >= WRITER_COMMIT_EVERY_NS) {
 			calls_flush(calls);
 			writer_commit(w);
@@ -556,7 +587,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	/* The program is gone: take what is left in the rings, in order. */
 	exit_ns = clock_now_ns();
-	drain_done();
+	drain_done(&drain, w);
 	writer_hold(w, false);
 	progress_begin(o->output, COLLECT_NR_STEPS);
 	collect_step_begin(COLLECT_DRAIN);
@@ -690,7 +721,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	return 0;
 
 fail_unstarted:
-	drain_done();
+	drain_done(&drain, NULL);
 	target_kill(&t);
 	model_free(m);
 	thread_sched_free(sched);

@@ -55,6 +55,7 @@ struct thread_class {
 
 struct mtx_thread_sched {
 	struct mtx_writer *w;
+	int top_rt_priority;       /* the highest real-time priority written, 0: none */
 	struct keyhash by_tid;     /* tid -> index in classes */
 	struct thread_class *classes;
 	size_t nr_classes, cap_classes;
@@ -121,8 +122,15 @@ static int write_class(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns,
 		c->nice = (int16_t)nice;
 		snprintf(c->cpus, sizeof(c->cpus), "%s", cpus);
 	}
+	if ((policy == SCHED_FIFO || policy == SCHED_RR) && priority > ts->top_rt_priority)
+		ts->top_rt_priority = (int)priority;
 	return writer_thread_sched(ts->w, tid, ts_ns, policy_name(policy), (int32_t)priority, (int32_t)nice,
 				   cpus[0] ? cpus : NULL);
+}
+
+int thread_sched_top_rt_priority(const struct mtx_thread_sched *ts)
+{
+	return ts ? ts->top_rt_priority : 0;
 }
 
 /* Read @tid's class from /proc, its affinity into @cpus, its kernel

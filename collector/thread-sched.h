@@ -46,6 +46,10 @@ int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_n
  */
 void thread_sched_switch(struct mtx_thread_sched *ts, int32_t pid, int32_t tid, int32_t prio, uint64_t ts_ns);
 
+/* thread_sched_top_rt_priority - the highest real-time (SCHED_FIFO or
+ * SCHED_RR) priority a traced thread has had so far, 0 when none. */
+int thread_sched_top_rt_priority(const struct mtx_thread_sched *ts);
+
 void thread_sched_free(struct mtx_thread_sched *ts);
 
 #endif
