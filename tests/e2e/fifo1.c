@@ -3,15 +3,16 @@
  * priorities and by another process's input at fixed instants: seed
  * 004's setting, for the oracle of SEEDS-MAP P4 (test-probe-oracle.sh).
  *
- *   fifo1 DATA READY ROUNDS          the program (under mtx, or not)
- *   fifo1 --feed DATA READY ROUNDS   the other process (never under mtx)
+ *   fifo1 DATA START ROUNDS          the program (under mtx, or not)
+ *   fifo1 --feed DATA START ROUNDS   the other process (never under mtx)
  *
- * DATA and READY are named pipes. Every thread runs SCHED_FIFO on CPU 0:
- *  - "busy" (priority 10) writes the time to READY, then takes mutex M
+ * DATA and START are named pipes. Every thread runs SCHED_FIFO on CPU 0:
+ *  - "busy" (priority 10) waits for a byte on START, then takes mutex M
  *    for chunks of 4 ms of its own CPU time, 5 * ROUNDS + 5 times;
  *  - "reader" (priority 50) waits for a byte on DATA, then takes M and
  *    lets it go, ROUNDS times.
- * The feeder writes byte i at 20 i + 2 ms after that time: in the middle of
+ * The feeder, by its own clock alone, writes START 50 ms after both pipes
+ * are open, and byte i on DATA 20 i + 2 ms after that: in the middle of
  * busy's chunk 5 i when nothing slows busy down, so the reader waits for
  * that chunk's unlock and goes in between it and the next, with 2 ms of
  * margin either way (less what the reader's own rounds, which busy's CPU
@@ -43,6 +44,7 @@
 #define CHUNK_NS 4000000L
 #define ROUND_NS 20000000L
 #define OFFSET_NS 2000000L
+#define START_NS 50000000L
 #define MAX_LOG 4096
 
 struct logged {
@@ -53,7 +55,7 @@ struct logged {
 static struct logged log_v[MAX_LOG];
 static atomic_int next_seq;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static int rounds, data_fd, ready_fd;
+static int rounds, data_fd, start_fd;
 
 static void note(const char *thread, int *k, const char *op)
 {
@@ -92,13 +94,13 @@ static void say_class(int priority)
 static void *busy(void *arg)
 {
 	int k = 0;
-	struct timespec t0;
+	char c;
 	(void)arg;
 	pthread_setname_np(pthread_self(), "busy");
 	say_class(10);
-	/* the feeder's instants count from here, whenever it wakes to read it */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (write(ready_fd, &t0, sizeof(t0)) != sizeof(t0))
+	/* the start is the feeder's, as its bytes are: nothing of this
+	 * program's timing moves the instants (seed 004's T_0) */
+	if (read(start_fd, &c, 1) != 1)
 		exit(1);
 	for (int j = 0; j < 5 * rounds + 5; j++) {
 		lock_m("busy", &k);
@@ -138,20 +140,30 @@ static int start(pthread_t *t, void *(*fn)(void *), int priority)
 
 /* The feeder keeps its instants on a CPU of its own (the last), above
  * whatever else runs there. */
-static int feed(const char *data, const char *ready)
+static int feed(const char *data, const char *start)
 {
 	struct sched_param sp = { .sched_priority = 70 };
 	struct timespec t0, at;
 	cpu_set_t cpus;
-	int in, out;
+	int go, out;
 
 	CPU_ZERO(&cpus);
 	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpus);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	sched_setscheduler(0, SCHED_FIFO, &sp);
-	in = open(ready, O_RDONLY);
+	go = open(start, O_WRONLY);
 	out = open(data, O_WRONLY);
-	if (in < 0 || out < 0 || read(in, &t0, sizeof(t0)) != sizeof(t0))
+	if (go < 0 || out < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0.tv_nsec += START_NS;
+	if (t0.tv_nsec >= 1000000000L) {
+		t0.tv_sec++;
+		t0.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) == EINTR)
+		;
+	if (write(go, "s", 1) != 1)
 		return 1;
 	for (int i = 1; i <= rounds; i++) {
 		long ns = t0.tv_nsec + i * ROUND_NS + OFFSET_NS;
@@ -173,7 +185,7 @@ int main(int argc, char **argv)
 	int n;
 
 	if (argc != 4 && !feeder) {
-		fprintf(stderr, "usage: fifo1 [--feed] DATA READY ROUNDS\n");
+		fprintf(stderr, "usage: fifo1 [--feed] DATA START ROUNDS\n");
 		return 2;
 	}
 	rounds = atoi(argv[argc - 1]);
@@ -185,8 +197,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fifo1: no SCHED_FIFO on CPU 0: %s\n", strerror(errno));
 		return 77;
 	}
-	/* the feeder opens READY to read, then DATA to write */
-	if ((ready_fd = open(argv[2], O_WRONLY)) < 0 || (data_fd = open(argv[1], O_RDONLY)) < 0) {
+	/* the feeder opens START, then DATA, to write */
+	if ((start_fd = open(argv[2], O_RDONLY)) < 0 || (data_fd = open(argv[1], O_RDONLY)) < 0) {
 		perror("fifo1: open");
 		return 1;
 	}

@@ -23,13 +23,13 @@ rounds=8
 run_fifo1() {
 	local out=$1 rc
 	shift
-	rm -f data ready
-	mkfifo data ready
-	"$PROG" --feed data ready $rounds &
+	rm -f data start
+	mkfifo data start
+	"$PROG" --feed data start $rounds &
 	if [ $# -gt 0 ]; then
-		"$MTX" collect -q "$@" -- "$PROG" data ready $rounds > log.txt 2> err.txt
+		"$MTX" collect -q "$@" -- "$PROG" data start $rounds > log.txt 2> err.txt
 	else
-		"$PROG" data ready $rounds > log.txt 2> err.txt
+		"$PROG" data start $rounds > log.txt 2> err.txt
 	fi
 	rc=$?
 	wait
