@@ -6,7 +6,7 @@
  * function hook or uprobe) cost that thread the calibrated time of its
  * source (meta cal_<source>_ns, measured at the run's start; `mtx report
  * overhead` charges the same by thread). A source without calibration
- * adds nothing. One ordered scan per source; a binary search per record.
+ * adds nothing. One scan per source; a binary search per record.
  */
 #include "config.h"
 #include "src/probe/run.h"
@@ -17,18 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* X(meta's name, table, the SQL rows (tid, ts) of each record, in order) */
+/* X(meta's name, table, the SQL rows (tid, ts) of each record), in the
+ * table's order: each record is placed on its own (an index's order
+ * would read the table at random). */
 #define KERNEL_RECORDS(X)                                                                              \
-	X("syscalls", "syscalls", "SELECT tid, start_ns FROM syscalls ORDER BY tid, start_ns")          \
-	X("switches", "switches", "SELECT prev_tid, ts_ns FROM switches ORDER BY prev_tid, ts_ns")      \
-	X("wakeups", "wakeups", "SELECT waker_tid, ts_ns FROM wakeups ORDER BY waker_tid, ts_ns")       \
-	X("samples", "samples", "SELECT tid, ts_ns FROM samples ORDER BY tid, ts_ns")                   \
+	X("syscalls", "syscalls", "SELECT tid, start_ns FROM syscalls")                                 \
+	X("switches", "switches", "SELECT prev_tid, ts_ns FROM switches")                               \
+	X("wakeups", "wakeups", "SELECT waker_tid, ts_ns FROM wakeups")                                 \
+	X("samples", "samples", "SELECT tid, ts_ns FROM samples")                                       \
 	X("hooks", "calls",                                                                             \
 	  "SELECT tid, start_ns FROM calls WHERE NOT EXISTS (SELECT 1 FROM meta "                       \
-	  "WHERE key = 'functions_pattern') ORDER BY tid, start_ns")                                    \
+	  "WHERE key = 'functions_pattern')")                                                           \
 	X("uprobes", "calls",                                                                           \
 	  "SELECT tid, start_ns FROM calls WHERE EXISTS (SELECT 1 FROM meta "                           \
-	  "WHERE key = 'functions_pattern') ORDER BY tid, start_ns")
+	  "WHERE key = 'functions_pattern')")
 
 /* The segment of thread @t that @ts_ns falls in: the one before the
  * first of its events that starts after it. */

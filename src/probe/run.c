@@ -6,6 +6,7 @@
 #include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
+#include "src/radix-sort.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -214,6 +215,44 @@ static int load_objects(sqlite3 *db, struct probe_run *run, char **err)
 	return step == SQLITE_DONE ? 0 : sql_fail(db, "sync_objects", err);
 }
 
+/* An event's place in the order of the vertices: its thread row, its
+ * start, its id. */
+struct event_key {
+	int64_t start_ns, op_id;
+	int32_t thread, at;
+};
+
+/* Put the events read in the table's order into (thread, start, id)
+ * order. Reading them so and sorting here takes a third of the time that
+ * reading them in that order takes: an index's order reads the table at
+ * random (1.9 s against 0.2 s for 4.7 M ops, before a 0.3 s sort). */
+static int sort_events(struct probe_run *run)
+{
+	static const struct radix_key keys[] = { RADIX_KEY(struct event_key, thread),
+						 RADIX_KEY(struct event_key, start_ns),
+						 RADIX_KEY(struct event_key, op_id) };
+	struct event_key *k = malloc(((size_t)run->nr_events + 1) * sizeof(*k));
+	struct probe_event *sorted = malloc(((size_t)run->nr_events + 1) * sizeof(*sorted));
+	int rc = -ENOMEM;
+
+	if (!k || !sorted)
+		goto out;
+	for (int32_t i = 0; i < run->nr_events; i++)
+		k[i] = (struct event_key){ run->events[i].start_ns, run->events[i].op_id, run->events[i].thread, i };
+	if (radix_sort(k, (size_t)run->nr_events, sizeof(*k), keys, sizeof(keys) / sizeof(keys[0])))
+		goto out;
+	for (int32_t i = 0; i < run->nr_events; i++)
+		sorted[i] = run->events[k[i].at];
+	free(run->events);
+	run->events = sorted;
+	sorted = NULL;
+	rc = 0;
+out:
+	free(k);
+	free(sorted);
+	return rc;
+}
+
 /* The completed ops, by thread row then time: the vertices (tid, k). */
 static int load_events(sqlite3 *db, struct probe_run *run, char **err)
 {
@@ -225,7 +264,7 @@ static int load_events(sqlite3 *db, struct probe_run *run, char **err)
 
 	snprintf(sql, sizeof(sql),
 		 "SELECT id, tid, object_id, op, start_ns, end_ns, blocked, result, COALESCE(arg, 0), %s "
-		 "FROM sync_ops WHERE %s ORDER BY tid, start_ns, id",
+		 "FROM sync_ops WHERE %s",
 		 has_overhead ? "overhead_ns" : "NULL",
 		 db_has_column(db, "sync_ops", "unfinished") ? "unfinished IS NULL AND result IS NOT NULL"
 							     : "result IS NOT NULL");
@@ -267,7 +306,7 @@ static int load_events(sqlite3 *db, struct probe_run *run, char **err)
 	if (step != SQLITE_DONE)
 		return sql_fail(db, "sync_ops", err);
 	run->overhead_recorded = nr_overhead > 0;
-	return 0;
+	return sort_events(run);
 }
 
 /* Number the events per thread, and find each one's peer thread or mutex.
@@ -323,18 +362,38 @@ static int link_events(struct probe_run *run)
 
 /* Observed wakers of the events that blocked: the last wakeup of the
  * thread within the op (wakeups; a waker of 0 is an interrupt). */
+struct wakeup_row {
+	int64_t wakee, ts_ns, waker;
+};
+
 static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
 {
+	static const struct radix_key keys[] = { RADIX_KEY(struct wakeup_row, wakee),
+						 RADIX_KEY(struct wakeup_row, ts_ns) };
+	struct wakeup_row *w = NULL;
+	size_t n = 0, cap = 0;
 	sqlite3_stmt *st;
 	int step;
 	int32_t e = 0;
-	if (sqlite3_prepare_v2(db, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups ORDER BY wakee_tid, ts_ns", -1, &st,
-			       NULL) != SQLITE_OK)
+	/* In the table's order, sorted here: see sort_events. */
+	if (sqlite3_prepare_v2(db, "SELECT wakee_tid, ts_ns, waker_tid FROM wakeups", -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "wakeups", err);
-	/* Events are by (tid, start): walk both in step. */
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t wakee = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
-		int64_t waker = sqlite3_column_int64(st, 2);
+		struct wakeup_row *v = grow_array(w, &cap, n, sizeof(*v), 4096);
+		if (!v)
+			break;
+		w = v;
+		w[n++] = (struct wakeup_row){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					      sqlite3_column_int64(st, 2) };
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE || radix_sort(w, n, sizeof(*w), keys, sizeof(keys) / sizeof(keys[0]))) {
+		free(w);
+		return step == SQLITE_DONE || step == SQLITE_ROW ? -ENOMEM : sql_fail(db, "wakeups", err);
+	}
+	/* Events are by (tid, start): walk both in step. */
+	for (size_t j = 0; j < n; j++) {
+		int64_t wakee = w[j].wakee, ts = w[j].ts_ns, waker = w[j].waker;
 		while (e < run->nr_events && (run->threads[run->events[e].thread].tid < wakee ||
 					      (run->threads[run->events[e].thread].tid == wakee &&
 					       run->events[e].end_ns < ts)))
@@ -349,8 +408,8 @@ static int load_wakers(sqlite3 *db, struct probe_run *run, char **err)
 			}
 		}
 	}
-	sqlite3_finalize(st);
-	return step == SQLITE_DONE ? 0 : sql_fail(db, "wakeups", err);
+	free(w);
+	return 0;
 }
 
 struct piece_builder {
@@ -387,6 +446,9 @@ struct state {
 	int32_t cpu;
 	int kind; /* 0 running, 1 runnable (dropped), 2 off-CPU */
 };
+
+/* By thread, then start; ties in the table's order (a stable sort). */
+static const struct radix_key state_keys[] = { RADIX_KEY(struct state, tid), RADIX_KEY(struct state, start_ns) };
 
 /* Remove @ns from the CPU pieces of the segment [first, end), from its end:
  * the wrapper ran just before the op. Returns how much it removed. */
@@ -433,8 +495,9 @@ static int build_segments(sqlite3 *db, struct probe_run *run, struct run_env *en
 	sqlite3_stmt *st;
 	int step, rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, state, COALESCE(cpu, -1) FROM thread_states "
-				   "ORDER BY tid, start_ns", -1, &st, NULL) != SQLITE_OK)
+	/* In the table's order, sorted here: see sort_events. */
+	if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, state, COALESCE(cpu, -1) FROM thread_states", -1,
+			       &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "thread_states", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct state *v = grow_array(states, &cap, nr_states, sizeof(*v), 4096);
@@ -452,6 +515,10 @@ static int build_segments(sqlite3 *db, struct probe_run *run, struct run_env *en
 	if (step != SQLITE_DONE) {
 		free(states);
 		return step == SQLITE_ROW ? -ENOMEM : sql_fail(db, "thread_states", err);
+	}
+	if (radix_sort(states, nr_states, sizeof(*states), state_keys, sizeof(state_keys) / sizeof(state_keys[0]))) {
+		free(states);
+		return -ENOMEM;
 	}
 
 	run->nr_segments = run->nr_events + run->nr_threads;
