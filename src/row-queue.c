@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "src/row-queue.h"
+#include "src/pi-mutex.h"
 #include "src/clock.h"
 
 #include <errno.h>
@@ -512,7 +513,7 @@ int row_queue_start(struct row_queue *q, bool idle)
 	if (q->threaded)
 		return 0;
 	hand_over(q);
-	pthread_mutex_init(&q->lock, NULL);
+	pi_mutex_init(&q->lock);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->room, NULL);
 	q->idle = idle && can_leave_idle();

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/sync/pump.h"
 #include "collector/preload/shm.h"
+#include "src/pi-mutex.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -326,7 +327,7 @@ int sync_pump_start(struct sync_pump **out, struct sync_region *r, struct sync_r
 		return -ENOMEM;
 	p->region = r;
 	p->calls = calls;
-	pthread_mutex_init(&p->lock, NULL);
+	pi_mutex_init(&p->lock);
 	rc = pthread_create(&p->thread, NULL, pump_main, p);
 	if (rc) {
 		pthread_mutex_destroy(&p->lock);
