@@ -34,6 +34,7 @@ struct browser {
 	int current; /* main view at the bottom of the stack */
 	struct view *stack[MAX_DEPTH]; /* views opened above it */
 	int depth;
+	bool drawn_busy; /* the last frame showed a view still computing */
 };
 
 static struct view *top_view(struct browser *br)
@@ -179,6 +180,11 @@ static void draw_too_small(int rows, int cols)
 	display_text(0, 0, cols, STYLE_ERROR, false, forms[i]);
 }
 
+static bool view_busy(const struct view *v)
+{
+	return v->ops->busy && v->ops->busy(v);
+}
+
 static void draw_frame(struct browser *br)
 {
 	int rows, cols;
@@ -191,6 +197,7 @@ static void draw_frame(struct browser *br)
 	}
 	draw_title(br, cols);
 	int top = 1 + draw_incomplete(br, 1, cols);
+	br->drawn_busy = view_busy(top_view(br));
 	view_draw(top_view(br), top, rows - 1 - top, cols);
 	draw_status(br, rows - 1, cols);
 	display_refresh();
@@ -273,7 +280,8 @@ static bool handle_key(struct browser *br, int key)
 
 int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err)
 {
-	struct browser br = { .b = { .db = db, .path = path, .missing = rs->missing, .incomplete = run_state_line(rs) } };
+	struct browser br = { .b = { .db = db, .path = path, .file = path, .missing = rs->missing,
+				     .incomplete = run_state_line(rs) } };
 	const char *timing = getenv("MTX_BROWSE_TIMING");
 	const char *slash = strrchr(path, '/');
 	br.b.path = slash ? slash + 1 : path;
@@ -308,7 +316,14 @@ int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64
 	if (br.timing)
 		fprintf(br.timing, "start %.3f\n", (double)(clock_now_ns() - start_ns) / 1e6), fflush(br.timing);
 	for (;;) {
-		int key = display_key();
+		/* a view computing: show how far it is, and what it found once done */
+		int key = view_busy(top_view(&br)) ? display_key_within(100) : br.drawn_busy ? ERR : display_key();
+		if (key == ERR) {
+			sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+			draw_frame(&br);
+			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+			continue;
+		}
 		/* One read transaction for a key and its frame: without it SQLite
 		 * takes and drops its file lock and checks the file's header
 		 * around every statement (a timeline frame runs thousands). */

@@ -198,6 +198,16 @@ int display_key(void)
 	return key;
 }
 
+int display_key_within(int ms)
+{
+	timeout(ms);
+	int key = getch();
+	timeout(-1);
+	if (key != ERR)
+		last_input_ns = clock_now_ns();
+	return key;
+}
+
 uint64_t display_last_input_ns(void)
 {
 	return last_input_ns;

@@ -110,6 +110,9 @@ void display_refresh(void);
 
 /* display_key - wait for a key (ncurses codes; KEY_RESIZE after a resize). */
 int display_key(void);
+/* display_key_within - the same, for at most @ms milliseconds: ERR when
+ * none came. */
+int display_key_within(int ms);
 
 /* display_last_input_ns - when the last key was read (CLOCK_MONOTONIC),
  * a prompt's Enter included: where a key's response time starts. */

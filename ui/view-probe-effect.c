@@ -9,14 +9,19 @@
  * named under the lanes, with those of the event under the cursor.
  *
  * The analysis is mtx probe-effect's (src/probe), done in memory when the
- * view opens and again only when m changes the model; the file is not
- * written. A frame then reads nothing: each lane finds the events in the
- * window by binary search over its thread's events in that run's order.
+ * view opens, on a thread of its own with its own connection to the file
+ * (seconds on a run of millions of events: the browser draws the view
+ * as "simulating" meanwhile, and q or another view's key leave it), and
+ * again only when m changes the model; the file is not written. A frame
+ * then reads nothing: each lane finds the events in the window by binary
+ * search over its thread's events in that run's order.
  */
 #include "config.h"
 #include "ui/display.h"
 #include "ui/time-axis.h"
 #include "ui/views.h"
+#include "src/clock.h"
+#include "src/db.h"
 #include "src/probe/hb.h"
 #include "src/probe/run.h"
 #include "src/probe/simulate.h"
@@ -25,6 +30,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +58,15 @@ struct probe_effect {
 	int lane_rows, name_cols;
 	struct time_axis ax;
 	bool fitted; /* the window was put around e_d, once the width was known */
+	/* The first analysis, on the worker thread: until done (atomic) it
+	 * alone touches the fields above; then the view takes its result. */
+	char *path;
+	pthread_t worker;
+	bool started, joined;
+	int done;
+	int load_rc;
+	char *load_err;
+	uint64_t began_ns;
 };
 
 static int64_t event_ns(const struct probe_effect *pe, int r, int32_t e)
@@ -175,13 +190,17 @@ static int64_t cpu_clock(const struct probe_effect *pe, int r, int32_t e)
 	return sum;
 }
 
-static int probe_effect_load(struct view *v, char **err)
+/* The first analysis: the run read through a connection of its own, G^I,
+ * the overhead taken out, the simulation, the lanes. */
+static int first_analysis(struct probe_effect *pe, char **err)
 {
-	struct probe_effect *pe = v->priv;
-	int rc = probe_run_load(v->b->db, &pe->run, err);
+	sqlite3 *db = NULL;
+	int rc = db_open_readonly(pe->path, &db, err);
+	if (!rc)
+		rc = probe_run_load(db, &pe->run, err);
+	sqlite3_close(db);
 	if (rc)
 		return rc;
-	pe->ax = (struct time_axis){ .start_ns = v->b->origin_ns, .end_ns = v->b->end_ns, .left_ns = v->b->origin_ns };
 	pe->threads = calloc((size_t)pe->run->nr_threads + 1, sizeof(int32_t));
 	if (!pe->threads || hb_build_observed(pe->run, &pe->obs, &pe->g[RUN_I]))
 		goto nomem;
@@ -206,6 +225,48 @@ static int probe_effect_load(struct view *v, char **err)
 nomem:
 	*err = strdup("out of memory");
 	return -ENOMEM;
+}
+
+static void *first_analysis_main(void *arg)
+{
+	struct probe_effect *pe = arg;
+	pe->load_rc = first_analysis(pe, &pe->load_err);
+	__atomic_store_n(&pe->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Whether the first analysis is over (its thread joined, its result the
+ * view's). */
+static bool ready(struct probe_effect *pe)
+{
+	if (!__atomic_load_n(&pe->done, __ATOMIC_ACQUIRE))
+		return false;
+	if (pe->started && !pe->joined) {
+		pthread_join(pe->worker, NULL);
+		pe->joined = true;
+	}
+	return true;
+}
+
+static bool probe_effect_busy(const struct view *v)
+{
+	const struct probe_effect *pe = v->priv;
+	return !__atomic_load_n(&pe->done, __ATOMIC_ACQUIRE);
+}
+
+static int probe_effect_load(struct view *v, char **err)
+{
+	struct probe_effect *pe = v->priv;
+	pe->ax = (struct time_axis){ .start_ns = v->b->origin_ns, .end_ns = v->b->end_ns, .left_ns = v->b->origin_ns };
+	if (!(pe->path = strdup(v->b->file))) {
+		*err = strdup("out of memory");
+		return -ENOMEM;
+	}
+	pe->began_ns = clock_now_ns();
+	pe->started = pthread_create(&pe->worker, NULL, first_analysis_main, pe) == 0;
+	if (!pe->started) /* no thread: here, as before */
+		first_analysis_main(pe);
+	return 0;
 }
 
 /* The selected lane, or -1 when the filter keeps none. */
@@ -456,6 +517,17 @@ static int draw_details(struct probe_effect *pe, int y, int width, bool count_on
 static void probe_effect_draw(struct view *v, int y, int height, int width)
 {
 	struct probe_effect *pe = v->priv;
+	if (!ready(pe)) {
+		char line[160];
+		snprintf(line, sizeof(line), "simulating the run without mtx's overhead... %.0f s (other views meanwhile)",
+			 (double)(clock_now_ns() - pe->began_ns) / 1e9);
+		display_text(y, 0, width, STYLE_NORMAL, false, line);
+		return;
+	}
+	if (pe->load_rc) {
+		display_text(y, 0, width, STYLE_ERROR, true, pe->load_err ? pe->load_err : "cannot read the run");
+		return;
+	}
 	int details = draw_details(pe, 0, width, true);
 	if (!analysed(pe)) {
 		display_text(y, 0, width, STYLE_ERROR, true, "out of memory: no result (m tries again)");
@@ -482,6 +554,10 @@ static void probe_effect_status(const struct view *v, char *buf, size_t size)
 {
 	const struct probe_effect *pe = v->priv;
 	char npc[32], at[32];
+	if (probe_effect_busy(v)) { /* the worker owns the rest */
+		snprintf(buf, size, "simulating");
+		return;
+	}
 	int64_t t = pe->ax.cursor_ns - v->b->origin_ns;
 	snprintf(buf, size, "lane %d of %d%s%s  at %s  %s a column", pe->nr_shown ? pe->sel + 1 : 0, pe->nr_shown,
 		 pe->filter ? ", filter " : "", pe->filter ? pe->filter : "",
@@ -542,6 +618,8 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 	int32_t more, e;
 	char *text;
 
+	if (!ready(pe) || pe->load_rc)
+		return REACT_UNHANDLED; /* q, another view: the generic keys */
 	if (!analysed(pe) && a != ACT_MODEL)
 		return REACT_UNHANDLED;
 	if (time_axis_act(&pe->ax, v->b, a))
@@ -597,6 +675,16 @@ static enum reaction probe_effect_act(struct view *v, enum action a)
 static void probe_effect_free(struct view *v)
 {
 	struct probe_effect *pe = v->priv;
+	/* Only the browser's end frees a main view: an analysis still going
+	 * then is left to the process's exit, with what it holds. */
+	if (pe->started && !pe->joined && !__atomic_load_n(&pe->done, __ATOMIC_ACQUIRE)) {
+		pthread_detach(pe->worker);
+		return;
+	}
+	if (pe->started && !pe->joined)
+		pthread_join(pe->worker, NULL);
+	free(pe->path);
+	free(pe->load_err);
 	free_result(pe);
 	hb_free(&pe->g[RUN_I]);
 	for (int r = 0; r < NR_RUNS; r++)
@@ -616,6 +704,7 @@ static const struct view_ops probe_effect_view_ops = {
 	.act = probe_effect_act,
 	.draw = probe_effect_draw,
 	.status = probe_effect_status,
+	.busy = probe_effect_busy,
 	.free = probe_effect_free,
 };
 

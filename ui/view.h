@@ -36,7 +36,8 @@ enum reaction {
 /* What every view can reach: the database and facts about the run. */
 struct browse {
 	sqlite3 *db;
-	const char *path;
+	const char *path;          /* the file's name, for the title */
+	const char *file;          /* its path as given, to open it again */
 	int64_t origin_ns, end_ns; /* the run's first and last times */
 	unsigned missing;          /* what an incomplete run lacks (run_state) */
 	char *incomplete;          /* its INCOMPLETE line, drawn on every frame (owned), or NULL */
@@ -72,6 +73,10 @@ struct view_ops {
 	int (*count)(struct view *v, const struct mtx_match *m, long *total, long *rank, char **err);
 	/* The status line's text; NULL: the table's row counts. */
 	void (*status)(const struct view *v, char *buf, size_t size);
+	/* Whether the view is still being computed (on a thread of its own):
+	 * the browser then draws it again every tenth of a second, keys or
+	 * not, until it is done. May be NULL (never). */
+	bool (*busy)(const struct view *v);
 	/* Free what priv holds. May be NULL. */
 	void (*free)(struct view *v);
 };
