@@ -14,9 +14,13 @@
  * the first minus the median of the second: a round that an interrupt or
  * another task lengthens moves neither median.
  *
- * The classes: SCHED_FIFO 90 and 10 when mtx may use them (root,
+ * The classes: SCHED_FIFO 99 and 98 when mtx may use them (root,
  * CAP_SYS_NICE or RLIMIT_RTPRIO), so that the waiter runs as soon as it is
- * woken. Otherwise SCHED_OTHER at nice -20 and 19. Lowering nice needs the
+ * woken, and no program's real-time thread on that CPU keeps either off
+ * it: each collection calibrates at its start, for a few milliseconds,
+ * and at 90 and 10 a busy SCHED_FIFO program at 10 or more on that CPU
+ * (test-probe-oracle's, in a parallel test) would hold the poster off
+ * for as long as it ran. Otherwise SCHED_OTHER at nice -20 and 19. Lowering nice needs the
  * same privilege, so without it the waiter keeps the nice it inherited;
  * the result names the nice values the threads really had. Under
  * SCHED_OTHER the waker is usually preempted, but not always. A round
@@ -44,7 +48,7 @@
 
 enum { WAITER, POSTER };
 
-static const int fifo_prio[2] = { [WAITER] = 90, [POSTER] = 10 };
+static const int fifo_prio[2] = { [WAITER] = 99, [POSTER] = 98 };
 static const int other_nice[2] = { [WAITER] = -20, [POSTER] = 19 };
 
 /* What the two threads share. Round i's stamps and verdicts are written

@@ -38,7 +38,7 @@ int calibrate_sched_cost(struct mtx_sched_cost *c, unsigned rounds);
 /*
  * calibrate_sched_how - how @c was obtained, for people and for meta:
  * "post with waiter 4.0 us - post without 0.9 us; 2 threads pinned to
- * cpu 0, SCHED_FIFO 90/10; n=20000". Allocated (the caller frees), or
+ * cpu 0, SCHED_FIFO 99/98; n=20000". Allocated (the caller frees), or
  * NULL when out of memory.
  */
 char *calibrate_sched_how(const struct mtx_sched_cost *c);

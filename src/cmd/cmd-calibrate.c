@@ -32,7 +32,7 @@ const char cmd_calibrate_usage[] =
 	"  sched    what a wakeup and a context switch cost (seed 004 4.2): two threads\n"
 	"           pinned to one CPU, a high-priority one blocked on a semaphore and a\n"
 	"           low-priority one posting it; the time of that post minus the time\n"
-	"           of a post without a waiter. SCHED_FIFO 90/10 when permitted, else\n"
+	"           of a post without a waiter. SCHED_FIFO 99/98 when permitted, else\n"
 	"           SCHED_OTHER at nice -20/19; the line says which it had.\n"
 	"  records  what one kernel record (a syscall's, a CPU sample, a switch's, a\n"
 	"           wakeup's) costs the thread it is recorded for.\n"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # mtx calibrate (SEEDS-MAP P8, seed 004 4.2): --only sched prints one line
 # with a positive figure, the two medians it is the difference of, and the
-# class the two threads really had (SCHED_FIFO 90/10 where chrt may use it,
+# class the two threads really had (SCHED_FIFO 99/98 where chrt may use it,
 # SCHED_OTHER otherwise: checked as root and as nobody); every round is
 # counted or discarded; bad command lines exit 2 with one line (and the
 # synopsis); a collected run has meta cal_sched_switch_ns > 0 and says how
@@ -17,7 +17,7 @@ if command -v taskset > /dev/null; then
 	taskset -c "$cpu" true 2> /dev/null || skip "cannot pin a thread to CPU $cpu (taskset -c $cpu fails)"
 fi
 
-LINE='^context switch \+ wakeup  ([0-9.]+) (ns|us|ms)  \(post with waiter [0-9.]+ (ns|us|ms) - post without [0-9.]+ (ns|us|ms); 2 threads pinned to cpu [0-9]+, (SCHED_FIFO 90/10|SCHED_OTHER nice -?[0-9]+/-?[0-9]+); n=([0-9]+)(, ([0-9]+) rounds? discarded)?\)$'
+LINE='^context switch \+ wakeup  ([0-9.]+) (ns|us|ms)  \(post with waiter [0-9.]+ (ns|us|ms) - post without [0-9.]+ (ns|us|ms); 2 threads pinned to cpu [0-9]+, (SCHED_FIFO 99/98|SCHED_OTHER nice -?[0-9]+/-?[0-9]+); n=([0-9]+)(, ([0-9]+) rounds? discarded)?\)$'
 
 # check_sched LABEL [PREFIX...] - run PREFIX mtx calibrate --only sched
 # --rounds 3000 and check its line; the class must be SCHED_FIFO exactly
@@ -25,12 +25,12 @@ LINE='^context switch \+ wakeup  ([0-9.]+) (ns|us|ms)  \(post with waiter [0-9.]
 check_sched() {
 	local label=$1 want status n discarded
 	shift
-	if "$@" chrt -f 1 true 2> /dev/null; then want="SCHED_FIFO 90/10"; else want="SCHED_OTHER nice"; fi
+	if "$@" chrt -f 1 true 2> /dev/null; then want="SCHED_FIFO 99/98"; else want="SCHED_OTHER nice"; fi
 	"$@" "$MTX" calibrate --only sched --rounds 3000 > out.txt 2> err.txt
 	status=$?
 	if [ "$(wc -l < out.txt)" != 1 ]; then
 		fail "$label: $(wc -l < out.txt) lines, not 1: $(cat out.txt err.txt)"
-	elif grep -q "no clear figure" out.txt && [ $status = 1 ] && [ "$want" != "SCHED_FIFO 90/10" ]; then
+	elif grep -q "no clear figure" out.txt && [ $status = 1 ] && [ "$want" != "SCHED_FIFO 99/98" ]; then
 		# SCHED_OTHER may not preempt the poster in half the rounds
 		pass "$label: $(cat out.txt)"
 	elif [ $status != 0 ]; then
