@@ -187,7 +187,8 @@ static int load_ended(sqlite3 *db, struct run_env *env, char **err)
 		return -ENOMEM;
 	if (step != SQLITE_DONE)
 		return sql_fail(db, "wakeups", err);
-	qsort(env->ended, env->nr_ended, sizeof(*env->ended), t0_wakeup_cmp);
+	if (env->nr_ended) /* none: no array, which qsort must not be given */
+		qsort(env->ended, env->nr_ended, sizeof(*env->ended), t0_wakeup_cmp);
 	return 0;
 }
 

@@ -748,7 +748,8 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 		rc = object_initials(run);
 	if (!rc) {
 		run->irqs_recorded = run_env_has_irqs(env);
-		qsort(run->irqs, (size_t)run->nr_irqs, sizeof(*run->irqs), irq_start_cmp);
+		if (run->nr_irqs) /* none: no array, which qsort must not be given */
+			qsort(run->irqs, (size_t)run->nr_irqs, sizeof(*run->irqs), irq_start_cmp);
 	}
 	run_env_free(env);
 	if (rc) {
