@@ -18,6 +18,7 @@
 #    theirs.
 . "$(dirname "$0")/lib.sh"
 require_perf
+alone_with_timing
 cd "$TMP" || exit 1
 
 # rows DB - a fingerprint of what a run holds (rows per recorded table).

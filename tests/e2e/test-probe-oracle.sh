@@ -14,6 +14,7 @@
 # must be the program's own, and the simulation must give it either way.
 . "$(dirname "$0")/lib.sh"
 require_perf
+alone_with_timing
 cd "$TMP" || exit 1
 PROG="$BUILDDIR/tests/e2e/fifo1"
 rounds=8
