@@ -5,6 +5,7 @@
 #include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
+#include "src/radix-sort.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -143,19 +144,13 @@ static const struct handler *handler_at(const struct run_env *env, int32_t cpu, 
 	return NULL;
 }
 
-static int t0_wakeup_cmp(const void *x, const void *y)
-{
-	const struct t0_wakeup *a = x, *b = y;
-	if (a->wakee_tid != b->wakee_tid)
-		return a->wakee_tid < b->wakee_tid ? -1 : 1;
-	return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
-}
-
 /* The wakeups of traced threads that T_0 made at an instant of its own:
  * by a task outside the traced ones, or (when the run recorded them) in
  * a device's interrupt handler. */
 static int load_ended(sqlite3 *db, struct run_env *env, char **err)
 {
+	static const struct radix_key by_wakee[] = { RADIX_KEY(struct t0_wakeup, wakee_tid),
+						     RADIX_KEY(struct t0_wakeup, ts_ns) };
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int step;
@@ -187,9 +182,7 @@ static int load_ended(sqlite3 *db, struct run_env *env, char **err)
 		return -ENOMEM;
 	if (step != SQLITE_DONE)
 		return sql_fail(db, "wakeups", err);
-	if (env->nr_ended) /* none: no array, which qsort must not be given */
-		qsort(env->ended, env->nr_ended, sizeof(*env->ended), t0_wakeup_cmp);
-	return 0;
+	return radix_sort(env->ended, env->nr_ended, sizeof(*env->ended), by_wakee, 2);
 }
 
 /* "0-3,8,10-15" as a mask of CPUs 0..63; 0 (any) when empty, or when it

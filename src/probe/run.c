@@ -582,14 +582,6 @@ static int build_segments(sqlite3 *db, struct probe_run *run, struct run_env *en
 	return rc;
 }
 
-static int irq_start_cmp(const void *x, const void *y)
-{
-	const struct probe_irq *a = x, *b = y;
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns ? -1 : 1;
-	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
-}
-
 /* Each segment's priority and CPUs: its thread's when the segment's event
  * began (the last segment: when the thread ended). */
 static int segment_classes(struct probe_run *run, const struct run_env *env)
@@ -747,9 +739,10 @@ int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 	if (!rc)
 		rc = object_initials(run);
 	if (!rc) {
+		static const struct radix_key by_start[] = { RADIX_KEY(struct probe_irq, start_ns),
+							     RADIX_KEY(struct probe_irq, cpu) };
 		run->irqs_recorded = run_env_has_irqs(env);
-		if (run->nr_irqs) /* none: no array, which qsort must not be given */
-			qsort(run->irqs, (size_t)run->nr_irqs, sizeof(*run->irqs), irq_start_cmp);
+		rc = radix_sort(run->irqs, (size_t)run->nr_irqs, sizeof(*run->irqs), by_start, 2);
 	}
 	run_env_free(env);
 	if (rc) {
