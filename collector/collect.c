@@ -123,7 +123,7 @@ static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, stru
  */
 struct drain_class {
 	bool rt;
-	int priority;
+	int priority, max; /* now, and the highest SCHED_FIFO has */
 };
 
 static void drain_set(struct drain_class *d, int priority)
@@ -137,16 +137,16 @@ static void drain_set(struct drain_class *d, int priority)
 
 static void drain_first(struct drain_class *d)
 {
-	*d = (struct drain_class){ 0 };
+	*d = (struct drain_class){ .max = sched_get_priority_max(SCHED_FIFO) };
 	drain_set(d, 1);
 }
 
-/* Above the program's highest real-time priority, as far as there is room. */
+/* Above the program's highest real-time priority, as far as there is
+ * room: asked every round, so nothing but compares unless it must rise. */
 static void drain_above(struct drain_class *d, int top)
 {
-	int max = sched_get_priority_max(SCHED_FIFO);
-	if (d->rt && top >= d->priority && d->priority < max)
-		drain_set(d, top < max ? top + 1 : max);
+	if (d->rt && top >= d->priority && d->priority < d->max)
+		drain_set(d, top < d->max ? top + 1 : d->max);
 }
 
 static void drain_done(const struct drain_class *d, struct mtx_writer *w)
