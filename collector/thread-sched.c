@@ -38,9 +38,11 @@
 
 /* A thread's class is read again for a priority seen at a switch at most
  * this often: a priority-inheritance mutex boosts and unboosts its holder
- * at nearly every switch (stress-ng's mutex stressor: 170 k reads of /proc
- * in 2 s, the collector's loop too busy to drain the rings), and a change
- * made from outside is rare and may be seen late anyway. */
+ * at nearly every switch (stress-ng's mutex stressor), each a read of two
+ * /proc files on the collector's loop otherwise, and a change made from
+ * outside is rare and may be seen late anyway. (The 170 k reads in 2 s
+ * that stress-ng caused were the affinity's, at each library record: see
+ * thread_sched_changed.) */
 #define REREAD_EVERY_NS 10000000ULL
 
 struct thread_class {
