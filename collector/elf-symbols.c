@@ -281,3 +281,30 @@ int elf_needed_each(const char *path, elf_library_fn fn, void *ctx)
 	elf_file_close(&f);
 	return rc;
 }
+
+int elf_imports_each(const char *path, elf_import_fn fn, void *ctx)
+{
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	int rc = elf_file_open(&f, path);
+	if (rc)
+		return rc;
+	while (rc == 0 && (scn = elf_nextscn(f.elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize && rc == 0; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			name = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+			if (name && *name)
+				rc = fn(ctx, name);
+		}
+	}
+	elf_file_close(&f);
+	return rc;
+}

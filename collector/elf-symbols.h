@@ -51,4 +51,16 @@ typedef int (*elf_library_fn)(void *ctx, const char *path);
  */
 int elf_needed_each(const char *path, elf_library_fn fn, void *ctx);
 
+/* Called with each name an ELF file imports; nonzero stops the walk. */
+typedef int (*elf_import_fn)(void *ctx, const char *name);
+
+/**
+ * elf_imports_each - call @fn with the name of each symbol the ELF file
+ * @path imports (an undefined .dynsym entry: what the dynamic loader binds
+ * to another object's definition).
+ *
+ * Return: 0, @fn's nonzero value, or -errno when @path cannot be read.
+ */
+int elf_imports_each(const char *path, elf_import_fn fn, void *ctx);
+
 #endif
