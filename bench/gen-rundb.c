@@ -604,7 +604,7 @@ static void thread_exit(struct gen *g, struct gen_thread *t)
 	if (!main_thread && (joiner = waiter_take(g, OBJ_THREAD(idx(g, t) - 1))))
 		wake(g, t, joiner, end - 1000); /* CLONE_CHILD_CLEARTID's futex wake */
 	switch_out(g, t, end, "X", 0, ST_DEAD);
-	writer_thread(g->w, t->tid, PID, t->name, t->start_ns, end);
+	writer_thread(g->w, t->tid, PID, t->name, t->start_ns, end, 0);
 	g->rows[T_THREADS]++;
 	t->alive = 0;
 	t->gen++;

@@ -239,7 +239,8 @@ static void write_end_meta(struct mtx_writer *w, struct mtx_session *s, struct m
 	writer_meta_int(w, "start_ns", (int64_t)model_first_ns(m));
 	writer_meta_int(w, "end_ns", (int64_t)model_last_ns(m));
 	writer_meta_int(w, "duration_ns", (int64_t)(model_last_ns(m) - model_first_ns(m)));
-	writer_meta_int(w, "exit_status", status);
+	if (status >= 0) /* attached: not known */
+		writer_meta_int(w, "exit_status", status);
 	writer_meta(w, "complete", complete ? "1" : "0");
 }
 
@@ -262,7 +263,7 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 		log_warn("not traced: %s (never called, only jumped to: a return probe would overwrite its stack)",
 			 function_uprobes_skipped(*fu));
 	if (!function_uprobes_count(*fu)) {
-		error_set(err, "no function of %s matches '%s' (see mtx collect --list-functions)", o->argv[0],
+		error_set(err, "no function of %s matches '%s' (see mtx collect --list-functions)", path,
 				o->functions);
 		return -ENOENT;
 	}
@@ -275,7 +276,7 @@ static int prepare_functions(struct function_uprobes **fu, const struct collect_
 	if (!rc && elf_needed_each(path, is_libstdcxx, NULL) > 0)
 		log_warn("%s is C++: an exception that leaves a traced function ends the program "
 			 "(std::terminate); trace functions exceptions do not leave, or build with -pg",
-			 o->argv[0]);
+			 path);
 	return rc;
 }
 
@@ -327,6 +328,50 @@ static int on_signal(int sfd, struct mtx_target *t, int *wstatus)
 		return waitpid(t->pid, wstatus, WNOHANG) == t->pid;
 	target_forward(t, (int)si.ssi_signo, (pid_t)si.ssi_pid, si.ssi_code == SI_KERNEL);
 	return 0;
+}
+
+/* Attached: handle one signal while the process runs. Returns 1 when it
+ * asks mtx to detach (mtx's own children, the closer, are none of it). */
+static int on_signal_attached(int sfd)
+{
+	struct signalfd_siginfo si;
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	return si.ssi_signo != SIGCHLD;
+}
+
+/* Scans of /proc/PID/task before mtx gives up on a process that starts
+ * threads faster than they are found. */
+#define ATTACH_SCANS 100
+
+/*
+ * Attached: give every thread of the process its events (scanning until
+ * a scan finds none new), start its lifetime in the model, flagged, and
+ * start every event at once. Returns the attach instant, or 0 with @err.
+ */
+static uint64_t attach_threads(struct mtx_session *s, struct mtx_model *m, char **err)
+{
+	uint64_t ns;
+	int rc = 1, scans = 0;
+	while (rc > 0 && scans++ < ATTACH_SCANS)
+		rc = session_attach_scan(s);
+	if (rc) {
+		error_set(err, "%s", rc < 0 ? s->error : "the process starts threads faster than mtx finds them");
+		return 0;
+	}
+	ns = clock_now_ns();
+	for (size_t i = 0; i < s->nr_tids; i++) {
+		char name[16];
+		char state = target_thread_state(s->pid, s->tids[i], name, sizeof(name));
+		if (state)
+			model_attached_thread(m, s->tids[i], s->pid, name, state, ns);
+	}
+	rc = session_enable(s);
+	if (rc) {
+		error_set(err, "%s", s->error);
+		return 0;
+	}
+	return ns;
 }
 
 /* "SIGINT" for SIGINT (glibc's abbreviation, "signal N" without one). */
@@ -411,10 +456,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct drain_class drain = { 0 };
 	struct mtx_output out = { 0 };
 	char found[PATH_MAX], *sync_err = NULL;
+	const char *prog = o->attach_pid ? found : o->argv[0];
 	sigset_t mask, oldmask;
-	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0;
+	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0, pidfd = -1, nr_pfds;
 	const char *stopped_before = NULL;
-	uint64_t last_commit, exit_ns, calls_taken = 0;
+	uint64_t last_commit, exit_ns, calls_taken = 0, attach_ns = 0, detach_at = UINT64_MAX;
 	size_t sync_left = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -422,8 +468,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 
 	/* A program that is not there leaves the output as it was. The
 	 * path found here is the one probed, checked and started. */
-	rc = target_locate(o->argv[0], found, sizeof(found), err);
-	if (rc) {
+	if (o->attach_pid) {
+		rc = target_attach(o->attach_pid, found, sizeof(found), &pidfd, err);
+		if (rc)
+			return rc;
+	} else if ((rc = target_locate(o->argv[0], found, sizeof(found), err))) {
 		r->program_failed = rc == -ENOENT ? 127 : 126;
 		return rc;
 	}
@@ -460,7 +509,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
 	if (o->sync) {
-		rc = collect_sync_prepare(&cs, o->argv[0], found, o->sync_stack_frames, &o->inject, err);
+		rc = collect_sync_prepare(&cs, prog, found, o->attach_pid, o->sync_stack_frames, &o->inject, err);
 		if (!rc && o->user)
 			rc = collect_sync_give_to(&cs, o->uid, o->gid, err);
 		if (rc)
@@ -475,12 +524,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* before any event is open: the scheduler's cost without the records
 	 * a run adds to it (cal_switches_ns, cal_wakeups_ns); ~10 ms */
 	calibrate_sched_meta(w);
-	rc = target_spawn(&t, found, o->argv, cs.env, err);
-	if (rc) {
+	if (!o->attach_pid && (rc = target_spawn(&t, found, o->argv, cs.env, err))) {
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;
 	}
-	rc = session_open(&s, t.pid, o->sources, o->ring_pages, o->sample_hz, o->sample_stack_bytes);
+	rc = session_open(&s, o->attach_pid ? o->attach_pid : t.pid, o->attach_pid != 0, o->sources, o->ring_pages,
+			  o->sample_hz, o->sample_stack_bytes);
 	if (rc) {
 		error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
 		goto fail_unstarted;
@@ -536,6 +585,21 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * emitted after interrupts that follow it, when its CPU's ring is read
 	 * late. */
 	drain_first(&drain);
+	if (o->attach_pid) {
+		if (!(attach_ns = attach_threads(&s, m, err))) {
+			rc = -ESRCH;
+			goto fail_unstarted;
+		}
+		model_program_released(m, attach_ns);
+		writer_meta_int(w, "attach_pid", o->attach_pid);
+		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
+		if (o->duration_ns)
+			detach_at = attach_ns + o->duration_ns;
+		/* Said even with -q: scripts wait for it (mtx-collect(1), ATTACHING). */
+		fprintf(stderr, "mtx: attached to process %d (%s, %zu thread%s)%s\n", (int)o->attach_pid, found,
+			s.nr_tids, plural_s(s.nr_tids), o->duration_ns ? "" : "; Ctrl-C detaches");
+		goto started;
+	}
 	model_program_released(m, clock_now_ns());
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
@@ -553,23 +617,30 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		t.pid = -1;
 		goto fail_unstarted;
 	}
+started:
 	output_started(&out);
 
-	pfds = calloc((size_t)s.nr_cpus + 1, sizeof(*pfds));
+	/* the rings, the signals, and (attached) the process's exit */
+	nr_pfds = s.nr_cpus + 1 + (pidfd >= 0);
+	pfds = calloc((size_t)nr_pfds, sizeof(*pfds));
 	for (int cpu = 0; cpu < s.nr_cpus; cpu++)
 		pfds[cpu] = (struct pollfd){ .fd = s.rings[cpu].fd, .events = POLLIN };
 	pfds[s.nr_cpus] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	if (pidfd >= 0)
+		pfds[s.nr_cpus + 1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 	last_commit = clock_now_ns();
 	while (!done) {
 		uint64_t round_ns;
 		/* a full batch of calls taken, or sync records left: the pump
 		 * holds more, come back at once */
 		bool more = calls_taken >= CALL_PUMP_TAKE_MAX || sync_left > 0;
-		if (poll(pfds, (nfds_t)s.nr_cpus + 1, more ? 0 : POLL_MS) < 0 && errno != EINTR)
+		if (poll(pfds, (nfds_t)nr_pfds, more ? 0 : POLL_MS) < 0 && errno != EINTR)
 			break;
 		if (pfds[s.nr_cpus].revents & POLLIN)
-			done = on_signal(sfd, &t, &wstatus);
+			done = o->attach_pid ? on_signal_attached(sfd) : on_signal(sfd, &t, &wstatus);
 		round_ns = clock_now_ns();
+		if (pidfd >= 0 && (pfds[s.nr_cpus + 1].revents & POLLIN || round_ns >= detach_at))
+			done = 1; /* the process exited, or --duration is over */
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
 		drain_above(&drain, thread_sched_top_rt_priority(sched));
@@ -592,15 +663,25 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	progress_begin(o->output, COLLECT_NR_STEPS);
 	collect_step_begin(COLLECT_DRAIN);
 	session_disable(&s);
+	if (o->attach_pid) /* no event of it is stamped after this */
+		writer_meta_int(w, "detach_ns", (int64_t)(exit_ns = clock_now_ns()));
 	session_drain(&s);
+	/* The process runs on: leave it now, not after the work below. */
+	if (o->attach_pid) {
+		session_detach(&s);
+		log_info("detached from process %d%s", (int)o->attach_pid,
+			 cs.uprobes || fu ? "; the kernel removes each uprobe in ~80 ms, mtx exits when all are gone"
+					  : "");
+	}
 	/* The call records the pump still holds, in bounded batches while it
 	 * has them ready (collect_sync_stop hands over the rest at once). */
 	while (flush_round(&s, &cs, w, &sinks, clock_now_ns(), &sync_left) > 0)
 		;
 	collect_sync_stop(&cs);
 	order_flush(&s.order, UINT64_MAX, emit, &sinks);
-	r->status = decode_status(wstatus);
-	mark_done(w, "threads_ended_ns", model_finish(m, clock_now_ns(), t.pid, r->status));
+	r->status = o->attach_pid ? 0 : decode_status(wstatus);
+	mark_done(w, "threads_ended_ns", model_finish(m, o->attach_pid ? exit_ns : clock_now_ns(),
+						       o->attach_pid ? o->attach_pid : t.pid, o->attach_pid ? -1 : r->status));
 	if (mark_done(w, "calls_closed_ns", calls_finish(calls, model_last_ns(m))))
 		record_failed(r, w, NULL, "");
 	/* Every recorded row is handed over. From here on each step starts
@@ -641,7 +722,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	/* Returns the kernel never reported are lost hits of the functions'
 	 * probes, though no buffer was full: warned about apart. */
 	s.lost[MTX_SRC_FUNCTIONS] += calls_lost_returns(calls);
-	write_end_meta(w, &s, m, r->status, !stop);
+	write_end_meta(w, &s, m, o->attach_pid ? -1 : r->status, !stop);
 	if (stop) {
 		/* Kept as recorded; readers say what it lacks (mtx-db(5)). */
 		writer_meta(w, "stopped_after_exit", stopped_before);
@@ -710,6 +791,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	function_uprobes_free(fu);
 	output_free(&out);
 	free(pfds);
+	if (pidfd >= 0)
+		close(pidfd);
 	/* One that came while the file was closed only skips what is left. */
 	if (!stop && (stop = stop_asked(sfd))) {
 		log_warn("%s after the program's exit: the derived tables are left for the first report to build",
@@ -735,6 +818,8 @@ fail_unstarted:
 	 * previous ones back where they were. */
 	output_abandon(&out);
 	output_free(&out);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -7,6 +7,8 @@
 #define MTX_COLLECTOR_COLLECT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "collector/sync/inject-overhead.h"
 
@@ -29,10 +31,15 @@ struct collect_options {
 	 * mtx's credentials. */
 	const char *user;
 	unsigned uid, gid;
+	/* mtx collect -p: record this running process instead of starting
+	 * argv (0: none), until it exits, a signal detaches, or @duration_ns
+	 * (0: no limit) passes. */
+	pid_t attach_pid;
+	uint64_t duration_ns;
 };
 
 struct collect_result {
-	int status;          /* the program's exit code, or 128+signal */
+	int status;          /* the program's exit code, or 128+signal; attached: 0 */
 	int record_failed;   /* the run was recorded only in part (e.g. disk full) */
 	int program_failed;  /* on error: 127 program missing, 126 not executable */
 	int stopped;         /* a signal after the program's exit cut the work short */

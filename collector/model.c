@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ struct model_thread {
 	int32_t tid, pid;
 	uint8_t used;
 	uint8_t state;
+	uint8_t attached; /* alive when mtx attached: began before start_ns */
 	char name[16];
 	int32_t cpu;
 	uint64_t start_ns, since_ns;
@@ -303,7 +305,7 @@ static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
 	set_state(m, t, ts, t->state, -1);
 	if (t->sys_nr >= 0)
 		end_syscall(m, t, -1, 0, ts);
-	writer_thread(m->w, t->tid, t->pid, t->name, t->start_ns, t->since_ns);
+	writer_thread(m->w, t->tid, t->pid, t->name, t->start_ns, t->since_ns, t->attached);
 	if (p && --p->nr_live <= 0) {
 		p->end_ns = t->since_ns;
 		p->ended = 1;
@@ -470,6 +472,23 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
 	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
 	return writer_commit(m->w);
+}
+
+void model_attached_thread(struct mtx_model *m, int32_t tid, int32_t pid, const char *name, char proc_state,
+			   uint64_t ns)
+{
+	/* 'R' is running or runnable: its first switch tells which. */
+	uint8_t state = proc_state == 'R' ? TS_RUNNABLE : proc_state == 'D' ? TS_BLOCKED_IO : TS_BLOCKED;
+	struct model_thread *t = find_thread(m, tid);
+	struct model_process *p;
+	if (t)
+		return;
+	t = new_thread(m, tid, pid, ns, state);
+	t->attached = 1;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	p = find_process(m, pid);
+	if (p && tid == pid)
+		snprintf(p->exe, sizeof(p->exe), "%s", name);
 }
 
 void model_program_released(struct mtx_model *m, uint64_t ns)

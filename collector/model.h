@@ -28,6 +28,15 @@ struct mtx_model *model_new(struct mtx_writer *w);
  */
 void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx);
 
+/*
+ * model_attached_thread - thread @tid of process @pid, named @name, was
+ * alive when mtx attached at @ns, in the state /proc showed (@proc_state:
+ * 'R', 'S', 'D', ...): its lifetime starts there, flagged attached. The
+ * main thread (@tid == @pid) names the process.
+ */
+void model_attached_thread(struct mtx_model *m, int32_t tid, int32_t pid, const char *name, char proc_state,
+			   uint64_t ns);
+
 /* model_program_released - the instant @ns the program was let go: the
  * system-wide sources (interrupts) count from there. */
 void model_program_released(struct mtx_model *m, uint64_t ns);

@@ -19,13 +19,16 @@
 #include "src/grow.h"
 #include "src/error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
@@ -37,22 +40,28 @@ int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 	return e;
 }
 
-static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, uint64_t extra)
+static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, uint64_t extra,
+			pid_t task)
 {
 	struct session_event *ev = grow_array(s->events, &s->cap_events, s->nr_events, sizeof(*ev), 16);
 	if (!ev)
 		return -ENOMEM;
 	s->events = ev;
-	s->events[s->nr_events++] = (struct session_event){ .id = id, .source = source, .tag = tag, .extra = extra };
+	if (s->nr_events && id < s->events[s->nr_events - 1].id)
+		s->ids_unsorted = 1;
+	s->events[s->nr_events++] =
+		(struct session_event){ .id = id, .source = source, .tag = tag, .extra = extra, .task = task };
 	return 0;
 }
 
-static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, uint64_t extra)
+/* @pid: the task the event was opened on (-1: every task). */
+static int remember_event(struct mtx_session *s, int fd, const struct mtx_source *source, int tag, uint64_t extra,
+			  pid_t pid)
 {
 	uint64_t id;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	return add_event_id(s, id, source, tag, extra);
+	return add_event_id(s, id, source, tag, extra, s->attached && pid > 0 ? pid : 0);
 }
 
 static int remember_fd(struct mtx_session *s, int fd)
@@ -73,26 +82,80 @@ int session_keep_fd(struct mtx_session *s, int fd)
 	return rc;
 }
 
+/* Open @attr for task @pid (-1: every task) on @cpu into that CPU's ring. */
+static int open_into_ring(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
+			  int tag, pid_t pid, int cpu)
+{
+	uint64_t extra = attr->sample_type & ~(uint64_t)MTX_SAMPLE_TYPE;
+	int fd = perf_open(attr, pid, cpu, -1);
+	int rc;
+	if (fd == -ESRCH && s->attached && pid > 0)
+		return 0; /* the thread exited since /proc listed it: nothing to follow */
+	if (fd < 0)
+		return session_set_error(s, fd, "opening the %s events on CPU %d: %s", source->name, cpu,
+					 perf_open_error(fd));
+	if (remember_fd(s, fd)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0)
+		return session_set_error(s, -errno, "routing the %s events into the CPU %d ring: %s", source->name,
+					 cpu, strerror(errno));
+	rc = remember_event(s, fd, source, tag, extra, pid);
+	if (rc)
+		return session_set_error(s, rc, "reading the id of a %s event: %s", source->name, strerror(-rc));
+	return 0;
+}
+
+/* The task of the @i-th per-task events: each thread, attached. */
+static pid_t task_at(const struct mtx_session *s, size_t i)
+{
+	return s->attached ? s->tids[i] : s->pid;
+}
+
+static size_t nr_tasks(const struct mtx_session *s)
+{
+	return s->attached ? s->nr_tids : 1;
+}
+
+/* Open @attr on every CPU for the @i-th task. */
+static int open_on_task(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
+			int tag, size_t i)
+{
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int rc = open_into_ring(s, attr, source, tag, task_at(s, i), cpu);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const struct mtx_source *source,
 		      int tag, int system_wide)
 {
-	uint64_t extra = attr->sample_type & ~(uint64_t)MTX_SAMPLE_TYPE;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		int fd = perf_open(attr, system_wide ? -1 : s->pid, cpu, -1);
-		int rc;
-		if (fd < 0)
-			return session_set_error(s, fd, "opening the %s events on CPU %d: %s", source->name, cpu,
-						 perf_open_error(fd));
-		if (remember_fd(s, fd)) {
-			close(fd);
-			return -ENOMEM;
+	struct session_spec *spec;
+	if (system_wide) {
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+			int rc = open_into_ring(s, attr, source, tag, -1, cpu);
+			if (rc)
+				return rc;
 		}
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0)
-			return session_set_error(s, -errno, "routing the %s events into the CPU %d ring: %s",
-						 source->name, cpu, strerror(errno));
-		rc = remember_event(s, fd, source, tag, extra);
+		return 0;
+	}
+	if (!s->attached)
+		return open_on_task(s, attr, source, tag, 0);
+	/* No exec to enable it: session_enable does, on every thread at once. */
+	attr->disabled = 1;
+	attr->enable_on_exec = 0;
+	spec = grow_array(s->specs, &s->cap_specs, s->nr_specs, sizeof(*spec), 16);
+	if (!spec)
+		return -ENOMEM;
+	s->specs = spec;
+	s->specs[s->nr_specs++] = (struct session_spec){ .attr = *attr, .source = source, .tag = tag };
+	for (size_t i = 0; i < s->nr_tids; i++) {
+		int rc = open_on_task(s, attr, source, tag, i);
 		if (rc)
-			return session_set_error(s, rc, "reading the id of a %s event: %s", source->name, strerror(-rc));
+			return rc;
 	}
 	return 0;
 }
@@ -107,29 +170,43 @@ int session_add_tracepoint(struct mtx_session *s, long id, const struct mtx_sour
 	return session_add_event(s, &attr, source, tag, 0);
 }
 
-static int open_leaders(struct mtx_session *s)
+static void leader_attr(const struct mtx_session *s, struct perf_event_attr *attr)
 {
-	struct perf_event_attr attr;
-	perf_attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
-	attr.task = 1;
-	attr.comm = 1;
-	attr.comm_exec = 1;
-	attr.context_switch = 1;
+	perf_attr_init(attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr->task = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->context_switch = 1;
 	/* Executable mappings with their build-id, to name code addresses
 	 * (samples, sync call sites) at the end: collector/profile.c. */
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.build_id = 1;
-	attr.inherit = 1;
-	attr.disabled = 1;
-	attr.enable_on_exec = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->build_id = 1;
+	attr->inherit = 1;
+	attr->disabled = 1;
+	attr->enable_on_exec = !s->attached;
 	/* Wake the poll when a quarter of the ring is used. */
-	attr.watermark = 1;
-	attr.wakeup_watermark = (uint32_t)(s->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	attr->watermark = 1;
+	attr->wakeup_watermark = (uint32_t)(s->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+}
 
+/* The @i-th task's leaders: the first task's own each CPU's ring, the
+ * others' are routed into it. */
+static int open_leaders(struct mtx_session *s, size_t i)
+{
+	struct perf_event_attr attr;
+	leader_attr(s, &attr);
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		int fd = perf_open(&attr, s->pid, cpu, -1);
-		int rc;
+		int rc, fd;
+		if (s->rings[cpu].fd >= 0) {
+			rc = open_into_ring(s, &attr, &source_sched, -1, task_at(s, i), cpu);
+			if (rc)
+				return rc;
+			continue;
+		}
+		fd = perf_open(&attr, task_at(s, i), cpu, -1);
+		if (fd == -ESRCH && s->attached)
+			return 0; /* exited since /proc listed it: the next one owns the ring */
 		if (fd < 0)
 			return session_set_error(s, fd, "%s", perf_open_error(fd));
 		rc = ring_map(&s->rings[cpu], fd, cpu, s->ring_pages);
@@ -137,21 +214,98 @@ static int open_leaders(struct mtx_session *s)
 			close(fd);
 			return session_set_error(s, rc, "mapping a %zu KiB perf buffer for CPU %d: %s",
 						 s->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, cpu,
-						 rc == -EPERM || rc == -ENOMEM ? perf_open_error(-ENOMEM) : strerror(-rc));
+						 rc == -EPERM || rc == -ENOMEM ? perf_open_error(-ENOMEM) :
+						 strerror(-rc));
 		}
-		rc = remember_event(s, fd, &source_sched, -1, 0);
+		rc = remember_event(s, fd, &source_sched, -1, 0, task_at(s, i));
 		if (rc)
 			return session_set_error(s, rc, "reading a perf event id: %s", strerror(-rc));
 	}
 	return 0;
 }
 
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz,
-		 unsigned sample_stack_bytes)
+/* Add the threads of the process not seen before to s->tids. Returns how
+ * many, or -errno (-ESRCH: the process is gone). */
+static int read_new_tids(struct mtx_session *s)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int added = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	if (!(dir = opendir(path)))
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		size_t i = 0;
+		pid_t *tids;
+		if (tid <= 0)
+			continue;
+		while (i < s->nr_tids && s->tids[i] != tid)
+			i++;
+		if (i < s->nr_tids)
+			continue;
+		if (!(tids = grow_array(s->tids, &s->cap_tids, s->nr_tids, sizeof(*tids), 16))) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		s->tids = tids;
+		s->tids[s->nr_tids++] = tid;
+		added++;
+	}
+	closedir(dir);
+	return added;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether thread @tid has events of its own (attached). */
+static bool has_own_events(const struct mtx_session *s, pid_t tid)
+{
+	return bsearch(&tid, s->tids, s->nr_tids, sizeof(*s->tids), cmp_tid) != NULL;
+}
+
+int session_attach_scan(struct mtx_session *s)
+{
+	size_t first = s->nr_tids;
+	int added = read_new_tids(s);
+	if (added < 0)
+		return session_set_error(s, added, "reading the threads of process %d: %s", (int)s->pid,
+					 added == -ESRCH ? "it has exited" : strerror(-added));
+	for (size_t i = first; i < s->nr_tids; i++) {
+		int rc = open_leaders(s, i);
+		for (size_t k = 0; !rc && k < s->nr_specs; k++)
+			rc = open_on_task(s, &s->specs[k].attr, s->specs[k].source, s->specs[k].tag, i);
+		if (rc)
+			return rc;
+	}
+	qsort(s->tids, s->nr_tids, sizeof(*s->tids), cmp_tid); /* for has_own_events */
+	return added;
+}
+
+int session_enable(struct mtx_session *s)
+{
+	/* Enabling an event enables the copies its thread's children inherited. */
+	for (size_t i = 0; i < s->nr_fds; i++)
+		if (ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return session_set_error(s, -errno, "starting the events: %s", strerror(errno));
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (ioctl(s->rings[cpu].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return session_set_error(s, -errno, "starting the events: %s", strerror(errno));
+	return 0;
+}
+
+int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, size_t ring_pages,
+		 unsigned sample_hz, unsigned sample_stack_bytes)
 {
 	int rc;
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
+	s->attached = attached;
 	s->sample_hz = sample_hz;
 	s->sample_stack_bytes = sample_stack_bytes;
 	s->nr_cpus = perf_nr_cpus();
@@ -161,9 +315,14 @@ int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pa
 		return session_set_error(s, -ENOMEM, "out of memory");
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->rings[cpu].fd = -1;
-	rc = open_leaders(s);
-	if (rc)
-		return rc;
+	if (attached && (rc = read_new_tids(s)) < 0)
+		return session_set_error(s, rc, "reading the threads of process %d: %s", (int)pid,
+					 rc == -ESRCH ? "no such process" : strerror(-rc));
+	if (attached)
+		qsort(s->tids, s->nr_tids, sizeof(*s->tids), cmp_tid);
+	for (size_t i = 0; i < nr_tasks(s); i++)
+		if ((rc = open_leaders(s, i)))
+			return rc;
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		if (!(mask & (1u << i)))
 			continue;
@@ -192,17 +351,17 @@ int session_open_offline(struct mtx_session *s, int nr_cpus)
 	s->nr_cpus = nr_cpus;
 	if (order_init(&s->order, nr_cpus))
 		return session_set_error(s, -ENOMEM, "out of memory");
-	if (add_event_id(s, OFFLINE_ID_BASE, &source_sched, -1, 0))
+	if (add_event_id(s, OFFLINE_ID_BASE, &source_sched, -1, 0, 0))
 		return -ENOMEM;
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		rc = mtx_sources[i]->layout(s);
 		if (rc)
 			return rc;
 		for (int tag = 0; tag < mtx_sources[i]->nr_tags; tag++)
-			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, PERF_SAMPLE_RAW))
+			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, PERF_SAMPLE_RAW, 0))
 				return -ENOMEM;
 	}
-	if (add_event_id(s, session_offline_id(&source_samples, 0), &source_samples, 0, PERF_SAMPLE_CALLCHAIN))
+	if (add_event_id(s, session_offline_id(&source_samples, 0), &source_samples, 0, PERF_SAMPLE_CALLCHAIN, 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -212,12 +371,24 @@ uint64_t session_offline_id(const struct mtx_source *source, int tag)
 	return source ? OFFLINE_ID_BASE + 16 * (1 + (uint64_t)source->id) + (uint64_t)tag : OFFLINE_ID_BASE;
 }
 
+static int cmp_event_id(const void *key, const void *elem)
+{
+	uint64_t id = *(const uint64_t *)key, other = ((const struct session_event *)elem)->id;
+	return (id > other) - (id < other);
+}
+
+/* Ids come from one counter, in the order the events were opened: an
+ * attached session has one per thread, CPU and event, so it is searched
+ * in halves. */
 static const struct session_event *find_event(const struct mtx_session *s, uint64_t id)
 {
-	for (size_t i = 0; i < s->nr_events; i++)
-		if (s->events[i].id == id)
-			return &s->events[i];
-	return NULL;
+	if (s->ids_unsorted) {
+		for (size_t i = 0; i < s->nr_events; i++)
+			if (s->events[i].id == id)
+				return &s->events[i];
+		return NULL;
+	}
+	return s->nr_events ? bsearch(&id, s->events, s->nr_events, sizeof(*s->events), cmp_event_id) : NULL;
 }
 
 static void push(struct mtx_session *s, int cpu, struct mtx_event *ev)
@@ -273,6 +444,12 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 		return;
 	}
 	sev = find_event(s, sample.id);
+	/* Attached, a thread started by a thread with events during the scans
+	 * inherited them, and got its own when a scan found it: the records of
+	 * the inherited copies are its own ones again. */
+	if (sev && sev->task && sev->task != (pid_t)sample.tid && hdr->type != PERF_RECORD_LOST &&
+	    hdr->type != PERF_RECORD_LOST_SAMPLES && has_own_events(s, (pid_t)sample.tid))
+		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.ts_ns = sample.time;
 	ev.cpu = (int32_t)sample.cpu;
@@ -391,7 +568,8 @@ static void run_hooks(const struct session_hook *hooks, int n)
 		hooks[i].fn(hooks[i].ctx);
 }
 
-static void close_in_background(int *fds, size_t n, const struct session_hook *after, int nr_after)
+/* Returns the child's pid, or -1 when it all ran here. */
+static pid_t close_in_background(int *fds, size_t n, const struct session_hook *after, int nr_after)
 {
 	int go[2] = { -1, -1 };
 	pid_t pid = -1;
@@ -418,19 +596,35 @@ static void close_in_background(int *fds, size_t n, const struct session_hook *a
 		close(go[1]); /* EOF releases the child (if fork failed: nobody) */
 	if (pid < 0)
 		run_hooks(after, nr_after);
+	return pid;
+}
+
+void session_detach(struct mtx_session *s)
+{
+	if (s->detaching)
+		return;
+	s->detaching = close_in_background(s->fds, s->nr_fds, s->after_close, s->nr_after_close);
+	s->nr_fds = 0;
+	s->nr_after_close = 0;
+	for (int cpu = 0; s->rings && cpu < s->nr_cpus; cpu++)
+		if (s->rings[cpu].fd >= 0)
+			ring_unmap(&s->rings[cpu]);
 }
 
 void session_close(struct mtx_session *s)
 {
-	close_in_background(s->fds, s->nr_fds, s->after_close, s->nr_after_close);
-	for (int cpu = 0; s->rings && cpu < s->nr_cpus; cpu++)
-		if (s->rings[cpu].fd >= 0)
-			ring_unmap(&s->rings[cpu]);
+	session_detach(s);
+	/* Attached, the process runs on: mtx exits only once nothing of it
+	 * is left there. */
+	if (s->attached && s->detaching > 0)
+		waitpid(s->detaching, NULL, 0);
 	for (int i = 0; i < MTX_SRC__COUNT; i++)
 		free(s->source_state[i]);
 	free(s->rings);
 	free(s->fds);
 	free(s->events);
+	free(s->tids);
+	free(s->specs);
 	free(s->error);
 	order_free(&s->order);
 	memset(s, 0, sizeof(*s));

@@ -20,12 +20,31 @@ struct session_event {
 	const struct mtx_source *source;
 	int tag;                          /* which of the source's events */
 	uint64_t extra;                   /* sample_type bits beyond MTX_SAMPLE_TYPE */
+	pid_t task;                       /* attached: the thread it was opened on, else 0 */
 };
 
 #define SESSION_MAX_HOOKS 4 /* uprobe users: the sync fallback, --functions */
 
+/* A per-task event as a source asked for it, kept when attached to open
+ * it again on each thread found later (session_attach_scan). */
+struct session_spec {
+	struct perf_event_attr attr;
+	const struct mtx_source *source;
+	int tag;
+};
+
 struct mtx_session {
 	pid_t pid;                 /* the traced process (-1: none yet) */
+	/* Attached to a running process (mtx collect -p): per-task events
+	 * are opened on each of its threads, disabled until session_enable;
+	 * else on @pid alone, inherited, enabled by its exec. */
+	int attached;
+	pid_t *tids;               /* attached: the threads with events */
+	size_t nr_tids, cap_tids;
+	struct session_spec *specs; /* attached: the per-task events */
+	size_t nr_specs, cap_specs;
+	int ids_unsorted;          /* an id came lower than the one before */
+	pid_t detaching;           /* session_detach's closer: its pid, or -1 */
 	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
 	unsigned sample_stack_bytes; /* user stack copied per sample for DWARF
 	                              * unwinding, 0: frame-pointer chains only */
@@ -63,14 +82,29 @@ int session_after_close(struct mtx_session *s, void (*fn)(void *ctx), void *ctx)
 
 /*
  * session_open - open the rings and the events of the sources in @mask
- * (bit i = mtx_sources[i]) for process @pid (events enabled at its exec)
- * with @ring_pages data pages per CPU, and CPU samples at @sample_hz (0:
- * none; source_samples), each with a copy of @sample_stack_bytes of the
- * user stack (0: none, frame-pointer chains only). Returns 0 or -errno
- * with s->error.
+ * (bit i = mtx_sources[i]) for process @pid (events enabled at its exec;
+ * @attached: on each thread of the running process @pid, enabled by
+ * session_enable) with @ring_pages data pages per CPU, and CPU samples at
+ * @sample_hz (0: none; source_samples), each with a copy of
+ * @sample_stack_bytes of the user stack (0: none, frame-pointer chains
+ * only). Returns 0 or -errno with s->error.
  */
-int session_open(struct mtx_session *s, pid_t pid, unsigned mask, size_t ring_pages, unsigned sample_hz,
-		 unsigned sample_stack_bytes);
+int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, size_t ring_pages,
+		 unsigned sample_hz, unsigned sample_stack_bytes);
+
+/*
+ * session_attach_scan - attached: open every per-task event so far on the
+ * threads of the process that have none yet (/proc/PID/task). A thread
+ * started by one that has its events inherits them; one started by a
+ * thread still without events is found by the next scan, so scan until
+ * none is new. Returns how many were new, or -errno with s->error
+ * (-ESRCH: the process is gone).
+ */
+int session_attach_scan(struct mtx_session *s);
+
+/* session_enable - attached: start every event at once. Returns 0 or
+ * -errno with s->error. */
+int session_enable(struct mtx_session *s);
 
 /*
  * session_add_event - for sources: open @attr on every CPU, for the traced
@@ -110,7 +144,13 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 /* session_disable - stop all events (before the final drain). */
 void session_disable(struct mtx_session *s);
 
-/* session_close - unmap rings, close events, free everything. */
+/* session_detach - close every event and unmap the rings, once they are
+ * drained (in a child, which then runs the after_close hooks: removing
+ * uprobes takes the kernel ~40 ms each). Attached, the process is free of
+ * them when session_close returns. */
+void session_detach(struct mtx_session *s);
+
+/* session_close - session_detach, and free everything. */
 void session_close(struct mtx_session *s);
 
 /* session_set_error - printf into s->error; returns @e. */

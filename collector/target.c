@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,4 +180,54 @@ void target_kill(struct mtx_target *t)
 		close(t->err_fd);
 	t->pid = -1;
 	t->go_fd = t->err_fd = -1;
+}
+
+int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err)
+{
+	char path[64];
+	ssize_t n;
+	*pidfd = -1;
+	if (pid <= 0 || pid == getpid()) {
+		error_set(err, "-p %d: not a process mtx can attach to", (int)pid);
+		return -EINVAL;
+	}
+	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*pidfd < 0) {
+		int e = errno;
+		error_set(err, e == ESRCH ? "-p %d: no such process" : "-p %d: %s", (int)pid, strerror(e));
+		return -e;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, size - 1);
+	if (n < 0) {
+		int e = errno;
+		/* a kernel thread has no executable */
+		error_set(err, "-p %d: cannot read its executable (%s): %s", (int)pid, path,
+			  e == ENOENT ? "it is a kernel thread or a zombie" : strerror(e));
+		close(*pidfd);
+		*pidfd = -1;
+		return e == ENOENT ? -ESRCH : -e;
+	}
+	exe[n] = 0;
+	return 0;
+}
+
+char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size)
+{
+	char path[80], buf[512], *close_paren;
+	FILE *f;
+	size_t n;
+	name[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "tid (name) S ...": the name may hold spaces and parentheses */
+	close_paren = strrchr(buf, ')');
+	if (!close_paren || !strchr(buf, '(') || close_paren[1] != ' ')
+		return 0;
+	snprintf(name, size, "%.*s", (int)(close_paren - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
+	return close_paren[2];
 }

@@ -63,6 +63,20 @@ int target_start(struct mtx_target *t, const char *prog, char **err);
 #define TARGET_MERGE_NS 100000000ull
 void target_forward(struct mtx_target *t, int sig, pid_t sender, int from_terminal);
 
+/*
+ * target_attach - the running process @pid that mtx collect -p records:
+ * its executable (/proc/PID/exe, where its probes go) into @exe, and in
+ * @pidfd a descriptor that polls readable when it exits (it is no child
+ * of mtx: no SIGCHLD comes). Returns 0, or -errno with the one line that
+ * says why in @err (caller frees).
+ */
+int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err);
+
+/* target_thread_state - thread @tid of process @pid as /proc shows it:
+ * its name into @name, and its state letter ('R', 'S', 'D', ...; 0 when
+ * it is gone). */
+char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size);
+
 /* target_kill - kill and reap a child that was never started. */
 void target_kill(struct mtx_target *t);
 

@@ -22,7 +22,7 @@
 
 /* One row per prepared statement: X(enum suffix, SQL). */
 #define WRITER_STATEMENTS(X)                                                                 \
-	X(THREAD, "INSERT INTO threads(tid, pid, name, start_ns, end_ns) VALUES (?,?,?,?,?)") \
+	X(THREAD, "INSERT INTO threads(tid, pid, name, start_ns, end_ns, attached) VALUES (?,?,?,?,?,?)") \
 	X(THREAD_SCHED, "INSERT INTO thread_sched(tid, ts_ns, policy, priority, nice, cpus_allowed) "        \
 			"VALUES (?,?,?,?,?,?)")                                                      \
 	X(PROCESS, "INSERT INTO processes(pid, ppid, exe, start_ns, end_ns, exit_status) "     \
@@ -218,7 +218,7 @@ void writer_hold(struct mtx_writer *w, bool hold)
 }
 
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
-		  uint64_t start_ns, uint64_t end_ns)
+		  uint64_t start_ns, uint64_t end_ns, int attached)
 {
 	struct queued_row *r = row(w, STMT_THREAD);
 	if (!r)
@@ -228,6 +228,7 @@ int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *na
 	row_put_text_copy(r, name);
 	row_put_int(r, (int64_t)start_ns);
 	row_put_int(r, (int64_t)end_ns);
+	row_put_int(r, attached);
 	return put(w, r);
 }
 

@@ -56,7 +56,7 @@ struct tl_capture *writer_take_capture(struct mtx_writer *w);
 /* Rows. Each returns 0 or the writer's sticky -errno. NULL-able columns take
  * a negative value (or NULL pointer) for NULL. */
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
-		  uint64_t start_ns, uint64_t end_ns);
+		  uint64_t start_ns, uint64_t end_ns, int attached);
 /* @policy: a static name (collector/thread-sched.c); @cpus_allowed
  * copied, NULL-able. */
 int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const char *policy,

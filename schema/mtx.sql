@@ -44,8 +44,10 @@ CREATE TABLE threads (
 	tid      INTEGER NOT NULL,
 	pid      INTEGER NOT NULL,
 	name     TEXT,                 -- last comm the thread had
-	start_ns INTEGER NOT NULL,     -- creation (clone), or exec for the first thread
-	end_ns   INTEGER               -- exit; end of run if still alive then
+	start_ns INTEGER NOT NULL,     -- creation (clone), or exec for the first thread;
+	                               -- attached (collect -p): attach_ns for those alive then
+	end_ns   INTEGER,              -- exit; end of run (or detach_ns) if still alive then
+	attached INTEGER NOT NULL DEFAULT 0 -- 1: alive when mtx attached, begun before start_ns
 );
 
 -- Each thread's scheduling class: seed 004 simulates with priorities. One

@@ -39,7 +39,7 @@ static int suid_dumpable(void)
 
 /* Fall back to uprobes for @prog (at @path), which the library cannot
  * enter because it @blocker; one line says so and what happens instead. */
-static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char *path,
+static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char *path, pid_t pid,
 			   const char *blocker)
 {
 	char *why = NULL;
@@ -47,19 +47,25 @@ static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char
 
 	/* The fetch arguments name x86-64 registers. */
 	if (strcmp(blocker, "is a 32-bit program") != 0)
-		rc = sync_uprobes_new(&cs->uprobes, path, &why);
+		rc = sync_uprobes_new(&cs->uprobes, path, pid, &why);
 	if (!rc && cs->uprobes) {
 		cs->objects = sync_objects_new();
 		if (!cs->objects)
 			return -ENOMEM;
 		cs->method = "uprobes";
 		cs->on = 1;
-		log_warn("%s %s: libmtx-preload.so cannot enter it, so mtx traces its synchronization "
+		if (pid > 0) /* expected: no warning */
+			log_info("sync operations through uprobes on the %zu pthread functions the process imports",
+				 sync_uprobes_functions(cs->uprobes));
+		else
+			log_warn("%s %s: libmtx-preload.so cannot enter it, so mtx traces its synchronization "
 			 "operations with uprobes on its %zu pthread functions%s", prog, blocker,
 			 sync_uprobes_functions(cs->uprobes),
 			 strstr(blocker, "set-") && !suid_dumpable() ?
 			 " (but the kernel detaches all perf events at a set-ID exec unless "
 			 "'sysctl fs.suid_dumpable=1')" : "");
+	} else if (!rc && pid > 0) {
+		log_info("no sync operations: the process imports no pthread function");
 	} else if (!rc) {
 		log_warn("%s %s: libmtx-preload.so cannot enter it, and it has no pthread functions "
 			 "for uprobes, so no synchronization operations are recorded", prog, blocker);
@@ -72,8 +78,8 @@ static int prepare_uprobes(struct collect_sync *cs, const char *prog, const char
 	return 0;
 }
 
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
-			 const struct sync_inject *inject, char **err)
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, pid_t attach_pid,
+			 uint32_t stack_frames, const struct sync_inject *inject, char **err)
 {
 	char lib[PATH_MAX];
 	const char *blocker;
@@ -81,7 +87,8 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 
 	memset(cs, 0, sizeof(*cs));
 	cs->method = "none";
-	if ((blocker = inject_blocker(path))) {
+	/* A running process loaded what it loads: no library can be added. */
+	if ((blocker = attach_pid ? "was started without mtx" : inject_blocker(path))) {
 		if (inject->delay_ns) {
 			error_set(err, "--inject-overhead needs libmtx-preload.so, which cannot enter %s (%s)",
 				  prog, blocker);
@@ -90,7 +97,7 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 		if (stack_frames)
 			log_warn("--sync-stacks needs libmtx-preload.so: the operations of %s are "
 				 "recorded without their stacks", prog);
-		return prepare_uprobes(cs, prog, path, blocker);
+		return prepare_uprobes(cs, prog, path, attach_pid, blocker);
 	}
 	if (inject_find_library(lib, sizeof(lib))) {
 		error_set(err, "cannot find libmtx-preload.so (looked for %s); "

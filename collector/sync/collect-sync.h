@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "collector/order.h"
 #include "collector/preload/shm.h"
@@ -74,7 +75,8 @@ struct collect_sync {
 
 /*
  * collect_sync_prepare - before the program is spawned: find the library,
- * check that @prog (found at @path) can load it, create the region. If it cannot, say why in
+ * check that @prog (found at @path) can load it, create the region. If it
+ * cannot, or it runs already (process @attach_pid: mtx collect -p), say why in
  * one line and define uprobes on @prog's pthread functions instead (or go
  * on without sync records when it has none). @cs->env is then the
  * environment to add (NULL-ended, empty when off). @stack_frames > 0 asks
@@ -83,9 +85,8 @@ struct collect_sync {
  * the library; with uprobes it cannot, and that is an error. Returns 0,
  * or -errno with @err for a failure that must stop the collection.
  */
-int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, uint32_t stack_frames,
-			 const struct sync_inject *inject,
-			 char **err);
+int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *path, pid_t attach_pid,
+			 uint32_t stack_frames, const struct sync_inject *inject, char **err);
 
 /*
  * collect_sync_open - once the session is open: record the method in meta

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "collector/event.h"
 
@@ -40,11 +41,13 @@ typedef void (*sync_record_fn)(void *ctx, const struct mtx_sync_record *r);
  * sync_uprobes_new - find the functions to probe in the program at @path
  * (and, for a dynamic program, in the libraries it loads, the first one
  * defining a name winning as with the loader) and define their probes.
- * @out is set to NULL when there is none: nothing to trace.
+ * @pid > 0: the running process @path is the program of (mtx collect -p):
+ * the libraries it maps instead, and only the functions one of its files
+ * imports. @out is set to NULL when there is none: nothing to trace.
  *
  * Return: 0, or -errno with @err (caller frees).
  */
-int sync_uprobes_new(struct sync_uprobes **out, const char *path, char **err);
+int sync_uprobes_new(struct sync_uprobes **out, const char *path, pid_t pid, char **err);
 
 /* sync_uprobes_functions - how many functions are probed. */
 size_t sync_uprobes_functions(const struct sync_uprobes *u);

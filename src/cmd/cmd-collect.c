@@ -13,11 +13,13 @@
 #include "src/match.h"
 #include "src/progress.h"
 #include "src/derived/timeline.h"
+#include "src/timefmt.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +33,12 @@ const char cmd_collect_usage[] =
 	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
 	"                   [--inject-overhead DURATION[:SCOPE...]]\n"
 	"                   [--defer-writes] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"       mtx collect -p PID [--duration TIME] [OPTIONS]\n"
 	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
-	"Run PROGRAM and record what each of its threads (and child processes) does.\n"
+	"Run PROGRAM and record what each of its threads (and child processes) does,\n"
+	"or attach to the running process PID and record it until it exits, Ctrl-C\n"
+	"(SIGINT, SIGTERM, SIGHUP) detaches, or --duration passes.\n"
 	"\n"
 	"  -o, --output FILE       write the run here (default run.db; an existing file\n"
 	"                          is kept as FILE.old)\n"
@@ -68,6 +73,10 @@ const char cmd_collect_usage[] =
 	"                          write run.db after its exit: no I/O by mtx during\n"
 	"                          the run (memory grows with the events)\n"
 	"  -m, --buffer-size MIB   perf buffer per CPU in MiB (default 16)\n"
+	"  -p, --pid PID           attach to the running process PID (its threads and\n"
+	"                          those they start; sync operations through uprobes)\n"
+	"      --duration TIME     attached: detach after TIME (10s, 500ms; default: at\n"
+	"                          Ctrl-C or when the process exits)\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
 	"  -q, --quiet             no status lines\n"
@@ -76,7 +85,7 @@ const char cmd_collect_usage[] =
 	"\n"
 	"mtx collect exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
 	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
-	"command line and 1 if mtx could not record.\n";
+	"command line and 1 if mtx could not record; attached, 0 once detached.\n";
 
 #define DEFAULT_STACK_BYTES 8192
 /* The kernel keeps a sample record within its u16 size. */
@@ -393,6 +402,8 @@ int cmd_collect(int argc, char **argv)
 		{ "functions-in", required_argument, NULL, 'I' },
 		{ "list-functions", required_argument, NULL, 'L' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -400,7 +411,7 @@ int cmd_collect(int argc, char **argv)
 	};
 	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1 };
 	long mib = 16;
-	const char *list = NULL, *user = NULL;
+	const char *list = NULL, *user = NULL, *duration = NULL;
 	struct collect_result r;
 	int opt, rc, call_graph_given = 0;
 	char *err = NULL, *command;
@@ -409,7 +420,7 @@ int cmd_collect(int argc, char **argv)
 	/* '+': stop at the program name, its options are its own. */
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:e:m:u:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:e:m:u:p:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o.output = optarg;
@@ -477,6 +488,23 @@ int cmd_collect(int argc, char **argv)
 		case 'u':
 			user = optarg;
 			break;
+		case 'p': {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+			if (*end || end == optarg || pid < 1 || pid > INT32_MAX)
+				return cmd_usage_error("collect", "-p takes a process id, not '%s'", optarg);
+			o.attach_pid = (pid_t)pid;
+			break;
+		}
+		case 'T': {
+			int64_t ns;
+			if (timefmt_parse_offset(optarg, &ns) || ns <= 0)
+				return cmd_usage_error("collect", "--duration takes a time such as 10s or 500ms, not '%s'",
+						       optarg);
+			o.duration_ns = (uint64_t)ns;
+			duration = optarg;
+			break;
+		}
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -492,7 +520,18 @@ int cmd_collect(int argc, char **argv)
 			return cmd_unknown_option("collect", argv[optind - 1], longopts);
 		}
 	}
-	if (optind >= argc)
+	if (o.attach_pid && optind < argc)
+		return cmd_usage_error("collect", "-p attaches to a running process: no program to run ('%s') with it",
+				       argv[optind]);
+	if (duration && !o.attach_pid)
+		return cmd_usage_error("collect", "--duration %s is for -p PID: a program run ends when it exits",
+				       duration);
+	if (o.attach_pid && (list || user))
+		return cmd_usage_error("collect", "%s runs a program: not with -p", list ? "--list-functions" : "--user");
+	if (o.attach_pid && (o.inject.delay_ns || o.defer_writes))
+		return cmd_usage_error("collect", "%s needs a program mtx starts: not with -p",
+				       o.inject.delay_ns ? "--inject-overhead" : "--defer-writes");
+	if (!o.attach_pid && optind >= argc)
 		return cmd_usage_error("collect", "no program to run");
 	if (o.sync_stack_frames && !o.sync)
 		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
@@ -504,16 +543,18 @@ int cmd_collect(int argc, char **argv)
 		return list_functions(argv[optind], list, o.functions_in);
 	if (o.functions_in && !o.functions)
 		return cmd_usage_error("collect", "--functions-in LIB needs --functions REGEX");
-	o.argv = argv + optind;
-	if (choose_user(user, &o))
-		return EXIT_USAGE;
+	if (!o.attach_pid) {
+		o.argv = argv + optind;
+		if (choose_user(user, &o))
+			return EXIT_USAGE;
+	}
 	/* Ring sizes must be a power of two pages. */
 	pages = (size_t)mib * 1024 * 1024 / (size_t)sysconf(_SC_PAGESIZE);
 	while (pages & (pages - 1))
 		pages &= pages - 1;
 	o.ring_pages = pages;
 	warn_ring_fill(&o);
-	command = join_command(argc - optind, argv + optind);
+	command = join_command(o.attach_pid ? argc : argc - optind, o.attach_pid ? argv : argv + optind);
 	o.command = command;
 
 	rc = collect_run(&o, &r, &err);

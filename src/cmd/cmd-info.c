@@ -52,8 +52,14 @@ static int64_t meta_int(sqlite3 *db, const char *key)
  * complete, else in the launched process's row once the ends are written. */
 static void print_exit_status(sqlite3 *db, const struct run_state *rs)
 {
-	char *v = db_meta_get(db, "exit_status");
+	char *v = db_meta_get(db, "exit_status"), *attached = db_meta_get(db, "attach_pid");
 	sqlite3_stmt *st;
+	if (attached) { /* mtx collect -p: not a child of mtx */
+		printf("%-13s not known (attached to process %s)\n", "exit status", attached);
+		free(attached);
+		free(v);
+		return;
+	}
 	if (!v && sqlite3_prepare_v2(db, "SELECT exit_status FROM main.processes WHERE ppid IS NULL OR ppid NOT IN "
 				     "(SELECT pid FROM main.processes) ORDER BY start_ns LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)

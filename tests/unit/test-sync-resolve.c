@@ -577,7 +577,7 @@ static void mixed_run(void)
 	op(12, 52, K(SEM), O(POST), A, 70, 70, 0, 0);
 	op(12, 53, K(SEM), O(WAIT), B, 10, 20, 0, 0);
 	op(12, 54, K(SEM), O(POST), B, 15, 15, 0, 0);
-	cr_assert_eq(writer_thread(w, 24, 11, "dies", 290, 320), 0);
+	cr_assert_eq(writer_thread(w, 24, 11, "dies", 290, 320, 0), 0);
 	state(11, 90, 120, "running");
 	state(11, 120, 170, "blocked");
 	state(11, 170, 300, "running");
