@@ -344,14 +344,36 @@ static int on_signal_attached(int sfd)
  * threads faster than they are found. */
 #define ATTACH_SCANS 100
 
+struct attach_maps {
+	struct mtx_profile *profile;
+	pid_t pid;
+	uint64_t ns;
+};
+
+/* A mapping the process had at the attach, as if perf had reported it
+ * (it reports those made while recording): code addresses get names. */
+static int attach_map(void *ctx, uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+{
+	const struct attach_maps *a = ctx;
+	struct mtx_event ev = { .type = MTX_EV_MMAP, .ts_ns = a->ns, .pid = a->pid, .tid = a->pid, .cpu = -1 };
+	ev.u.mmap.start = start;
+	ev.u.mmap.len = end - start;
+	ev.u.mmap.pgoff = pgoff;
+	if (!(ev.u.mmap.path = strdup(path)))
+		return -ENOMEM;
+	profile_event(a->profile, &ev); /* takes the path */
+	return 0;
+}
+
 /*
  * Attached: give every thread of the process its events (scanning until
- * a scan finds none new), start its lifetime in the model, flagged, and
- * start every event at once. Returns the attach instant, or 0 with @err.
+ * a scan finds none new), start its lifetime in the model, flagged, with
+ * its scheduling class and the process's mappings, and start every event
+ * at once. Returns the attach instant, or 0 with @err.
  */
-static uint64_t attach_threads(struct mtx_session *s, struct mtx_model *m, char **err)
+static uint64_t attach_threads(struct mtx_session *s, const struct sinks *k, char **err)
 {
-	uint64_t ns;
+	struct attach_maps maps = { k->profile, s->pid, 0 };
 	int rc = 1, scans = 0;
 	while (rc > 0 && scans++ < ATTACH_SCANS)
 		rc = session_attach_scan(s);
@@ -359,19 +381,23 @@ static uint64_t attach_threads(struct mtx_session *s, struct mtx_model *m, char 
 		error_set(err, "%s", rc < 0 ? s->error : "the process starts threads faster than mtx finds them");
 		return 0;
 	}
-	ns = clock_now_ns();
+	maps.ns = clock_now_ns();
 	for (size_t i = 0; i < s->nr_tids; i++) {
 		char name[16];
 		char state = target_thread_state(s->pid, s->tids[i], name, sizeof(name));
-		if (state)
-			model_attached_thread(m, s->tids[i], s->pid, name, state, ns);
+		if (!state)
+			continue;
+		model_attached_thread(k->model, s->tids[i], s->pid, name, state, maps.ns);
+		thread_sched_record(k->sched, s->pid, s->tids[i]);
 	}
+	if (target_maps_each(s->pid, attach_map, &maps))
+		log_warn("the code the process mapped before the attach could not be read: its addresses stay unnamed");
 	rc = session_enable(s);
 	if (rc) {
 		error_set(err, "%s", s->error);
 		return 0;
 	}
-	return ns;
+	return maps.ns;
 }
 
 /* "SIGINT" for SIGINT (glibc's abbreviation, "signal N" without one). */
@@ -586,7 +612,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * late. */
 	drain_first(&drain);
 	if (o->attach_pid) {
-		if (!(attach_ns = attach_threads(&s, m, err))) {
+		if (!(attach_ns = attach_threads(&s, &sinks, err))) {
 			rc = -ESRCH;
 			goto fail_unstarted;
 		}

@@ -231,3 +231,25 @@ char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size)
 	snprintf(name, size, "%.*s", (int)(close_paren - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
 	return close_paren[2];
 }
+
+int target_maps_each(pid_t pid, target_map_fn fn, void *ctx)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		char perms[8], *file = strchr(line, '/');
+		if (sscanf(line, "%llx-%llx %7s %llx", &start, &end, perms, &pgoff) != 4 || !strchr(perms, 'x') ||
+		    !file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if (!strstr(file, " (deleted)"))
+			rc = fn(ctx, start, end, pgoff, file);
+	}
+	fclose(f);
+	return rc;
+}

@@ -77,6 +77,15 @@ int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err);
  * it is gone). */
 char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size);
 
+/* One executable mapping of a file: [@start, @end) maps @path from
+ * file offset @pgoff. Nonzero stops the walk. */
+typedef int (*target_map_fn)(void *ctx, uint64_t start, uint64_t end, uint64_t pgoff, const char *path);
+
+/* target_maps_each - call @fn for each executable mapping of a file that
+ * process @pid has (/proc/PID/maps), in address order. Returns 0, @fn's
+ * nonzero value, or -errno. */
+int target_maps_each(pid_t pid, target_map_fn fn, void *ctx);
+
 /* target_kill - kill and reap a child that was never started. */
 void target_kill(struct mtx_target *t);
 

@@ -7,6 +7,7 @@
 #include "collector/sync/uprobes-impl.h"
 #include "collector/elf-symbols.h"
 #include "collector/session.h"
+#include "collector/target.h"
 #include "collector/tracepoint.h"
 #include "collector/uprobes.h"
 #include "src/grow.h"
@@ -285,39 +286,37 @@ static int on_library(void *ctx, const char *path)
 	return 0;
 }
 
+struct mapped_libraries {
+	const char *exe;
+	elf_library_fn fn;
+	void *ctx;
+	char (*seen)[PATH_MAX];
+	size_t nr_seen;
+};
+
+static int on_mapping(void *ctx, uint64_t start, uint64_t end, uint64_t pgoff, const char *file)
+{
+	struct mapped_libraries *l = ctx;
+	void *more;
+	(void)start, (void)end, (void)pgoff;
+	if (!strcmp(file, l->exe))
+		return 0;
+	for (size_t i = 0; i < l->nr_seen; i++)
+		if (!strcmp(l->seen[i], file))
+			return 0;
+	if (!(more = realloc(l->seen, (l->nr_seen + 1) * sizeof(*l->seen))))
+		return -ENOMEM;
+	l->seen = more;
+	snprintf(l->seen[l->nr_seen++], PATH_MAX, "%s", file);
+	return l->fn(l->ctx, file);
+}
+
 /* Call @fn with each ELF file process @pid maps executable, but @exe. */
 static int each_mapped_library(pid_t pid, const char *exe, elf_library_fn fn, void *ctx)
 {
-	char path[64], line[PATH_MAX + 128], (*seen)[PATH_MAX] = NULL;
-	size_t nr_seen = 0;
-	FILE *f;
-	int rc = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -errno;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char perms[8], *file = strchr(line, '/');
-		size_t i;
-		if (sscanf(line, "%*s %7s", perms) != 1 || !strchr(perms, 'x') || !file)
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		if (strstr(file, " (deleted)") || !strcmp(file, exe))
-			continue;
-		for (i = 0; i < nr_seen && strcmp(seen[i], file); i++)
-			;
-		if (i < nr_seen)
-			continue;
-		void *more = realloc(seen, (nr_seen + 1) * sizeof(*seen));
-		if (!more) {
-			rc = -ENOMEM;
-			break;
-		}
-		seen = more;
-		snprintf(seen[nr_seen++], PATH_MAX, "%s", file);
-		rc = fn(ctx, file);
-	}
-	free(seen);
-	fclose(f);
+	struct mapped_libraries l = { exe, fn, ctx, NULL, 0 };
+	int rc = target_maps_each(pid, on_mapping, &l);
+	free(l.seen);
 	return rc;
 }
 
