@@ -69,6 +69,11 @@ tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
 tests_e2e_extwriter_SOURCES = tests/e2e/extwriter.c
 tests_e2e_extwriter_CFLAGS = $(WARN_CFLAGS)
+# test-attach.sh's program, started without mtx (-g: for function probes).
+check_PROGRAMS += tests/e2e/attachee
+tests_e2e_attachee_SOURCES = tests/e2e/attachee.c
+tests_e2e_attachee_CFLAGS = $(WARN_CFLAGS) -g
+tests_e2e_attachee_LDFLAGS = -pthread
 tests_e2e_schedclass_SOURCES = tests/e2e/schedclass.c
 tests_e2e_schedclass_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_schedclass_LDFLAGS = -pthread
@@ -212,6 +217,7 @@ E2E_TESTS = \
 	tests/e2e/test-cxx.sh \
 	tests/e2e/test-cxx-frames.sh \
 	tests/e2e/test-object-names.sh \
+	tests/e2e/test-attach.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh
