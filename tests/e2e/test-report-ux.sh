@@ -47,7 +47,7 @@ awk 'length > 92 { bad = 1 } END { exit bad }' wide92.out && grep -q "^200 mutex
 # the terminal on one.
 long=worker-with-a-name-longer-than-any-terminal-$(printf 'x%.0s' $(seq 120))
 cp waits.db long.db
-sqlite3 long.db "INSERT INTO threads VALUES (103, 100, '$long', 1000960000, 1000999000);
+sqlite3 long.db "INSERT INTO threads (tid, pid, name, start_ns, end_ns) VALUES (103, 100, '$long', 1000960000, 1000999000);
 	WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 1100)
 	INSERT INTO sync_ops (tid, object_id, op, start_ns, end_ns, blocked, wait_ns, result, callsite)
 	SELECT 101, 1, 'trylock', 1000500000 + n, 1000500000 + n, 0, 0, 0, 2048 FROM i;

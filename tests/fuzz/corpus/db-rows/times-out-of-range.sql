@@ -3,7 +3,7 @@
 -- past their buckets (src/derived/timeline.c now refuses it).
 INSERT INTO meta VALUES ('start_ns', '1000'), ('complete', '1');
 INSERT INTO processes VALUES (100, 1, 'app', 1000, 2000, 0);
-INSERT INTO threads VALUES
+INSERT INTO threads (tid, pid, name, start_ns, end_ns) VALUES
 	(100, 100, 'main', -9223372036854775808, 9223372036854775807),
 	(101, 100, 'worker', 1000, 2000);
 INSERT INTO thread_states VALUES
