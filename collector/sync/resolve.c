@@ -366,9 +366,15 @@ static int split_lifetimes(sqlite3 *db, struct tl_capture *capture, const int64_
 	int64_t next_id;
 	int rc = 0;
 
-	/* The first op in time, not the first drained, created the object. */
+	/* The first op in time, not the first drained, created the object;
+	 * attached (mtx collect -p), one first used without an init, create
+	 * or open existed before: not known when it was created. */
 	if (sqlite3_exec(db, "UPDATE sync_objects SET created_ns = (SELECT MIN(start_ns) FROM sync_ops "
-			     "WHERE object_id = sync_objects.id)", NULL, NULL, NULL) != SQLITE_OK)
+			     "WHERE object_id = sync_objects.id)", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "UPDATE sync_objects SET created_ns = NULL WHERE EXISTS (SELECT 1 FROM meta "
+			     "WHERE key = 'attach_ns') AND (SELECT op FROM sync_ops WHERE object_id = sync_objects.id "
+			     "ORDER BY start_ns, id LIMIT 1) NOT IN ('init', 'create', 'open')", NULL, NULL, NULL) !=
+		    SQLITE_OK)
 		return sql_fail(db, "created_ns", err);
 	if (n == 0)
 		return 0;
@@ -833,7 +839,8 @@ static int release(struct lock_state *l, const struct lock_event *e, struct pend
 	l->lock_like &= h != NULL || !l->sem; /* a post by a thread that did not take it */
 	if (!h || --h->depth > 0)
 		return 0; /* unlock of a lock this thread did not take, or recursion */
-	int rc = pending_add(holds, h->op_id, e->ts_ns - h->since_ns);
+	/* held since before the attach: no op of it took it, no hold row */
+	int rc = h->op_id < 0 ? 0 : pending_add(holds, h->op_id, e->ts_ns - h->since_ns);
 	*h = l->h[--l->len];
 	return rc;
 }
@@ -894,11 +901,52 @@ static bool came_and_went_first(struct lock_events *ev, size_t k, const struct l
 	return false;
 }
 
+/*
+ * Attached (mtx collect -p): a lock whose first event of a thread, from
+ * ev[@k] on, is its release was held by that thread since before the
+ * attach. It holds it from the start of the replay, with no op that took
+ * it, so that the requests it made wait have their holder.
+ */
+static int held_at_attach(struct lock_state *l, const struct lock_events *ev, size_t k)
+{
+	int32_t *seen = NULL; /* the threads whose first event went by */
+	size_t nr_seen = 0, cap_seen = 0;
+	int rc = 0;
+	for (size_t j = k; j < ev->len && ev->v[j].object == ev->v[k].object && !rc; j++) {
+		const struct lock_event *e = &ev->v[j];
+		struct holder *h;
+		int32_t *more;
+		size_t i = 0;
+		while (i < nr_seen && seen[i] != e->tid)
+			i++;
+		if (i < nr_seen)
+			continue;
+		if (!(more = grow_array(seen, &cap_seen, nr_seen, sizeof(*seen), 16))) {
+			rc = -ENOMEM;
+			break;
+		}
+		seen = more;
+		seen[nr_seen++] = e->tid;
+		if (e->type != EV_RELEASE)
+			continue;
+		if (!(h = grow_array(l->h, &l->cap, l->len, sizeof(*h), 8))) {
+			rc = -ENOMEM;
+			break;
+		}
+		l->h = h;
+		l->h[l->len++] = (struct holder){ e->tid, 0, -1, 1, 1 };
+	}
+	free(seen);
+	return rc;
+}
+
 /* Replay each lock's events: who held it at each request (@holders), and
  * each acquisition's hold time (@holds). Semaphores too: those that prove
- * to be used as locks (@sem_locks) keep theirs. */
-static int replay_locks(struct lock_events *ev, const struct object_classes *c, struct pending_list *holders,
-			struct pending_list *holds, struct pending_list *sem_locks, struct sync_resolve_stats *stats)
+ * to be used as locks (@sem_locks) keep theirs. @attached: the run began
+ * at an attach, with locks held already. */
+static int replay_locks(struct lock_events *ev, const struct object_classes *c, bool attached,
+			struct pending_list *holders, struct pending_list *holds, struct pending_list *sem_locks,
+			struct sync_resolve_stats *stats)
 {
 	struct lock_state l = { .object = -1 };
 	int rc = 0;
@@ -918,6 +966,8 @@ static int replay_locks(struct lock_events *ev, const struct object_classes *c, 
 			l.holders_from = holders->len;
 			l.holds_from = holds->len;
 			l.contended_from = stats->contended_ops;
+			if (attached && !l.sem && (rc = held_at_attach(&l, ev, k)))
+				break;
 		}
 		if (class_of(c, e->object) == OBJ_OTHER)
 			continue; /* a semaphore given another value than 1 */
@@ -1027,7 +1077,8 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	if (!rc)
 		rc = sort_lock_events(&events);
 	if (!rc)
-		rc = replay_locks(&events, &classes, &holders, &holds, &sem_locks, stats);
+		rc = replay_locks(&events, &classes, db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'attach_ns'", 0),
+				  &holders, &holds, &sem_locks, stats);
 	free(events.v);
 	free(classes.of);
 	if (!rc)
