@@ -384,10 +384,11 @@ static uint64_t attach_threads(struct mtx_session *s, const struct sinks *k, cha
 	maps.ns = clock_now_ns();
 	for (size_t i = 0; i < s->nr_tids; i++) {
 		char name[16];
-		char state = target_thread_state(s->pid, s->tids[i], name, sizeof(name));
+		int nr;
+		char state = target_thread_state(s->pid, s->tids[i], name, sizeof(name), &nr);
 		if (!state)
 			continue;
-		model_attached_thread(k->model, s->tids[i], s->pid, name, state, maps.ns);
+		model_attached_thread(k->model, s->tids[i], s->pid, name, state, nr, maps.ns);
 		thread_sched_record(k->sched, s->pid, s->tids[i]);
 	}
 	if (target_maps_each(s->pid, attach_map, &maps))
@@ -619,6 +620,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		model_program_released(m, attach_ns);
 		writer_meta_int(w, "attach_pid", o->attach_pid);
 		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
+		writer_meta_int(w, "attach_process_age_ns", target_process_age_ns(o->attach_pid));
 		if (o->duration_ns)
 			detach_at = attach_ns + o->duration_ns;
 		/* Said even with -q: scripts wait for it (mtx-collect(1), ATTACHING). */
@@ -689,8 +691,10 @@ started:
 	progress_begin(o->output, COLLECT_NR_STEPS);
 	collect_step_begin(COLLECT_DRAIN);
 	session_disable(&s);
-	if (o->attach_pid) /* no event of it is stamped after this */
+	if (o->attach_pid) { /* no event of it is stamped after this */
 		writer_meta_int(w, "detach_ns", (int64_t)(exit_ns = clock_now_ns()));
+		model_detached(m, exit_ns);
+	}
 	session_drain(&s);
 	/* The process runs on: leave it now, not after the work below. */
 	if (o->attach_pid) {

@@ -475,20 +475,33 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 }
 
 void model_attached_thread(struct mtx_model *m, int32_t tid, int32_t pid, const char *name, char proc_state,
-			   uint64_t ns)
+			   int syscall_nr, uint64_t ns)
 {
-	/* 'R' is running or runnable: its first switch tells which. */
-	uint8_t state = proc_state == 'R' ? TS_RUNNABLE : proc_state == 'D' ? TS_BLOCKED_IO : TS_BLOCKED;
+	/* 'R' is running or runnable: its first switch tells which. Asleep,
+	 * the syscall says on what, as at a switch (its row would begin at
+	 * the attach, an invented start: none is written). */
+	uint8_t state = proc_state == 'R'  ? TS_RUNNABLE :
+			proc_state == 'D'  ? TS_BLOCKED_IO :
+			syscall_nr >= 0 && syscall_nr < (int)syscall_names_count ? m->syscall_class[syscall_nr] :
+										      TS_BLOCKED;
 	struct model_thread *t = find_thread(m, tid);
 	struct model_process *p;
 	if (t)
 		return;
 	t = new_thread(m, tid, pid, ns, state);
 	t->attached = 1;
+	if (!m->first_ns) /* the run spans the attach to the detach */
+		m->first_ns = ns;
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	p = find_process(m, pid);
 	if (p && tid == pid)
 		snprintf(p->exe, sizeof(p->exe), "%s", name);
+}
+
+void model_detached(struct mtx_model *m, uint64_t ns)
+{
+	if (ns > m->last_ns)
+		m->last_ns = ns;
 }
 
 void model_program_released(struct mtx_model *m, uint64_t ns)

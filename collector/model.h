@@ -31,11 +31,16 @@ void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx)
 /*
  * model_attached_thread - thread @tid of process @pid, named @name, was
  * alive when mtx attached at @ns, in the state /proc showed (@proc_state:
- * 'R', 'S', 'D', ...): its lifetime starts there, flagged attached. The
- * main thread (@tid == @pid) names the process.
+ * 'R', 'S', 'D', ...; @syscall_nr: the syscall it was in, or -1): its
+ * lifetime starts there, flagged attached. The main thread (@tid == @pid)
+ * names the process.
  */
 void model_attached_thread(struct mtx_model *m, int32_t tid, int32_t pid, const char *name, char proc_state,
-			   uint64_t ns);
+			   int syscall_nr, uint64_t ns);
+
+/* model_detached - mtx collect -p detached at @ns: the run lasts until
+ * then, whether its threads did anything at the end or not. */
+void model_detached(struct mtx_model *m, uint64_t ns);
 
 /* model_program_released - the instant @ns the program was let go: the
  * system-wide sources (interrupts) count from there. */

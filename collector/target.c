@@ -212,12 +212,20 @@ int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err)
 	return 0;
 }
 
-char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size)
+char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size, int *syscall_nr)
 {
 	char path[80], buf[512], *close_paren;
 	FILE *f;
 	size_t n;
 	name[0] = 0;
+	*syscall_nr = -1;
+	/* "NR args... sp pc" while in a syscall, "running" or "-1 sp pc" else */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	if ((f = fopen(path, "re"))) {
+		if (fscanf(f, "%d", syscall_nr) != 1)
+			*syscall_nr = -1;
+		fclose(f);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	if (!(f = fopen(path, "re")))
 		return 0;
@@ -252,4 +260,26 @@ int target_maps_each(pid_t pid, target_map_fn fn, void *ctx)
 	}
 	fclose(f);
 	return rc;
+}
+
+int64_t target_process_age_ns(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start_ticks;
+	struct timespec now;
+	FILE *f;
+	size_t n;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* field 22, counted after the name's closing parenthesis (field 2) */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
+	       (int64_t)(start_ticks * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK)));
 }

@@ -73,9 +73,13 @@ void target_forward(struct mtx_target *t, int sig, pid_t sender, int from_termin
 int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err);
 
 /* target_thread_state - thread @tid of process @pid as /proc shows it:
- * its name into @name, and its state letter ('R', 'S', 'D', ...; 0 when
- * it is gone). */
-char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size);
+ * its name into @name, the syscall it is in into @syscall_nr (-1: none),
+ * and its state letter ('R', 'S', 'D', ...; 0 when it is gone). */
+char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size, int *syscall_nr);
+
+/* target_process_age_ns - how long process @pid has run (/proc/PID/stat's
+ * start time, in clock ticks since boot), or -1. */
+int64_t target_process_age_ns(pid_t pid);
 
 /* One executable mapping of a file: [@start, @end) maps @path from
  * file offset @pgoff. Nonzero stops the walk. */
