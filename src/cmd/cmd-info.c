@@ -55,7 +55,13 @@ static void print_exit_status(sqlite3 *db, const struct run_state *rs)
 	char *v = db_meta_get(db, "exit_status"), *attached = db_meta_get(db, "attach_pid");
 	sqlite3_stmt *st;
 	if (attached) { /* mtx collect -p: not a child of mtx */
+		char age[32], span[32];
+		int64_t attach_ns = meta_int(db, "attach_ns"), detach_ns = meta_int(db, "detach_ns");
 		printf("%-13s not known (attached to process %s)\n", "exit status", attached);
+		printf("%-13s pid %s, %s after it started, for %s\n", "attached", attached,
+		       timefmt_duration((uint64_t)meta_int(db, "attach_process_age_ns"), age, sizeof(age)),
+		       detach_ns > attach_ns ? timefmt_duration((uint64_t)(detach_ns - attach_ns), span, sizeof(span))
+					     : "(not detached: recording stopped)");
 		free(attached);
 		free(v);
 		return;
@@ -88,7 +94,10 @@ int cmd_info(int argc, char **argv)
 	static const struct option options[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	const char *path = CMD_DEFAULT_DB;
 	static const struct { const char *label, *table, *detail; } tables[] = {
-		{ "processes", "processes", NULL }, { "threads", "threads", NULL },
+		{ "processes", "processes", NULL },
+		{ "threads", "threads", /* mtx collect -p */
+		  "SELECT SUM(attached) || ' alive at attach, ' || SUM(NOT attached) || ' created after' FROM threads "
+		  "HAVING SUM(attached) > 0" },
 		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
 		{ "wakeups", "wakeups", NULL }, { "syscalls", "syscalls", NULL },
 		{ "sync ops", "sync_ops",
