@@ -12,6 +12,9 @@
  *           shared mutex exactly K times (pthread_mutex_lock/unlock) and
  *           calls attachee_work() K times, then says it is done (a byte on
  *           a pipe); once all are, print "done R ..." (R counts rounds)
+ *   hold    the main thread takes the shared mutex and prints "held"; the
+ *           next round opens the gates with it held (the workers block on
+ *           it), lets it go 100 ms later, then waits for them as always
  *   quit    (or end of input) let the workers end, join them, print the
  *           totals and exit with status 3, a status of the program's own
  *
@@ -104,6 +107,10 @@ static void *work(void *arg)
 			locked++;
 			pthread_mutex_unlock(&shared);
 			attachee_work(&w->work);
+			/* CPU time of its own (~10 us), for the test to weigh
+			 * mtx's running intervals against /proc's schedstat */
+			for (volatile int spin = 0; spin < 10000; spin++)
+				;
 		}
 		put_byte(done_pipe[1], 'd');
 	}
@@ -133,7 +140,7 @@ int main(int argc, char **argv)
 {
 	struct worker *w;
 	char line[64];
-	int n, rounds = 0;
+	int n, rounds = 0, holding = 0;
 
 	if (argc != 3 || (n = atoi(argv[1])) <= 0 || n > 1000 || (k = atol(argv[2])) <= 0) {
 		fprintf(stderr, "usage: attachee THREADS K (THREADS <= 1000, K > 0)\n");
@@ -160,6 +167,12 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin) && strcmp(line, "quit\n") != 0) {
 		uint64_t begin, end;
 
+		if (strcmp(line, "hold\n") == 0 && !holding) {
+			pthread_mutex_lock(&shared);
+			holding = 1;
+			printf("held\n");
+			continue;
+		}
 		if (strcmp(line, "round\n") != 0) {
 			fprintf(stderr, "attachee: unknown command: %s", line);
 			continue;
@@ -168,6 +181,11 @@ int main(int argc, char **argv)
 		begin = now_ns();
 		for (int t = 0; t < n; t++)
 			put_byte(w[t].gate[1], 'r');
+		if (holding) {
+			usleep(100000);
+			pthread_mutex_unlock(&shared);
+			holding = 0;
+		}
 		all_say(n);
 		end = now_ns();
 		fprintf(stderr, "round %d %llu %llu\n", rounds, (unsigned long long)begin,

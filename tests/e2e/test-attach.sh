@@ -124,8 +124,17 @@ comm -13 groups.before groups.during | while read -r g; do
 done > groups.ours
 [ -s groups.ours ] && pass "attached: uprobe groups $(tr '\n' ' ' < groups.ours)in $TRACEFS" ||
 	fail "attached, but no uprobe group of this collector in $TRACEFS"
+# cpu_times - "tid ns" per thread of the program: the CPU time the kernel
+# counted (/proc/PID/task/TID/schedstat, field 1), read while every
+# worker is blocked between rounds.
+cpu_times() {
+	local t
+	for t in /proc/"$ATT_PID"/task/*; do echo "${t##*/} $(cut -d' ' -f1 "$t/schedstat")"; done | sort
+}
+cpu_times > cpu.before
 say round
 wait_out att '^done 1 '
+cpu_times > cpu.after
 kill -INT "$MPID"
 if wait_until gone "$MPID"; then
 	wait "$MPID"
@@ -180,6 +189,29 @@ if [ "$attach_ns" -lt "$detach_ns" ] && [ "$attach_ns" -le "$r1_begin" ] && [ "$
 else
 	fail "meta attach_ns $attach_ns, detach_ns $detach_ns: not around round 1 [$r1_begin, $r1_end]" \
 		"and before round 2 ($r2_begin), the program's clock reads"
+fi
+
+# CPU time: each worker's running intervals in the run against the CPU
+# time the kernel counted for it over round 1 (it ran nowhere else
+# between the attach and the detach), within 2% + 1 ms, and 20 us an
+# interval: a running interval spans switch-in record to sched_switch,
+# the kernel's count the whole switch and perf's records in it (5-15 us
+# each here)
+join cpu.before cpu.after | while read -r tid before after; do
+	echo "$workers" | grep -qx "$tid" || continue
+	read -r ran n < <(q "SELECT COALESCE(SUM(end_ns - start_ns), 0), COUNT(*) FROM thread_states
+		WHERE tid = $tid AND state = 'running'" | tr '|' ' ')
+	kernel=$((after - before))
+	diff=$((ran > kernel ? ran - kernel : kernel - ran))
+	[ "$kernel" -gt 2000000 ] && [ "$diff" -le $((kernel / 50 + 1000000 + n * 20000)) ] &&
+		echo "ok $tid ran $ran ns in $n intervals, kernel $kernel ns" ||
+		echo "bad $tid ran $ran ns in $n intervals, kernel $kernel ns"
+done > cpu.check
+if [ "$(grep -c '^ok' cpu.check)" = "$T" ]; then
+	pass "running time per worker = the kernel's CPU time ±(2% + 1 ms + 20 us an interval)" \
+		"($(head -1 cpu.check | cut -d' ' -f3-))"
+else
+	fail "running time per worker against the kernel's schedstat: $(grep -v '^ok' cpu.check | tr '\n' ';')"
 fi
 
 # sync ops: round 1's, exactly, and nothing else
@@ -281,16 +313,27 @@ wait "$SPID" 2> /dev/null
 # --- --functions attached: round 1's calls of attachee_work, exactly K per
 # worker, each once (no record twice through inherited events), none of
 # round 2's
+# attached_round NAME [OPTION...] - attach mtx collect -p OPTION... -o
+# NAME.db to the program started as NAME, run one round, detach with
+# SIGINT; fail unless it said attached (then return 1) and exited 0.
+attached_round() {
+	local name=$1
+	shift
+	env --default-signal=INT "$MTX" collect -p "$APID" "$@" -o "$name.db" > "$name.mtx.out" 2> "$name.mtx.err" &
+	MPID=$! MERR=$name.mtx.err
+	wait_until attached_or_gone
+	if ! holds "$MERR" '\<attached\>'; then
+		fail "mtx collect -p $* did not say attached: $(head -3 "$MERR")"
+		return 1
+	fi
+	say round
+	wait_out "$name" '^done 1 '
+	kill -INT "$MPID"
+	wait_until gone "$MPID" && wait "$MPID" || fail "mtx collect -p $* did not exit 0 on SIGINT"
+}
 start_attachee fn || { fail "cannot start $PROG"; finish; }
 wait_out fn '^ready ' || finish
-env --default-signal=INT "$MTX" collect -p "$APID" --functions '^attachee_work$' -o fn.db > fnmtx.out 2> fnmtx.err &
-MPID=$! MERR=fnmtx.err
-wait_until attached_or_gone
-if holds fnmtx.err '\<attached\>'; then
-	say round
-	wait_out fn '^done 1 '
-	kill -INT "$MPID"
-	wait_until gone "$MPID" && wait "$MPID" || fail "mtx collect -p --functions did not exit 0 on SIGINT"
+if attached_round fn --functions '^attachee_work$'; then
 	say round
 	wait_out fn '^done 2 '
 	expected=$(for tid in $(awk '$1 == "worker" && $3 == "tid" { print $4 }' fn.err | sort -n); do
@@ -302,8 +345,25 @@ if holds fnmtx.err '\<attached\>'; then
 		fail "--functions attached: calls per tid $(echo "$actual" | tr '\n' ' '), not $(echo "$expected" | tr '\n' ' ')"
 	dup=$(sql fn.db "SELECT COUNT(*) FROM (SELECT 1 FROM switches GROUP BY ts_ns, prev_tid HAVING COUNT(*) > 1)")
 	[ "$dup" = 0 ] || fail "$dup context switches recorded twice"
-else
-	fail "mtx collect -p --functions did not say attached: $(head -3 fnmtx.err)"
 fi
 end_attachee fn
+
+# --- a lock held since before the attach: the main thread holds the mutex
+# when mtx attaches and lets it go 100 ms into the round; each worker's
+# first lock waited for it (the holder mtx reports), the main thread's
+# unlock takes nothing (no hold is invented), and the mutex's creation is
+# not known (created_ns NULL)
+start_attachee held || { fail "cannot start $PROG"; finish; }
+wait_out held '^ready ' && say hold && wait_out held '^held' || finish
+if attached_round held; then
+	first=$(sql held.db "SELECT COUNT(*) FROM sync_ops s WHERE op = 'lock' AND blocked = 1 AND holder_tid = $APID
+		AND start_ns = (SELECT MIN(start_ns) FROM sync_ops WHERE tid = s.tid AND op = 'lock')")
+	main=$(sql held.db "SELECT group_concat(op) FROM sync_ops WHERE tid = $APID")
+	created=$(sql held.db "SELECT IFNULL(created_ns, 'NULL') FROM sync_objects WHERE kind = 'mutex'")
+	[ "$first" = "$T" ] && [ "$main" = unlock ] && [ "$created" = NULL ] &&
+		pass "a lock held at the attach: the $T first locks waited for the main thread, its unlock took nothing" ||
+		fail "a lock held at the attach: $first of $T first locks blocked with the main thread as holder," \
+			"the main thread's ops '$main' (not 'unlock'), created_ns $created (not NULL)"
+fi
+end_attachee held
 finish
