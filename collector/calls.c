@@ -15,6 +15,7 @@
 #define CLOSED_BY_EXIT "thread_exit"
 #define CLOSED_BY_EXEC "exec"
 #define CLOSED_BY_RUN_END "run_end"
+#define CLOSED_BY_REMOVAL "probe_removed" /* mtx ctl probe del */
 #define CLOSED_PAST_DEPTH "return_probe_depth"
 
 struct call_frame {
@@ -25,6 +26,9 @@ struct call_frame {
 	int64_t function_id;
 	uint8_t uretprobe;  /* the kernel armed a return probe for it */
 	uint8_t past_depth; /* it could not: its return will not be seen */
+	uint16_t set;       /* its probe set's (mtx ctl probe add), else 0 */
+	int64_t parent_id;  /* the caller's calls.id, -1 at depth 0: as entered */
+	int32_t depth;      /* (a frame closed below it does not change them) */
 };
 
 struct call_stack {
@@ -142,22 +146,37 @@ static struct call_stack *stack_of(struct mtx_calls *c, int32_t tid, int create)
 
 /* Close the newest frame of @s at @end_ns (@why NULL: it returned). A
  * frame past the depth of return probes says so, whatever closed it. */
-static void close_top(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
+/* Close frame @i of @s (the frames above it stay, with their parent). */
+static void close_at(struct mtx_calls *c, struct call_stack *s, size_t i, uint64_t end_ns, const char *why)
 {
-	const struct call_frame *f = &s->frames[--s->depth];
-	const struct call_frame *parent = s->depth ? &s->frames[s->depth - 1] : NULL;
-	if (f->past_depth) {
+	const struct call_frame f = s->frames[i];
+	if (f.past_depth) {
 		why = CLOSED_PAST_DEPTH;
 		c->past_depth++;
 	}
-	s->uretprobes -= f->uretprobe;
+	s->uretprobes -= f.uretprobe;
 	put_row(c, &(struct writer_call_row){
-		.id = f->id, .tid = s->tid, .function_id = f->function_id, .parent_id = parent ? parent->id : -1,
-		.depth = (int32_t)s->depth, .start_ns = f->start_ns, .end_ns = end_ns, .unfinished = why,
+		.id = f.id, .tid = s->tid, .function_id = f.function_id, .parent_id = f.parent_id, .depth = f.depth,
+		.start_ns = f.start_ns, .end_ns = end_ns, .unfinished = why,
 	});
 	c->written++;
 	if (why)
 		c->unfinished++;
+	memmove(&s->frames[i], &s->frames[i + 1], (--s->depth - i) * sizeof(*s->frames));
+}
+
+static void close_top(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
+{
+	close_at(c, s, s->depth - 1, end_ns, why);
+}
+
+/* Probe set @set was removed at @ns: its calls still open end there. */
+static void cut_set(struct mtx_calls *c, uint16_t set, uint64_t ns)
+{
+	for (size_t k = 0; k < c->nr_stacks; k++)
+		for (size_t i = c->stacks[k].depth; i-- > 0;)
+			if (c->stacks[k].frames[i].set == set)
+				close_at(c, &c->stacks[k], i, ns, CLOSED_BY_REMOVAL);
 }
 
 static void close_all(struct mtx_calls *c, struct call_stack *s, uint64_t end_ns, const char *why)
@@ -198,11 +217,13 @@ static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 	s->frames = frames;
 	armed = ev->u.call.uretprobe && s->uretprobes < CALLS_URETPROBE_DEPTH;
 	s->uretprobes += (size_t)armed;
-	s->frames[s->depth++] = (struct call_frame){
+	s->frames[s->depth] = (struct call_frame){
 		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .sp = ev->u.call.sp, .id = take_id(c),
 		.function_id = function_id, .uretprobe = (uint8_t)armed,
-		.past_depth = (uint8_t)(ev->u.call.uretprobe && !armed),
+		.past_depth = (uint8_t)(ev->u.call.uretprobe && !armed), .set = ev->u.call.set,
+		.parent_id = s->depth ? s->frames[s->depth - 1].id : -1, .depth = (int32_t)s->depth,
 	};
+	s->depth++;
 }
 
 static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
@@ -251,6 +272,7 @@ static void on_fork(struct mtx_calls *c, const struct mtx_event *ev)
 		frames[i] = parent->frames[i];
 		frames[i].start_ns = ev->ts_ns;
 		frames[i].id = take_id(c);
+		frames[i].parent_id = i ? frames[i - 1].id : -1;
 	}
 }
 
@@ -262,7 +284,9 @@ int calls_event(struct mtx_calls *c, const struct mtx_event *ev)
 		on_fork(c, ev);
 		return 0;
 	case MTX_EV_CALL:
-		if (ev->u.call.at_return)
+		if (ev->u.call.at_return == MTX_CALL_CUT)
+			cut_set(c, ev->u.call.set, ev->ts_ns);
+		else if (ev->u.call.at_return)
 			on_return(c, ev);
 		else
 			on_entry(c, ev);

@@ -9,8 +9,10 @@
  * every frame above it as well, as unfinished ("caller_returned": their
  * own return was never seen, e.g. a longjmp across them). A return that
  * matches no open frame (its entry came before the trace began) is counted
- * and dropped. Calls still open when their thread exits or execs, or when
- * the run ends, are closed then and marked (calls.unfinished in mtx-db(5)).
+ * and dropped. Calls still open when their thread exits or execs, when
+ * their probe set is removed (mtx ctl probe del: an MTX_CALL_CUT event),
+ * or when the run ends, are closed then and marked (calls.unfinished in
+ * mtx-db(5)); a call closed below others leaves them their parent.
  * A process forked inside calls continues them: its thread gets the
  * forking thread's open calls as its own, begun at the fork.
  *

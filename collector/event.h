@@ -49,6 +49,10 @@ enum mtx_event_type {
 	X(CALLS, "calls")              \
 	X(INTERRUPTS, "interrupts")
 
+/* mtx_event.u.call.at_return of the event that closes a removed probe
+ * set's open calls (collector/calls.c). */
+#define MTX_CALL_CUT 2
+
 enum mtx_source_id {
 #define X(e, n) MTX_SRC_##e,
 	MTX_SOURCES(X)
@@ -119,8 +123,17 @@ struct mtx_event {
 		 * thread; collector/calls.c pairs them into calls rows. @sp:
 		 * at an entry, the stack pointer (0 if unknown); @uretprobe: the
 		 * return is a kernel return probe's (uprobes), which the kernel
-		 * arms only so deep (collector/calls.h). */
-		struct { uint64_t fn; uint64_t callsite; uint64_t sp; uint8_t at_return; uint8_t uretprobe; } call;
+		 * arms only so deep (collector/calls.h). @set: the probe set
+		 * (mtx ctl probe add) whose probe it was; an event with
+		 * at_return MTX_CALL_CUT closes that set's open calls (removed). */
+		struct {
+			uint64_t fn;
+			uint64_t callsite;
+			uint64_t sp;
+			uint8_t at_return; /* 1: a return; MTX_CALL_CUT: @set removed */
+			uint8_t uretprobe;
+			uint16_t set; /* the probe set's (mtx ctl probe add), else 0 */
+		} call;
 		/* An interrupt handler entered or left on cpu (the event's tid
 		 * is whatever it interrupted): @kind an enum mtx_interrupt_kind
 		 * (collector/interrupts.h), @key what pairs the exit with its

@@ -398,3 +398,35 @@ Test(calls, the_depth_is_per_thread_and_only_for_uprobes)
 	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE tid = 9"), d);
 	sqlite3_close(db);
 }
+
+/* An entry of probe set @set (mtx ctl probe add), and the event that
+ * removes the set at @ts. */
+static void feed_set(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint16_t set)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = -1 };
+	ev.u.call.fn = fn;
+	ev.u.call.at_return = (uint8_t)at_return;
+	ev.u.call.set = set;
+	ev.u.call.uretprobe = 1;
+	calls_event(c, &ev);
+}
+
+Test(calls, a_removed_probe_set_ends_its_open_calls_there)
+{
+	sqlite3 *db;
+	feed_set(100, 7, 0x100, 0, 0);           /* a, probed from the start */
+	feed_set(110, 7, 0x200, 0, 3);           /* a -> b, of set 3 */
+	feed_set(120, 7, 0x300, 0, 0);           /* a -> b -> c */
+	feed_set(125, 8, 0x200, 0, 3);           /* b on another thread */
+	feed_set(130, 0, 0, MTX_CALL_CUT, 3);    /* set 3 removed */
+	feed_set(140, 7, 0x300, 1, 0);           /* c returns: it is still open */
+	feed_set(150, 7, 0x200, 1, 3);           /* b's return, unseen after the removal */
+	feed_set(160, 7, 0x100, 1, 0);
+	db = finish(1000);
+	expect_row(db, 2, "7 2 1 1 110 130 probe_removed");
+	expect_row(db, 4, "8 2 - 0 125 130 probe_removed");
+	expect_row(db, 3, "7 3 2 2 120 140 -");
+	expect_row(db, 1, "7 1 - 0 100 160 -");
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 1);
+	sqlite3_close(db);
+}
