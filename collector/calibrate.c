@@ -267,7 +267,7 @@ static uint64_t burst_calls(void)
 	return cpu_now_ns() - t0;
 }
 
-void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
+uint64_t calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
 {
 	struct perf_event_attr attrs[2];
 	uint64_t without[CAL_ROUNDS], with[CAL_ROUNDS], records[CAL_ROUNDS], before = 0, ns;
@@ -279,7 +279,7 @@ void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
 	tp_attr(&attrs[1], ids[1]);
 	fds[0] = fds[1] = -1;
 	if (cal_open(&e, attrs, NULL, 2))
-		return;
+		return 0;
 	for (int r = 0; r < CAL_ROUNDS; r++) {
 		uint64_t now;
 
@@ -297,8 +297,9 @@ void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2])
 		e.fd[i] = -1;
 	}
 	cal_close(&e);
-	if ((ns = per_record(without, with, records)))
+	if ((ns = per_record(without, with, records)) && w)
 		writer_meta_int(w, "cal_uprobes_ns", (int64_t)ns);
+	return ns;
 }
 
 /* ---- switches and wakeups ------------------------------------------- */

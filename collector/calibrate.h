@@ -45,7 +45,7 @@ void calibrate_kernel_costs(struct mtx_writer *w, unsigned sources, unsigned sam
  * are left open and disabled in @fds (-1: none), for the caller to close
  * with the run's (session_keep_fd): a uprobe's last close is slow.
  */
-void calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2]);
+uint64_t calibrate_uprobes(struct mtx_writer *w, const long ids[2], int fds[2]);
 
 /* calibrate_uprobe_target - the function calibrate_uprobes calls. */
 void calibrate_uprobe_target(void);

@@ -50,7 +50,22 @@ struct function_uprobes {
 	size_t nr_probes, cap_probes;
 	char *skipped;               /* names left out (not_called), space-separated */
 	long calibration_ids[2];     /* entry and return on calibrate_uprobe_target, or 0 */
+	uint32_t set;                /* probe set (mtx ctl probe add), 0: --functions */
 };
+
+/* A probe set's events are tagged set << SET_SHIFT | function * 2 | return. */
+#define SET_SHIFT 20
+
+/* The tracefs name of function @i's entry (@r 0) or return probe:
+ * numbered (symbol names may hold characters tracefs refuses), and by
+ * set, since every set of a collector shares its group. */
+static void event_name(const struct function_uprobes *u, size_t i, int r, char *out, size_t size)
+{
+	if (u->set)
+		snprintf(out, size, "s%u_fn%zu_%s", u->set, i, r ? "return" : "entry");
+	else
+		snprintf(out, size, "fn%zu_%s", i, r ? "return" : "entry");
+}
 
 /*
  * Functions that are jumped to, never called: a return probe takes the
@@ -292,8 +307,14 @@ static void define_calibration(struct function_uprobes *u)
 	if (own_file_offset((const void *)calibrate_uprobe_target, path, sizeof(path), &offset))
 		return;
 	for (int r = 0; r < 2; r++) {
-		long id = uprobe_group_add(u->group, r ? "cal_return" : "cal_entry", r, path, offset,
-					   r ? NULL : ENTRY_ARGS, &err);
+		char name[32];
+		long id;
+		/* a set's own: every set of a collector shares its group */
+		if (u->set)
+			snprintf(name, sizeof(name), "s%u_cal_%s", u->set, r ? "return" : "entry");
+		else
+			snprintf(name, sizeof(name), "cal_%s", r ? "return" : "entry");
+		id = uprobe_group_add(u->group, name, r, path, offset, r ? NULL : ENTRY_ARGS, &err);
 		if (id < 0) {
 			log_debug("no uprobe calibration: %s", err ? err : "");
 			free(err);
@@ -325,10 +346,9 @@ int function_uprobes_define(struct function_uprobes *u, char **err)
 			free(p.name);
 			continue;
 		}
-		/* Numbered: symbol names may hold characters tracefs refuses. */
 		for (int r = 0; r < 2; r++) {
 			long id;
-			snprintf(event, sizeof(event), "fn%zu_%s", kept, r ? "return" : "entry");
+			event_name(u, kept, r, event, sizeof(event));
 			id = uprobe_group_add(u->group, event, r, path, p.offset + (uint64_t)skip,
 					      r ? NULL : ENTRY_ARGS, err);
 			if (id < 0) {
@@ -361,6 +381,7 @@ static int fu_decode(struct mtx_session *s, int tag, const struct perf_sample *s
 	ev->u.call.callsite = (uint64_t)tp_read(sample, at_return ? &l->ret_ip : &l->callsite, 0);
 	ev->u.call.sp = at_return ? 0 : (uint64_t)tp_read(sample, &l->sp, 0);
 	ev->u.call.uretprobe = 1;
+	ev->u.call.set = (uint16_t)((unsigned)tag >> SET_SHIFT);
 	return 1;
 }
 
@@ -374,17 +395,22 @@ static const struct mtx_source source_function_uprobes = {
 static int learn_layout(struct function_uprobes *u, struct mtx_session *s)
 {
 	const char *group = uprobe_group_name(u->group);
-	struct function_layout *l = calloc(1, sizeof(*l));
+	struct function_layout *l;
+	char entry[32], ret[32];
 	int bad = 0;
-	if (!l)
+	if (s->source_state[MTX_SRC_FUNCTIONS])
+		return 0; /* an earlier set's: every probe has the same fields */
+	if (!(l = calloc(1, sizeof(*l))))
 		return -ENOMEM;
 	s->source_state[MTX_SRC_FUNCTIONS] = l; /* the session frees it */
 	/* Every probe has the same fields as the first pair. */
-	bad |= tp_lookup(group, "fn0_entry", "__probe_ip", &l->ip);
-	bad |= tp_lookup(group, "fn0_entry", "ret", &l->callsite);
-	bad |= tp_lookup(group, "fn0_entry", "sp", &l->sp);
-	bad |= tp_lookup(group, "fn0_return", "__probe_func", &l->func);
-	bad |= tp_lookup(group, "fn0_return", "__probe_ret_ip", &l->ret_ip);
+	event_name(u, 0, 0, entry, sizeof(entry));
+	event_name(u, 0, 1, ret, sizeof(ret));
+	bad |= tp_lookup(group, entry, "__probe_ip", &l->ip);
+	bad |= tp_lookup(group, entry, "ret", &l->callsite);
+	bad |= tp_lookup(group, entry, "sp", &l->sp);
+	bad |= tp_lookup(group, ret, "__probe_func", &l->func);
+	bad |= tp_lookup(group, ret, "__probe_ret_ip", &l->ret_ip);
 	return bad ? session_set_error(s, -EINVAL, "the uprobes of %s have an unknown format", group) : 0;
 }
 
@@ -421,6 +447,46 @@ int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s)
 		for (int r = 0; r < 2 && !rc; r++)
 			rc = session_add_tracepoint(s, u->probes[i].id[r], &source_function_uprobes, (int)(i * 2) + r);
 	return rc;
+}
+
+void function_uprobes_set(struct function_uprobes *u, uint32_t set)
+{
+	u->set = set;
+}
+
+static void remove_set(void *ctx)
+{
+	uprobe_group_remove(ctx);
+}
+
+int function_uprobes_open_set(struct function_uprobes *u, struct mtx_session *s)
+{
+	int rc = learn_layout(u, s);
+	if (!rc)
+		rc = make_room(u, s);
+	for (size_t i = 0; i < u->nr_probes && !rc; i++)
+		for (int r = 0; r < 2 && !rc; r++)
+			rc = session_add_set_tracepoint(s, u->probes[i].id[r], &source_function_uprobes,
+							(int)(u->set << SET_SHIFT | ((uint32_t)i * 2 + (uint32_t)r)), u->set);
+	return rc;
+}
+
+int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s)
+{
+	return session_enable_set(s, u->set);
+}
+
+uint64_t function_uprobes_set_calls(const struct function_uprobes *u, const struct mtx_session *s)
+{
+	return session_set_hits(s, u->set, 1); /* the entries: tags with the return bit clear */
+}
+
+size_t function_uprobes_close_set(struct function_uprobes *u, struct mtx_session *s)
+{
+	/* the child that closes the events removes the definitions after */
+	size_t n = session_close_set(s, u->set, remove_set, u->group);
+	uprobe_group_disown(u->group);
+	return n;
 }
 
 void function_uprobes_free(struct function_uprobes *u)

@@ -82,4 +82,30 @@ int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s);
  * unless a session does. */
 void function_uprobes_free(struct function_uprobes *u);
 
+/* function_uprobes_set - make @u probe set @set (> 0, mtx ctl probe add),
+ * before function_uprobes_define: its events get names and tags of their
+ * own. */
+void function_uprobes_set(struct function_uprobes *u, uint32_t set);
+
+/**
+ * function_uprobes_open_set - while the program runs: open the probes of
+ * set @u in @s, off until function_uprobes_enable_set, for every process
+ * of the run (session_add_set_tracepoint).
+ *
+ * Return: 0 or -errno with s->error.
+ */
+int function_uprobes_open_set(struct function_uprobes *u, struct mtx_session *s);
+
+/* function_uprobes_enable_set - turn set @u's probes on everywhere.
+ * Returns 0 or -errno with s->error. */
+int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s);
+
+/* function_uprobes_set_calls - the calls set @u's probes recorded so far
+ * (their entries), in the run's processes. */
+uint64_t function_uprobes_set_calls(const struct function_uprobes *u, const struct mtx_session *s);
+
+/* function_uprobes_close_set - disable the set's events now; a child
+ * closes them and then removes the definitions. Returns how many events. */
+size_t function_uprobes_close_set(struct function_uprobes *u, struct mtx_session *s);
+
 #endif

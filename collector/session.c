@@ -41,7 +41,7 @@ int session_set_error(struct mtx_session *s, int e, const char *fmt, ...)
 }
 
 static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_source *source, int tag, uint64_t extra,
-			pid_t task)
+			pid_t task, int fd)
 {
 	struct session_event *ev = grow_array(s->events, &s->cap_events, s->nr_events, sizeof(*ev), 16);
 	if (!ev)
@@ -50,7 +50,7 @@ static int add_event_id(struct mtx_session *s, uint64_t id, const struct mtx_sou
 	if (s->nr_events && id < s->events[s->nr_events - 1].id)
 		s->ids_unsorted = 1;
 	s->events[s->nr_events++] =
-		(struct session_event){ .id = id, .source = source, .tag = tag, .extra = extra, .task = task };
+		(struct session_event){ .id = id, .source = source, .tag = tag, .extra = extra, .task = task, .fd = fd };
 	return 0;
 }
 
@@ -61,7 +61,7 @@ static int remember_event(struct mtx_session *s, int fd, const struct mtx_source
 	uint64_t id;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	return add_event_id(s, id, source, tag, extra, s->attached && pid > 0 ? pid : 0);
+	return add_event_id(s, id, source, tag, extra, s->attached && pid > 0 ? pid : 0, fd);
 }
 
 static int remember_fd(struct mtx_session *s, int fd)
@@ -287,6 +287,86 @@ int session_attach_scan(struct mtx_session *s)
 	return added;
 }
 
+static pid_t close_in_background(int *fds, size_t n, const struct session_hook *after, int nr_after);
+
+void session_close_soon(int *fds, size_t n)
+{
+	close_in_background(fds, n, NULL, 0);
+}
+
+int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag,
+			       uint32_t set)
+{
+	struct perf_event_attr attr;
+	size_t first = s->nr_events;
+	tp_attr(&attr, id);
+	attr.disabled = 1; /* session_enable_set: on everywhere at once */
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int rc = open_into_ring(s, &attr, source, tag, -1, cpu);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = first; i < s->nr_events; i++)
+		s->events[i].set = set;
+	return 0;
+}
+
+int session_enable_set(struct mtx_session *s, uint32_t set)
+{
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (s->events[i].set == set && s->events[i].fd >= 0 &&
+		    ioctl(s->events[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return session_set_error(s, -errno, "starting probe set %u: %s", set, strerror(errno));
+	return 0;
+}
+
+uint64_t session_set_hits(const struct mtx_session *s, uint32_t set, int tag_mask)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (s->events[i].set == set && !(s->events[i].tag & tag_mask))
+			n += s->events[i].hits;
+	return n;
+}
+
+size_t session_close_set(struct mtx_session *s, uint32_t set, void (*after)(void *ctx), void *ctx)
+{
+	struct session_hook hook = { after, ctx };
+	int *fds = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		struct session_event *e = &s->events[i];
+		int *more;
+		if (e->set != set || e->fd < 0 || !(more = realloc(fds, (n + 1) * sizeof(*fds))))
+			continue;
+		fds = more;
+		ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
+		fds[n++] = e->fd;
+		for (size_t k = 0; k < s->nr_fds; k++) /* closed here, not at the end */
+			if (s->fds[k] == e->fd)
+				s->fds[k] = s->fds[--s->nr_fds];
+		e->fd = -1;
+	}
+	close_in_background(fds, n, &hook, after ? 1 : 0);
+	free(fds);
+	return n;
+}
+
+int session_source_enable(struct mtx_session *s, enum mtx_source_id id, int on)
+{
+	int n = 0;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct session_event *e = &s->events[i];
+		if (e->source->id != id || e->tag < 0 || e->fd < 0 || e->set)
+			continue;
+		if (ioctl(e->fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return session_set_error(s, -errno, "%s the %s events: %s", on ? "starting" : "stopping",
+						 e->source->name, strerror(errno));
+		n++;
+	}
+	return n;
+}
+
 int session_enable(struct mtx_session *s)
 {
 	/* Enabling an event enables the copies its thread's children inherited. */
@@ -351,17 +431,17 @@ int session_open_offline(struct mtx_session *s, int nr_cpus)
 	s->nr_cpus = nr_cpus;
 	if (order_init(&s->order, nr_cpus))
 		return session_set_error(s, -ENOMEM, "out of memory");
-	if (add_event_id(s, OFFLINE_ID_BASE, &source_sched, -1, 0, 0))
+	if (add_event_id(s, OFFLINE_ID_BASE, &source_sched, -1, 0, 0, -1))
 		return -ENOMEM;
 	for (int i = 0; i < mtx_nr_sources; i++) {
 		rc = mtx_sources[i]->layout(s);
 		if (rc)
 			return rc;
 		for (int tag = 0; tag < mtx_sources[i]->nr_tags; tag++)
-			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, PERF_SAMPLE_RAW, 0))
+			if (add_event_id(s, session_offline_id(mtx_sources[i], tag), mtx_sources[i], tag, PERF_SAMPLE_RAW, 0, -1))
 				return -ENOMEM;
 	}
-	if (add_event_id(s, session_offline_id(&source_samples, 0), &source_samples, 0, PERF_SAMPLE_CALLCHAIN, 0))
+	if (add_event_id(s, session_offline_id(&source_samples, 0), &source_samples, 0, PERF_SAMPLE_CALLCHAIN, 0, -1))
 		return -ENOMEM;
 	return 0;
 }
@@ -380,7 +460,7 @@ static int cmp_event_id(const void *key, const void *elem)
 /* Ids come from one counter, in the order the events were opened: an
  * attached session has one per thread, CPU and event, so it is searched
  * in halves. */
-static const struct session_event *find_event(const struct mtx_session *s, uint64_t id)
+static struct session_event *find_event(const struct mtx_session *s, uint64_t id)
 {
 	if (s->ids_unsorted) {
 		for (size_t i = 0; i < s->nr_events; i++)
@@ -430,10 +510,29 @@ static int decode_mmap2(const struct perf_event_header *hdr, struct mtx_event *e
 	return ev->u.mmap.path != NULL;
 }
 
+static bool is_run_pid(const struct mtx_session *s, pid_t pid)
+{
+	if (pid == s->pid)
+		return true;
+	for (size_t i = 0; i < s->nr_run_pids; i++)
+		if (s->run_pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void add_run_pid(struct mtx_session *s, pid_t pid)
+{
+	pid_t *p;
+	if (is_run_pid(s, pid) || !(p = grow_array(s->run_pids, &s->cap_run_pids, s->nr_run_pids, sizeof(*p), 8)))
+		return;
+	s->run_pids = p;
+	s->run_pids[s->nr_run_pids++] = pid;
+}
+
 void session_decode_record(struct mtx_session *s, int cpu, const struct perf_event_header *hdr)
 {
 	const uint8_t *body = (const uint8_t *)(hdr + 1);
-	const struct session_event *sev;
+	struct session_event *sev;
 	struct perf_sample sample;
 	struct mtx_event ev;
 	uint32_t v[4];
@@ -450,6 +549,12 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 	if (sev && sev->task && sev->task != (pid_t)sample.tid && hdr->type != PERF_RECORD_LOST &&
 	    hdr->type != PERF_RECORD_LOST_SAMPLES && has_own_events(s, (pid_t)sample.tid))
 		return;
+	/* A probe set's uprobes fire in every process that maps the file. */
+	if (sev && sev->set && hdr->type == PERF_RECORD_SAMPLE) {
+		if (!is_run_pid(s, (pid_t)sample.pid))
+			return;
+		sev->hits++;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.ts_ns = sample.time;
 	ev.cpu = (int32_t)sample.cpu;
@@ -473,6 +578,8 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 		}
 		memcpy(v, body, 16); /* pid, ppid, tid, ptid */
 		ev.type = hdr->type == PERF_RECORD_FORK ? MTX_EV_FORK : MTX_EV_EXIT;
+		if (ev.type == MTX_EV_FORK && v[0] != v[1])
+			add_run_pid(s, (pid_t)v[0]); /* a new process of the run */
 		ev.pid = (int32_t)v[0];
 		ev.tid = (int32_t)v[2];
 		ev.u.fork.ppid = (int32_t)v[1];
@@ -625,6 +732,7 @@ void session_close(struct mtx_session *s)
 	free(s->events);
 	free(s->tids);
 	free(s->specs);
+	free(s->run_pids);
 	free(s->error);
 	order_free(&s->order);
 	memset(s, 0, sizeof(*s));

@@ -21,6 +21,9 @@ struct session_event {
 	int tag;                          /* which of the source's events */
 	uint64_t extra;                   /* sample_type bits beyond MTX_SAMPLE_TYPE */
 	pid_t task;                       /* attached: the thread it was opened on, else 0 */
+	int fd;                           /* -1 once closed (session_close_set) */
+	uint32_t set;                     /* a probe set's (mtx ctl probe add), else 0 */
+	uint64_t hits;                    /* records decoded, for a set's events */
 };
 
 #define SESSION_MAX_HOOKS 4 /* uprobe users: the sync fallback, --functions */
@@ -45,6 +48,8 @@ struct mtx_session {
 	size_t nr_specs, cap_specs;
 	int ids_unsorted;          /* an id came lower than the one before */
 	pid_t detaching;           /* session_detach's closer: its pid, or -1 */
+	pid_t *run_pids;           /* the processes of the run: @pid, and those forked */
+	size_t nr_run_pids, cap_run_pids;
 	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
 	unsigned sample_stack_bytes; /* user stack copied per sample for DWARF
 	                              * unwinding, 0: frame-pointer chains only */
@@ -105,6 +110,43 @@ int session_attach_scan(struct mtx_session *s);
 /* session_enable - attached: start every event at once. Returns 0 or
  * -errno with s->error. */
 int session_enable(struct mtx_session *s);
+
+/*
+ * session_add_set_tracepoint - while the program runs (mtx ctl probe add):
+ * open tracepoint @id (a uprobe) on every CPU for every task, disabled
+ * until session_enable_set, as event @tag of @source in probe set @set
+ * (> 0). Per task it
+ * would reach only the threads that exist and those they start; every
+ * task reaches them all, and the records of processes not in the run are
+ * dropped (the kernel puts a uprobe in every process that maps its file).
+ * Returns 0 or -errno with s->error.
+ */
+int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag,
+			       uint32_t set);
+
+/* session_enable_set - start every event of probe set @set. Returns 0 or
+ * -errno with s->error. */
+int session_enable_set(struct mtx_session *s, uint32_t set);
+
+/* session_close_soon - close @fds (@n) in a child, the last references:
+ * the last close of a uprobe's event waits ~80 ms for the kernel. */
+void session_close_soon(int *fds, size_t n);
+
+/* session_set_hits - records decoded so far of probe set @set's events
+ * whose tag has no bit of @tag_mask set (0: all of them). */
+uint64_t session_set_hits(const struct mtx_session *s, uint32_t set, int tag_mask);
+
+/*
+ * session_close_set - disable probe set @set's events now, and close them
+ * in a child that then runs @after(@ctx) (removing the uprobes' tracefs
+ * definitions; the kernel takes ~80 ms each), so that the drain goes on.
+ * Returns how many events were closed.
+ */
+size_t session_close_set(struct mtx_session *s, uint32_t set, void (*after)(void *ctx), void *ctx);
+
+/* session_source_enable - start (@on) or stop every event of source @id
+ * but the leaders. Returns how many, or -errno with s->error. */
+int session_source_enable(struct mtx_session *s, enum mtx_source_id id, int on);
 
 /*
  * session_add_event - for sources: open @attr on every CPU, for the traced

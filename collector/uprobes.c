@@ -405,6 +405,12 @@ int uprobe_group_hand_over(struct uprobe_group *g, struct mtx_session *s)
 	return rc;
 }
 
+void uprobe_group_disown(struct uprobe_group *g)
+{
+	if (g)
+		g->handed_over = 1;
+}
+
 void uprobe_group_discard(struct uprobe_group *g)
 {
 	if (g && !g->handed_over)

@@ -101,6 +101,10 @@ struct mtx_session;
  */
 int uprobe_group_hand_over(struct uprobe_group *g, struct mtx_session *s);
 
+/* uprobe_group_disown - another process (a closer child) removes @g's
+ * probes: uprobe_group_discard leaves them. */
+void uprobe_group_disown(struct uprobe_group *g);
+
 /* uprobe_group_discard - remove @g's probes unless a session has them
  * (uprobe_group_hand_over), then free it. NULL is fine. */
 void uprobe_group_discard(struct uprobe_group *g);
