@@ -64,15 +64,23 @@ static int feed_call(uint64_t ts, int32_t tid, uint64_t fn, int at_return)
 #define ENTER(ts, tid, fn) feed_call(ts, tid, fn, 0)
 #define LEAVE(ts, tid, fn) feed_call(ts, tid, fn, 1)
 
-/* An entry or a return from uprobes; @sp: the entry's stack pointer. */
-static void feed_uprobe(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint64_t sp)
+/* An entry or a return from uprobes of probe set @set (0: --functions;
+ * at_return MTX_CALL_CUT: the set's removal); @sp: the entry's stack
+ * pointer. */
+static void feed_set_sp(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint64_t sp, uint16_t set)
 {
 	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = 0 };
 	ev.u.call.fn = fn;
 	ev.u.call.at_return = (uint8_t)at_return;
 	ev.u.call.sp = at_return ? 0 : sp;
 	ev.u.call.uretprobe = 1;
+	ev.u.call.set = set;
 	calls_event(c, &ev);
+}
+
+static void feed_uprobe(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint64_t sp)
+{
+	feed_set_sp(ts, tid, fn, at_return, sp, 0);
 }
 
 #define UENTER(ts, tid, fn, sp) feed_uprobe(ts, tid, fn, 0, sp)
@@ -399,16 +407,10 @@ Test(calls, the_depth_is_per_thread_and_only_for_uprobes)
 	sqlite3_close(db);
 }
 
-/* An entry of probe set @set (mtx ctl probe add), and the event that
- * removes the set at @ts. */
+/* A call event of probe set @set (mtx ctl probe add). */
 static void feed_set(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint16_t set)
 {
-	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = -1 };
-	ev.u.call.fn = fn;
-	ev.u.call.at_return = (uint8_t)at_return;
-	ev.u.call.set = set;
-	ev.u.call.uretprobe = 1;
-	calls_event(c, &ev);
+	feed_set_sp(ts, tid, fn, at_return, 0, set);
 }
 
 Test(calls, a_removed_probe_set_ends_its_open_calls_there)
