@@ -19,6 +19,8 @@
 #include "collector/elf-symbols.h"
 #include "collector/fd-kind.h"
 #include "collector/function-uprobes.h"
+#include "collector/control.h"
+#include "collector/instrument.h"
 #include "collector/model.h"
 #include "collector/output.h"
 #include "collector/preload/shm.h"
@@ -340,6 +342,12 @@ static int on_signal_attached(int sfd)
 	return si.ssi_signo != SIGCHLD;
 }
 
+/* A command of mtx ctl, read from the --control socket. */
+static void on_command(void *ctx, const char *line, FILE *reply)
+{
+	instrument_command(ctx, line, reply);
+}
+
 /* Scans of /proc/PID/task before mtx gives up on a process that starts
  * threads faster than they are found. */
 #define ATTACH_SCANS 100
@@ -482,12 +490,14 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct pollfd *pfds = NULL;
 	struct drain_class drain = { 0 };
 	struct mtx_output out = { 0 };
+	struct mtx_control *ctl = NULL;
+	struct mtx_instrument *instr = NULL;
 	char found[PATH_MAX], *sync_err = NULL;
 	const char *prog = o->attach_pid ? found : o->argv[0];
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0, pidfd = -1, nr_pfds;
 	const char *stopped_before = NULL;
-	uint64_t last_commit, exit_ns, calls_taken = 0, attach_ns = 0, detach_at = UINT64_MAX;
+	uint64_t last_commit, exit_ns, calls_taken = 0, attach_ns = 0, detach_at = UINT64_MAX, uprobe_cost_ns = 0;
 	size_t sync_left = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -513,9 +523,14 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			return rc;
 		}
 	}
+	if (o->control && (rc = control_open(&ctl, o->control, err))) {
+		function_uprobes_free(fu);
+		return rc;
+	}
 	rc = output_prepare(&out, o->output, err);
 	if (rc) {
 		function_uprobes_free(fu);
+		control_close(ctl);
 		return rc;
 	}
 	rc = writer_open(&w, o->output, err);
@@ -566,7 +581,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	calibrate_kernel_costs(w, o->sources, o->sample_hz, o->sample_stack_bytes);
 	if (function_uprobes_calibration(fu)) {
 		int cal_fds[2];
-		calibrate_uprobes(w, function_uprobes_calibration(fu), cal_fds);
+		uprobe_cost_ns = calibrate_uprobes(w, function_uprobes_calibration(fu), cal_fds);
 		for (int i = 0; i < 2; i++)
 			if (cal_fds[i] >= 0)
 				session_keep_fd(&s, cal_fds[i]);
@@ -618,6 +633,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			goto fail_unstarted;
 		}
 		model_program_released(m, attach_ns);
+		if (!(instr = instrument_new(&s, w, found, o->sources, cs.on, attach_ns))) {
+			rc = -ENOMEM;
+			goto fail_unstarted;
+		}
+		if (fu)
+			instrument_functions(instr, o->functions, function_uprobes_count(fu), uprobe_cost_ns);
 		writer_meta_int(w, "attach_pid", o->attach_pid);
 		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
 		writer_meta_int(w, "attach_process_age_ns", target_process_age_ns(o->attach_pid));
@@ -629,6 +650,12 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto started;
 	}
 	model_program_released(m, clock_now_ns());
+	if (!(instr = instrument_new(&s, w, found, o->sources, cs.on, clock_now_ns()))) {
+		rc = -ENOMEM;
+		goto fail_unstarted;
+	}
+	if (fu)
+		instrument_functions(instr, o->functions, function_uprobes_count(fu), uprobe_cost_ns);
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
 		/* The read can come after the program's first traced switches;
@@ -648,14 +675,15 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 started:
 	output_started(&out);
 
-	/* the rings, the signals, and (attached) the process's exit */
-	nr_pfds = s.nr_cpus + 1 + (pidfd >= 0);
+	/* the rings, the signals, (attached) the process's exit, mtx ctl's
+	 * socket; a fd of -1 is not polled */
+	nr_pfds = s.nr_cpus + 3;
 	pfds = calloc((size_t)nr_pfds, sizeof(*pfds));
 	for (int cpu = 0; cpu < s.nr_cpus; cpu++)
 		pfds[cpu] = (struct pollfd){ .fd = s.rings[cpu].fd, .events = POLLIN };
 	pfds[s.nr_cpus] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	if (pidfd >= 0)
-		pfds[s.nr_cpus + 1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	pfds[s.nr_cpus + 1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	pfds[s.nr_cpus + 2] = (struct pollfd){ .fd = control_fd(ctl), .events = POLLIN };
 	last_commit = clock_now_ns();
 	while (!done) {
 		uint64_t round_ns;
@@ -669,6 +697,8 @@ started:
 		round_ns = clock_now_ns();
 		if (pidfd >= 0 && (pfds[s.nr_cpus + 1].revents & POLLIN || round_ns >= detach_at))
 			done = 1; /* the process exited, or --duration is over */
+		if (pfds[s.nr_cpus + 2].revents & POLLIN)
+			control_serve(ctl, on_command, instr);
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
 		drain_above(&drain, thread_sched_top_rt_priority(sched));
@@ -696,6 +726,10 @@ started:
 		model_detached(m, exit_ns);
 	}
 	session_drain(&s);
+	control_close(ctl); /* no more commands: the run is over */
+	ctl = NULL;
+	if (instr) /* the probe sets still on go off here */
+		instrument_finish(instr, exit_ns);
 	/* The process runs on: leave it now, not after the work below. */
 	if (o->attach_pid) {
 		session_detach(&s);
@@ -819,6 +853,7 @@ started:
 	session_close(&s);
 	collect_sync_free(&cs);
 	function_uprobes_free(fu);
+	instrument_free(instr);
 	output_free(&out);
 	free(pfds);
 	if (pidfd >= 0)
@@ -843,6 +878,8 @@ fail_unstarted:
 	session_close(&s); /* before collect_sync_free: it may remove probes */
 	collect_sync_free(&cs);
 	function_uprobes_free(fu);
+	instrument_free(instr);
+	control_close(ctl);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the
 	 * previous ones back where they were. */

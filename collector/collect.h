@@ -36,6 +36,8 @@ struct collect_options {
 	 * (0: no limit) passes. */
 	pid_t attach_pid;
 	uint64_t duration_ns;
+	/* --control SOCK: take mtx ctl's commands there (NULL: none). */
+	const char *control;
 };
 
 struct collect_result {

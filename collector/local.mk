@@ -30,6 +30,8 @@ collector_sources = \
 	collector/elf-symbols.c collector/elf-symbols.h \
 	collector/uprobes.c collector/uprobes.h \
 	collector/function-uprobes.c collector/function-uprobes.h \
+	collector/instrument.c collector/instrument.h \
+	collector/control.c collector/control.h \
 	collector/syscall-names.h
 
 include collector/sync/local.mk

@@ -51,6 +51,8 @@
 	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
 		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
 	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
+	X(INSTRUMENTATION, "INSERT INTO instrumentation(kind, target, probe_id, functions, on_ns, off_ns, reason, "   \
+			   "hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?)")                                         \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -485,6 +487,23 @@ int writer_collector_wait(struct mtx_writer *w, int32_t tid, int32_t pid, uint64
 	row_put_int(r, pid);
 	row_put_int(r, (int64_t)wait_ns);
 	row_put_int(r, (int64_t)waits);
+	return put(w, r);
+}
+
+int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumentation_row *i)
+{
+	struct queued_row *r = row(w, STMT_INSTRUMENTATION);
+	if (!r)
+		return sticky(w);
+	row_put_text(r, i->kind);
+	row_put_text_copy(r, i->target);
+	row_put_int_or_null(r, i->probe_id, i->probe_id > 0);
+	row_put_int_or_null(r, i->functions, i->functions > 0);
+	row_put_int(r, (int64_t)i->on_ns);
+	row_put_int_or_null(r, (int64_t)i->off_ns, i->off_ns != 0);
+	row_put_text(r, i->reason);
+	row_put_int_or_null(r, (int64_t)i->hits, i->probe_id > 0);
+	row_put_int_or_null(r, (int64_t)i->cost_ns, i->cost_ns != 0);
 	return put(w, r);
 }
 

@@ -57,6 +57,15 @@ struct tl_capture *writer_take_capture(struct mtx_writer *w);
  * a negative value (or NULL pointer) for NULL. */
 int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *name,
 		  uint64_t start_ns, uint64_t end_ns, int attached);
+/* A window in which a source or a probe set was on (mtx ctl). @kind and
+ * @reason static; @target copied; 0 is NULL for @probe_id (and then
+ * @hits), @functions, @off_ns (on until the end) and @cost_ns. */
+struct writer_instrumentation_row {
+	const char *kind, *target, *reason;
+	int64_t probe_id, functions;
+	uint64_t on_ns, off_ns, hits, cost_ns;
+};
+int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumentation_row *i);
 /* @policy: a static name (collector/thread-sched.c); @cpus_allowed
  * copied, NULL-able. */
 int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const char *policy,

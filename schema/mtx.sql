@@ -251,7 +251,27 @@ CREATE TABLE calls (
 	                               -- return_probe_depth (past the kernel's 64
 	                               -- pending return probes per thread: its
 	                               -- return is never seen; end_ns is an upper
-	                               -- bound)
+	                               -- bound), probe_removed (mtx ctl probe del
+	                               -- took its probe away first)
+);
+
+-- What was recorded when: a row per window in which a source or a probe
+-- set was on (mtx collect --control, mtx ctl): the sources from the start,
+-- until switched off; each 'mtx ctl probe add' until its 'probe del' or
+-- the end. Rates and shares of a source or function mean something only
+-- inside its windows.
+CREATE TABLE instrumentation (
+	id          INTEGER PRIMARY KEY,
+	kind        TEXT NOT NULL,     -- source, probe
+	target      TEXT NOT NULL,     -- the source's name (--events), the probe's [LIB:]REGEX
+	probe_id    INTEGER,           -- probe: the number mtx ctl gave it
+	functions   INTEGER,           -- probe: how many functions it put probes on
+	on_ns       INTEGER NOT NULL,
+	off_ns      INTEGER,           -- NULL: on until the end of the run
+	reason      TEXT NOT NULL,     -- start (mtx collect's options), user (mtx ctl)
+	hits        INTEGER,           -- probe: the calls it recorded (entries)
+	cost_ns     INTEGER            -- probe: the calibrated cost of one call's two
+	                               -- hits (meta cal_uprobes_ns), NULL if unknown
 );
 
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.

@@ -21,6 +21,7 @@ libmtxcore_a_SOURCES = \
 	src/reports.c src/reports.h src/thread-names.h \
 	src/report-overhead.c \
 	src/report-external.c \
+	src/report-instrumentation.c \
 	src/run-state.c src/run-state.h \
 	src/browse-queries.c \
 	src/columns.c src/columns.h \

@@ -240,7 +240,7 @@ static void csv_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_string(FILE *out, const char *s)
+void report_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -287,7 +287,7 @@ static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c, e
 		if (kind == RAW_ADDRESS) {
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)v);
 			if (p->format == REPORT_JSON)
-				json_string(p->out, buf);
+				report_json_string(p->out, buf);
 			else
 				fputs(buf, p->out);
 		} else {
@@ -299,7 +299,7 @@ static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c, e
 		break;
 	default:
 		if (p->format == REPORT_JSON)
-			json_string(p->out, (const char *)sqlite3_column_text(st, c));
+			report_json_string(p->out, (const char *)sqlite3_column_text(st, c));
 		else
 			csv_string(p->out, (const char *)sqlite3_column_text(st, c));
 	}
@@ -325,7 +325,7 @@ static void raw_field(const struct report_printer *p, bool first, const char *ke
 {
 	if (p->format == REPORT_JSON) {
 		fputs(first ? "" : ", ", p->out);
-		json_string(p->out, key);
+		report_json_string(p->out, key);
 		fputs(": ", p->out);
 	} else if (!first) {
 		fputc(',', p->out);
@@ -348,7 +348,7 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 		kinds[c] = raw_kind(sqlite3_column_name(st, c));
 	if (json) {
 		fprintf(p->out, "%s\n  ", p->nr_sections ? "," : "");
-		json_string(p->out, name);
+		report_json_string(p->out, name);
 		fputs(": [", p->out);
 	} else {
 		if (p->nr_sections)
@@ -407,7 +407,7 @@ void report_print_unknown(struct report_printer *p, const char *name, const char
 		fprintf(p->out, "%s%s\n(unknown: %s)\n", p->nr_sections ? "\n" : "", title, why);
 	} else if (p->format == REPORT_JSON) {
 		fprintf(p->out, "%s\n  ", p->nr_sections ? "," : "");
-		json_string(p->out, name);
+		report_json_string(p->out, name);
 		fputs(": null", p->out);
 	} else {
 		return; /* nothing printed: no blank line before the next */

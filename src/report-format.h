@@ -31,6 +31,9 @@ struct report_printer {
 	const char *note;
 };
 
+/* report_json_string - @s as a JSON string, quoted and escaped. */
+void report_json_string(FILE *out, const char *s);
+
 /* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
 int report_format_parse(const char *name);
 

@@ -771,6 +771,11 @@ static const struct mtx_query calls_queries[] = {
 	"SELECT " SOURCE_RECORDED("samples") " OR " SOURCE_RECORDED("functions") " OR EXISTS (SELECT 1 FROM calls)", \
 	"function calls or CPU samples (mtx collect --functions REGEX or --sample HZ, or a -pg build)"
 
+/* instrumentation: a table of the runs recorded since it exists */
+#define NEEDS_INSTRUMENTATION \
+	"SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'instrumentation')", \
+	"the instrumentation table (a run.db of an mtx older than mtx ctl has none)"
+
 static const struct mtx_report reports[] = {
 	{ "threads", "lifetime and time in each state, per thread", NULL, threads_queries, NEEDS_NOTHING },
 	{ "sync", "synchronization calls and blocking calls per thread and op", NULL, sync_queries, NEEDS_SYNC },
@@ -790,6 +795,8 @@ static const struct mtx_report reports[] = {
 	  NEEDS_NOTHING },
 	{ "external", "what woke the threads from outside: interrupts, timers, other processes", NULL,
 	  external_queries, NEEDS_EXTERNAL },
+	{ "instrumentation", "what was recorded when: sources and mtx ctl's probes, calls, cost", NULL,
+	  instrumentation_queries, NEEDS_INSTRUMENTATION },
 };
 
 const char *query_count_sql(const char *name)

@@ -145,6 +145,7 @@ const char *report_overhead_no_cycles(sqlite3 *db);
 const struct mtx_query *report_in_cycles(const struct mtx_report *r);
 
 /* The report on seed 004's external events (src/report-external.c). */
+extern const struct mtx_query instrumentation_queries[];
 extern const struct mtx_query external_queries[];
 
 /* query_find - the query called @name: a report's section ("waits.objects",

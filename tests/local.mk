@@ -69,6 +69,10 @@ tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
 tests_e2e_extwriter_SOURCES = tests/e2e/extwriter.c
 tests_e2e_extwriter_CFLAGS = $(WARN_CFLAGS)
+# test-control.sh's program: a probed function it logs the calls of.
+check_PROGRAMS += tests/e2e/ticker
+tests_e2e_ticker_SOURCES = tests/e2e/ticker.c
+tests_e2e_ticker_CFLAGS = $(WARN_CFLAGS)
 # test-attach.sh's program, started without mtx (-g: for function probes).
 check_PROGRAMS += tests/e2e/attachee
 tests_e2e_attachee_SOURCES = tests/e2e/attachee.c
@@ -218,6 +222,7 @@ E2E_TESTS = \
 	tests/e2e/test-cxx-frames.sh \
 	tests/e2e/test-object-names.sh \
 	tests/e2e/test-attach.sh \
+	tests/e2e/test-control.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh

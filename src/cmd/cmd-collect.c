@@ -77,6 +77,8 @@ const char cmd_collect_usage[] =
 	"                          those they start; sync operations through uprobes)\n"
 	"      --duration TIME     attached: detach after TIME (10s, 500ms; default: at\n"
 	"                          Ctrl-C or when the process exits)\n"
+	"      --control SOCK      take 'mtx ctl SOCK ...' commands while recording:\n"
+	"                          probes added and removed, sources on and off\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
 	"  -q, --quiet             no status lines\n"
@@ -404,6 +406,7 @@ int cmd_collect(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
+		{ "control", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -505,6 +508,9 @@ int cmd_collect(int argc, char **argv)
 			duration = optarg;
 			break;
 		}
+		case 'C':
+			o.control = optarg;
+			break;
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;
@@ -528,6 +534,9 @@ int cmd_collect(int argc, char **argv)
 				       duration);
 	if (o.attach_pid && (list || user))
 		return cmd_usage_error("collect", "%s runs a program: not with -p", list ? "--list-functions" : "--user");
+	if (o.control && o.defer_writes)
+		return cmd_usage_error("collect", "--control changes what is recorded as it happens: not with "
+				       "--defer-writes");
 	if (o.attach_pid && (o.inject.delay_ns || o.defer_writes))
 		return cmd_usage_error("collect", "%s needs a program mtx starts: not with -p",
 				       o.inject.delay_ns ? "--inject-overhead" : "--defer-writes");

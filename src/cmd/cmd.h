@@ -28,6 +28,7 @@ int cmd_report(int argc, char **argv);
 int cmd_browse(int argc, char **argv);
 int cmd_probe_effect(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
 /* cmd_report_hb - 'mtx report FILE hb': the happened-before graph of the
  * run (src/cmd/cmd-probe-effect.c), of one thread (@thread: tid or name,
  * or NULL), in @format (text, csv, json, dot; NULL: text). */
@@ -40,6 +41,7 @@ extern const char cmd_report_usage[];
 extern const char cmd_browse_usage[];
 extern const char cmd_probe_effect_usage[];
 extern const char cmd_calibrate_usage[];
+extern const char cmd_ctl_usage[];
 
 /* cmd_find - the command called @name, or NULL. */
 const struct mtx_command *cmd_find(const char *name);

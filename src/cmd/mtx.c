@@ -26,6 +26,8 @@ static const struct mtx_command commands[] = {
 	  cmd_probe_effect_usage, NULL },
 	{ "calibrate", cmd_calibrate, "measure what a context switch and a kernel record cost on this machine",
 	  cmd_calibrate_usage, NULL },
+	{ "ctl", cmd_ctl, "switch probes and sources of a running mtx collect --control on or off", cmd_ctl_usage,
+	  NULL },
 };
 
 static const int nr_commands = sizeof(commands) / sizeof(commands[0]);

@@ -105,6 +105,10 @@ DB=reuse.db check waits-reuse waits
 DB=reuse.db check critical-path-reuse critical-path
 DB=reuse.db check histogram-reuse histogram --object 0x2000
 DB=reuse.db check object-reuse object 0x2000
+# What was on when (tests/fixtures/waits.sql's instrumentation rows, by
+# hand: probe 1's 50 calls at 2 us over its 400 us window are 25% of a CPU)
+check instrumentation instrumentation
+
 # Seed 004's external events (tests/fixtures/external.sql): what woke
 # each thread from outside, one case of the view's each.
 DB=external.db check external external

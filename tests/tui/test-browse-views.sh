@@ -108,7 +108,7 @@ cp "$TMP/run.db" "$TMP/many.db"
 if ! command -v sqlite3 > /dev/null; then
 	echo "skip: more threads than a view loads (no sqlite3 shell)"
 elif ! sqlite3 "$TMP/many.db" "WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 2199)
-		INSERT INTO threads SELECT i, 100, 'extra', 1000500000, 1000600000 FROM n;
+		INSERT INTO threads (tid, pid, name, start_ns, end_ns) SELECT i, 100, 'extra', 1000500000, 1000600000 FROM n;
 		INSERT INTO thread_states SELECT tid, start_ns, end_ns, 'running', 0, NULL, NULL FROM threads WHERE tid >= 1000;
 		DELETE FROM meta WHERE key = 'derived_version'"; then
 	fail "could not add threads to the fixture"

@@ -1,0 +1,417 @@
+/* collector/instrument.c - see instrument.h. */
+#include "config.h"
+#include "collector/instrument.h"
+#include "collector/calibrate.h"
+#include "collector/function-uprobes.h"
+#include "collector/session.h"
+#include "collector/source.h"
+#include "collector/writer.h"
+#include "src/clock.h"
+#include "src/grow.h"
+#include "src/report-format.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A probe set: on from on_ns until off_ns (0: still on). */
+struct probe {
+	uint32_t id;
+	char *pattern;
+	struct function_uprobes *fu;
+	size_t functions;
+	uint64_t on_ns, off_ns, hits;
+};
+
+/* A window of a source: [on_ns, off_ns), off_ns 0 while it lasts. */
+struct window {
+	const char *name;
+	enum mtx_source_id id;
+	uint64_t on_ns, off_ns;
+};
+
+struct mtx_instrument {
+	struct mtx_session *s;
+	struct mtx_writer *w;
+	char *prog;
+	uint64_t start_ns;
+	uint64_t cost_ns;  /* one traced call's two hits (calibrated at the first add), 0: unknown */
+	int cut_queue;     /* order queue of the events that close a removed set's calls */
+	struct probe *probes;
+	size_t nr_probes, cap_probes;
+	struct window *windows;
+	size_t nr_windows, cap_windows;
+	const char *functions;     /* --functions: on from the start */
+	size_t nr_functions;
+	uint64_t functions_cost_ns;
+};
+
+static int open_window(struct mtx_instrument *in, const char *name, enum mtx_source_id id, uint64_t ns)
+{
+	struct window *w = grow_array(in->windows, &in->cap_windows, in->nr_windows, sizeof(*w), 8);
+	if (!w)
+		return -ENOMEM;
+	in->windows = w;
+	in->windows[in->nr_windows++] = (struct window){ name, id, ns, 0 };
+	return 0;
+}
+
+struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *w, const char *prog,
+				      unsigned sources, int sync, uint64_t start_ns)
+{
+	struct mtx_instrument *in = calloc(1, sizeof(*in));
+	if (!in || !(in->prog = strdup(prog))) {
+		free(in);
+		return NULL;
+	}
+	in->s = s;
+	in->w = w;
+	in->start_ns = start_ns;
+	in->cut_queue = order_add_queue(&s->order);
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (sources & (1u << i))
+			open_window(in, mtx_sources[i]->name, mtx_sources[i]->id, start_ns);
+	if (sync)
+		open_window(in, "sync", MTX_SRC_SYNC, start_ns);
+	if (s->sample_hz)
+		open_window(in, "samples", MTX_SRC_SAMPLES, start_ns);
+	return in;
+}
+
+/* ---- replies: {"ok": ..., "text": ..., more fields} on one line ---- */
+
+static void reply_begin(FILE *out, int ok)
+{
+	fprintf(out, "{\"ok\": %s", ok ? "true" : "false");
+}
+
+static void reply_vtext(FILE *out, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	fputs(", \"text\": ", out);
+	report_json_string(out, text ? text : "");
+	free(text);
+}
+
+static void reply_text(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply_text(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	reply_vtext(out, fmt, ap);
+	va_end(ap);
+}
+
+static void reply_end(FILE *out)
+{
+	fputs("}\n", out);
+}
+
+static void reply_error(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply_error(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	reply_begin(out, 0);
+	va_start(ap, fmt);
+	reply_vtext(out, fmt, ap);
+	va_end(ap);
+	reply_end(out);
+}
+
+/* Seconds since the run's start, for the replies' text. */
+static double since_start(const struct mtx_instrument *in, uint64_t ns)
+{
+	return ns > in->start_ns ? (double)(ns - in->start_ns) / 1e9 : 0.0;
+}
+
+/* The share of one CPU that @hits calls over [@from, @to) cost. */
+static double cost_pct(const struct mtx_instrument *in, uint64_t hits, uint64_t from, uint64_t to)
+{
+	return in->cost_ns && to > from ? 100.0 * (double)hits * (double)in->cost_ns / (double)(to - from) : -1;
+}
+
+/* ---- probes ---- */
+
+/* The cost of one traced call, measured once (~ms) with the set's
+ * calibration probes; their events are closed at once, in a child, so
+ * that the set's removal can remove their definitions too. */
+static void calibrate(struct mtx_instrument *in, const struct function_uprobes *fu)
+{
+	int fds[2], n = 0;
+	const long *ids = function_uprobes_calibration(fu);
+	if (in->cost_ns || !ids)
+		return;
+	in->cost_ns = calibrate_uprobes(NULL, ids, fds);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			fds[n++] = fds[i];
+	session_close_soon(fds, (size_t)n);
+}
+
+static void probe_add(struct mtx_instrument *in, const char *pattern, FILE *out)
+{
+	struct function_uprobes *fu = NULL;
+	struct probe *p;
+	char *err = NULL;
+	uint32_t id = (uint32_t)in->nr_probes + 1;
+	uint64_t on_ns = 0;
+	int rc = function_uprobes_find(&fu, in->prog, pattern, NULL, &err);
+	if (!rc && !function_uprobes_count(fu)) {
+		rc = -ENOENT;
+		err = strdup("no function matches it (see mtx collect --list-functions)");
+	}
+	if (!rc) {
+		function_uprobes_set(fu, id);
+		rc = function_uprobes_define(fu, &err);
+	}
+	if (!rc) {
+		calibrate(in, fu);
+		rc = function_uprobes_open_set(fu, in->s);
+		/* on from the instant all go on: every call recorded is after it */
+		on_ns = clock_now_ns();
+		if (!rc)
+			rc = function_uprobes_enable_set(fu, in->s);
+		if (rc) {
+			err = strdup(in->s->error ? in->s->error : strerror(-rc));
+			function_uprobes_close_set(fu, in->s);
+		}
+	}
+	p = rc ? NULL : grow_array(in->probes, &in->cap_probes, in->nr_probes, sizeof(*p), 8);
+	if (!p) {
+		reply_error(out, "probe add %s: %s", pattern, err ? err : strerror(rc ? -rc : ENOMEM));
+		free(err);
+		function_uprobes_free(fu);
+		return;
+	}
+	in->probes = p;
+	p = &in->probes[in->nr_probes++];
+	*p = (struct probe){ .id = id, .pattern = strdup(pattern), .fu = fu, .functions = function_uprobes_count(fu),
+			     .on_ns = on_ns };
+	{
+		const char *first, *path;
+		function_uprobes_get(fu, 0, &first, &path);
+		reply_begin(out, 1);
+		fprintf(out, ", \"id\": %u, \"functions\": %zu, \"on_ns\": %" PRIu64 ", \"cost_ns\": %" PRIu64, id,
+			p->functions, p->on_ns, in->cost_ns);
+		reply_text(out, "probe %u: %zu function%s (%s%s) on at %.3f s; %s%.2f us a call (entry and return)", id,
+			   p->functions, p->functions == 1 ? "" : "s", first, p->functions > 1 ? ", ..." : "",
+			   since_start(in, p->on_ns), in->cost_ns ? "" : "not calibrated, ",
+			   (double)in->cost_ns / 1e3);
+		reply_end(out);
+	}
+}
+
+static struct probe *probe_by_id(struct mtx_instrument *in, const char *text)
+{
+	char *end;
+	unsigned long id = strtoul(text, &end, 10);
+	if (*end || end == text || id < 1 || id > in->nr_probes)
+		return NULL;
+	return &in->probes[id - 1];
+}
+
+/* Probe @p goes off now: disabled at once, its calls still open end then. */
+static void probe_off(struct mtx_instrument *in, struct probe *p)
+{
+	struct mtx_event cut = { .type = MTX_EV_CALL, .cpu = -1 };
+	function_uprobes_close_set(p->fu, in->s);
+	p->off_ns = clock_now_ns();
+	/* Its records so far into the ordering, before the event that cuts. */
+	session_drain(in->s);
+	p->hits = function_uprobes_set_calls(p->fu, in->s);
+	cut.ts_ns = p->off_ns;
+	cut.u.call.at_return = MTX_CALL_CUT;
+	cut.u.call.set = (uint16_t)p->id;
+	order_push(&in->s->order, in->cut_queue, &cut);
+}
+
+static void probe_del(struct mtx_instrument *in, const char *arg, FILE *out)
+{
+	struct probe *p = probe_by_id(in, arg);
+	double pct;
+	if (!p) {
+		reply_error(out, "probe del %s: no such probe (mtx ctl SOCK probe list)", arg);
+		return;
+	}
+	if (p->off_ns) {
+		reply_error(out, "probe del %s: off already, since %.3f s", arg, since_start(in, p->off_ns));
+		return;
+	}
+	probe_off(in, p);
+	pct = cost_pct(in, p->hits, p->on_ns, p->off_ns);
+	reply_begin(out, 1);
+	fprintf(out, ", \"id\": %u, \"off_ns\": %" PRIu64 ", \"hits\": %" PRIu64, p->id, p->off_ns, p->hits);
+	if (pct >= 0)
+		fprintf(out, ", \"observed_pct\": %.3f", pct);
+	reply_text(out, "probe %u (%s): off at %.3f s after %" PRIu64 " call%s%s%.2f%s", p->id, p->pattern,
+		   since_start(in, p->off_ns), p->hits, p->hits == 1 ? "" : "s", pct >= 0 ? "; cost " : "",
+		   pct >= 0 ? pct : 0.0, pct >= 0 ? "% of a CPU" : "");
+	reply_end(out);
+}
+
+static void probe_list(struct mtx_instrument *in, FILE *out)
+{
+	uint64_t now = clock_now_ns();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *t = open_memstream(&text, &len);
+	reply_begin(out, 1);
+	fputs(", \"probes\": [", out);
+	fprintf(t, "%3s  %-24s %9s %9s %10s %9s", "id", "pattern", "on", "off", "calls", "cost%");
+	for (size_t i = 0; i < in->nr_probes; i++) {
+		struct probe *p = &in->probes[i];
+		uint64_t hits = p->off_ns ? p->hits : function_uprobes_set_calls(p->fu, in->s);
+		double pct = cost_pct(in, hits, p->on_ns, p->off_ns ? p->off_ns : now);
+		fprintf(out, "%s{\"id\": %u, \"pattern\": ", i ? ", " : "", p->id);
+		report_json_string(out, p->pattern);
+		fprintf(out, ", \"on_ns\": %" PRIu64 ", \"off_ns\": %" PRIu64 ", \"hits\": %" PRIu64 "}", p->on_ns,
+			p->off_ns, hits);
+		fprintf(t, "\n%3u  %-24s %8.3fs ", p->id, p->pattern, since_start(in, p->on_ns));
+		if (p->off_ns)
+			fprintf(t, "%8.3fs", since_start(in, p->off_ns));
+		else
+			fprintf(t, "%9s", "-");
+		fprintf(t, " %10" PRIu64, hits);
+		if (pct >= 0)
+			fprintf(t, " %9.2f", pct);
+		else
+			fprintf(t, " %9s", "-");
+	}
+	fputc(']', out);
+	fclose(t);
+	reply_text(out, "%s", text ? text : "");
+	free(text);
+	reply_end(out);
+}
+
+/* ---- sources ---- */
+
+static void source_switch(struct mtx_instrument *in, const char *how, const char *name, FILE *out)
+{
+	int on = !strcmp(how, "on");
+	const struct mtx_source *src = source_by_name(name);
+	enum mtx_source_id id;
+	struct window *open = NULL;
+	uint64_t now;
+	int n;
+	if (!on && strcmp(how, "off")) {
+		reply_error(out, "source takes on or off, not '%s'", how);
+		return;
+	}
+	if (!strcmp(name, "sync") || !strcmp(name, "samples"))
+		id = !strcmp(name, "sync") ? MTX_SRC_SYNC : MTX_SRC_SAMPLES;
+	else if (src && !src->mandatory)
+		id = src->id;
+	else {
+		reply_error(out, "source %s: %s", name,
+			    src ? "always on (threads and their states need it)" :
+				  "not a source (syscalls, wakeups, interrupts, samples, sync)");
+		return;
+	}
+	int known = 0;
+	for (size_t i = 0; i < in->nr_windows; i++) {
+		known |= in->windows[i].id == id;
+		if (in->windows[i].id == id && !in->windows[i].off_ns)
+			open = &in->windows[i];
+	}
+	if (!known) {
+		reply_error(out, "source %s: not recorded in this run (mtx collect -e)", name);
+		return;
+	}
+	if (!open == !on) {
+		reply_error(out, "source %s is %s already", name, on ? "on" : "off");
+		return;
+	}
+	/* on from before the first event goes on, off from after the last
+	 * goes off: no record of the source is stamped outside its windows */
+	now = clock_now_ns();
+	n = session_source_enable(in->s, id, on);
+	if (n <= 0) {
+		reply_error(out, "source %s: %s", name,
+			    n < 0 ? in->s->error :
+			    id == MTX_SRC_SYNC ? "libmtx-preload.so records it, and cannot be switched (yet): only "
+						 "uprobes (mtx collect -p, static programs) can" :
+						 "not recorded in this run (mtx collect -e)");
+		return;
+	}
+	if (!on)
+		now = clock_now_ns();
+	if (on)
+		open_window(in, id == MTX_SRC_SYNC ? "sync" : id == MTX_SRC_SAMPLES ? "samples" : src->name, id, now);
+	else
+		open->off_ns = now;
+	reply_begin(out, 1);
+	fprintf(out, ", \"source\": ");
+	report_json_string(out, name);
+	fprintf(out, ", \"%s_ns\": %" PRIu64, on ? "on" : "off", now);
+	reply_text(out, "source %s: %s at %.3f s", name, how, since_start(in, now));
+	reply_end(out);
+}
+
+void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
+{
+	char verb[16] = "", what[16] = "", arg[256] = "";
+	int n = sscanf(line, "%15s %15s %255[^\n]", verb, what, arg);
+	if (n >= 2 && !strcmp(verb, "probe") && !strcmp(what, "add") && n == 3)
+		probe_add(in, arg, out);
+	else if (n == 3 && !strcmp(verb, "probe") && !strcmp(what, "del"))
+		probe_del(in, arg, out);
+	else if (n == 2 && !strcmp(verb, "probe") && !strcmp(what, "list"))
+		probe_list(in, out);
+	else if (n == 3 && !strcmp(verb, "source"))
+		source_switch(in, what, arg, out);
+	else
+		reply_error(out, "unknown command '%s' (probe add REGEX, probe del N, probe list, source on|off NAME)",
+			    line);
+}
+
+void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t nr_functions, uint64_t cost_ns)
+{
+	in->functions = pattern;
+	in->nr_functions = nr_functions;
+	in->functions_cost_ns = cost_ns;
+	if (!in->cost_ns)
+		in->cost_ns = cost_ns;
+}
+
+void instrument_finish(struct mtx_instrument *in, uint64_t end_ns)
+{
+	(void)end_ns;
+	if (in->functions)
+		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+			.kind = "probe", .target = in->functions, .reason = "start", .functions = (int64_t)in->nr_functions,
+			.on_ns = in->start_ns, .cost_ns = in->functions_cost_ns });
+	for (size_t i = 0; i < in->nr_probes; i++) {
+		struct probe *p = &in->probes[i];
+		if (!p->off_ns)
+			probe_off(in, p);
+		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+			.kind = "probe", .target = p->pattern, .reason = "user", .probe_id = p->id,
+			.functions = (int64_t)p->functions, .on_ns = p->on_ns, .off_ns = p->off_ns, .hits = p->hits,
+			.cost_ns = in->cost_ns });
+	}
+	for (size_t i = 0; i < in->nr_windows; i++) {
+		const struct window *w = &in->windows[i];
+		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+			.kind = "source", .target = w->name, .reason = w->on_ns == in->start_ns ? "start" : "user",
+			.on_ns = w->on_ns, .off_ns = w->off_ns });
+	}
+}
+
+void instrument_free(struct mtx_instrument *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->nr_probes; i++) {
+		free(in->probes[i].pattern);
+		function_uprobes_free(in->probes[i].fu);
+	}
+	free(in->probes);
+	free(in->windows);
+	free(in->prog);
+	free(in);
+}

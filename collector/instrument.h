@@ -1,0 +1,60 @@
+/*
+ * collector/instrument.h - instrumentation that changes while the program
+ * runs (seed 003 §1-2, SEEDS-MAP S2): what is on when, and the commands
+ * of mtx ctl that change it (mtx collect --control SOCK).
+ *
+ *   probe add [LIB:]REGEX   uprobes on the functions REGEX matches (as
+ *                           --functions), on at once; numbered from 1
+ *   probe del N             off at once; its open calls end there
+ *                           (calls.unfinished = 'probe_removed')
+ *   probe list              the probes on, their hits so far
+ *   source on|off NAME      a perf source of the run (syscalls, wakeups,
+ *                           interrupts, samples; sync when it is traced
+ *                           with uprobes)
+ *
+ * Each window in which a source or a probe was on becomes a row of the
+ * instrumentation table (mtx-db(5)). A probe's events are opened for
+ * every task and filtered to the run's processes
+ * (session_add_set_tracepoint), so that they reach every thread, those
+ * that exist and those started later, attached or not.
+ */
+#ifndef MTX_COLLECTOR_INSTRUMENT_H
+#define MTX_COLLECTOR_INSTRUMENT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct mtx_session;
+struct mtx_writer;
+struct mtx_instrument;
+
+/*
+ * instrument_new - the instrumentation of a run recording the program at
+ * @prog (its file, where probes go) into @w through @s, from @start_ns,
+ * with the sources in @sources (bit i: mtx_sources[i]) and sync
+ * operations (@sync) on. NULL when out of memory.
+ */
+struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *w, const char *prog,
+				      unsigned sources, int sync, uint64_t start_ns);
+
+/* instrument_functions - --functions @pattern (kept by the caller) put
+ * probes on @nr_functions functions from the start, each call costing
+ * @cost_ns (0: not calibrated). */
+void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t nr_functions, uint64_t cost_ns);
+
+/*
+ * instrument_command - carry out one mtx ctl command @line (without its
+ * newline) and write the reply to @reply: one JSON object on one line,
+ * {"ok": true|false, "text": "what a person reads", ...}.
+ */
+void instrument_command(struct mtx_instrument *in, const char *line, FILE *reply);
+
+/*
+ * instrument_finish - at the end of the run (@end_ns, once the rings are
+ * drained): every probe still on goes off, and every window becomes a row.
+ */
+void instrument_finish(struct mtx_instrument *in, uint64_t end_ns);
+
+void instrument_free(struct mtx_instrument *in);
+
+#endif
