@@ -50,3 +50,6 @@ noinst_PROGRAMS += bench/call-loop
 bench_call_loop_SOURCES = bench/call-loop.c
 bench_call_loop_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
 dist_noinst_SCRIPTS += bench/function-uprobe-cost.sh
+noinst_PROGRAMS += bench/probe-rate
+bench_probe_rate_SOURCES = bench/probe-rate.c
+dist_noinst_SCRIPTS += bench/probe-cost.sh

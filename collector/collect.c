@@ -342,6 +342,21 @@ static int on_signal_attached(int sfd)
 	return si.ssi_signo != SIGCHLD;
 }
 
+/* --functions into the instrumentation: with --overhead-budget a probe
+ * set per function, for the budget to take away one by one. */
+static int start_functions(struct mtx_instrument *instr, const struct collect_options *o,
+			   const struct function_uprobes *fu, uint64_t cost_ns, char **err)
+{
+	instrument_budget(instr, o->overhead_budget);
+	if (!fu)
+		return 0;
+	if (!o->overhead_budget) {
+		instrument_functions(instr, o->functions, function_uprobes_count(fu), cost_ns);
+		return 0;
+	}
+	return instrument_start_functions(instr, o->functions, fu, cost_ns, err);
+}
+
 /* A command of mtx ctl, read from the --control socket. */
 static void on_command(void *ctx, const char *line, FILE *reply)
 {
@@ -599,7 +614,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	rc = collect_sync_open(&cs, &s, w, prof, err);
 	if (rc)
 		goto fail_unstarted;
-	if (fu) {
+	if (fu && !o->overhead_budget) { /* with a budget: a set per function (instrument) */
 		rc = function_uprobes_open(fu, &s);
 		if (rc) {
 			error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
@@ -637,8 +652,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			rc = -ENOMEM;
 			goto fail_unstarted;
 		}
-		if (fu)
-			instrument_functions(instr, o->functions, function_uprobes_count(fu), uprobe_cost_ns);
+		if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
+			goto fail_unstarted;
 		writer_meta_int(w, "attach_pid", o->attach_pid);
 		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
 		writer_meta_int(w, "attach_process_age_ns", target_process_age_ns(o->attach_pid));
@@ -654,8 +669,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
-	if (fu)
-		instrument_functions(instr, o->functions, function_uprobes_count(fu), uprobe_cost_ns);
+	if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
+		goto fail_unstarted;
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
 		/* The read can come after the program's first traced switches;
@@ -699,6 +714,7 @@ started:
 			done = 1; /* the process exited, or --duration is over */
 		if (pfds[s.nr_cpus + 2].revents & POLLIN)
 			control_serve(ctl, on_command, instr);
+		instrument_tick(instr, round_ns);
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
 		drain_above(&drain, thread_sched_top_rt_priority(sched));

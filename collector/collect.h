@@ -38,6 +38,8 @@ struct collect_options {
 	uint64_t duration_ns;
 	/* --control SOCK: take mtx ctl's commands there (NULL: none). */
 	const char *control;
+	/* --overhead-budget: the probes may cost this % of a CPU (0: no limit). */
+	double overhead_budget;
 };
 
 struct collect_result {

@@ -255,6 +255,27 @@ done:
 	return rc;
 }
 
+struct function_uprobes *function_uprobes_take(const struct function_uprobes *u, size_t i)
+{
+	struct function_uprobes *one = calloc(1, sizeof(*one));
+	if (!one)
+		return NULL;
+	for (size_t m = 0; m < u->nr_modules; m++)
+		if (add_module(one, u->modules[m])) {
+			function_uprobes_free(one);
+			return NULL;
+		}
+	one->probes = malloc(sizeof(*one->probes));
+	if (!one->probes || !(one->probes[0].name = strdup(u->probes[i].name))) {
+		function_uprobes_free(one);
+		return NULL;
+	}
+	one->probes[0] = (struct function_probe){ .name = one->probes[0].name, .module = u->probes[i].module,
+						  .offset = u->probes[i].offset, .size = u->probes[i].size };
+	one->nr_probes = one->cap_probes = 1;
+	return one;
+}
+
 size_t function_uprobes_count(const struct function_uprobes *u)
 {
 	return u ? u->nr_probes : 0;

@@ -55,6 +55,11 @@ const char *function_uprobes_skipped(const struct function_uprobes *u);
  * valid while @u lives. */
 void function_uprobes_get(const struct function_uprobes *u, size_t i, const char **name, const char **path);
 
+/* function_uprobes_take - a set of one: function @i (< count) of @u, not
+ * defined yet (its own probe set: --overhead-budget weighs functions one
+ * by one). NULL when out of memory. */
+struct function_uprobes *function_uprobes_take(const struct function_uprobes *u, size_t i);
+
 /**
  * function_uprobes_define - define the entry and return probes in tracefs
  * (removing first those that killed collectors left behind). Functions

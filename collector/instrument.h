@@ -27,6 +27,7 @@
 struct mtx_session;
 struct mtx_writer;
 struct mtx_instrument;
+struct function_uprobes;
 
 /*
  * instrument_new - the instrumentation of a run recording the program at
@@ -41,6 +42,25 @@ struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *
  * probes on @nr_functions functions from the start, each call costing
  * @cost_ns (0: not calibrated). */
 void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t nr_functions, uint64_t cost_ns);
+
+/*
+ * instrument_start_functions - --functions @pattern with --overhead-budget:
+ * each of the functions of @fu (found, not defined) a probe set of its
+ * own, on from now (before the program starts), so that the budget can
+ * take the most expensive away one by one; a call costs @cost_ns (0: it
+ * is calibrated here). Returns 0, or -errno with @err.
+ */
+int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+			       uint64_t cost_ns, char **err);
+
+/* instrument_budget - --overhead-budget @pct: the probes may cost at most
+ * @pct% of one CPU; past it, instrument_tick takes the most expensive off. */
+void instrument_budget(struct mtx_instrument *in, double pct);
+
+/* instrument_tick - every round of the loop: at most every 100 ms, weigh
+ * each probe's calls since the last time by the calibrated cost of one,
+ * and take the most expensive off (reason budget) until the rest fit. */
+void instrument_tick(struct mtx_instrument *in, uint64_t now);
 
 /*
  * instrument_command - carry out one mtx ctl command @line (without its

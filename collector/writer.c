@@ -52,7 +52,7 @@
 		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
 	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
 	X(INSTRUMENTATION, "INSERT INTO instrumentation(kind, target, probe_id, functions, on_ns, off_ns, reason, "   \
-			   "hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?)")                                         \
+			   "off_reason, hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?,?)")                           \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -502,6 +502,7 @@ int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumenta
 	row_put_int(r, (int64_t)i->on_ns);
 	row_put_int_or_null(r, (int64_t)i->off_ns, i->off_ns != 0);
 	row_put_text(r, i->reason);
+	row_put_text(r, i->off_reason);
 	row_put_int_or_null(r, (int64_t)i->hits, i->probe_id > 0);
 	row_put_int_or_null(r, (int64_t)i->cost_ns, i->cost_ns != 0);
 	return put(w, r);

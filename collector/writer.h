@@ -61,7 +61,7 @@ int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *na
  * @reason static; @target copied; 0 is NULL for @probe_id (and then
  * @hits), @functions, @off_ns (on until the end) and @cost_ns. */
 struct writer_instrumentation_row {
-	const char *kind, *target, *reason;
+	const char *kind, *target, *reason, *off_reason; /* off_reason NULL-able */
 	int64_t probe_id, functions;
 	uint64_t on_ns, off_ns, hits, cost_ns;
 };

@@ -269,6 +269,8 @@ CREATE TABLE instrumentation (
 	on_ns       INTEGER NOT NULL,
 	off_ns      INTEGER,           -- NULL: on until the end of the run
 	reason      TEXT NOT NULL,     -- start (mtx collect's options), user (mtx ctl)
+	off_reason  TEXT,              -- user (mtx ctl), budget (--overhead-budget); NULL:
+	                               -- on until the end
 	hits        INTEGER,           -- probe: the calls it recorded (entries)
 	cost_ns     INTEGER            -- probe: the calibrated cost of one call's two
 	                               -- hits (meta cal_uprobes_ns), NULL if unknown

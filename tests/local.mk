@@ -69,8 +69,11 @@ tests_e2e_priorities_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_priorities_LDFLAGS = -pthread
 tests_e2e_extwriter_SOURCES = tests/e2e/extwriter.c
 tests_e2e_extwriter_CFLAGS = $(WARN_CFLAGS)
-# test-control.sh's program: a probed function it logs the calls of.
-check_PROGRAMS += tests/e2e/ticker
+# test-control.sh's programs: a probed function it logs the calls of, and
+# one cheap and one expensive to probe.
+check_PROGRAMS += tests/e2e/ticker tests/e2e/hotcold
+tests_e2e_hotcold_SOURCES = tests/e2e/hotcold.c
+tests_e2e_hotcold_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_ticker_SOURCES = tests/e2e/ticker.c
 tests_e2e_ticker_CFLAGS = $(WARN_CFLAGS)
 # test-attach.sh's program, started without mtx (-g: for function probes).

@@ -79,6 +79,9 @@ const char cmd_collect_usage[] =
 	"                          Ctrl-C or when the process exits)\n"
 	"      --control SOCK      take 'mtx ctl SOCK ...' commands while recording:\n"
 	"                          probes added and removed, sources on and off\n"
+	"      --overhead-budget PCT\n"
+	"                          the function probes may cost PCT% of a CPU: past\n"
+	"                          it, the most expensive are taken off, and said\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
 	"  -q, --quiet             no status lines\n"
@@ -407,6 +410,7 @@ int cmd_collect(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
 		{ "control", required_argument, NULL, 'C' },
+		{ "overhead-budget", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -511,6 +515,16 @@ int cmd_collect(int argc, char **argv)
 		case 'C':
 			o.control = optarg;
 			break;
+		case 'B': {
+			char *end;
+			o.overhead_budget = strtod(optarg, &end);
+			if (*end == '%')
+				end++;
+			if (*end || end == optarg || !(o.overhead_budget > 0) || o.overhead_budget > 100)
+				return cmd_usage_error("collect", "--overhead-budget takes a share of a CPU in %%, "
+						       "above 0 and at most 100 (5, 2.5), not '%s'", optarg);
+			break;
+		}
 		case 'q':
 			log_set_level(LOG_QUIET);
 			break;

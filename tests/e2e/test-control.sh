@@ -85,4 +85,31 @@ fi
 windows=$(sql t.db "SELECT group_concat(IFNULL(off_ns, 'end'), ',') FROM instrumentation
 	WHERE kind = 'source' AND target = 'syscalls' ORDER BY on_ns")
 [ "$windows" = "$soff,end" ] || fail "the syscalls windows end at '$windows', not $soff,end"
+
+# --- --overhead-budget: hotcold calls hot() in a tight loop (probed, a
+# whole CPU of uprobe hits) and cold() every 10 ms (a fraction of 1%):
+# hot goes off (reason budget, said in one warning), cold stays on, and
+# every call of each is recorded while its probe was on, cold's all of
+# the program's own count
+HOTCOLD=$BUILDDIR/tests/e2e/hotcold
+"$MTX" collect --functions '^(hot|cold)$' --overhead-budget 5 -o b.db -- "$HOTCOLD" 2 > b.out 2> b.err ||
+	fail "collect --overhead-budget 5 exited $?: $(head -3 b.err)"
+"$HOTCOLD" 2 > b.plain
+cmp -s b.out b.plain || fail "hotcold printed '$(cat b.out)' under mtx, '$(cat b.plain)' without"
+rows=$(sql b.db "SELECT target || ' ' || reason || ' ' || IFNULL(off_reason, 'on') || ' ' ||
+	(off_ns IS NULL) FROM instrumentation WHERE kind = 'probe' ORDER BY target" | tr '\n' ',')
+[ "$rows" = "cold start on 1,hot start budget 0," ] && pass "--overhead-budget 5: hot off (budget), cold on" ||
+	fail "--overhead-budget 5: the probes' rows are '$rows', not cold on to the end and hot off for the budget"
+[ "$(grep -c 'probe [0-9]* (hot) off at .* over the 5.0% budget' b.err)" = 1 ] ||
+	fail "the budget's removal of hot was not said once: $(cat b.err)"
+cold=$(sed -n 's/.*cold \([0-9]*\)$/\1/p' b.out)
+read -r cold_calls hot_calls hot_hits outside < <(sql b.db "SELECT
+	(SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'cold'),
+	(SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'hot'),
+	(SELECT hits FROM instrumentation WHERE target = 'hot'),
+	(SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id JOIN instrumentation i ON i.target = f.name
+	 WHERE c.start_ns < i.on_ns OR c.start_ns > IFNULL(i.off_ns, c.start_ns))" | tr '|' ' ')
+[ "$cold_calls" = "$cold" ] && [ "$hot_calls" = "$hot_hits" ] && [ "$outside" = 0 ] &&
+	pass "cold: $cold_calls calls, as the program made; hot: $hot_calls before it went off" ||
+	fail "cold $cold_calls calls (the program made $cold), hot $hot_calls (hits $hot_hits), $outside outside their windows"
 finish
