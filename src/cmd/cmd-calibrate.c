@@ -11,6 +11,8 @@
 #include "src/cmd/cmd.h"
 #include "collector/calibrate.h"
 #include "collector/calibrate-sched.h"
+#include "collector/function-uprobes.h"
+#include "collector/perf.h"
 #include "src/log.h"
 #include "src/timefmt.h"
 
@@ -20,13 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_ROUNDS 20000u
 #define MAX_ROUNDS 10000000u
 #define LABEL_WIDTH 24
 
 const char cmd_calibrate_usage[] =
-	"usage: mtx calibrate [--only sched|records] [--rounds N]\n"
+	"usage: mtx calibrate [--only sched|records|probes] [--rounds N]\n"
 	"\n"
 	"Measure on this machine the costs mtx takes as given, and print them:\n"
 	"  sched    what a wakeup and a context switch cost (seed 004 4.2): two threads\n"
@@ -36,18 +39,21 @@ const char cmd_calibrate_usage[] =
 	"           SCHED_OTHER at nice -20/19; the line says which it had.\n"
 	"  records  what one kernel record (a syscall's, a CPU sample, a switch's, a\n"
 	"           wakeup's) costs the thread it is recorded for.\n"
+	"  probes   what one call of a function traced with uprobes (entry and\n"
+	"           return) costs its thread: what mtx ctl's replies and mtx\n"
+	"           collect's overhead budget weigh calls by.\n"
 	"mtx collect measures both at each run's start, with fewer rounds, into the\n"
 	"run's meta (cal_sched_switch_ns, cal_<source>_ns); this command stores nothing.\n"
 	"\n"
 	"options:\n"
-	"      --only WHAT   measure only sched or only records\n"
+	"      --only WHAT   measure only sched, records or probes\n"
 	"  -n, --rounds N    rounds of the sched calibration (default 20000)\n"
 	"  -h, --help        show this text\n"
 	"\n"
 	"Exit status: 0 when every figure asked for was measured, 1 when one was\n"
 	"not (its line says why), 2 for a bad command line.\n";
 
-enum { ONLY_SCHED = 1, ONLY_RECORDS = 2, ALL = ONLY_SCHED | ONLY_RECORDS };
+enum { ONLY_SCHED = 1, ONLY_RECORDS = 2, ONLY_PROBES = 4, ALL = ONLY_SCHED | ONLY_RECORDS | ONLY_PROBES };
 
 /* The sched line; 0 when measured, else 1. */
 static int print_sched(unsigned rounds)
@@ -95,6 +101,35 @@ static int print_records(void)
 	return missing;
 }
 
+/* The probes line: a traced call of calibrate_uprobe_target in this
+ * process, probed as mtx collect --functions probes; 0 when measured. */
+static int print_probes(void)
+{
+	struct function_uprobes *fu = NULL;
+	char *err = NULL, figure[32];
+	uint64_t ns = 0;
+	int fds[2] = { -1, -1 };
+	int rc = tracefs_ensure(&err);
+	if (!rc)
+		rc = function_uprobes_find(&fu, "/proc/self/exe", "^calibrate_uprobe_target$", NULL, &err);
+	if (!rc)
+		rc = function_uprobes_define(fu, &err);
+	if (!rc && function_uprobes_calibration(fu))
+		ns = calibrate_uprobes(NULL, function_uprobes_calibration(fu), fds);
+	for (int i = 0; i < 2; i++) /* before the definitions go (function_uprobes_free) */
+		if (fds[i] >= 0)
+			close(fds[i]);
+	function_uprobes_free(fu);
+	if (ns)
+		printf("%-*s %s  (a call traced with an entry and a return uprobe; meta cal_uprobes_ns)\n",
+		       LABEL_WIDTH, "function probe call", timefmt_duration(ns, figure, sizeof(figure)));
+	else
+		printf("%-*s not calibrated  (%s)\n", LABEL_WIDTH, "function probe call",
+		       err ? err : "the rounds disagreed, or perf refused the uprobes");
+	free(err);
+	return ns ? 0 : 1;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -117,8 +152,11 @@ int cmd_calibrate(int argc, char **argv)
 				what = ONLY_SCHED;
 			else if (!strcmp(optarg, "records"))
 				what = ONLY_RECORDS;
+			else if (!strcmp(optarg, "probes"))
+				what = ONLY_PROBES;
 			else
-				return cmd_usage_error("calibrate", "unknown calibration '%s' (sched or records)", optarg);
+				return cmd_usage_error("calibrate", "unknown calibration '%s' (sched, records or probes)",
+						       optarg);
 			break;
 		case 'n':
 			errno = 0;
@@ -139,5 +177,7 @@ int cmd_calibrate(int argc, char **argv)
 		failed |= print_sched(rounds);
 	if (what & ONLY_RECORDS)
 		failed |= print_records();
+	if (what & ONLY_PROBES)
+		failed |= print_probes();
 	return failed ? EXIT_FAILURE_MTX : 0;
 }

@@ -64,10 +64,20 @@ fi
 "$MTX" calibrate --rounds 1000 > all.txt 2> err.txt
 status=$?
 grep -Eq "$LINE" all.txt || fail "plain calibrate: no sched line: $(cat all.txt err.txt)"
-for key in cal_syscalls_ns cal_samples_ns cal_switches_ns cal_wakeups_ns; do
+for key in cal_syscalls_ns cal_samples_ns cal_switches_ns cal_wakeups_ns cal_uprobes_ns; do
 	grep -Eq "meta $key\)$|not calibrated" all.txt || fail "plain calibrate: no line for $key"
 done
-[ "$(wc -l < all.txt)" = 5 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 5"
+[ "$(wc -l < all.txt)" = 6 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 6"
+# --only probes: one line, a traced call's cost, its probes gone after
+"$MTX" calibrate --only probes > probes.txt 2> err.txt
+if [ $? = 0 ] && [ "$(wc -l < probes.txt)" = 1 ] &&
+	grep -Eq '^function probe call +[0-9.]+ (ns|us)  \(.*meta cal_uprobes_ns\)$' probes.txt; then
+	pass "calibrate --only probes: $(cat probes.txt)"
+else
+	fail "calibrate --only probes: $(cat probes.txt err.txt)"
+fi
+grep -q "^[a-z]:mtx_[0-9]*/cal_" /sys/kernel/tracing/uprobe_events 2> /dev/null &&
+	! pgrep -x mtx > /dev/null && fail "calibrate --only probes left its uprobes in tracefs"
 { [ $status = 0 ] && ! grep -q "not calibrated" all.txt; } || { [ $status = 1 ] && grep -q "not calibrated" all.txt; } ||
 	fail "plain calibrate exited $status: $(cat all.txt)"
 
@@ -82,7 +92,7 @@ expect_usage() {
 	if [ $status != 2 ]; then
 		fail "calibrate $*: exit $status, not 2"
 	elif [ -s out.txt ] || ! head -1 err.txt | grep -Eq "^mtx: $pattern" ||
-		[ "$(sed -n 2p err.txt)" != "usage: mtx calibrate [--only sched|records] [--rounds N]" ] ||
+		[ "$(sed -n 2p err.txt)" != "usage: mtx calibrate [--only sched|records|probes] [--rounds N]" ] ||
 		[ "$(wc -l < err.txt)" != 2 ]; then
 		fail "calibrate $*: said $(cat out.txt err.txt)"
 	else
