@@ -354,7 +354,7 @@ static int start_functions(struct mtx_instrument *instr, const struct collect_op
 		instrument_functions(instr, o->functions, function_uprobes_count(fu), cost_ns);
 		return 0;
 	}
-	return instrument_start_functions(instr, o->functions, fu, cost_ns, err);
+	return instrument_start_functions(instr, o->functions, fu, cost_ns, o->rates_from, err);
 }
 
 /* A command of mtx ctl, read from the --control socket. */

@@ -40,6 +40,8 @@ struct collect_options {
 	const char *control;
 	/* --overhead-budget: the probes may cost this % of a CPU (0: no limit). */
 	double overhead_budget;
+	/* --rates-from: a run.db whose call rates predict the probes' cost. */
+	const char *rates_from;
 };
 
 struct collect_result {

@@ -13,6 +13,8 @@
 #include "src/report-format.h"
 
 #include <errno.h>
+#include <sqlite3.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -404,22 +406,98 @@ void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t
 		in->cost_ns = cost_ns;
 }
 
-int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
-			       uint64_t cost_ns, char **err)
+/* Calls a second of function @name in the run @db (its calls over the
+ * run's duration), or -1 when the run does not know it. */
+static double rate_in(sqlite3 *db, const char *name)
 {
+	sqlite3_stmt *st;
+	double rate = -1;
+	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) * 1e9 / (SELECT CAST(value AS REAL) FROM meta WHERE key = "
+				   "'duration_ns') FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		rate = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return rate;
+}
+
+/*
+ * --rates-from: which of @fu's functions the budget leaves out before the
+ * start (@refused[i]), by the cost their rates in that run predict, the
+ * most expensive first, until the rest fits.
+ */
+static void refuse_predicted(struct mtx_instrument *in, const struct function_uprobes *fu, const char *rates_from,
+			     bool *refused)
+{
+	size_t n = function_uprobes_count(fu);
+	double *pct = calloc(n + 1, sizeof(*pct)), total = 0;
+	sqlite3 *db = NULL;
+	if (!pct || sqlite3_open_v2(rates_from, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		log_warn("--rates-from %s: cannot be read (%s): no cost predicted before the start", rates_from,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		free(pct);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *path;
+		double rate;
+		function_uprobes_get(fu, i, &name, &path);
+		rate = rate_in(db, name);
+		pct[i] = rate > 0 ? rate * (double)in->cost_ns / 1e7 : 0; /* calls/s x ns, in % of 1e9 ns */
+		total += pct[i];
+	}
+	while (total > in->budget_pct) {
+		size_t worst = n;
+		const char *name, *path;
+		for (size_t i = 0; i < n; i++)
+			if (!refused[i] && pct[i] > 0 && (worst == n || pct[i] > pct[worst]))
+				worst = i;
+		if (worst == n)
+			break;
+		refused[worst] = true;
+		total -= pct[worst];
+		function_uprobes_get(fu, worst, &name, &path);
+		log_warn("not probed: %s, whose calls in %s would cost %.1f%% of a CPU, over the %.1f%% budget", name,
+			 rates_from, pct[worst], in->budget_pct);
+	}
+	sqlite3_close(db);
+	free(pct);
+}
+
+int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+			       uint64_t cost_ns, const char *rates_from, char **err)
+{
+	size_t n = function_uprobes_count(fu);
+	bool *refused = calloc(n + 1, sizeof(*refused));
+	int rc = 0;
+	if (!refused)
+		return -ENOMEM;
 	if (!in->cost_ns)
 		in->cost_ns = cost_ns;
-	for (size_t i = 0; i < function_uprobes_count(fu); i++) {
-		struct function_uprobes *one = function_uprobes_take(fu, i);
+	if (rates_from && in->budget_pct > 0 && in->cost_ns)
+		refuse_predicted(in, fu, rates_from, refused);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct function_uprobes *one;
 		const char *name, *path;
 		function_uprobes_get(fu, i, &name, &path);
+		if (refused[i]) { /* a window of nothing: it never went on */
+			writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+				.kind = "probe", .target = name, .reason = "start", .off_reason = "budget",
+				.functions = 1, .on_ns = in->start_ns, .off_ns = in->start_ns, .cost_ns = in->cost_ns });
+			continue;
+		}
+		one = function_uprobes_take(fu, i);
 		if (!one || !add_set(in, one, name, "start", err)) {
 			if (!*err)
 				error_set(err, "--functions %s: out of memory", pattern);
-			return -EINVAL;
+			rc = -EINVAL;
 		}
 	}
-	return 0;
+	free(refused);
+	return rc;
 }
 
 void instrument_budget(struct mtx_instrument *in, double pct)

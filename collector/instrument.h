@@ -48,10 +48,13 @@ void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t
  * each of the functions of @fu (found, not defined) a probe set of its
  * own, on from now (before the program starts), so that the budget can
  * take the most expensive away one by one; a call costs @cost_ns (0: it
- * is calibrated here). Returns 0, or -errno with @err.
+ * is calibrated here). With @rates_from (a run.db, NULL: none), the
+ * functions whose rates there predict the budget's excess are refused
+ * first, the most expensive first (a row with an empty window). Call
+ * instrument_budget before. Returns 0, or -errno with @err.
  */
 int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
-			       uint64_t cost_ns, char **err);
+			       uint64_t cost_ns, const char *rates_from, char **err);
 
 /* instrument_budget - --overhead-budget @pct: the probes may cost at most
  * @pct% of one CPU; past it, instrument_tick takes the most expensive off. */

@@ -82,6 +82,9 @@ const char cmd_collect_usage[] =
 	"      --overhead-budget PCT\n"
 	"                          the function probes may cost PCT% of a CPU: past\n"
 	"                          it, the most expensive are taken off, and said\n"
+	"      --rates-from OLD.db with --overhead-budget: leave out before the start\n"
+	"                          the functions whose call rates in OLD.db predict\n"
+	"                          more than the budget, the most expensive first\n"
 	"  -u, --user USER         run PROGRAM as USER (a name or uid), FILE theirs\n"
 	"                          (under sudo: the user who ran sudo, unless -u root)\n"
 	"  -q, --quiet             no status lines\n"
@@ -411,6 +414,7 @@ int cmd_collect(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'T' },
 		{ "control", required_argument, NULL, 'C' },
 		{ "overhead-budget", required_argument, NULL, 'B' },
+		{ "rates-from", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -515,6 +519,9 @@ int cmd_collect(int argc, char **argv)
 		case 'C':
 			o.control = optarg;
 			break;
+		case 'R':
+			o.rates_from = optarg;
+			break;
 		case 'B': {
 			char *end;
 			o.overhead_budget = strtod(optarg, &end);
@@ -548,6 +555,9 @@ int cmd_collect(int argc, char **argv)
 				       duration);
 	if (o.attach_pid && (list || user))
 		return cmd_usage_error("collect", "%s runs a program: not with -p", list ? "--list-functions" : "--user");
+	if (o.rates_from && !(o.overhead_budget && o.functions))
+		return cmd_usage_error("collect", "--rates-from predicts the cost of --functions for --overhead-budget: "
+				       "it needs both");
 	if (o.control && o.defer_writes)
 		return cmd_usage_error("collect", "--control changes what is recorded as it happens: not with "
 				       "--defer-writes");

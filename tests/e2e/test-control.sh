@@ -112,4 +112,14 @@ read -r cold_calls hot_calls hot_hits outside < <(sql b.db "SELECT
 [ "$cold_calls" = "$cold" ] && [ "$hot_calls" = "$hot_hits" ] && [ "$outside" = 0 ] &&
 	pass "cold: $cold_calls calls, as the program made; hot: $hot_calls before it went off" ||
 	fail "cold $cold_calls calls (the program made $cold), hot $hot_calls (hits $hot_hits), $outside outside their windows"
+# --rates-from b.db: hot's rate there (its calls over the run) predicts
+# over 5%: never probed (an empty window, budget), said; cold probed
+"$MTX" collect --functions '^(hot|cold)$' --overhead-budget 5 --rates-from b.db -o r.db -- "$HOTCOLD" 1 > r.out 2> r.err ||
+	fail "collect --rates-from exited $?: $(head -3 r.err)"
+rows=$(sql r.db "SELECT target || ' ' || IFNULL(off_ns = on_ns, 0) || ' ' || IFNULL(off_reason, 'on') FROM instrumentation
+	WHERE kind = 'probe' ORDER BY target" | tr '\n' ',')
+hot=$(sql r.db "SELECT COUNT(*) FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = 'hot'")
+[ "$rows" = "cold 0 on,hot 1 budget," ] && [ "$hot" = 0 ] && grep -q "not probed: hot, whose calls in b.db" r.err &&
+	pass "--rates-from b.db: hot not probed (its rate there predicts over 5%), cold probed" ||
+	fail "--rates-from b.db: rows '$rows', $hot calls of hot, said: $(cat r.err)"
 finish
