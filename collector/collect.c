@@ -342,6 +342,12 @@ static int on_signal_attached(int sfd)
 	return si.ssi_signo != SIGCHLD;
 }
 
+/* mtx ctl source on|off sync, with the library. */
+static int pause_sync(void *ctx, int paused)
+{
+	return collect_sync_pause(ctx, paused);
+}
+
 /* --functions into the instrumentation: with --overhead-budget a probe
  * set per function, for the budget to take away one by one. */
 static int start_functions(struct mtx_instrument *instr, const struct collect_options *o,
@@ -652,6 +658,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			rc = -ENOMEM;
 			goto fail_unstarted;
 		}
+		instrument_sync_switch(instr, pause_sync, &cs);
 		if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
 			goto fail_unstarted;
 		writer_meta_int(w, "attach_pid", o->attach_pid);
@@ -669,6 +676,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	instrument_sync_switch(instr, pause_sync, &cs);
 	if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
 		goto fail_unstarted;
 	rc = target_start(&t, o->argv[0], err);

@@ -59,6 +59,9 @@ struct mtx_instrument {
 	uint64_t functions_cost_ns;
 	double budget_pct;         /* --overhead-budget, 0: none */
 	uint64_t last_tick_ns;
+	/* the library's sync records, switched by the region (NULL: none) */
+	int (*sync_pause)(void *ctx, int paused);
+	void *sync_ctx;
 };
 
 static int open_window(struct mtx_instrument *in, const char *name, enum mtx_source_id id, uint64_t ns)
@@ -358,12 +361,11 @@ static void source_switch(struct mtx_instrument *in, const char *how, const char
 	 * goes off: no record of the source is stamped outside its windows */
 	now = clock_now_ns();
 	n = session_source_enable(in->s, id, on);
+	/* sync through the library: a word of the region it reads at each call */
+	if (n == 0 && id == MTX_SRC_SYNC && in->sync_pause && !in->sync_pause(in->sync_ctx, !on))
+		n = 1;
 	if (n <= 0) {
-		reply_error(out, "source %s: %s", name,
-			    n < 0 ? in->s->error :
-			    id == MTX_SRC_SYNC ? "libmtx-preload.so records it, and cannot be switched (yet): only "
-						 "uprobes (mtx collect -p, static programs) can" :
-						 "not recorded in this run (mtx collect -e)");
+		reply_error(out, "source %s: %s", name, n < 0 ? in->s->error : "not recorded in this run (mtx collect -e)");
 		return;
 	}
 	if (!on)
@@ -498,6 +500,12 @@ int instrument_start_functions(struct mtx_instrument *in, const char *pattern, c
 	}
 	free(refused);
 	return rc;
+}
+
+void instrument_sync_switch(struct mtx_instrument *in, int (*pause)(void *ctx, int paused), void *ctx)
+{
+	in->sync_pause = pause;
+	in->sync_ctx = ctx;
 }
 
 void instrument_budget(struct mtx_instrument *in, double pct)

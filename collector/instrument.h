@@ -8,9 +8,9 @@
  *   probe del N             off at once; its open calls end there
  *                           (calls.unfinished = 'probe_removed')
  *   probe list              the probes on, their hits so far
- *   source on|off NAME      a perf source of the run (syscalls, wakeups,
- *                           interrupts, samples; sync when it is traced
- *                           with uprobes)
+ *   source on|off NAME      a source of the run (syscalls, wakeups,
+ *                           interrupts, samples, sync: its uprobes' events,
+ *                           or the library's region word)
  *
  * Each window in which a source or a probe was on becomes a row of the
  * instrumentation table (mtx-db(5)). A probe's events are opened for
@@ -55,6 +55,10 @@ void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t
  */
 int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
 			       uint64_t cost_ns, const char *rates_from, char **err);
+
+/* instrument_sync_switch - how 'source on|off sync' switches the library's
+ * records: @pause(@ctx, paused) (collect_sync_pause), 0 when done. */
+void instrument_sync_switch(struct mtx_instrument *in, int (*pause)(void *ctx, int paused), void *ctx);
 
 /* instrument_budget - --overhead-budget @pct: the probes may cost at most
  * @pct% of one CPU; past it, instrument_tick takes the most expensive off. */

@@ -47,7 +47,7 @@ static uint64_t class_of(pid_t tid)
 		uint64_t e_, t_;                                                        \
 		pid_t tid_;                                                             \
 		int r_, ok_, errno_;                                                    \
-		if (!preload_on())                                                      \
+		if (!preload_recording())                                                      \
 			return call;                                                    \
 		e_ = preload_now();                                                     \
 		o_ = preload_begin(K, O, NULL, 0, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \

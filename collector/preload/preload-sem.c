@@ -28,7 +28,7 @@ PRELOAD_EXPORT int sem_wait(sem_t *s)
 	uint32_t injected;
 	int r, saved;
 
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(sem_wait)(s);
 	e = preload_now();
 	o = preload_begin(K, O(WAIT), s, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME);
@@ -94,7 +94,7 @@ PRELOAD_EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 		value = va_arg(ap, unsigned);
 		va_end(ap);
 	}
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(sem_open)(name, oflag, mode, value);
 	e = preload_now();
 	o = preload_begin(K, O(OPEN), NULL, value, e, PRELOAD_CALLSITE, PRELOAD_FRAME);

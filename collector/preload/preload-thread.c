@@ -23,7 +23,7 @@ PRELOAD_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr
 	uint32_t injected;
 	int r;
 
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(pthread_create)(thread, attr, start, arg);
 	e = preload_now();
 	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
@@ -40,7 +40,7 @@ PRELOAD_EXPORT int pthread_join(pthread_t thread, void **retval)
 {
 	uint64_t tid;
 
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(pthread_join)(thread, retval);
 	/* read before: the handle is valid until join returns (0 if it exited) */
 	tid = (uint32_t)preload_thread_tid(thread);
@@ -80,7 +80,7 @@ PRELOAD_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 	uint32_t injected;
 	int r;
 
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(thrd_create)(thr, func, arg);
 	e = preload_now();
 	o = preload_begin(K, O(CREATE), NULL, 0, e, PRELOAD_CALLSITE, PRELOAD_FRAME);
@@ -97,7 +97,7 @@ PRELOAD_EXPORT int thrd_join(thrd_t thr, int *res)
 {
 	uint64_t tid;
 
-	if (!preload_on())
+	if (!preload_recording())
 		return REAL(thrd_join)(thr, res);
 	tid = (uint32_t)preload_thread_tid(thr);
 	TRACE_BLOCKING(K, O(JOIN), (void *)thr, tid, REAL(thrd_join)(thr, res));

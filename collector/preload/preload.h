@@ -232,6 +232,13 @@ static inline int preload_on(void)
 	return __builtin_expect(preload_attached, 1);
 }
 
+/* Whether an op is to be recorded now: attached, and sync not switched
+ * off by the collector (mtx ctl source off sync). */
+static inline int preload_recording(void)
+{
+	return __builtin_expect(preload_attached && !__atomic_load_n(&preload_region.hdr->paused, __ATOMIC_RELAXED), 1);
+}
+
 /* The vDSO's clock_gettime, called without glibc's wrapper (see preload.c). */
 extern int (*preload_vdso_clock_gettime)(clockid_t, struct timespec *);
 /* The region asks for raw TSC stamps (MTX_SHM_CLOCK_TSC). */
@@ -369,7 +376,7 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 		uint64_t e_, t_;                                                  \
 		uint32_t i_;                                                      \
 		int r_;                                                           \
-		if (!preload_on())                                                \
+		if (!preload_recording())                                                \
 			return call;                                              \
 		e_ = preload_now();                                               \
 		o_ = preload_begin(kind, op, obj, arg, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
@@ -386,7 +393,7 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 		struct mtx_sync_record *o_;                                       \
 		uint64_t e_, t_;                                                  \
 		uint32_t i_;                                                      \
-		if (!preload_on()) {                                              \
+		if (!preload_recording()) {                                              \
 			call;                                                     \
 			return;                                                   \
 		}                                                                 \
@@ -403,7 +410,7 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 		uint64_t e_, b_, t_;                                              \
 		uint32_t i_;                                                      \
 		int r_;                                                           \
-		if (!preload_on())                                                \
+		if (!preload_recording())                                                \
 			return call;                                              \
 		e_ = preload_now();                                               \
 		o_ = preload_begin(kind, op, obj, arg, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \
@@ -421,7 +428,7 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 		uint64_t e_, t0_, t1_;                                              \
 		uint32_t i_;                                                        \
 		int r_;                                                             \
-		if (!preload_on())                                                  \
+		if (!preload_recording())                                                  \
 			return call;                                                \
 		e_ = preload_now();                                                 \
 		o_ = preload_begin(kind, op, obj, arg, e_, PRELOAD_CALLSITE, PRELOAD_FRAME); \
@@ -446,7 +453,7 @@ static inline void preload_learned(struct mtx_sync_record *rec, const volatile v
 		uint64_t e_, b_, t0_, t1_;                                          \
 		uint32_t i_;                                                        \
 		int r_;                                                             \
-		if (!preload_on())                                                  \
+		if (!preload_recording())                                                  \
 			return call;                                                \
 		e_ = preload_now();                                                 \
 		o_ = preload_begin(kind, op, obj, 0, 0, PRELOAD_CALLSITE, PRELOAD_FRAME); \

@@ -220,7 +220,7 @@ struct mtx_sync_record {
 #define MTX_CALL_ENV "MTX_CALL_REGION"
 /* Set in mtx_call_record.stamp for an exit. */
 #define MTX_CALL_EXIT (1ull << 63)
-#define MTX_SHM_VERSION 5u
+#define MTX_SHM_VERSION 6u
 #define MTX_SHM_HEADER_SIZE 4096u
 #define MTX_SHM_LANE_HEADER_SIZE 4096u
 #define MTX_SHM_RECORD_SIZE ((uint32_t)sizeof(struct mtx_sync_record))
@@ -289,6 +289,9 @@ struct mtx_shm_header {
 	uint32_t lanes_used; /* 1 + highest lane index ever claimed (atomic max) */
 	/* Set by the collector when it drains no more: writers stop waiting. */
 	uint32_t closed;
+	/* Set by the collector while sync is switched off (mtx ctl source off
+	 * sync): the wrappers call the real function and record nothing. */
+	uint32_t paused;
 	/* Claims by threads without an rseq area, which write with signals
 	 * blocked (lane.h); counted atomically. */
 	uint32_t claims_without_rseq;

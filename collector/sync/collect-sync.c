@@ -210,6 +210,14 @@ int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx
 	return rc;
 }
 
+int collect_sync_pause(struct collect_sync *cs, int paused)
+{
+	if (!cs->region)
+		return -ENOTSUP;
+	sync_region_set_paused(cs->region, paused);
+	return 0;
+}
+
 int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev)
 {
 	return cs->uprobes ? sync_uprobes_event(cs->uprobes, ev, write_record, cs) : 0;

@@ -97,6 +97,11 @@ int collect_sync_prepare(struct collect_sync *cs, const char *prog, const char *
 int collect_sync_open(struct collect_sync *cs, struct mtx_session *s, struct mtx_writer *w,
 		      struct mtx_profile *prof, char **err);
 
+/* collect_sync_pause - the library records no op while @paused (mtx ctl
+ * source off sync). Returns 0, or -ENOTSUP without the library (uprobes:
+ * their perf events are switched instead). */
+int collect_sync_pause(struct collect_sync *cs, int paused);
+
 /*
  * collect_sync_event - let the sync side see one event of the time-ordered
  * kernel stream. Returns 1 when it consumed it (a uprobe hit), 0 when the

@@ -542,6 +542,13 @@ int sync_region_set_inject(struct sync_region *r, const struct sync_inject *inje
 	return 0;
 }
 
+void sync_region_set_paused(struct sync_region *r, int paused)
+{
+	struct mtx_shm_header *h = r->base;
+
+	__atomic_store_n(&h->paused, paused ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
 void sync_region_set_stack_frames(struct sync_region *r, uint32_t frames)
 {
 	struct mtx_shm_header *h = r->base;

@@ -105,6 +105,10 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
  */
 void sync_region_reap(struct sync_region *r);
 
+/* sync_region_set_paused - switch the library's records off (@paused) or
+ * on again: the wrappers check it at each call (mtx ctl source off sync). */
+void sync_region_set_paused(struct sync_region *r, int paused);
+
 /**
  * sync_region_set_stack_frames - ask the library to precede each record with
  * up to @frames return addresses of the user stack (collector/preload/shm.h,

@@ -86,6 +86,27 @@ windows=$(sql t.db "SELECT group_concat(IFNULL(off_ns, 'end'), ',') FROM instrum
 	WHERE kind = 'source' AND target = 'syscalls' ORDER BY on_ns")
 [ "$windows" = "$soff,end" ] || fail "the syscalls windows end at '$windows', not $soff,end"
 
+# --- source off sync, through libmtx-preload.so (a word of its region):
+# philosophers locks and unlocks all along; no sync op begins in the
+# window, ops come before and after it
+PHIL=$(private_sample philosophers) || finish
+"$MTX" collect -q --control ps.sock -o ps.db -- "$PHIL" 5 30000 > /dev/null 2> ps.err &
+MPID=$!
+ps_ok() { "$MTX" ctl ps.sock probe list > /dev/null 2>&1; }
+wait_until ps_ok || fail "mtx ctl ps.sock never answered: $(head -3 ps.err)"
+sleep 0.3
+"$MTX" ctl --json ps.sock source off sync > soff.json 2> soff.err || fail "source off sync: $(cat soff.err)"
+sleep 0.3
+"$MTX" ctl --json ps.sock source on sync > son.json 2> son.err || fail "source on sync: $(cat son.err)"
+wait "$MPID" || fail "mtx collect (philosophers) exited $?: $(head -3 ps.err)"
+soff=$(json_fields soff.json '$.off_ns') son=$(json_fields son.json '$.on_ns')
+read -r before inside after < <(sql ps.db "SELECT COUNT(*) FILTER (WHERE start_ns < $soff),
+	COUNT(*) FILTER (WHERE start_ns > $soff AND start_ns < $son), COUNT(*) FILTER (WHERE start_ns > $son)
+	FROM sync_ops" | tr '|' ' ')
+[ "$inside" = 0 ] && [ "$before" -gt 0 ] && [ "$after" -gt 0 ] &&
+	pass "sync off for $(((son - soff) / 1000000)) ms: no op began then ($before before, $after after)" ||
+	fail "sync off [$soff, $son]: $inside ops began inside ($before before, $after after)"
+
 # --- --overhead-budget: hotcold calls hot() in a tight loop (probed, a
 # whole CPU of uprobe hits) and cold() every 10 ms (a fraction of 1%):
 # hot goes off (reason budget, said in one warning), cold stays on, and
