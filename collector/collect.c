@@ -357,7 +357,7 @@ static int start_functions(struct mtx_instrument *instr, const struct collect_op
 	if (!fu)
 		return 0;
 	if (!o->overhead_budget) {
-		instrument_functions(instr, o->functions, function_uprobes_count(fu), cost_ns);
+		instrument_functions(instr, o->functions, fu, cost_ns);
 		return 0;
 	}
 	return instrument_start_functions(instr, o->functions, fu, cost_ns, o->rates_from, err);

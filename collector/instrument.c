@@ -31,6 +31,11 @@ struct probe {
 	uint64_t tick_hits;              /* hits at the last budget check */
 };
 
+/* The stated default cost of a traced call (entry and return) when it
+ * could not be calibrated (noisy rounds): what this machine kind measures
+ * in the worst runs (bench/function-uprobe-cost.sh, mtx calibrate). */
+#define DEFAULT_CALL_NS 12000ull
+
 /* How often --overhead-budget weighs the probes: long enough for a rate
  * of a few calls, short enough that an expensive probe costs little
  * before it goes (at 250 ms, a 20% probe added ~2% to a 2.4 s run). */
@@ -55,8 +60,9 @@ struct mtx_instrument {
 	struct window *windows;
 	size_t nr_windows, cap_windows;
 	const char *functions;     /* --functions: on from the start */
-	size_t nr_functions;
+	const struct function_uprobes *functions_fu;
 	uint64_t functions_cost_ns;
+	int64_t last_row_id;       /* instrumentation.id */
 	double budget_pct;         /* --overhead-budget, 0: none */
 	uint64_t last_tick_ns;
 	/* the library's sync records, switched by the region (NULL: none) */
@@ -72,6 +78,22 @@ static int open_window(struct mtx_instrument *in, const char *name, enum mtx_sou
 	in->windows = w;
 	in->windows[in->nr_windows++] = (struct window){ name, id, ns, 0 };
 	return 0;
+}
+
+/* Write instrumentation row @r, and the functions of @fu it probed (all,
+ * or only function @only when it is not -1). */
+static void write_row(struct mtx_instrument *in, struct writer_instrumentation_row *r,
+		      const struct function_uprobes *fu, long only)
+{
+	r->id = ++in->last_row_id;
+	writer_instrumentation(in->w, r);
+	for (size_t i = 0; fu && i < function_uprobes_count(fu); i++) {
+		const char *name, *path;
+		if (only >= 0 && i != (size_t)only)
+			continue;
+		function_uprobes_get(fu, i, &name, &path);
+		writer_instrumented_function(in->w, r->id, name, path);
+	}
 }
 
 struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *w, const char *prog,
@@ -152,6 +174,16 @@ static double cost_pct(const struct mtx_instrument *in, uint64_t hits, uint64_t 
 
 /* ---- probes ---- */
 
+/* A budget needs a cost: the stated default when none was calibrated. */
+static void need_cost(struct mtx_instrument *in)
+{
+	if (in->cost_ns || in->budget_pct <= 0)
+		return;
+	in->cost_ns = DEFAULT_CALL_NS;
+	log_warn("the cost of a traced call could not be calibrated: --overhead-budget takes it to be %.1f us",
+		 (double)DEFAULT_CALL_NS / 1e3);
+}
+
 /* The cost of one traced call, measured once (~ms) with the set's
  * calibration probes; their events are closed at once, in a child, so
  * that the set's removal can remove their definitions too. */
@@ -166,6 +198,7 @@ static void calibrate(struct mtx_instrument *in, const struct function_uprobes *
 		if (fds[i] >= 0)
 			fds[n++] = fds[i];
 	session_close_soon(fds, (size_t)n);
+	need_cost(in);
 }
 
 /* Put probe set @fu (found, not defined) on now, as the next probe, under
@@ -399,29 +432,39 @@ void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 			    line);
 }
 
-void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t nr_functions, uint64_t cost_ns)
+void instrument_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+			  uint64_t cost_ns)
 {
 	in->functions = pattern;
-	in->nr_functions = nr_functions;
+	in->functions_fu = fu;
 	in->functions_cost_ns = cost_ns;
 	if (!in->cost_ns)
 		in->cost_ns = cost_ns;
 }
 
-/* Calls a second of function @name in the run @db (its calls over the
- * run's duration), or -1 when the run does not know it. */
+/* Calls a second of function @name in the run @db: its calls over the
+ * time it was probed there (instrumentation_functions' windows), else
+ * over the run's duration; -1 when the run does not know it. */
 static double rate_in(sqlite3 *db, const char *name)
 {
-	sqlite3_stmt *st;
+	static const char *const sql[] = {
+		"SELECT COUNT(*) * 1e9 / (SELECT SUM(COALESCE(i.off_ns, (SELECT CAST(value AS INTEGER) FROM meta "
+		"WHERE key = 'end_ns')) - i.on_ns) FROM instrumentation_functions x JOIN instrumentation i ON "
+		"i.id = x.instrumentation_id WHERE x.name = ?1) FROM calls c JOIN functions f ON f.id = c.function_id "
+		"WHERE f.name = ?1",
+		"SELECT COUNT(*) * 1e9 / (SELECT CAST(value AS REAL) FROM meta WHERE key = 'duration_ns') FROM calls c "
+		"JOIN functions f ON f.id = c.function_id WHERE f.name = ?1",
+	};
 	double rate = -1;
-	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) * 1e9 / (SELECT CAST(value AS REAL) FROM meta WHERE key = "
-				   "'duration_ns') FROM calls c JOIN functions f ON f.id = c.function_id WHERE f.name = ?1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		rate = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
+	for (size_t k = 0; k < 2 && rate < 0; k++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, sql[k], -1, &st, NULL) != SQLITE_OK)
+			continue; /* a run.db older than the instrumentation tables */
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			rate = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
 	return rate;
 }
 
@@ -479,16 +522,18 @@ int instrument_start_functions(struct mtx_instrument *in, const char *pattern, c
 		return -ENOMEM;
 	if (!in->cost_ns)
 		in->cost_ns = cost_ns;
-	if (rates_from && in->budget_pct > 0 && in->cost_ns)
+	need_cost(in);
+	if (rates_from && in->budget_pct > 0)
 		refuse_predicted(in, fu, rates_from, refused);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct function_uprobes *one;
 		const char *name, *path;
 		function_uprobes_get(fu, i, &name, &path);
 		if (refused[i]) { /* a window of nothing: it never went on */
-			writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+			write_row(in, &(struct writer_instrumentation_row){
 				.kind = "probe", .target = name, .reason = "start", .off_reason = "budget",
-				.functions = 1, .on_ns = in->start_ns, .off_ns = in->start_ns, .cost_ns = in->cost_ns });
+				.functions = 1, .on_ns = in->start_ns, .off_ns = in->start_ns, .cost_ns = in->cost_ns },
+				fu, (long)i);
 			continue;
 		}
 		one = function_uprobes_take(fu, i);
@@ -512,6 +557,7 @@ void instrument_budget(struct mtx_instrument *in, double pct)
 {
 	in->budget_pct = pct;
 }
+
 
 /* The share of one CPU probe @p's calls cost since the last check. */
 static double recent_pct(const struct mtx_instrument *in, struct probe *p, uint64_t now)
@@ -556,24 +602,25 @@ void instrument_finish(struct mtx_instrument *in, uint64_t end_ns)
 {
 	(void)end_ns;
 	if (in->functions)
-		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
-			.kind = "probe", .target = in->functions, .reason = "start", .functions = (int64_t)in->nr_functions,
-			.on_ns = in->start_ns, .cost_ns = in->functions_cost_ns });
+		write_row(in, &(struct writer_instrumentation_row){
+			.kind = "probe", .target = in->functions, .reason = "start",
+			.functions = (int64_t)function_uprobes_count(in->functions_fu), .on_ns = in->start_ns,
+			.cost_ns = in->functions_cost_ns }, in->functions_fu, -1);
 	for (size_t i = 0; i < in->nr_probes; i++) {
 		struct probe *p = &in->probes[i];
 		uint64_t off_ns = p->off_ns;
 		if (!p->off_ns)
 			probe_off(in, p, NULL);
-		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+		write_row(in, &(struct writer_instrumentation_row){
 			.kind = "probe", .target = p->pattern, .reason = p->reason, .off_reason = p->off_reason,
 			.probe_id = p->id, .functions = (int64_t)p->functions, .on_ns = p->on_ns,
-			.off_ns = off_ns, .hits = p->hits, .cost_ns = in->cost_ns });
+			.off_ns = off_ns, .hits = p->hits, .cost_ns = in->cost_ns }, p->fu, -1);
 	}
 	for (size_t i = 0; i < in->nr_windows; i++) {
 		const struct window *w = &in->windows[i];
-		writer_instrumentation(in->w, &(struct writer_instrumentation_row){
+		write_row(in, &(struct writer_instrumentation_row){
 			.kind = "source", .target = w->name, .reason = w->on_ns == in->start_ns ? "start" : "user",
-			.off_reason = w->off_ns ? "user" : NULL, .on_ns = w->on_ns, .off_ns = w->off_ns });
+			.off_reason = w->off_ns ? "user" : NULL, .on_ns = w->on_ns, .off_ns = w->off_ns }, NULL, -1);
 	}
 }
 

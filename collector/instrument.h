@@ -38,10 +38,11 @@ struct function_uprobes;
 struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *w, const char *prog,
 				      unsigned sources, int sync, uint64_t start_ns);
 
-/* instrument_functions - --functions @pattern (kept by the caller) put
- * probes on @nr_functions functions from the start, each call costing
- * @cost_ns (0: not calibrated). */
-void instrument_functions(struct mtx_instrument *in, const char *pattern, size_t nr_functions, uint64_t cost_ns);
+/* instrument_functions - --functions @pattern put probes on the functions
+ * of @fu from the start (both kept by the caller until instrument_finish),
+ * each call costing @cost_ns (0: not calibrated). */
+void instrument_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+			  uint64_t cost_ns);
 
 /*
  * instrument_start_functions - --functions @pattern with --overhead-budget:

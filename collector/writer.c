@@ -51,8 +51,10 @@
 	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
 		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
 	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
-	X(INSTRUMENTATION, "INSERT INTO instrumentation(kind, target, probe_id, functions, on_ns, off_ns, reason, "   \
-			   "off_reason, hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?,?)")                           \
+	X(INSTRUMENTATION, "INSERT INTO instrumentation(id, kind, target, probe_id, functions, on_ns, off_ns, "       \
+			   "reason, off_reason, hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?)")                 \
+	X(INSTRUMENTED_FUNCTION, "INSERT INTO instrumentation_functions(instrumentation_id, name, module) "         \
+				 "VALUES (?,?,?)")                                                         \
 	X(META, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)")
 
 enum writer_stmt {
@@ -495,6 +497,7 @@ int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumenta
 	struct queued_row *r = row(w, STMT_INSTRUMENTATION);
 	if (!r)
 		return sticky(w);
+	row_put_int(r, i->id);
 	row_put_text(r, i->kind);
 	row_put_text_copy(r, i->target);
 	row_put_int_or_null(r, i->probe_id, i->probe_id > 0);
@@ -505,6 +508,18 @@ int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumenta
 	row_put_text(r, i->off_reason);
 	row_put_int_or_null(r, (int64_t)i->hits, i->probe_id > 0);
 	row_put_int_or_null(r, (int64_t)i->cost_ns, i->cost_ns != 0);
+	return put(w, r);
+}
+
+int writer_instrumented_function(struct mtx_writer *w, int64_t instrumentation_id, const char *name,
+				 const char *module)
+{
+	struct queued_row *r = row(w, STMT_INSTRUMENTED_FUNCTION);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, instrumentation_id);
+	row_put_text_copy(r, name);
+	row_put_text_copy(r, module);
 	return put(w, r);
 }
 

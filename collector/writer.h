@@ -61,11 +61,16 @@ int writer_thread(struct mtx_writer *w, int32_t tid, int32_t pid, const char *na
  * @reason static; @target copied; 0 is NULL for @probe_id (and then
  * @hits), @functions, @off_ns (on until the end) and @cost_ns. */
 struct writer_instrumentation_row {
+	int64_t id;
 	const char *kind, *target, *reason, *off_reason; /* off_reason NULL-able */
 	int64_t probe_id, functions;
 	uint64_t on_ns, off_ns, hits, cost_ns;
 };
 int writer_instrumentation(struct mtx_writer *w, const struct writer_instrumentation_row *i);
+/* A function instrumentation row @instrumentation_id put probes on;
+ * @name and @module copied. */
+int writer_instrumented_function(struct mtx_writer *w, int64_t instrumentation_id, const char *name,
+				 const char *module);
 /* @policy: a static name (collector/thread-sched.c); @cpus_allowed
  * copied, NULL-able. */
 int writer_thread_sched(struct mtx_writer *w, int32_t tid, uint64_t ts_ns, const char *policy,

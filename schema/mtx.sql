@@ -276,6 +276,13 @@ CREATE TABLE instrumentation (
 	                               -- hits (meta cal_uprobes_ns), NULL if unknown
 );
 
+-- The functions each probe row of instrumentation put probes on.
+CREATE TABLE instrumentation_functions (
+	instrumentation_id INTEGER NOT NULL, -- instrumentation.id
+	name               TEXT NOT NULL,    -- as functions.name has it
+	module             TEXT              -- the file it is in
+);
+
 -- Deduplicated call paths; a stack is its leaf row, parents toward the root.
 -- One row per code address reached from one parent row; a function inlined
 -- at that address gets rows of its own between the parent and the row of

@@ -98,11 +98,12 @@ static const struct {
 } added_columns[] = {
 	{ "sync_objects", "name" },
 	{ "sync_objects", "used_as" },
+	{ "threads", "attached" },
 };
 
 /* The recorded tables added since: a run.db of an older mtx has none, so
  * an empty one stands in (their rows were not recorded then). */
-static const char *const added_tables[] = { "interrupts" };
+static const char *const added_tables[] = { "interrupts", "instrumentation", "instrumentation_functions" };
 
 /* An empty TEMP copy of recorded table @table, from the schema's text. */
 static int shadow_missing_table(sqlite3 *db, const char *table)

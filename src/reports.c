@@ -725,6 +725,10 @@ static const struct mtx_query flat_queries[] = {
 	"ranked AS (SELECT n.*, " FUNCTION_LABEL("f") " AS name, ROW_NUMBER() OVER (PARTITION BY n.tid "  \
 	"ORDER BY n.total_ns DESC, n.self_ns DESC, f.name) AS idx FROM nodes n JOIN functions f ON f.id = n.fn)"
 
+/* The run's span, as meta has it. */
+#define RUN_START "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'start_ns')"
+#define RUN_END "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'end_ns')"
+
 static const struct mtx_query calls_queries[] = {
 	{ "calls.source", "Call graph per thread (gprof style), built from",
 	  "SELECT CASE WHEN EXISTS (SELECT 1 FROM calls) THEN 'exact calls' ELSE 'cpu samples' END AS source, "
@@ -748,6 +752,15 @@ static const struct mtx_query calls_queries[] = {
 	  "FROM lines l JOIN functions f ON f.id = l.primary_fn "
 	  "WHERE " FUNCTION_IS("f.name") " "
 	  "ORDER BY l.tid, l.entry, l.part, l.rank, l.function" },
+	/* instrumentation_functions: the functions each probe row covered */
+	{ "calls.coverage", "Functions probed for part of the run only: their counts hold then",
+	  "SELECT x.name AS function, COUNT(*) AS windows, "
+	  "SUM(COALESCE(i.off_ns, " RUN_END ") - i.on_ns) AS probed_ns, "
+	  PCT("SUM(COALESCE(i.off_ns, " RUN_END ") - i.on_ns)", RUN_END " - " RUN_START) " AS coverage_pct "
+	  "FROM instrumentation_functions x JOIN instrumentation i ON i.id = x.instrumentation_id "
+	  "WHERE " FUNCTION_IS("x.name") " "
+	  "GROUP BY x.name HAVING SUM(COALESCE(i.off_ns, " RUN_END ") - i.on_ns) < " RUN_END " - " RUN_START " "
+	  "ORDER BY coverage_pct, x.name" },
 	{ 0 },
 };
 

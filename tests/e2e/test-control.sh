@@ -133,6 +133,11 @@ read -r cold_calls hot_calls hot_hits outside < <(sql b.db "SELECT
 [ "$cold_calls" = "$cold" ] && [ "$hot_calls" = "$hot_hits" ] && [ "$outside" = 0 ] &&
 	pass "cold: $cold_calls calls, as the program made; hot: $hot_calls before it went off" ||
 	fail "cold $cold_calls calls (the program made $cold), hot $hot_calls (hits $hot_hits), $outside outside their windows"
+# the calls report says hot was probed for its window only
+want=$(sql b.db "SELECT 'hot,1,' || (off_ns - on_ns) FROM instrumentation WHERE target = 'hot'")
+got=$("$MTX" report b.db calls --format csv 2> /dev/null | grep '^hot,1,' | cut -d, -f1-3)
+[ -n "$want" ] && [ "$got" = "$want" ] && pass "report calls: hot probed $(echo "$want" | cut -d, -f3) ns of the run" ||
+	fail "report calls' coverage of hot is '$got', not '$want'"
 # --rates-from b.db: hot's rate there (its calls over the run) predicts
 # over 5%: never probed (an empty window, budget), said; cold probed
 "$MTX" collect --functions '^(hot|cold)$' --overhead-budget 5 --rates-from b.db -o r.db -- "$HOTCOLD" 1 > r.out 2> r.err ||
