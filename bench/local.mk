@@ -53,3 +53,4 @@ dist_noinst_SCRIPTS += bench/function-uprobe-cost.sh
 noinst_PROGRAMS += bench/probe-rate
 bench_probe_rate_SOURCES = bench/probe-rate.c
 dist_noinst_SCRIPTS += bench/probe-cost.sh
+dist_noinst_SCRIPTS += bench/attach-time.sh
