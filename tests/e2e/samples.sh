@@ -26,7 +26,7 @@ farm 3
 barber 12 3
 barber --leave
 ring 3 40
-race2
+race2 1000 50000
 forkexec 5
 iobound 3
 signals 3

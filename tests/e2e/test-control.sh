@@ -113,9 +113,9 @@ read -r before inside after < <(sql ps.db "SELECT COUNT(*) FILTER (WHERE start_n
 # every call of each is recorded while its probe was on, cold's all of
 # the program's own count
 HOTCOLD=$BUILDDIR/tests/e2e/hotcold
-"$MTX" collect --functions '^(hot|cold)$' --overhead-budget 5 -o b.db -- "$HOTCOLD" 2 > b.out 2> b.err ||
+"$MTX" collect --functions '^(hot|cold)$' --overhead-budget 5 -o b.db -- "$HOTCOLD" 1 > b.out 2> b.err ||
 	fail "collect --overhead-budget 5 exited $?: $(head -3 b.err)"
-"$HOTCOLD" 2 > b.plain
+"$HOTCOLD" 1 > b.plain
 cmp -s b.out b.plain || fail "hotcold printed '$(cat b.out)' under mtx, '$(cat b.plain)' without"
 rows=$(sql b.db "SELECT target || ' ' || reason || ' ' || IFNULL(off_reason, 'on') || ' ' ||
 	(off_ns IS NULL) FROM instrumentation WHERE kind = 'probe' ORDER BY target" | tr '\n' ',')
