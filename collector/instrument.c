@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/instrument.h"
 #include "collector/calibrate.h"
+#include "collector/cal-store.h"
 #include "collector/function-uprobes.h"
 #include "collector/session.h"
 #include "collector/source.h"
@@ -174,14 +175,17 @@ static double cost_pct(const struct mtx_instrument *in, uint64_t hits, uint64_t 
 
 /* ---- probes ---- */
 
-/* A budget needs a cost: the stated default when none was calibrated. */
+/* A budget needs a cost: when the run's calibration was not clear, what
+ * mtx calibrate kept for this machine, else the stated default. */
 static void need_cost(struct mtx_instrument *in)
 {
+	uint64_t kept;
 	if (in->cost_ns || in->budget_pct <= 0)
 		return;
-	in->cost_ns = DEFAULT_CALL_NS;
-	log_warn("the cost of a traced call could not be calibrated: --overhead-budget takes it to be %.1f us",
-		 (double)DEFAULT_CALL_NS / 1e3);
+	kept = cal_store_load("cal_uprobes_ns");
+	in->cost_ns = kept ? kept : DEFAULT_CALL_NS;
+	log_warn("the cost of a traced call could not be calibrated: --overhead-budget takes it to be %.1f us (%s)",
+		 (double)in->cost_ns / 1e3, kept ? "what mtx calibrate measured on this machine" : "a stated default");
 }
 
 /* The cost of one traced call, measured once (~ms) with the set's

@@ -31,6 +31,7 @@ collector_sources = \
 	collector/uprobes.c collector/uprobes.h \
 	collector/function-uprobes.c collector/function-uprobes.h \
 	collector/instrument.c collector/instrument.h \
+	collector/cal-store.c collector/cal-store.h \
 	collector/control.c collector/control.h \
 	collector/syscall-names.h
 

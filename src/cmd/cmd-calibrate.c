@@ -11,6 +11,7 @@
 #include "src/cmd/cmd.h"
 #include "collector/calibrate.h"
 #include "collector/calibrate-sched.h"
+#include "collector/cal-store.h"
 #include "collector/function-uprobes.h"
 #include "collector/perf.h"
 #include "src/log.h"
@@ -42,8 +43,11 @@ const char cmd_calibrate_usage[] =
 	"  probes   what one call of a function traced with uprobes (entry and\n"
 	"           return) costs its thread: what mtx ctl's replies and mtx\n"
 	"           collect's overhead budget weigh calls by.\n"
-	"mtx collect measures both at each run's start, with fewer rounds, into the\n"
-	"run's meta (cal_sched_switch_ns, cal_<source>_ns); this command stores nothing.\n"
+	"mtx collect measures them at each run's start, with fewer rounds, into the\n"
+	"run's meta (cal_sched_switch_ns, cal_<source>_ns, cal_uprobes_ns). This command\n"
+	"keeps its figures with this machine's identity (/var/lib/mtx/calibration for\n"
+	"root, ~/.local/state/mtx/calibration, or $MTX_CALIBRATION), where a run whose\n"
+	"own calibration is not clear takes the cost of a probe's call from.\n"
 	"\n"
 	"options:\n"
 	"      --only WHAT   measure only sched, records or probes\n"
@@ -54,6 +58,18 @@ const char cmd_calibrate_usage[] =
 	"not (its line says why), 2 for a bad command line.\n";
 
 enum { ONLY_SCHED = 1, ONLY_RECORDS = 2, ONLY_PROBES = 4, ALL = ONLY_SCHED | ONLY_RECORDS | ONLY_PROBES };
+
+/* Keep figure @key for this machine (collector/cal-store.h): a run whose
+ * own calibration is not clear falls back on it. Not kept is said. */
+static void keep(const char *key, uint64_t ns)
+{
+	char path[4096];
+	int rc = cal_store_save(key, ns);
+	if (rc) {
+		cal_store_path(path, sizeof(path));
+		log_warn("%s is not kept in %s: %s", key, path, strerror(-rc));
+	}
+}
 
 /* The sched line; 0 when measured, else 1. */
 static int print_sched(unsigned rounds)
@@ -73,6 +89,8 @@ static int print_sched(unsigned rounds)
 	else
 		printf("%-*s %s  (%s)\n", LABEL_WIDTH, "context switch + wakeup",
 		       timefmt_duration(c.switch_ns, figure, sizeof(figure)), how ? how : "");
+	if (!rc)
+		keep("cal_sched_switch_ns", c.switch_ns);
 	free(how);
 	fflush(stdout);
 	return rc ? 1 : 0;
@@ -90,9 +108,11 @@ static int print_records(void)
 	for (int i = 0; i < CAL_NR_RECORDS; i++) {
 		const struct mtx_record_cal *r = &calibrate_records[i];
 
-		if (ns[i])
+		if (ns[i]) {
 			printf("%-*s %s  (%s; meta %s)\n", LABEL_WIDTH, r->label,
 			       timefmt_duration(ns[i], figure, sizeof(figure)), r->what, r->meta_key);
+			keep(r->meta_key, ns[i]);
+		}
 		else
 			printf("%-*s not calibrated  (%s: the rounds disagreed, or perf refused the events)\n",
 			       LABEL_WIDTH, r->label, r->what);
@@ -120,9 +140,11 @@ static int print_probes(void)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	function_uprobes_free(fu);
-	if (ns)
+	if (ns) {
 		printf("%-*s %s  (a call traced with an entry and a return uprobe; meta cal_uprobes_ns)\n",
 		       LABEL_WIDTH, "function probe call", timefmt_duration(ns, figure, sizeof(figure)));
+		keep("cal_uprobes_ns", ns);
+	}
 	else
 		printf("%-*s not calibrated  (%s)\n", LABEL_WIDTH, "function probe call",
 		       err ? err : "the rounds disagreed, or perf refused the uprobes");
