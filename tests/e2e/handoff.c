@@ -21,6 +21,7 @@
 static pthread_spinlock_t lock;
 static long counter;
 static long rounds;
+static int started; /* workers at the start line (atomic) */
 
 struct worker {
 	pthread_t thread;
@@ -41,6 +42,11 @@ static void *work(void *arg)
 		exit(2);
 	}
 	w->tid = gettid();
+	/* Both at once: one started late (its CPU busy with another
+	 * program) would find the other done, and no handoff to check. */
+	__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < 2)
+		;
 	for (long i = 0; i < rounds; i++) {
 		pthread_spin_lock(&lock);
 		w->numbers[i] = counter++;
