@@ -492,9 +492,9 @@ int function_uprobes_open_set(struct function_uprobes *u, struct mtx_session *s)
 	return rc;
 }
 
-int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s)
+int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s, int on)
 {
-	return session_enable_set(s, u->set);
+	return session_enable_set(s, u->set, on);
 }
 
 uint64_t function_uprobes_set_calls(const struct function_uprobes *u, const struct mtx_session *s)

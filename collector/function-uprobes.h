@@ -101,9 +101,9 @@ void function_uprobes_set(struct function_uprobes *u, uint32_t set);
  */
 int function_uprobes_open_set(struct function_uprobes *u, struct mtx_session *s);
 
-/* function_uprobes_enable_set - turn set @u's probes on everywhere.
- * Returns 0 or -errno with s->error. */
-int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s);
+/* function_uprobes_enable_set - turn set @u's probes on (@on) or off
+ * everywhere. Returns 0 or -errno with s->error. */
+int function_uprobes_enable_set(struct function_uprobes *u, struct mtx_session *s, int on);
 
 /* function_uprobes_set_calls - the calls set @u's probes recorded so far
  * (their entries), in the run's processes. */

@@ -223,7 +223,7 @@ static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes 
 		/* on from the instant all go on: every call recorded is after it */
 		on_ns = clock_now_ns();
 		if (!rc)
-			rc = function_uprobes_enable_set(fu, in->s);
+			rc = function_uprobes_enable_set(fu, in->s, 1);
 		if (rc) {
 			*err = strdup(in->s->error ? in->s->error : strerror(-rc));
 			function_uprobes_close_set(fu, in->s);
@@ -284,10 +284,13 @@ static struct probe *probe_by_id(struct mtx_instrument *in, const char *text)
  * open end then. */
 static void probe_off(struct mtx_instrument *in, struct probe *p, const char *why)
 {
-	p->off_reason = why;
 	struct mtx_event cut = { .type = MTX_EV_CALL, .cpu = -1 };
-	function_uprobes_close_set(p->fu, in->s);
+	p->off_reason = why;
+	/* off once the last is disabled: closing them forks, which took
+	 * milliseconds in the sanitized build (calls missing from the window) */
+	function_uprobes_enable_set(p->fu, in->s, 0);
 	p->off_ns = clock_now_ns();
+	function_uprobes_close_set(p->fu, in->s);
 	/* Its records so far into the ordering, before the event that cuts. */
 	session_drain(in->s);
 	p->hits = function_uprobes_set_calls(p->fu, in->s);

@@ -311,12 +311,13 @@ int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_
 	return 0;
 }
 
-int session_enable_set(struct mtx_session *s, uint32_t set)
+int session_enable_set(struct mtx_session *s, uint32_t set, int on)
 {
 	for (size_t i = 0; i < s->nr_events; i++)
 		if (s->events[i].set == set && s->events[i].fd >= 0 &&
-		    ioctl(s->events[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return session_set_error(s, -errno, "starting probe set %u: %s", set, strerror(errno));
+		    ioctl(s->events[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return session_set_error(s, -errno, "%s probe set %u: %s", on ? "starting" : "stopping", set,
+						 strerror(errno));
 	return 0;
 }
 

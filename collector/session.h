@@ -124,9 +124,9 @@ int session_enable(struct mtx_session *s);
 int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag,
 			       uint32_t set);
 
-/* session_enable_set - start every event of probe set @set. Returns 0 or
- * -errno with s->error. */
-int session_enable_set(struct mtx_session *s, uint32_t set);
+/* session_enable_set - start (@on) or stop every event of probe set @set.
+ * Returns 0 or -errno with s->error. */
+int session_enable_set(struct mtx_session *s, uint32_t set, int on);
 
 /* session_close_soon - close @fds (@n) in a child, the last references:
  * the last close of a uprobe's event waits ~80 ms for the kernel. */
