@@ -348,11 +348,18 @@ static int pause_sync(void *ctx, int paused)
 	return collect_sync_pause(ctx, paused);
 }
 
-/* --functions into the instrumentation: with --overhead-budget a probe
- * set per function, for the budget to take away one by one. */
-static int start_functions(struct mtx_instrument *instr, const struct collect_options *o,
-			   const struct function_uprobes *fu, uint64_t cost_ns, char **err)
+/* The run's instrumentation from @start_ns (collector/instrument.h), with
+ * its sources, the switch of the library's sync records, the budget and
+ * --functions: with --overhead-budget a probe set per function, for the
+ * budget to take away one by one. Returns 0 or -errno with @err. */
+static int start_instrument(struct mtx_instrument **out, struct mtx_session *s, struct mtx_writer *w,
+			    const char *prog, const struct collect_options *o, struct collect_sync *cs,
+			    const struct function_uprobes *fu, uint64_t cost_ns, uint64_t start_ns, char **err)
 {
+	struct mtx_instrument *instr = instrument_new(s, w, prog, o->sources, cs->on, start_ns);
+	if (!(*out = instr))
+		return -ENOMEM;
+	instrument_sync_switch(instr, pause_sync, cs);
 	instrument_budget(instr, o->overhead_budget);
 	if (!fu)
 		return 0;
@@ -518,7 +525,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0, pidfd = -1, nr_pfds;
 	const char *stopped_before = NULL;
-	uint64_t last_commit, exit_ns, calls_taken = 0, attach_ns = 0, detach_at = UINT64_MAX, uprobe_cost_ns = 0;
+	uint64_t last_commit, exit_ns, calls_taken = 0, attach_ns = 0, start_ns, detach_at = UINT64_MAX;
+	uint64_t uprobe_cost_ns = 0;
 	size_t sync_left = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -648,19 +656,16 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * emitted after interrupts that follow it, when its CPU's ring is read
 	 * late. */
 	drain_first(&drain);
+	if (o->attach_pid && !(attach_ns = attach_threads(&s, &sinks, err))) {
+		rc = -ESRCH;
+		goto fail_unstarted;
+	}
+	/* the run starts at the attach, or as the program is let go */
+	start_ns = o->attach_pid ? attach_ns : clock_now_ns();
+	model_program_released(m, start_ns);
+	if ((rc = start_instrument(&instr, &s, w, found, o, &cs, fu, uprobe_cost_ns, start_ns, err)))
+		goto fail_unstarted;
 	if (o->attach_pid) {
-		if (!(attach_ns = attach_threads(&s, &sinks, err))) {
-			rc = -ESRCH;
-			goto fail_unstarted;
-		}
-		model_program_released(m, attach_ns);
-		if (!(instr = instrument_new(&s, w, found, o->sources, cs.on, attach_ns))) {
-			rc = -ENOMEM;
-			goto fail_unstarted;
-		}
-		instrument_sync_switch(instr, pause_sync, &cs);
-		if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
-			goto fail_unstarted;
 		writer_meta_int(w, "attach_pid", o->attach_pid);
 		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
 		writer_meta_int(w, "attach_process_age_ns", target_process_age_ns(o->attach_pid));
@@ -671,14 +676,6 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			s.nr_tids, plural_s(s.nr_tids), o->duration_ns ? "" : "; Ctrl-C detaches");
 		goto started;
 	}
-	model_program_released(m, clock_now_ns());
-	if (!(instr = instrument_new(&s, w, found, o->sources, cs.on, clock_now_ns()))) {
-		rc = -ENOMEM;
-		goto fail_unstarted;
-	}
-	instrument_sync_switch(instr, pause_sync, &cs);
-	if ((rc = start_functions(instr, o, fu, uprobe_cost_ns, err)))
-		goto fail_unstarted;
 	rc = target_start(&t, o->argv[0], err);
 	if (!rc) {
 		/* The read can come after the program's first traced switches;
