@@ -212,11 +212,31 @@ int target_attach(pid_t pid, char *exe, size_t size, int *pidfd, char **err)
 	return 0;
 }
 
+/* Read /proc/@pid[/task/@tid]/stat (@tid 0: the process's) into @buf:
+ * "ID (name) S ...", the name may hold spaces and parentheses. Returns
+ * the ") " that ends the name, or NULL. */
+static char *read_stat(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[80], *close_paren;
+	FILE *f;
+	size_t n;
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	close_paren = strrchr(buf, ')');
+	return close_paren && strchr(buf, '(') && close_paren[1] == ' ' ? close_paren : NULL;
+}
+
 char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size, int *syscall_nr)
 {
 	char path[80], buf[512], *close_paren;
 	FILE *f;
-	size_t n;
 	name[0] = 0;
 	*syscall_nr = -1;
 	/* "NR args... sp pc" while in a syscall, "running" or "-1 sp pc" else */
@@ -226,15 +246,7 @@ char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size, int *sys
 			*syscall_nr = -1;
 		fclose(f);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "tid (name) S ...": the name may hold spaces and parentheses */
-	close_paren = strrchr(buf, ')');
-	if (!close_paren || !strchr(buf, '(') || close_paren[1] != ' ')
+	if (!(close_paren = read_stat(pid, tid, buf, sizeof(buf))))
 		return 0;
 	snprintf(name, size, "%.*s", (int)(close_paren - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
 	return close_paren[2];
@@ -264,19 +276,11 @@ int target_maps_each(pid_t pid, target_map_fn fn, void *ctx)
 
 int64_t target_process_age_ns(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long start_ticks;
 	struct timespec now;
-	FILE *f;
-	size_t n;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
 	/* field 22, counted after the name's closing parenthesis (field 2) */
-	if (!(p = strrchr(buf, ')')) ||
+	if (!(p = read_stat(pid, 0, buf, sizeof(buf))) ||
 	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		   &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &now))
 		return -1;
