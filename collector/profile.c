@@ -268,7 +268,7 @@ static uint32_t intern_sample(struct mtx_profile *p, uint32_t space, const struc
 		struct mtx_unwinder *u = space_unwinder(p, space);
 		int truncated = 0, n;
 		t1 = clock_now_ns();
-		n = u ? unwinder_walk(u, ev->tid, ev->u.sample.stack, pcs, &why, &truncated) : 0;
+		n = u ? unwinder_walk(u, ev->tid, ev->u.sample.stack, pcs, NULL, &why, &truncated) : 0;
 		p->unwind_setup_ns += t1 - t0;
 		p->unwind_ns += clock_now_ns() - t1;
 		if (n >= 2 || (n == 1 && ev->u.sample.nr <= 1)) {

@@ -182,7 +182,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 };
 
 struct walk {
-	uint64_t *pcs;
+	uint64_t *pcs, *sps;
 	int nr;
 };
 
@@ -196,14 +196,20 @@ static int on_frame(Dwfl_Frame *frame, void *arg)
 	/* Callers are stored as return addresses (stacks.c takes 1 off);
 	 * an exact pc above the leaf (a signal frame) gets 1 added. */
 	w->pcs[w->nr] = w->nr && activation ? pc + 1 : pc;
+	if (w->sps) {
+		Dwarf_Word sp = 0;
+		if (dwfl_frame_reg(frame, DWARF_REG_SP, &sp) != 0)
+			return DWARF_CB_ABORT;
+		w->sps[w->nr] = sp;
+	}
 	w->nr++;
 	return w->nr < UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 int unwinder_walk(struct mtx_unwinder *u, int32_t tid, const struct mtx_user_stack *stack, uint64_t *pcs,
-		  enum unwind_fail *why, int *truncated)
+		  uint64_t *sps, enum unwind_fail *why, int *truncated)
 {
-	struct walk w = { .pcs = pcs };
+	struct walk w = { .pcs = pcs, .sps = sps };
 	*truncated = 0;
 	*why = UNWIND_FAIL_ERROR;
 	if (!stack) {

@@ -58,12 +58,14 @@ int unwinder_add_file(struct mtx_unwinder *u, const char *path, uint64_t start, 
 /*
  * unwinder_walk - unwind thread @tid from the registers and stack copy of
  * @stack: the pcs, leaf first (callers as return addresses, as perf gives
- * them), at most UNWIND_MAX_FRAMES, into @pcs. Returns how many (0 when not
- * even the leaf's module is known, with *@why set). *@truncated is set
- * when the walk needed stack beyond the copy (callers may be missing).
+ * them), at most UNWIND_MAX_FRAMES, into @pcs, and (@sps not NULL) each
+ * frame's stack pointer into @sps: a caller's is where its callee's
+ * return leaves the stack pointer. Returns how many (0 when not even the
+ * leaf's module is known, with *@why set). *@truncated is set when the
+ * walk needed stack beyond the copy (callers may be missing).
  */
 int unwinder_walk(struct mtx_unwinder *u, int32_t tid, const struct mtx_user_stack *stack, uint64_t *pcs,
-		  enum unwind_fail *why, int *truncated);
+		  uint64_t *sps, enum unwind_fail *why, int *truncated);
 
 void unwinder_free(struct mtx_unwinder *u);
 

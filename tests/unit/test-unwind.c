@@ -148,7 +148,7 @@ Test(unwind, own_stack_without_frame_pointers)
 	cr_assert_eq(unwinder_add_file(u, path, start, pgoff, NULL, 0), 0);
 	cr_assert_eq(level1(1), 6);
 	cr_assert_not_null(sample);
-	n = unwinder_walk(u, (int32_t)gettid(), sample, pcs, &why, &truncated);
+	n = unwinder_walk(u, (int32_t)gettid(), sample, pcs, NULL, &why, &truncated);
 	/* take_sample, then level2 and level1 by their return addresses; the
 	 * walk may go on (or stop) in libcriterion, which is not reported. */
 	cr_assert_geq(n, 3, "only %d frames (why %s)", n, unwind_fail_name(why));
@@ -159,11 +159,11 @@ Test(unwind, own_stack_without_frame_pointers)
 	 * which walks the same afterwards. */
 	cr_assert_eq(mapping_of("/libc.so.6", path, &start, &pgoff), 0, "libc is not mapped");
 	cr_assert_eq(unwinder_add_file(u, path, start, pgoff, NULL, 0), 0);
-	cr_assert_geq(unwinder_walk(u, (int32_t)gettid(), sample, pcs, &why, &truncated), 3);
+	cr_assert_geq(unwinder_walk(u, (int32_t)gettid(), sample, pcs, NULL, &why, &truncated), 3);
 	cr_assert_eq(pcs[2], ret_into_level1);
 	/* Without the copy, only the leaf: the callers needed stack. */
 	sample->size = 0;
-	n = unwinder_walk(u, (int32_t)gettid(), sample, pcs, &why, &truncated);
+	n = unwinder_walk(u, (int32_t)gettid(), sample, pcs, NULL, &why, &truncated);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(why, UNWIND_FAIL_NO_CALLER);
 	cr_assert_eq(truncated, 1);
@@ -189,9 +189,9 @@ Test(unwind, refusals)
 	cr_assert_eq(unwinder_add_file(u, "/proc/self/maps", start, 0, NULL, 0), -ENOEXEC);
 	/* Nothing reported: no module; no stack: said so. */
 	none.regs[16] = start;
-	cr_assert_eq(unwinder_walk(u, 1, &none, pcs, &why, &truncated), 0);
+	cr_assert_eq(unwinder_walk(u, 1, &none, pcs, NULL, &why, &truncated), 0);
 	cr_assert_eq(why, UNWIND_FAIL_NO_MODULE);
-	cr_assert_eq(unwinder_walk(u, 1, NULL, pcs, &why, &truncated), 0);
+	cr_assert_eq(unwinder_walk(u, 1, NULL, pcs, NULL, &why, &truncated), 0);
 	cr_assert_eq(why, UNWIND_FAIL_NO_STACK);
 	cr_assert_str_eq(unwind_fail_name(UNWIND_FAIL_NO_CALLER), "no_caller");
 	unwinder_free(u);
