@@ -15,11 +15,11 @@
  */
 #include "config.h"
 #include "collector/session.h"
+#include "collector/target.h"
 #include "collector/tracepoint.h"
 #include "src/grow.h"
 #include "src/error.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -224,37 +224,26 @@ static int open_leaders(struct mtx_session *s, size_t i)
 	return 0;
 }
 
+/* Add thread @tid to s->tids unless it is there: 1 when added. */
+static int add_tid(void *ctx, pid_t tid)
+{
+	struct mtx_session *s = ctx;
+	pid_t *tids;
+	for (size_t i = 0; i < s->nr_tids; i++)
+		if (s->tids[i] == tid)
+			return 0;
+	if (!(tids = grow_array(s->tids, &s->cap_tids, s->nr_tids, sizeof(*tids), 16)))
+		return -ENOMEM;
+	s->tids = tids;
+	s->tids[s->nr_tids++] = tid;
+	return 1;
+}
+
 /* Add the threads of the process not seen before to s->tids. Returns how
  * many, or -errno (-ESRCH: the process is gone). */
 static int read_new_tids(struct mtx_session *s)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int added = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
-	if (!(dir = opendir(path)))
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((d = readdir(dir))) {
-		pid_t tid = (pid_t)atoi(d->d_name);
-		size_t i = 0;
-		pid_t *tids;
-		if (tid <= 0)
-			continue;
-		while (i < s->nr_tids && s->tids[i] != tid)
-			i++;
-		if (i < s->nr_tids)
-			continue;
-		if (!(tids = grow_array(s->tids, &s->cap_tids, s->nr_tids, sizeof(*tids), 16))) {
-			closedir(dir);
-			return -ENOMEM;
-		}
-		s->tids = tids;
-		s->tids[s->nr_tids++] = tid;
-		added++;
-	}
-	closedir(dir);
-	return added;
+	return target_tasks_each(s->pid, add_tid, s);
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -295,12 +284,12 @@ void session_close_soon(int *fds, size_t n)
 }
 
 int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag,
-			       uint32_t set)
+			       uint32_t set, int on)
 {
 	struct perf_event_attr attr;
 	size_t first = s->nr_events;
 	tp_attr(&attr, id);
-	attr.disabled = 1; /* session_enable_set: on everywhere at once */
+	attr.disabled = !on; /* session_enable_set: on everywhere at once */
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		int rc = open_into_ring(s, &attr, source, tag, -1, cpu);
 		if (rc)

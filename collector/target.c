@@ -3,6 +3,7 @@
 #include "collector/target.h"
 #include "src/error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -250,6 +251,28 @@ char target_thread_state(pid_t pid, pid_t tid, char *name, size_t size, int *sys
 		return 0;
 	snprintf(name, size, "%.*s", (int)(close_paren - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
 	return close_paren[2];
+}
+
+int target_tasks_each(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		int rc = tid > 0 ? fn(ctx, tid) : 0;
+		if (rc < 0) {
+			n = rc;
+			break;
+		}
+		n += rc == 1;
+	}
+	closedir(dir);
+	return n;
 }
 
 int target_maps_each(pid_t pid, target_map_fn fn, void *ctx)

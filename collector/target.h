@@ -90,6 +90,12 @@ typedef int (*target_map_fn)(void *ctx, uint64_t start, uint64_t end, uint64_t p
  * nonzero value, or -errno. */
 int target_maps_each(pid_t pid, target_map_fn fn, void *ctx);
 
+/* target_tasks_each - call @fn(@ctx, tid) for each thread of process
+ * @pid (/proc/PID/task). Returns how many calls returned 1, @fn's
+ * negative value (which stops the walk), or -errno (-ESRCH: the process
+ * is gone). */
+int target_tasks_each(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
+
 /* target_kill - kill and reap a child that was never started. */
 void target_kill(struct mtx_target *t);
 
