@@ -7,6 +7,7 @@
 #include "src/keyhash.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ struct call_frame {
 	int64_t function_id;
 	uint8_t uretprobe;  /* the kernel armed a return probe for it */
 	uint8_t past_depth; /* it could not: its return will not be seen */
+	uint8_t retroactive; /* found on the stack (catch-up): no return probe */
 	uint16_t set;       /* its probe set's (mtx ctl probe add), else 0 */
 	int64_t parent_id;  /* the caller's calls.id, -1 at depth 0: as entered */
 	int32_t depth;      /* (a frame closed below it does not change them) */
@@ -157,7 +159,7 @@ static void close_at(struct mtx_calls *c, struct call_stack *s, size_t i, uint64
 	s->uretprobes -= f.uretprobe;
 	put_row(c, &(struct writer_call_row){
 		.id = f.id, .tid = s->tid, .function_id = f.function_id, .parent_id = f.parent_id, .depth = f.depth,
-		.start_ns = f.start_ns, .end_ns = end_ns, .unfinished = why,
+		.start_ns = f.start_ns, .end_ns = end_ns, .unfinished = why, .retroactive = f.retroactive,
 	});
 	c->written++;
 	if (why)
@@ -215,15 +217,30 @@ static void on_entry(struct mtx_calls *c, const struct mtx_event *ev)
 		return;
 	}
 	s->frames = frames;
-	armed = ev->u.call.uretprobe && s->uretprobes < CALLS_URETPROBE_DEPTH;
+	armed = ev->u.call.uretprobe && !ev->u.call.catch_up && s->uretprobes < CALLS_URETPROBE_DEPTH;
 	s->uretprobes += (size_t)armed;
 	s->frames[s->depth] = (struct call_frame){
 		.fn = ev->u.call.fn, .start_ns = ev->ts_ns, .sp = ev->u.call.sp, .id = take_id(c),
 		.function_id = function_id, .uretprobe = (uint8_t)armed,
-		.past_depth = (uint8_t)(ev->u.call.uretprobe && !armed), .set = ev->u.call.set,
+		.past_depth = (uint8_t)(ev->u.call.uretprobe && !ev->u.call.catch_up && !armed),
+		.retroactive = ev->u.call.catch_up, .set = ev->u.call.set,
 		.parent_id = s->depth ? s->frames[s->depth - 1].id : -1, .depth = (int32_t)s->depth,
 	};
 	s->depth++;
+}
+
+/* Whether frame @f is the call that return event @ev ends: the newest of
+ * its function for a return probe's, and for a catch-up probe's, the
+ * retroactive call whose stack pointer at entry (below its return
+ * address) is the one the return left: other calls returning to that
+ * address, deeper ones of a recursion or later ones, pass it too. */
+static bool ends(const struct call_frame *f, const struct mtx_event *ev)
+{
+	if (f->fn != ev->u.call.fn || f->past_depth)
+		return false;
+	if (!ev->u.call.catch_up) /* a return probe: the kernel armed none for it */
+		return !f->retroactive;
+	return f->retroactive && f->sp + 8 == ev->u.call.sp;
 }
 
 static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
@@ -231,10 +248,11 @@ static void on_return(struct mtx_calls *c, const struct mtx_event *ev)
 	struct call_stack *s = stack_of(c, ev->tid, 0);
 	size_t match = s ? s->depth : 0;
 	/* past_depth frames above it are closed as such by close_top */
-	while (match > 0 && (s->frames[match - 1].fn != ev->u.call.fn || s->frames[match - 1].past_depth))
+	while (match > 0 && !ends(&s->frames[match - 1], ev))
 		match--;
 	if (match == 0) {
-		c->unmatched++;
+		if (!ev->u.call.catch_up)
+			c->unmatched++;
 		return;
 	}
 	while (s->depth > match)

@@ -28,6 +28,12 @@
  * pointer is at or above its own (it has left its frame), or the return
  * of a call below it; a return never pairs with it.
  *
+ * A call already running when its probe went in (collector/catch-up.h)
+ * is pushed at that instant, retroactive, base of the stack first, and is
+ * closed by the hit of the one-shot probe on its return address whose
+ * stack pointer shows it left that very frame (return probes never pair
+ * with it, nor it with them).
+ *
  * Ids follow entry order. A row is complete when its call is closed, so a
  * child's precedes its parent's; rows are written in id order within a
  * window of recent ids, and at calls_flush and calls_finish.

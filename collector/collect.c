@@ -15,6 +15,7 @@
 #include "collector/interrupts.h"
 #include "collector/thread-sched.h"
 #include "collector/calls.h"
+#include "collector/catch-up.h"
 #include "collector/sync/collect-sync.h"
 #include "collector/elf-symbols.h"
 #include "collector/fd-kind.h"
@@ -354,7 +355,7 @@ static int pause_sync(void *ctx, int paused)
  * budget to take away one by one. Returns 0 or -errno with @err. */
 static int start_instrument(struct mtx_instrument **out, struct mtx_session *s, struct mtx_writer *w,
 			    const char *prog, const struct collect_options *o, struct collect_sync *cs,
-			    const struct function_uprobes *fu, uint64_t cost_ns, uint64_t start_ns, char **err)
+			    struct function_uprobes *fu, uint64_t cost_ns, uint64_t start_ns, char **err)
 {
 	struct mtx_instrument *instr = instrument_new(s, w, prog, o->sources, cs->on, start_ns);
 	if (!(*out = instr))
@@ -520,7 +521,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_output out = { 0 };
 	struct mtx_control *ctl = NULL;
 	struct mtx_instrument *instr = NULL;
-	char found[PATH_MAX], *sync_err = NULL;
+	struct catch_up *cu = NULL; /* the attached process, stopped to catch up */
+	char found[PATH_MAX], *sync_err = NULL, *cu_err = NULL;
 	const char *prog = o->attach_pid ? found : o->argv[0];
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0, pidfd = -1, nr_pfds;
@@ -656,6 +658,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * emitted after interrupts that follow it, when its CPU's ring is read
 	 * late. */
 	drain_first(&drain);
+	/* Stopped before its probes go on, to catch up on the calls it is in. */
+	if (o->attach_pid && fu && function_uprobes_count(fu) && catch_up_stop(&cu, o->attach_pid, &cu_err)) {
+		log_warn("%s: the calls already running are not recorded", cu_err ? cu_err : "out of memory");
+		free(cu_err);
+		catch_up_resume(cu);
+		cu = NULL;
+	}
 	if (o->attach_pid && !(attach_ns = attach_threads(&s, &sinks, err))) {
 		rc = -ESRCH;
 		goto fail_unstarted;
@@ -665,7 +674,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	model_program_released(m, start_ns);
 	if ((rc = start_instrument(&instr, &s, w, found, o, &cs, fu, uprobe_cost_ns, start_ns, err)))
 		goto fail_unstarted;
+	if (cu)
+		instrument_catch_up(instr, cu, attach_ns);
 	if (o->attach_pid) {
+		instrument_running(instr, o->attach_pid, catch_up_resume(cu));
+		cu = NULL;
 		writer_meta_int(w, "attach_pid", o->attach_pid);
 		writer_meta_int(w, "attach_ns", (int64_t)attach_ns);
 		writer_meta_int(w, "attach_process_age_ns", target_process_age_ns(o->attach_pid));
@@ -692,6 +705,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		t.pid = -1;
 		goto fail_unstarted;
 	}
+	instrument_running(instr, t.pid, 0);
 started:
 	output_started(&out);
 
@@ -890,6 +904,7 @@ started:
 	return 0;
 
 fail_unstarted:
+	catch_up_resume(cu);
 	drain_done(&drain, NULL);
 	target_kill(&t);
 	model_free(m);

@@ -125,13 +125,18 @@ struct mtx_event {
 		 * return is a kernel return probe's (uprobes), which the kernel
 		 * arms only so deep (collector/calls.h). @set: the probe set
 		 * (mtx ctl probe add) whose probe it was; an event with
-		 * at_return MTX_CALL_CUT closes that set's open calls (removed). */
+		 * at_return MTX_CALL_CUT closes that set's open calls (removed).
+		 * @catch_up (collector/catch-up.h): an entry, a call found on
+		 * the stack as its probe went in; a return, a hit of the probe
+		 * on such a call's return address, @sp the stack pointer
+		 * after it (any call returning there hits it). */
 		struct {
 			uint64_t fn;
 			uint64_t callsite;
 			uint64_t sp;
 			uint8_t at_return; /* 1: a return; MTX_CALL_CUT: @set removed */
 			uint8_t uretprobe;
+			uint8_t catch_up;
 			uint16_t set; /* the probe set's (mtx ctl probe add), else 0 */
 		} call;
 		/* An interrupt handler entered or left on cpu (the event's tid

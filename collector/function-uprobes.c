@@ -14,6 +14,7 @@
 #include "config.h"
 #include "collector/function-uprobes.h"
 #include "collector/calibrate.h"
+#include "collector/catch-up.h"
 #include "collector/elf-symbols.h"
 #include "collector/session.h"
 #include "collector/tracepoint.h"
@@ -39,6 +40,7 @@ struct function_probe {
 	size_t module;    /* index into modules */
 	uint64_t offset;  /* of the function in its file */
 	uint64_t size;
+	uint64_t skip;    /* bytes from its start to its entry probe */
 	long id[2];       /* tracepoint ids: entry, return */
 };
 
@@ -53,8 +55,14 @@ struct function_uprobes {
 	uint32_t set;                /* probe set (mtx ctl probe add), 0: --functions */
 };
 
-/* A probe set's events are tagged set << SET_SHIFT | function * 2 | return. */
+/* A probe set's events are tagged set << SET_SHIFT | function * 2 | return;
+ * a catch-up probe's (on the return address of a call already running,
+ * collector/catch-up.h) set << SET_SHIFT | CATCH_UP_BIT | index * 2 | 1:
+ * odd, as a return, so that it never counts as a call. */
 #define SET_SHIFT 20
+#define CATCH_UP_BIT (1 << 19)
+#define MAX_CATCH_UPS 4096 /* return addresses a collector probes */
+#define CATCH_UP_ARGS "sp=%sp:u64"
 
 /* The tracefs name of function @i's entry (@r 0) or return probe:
  * numbered (symbol names may hold characters tracefs refuses), and by
@@ -380,6 +388,7 @@ int function_uprobes_define(struct function_uprobes *u, char **err)
 			}
 			p.id[r] = id;
 		}
+		p.skip = (uint64_t)skip;
 		u->probes[kept++] = p;
 	}
 	u->nr_probes = kept;
@@ -390,6 +399,11 @@ int function_uprobes_define(struct function_uprobes *u, char **err)
 struct function_layout {
 	struct tp_field ip, callsite, sp; /* entry */
 	struct tp_field func, ret_ip;   /* return */
+	/* catch-up probes: the stack pointer after the return, and the
+	 * function (its entry probe's address) each one's call is of */
+	struct tp_field catch_up_sp;
+	uint64_t catch_up_fn[MAX_CATCH_UPS], catch_up_ret[MAX_CATCH_UPS];
+	size_t nr_catch_ups;
 };
 
 static int fu_decode(struct mtx_session *s, int tag, const struct perf_sample *sample, struct mtx_event *ev)
@@ -397,11 +411,22 @@ static int fu_decode(struct mtx_session *s, int tag, const struct perf_sample *s
 	const struct function_layout *l = s->source_state[MTX_SRC_FUNCTIONS];
 	int at_return = tag & 1;
 	ev->type = MTX_EV_CALL;
+	if (tag & CATCH_UP_BIT) {
+		ev->u.call.fn = l->catch_up_fn[(tag & (CATCH_UP_BIT - 1)) >> 1];
+		ev->u.call.callsite = 0;
+		ev->u.call.sp = (uint64_t)tp_read(sample, &l->catch_up_sp, 0);
+		ev->u.call.at_return = 1;
+		ev->u.call.uretprobe = 0;
+		ev->u.call.catch_up = 1;
+		ev->u.call.set = (uint16_t)((unsigned)tag >> SET_SHIFT);
+		return 1;
+	}
 	ev->u.call.at_return = (uint8_t)at_return;
 	ev->u.call.fn = (uint64_t)tp_read(sample, at_return ? &l->func : &l->ip, 0);
 	ev->u.call.callsite = (uint64_t)tp_read(sample, at_return ? &l->ret_ip : &l->callsite, 0);
 	ev->u.call.sp = at_return ? 0 : (uint64_t)tp_read(sample, &l->sp, 0);
 	ev->u.call.uretprobe = 1;
+	ev->u.call.catch_up = 0;
 	ev->u.call.set = (uint16_t)((unsigned)tag >> SET_SHIFT);
 	return 1;
 }
@@ -488,7 +513,7 @@ int function_uprobes_open_set(struct function_uprobes *u, struct mtx_session *s)
 	for (size_t i = 0; i < u->nr_probes && !rc; i++)
 		for (int r = 0; r < 2 && !rc; r++)
 			rc = session_add_set_tracepoint(s, u->probes[i].id[r], &source_function_uprobes,
-							(int)(u->set << SET_SHIFT | ((uint32_t)i * 2 + (uint32_t)r)), u->set);
+							(int)(u->set << SET_SHIFT | ((uint32_t)i * 2 + (uint32_t)r)), u->set, 0);
 	return rc;
 }
 
@@ -508,6 +533,108 @@ size_t function_uprobes_close_set(struct function_uprobes *u, struct mtx_session
 	size_t n = session_close_set(s, u->set, remove_set, u->group);
 	uprobe_group_disown(u->group);
 	return n;
+}
+
+/* The function of the sets @sets (@n) that code address @pc of @cu's
+ * process is in: its set in *@set and its probe in *@probe; 0 if none. */
+static int probed_at(struct function_uprobes *const *sets, size_t n, const struct catch_up *cu, uint64_t pc,
+		     size_t *set, size_t *probe)
+{
+	const struct catch_up_map *m = catch_up_map_of(cu, pc);
+	uint64_t off;
+	if (!m)
+		return 0;
+	off = pc - m->start + m->pgoff;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < sets[k]->nr_probes; i++) {
+			const struct function_probe *p = &sets[k]->probes[i];
+			if (off >= p->offset && off < p->offset + p->size &&
+			    !strcmp(sets[k]->modules[p->module], m->path)) {
+				*set = k;
+				*probe = i;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+/* A catch-up probe on return address @ret for calls of @fn in set @u, as
+ * catch-up probe @k of the layout @l: defined and opened (on) unless an
+ * earlier call of the same function returning there has one. Returns 0
+ * or -errno. */
+static int catch_up_probe(struct function_uprobes *u, struct mtx_session *s, struct function_layout *l,
+			  const struct catch_up *cu, uint64_t ret, uint64_t fn)
+{
+	const struct catch_up_map *m = catch_up_map_of(cu, ret);
+	char name[32], *err = NULL;
+	size_t k = l->nr_catch_ups;
+	long id;
+	int rc;
+	for (size_t i = 0; i < k; i++)
+		if (l->catch_up_fn[i] == fn && l->catch_up_ret[i] == ret)
+			return 0;
+	if (!m || k == MAX_CATCH_UPS)
+		return -ENOSPC;
+	snprintf(name, sizeof(name), "s%u_cu%zu", u->set, k);
+	id = uprobe_group_add(u->group, name, 0, m->path, ret - m->start + m->pgoff, CATCH_UP_ARGS, &err);
+	if (id < 0) {
+		log_debug("catch-up: no probe at %s+%#llx: %s", m->path, (unsigned long long)(ret - m->start + m->pgoff),
+			  err ? err : "");
+		free(err);
+		return (int)id;
+	}
+	if (!k && tp_lookup(uprobe_group_name(u->group), name, "sp", &l->catch_up_sp))
+		return session_set_error(s, -EINVAL, "the uprobes of %s have an unknown format",
+					 uprobe_group_name(u->group));
+	rc = session_add_set_tracepoint(s, id, &source_function_uprobes,
+					(int)(u->set << SET_SHIFT | CATCH_UP_BIT | (uint32_t)k << 1 | 1), u->set, 1);
+	if (rc)
+		return rc;
+	l->catch_up_fn[k] = fn;
+	l->catch_up_ret[k] = ret;
+	l->nr_catch_ups++;
+	return 0;
+}
+
+int function_uprobes_catch_up(struct function_uprobes *const *sets, size_t n, struct mtx_session *s,
+			      const struct catch_up *cu, uint64_t t0, void (*push)(void *ctx, const struct mtx_event *ev),
+			      void *ctx)
+{
+	struct function_layout *l = s->source_state[MTX_SRC_FUNCTIONS];
+	int calls = 0;
+	if (!l)
+		return 0; /* no set was opened */
+	for (size_t t = 0; t < catch_up_nr_stacks(cu); t++) {
+		const struct catch_up_stack st = catch_up_stack(cu, t);
+		/* the base of the stack first; the outermost frame's return is
+		 * not known */
+		for (int j = st.nr - 2; j >= 0; j--) {
+			const uint64_t pc = j ? st.pcs[j] - 1 : st.pcs[j], ret = st.pcs[j + 1];
+			const struct catch_up_map *m = catch_up_map_of(cu, pc);
+			struct function_uprobes *u;
+			struct mtx_event ev = { .ts_ns = t0, .cpu = -1, .pid = catch_up_pid(cu), .tid = st.tid,
+						.type = MTX_EV_CALL };
+			size_t k, i;
+			uint64_t fn;
+			if (!probed_at(sets, n, cu, pc, &k, &i))
+				continue;
+			u = sets[k];
+			fn = m->start + u->probes[i].offset + u->probes[i].skip - m->pgoff;
+			/* stopped on the entry probe: it will fire */
+			if (!j && st.pcs[0] == fn)
+				continue;
+			if (catch_up_probe(u, s, l, cu, ret, fn))
+				continue; /* its end could not be seen: no call */
+			ev.u.call.fn = fn;
+			ev.u.call.callsite = ret;
+			ev.u.call.sp = st.sps[j + 1] - 8; /* at the entry: on the return address */
+			ev.u.call.catch_up = 1;
+			ev.u.call.set = (uint16_t)u->set;
+			push(ctx, &ev);
+			calls++;
+		}
+	}
+	return calls;
 }
 
 void function_uprobes_free(struct function_uprobes *u)

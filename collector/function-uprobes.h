@@ -83,6 +83,20 @@ const long *function_uprobes_calibration(const struct function_uprobes *u);
  */
 int function_uprobes_open(struct function_uprobes *u, struct mtx_session *s);
 
+/*
+ * function_uprobes_catch_up - the calls of the functions of @sets (@n,
+ * defined and opened in @s) that the threads stopped in @cu are in
+ * (collector/catch-up.h): each is handed to @push(@ctx, ev) as an entry
+ * at @t0 marked catch_up, base of its stack first, and gets a probe on
+ * its return address, on at once (the threads are stopped), whose hits
+ * end it. A call whose return address takes no probe is left out.
+ * Returns how many calls, or -errno with s->error.
+ */
+struct catch_up;
+struct mtx_event;
+int function_uprobes_catch_up(struct function_uprobes *const *sets, size_t n, struct mtx_session *s,
+			      const struct catch_up *cu, uint64_t t0, void (*push)(void *ctx, const struct mtx_event *ev),
+			      void *ctx);
 /* function_uprobes_free - free @u (NULL is fine), removing its probes
  * unless a session does. */
 void function_uprobes_free(struct function_uprobes *u);

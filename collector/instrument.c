@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/instrument.h"
 #include "collector/calibrate.h"
+#include "collector/catch-up.h"
 #include "collector/cal-store.h"
 #include "collector/function-uprobes.h"
 #include "collector/session.h"
@@ -61,7 +62,7 @@ struct mtx_instrument {
 	struct window *windows;
 	size_t nr_windows, cap_windows;
 	const char *functions;     /* --functions: on from the start */
-	const struct function_uprobes *functions_fu;
+	struct function_uprobes *functions_fu;
 	uint64_t functions_cost_ns;
 	int64_t last_row_id;       /* instrumentation.id */
 	double budget_pct;         /* --overhead-budget, 0: none */
@@ -69,6 +70,8 @@ struct mtx_instrument {
 	/* the library's sync records, switched by the region (NULL: none) */
 	int (*sync_pause)(void *ctx, int paused);
 	void *sync_ctx;
+	pid_t running;             /* the program runs: probes catch up on its calls */
+	uint64_t catch_up_calls, catch_up_stops, catch_up_stopped_ns;
 };
 
 static int open_window(struct mtx_instrument *in, const char *name, enum mtx_source_id id, uint64_t ns)
@@ -205,9 +208,45 @@ static void calibrate(struct mtx_instrument *in, const struct function_uprobes *
 	need_cost(in);
 }
 
+static void push_catch_up(void *ctx, const struct mtx_event *ev)
+{
+	struct mtx_instrument *in = ctx;
+	order_push(&in->s->order, in->cut_queue, ev);
+}
+
+/* The calls of @sets' functions that the threads stopped in @cu are in
+ * become calls begun at @t0 (collector/catch-up.h). */
+static void catch_up_calls(struct mtx_instrument *in, struct function_uprobes *const *sets, size_t n,
+			   const struct catch_up *cu, uint64_t t0)
+{
+	int calls = function_uprobes_catch_up(sets, n, in->s, cu, t0, push_catch_up, in);
+	if (calls < 0)
+		log_warn("the calls already running are not recorded: %s", in->s->error);
+	else
+		in->catch_up_calls += (uint64_t)calls;
+}
+
+/* Stop the program's threads to catch up on their calls (NULL: not
+ * running yet, or it cannot be stopped, said). */
+static struct catch_up *stop_program(struct mtx_instrument *in)
+{
+	struct catch_up *cu = NULL;
+	char *err = NULL;
+	if (!in->running)
+		return NULL;
+	if (catch_up_stop(&cu, in->running, &err)) {
+		log_warn("%s: the calls already running are not recorded", err ? err : "out of memory");
+		free(err);
+		in->catch_up_stopped_ns += catch_up_resume(cu);
+		return NULL;
+	}
+	in->catch_up_stops++;
+	return cu;
+}
+
 /* Put probe set @fu (found, not defined) on now, as the next probe, under
- * @pattern. Returns it, or NULL with @err (caller frees); @fu is then
- * freed. */
+ * @pattern, catching up on the calls of its functions the program is in.
+ * Returns it, or NULL with @err (caller frees); @fu is then freed. */
 static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes *fu, const char *pattern,
 			     const char *reason, char **err)
 {
@@ -218,12 +257,18 @@ static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes 
 	function_uprobes_set(fu, id);
 	rc = function_uprobes_define(fu, err);
 	if (!rc) {
+		struct catch_up *cu;
 		calibrate(in, fu);
 		rc = function_uprobes_open_set(fu, in->s);
+		/* stopped, no call is missed or seen twice as they go on */
+		cu = rc ? NULL : stop_program(in);
 		/* on from the instant all go on: every call recorded is after it */
 		on_ns = clock_now_ns();
+		if (cu)
+			catch_up_calls(in, &fu, 1, cu, on_ns);
 		if (!rc)
 			rc = function_uprobes_enable_set(fu, in->s, 1);
+		in->catch_up_stopped_ns += catch_up_resume(cu);
 		if (rc) {
 			*err = strdup(in->s->error ? in->s->error : strerror(-rc));
 			function_uprobes_close_set(fu, in->s);
@@ -439,7 +484,7 @@ void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 			    line);
 }
 
-void instrument_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+void instrument_functions(struct mtx_instrument *in, const char *pattern, struct function_uprobes *fu,
 			  uint64_t cost_ns)
 {
 	in->functions = pattern;
@@ -554,6 +599,30 @@ int instrument_start_functions(struct mtx_instrument *in, const char *pattern, c
 	return rc;
 }
 
+void instrument_catch_up(struct mtx_instrument *in, struct catch_up *cu, uint64_t t0)
+{
+	struct function_uprobes **sets = calloc(in->nr_probes + 1, sizeof(*sets));
+	size_t n = 0;
+	in->catch_up_stops++;
+	if (!sets) {
+		log_warn("the calls already running are not recorded: out of memory");
+		return;
+	}
+	if (in->functions_fu)
+		sets[n++] = in->functions_fu;
+	for (size_t i = 0; i < in->nr_probes; i++)
+		if (!in->probes[i].off_ns)
+			sets[n++] = in->probes[i].fu;
+	catch_up_calls(in, sets, n, cu, t0);
+	free(sets);
+}
+
+void instrument_running(struct mtx_instrument *in, pid_t pid, uint64_t stopped_ns)
+{
+	in->running = pid;
+	in->catch_up_stopped_ns += stopped_ns;
+}
+
 void instrument_sync_switch(struct mtx_instrument *in, int (*pause)(void *ctx, int paused), void *ctx)
 {
 	in->sync_pause = pause;
@@ -628,6 +697,11 @@ void instrument_finish(struct mtx_instrument *in, uint64_t end_ns)
 		write_row(in, &(struct writer_instrumentation_row){
 			.kind = "source", .target = w->name, .reason = w->on_ns == in->start_ns ? "start" : "user",
 			.off_reason = w->off_ns ? "user" : NULL, .on_ns = w->on_ns, .off_ns = w->off_ns }, NULL, -1);
+	}
+	if (in->catch_up_stops) {
+		writer_meta_int(in->w, "catch_up_stops", (int64_t)in->catch_up_stops);
+		writer_meta_int(in->w, "catch_up_stopped_ns", (int64_t)in->catch_up_stopped_ns);
+		writer_meta_int(in->w, "catch_up_calls", (int64_t)in->catch_up_calls);
 	}
 }
 

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct mtx_session;
 struct mtx_writer;
@@ -41,8 +42,20 @@ struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *
 /* instrument_functions - --functions @pattern put probes on the functions
  * of @fu from the start (both kept by the caller until instrument_finish),
  * each call costing @cost_ns (0: not calibrated). */
-void instrument_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
+void instrument_functions(struct mtx_instrument *in, const char *pattern, struct function_uprobes *fu,
 			  uint64_t cost_ns);
+/*
+ * instrument_catch_up - mtx collect -p stopped the process in @cu before
+ * its probes went on at @t0: the calls of probed functions its threads
+ * are in become calls begun at @t0 (collector/catch-up.h). The caller
+ * resumes the process after.
+ */
+struct catch_up;
+void instrument_catch_up(struct mtx_instrument *in, struct catch_up *cu, uint64_t t0);
+/* instrument_running - the program (process @pid) runs, after a stop of
+ * @stopped_ns to catch up (0: none): from now on a probe added stops it
+ * to catch up on the calls it is in. */
+void instrument_running(struct mtx_instrument *in, pid_t pid, uint64_t stopped_ns);
 
 /*
  * instrument_start_functions - --functions @pattern with --overhead-budget:

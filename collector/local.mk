@@ -17,6 +17,7 @@ collector_sources = \
 	collector/stacks.c collector/stacks.h \
 	collector/profile.c collector/profile.h \
 	collector/calls.c collector/calls.h \
+	collector/catch-up.c collector/catch-up.h \
 	collector/unwind.c collector/unwind.h \
 	collector/model.c collector/model.h \
 	collector/fd-kind.c collector/fd-kind.h \

@@ -114,15 +114,15 @@ int session_enable(struct mtx_session *s);
 /*
  * session_add_set_tracepoint - while the program runs (mtx ctl probe add):
  * open tracepoint @id (a uprobe) on every CPU for every task, disabled
- * until session_enable_set, as event @tag of @source in probe set @set
- * (> 0). Per task it
+ * until session_enable_set unless @on, as event @tag of @source in probe
+ * set @set (0: none, closed with the session). Per task it
  * would reach only the threads that exist and those they start; every
  * task reaches them all, and the records of processes not in the run are
  * dropped (the kernel puts a uprobe in every process that maps its file).
  * Returns 0 or -errno with s->error.
  */
 int session_add_set_tracepoint(struct mtx_session *s, long id, const struct mtx_source *source, int tag,
-			       uint32_t set);
+			       uint32_t set, int on);
 
 /* session_enable_set - start (@on) or stop every event of probe set @set.
  * Returns 0 or -errno with s->error. */

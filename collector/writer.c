@@ -49,7 +49,7 @@
 	       "symbols) VALUES (?,?,?,?,?,?,?,?)")                                             \
 	X(CALLSITE, "INSERT INTO callsites(pid, addr, function_id, stack_id) VALUES (?,?,?,?)")             \
 	X(CALL, "INSERT INTO calls(id, tid, function_id, parent_id, depth, start_ns, end_ns, "  \
-		"unfinished) VALUES (?,?,?,?,?,?,?,?)")                                        \
+		"unfinished, retroactive) VALUES (?,?,?,?,?,?,?,?,?)")                                        \
 	X(COLLECTOR_WAIT, "INSERT INTO collector_waits(tid, pid, wait_ns, waits) VALUES (?,?,?,?)") \
 	X(INSTRUMENTATION, "INSERT INTO instrumentation(id, kind, target, probe_id, functions, on_ns, off_ns, "       \
 			   "reason, off_reason, hits, cost_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?)")                 \
@@ -463,6 +463,7 @@ int writer_calls(struct mtx_writer *w, const struct writer_call_row *rows, size_
 		row_put_int(r, (int64_t)rows[i].start_ns);
 		row_put_int(r, (int64_t)rows[i].end_ns);
 		row_put_text(r, rows[i].unfinished);
+		row_put_int(r, rows[i].retroactive);
 		put(w, r);
 	}
 	return 0;

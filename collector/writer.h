@@ -136,12 +136,13 @@ int writer_map(struct mtx_writer *w, int32_t pid, uint64_t ts_ns, uint64_t start
 int writer_callsite(struct mtx_writer *w, int32_t pid, uint64_t addr, int64_t function_id, uint32_t stack_id);
 /* A calls row (collector/calls.c): @parent_id <= 0 for none (NULL);
  * @unfinished NULL when the call returned, else why it was closed (a
- * static string). */
+ * static string); @retroactive: found on the stack as its probe went in. */
 struct writer_call_row {
 	int64_t id, function_id, parent_id;
 	uint64_t start_ns, end_ns;
 	int32_t tid, depth;
 	const char *unfinished;
+	int retroactive;
 };
 
 /* writer_calls - @n calls rows: cheapest in id order (appended to the

@@ -244,7 +244,7 @@ CREATE TABLE calls (
 	depth       INTEGER NOT NULL,  -- 0: outermost recorded call of its thread
 	start_ns    INTEGER NOT NULL,  -- entry
 	end_ns      INTEGER,           -- return, or when it was closed unfinished
-	unfinished  TEXT               -- NULL: it returned; else thread_exit (its thread
+	unfinished  TEXT,              -- NULL: it returned; else thread_exit (its thread
 	                               -- exited, or crashed), exec, run_end (the run
 	                               -- ended first), caller_returned (a call below
 	                               -- it returned first, e.g. by longjmp),
@@ -253,6 +253,10 @@ CREATE TABLE calls (
 	                               -- return is never seen; end_ns is an upper
 	                               -- bound), probe_removed (mtx ctl probe del
 	                               -- took its probe away first)
+	retroactive INTEGER NOT NULL DEFAULT 0 -- 1: already running when its probe went in
+	                               -- (found on its thread's stack, mtx collect -p,
+	                               -- mtx ctl probe add): start_ns is that instant,
+	                               -- not its entry, which came earlier
 );
 
 -- What was recorded when: a row per window in which a source or a probe

@@ -96,6 +96,7 @@ int db_create(const char *path, sqlite3 **out, char **err)
 static const struct {
 	const char *table, *column;
 } added_columns[] = {
+	{ "calls", "retroactive" },
 	{ "sync_objects", "name" },
 	{ "sync_objects", "used_as" },
 	{ "threads", "attached" },

@@ -76,6 +76,10 @@ tests_e2e_hotcold_SOURCES = tests/e2e/hotcold.c
 tests_e2e_hotcold_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_ticker_SOURCES = tests/e2e/ticker.c
 tests_e2e_ticker_CFLAGS = $(WARN_CFLAGS)
+# test-catch-up.sh's: a call running when its probe goes in.
+check_PROGRAMS += tests/e2e/longcall
+tests_e2e_longcall_SOURCES = tests/e2e/longcall.c
+tests_e2e_longcall_CFLAGS = $(WARN_CFLAGS) -g -O2
 # test-attach.sh's program, started without mtx (-g: for function probes).
 check_PROGRAMS += tests/e2e/attachee
 tests_e2e_attachee_SOURCES = tests/e2e/attachee.c
@@ -226,6 +230,7 @@ E2E_TESTS = \
 	tests/e2e/test-object-names.sh \
 	tests/e2e/test-attach.sh \
 	tests/e2e/test-control.sh \
+	tests/e2e/test-catch-up.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh

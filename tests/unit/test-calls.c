@@ -6,7 +6,9 @@
  * end and marked so; a return without an entry is counted, not written;
  * calls from uprobes past the kernel's depth of return probes are closed
  * when a later entry's stack pointer or a return below shows they ended,
- * marked return_probe_depth, and counted.
+ * marked return_probe_depth, and counted; a call caught up on (found on
+ * the stack as its probe went in) ends only at the return from its own
+ * frame.
  */
 #include "config.h"
 #include "collector/calls.h"
@@ -430,5 +432,42 @@ Test(calls, a_removed_probe_set_ends_its_open_calls_there)
 	expect_row(db, 3, "7 3 2 2 120 140 -");
 	expect_row(db, 1, "7 1 - 0 100 160 -");
 	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 1);
+	sqlite3_close(db);
+}
+
+/* A call found on the stack as its probe went in (collector/catch-up.h):
+ * entry @sp is its stack pointer at entry; a catch-up probe's hit carries
+ * the stack pointer after the return, 8 bytes above. */
+static void feed_catch_up(uint64_t ts, int32_t tid, uint64_t fn, int at_return, uint64_t sp)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_CALL, .pid = 10, .tid = tid, .cpu = 0 };
+	ev.u.call.fn = fn;
+	ev.u.call.at_return = (uint8_t)at_return;
+	ev.u.call.sp = sp;
+	ev.u.call.catch_up = 1;
+	calls_event(c, &ev);
+}
+
+Test(calls, a_call_caught_up_ends_at_the_return_from_its_own_frame)
+{
+	sqlite3 *db;
+	/* f (0x100) runs, recursing, when probes go in at 100: two frames on
+	 * the stack, base first; then a later f recursion with probes */
+	feed_catch_up(100, 7, 0x100, 0, 0x7f00); /* outer f */
+	feed_catch_up(100, 7, 0x100, 0, 0x7e00); /* inner f */
+	UENTER(110, 7, 0x200, 0x7d00);             /* g, seen entered */
+	ULEAVE(120, 7, 0x200);
+	UENTER(130, 7, 0x100, 0x7d00);             /* f again, seen entered */
+	ULEAVE(140, 7, 0x100);                     /* its return probe: the new f */
+	feed_catch_up(141, 7, 0x100, 1, 0x7d08);   /* and the return address: no caught-up f there */
+	feed_catch_up(150, 7, 0x100, 1, 0x7f08);   /* outer f's frame: not the newest */
+	db = finish(1000);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls"), 4);
+	cr_expect_eq(query_int(db, "SELECT COUNT(*) FROM calls WHERE retroactive"), 2);
+	cr_expect_eq(query_int(db, "SELECT value FROM meta WHERE key = 'calls_unmatched_returns'"), 0);
+	expect_row(db, 1, "7 1 - 0 100 150 -");
+	expect_row(db, 2, "7 1 1 1 100 150 caller_returned");
+	expect_row(db, 3, "7 2 2 2 110 120 -");
+	expect_row(db, 4, "7 1 2 2 130 140 -");
 	sqlite3_close(db);
 }
