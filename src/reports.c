@@ -761,6 +761,11 @@ static const struct mtx_query calls_queries[] = {
 	  "WHERE " FUNCTION_IS("x.name") " "
 	  "GROUP BY x.name HAVING SUM(COALESCE(i.off_ns, " RUN_END ") - i.on_ns) < " RUN_END " - " RUN_START " "
 	  "ORDER BY coverage_pct, x.name" },
+	{ "calls.caught_up", "Calls already running when their probe went in: their time counts from then",
+	  "SELECT c.tid, f.name AS function, COUNT(*) AS calls, SUM(c.end_ns - c.start_ns) AS time_ns "
+	  "FROM calls c JOIN functions f ON f.id = c.function_id "
+	  "WHERE c.retroactive AND " FUNCTION_IS("f.name") " "
+	  "GROUP BY c.tid, f.name ORDER BY c.tid, f.name" },
 	{ 0 },
 };
 
