@@ -18,6 +18,7 @@ collector_sources = \
 	collector/profile.c collector/profile.h \
 	collector/calls.c collector/calls.h \
 	collector/catch-up.c collector/catch-up.h \
+	collector/calibrate-library.c collector/calibrate-library.h \
 	collector/unwind.c collector/unwind.h \
 	collector/model.c collector/model.h \
 	collector/fd-kind.c collector/fd-kind.h \

@@ -11,6 +11,7 @@
 #include "src/cmd/cmd.h"
 #include "collector/calibrate.h"
 #include "collector/calibrate-sched.h"
+#include "collector/calibrate-library.h"
 #include "collector/cal-store.h"
 #include "collector/function-uprobes.h"
 #include "collector/perf.h"
@@ -30,7 +31,7 @@
 #define LABEL_WIDTH 24
 
 const char cmd_calibrate_usage[] =
-	"usage: mtx calibrate [--only sched|records|probes] [--rounds N]\n"
+	"usage: mtx calibrate [--only sched|records|probes|library] [--rounds N]\n"
 	"\n"
 	"Measure on this machine the costs mtx takes as given, and print them:\n"
 	"  sched    what a wakeup and a context switch cost (seed 004 4.2): two threads\n"
@@ -43,21 +44,31 @@ const char cmd_calibrate_usage[] =
 	"  probes   what one call of a function traced with uprobes (entry and\n"
 	"           return) costs its thread: what mtx ctl's replies and mtx\n"
 	"           collect's overhead budget weigh calls by.\n"
+	"  library  what libmtx-preload.so adds to an uncontended lock + unlock pair\n"
+	"           (two sync ops recorded), and to a call through the -pg /\n"
+	"           -finstrument-functions hooks (entry and exit recorded).\n"
 	"mtx collect measures them at each run's start, with fewer rounds, into the\n"
-	"run's meta (cal_sched_switch_ns, cal_<source>_ns, cal_uprobes_ns). This command\n"
+	"run's meta (cal_sched_switch_ns, cal_<source>_ns, cal_uprobes_ns; not library's).\n"
+	"This command\n"
 	"keeps its figures with this machine's identity (/var/lib/mtx/calibration for\n"
 	"root, ~/.local/state/mtx/calibration, or $MTX_CALIBRATION), where a run whose\n"
 	"own calibration is not clear takes the cost of a probe's call from.\n"
 	"\n"
 	"options:\n"
-	"      --only WHAT   measure only sched, records or probes\n"
+	"      --only WHAT   measure only sched, records, probes or library\n"
 	"  -n, --rounds N    rounds of the sched calibration (default 20000)\n"
 	"  -h, --help        show this text\n"
 	"\n"
 	"Exit status: 0 when every figure asked for was measured, 1 when one was\n"
 	"not (its line says why), 2 for a bad command line.\n";
 
-enum { ONLY_SCHED = 1, ONLY_RECORDS = 2, ONLY_PROBES = 4, ALL = ONLY_SCHED | ONLY_RECORDS | ONLY_PROBES };
+enum {
+	ONLY_SCHED = 1,
+	ONLY_RECORDS = 2,
+	ONLY_PROBES = 4,
+	ONLY_LIBRARY = 8,
+	ALL = ONLY_SCHED | ONLY_RECORDS | ONLY_PROBES | ONLY_LIBRARY
+};
 
 /* Keep figure @key for this machine (collector/cal-store.h): a run whose
  * own calibration is not clear falls back on it. Not kept is said. */
@@ -152,6 +163,40 @@ static int print_probes(void)
 	return ns ? 0 : 1;
 }
 
+/* The library's lines; 0 when both were measured, else 1. */
+static int print_library(void)
+{
+	struct mtx_library_cost c;
+	char *err = NULL, figure[32];
+	const struct {
+		const char *label, *what, *key;
+		uint64_t ns;
+	} lines[] = {
+		{ "sync op pair", "an uncontended lock + unlock recorded by libmtx-preload.so", "cal_sync_pair_ns", 0 },
+		{ "hooked call", "a call's entry and exit recorded by the -pg / -finstrument-functions hooks",
+		  "cal_hook_call_ns", 0 },
+	};
+	int missing = 0;
+	if (calibrate_library(&c, &err)) {
+		log_error("cannot calibrate the library: %s", err ? err : "out of memory");
+		free(err);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		uint64_t ns = i ? c.hook_call_ns : c.sync_pair_ns;
+		if (ns) {
+			printf("%-*s %s  (%s; kept as %s)\n", LABEL_WIDTH, lines[i].label,
+			       timefmt_duration(ns, figure, sizeof(figure)), lines[i].what, lines[i].key);
+			keep(lines[i].key, ns);
+		} else {
+			printf("%-*s not calibrated  (%s: the runs with and without it did not differ)\n", LABEL_WIDTH,
+			       lines[i].label, lines[i].what);
+		}
+		missing |= !ns;
+	}
+	return missing;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -165,6 +210,9 @@ int cmd_calibrate(int argc, char **argv)
 	char *end;
 	int c, failed = 0;
 
+	/* the child calibrate_library runs (not for people) */
+	if (argc == 3 && !strcmp(argv[1], "--child"))
+		return calibrate_library_child(argv[2]);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
@@ -176,9 +224,11 @@ int cmd_calibrate(int argc, char **argv)
 				what = ONLY_RECORDS;
 			else if (!strcmp(optarg, "probes"))
 				what = ONLY_PROBES;
+			else if (!strcmp(optarg, "library"))
+				what = ONLY_LIBRARY;
 			else
-				return cmd_usage_error("calibrate", "unknown calibration '%s' (sched, records or probes)",
-						       optarg);
+				return cmd_usage_error("calibrate",
+						       "unknown calibration '%s' (sched, records, probes or library)", optarg);
 			break;
 		case 'n':
 			errno = 0;
@@ -201,5 +251,7 @@ int cmd_calibrate(int argc, char **argv)
 		failed |= print_records();
 	if (what & ONLY_PROBES)
 		failed |= print_probes();
+	if (what & ONLY_LIBRARY)
+		failed |= print_library();
 	return failed ? EXIT_FAILURE_MTX : 0;
 }

@@ -71,7 +71,10 @@ grep -Eq "$LINE" all.txt || fail "plain calibrate: no sched line: $(cat all.txt 
 for key in cal_syscalls_ns cal_samples_ns cal_switches_ns cal_wakeups_ns cal_uprobes_ns; do
 	grep -Eq "meta $key\)$|not calibrated" all.txt || fail "plain calibrate: no line for $key"
 done
-[ "$(wc -l < all.txt)" = 6 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 6"
+for key in cal_sync_pair_ns cal_hook_call_ns; do
+	grep -Eq "kept as $key\)$|not calibrated" all.txt || fail "plain calibrate: no line for $key"
+done
+[ "$(wc -l < all.txt)" = 8 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 8"
 # --only probes: one line, a traced call's cost, its probes gone after
 "$MTX" calibrate --only probes > probes.txt 2> err.txt
 if [ $? = 0 ] && [ "$(wc -l < probes.txt)" = 1 ] &&
@@ -90,6 +93,23 @@ if [ -n "$kept" ] && [ "$(awk -v p="$printed" -v k="$kept" 'BEGIN { print (k - p
 else
 	fail "calibrate kept '$kept' (printed $printed ns) with '$machine' in $MTX_CALIBRATION"
 fi
+# --only library: a recorded lock + unlock pair and a hooked call, kept
+"$MTX" calibrate --only library > library.txt 2> err.txt
+if [ $? = 0 ] && [ "$(wc -l < library.txt)" = 2 ] &&
+	grep -Eq '^sync op pair +[0-9.]+ (ns|us)  \(.*kept as cal_sync_pair_ns\)$' library.txt &&
+	grep -Eq '^hooked call +[0-9.]+ (ns|us)  \(.*kept as cal_hook_call_ns\)$' library.txt; then
+	pass "calibrate --only library: $(tr '\n' ';' < library.txt)"
+else
+	fail "calibrate --only library: $(cat library.txt err.txt)"
+fi
+for key in cal_sync_pair_ns cal_hook_call_ns; do
+	kept=$(awk -v k="$key" '$1 == k { print $2 }' "$MTX_CALIBRATION" 2> /dev/null)
+	printed=$(grep "kept as $key)" library.txt |
+		awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "ns" || $(i + 1) == "us") { print ($(i + 1) == "us" ? $i * 1000 : $i); exit } }')
+	[ -n "$kept" ] && [ "$(awk -v p="$printed" -v k="$kept" 'BEGIN { print (k - p < 10 && p - k < 10) }')" = 1 ] &&
+		pass "calibrate keeps $key $kept" ||
+		fail "calibrate kept $key '$kept', printed '$printed'"
+done
 grep -q "^[a-z]:mtx_[0-9]*/cal_" /sys/kernel/tracing/uprobe_events 2> /dev/null &&
 	! pgrep -x mtx > /dev/null && fail "calibrate --only probes left its uprobes in tracefs"
 { [ $status = 0 ] && ! grep -q "not calibrated" all.txt; } || { [ $status = 1 ] && grep -q "not calibrated" all.txt; } ||
@@ -106,7 +126,7 @@ expect_usage() {
 	if [ $status != 2 ]; then
 		fail "calibrate $*: exit $status, not 2"
 	elif [ -s out.txt ] || ! head -1 err.txt | grep -Eq "^mtx: $pattern" ||
-		[ "$(sed -n 2p err.txt)" != "usage: mtx calibrate [--only sched|records|probes] [--rounds N]" ] ||
+		[ "$(sed -n 2p err.txt)" != "usage: mtx calibrate [--only sched|records|probes|library] [--rounds N]" ] ||
 		[ "$(wc -l < err.txt)" != 2 ]; then
 		fail "calibrate $*: said $(cat out.txt err.txt)"
 	else
