@@ -1,11 +1,13 @@
 /*
  * src/cmd/cmd-calibrate.c - 'mtx calibrate': measure on this machine the
  * costs mtx's models take as given, and print them: the scheduler's cost
- * at a context switch (seed 004 §4.2, collector/calibrate-sched.c) and
- * what one kernel record costs the thread it is recorded for
- * (collector/calibrate.c). mtx collect measures the same at each run's
- * start, with fewer rounds, into the run's meta; this command stores
- * nothing.
+ * at a context switch (seed 004 §4.2, collector/calibrate-sched.c), what
+ * one kernel record or probed call costs the thread it is recorded for
+ * (collector/calibrate.c), and what the preload library adds to a sync
+ * op and a hooked call (collector/calibrate-library.c). mtx collect
+ * measures all but the library's at each run's start, with fewer rounds,
+ * into the run's meta; this command keeps its figures with the machine's
+ * identity (collector/cal-store.h).
  */
 #include "config.h"
 #include "src/cmd/cmd.h"
