@@ -52,5 +52,5 @@ bench_call_loop_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-pointer
 dist_noinst_SCRIPTS += bench/function-uprobe-cost.sh
 noinst_PROGRAMS += bench/probe-rate
 bench_probe_rate_SOURCES = bench/probe-rate.c
-dist_noinst_SCRIPTS += bench/probe-cost.sh
+dist_noinst_SCRIPTS += bench/probe-cost.sh bench/probe-removal.sh
 dist_noinst_SCRIPTS += bench/attach-time.sh

@@ -5,6 +5,9 @@
  * SPINS chosen for ~60 us of work, an entry + return uprobe on probed()
  * (~12 us a call here) costs ~20% (bench/probe-cost.sh).
  * probe-rate --spins-per-us: how many turns make a microsecond here.
+ * With PROBE_RATE_WINDOW_MS=W in the environment it also prints, every W
+ * ms of the loop, "window END_NS ITERATIONS NS": the iterations done in
+ * that window and its length (bench/probe-removal.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +56,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: probe-rate ITERATIONS SPINS | --spins-per-us\n");
 		return 2;
 	}
-	t0 = now_ns();
+	const char *w = getenv("PROBE_RATE_WINDOW_MS");
+	unsigned long long window_ns = w ? strtoull(w, NULL, 10) * 1000000ull : 0, from, at;
+	unsigned long done = 0;
+	t0 = from = now_ns();
 	for (unsigned long i = 0; i < n; i++) {
 		spin(turns);
 		probed(i);
 		if (i % 1000 == 0)
 			cold(i);
+		if (window_ns && (i & 15) == 15 && (at = now_ns()) - from >= window_ns) {
+			printf("window %llu %lu %llu\n", at, i + 1 - done, at - from);
+			from = at;
+			done = i + 1;
+		}
 	}
 	printf("loop_ns %llu calls %lu\n", now_ns() - t0, n);
 	return 0;
