@@ -627,6 +627,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	model_set_detail(m, o->detail_rows);
 	rc = collect_sync_open(&cs, &s, w, prof, err);
 	if (rc)
 		goto fail_unstarted;

@@ -42,6 +42,10 @@ struct collect_options {
 	double overhead_budget;
 	/* --rates-from: a run.db whose call rates predict the probes' cost. */
 	const char *rates_from;
+	/* --detail: rows of the kernel's stream kept one by one before the
+	 * kinds a heavy program makes by the million are added up
+	 * (collector/detail.h); 0: every row (--detail all). */
+	uint64_t detail_rows;
 };
 
 struct collect_result {

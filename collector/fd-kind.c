@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "collector/fd-kind.h"
+#include "collector/detail.h"
 #include "collector/syscall-names.h"
 #include "src/clock.h"
 #include "src/grow.h"
@@ -188,7 +189,7 @@ struct fd_lookup {
 };
 
 struct mtx_fd_tracker {
-	struct mtx_writer *w;
+	struct mtx_detail *detail; /* where the rows go */
 	mtx_fd_resolve_fn resolve;
 	void *resolve_ctx;
 	uint8_t *roles; /* [syscall_names_count]: MTX_FD_* */
@@ -201,12 +202,12 @@ struct mtx_fd_tracker {
 	uint64_t base_seq;
 };
 
-struct mtx_fd_tracker *fd_tracker_new(struct mtx_writer *w)
+struct mtx_fd_tracker *fd_tracker_new(struct mtx_detail *detail)
 {
 	struct mtx_fd_tracker *ft = calloc(1, sizeof(*ft));
 	if (!ft)
 		return NULL;
-	ft->w = w;
+	ft->detail = detail;
 	ft->roles = calloc((size_t)syscall_names_count, 1);
 	if (!ft->roles) {
 		free(ft);
@@ -283,7 +284,7 @@ static struct fd_lookup *lookup_at(struct mtx_fd_tracker *ft, uint64_t seq)
 
 static int write_row(struct mtx_fd_tracker *ft, const struct mtx_syscall_row *row, int kind)
 {
-	return writer_syscall_row(ft->w, row, row->has_fd ? fd_kind_name(kind) : NULL);
+	return detail_syscall(ft->detail, row, row->has_fd ? fd_kind_name(kind) : NULL);
 }
 
 /* Write the rows held for @l with @kind, and let it go. */

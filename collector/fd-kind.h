@@ -107,10 +107,11 @@ struct mtx_fd_call {
 
 struct mtx_fd_tracker;
 
-/* fd_tracker_new - a tracker writing syscall rows into @w, with no resolver
- * (every fd_kind NULL) until fd_tracker_set_resolver. NULL when out of
- * memory. */
-struct mtx_fd_tracker *fd_tracker_new(struct mtx_writer *w);
+/* fd_tracker_new - a tracker handing syscall rows to @detail (which writes
+ * them or adds them up), with no resolver (every fd_kind NULL) until
+ * fd_tracker_set_resolver. NULL when out of memory. */
+struct mtx_detail;
+struct mtx_fd_tracker *fd_tracker_new(struct mtx_detail *detail);
 
 /* fd_tracker_set_resolver - look kinds up with @fn (NULL: never). */
 void fd_tracker_set_resolver(struct mtx_fd_tracker *ft, mtx_fd_resolve_fn fn, void *ctx);

@@ -19,6 +19,7 @@ collector_sources = \
 	collector/calls.c collector/calls.h \
 	collector/catch-up.c collector/catch-up.h \
 	collector/calibrate-library.c collector/calibrate-library.h \
+	collector/detail.c collector/detail.h \
 	collector/unwind.c collector/unwind.h \
 	collector/model.c collector/model.h \
 	collector/fd-kind.c collector/fd-kind.h \

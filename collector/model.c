@@ -17,6 +17,7 @@
  */
 #include "config.h"
 #include "collector/model.h"
+#include "collector/detail.h"
 #include "collector/fd-kind.h"
 #include "collector/interrupts.h"
 #include "collector/other-tasks.h"
@@ -53,6 +54,7 @@ struct model_thread {
 	int32_t tid, pid;
 	uint8_t used;
 	uint8_t state;
+	uint8_t sys_blocked; /* it waited inside its current syscall */
 	uint8_t attached; /* alive when mtx attached: began before start_ns */
 	char name[16];
 	int32_t cpu;
@@ -73,6 +75,7 @@ struct model_process {
 
 struct mtx_model {
 	struct mtx_writer *w;
+	struct mtx_detail *detail;    /* the rows of the kernel's stream go through it */
 	struct model_thread *threads; /* open addressing on tid, power-of-two size */
 	size_t cap, count;
 	struct model_process *procs;
@@ -106,7 +109,8 @@ struct mtx_model *model_new(struct mtx_writer *w)
 	m->cap = 1024;
 	m->threads = calloc(m->cap, sizeof(*m->threads));
 	m->syscall_class = malloc((size_t)syscall_names_count);
-	m->fds = fd_tracker_new(w);
+	m->detail = detail_new(w);
+	m->fds = m->detail ? fd_tracker_new(m->detail) : NULL;
 	m->irqs = interrupts_new(w);
 	m->others = other_tasks_new(w);
 	if (!m->threads || !m->syscall_class || !m->fds || !m->irqs || !m->others) {
@@ -121,6 +125,11 @@ struct mtx_model *model_new(struct mtx_writer *w)
 void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx)
 {
 	fd_tracker_set_resolver(m->fds, fn, ctx);
+}
+
+void model_set_detail(struct mtx_model *m, uint64_t rows)
+{
+	detail_budget(m->detail, rows);
 }
 
 static size_t slot_of(const struct mtx_model *m, int32_t tid)
@@ -250,11 +259,13 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		const char *sys = NULL;
 		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
 			sys = syscall_name(t->sys_nr);
-		writer_thread_state(m->w, t->tid, t->since_ns, ts, thread_state_name(t->state),
-				    t->state == TS_RUNNING ? t->cpu : -1, sys);
+		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state),
+			     t->state == TS_RUNNING ? t->cpu : -1, sys);
 		t->since_ns = ts;
 	}
 	t->state = state;
+	if (state != TS_RUNNING && state != TS_RUNNABLE)
+		t->sys_blocked = 1;
 	if (cpu >= 0 || state != TS_RUNNING)
 		t->cpu = cpu;
 }
@@ -293,7 +304,7 @@ static void end_syscall(struct mtx_model *m, struct model_thread *t, int64_t end
 {
 	struct mtx_syscall_row row = {
 		.start_ns = t->sys_start_ns, .end_ns = end_ns, .nr = t->sys_nr, .name = syscall_name(t->sys_nr),
-		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0,
+		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0, .blocked = t->sys_blocked, .life_ns = t->start_ns,
 	};
 	fd_tracker_exit(m->fds, t->pid, &t->sys_fd, &row, ts);
 	t->sys_nr = -1;
@@ -353,6 +364,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	}
 
 	fd_tracker_advance(m->fds, ev->ts_ns);
+	detail_now(m->detail, ev->ts_ns);
 	switch (ev->type) {
 	case MTX_EV_FORK:
 		t = find_thread(m, ev->tid);
@@ -392,9 +404,9 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 	case MTX_EV_SWITCH_OUT:
 		/* preempt: left the CPU still runnable (involuntary, as the
 		 * kernel counts nivcsw), whether flagged R+ or plain R. */
-		writer_switch(m->w, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
+		detail_switch(m->detail, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
 			      ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0, ev->u.sw.next_tid,
-			      ev->u.sw.stack_id);
+			      ev->u.sw.stack_id, !ev->u.sw.preempt && (ev->u.sw.prev_state & 0xff) != 0);
 		t = find_thread(m, ev->tid);
 		if (!t)
 			return; /* its final switch after EXIT */
@@ -427,6 +439,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			end_syscall(m, t, -1, 0, ev->ts_ns);
 		t->sys_nr = ev->u.sys_enter.nr;
 		t->sys_start_ns = ev->ts_ns;
+		t->sys_blocked = 0;
 		fd_tracker_enter(m->fds, t->pid, t->sys_nr, ev->u.sys_enter.arg0, ev->u.sys_enter.arg1, ev->ts_ns,
 				 &t->sys_fd);
 		p = find_process(m, t->pid);
@@ -469,6 +482,7 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 			       p->ended ? (int64_t)p->end_ns : -1, p->exit_status);
 	}
 	interrupts_finish(m->irqs);
+	detail_finish(m->detail);
 	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
 	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
 	return writer_commit(m->w);
@@ -532,6 +546,7 @@ void model_free(struct mtx_model *m)
 	free(m->procs);
 	free(m->syscall_class);
 	fd_tracker_free(m->fds);
+	detail_free(m->detail);
 	interrupts_free(m->irqs);
 	other_tasks_free(m->others);
 	free(m);

@@ -28,6 +28,10 @@ struct mtx_model *model_new(struct mtx_writer *w);
  */
 void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx);
 
+/* model_set_detail - how many rows of the kinds a heavy program makes by
+ * the million are written before the rest are added up (collector/detail.h;
+ * 0: every row, the default). */
+void model_set_detail(struct mtx_model *m, uint64_t rows);
 /*
  * model_attached_thread - thread @tid of process @pid, named @name, was
  * alive when mtx attached at @ns, in the state /proc showed (@proc_state:

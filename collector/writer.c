@@ -37,6 +37,11 @@
 	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
+	X(SUMMARIZED_STATE, "INSERT INTO summarized_states(tid, life_ns, state, intervals, ns) VALUES (?,?,?,?,?)") \
+	X(SUMMARIZED_SWITCH, "INSERT INTO summarized_switches(prev_tid, next_tid, prev_state, count) "             \
+			     "VALUES (?,?,?,?)")                                                                    \
+	X(SUMMARIZED_SYSCALL, "INSERT INTO summarized_syscalls(tid, life_ns, nr, name, calls, errors, returned, " \
+			      "total_ns, max_ns) VALUES (?,?,?,?,?,?,?,?,?)")                                      \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
 		   "callsite, stack_id, unfinished, overhead_ns, injected_ns, hold_ns) "        \
 		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")                     \
@@ -350,6 +355,50 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, co
 	row_put_int_or_null(r, s->ret, s->has_ret);
 	row_put_int_or_null(r, s->fd, s->has_fd);
 	row_put_text(r, fd_kind);
+	return put(w, r);
+}
+
+int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns, const char *state,
+			    uint64_t intervals, uint64_t ns)
+{
+	struct queued_row *r = row(w, STMT_SUMMARIZED_STATE);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, tid);
+	row_put_int(r, (int64_t)life_ns);
+	row_put_text(r, state);
+	row_put_int(r, (int64_t)intervals);
+	row_put_int(r, (int64_t)ns);
+	return put(w, r);
+}
+
+int writer_summarized_switch(struct mtx_writer *w, int32_t prev_tid, int32_t next_tid, const char *prev_state,
+			     uint64_t count)
+{
+	struct queued_row *r = row(w, STMT_SUMMARIZED_SWITCH);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, prev_tid);
+	row_put_int(r, next_tid);
+	row_put_text(r, prev_state);
+	row_put_int(r, (int64_t)count);
+	return put(w, r);
+}
+
+int writer_summarized_syscall(struct mtx_writer *w, const struct writer_summarized_syscall_row *s)
+{
+	struct queued_row *r = row(w, STMT_SUMMARIZED_SYSCALL);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, s->tid);
+	row_put_int(r, (int64_t)s->life_ns);
+	row_put_int(r, s->nr);
+	row_put_text(r, s->name);
+	row_put_int(r, (int64_t)s->calls);
+	row_put_int(r, (int64_t)s->errors);
+	row_put_int(r, (int64_t)s->with_end);
+	row_put_int(r, (int64_t)s->ns);
+	row_put_int(r, (int64_t)s->max_ns);
 	return put(w, r);
 }
 

@@ -101,9 +101,25 @@ struct mtx_syscall_row {
 	int32_t tid;
 	int32_t fd;       /* NULL unless has_fd */
 	uint8_t has_ret, has_fd;
+	uint8_t blocked;  /* its thread waited inside it (collector/detail.h) */
+	uint64_t life_ns; /* its thread's lifetime began then (collector/detail.h) */
 };
 /* @fd_kind: NULL, or a static name (collector/fd-kind.h). */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
+/* The rows collector/detail.c added up instead of writing: @state and
+ * @prev_state static. */
+int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns, const char *state,
+			    uint64_t intervals, uint64_t ns);
+int writer_summarized_switch(struct mtx_writer *w, int32_t prev_tid, int32_t next_tid, const char *prev_state,
+			     uint64_t count);
+struct writer_summarized_syscall_row {
+	int32_t tid;
+	uint64_t life_ns;
+	int64_t nr;
+	const char *name; /* static */
+	uint64_t calls, errors, with_end, ns, max_ns;
+};
+int writer_summarized_syscall(struct mtx_writer *w, const struct writer_summarized_syscall_row *s);
 /* A sync_ops row; object ids come from collector/sync/objects.c. @op is a
  * static name; @arg and @callsite are stored as given; @stack_id 0 for none
  * (NULL). @overhead_ns and @injected_ns (what the wrapper cost) are NULL

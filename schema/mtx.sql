@@ -259,6 +259,38 @@ CREATE TABLE calls (
 	                               -- not its entry, which came earlier
 );
 
+-- What mtx collect --detail added up instead of writing (collector/detail.h):
+-- the rows that began at or after meta.detail_until_ns of the kinds a heavy
+-- program makes by the million. thread_summary and switch_graph add them in.
+CREATE TABLE summarized_states (
+	tid       INTEGER NOT NULL,
+	life_ns   INTEGER NOT NULL,  -- the thread lifetime's threads.start_ns
+	state     TEXT NOT NULL,     -- running or runnable
+	intervals INTEGER NOT NULL,
+	ns        INTEGER NOT NULL   -- their time in all
+);
+
+-- Switches that did not block (the thread left the CPU runnable).
+CREATE TABLE summarized_switches (
+	prev_tid   INTEGER NOT NULL,
+	next_tid   INTEGER NOT NULL,
+	prev_state TEXT NOT NULL,
+	count      INTEGER NOT NULL
+);
+
+-- Syscalls in which the thread did not wait.
+CREATE TABLE summarized_syscalls (
+	tid      INTEGER NOT NULL,
+	life_ns  INTEGER NOT NULL,   -- the thread lifetime's threads.start_ns
+	nr       INTEGER NOT NULL,
+	name     TEXT,
+	calls    INTEGER NOT NULL,
+	errors   INTEGER NOT NULL,   -- calls that returned < 0
+	returned INTEGER NOT NULL,   -- calls that returned (the others: end_ns NULL)
+	total_ns INTEGER NOT NULL,   -- the time of those that returned
+	max_ns   INTEGER NOT NULL
+);
+
 -- What was recorded when: a row per window in which a source or a probe
 -- set was on (mtx collect --control, mtx ctl): the sources from the start,
 -- until switched off; each 'mtx ctl probe add' until its 'probe del' or

@@ -3,23 +3,33 @@
 -- Seed 001 Table 1: per thread, lifetime and time in each state, and the
 -- not-running and blocked fractions of the lifetime.
 CREATE VIEW thread_summary AS
+-- Each lifetime's time per state: its thread_states rows (those within the
+-- lifetime), and what mtx collect --detail added up instead of writing.
+WITH spans AS (
+	SELECT t.rowid AS life, s.state, SUM(s.end_ns - s.start_ns) AS ns
+	FROM threads t JOIN thread_states s
+		ON s.tid = t.tid AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns
+	GROUP BY t.rowid, s.state
+	UNION ALL
+	SELECT t.rowid, x.state, x.ns
+	FROM threads t JOIN summarized_states x ON x.tid = t.tid AND x.life_ns = t.start_ns
+)
 SELECT t.tid, t.pid, t.name,
 	t.end_ns - t.start_ns AS lifetime_ns,
-	SUM(CASE WHEN s.state = 'running' THEN s.end_ns - s.start_ns ELSE 0 END) AS running_ns,
-	SUM(CASE WHEN s.state = 'runnable' THEN s.end_ns - s.start_ns ELSE 0 END) AS runnable_ns,
-	SUM(CASE WHEN s.state IN ('blocked', 'blocked_sync') THEN s.end_ns - s.start_ns ELSE 0 END) AS blocked_ns,
-	SUM(CASE WHEN s.state = 'blocked_sync' THEN s.end_ns - s.start_ns ELSE 0 END) AS blocked_sync_ns,
-	SUM(CASE WHEN s.state = 'blocked_io' THEN s.end_ns - s.start_ns ELSE 0 END) AS blocked_io_ns,
-	SUM(CASE WHEN s.state = 'sleeping' THEN s.end_ns - s.start_ns ELSE 0 END) AS sleeping_ns,
-	ROUND(100.0 * SUM(CASE WHEN s.state <> 'running' THEN s.end_ns - s.start_ns ELSE 0 END)
+	COALESCE(SUM(CASE WHEN s.state = 'running' THEN s.ns END), 0) AS running_ns,
+	COALESCE(SUM(CASE WHEN s.state = 'runnable' THEN s.ns END), 0) AS runnable_ns,
+	COALESCE(SUM(CASE WHEN s.state IN ('blocked', 'blocked_sync') THEN s.ns END), 0) AS blocked_ns,
+	COALESCE(SUM(CASE WHEN s.state = 'blocked_sync' THEN s.ns END), 0) AS blocked_sync_ns,
+	COALESCE(SUM(CASE WHEN s.state = 'blocked_io' THEN s.ns END), 0) AS blocked_io_ns,
+	COALESCE(SUM(CASE WHEN s.state = 'sleeping' THEN s.ns END), 0) AS sleeping_ns,
+	ROUND(100.0 * COALESCE(SUM(CASE WHEN s.state <> 'running' THEN s.ns END), 0)
 		/ MAX(t.end_ns - t.start_ns, 1), 1) AS not_running_pct,
-	ROUND(100.0 * SUM(CASE WHEN s.state IN ('blocked', 'blocked_sync', 'blocked_io', 'sleeping')
-		THEN s.end_ns - s.start_ns ELSE 0 END) / MAX(t.end_ns - t.start_ns, 1), 1) AS blocked_pct,
-	ROUND(100.0 * SUM(CASE WHEN s.state = 'blocked_sync' THEN s.end_ns - s.start_ns ELSE 0 END)
+	ROUND(100.0 * COALESCE(SUM(CASE WHEN s.state IN ('blocked', 'blocked_sync', 'blocked_io', 'sleeping')
+		THEN s.ns END), 0) / MAX(t.end_ns - t.start_ns, 1), 1) AS blocked_pct,
+	ROUND(100.0 * COALESCE(SUM(CASE WHEN s.state = 'blocked_sync' THEN s.ns END), 0)
 		/ MAX(t.end_ns - t.start_ns, 1), 1) AS blocked_sync_pct
 FROM threads t
-LEFT JOIN thread_states s
-	ON s.tid = t.tid AND s.start_ns >= t.start_ns AND s.end_ns <= t.end_ns
+LEFT JOIN spans s ON s.life = t.rowid
 GROUP BY t.rowid;
 
 -- Seed 001 Table 2: per thread and operation, calls and blocking calls.
@@ -31,10 +41,14 @@ FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id
 GROUP BY op.tid, o.kind, op.op;
 
 -- Seed 001 Figure 7 right: who hands the CPU to whom (next_tid 0 = idle).
+-- With mtx collect --detail, the switches it added up instead of writing too.
 CREATE VIEW switch_graph AS
-SELECT prev_tid AS from_tid, next_tid AS to_tid, prev_state, COUNT(*) AS count
-FROM switches
-GROUP BY prev_tid, next_tid, prev_state;
+SELECT from_tid, to_tid, prev_state, SUM(count) AS count
+FROM (SELECT prev_tid AS from_tid, next_tid AS to_tid, prev_state, COUNT(*) AS count
+	FROM switches GROUP BY prev_tid, next_tid, prev_state
+	UNION ALL
+	SELECT prev_tid, next_tid, prev_state, count FROM summarized_switches)
+GROUP BY from_tid, to_tid, prev_state;
 
 -- Per lock (mutex, rwlock, spinlock lifetime, or a semaphore's used as a
 -- lock: sync_objects.used_as): how often it was asked for,

@@ -76,6 +76,11 @@ tests_e2e_hotcold_SOURCES = tests/e2e/hotcold.c
 tests_e2e_hotcold_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_ticker_SOURCES = tests/e2e/ticker.c
 tests_e2e_ticker_CFLAGS = $(WARN_CFLAGS)
+# test-detail.sh's: a pool that yields by the hundred thousand.
+check_PROGRAMS += tests/e2e/yielder
+tests_e2e_yielder_SOURCES = tests/e2e/yielder.c
+tests_e2e_yielder_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_yielder_LDFLAGS = -pthread
 # test-catch-up.sh's: a call running when its probe goes in.
 check_PROGRAMS += tests/e2e/longcall
 tests_e2e_longcall_SOURCES = tests/e2e/longcall.c
@@ -231,6 +236,7 @@ E2E_TESTS = \
 	tests/e2e/test-attach.sh \
 	tests/e2e/test-control.sh \
 	tests/e2e/test-catch-up.sh \
+	tests/e2e/test-detail.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh

@@ -1,6 +1,7 @@
 /* src/cmd/cmd-collect.c - 'mtx collect': parse the command line, run the collector. */
 #include "config.h"
 #include "collector/collect.h"
+#include "collector/detail.h"
 #include "collector/function-uprobes.h"
 #include "collector/preload/shm.h"
 #include "collector/sync/collect-sync.h"
@@ -32,7 +33,8 @@ const char cmd_collect_usage[] =
 	"usage: mtx collect [-o FILE] [-e EVENTS] [--sample HZ [--call-graph fp|dwarf[,BYTES]]]\n"
 	"                   [--sync-stacks[=N]] [--functions [LIB:]REGEX [--functions-in LIB]]\n"
 	"                   [--inject-overhead DURATION[:SCOPE...]]\n"
-	"                   [--defer-writes] [-m MIB] [-q|-v] [--] PROGRAM [ARGS...]\n"
+	"                   [--detail ROWS|all] [--defer-writes] [-m MIB] [-q|-v]\n"
+	"                   [--] PROGRAM [ARGS...]\n"
 	"       mtx collect -p PID [--duration TIME] [OPTIONS]\n"
 	"       mtx collect --list-functions [LIB:]REGEX [--functions-in LIB] [--] PROGRAM\n"
 	"\n"
@@ -69,6 +71,11 @@ const char cmd_collect_usage[] =
 	"                          (lock, post, ...: sync_ops.op), or only of thread N\n"
 	"                          or of the threads named NAME: how much overhead can\n"
 	"                          the program's order take? (mtx report FILE overhead)\n"
+	"      --detail ROWS|all   rows of running and runnable intervals, switches and\n"
+	"                          syscalls that did not block kept one by one (default\n"
+	"                          1M, 500k, 2M, ...); past them, each is only added\n"
+	"                          up per thread (thread_summary and switch_graph stay\n"
+	"                          exact); all: every event a row\n"
 	"      --defer-writes      keep every row in memory while PROGRAM runs and\n"
 	"                          write run.db after its exit: no I/O by mtx during\n"
 	"                          the run (memory grows with the events)\n"
@@ -94,6 +101,29 @@ const char cmd_collect_usage[] =
 	"mtx collect exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
 	"127 if PROGRAM does not exist, 126 if it cannot be executed, 2 for a bad\n"
 	"command line and 1 if mtx could not record; attached, 0 once detached.\n";
+
+/* --detail ROWS|all: a count (k and M: thousands and millions) > 0, or
+ * all (0). Returns 0 or -1. */
+static int parse_detail(const char *text, uint64_t *rows)
+{
+	char *end;
+	double n;
+	if (!strcmp(text, "all")) {
+		*rows = 0;
+		return 0;
+	}
+	n = strtod(text, &end);
+	if (end == text || !(n >= 1))
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		n *= 1e3, end++;
+	else if (*end == 'M')
+		n *= 1e6, end++;
+	if (*end || n > 1e15 || n != (double)(uint64_t)n)
+		return -1;
+	*rows = (uint64_t)n;
+	return 0;
+}
 
 #define DEFAULT_STACK_BYTES 8192
 /* The kernel keeps a sample record within its u16 size. */
@@ -415,12 +445,14 @@ int cmd_collect(int argc, char **argv)
 		{ "control", required_argument, NULL, 'C' },
 		{ "overhead-budget", required_argument, NULL, 'B' },
 		{ "rates-from", required_argument, NULL, 'R' },
+		{ "detail", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1 };
+	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1,
+				     .detail_rows = DETAIL_DEFAULT_ROWS };
 	long mib = 16;
 	const char *list = NULL, *user = NULL, *duration = NULL;
 	struct collect_result r;
@@ -521,6 +553,11 @@ int cmd_collect(int argc, char **argv)
 			break;
 		case 'R':
 			o.rates_from = optarg;
+			break;
+		case 'W':
+			if (parse_detail(optarg, &o.detail_rows))
+				return cmd_usage_error("collect", "--detail takes a number of rows (500k, 2M, 10000) "
+						       "or all, not '%s'", optarg);
 			break;
 		case 'B': {
 			char *end;

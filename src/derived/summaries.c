@@ -362,6 +362,40 @@ static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	return rc;
 }
 
+/* What mtx collect --detail added up instead of writing rows
+ * (collector/detail.h) joins the totals of the rows, so that the threads
+ * and syscalls reports show the whole run; the buckets, made of rows, hold
+ * the detail only. */
+static int add_summarized(sqlite3 *db)
+{
+	static const char sql[] =
+		"UPDATE thread_totals SET "
+		" running_ns = running_ns + COALESCE((SELECT SUM(ns) FROM summarized_states x"
+		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns AND x.state = 'running'), 0),"
+		" runnable_ns = runnable_ns + COALESCE((SELECT SUM(ns) FROM summarized_states x"
+		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns AND x.state = 'runnable'), 0),"
+		" nr_states = nr_states + COALESCE((SELECT SUM(intervals) FROM summarized_states x"
+		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns), 0)"
+		" WHERE end_ns IS NOT NULL AND EXISTS (SELECT 1 FROM summarized_states x"
+		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns);"
+		"CREATE TEMP TABLE merged_syscall_totals AS"
+		" SELECT tid, syscall, SUM(calls) AS calls, SUM(errors) AS errors, SUM(total_ns) AS total_ns,"
+		" MAX(max_ns) AS max_ns FROM (SELECT * FROM syscall_totals UNION ALL"
+		"  SELECT tid, name, SUM(calls), IIF(SUM(returned) > 0, SUM(errors), NULL),"
+		"  IIF(SUM(returned) > 0, SUM(total_ns), NULL), IIF(SUM(returned) > 0, MAX(max_ns), NULL)"
+		"  FROM summarized_syscalls GROUP BY tid, name)"
+		" GROUP BY tid, syscall;"
+		"DELETE FROM syscall_totals;"
+		"INSERT INTO syscall_totals (tid, syscall, calls, errors, total_ns, max_ns)"
+		" SELECT tid, syscall, calls, errors, total_ns, max_ns FROM merged_syscall_totals;"
+		"DROP TABLE merged_syscall_totals;";
+	if (!db_has_table(db, "summarized_states") ||
+	    !db_query_int(db, "SELECT EXISTS (SELECT 1 FROM summarized_states) OR EXISTS (SELECT 1 FROM summarized_syscalls)",
+			  0))
+		return 0;
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
 int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 {
 	int rc = thread_totals(db, tl);
@@ -371,6 +405,8 @@ int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
 		rc = lock_holders(db, tl);
 	if (!rc)
 		rc = syscall_totals(db, tl);
+	if (!rc)
+		rc = add_summarized(db);
 	if (rc)
 		error_set(err, "summaries: %s", sqlite3_errmsg(db));
 	return rc;
