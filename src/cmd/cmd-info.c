@@ -89,6 +89,23 @@ static void print_detail(sqlite3 *db, const char *sql)
 	sqlite3_finalize(st);
 }
 
+/* mtx collect --detail: until when every event of the kernel's stream
+ * became a row, and how many rows it kept at most. */
+static void print_detail_window(sqlite3 *db, const struct run_state *rs)
+{
+	char *until = db_meta_get(db, "detail_until_ns"), *rows = db_meta_get(db, "detail_rows");
+	char buf[32];
+	int64_t start = rs->start_ns;
+	if (until)
+		printf("%-13s every event a row for the first %s (%s rows); after it, running and runnable\n"
+		       "%-13s intervals, switches and syscalls that did not block only added up (--detail)\n",
+		       "detail", timefmt_duration((uint64_t)(atoll(until) - start), buf, sizeof(buf)), rows, "");
+	else if (rows)
+		printf("%-13s every event a row%s\n", "detail", strcmp(rows, "0") ? " (within --detail's rows)" : "");
+	free(until);
+	free(rows);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option options[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
@@ -98,8 +115,14 @@ int cmd_info(int argc, char **argv)
 		{ "threads", "threads", /* mtx collect -p */
 		  "SELECT SUM(attached) || ' alive at attach, ' || SUM(NOT attached) || ' created after' FROM threads "
 		  "HAVING SUM(attached) > 0" },
-		{ "states", "thread_states", NULL }, { "switches", "switches", NULL },
-		{ "wakeups", "wakeups", NULL }, { "syscalls", "syscalls", NULL },
+		/* mtx collect --detail: what was added up rather than written */
+		{ "states", "thread_states",
+		  "SELECT SUM(intervals) || ' more running or runnable, added up' FROM summarized_states HAVING COUNT(*)" },
+		{ "switches", "switches",
+		  "SELECT SUM(count) || ' more that did not block, added up' FROM summarized_switches HAVING COUNT(*)" },
+		{ "wakeups", "wakeups", NULL },
+		{ "syscalls", "syscalls",
+		  "SELECT SUM(calls) || ' more that did not block, added up' FROM summarized_syscalls HAVING COUNT(*)" },
 		{ "sync ops", "sync_ops",
 		  /* contended as in the locks report: a lock's op that found it held or blocked */
 		  "SELECT SUM(blocked) || ' blocked, ' || SUM((holder_tid IS NOT NULL OR blocked) AND object_id IN "
@@ -159,6 +182,7 @@ int cmd_info(int argc, char **argv)
 		printf("%-13s %s recorded\n", "duration", timefmt_duration(run_state_recorded_ns(&rs), buf, sizeof(buf)));
 	print_exit_status(db, &rs);
 	print_meta(db, "sources", "events");
+	print_detail_window(db, &rs);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		/* main: the file's rows, not those run_state_open added */
 		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM main.%s", tables[i].table);
