@@ -239,3 +239,19 @@ const char *run_phase_unknown(unsigned phases_missing)
 			return phases[i].unknown;
 	return "it was not recorded";
 }
+
+char *run_state_detail_note(sqlite3 *db, const struct run_state *rs)
+{
+	char *until = db_meta_get(db, "detail_until_ns"), at[32], *note = NULL;
+	if (!until)
+		return NULL;
+	timefmt_duration((uint64_t)(atoll(until) - rs->start_ns), at, sizeof(at));
+	if (asprintf(&note,
+		     "every event is a row for the first %s only (mtx collect --detail): later running and runnable "
+		     "intervals, switches and syscalls that did not block are in the totals, not in the timeline, "
+		     "time windows or causes",
+		     at) < 0)
+		note = NULL;
+	free(until);
+	return note;
+}

@@ -63,6 +63,12 @@ uint64_t run_state_recorded_ns(const struct run_state *rs);
  * frees); NULL for a complete run (or out of memory).
  */
 char *run_state_line(const struct run_state *rs);
+/*
+ * run_state_detail_note - for a run whose mtx collect --detail budget ran
+ * out, the sentence that says what its rows and windows hold and what its
+ * totals do (malloc'd); NULL for a run that kept every event.
+ */
+char *run_state_detail_note(sqlite3 *db, const struct run_state *rs);
 
 /* run_phase_unknown - why a figure that needs the first step of @phases
  * is unknown ("the sync waits and holders were not resolved"). */

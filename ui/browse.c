@@ -280,8 +280,10 @@ static bool handle_key(struct browser *br, int key)
 
 int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err)
 {
+	/* an incomplete run's line, else a summarized run's note, under the title */
+	char *line = run_state_line(rs);
 	struct browser br = { .b = { .db = db, .path = path, .file = path, .missing = rs->missing,
-				     .incomplete = run_state_line(rs) } };
+				     .incomplete = line ? line : run_state_detail_note(db, rs) } };
 	const char *timing = getenv("MTX_BROWSE_TIMING");
 	const char *slash = strrchr(path, '/');
 	br.b.path = slash ? slash + 1 : path;

@@ -207,19 +207,12 @@ static int check_window(sqlite3 *db, const struct run_state *rs, const struct fi
  * report's figures hold (in text first, else on stderr). */
 static void print_detail_note(sqlite3 *db, const struct run_state *rs, enum report_format format)
 {
-	char *until = db_meta_get(db, "detail_until_ns"), buf[32];
-	if (!until)
-		return;
-	timefmt_duration((uint64_t)(atoll(until) - rs->start_ns), buf, sizeof(buf));
-	if (format == REPORT_TEXT)
-		printf("note: every event is a row for the first %s only (mtx collect --detail); after it, running and\n"
-		       "runnable intervals, switches and syscalls that did not block were added up: whole-run totals\n"
-		       "hold them, time windows, waits for a CPU and the switches' causes the first %s.\n\n",
-		       buf, buf);
-	else
-		log_warn("every event is a row for the first %s only (mtx collect --detail): whole-run totals "
-			 "hold the rest, time windows, waits for a CPU and the switches' causes do not", buf);
-	free(until);
+	char *note = run_state_detail_note(db, rs);
+	if (note && format == REPORT_TEXT)
+		printf("note: %s.\n\n", note);
+	else if (note)
+		log_warn("%s", note);
+	free(note);
 }
 
 static int run_report(const char *path, const struct mtx_report *r, const char *arg, const struct filters *f,
