@@ -144,6 +144,29 @@ static int add_map(void *ctx, uint64_t start, uint64_t end, uint64_t pgoff, cons
 	return 0;
 }
 
+/* Tries to move a thread off code no file maps: its stack cannot be
+ * unwound from there. */
+#define SETTLE_TRIES 20
+
+/* A thread stopped where no file's code is (a uprobe's out-of-line
+ * single-step slot, the vDSO) is let go for an instant and stopped again,
+ * until it is in a file's code (the slot holds one instruction, copied
+ * from the probed function's entry). */
+static void settle(struct catch_up *cu, struct stopped *t, uint64_t deadline_ns)
+{
+	for (int i = 0; i < SETTLE_TRIES && t->tid > 0 && t->stopped; i++) {
+		struct user_regs_struct r;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || catch_up_map_of(cu, r.rip))
+			return;
+		if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)t->signal) < 0)
+			return;
+		t->signal = 0;
+		t->stopped = 0;
+		ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+		wait_stopped(t, deadline_ns);
+	}
+}
+
 /* Copy @t's registers and stack into a sample-like block (unwind.h). */
 static struct mtx_user_stack *copy_stack(const struct stopped *t)
 {
@@ -189,6 +212,9 @@ static void unwind_all(struct catch_up *cu)
 		if (t->tid < 0 || !t->stopped || !(st = copy_stack(t)))
 			continue;
 		t->nr = unwinder_walk(u, t->tid, st, t->pcs, t->sps, &why, &truncated);
+		log_debug("catch-up: thread %d stopped at %#llx: %d frames%s%s", (int)t->tid,
+			  (unsigned long long)st->regs[16], t->nr, t->nr <= 1 ? ", " : "",
+			  t->nr <= 1 ? unwind_fail_name(why) : "");
 		if (truncated)
 			log_debug("catch-up: thread %d's stack is deeper than %u pages: its outer calls are missed",
 				  (int)t->tid, STACK_PAGES);
@@ -226,6 +252,8 @@ int catch_up_stop(struct catch_up **out, pid_t pid, char **err)
 				 (int)cu->threads[i].tid);
 	if (target_maps_each(pid, add_map, cu) < 0)
 		log_warn("catch-up: the code process %d maps could not be read: no call is caught up", (int)pid);
+	for (size_t i = 0; i < cu->nr; i++)
+		settle(cu, &cu->threads[i], clock_now_ns() + STOP_WAIT_NS);
 	unwind_all(cu);
 	return 0;
 }
