@@ -208,6 +208,15 @@ static void calibrate(struct mtx_instrument *in, const struct function_uprobes *
 	need_cost(in);
 }
 
+/* The event that ends probe set @set's calls still open at @ns (removed). */
+static void push_cut(struct mtx_instrument *in, uint32_t set, uint64_t ns)
+{
+	struct mtx_event cut = { .type = MTX_EV_CALL, .cpu = -1, .ts_ns = ns };
+	cut.u.call.at_return = MTX_CALL_CUT;
+	cut.u.call.set = (uint16_t)set;
+	order_push(&in->s->order, in->cut_queue, &cut);
+}
+
 static void push_catch_up(void *ctx, const struct mtx_event *ev)
 {
 	struct mtx_instrument *in = ctx;
@@ -258,6 +267,7 @@ static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes 
 	rc = function_uprobes_define(fu, err);
 	if (!rc) {
 		struct catch_up *cu;
+		bool caught;
 		calibrate(in, fu);
 		rc = function_uprobes_open_set(fu, in->s);
 		/* stopped, no call is missed or seen twice as they go on */
@@ -268,10 +278,13 @@ static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes 
 			catch_up_calls(in, &fu, 1, cu, on_ns);
 		if (!rc)
 			rc = function_uprobes_enable_set(fu, in->s, 1);
+		caught = cu != NULL;
 		in->catch_up_stopped_ns += catch_up_resume(cu);
 		if (rc) {
 			*err = strdup(in->s->error ? in->s->error : strerror(-rc));
 			function_uprobes_close_set(fu, in->s);
+			if (caught) /* the calls caught up on end where they began */
+				push_cut(in, id, on_ns);
 		}
 	}
 	p = rc ? NULL : grow_array(in->probes, &in->cap_probes, in->nr_probes, sizeof(*p), 8);
@@ -329,7 +342,6 @@ static struct probe *probe_by_id(struct mtx_instrument *in, const char *text)
  * open end then. */
 static void probe_off(struct mtx_instrument *in, struct probe *p, const char *why)
 {
-	struct mtx_event cut = { .type = MTX_EV_CALL, .cpu = -1 };
 	p->off_reason = why;
 	/* off once the last is disabled: closing them forks, which took
 	 * milliseconds in the sanitized build (calls missing from the window) */
@@ -339,10 +351,7 @@ static void probe_off(struct mtx_instrument *in, struct probe *p, const char *wh
 	/* Its records so far into the ordering, before the event that cuts. */
 	session_drain(in->s);
 	p->hits = function_uprobes_set_calls(p->fu, in->s);
-	cut.ts_ns = p->off_ns;
-	cut.u.call.at_return = MTX_CALL_CUT;
-	cut.u.call.set = (uint16_t)p->id;
-	order_push(&in->s->order, in->cut_queue, &cut);
+	push_cut(in, p->id, p->off_ns);
 }
 
 static void probe_del(struct mtx_instrument *in, const char *arg, FILE *out)
