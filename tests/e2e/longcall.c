@@ -4,9 +4,11 @@
  *
  *   longcall SECONDS STAMPS
  *
- * main calls outer(), which runs SECONDS seconds and calls inner() about
- * every millisecond (sleeping between, in outer itself). After the first
- * SIGUSR1, every inner() notes its own entry time. At the end the program
+ * main calls outer(), which runs until SIGUSR2 (at most SECONDS seconds)
+ * and calls inner() about every millisecond (sleeping between, in outer
+ * itself): the test ends it once mtx is attached, however long mtx took
+ * to start. After the first SIGUSR1, every inner() notes its own entry
+ * time. At the end the program
  * writes STAMPS:
  *   outer_entry NS      (outer's first statement, CLOCK_MONOTONIC)
  *   outer_exit NS       (its last, before the return)
@@ -22,7 +24,7 @@
 
 #define MAX_STAMPS 100000
 
-static volatile sig_atomic_t counting;
+static volatile sig_atomic_t counting, ending;
 static uint64_t stamps[MAX_STAMPS];
 static size_t nr_stamps;
 static volatile unsigned sink;
@@ -34,10 +36,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void on_usr1(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	counting = 1;
+	if (sig == SIGUSR1)
+		counting = 1;
+	else
+		ending = 1;
 }
 
 /* Global, noinline, with a body of its own: a real call at a symbol of its
@@ -57,7 +61,7 @@ __attribute__((noinline)) uint64_t outer(double seconds, uint64_t *exit_ns)
 {
 	uint64_t entry = now_ns(), until = entry + (uint64_t)(seconds * 1e9);
 	unsigned i = 0;
-	while (now_ns() < until) {
+	while (!ending && now_ns() < until) {
 		inner(i++);
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
@@ -73,7 +77,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: longcall SECONDS STAMPS\n");
 		return 2;
 	}
-	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
 	entry = outer(atof(argv[1]), &exit_ns);
 	out = fopen(argv[2], "w");
 	if (!out) {
