@@ -20,6 +20,7 @@
 struct mtx_library_cost {
 	uint64_t sync_pair_ns; /* meta key cal_sync_pair_ns */
 	uint64_t hook_call_ns; /* meta key cal_hook_call_ns */
+	const char *sync_why, *hook_why; /* why a figure is 0 (static) */
 };
 
 /*

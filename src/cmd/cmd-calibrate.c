@@ -191,8 +191,8 @@ static int print_library(void)
 			       timefmt_duration(ns, figure, sizeof(figure)), lines[i].what, lines[i].key);
 			keep(lines[i].key, ns);
 		} else {
-			printf("%-*s not calibrated  (%s: the runs with and without it did not differ)\n", LABEL_WIDTH,
-			       lines[i].label, lines[i].what);
+			printf("%-*s not calibrated  (%s: %s)\n", LABEL_WIDTH, lines[i].label, lines[i].what,
+			       i ? c.hook_why : c.sync_why);
 		}
 		missing |= !ns;
 	}
