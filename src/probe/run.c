@@ -696,12 +696,22 @@ void probe_run_remove_overhead(struct probe_run *run)
 
 int probe_run_load(sqlite3 *db, struct probe_run **out, char **err)
 {
-	struct probe_run *run = calloc(1, sizeof(*run));
+	struct probe_run *run;
 	struct run_env *env = NULL;
-	char *cpus, *switch_ns;
+	char *cpus, *switch_ns, *summarized = db_meta_get(db, "detail_until_ns");
 	int rc;
 
-	if (!run)
+	/* The simulation replays every thread's CPU time and every kernel
+	 * record's cost: a run whose running intervals and switches were
+	 * only added up past a point (mtx collect --detail) has neither. */
+	if (summarized) {
+		error_set(err, "only its first %.3f s has every event (mtx collect --detail): the probe-effect "
+			  "check needs them all; record it with --detail all",
+			  (double)(atoll(summarized) - db_run_start_ns(db)) / 1e9);
+		free(summarized);
+		return -ENOTSUP;
+	}
+	if (!(run = calloc(1, sizeof(*run))))
 		return -ENOMEM;
 	run->origin_ns = db_run_start_ns(db);
 	cpus = db_meta_get(db, "nr_cpus");

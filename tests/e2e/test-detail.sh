@@ -15,7 +15,8 @@
 #   - each thread's states in thread_summary tiling its lifetime exactly
 #     (so no interval, blocked or not, was lost or counted twice);
 #   - no summarizable row that began after the cutoff;
-# mtx info and the reports say the run was summarized; the program's output
+# mtx info and the reports say the run was summarized, and the probe-effect
+# check, which needs every event, refuses it; the program's output
 # and exit status are as without mtx; --detail all keeps every row; a bad
 # --detail is refused.
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +82,12 @@ grep -q '^detail  *every event a row for the first' info.txt && pass "mtx info: 
 "$MTX" report d.db threads > threads.txt 2>&1
 head -1 threads.txt | grep -q '^note: every event is a row for the first' && pass "report threads: $(head -1 threads.txt)" ||
 	fail "report threads does not say the run was summarized: $(head -2 threads.txt)"
+
+# the probe-effect check needs every event: it refuses, in one line
+"$MTX" probe-effect d.db > pe.out 2> pe.err
+st=$?
+[ $st = 1 ] && [ "$(wc -l < pe.err)" = 1 ] && grep -q 'record it with --detail all' pe.err && [ ! -s pe.out ] &&
+	pass "probe-effect refuses a summarized run: $(cat pe.err)" || fail "probe-effect on a summarized run: exit $st, $(cat pe.err)"
 
 # --detail all: every row, and no note
 "$MTX" collect -q --detail all -o all.db -- "$PROG" $T 2000 > /dev/null 2>&1
