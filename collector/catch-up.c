@@ -4,7 +4,6 @@
 #include "collector/target.h"
 #include "collector/unwind.h"
 #include "src/clock.h"
-#include "src/error.h"
 #include "src/grow.h"
 #include "src/log.h"
 
@@ -223,14 +222,15 @@ static void unwind_all(struct catch_up *cu)
 	unwinder_free(u);
 }
 
-int catch_up_stop(struct catch_up **out, pid_t pid, char **err)
+struct catch_up *catch_up_stop(pid_t pid)
 {
 	struct catch_up *cu = calloc(1, sizeof(*cu));
 	uint64_t deadline;
 	int added;
-	*out = cu;
-	if (!cu)
-		return -ENOMEM;
+	if (!cu) {
+		log_warn("out of memory: the calls already running are not recorded");
+		return NULL;
+	}
 	cu->pid = pid;
 	cu->stopped_ns = clock_now_ns();
 	deadline = cu->stopped_ns + STOP_WAIT_NS;
@@ -242,9 +242,10 @@ int catch_up_stop(struct catch_up **out, pid_t pid, char **err)
 			wait_stopped(&cu->threads[i], deadline);
 	} while (added > 0);
 	if (added < 0) {
-		error_set(err, "cannot stop process %d to find the calls it is in (ptrace: %s)", (int)pid,
-			  strerror(-added));
-		return added;
+		log_warn("cannot stop process %d to find the calls it is in (ptrace: %s): the calls already "
+			 "running are not recorded", (int)pid, strerror(-added));
+		catch_up_resume(cu);
+		return NULL;
 	}
 	for (size_t i = 0; i < cu->nr; i++)
 		if (cu->threads[i].tid > 0 && !cu->threads[i].stopped)
@@ -255,7 +256,7 @@ int catch_up_stop(struct catch_up **out, pid_t pid, char **err)
 	for (size_t i = 0; i < cu->nr; i++)
 		settle(cu, &cu->threads[i], clock_now_ns() + STOP_WAIT_NS);
 	unwind_all(cu);
-	return 0;
+	return cu;
 }
 
 uint64_t catch_up_resume(struct catch_up *cu)

@@ -44,11 +44,12 @@ struct catch_up_map {
  * catch_up_stop - stop every thread of process @pid (those it starts
  * meanwhile too) and unwind each. A thread that does not stop within a
  * second (uninterruptible sleep) is left out; so is one whose stack
- * cannot be read. Returns 0, or -errno with @err: the process cannot be
- * traced (it is gone, or another tracer has it). Call catch_up_resume
- * after, whatever happened.
+ * cannot be read. Returns the stopped process (catch_up_resume it), or
+ * NULL when it cannot be traced (it is gone, another tracer has it, out
+ * of memory): then a warning says that the calls already running are not
+ * recorded, and nothing of it stays stopped.
  */
-int catch_up_stop(struct catch_up **out, pid_t pid, char **err);
+struct catch_up *catch_up_stop(pid_t pid);
 
 /* catch_up_pid - the process stopped. */
 pid_t catch_up_pid(const struct catch_up *cu);

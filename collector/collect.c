@@ -522,7 +522,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_control *ctl = NULL;
 	struct mtx_instrument *instr = NULL;
 	struct catch_up *cu = NULL; /* the attached process, stopped to catch up */
-	char found[PATH_MAX], *sync_err = NULL, *cu_err = NULL;
+	char found[PATH_MAX], *sync_err = NULL;
 	const char *prog = o->attach_pid ? found : o->argv[0];
 	sigset_t mask, oldmask;
 	int sfd = -1, rc, wstatus = 0, done = 0, stop = 0, pidfd = -1, nr_pfds;
@@ -660,12 +660,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * late. */
 	drain_first(&drain);
 	/* Stopped before its probes go on, to catch up on the calls it is in. */
-	if (o->attach_pid && fu && function_uprobes_count(fu) && catch_up_stop(&cu, o->attach_pid, &cu_err)) {
-		log_warn("%s: the calls already running are not recorded", cu_err ? cu_err : "out of memory");
-		free(cu_err);
-		catch_up_resume(cu);
-		cu = NULL;
-	}
+	if (o->attach_pid && fu && function_uprobes_count(fu))
+		cu = catch_up_stop(o->attach_pid);
 	if (o->attach_pid && !(attach_ns = attach_threads(&s, &sinks, err))) {
 		rc = -ESRCH;
 		goto fail_unstarted;
