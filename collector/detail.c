@@ -85,12 +85,11 @@ static long total_of(struct mtx_detail *d, struct keyhash *h, void **v, size_t *
 }
 
 int detail_state(struct mtx_detail *d, uint64_t life_ns, int32_t tid, uint64_t start_ns, uint64_t end_ns,
-		 const char *state, int32_t cpu, const char *syscall)
+		 const char *state, int32_t cpu, const char *syscall, bool on_cpu)
 {
 	struct state_total *t;
 	long i;
-	/* only the intervals of a thread on or waiting for a CPU */
-	if ((strcmp(state, "running") && strcmp(state, "runnable")) || in_detail(d, start_ns))
+	if (!on_cpu || in_detail(d, start_ns))
 		return writer_thread_state(d->w, tid, start_ns, end_ns, state, cpu, syscall);
 	/* a state's name is one of a static table's: its address is its key */
 	i = total_of(d, &d->state_keys, (void **)&d->states, &d->nr_states, &d->cap_states, sizeof(*d->states), tid,
@@ -108,11 +107,11 @@ int detail_state(struct mtx_detail *d, uint64_t life_ns, int32_t tid, uint64_t s
 }
 
 int detail_switch(struct mtx_detail *d, uint64_t ts_ns, int32_t cpu, int32_t prev_tid, const char *prev_state,
-		  int preempt, int32_t next_tid, uint32_t stack_id, bool blocked)
+		  int preempt, int32_t next_tid, uint32_t stack_id)
 {
 	struct switch_total *t;
 	long i;
-	if (blocked || in_detail(d, ts_ns))
+	if (!preempt || in_detail(d, ts_ns))
 		return writer_switch(d->w, ts_ns, cpu, prev_tid, prev_state, preempt, next_tid, stack_id);
 	i = total_of(d, &d->switch_keys, (void **)&d->switches, &d->nr_switches, &d->cap_switches,
 		     sizeof(*d->switches), prev_tid, next_tid, (int64_t)(uintptr_t)prev_state);

@@ -45,14 +45,15 @@ void detail_budget(struct mtx_detail *d, uint64_t rows);
 void detail_now(struct mtx_detail *d, uint64_t ts_ns);
 
 /* A thread_states row of the lifetime that began at @life_ns (as
- * writer_thread_state). */
+ * writer_thread_state); @on_cpu: running or runnable, a state added up
+ * past the budget. */
 int detail_state(struct mtx_detail *d, uint64_t life_ns, int32_t tid, uint64_t start_ns, uint64_t end_ns,
-		 const char *state, int32_t cpu, const char *syscall);
+		 const char *state, int32_t cpu, const char *syscall, bool on_cpu);
 
-/* A switches row (as writer_switch); @blocked: the thread left the CPU to
- * wait (not preempted, not yielding). */
+/* A switches row (as writer_switch); @preempt: the thread left the CPU
+ * runnable (not to wait), a switch added up past the budget. */
 int detail_switch(struct mtx_detail *d, uint64_t ts_ns, int32_t cpu, int32_t prev_tid, const char *prev_state,
-		  int preempt, int32_t next_tid, uint32_t stack_id, bool blocked);
+		  int preempt, int32_t next_tid, uint32_t stack_id);
 
 /* A syscalls row (as writer_syscall_row); row->blocked says whether its
  * thread waited inside it, row->life_ns its lifetime. */

@@ -260,7 +260,8 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
 			sys = syscall_name(t->sys_nr);
 		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state),
-			     t->state == TS_RUNNING ? t->cpu : -1, sys);
+			     t->state == TS_RUNNING ? t->cpu : -1, sys,
+			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
 		t->since_ns = ts;
 	}
 	t->state = state;
@@ -401,20 +402,18 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		if (t)
 			end_thread(m, t, ev->ts_ns);
 		return;
-	case MTX_EV_SWITCH_OUT:
+	case MTX_EV_SWITCH_OUT: {
 		/* preempt: left the CPU still runnable (involuntary, as the
 		 * kernel counts nivcsw), whether flagged R+ or plain R. */
+		bool runnable = ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0;
 		detail_switch(m->detail, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
-			      ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0, ev->u.sw.next_tid,
-			      ev->u.sw.stack_id, !ev->u.sw.preempt && (ev->u.sw.prev_state & 0xff) != 0);
+			      runnable, ev->u.sw.next_tid, ev->u.sw.stack_id);
 		t = find_thread(m, ev->tid);
 		if (!t)
 			return; /* its final switch after EXIT */
-		if (ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0)
-			set_state(m, t, ev->ts_ns, TS_RUNNABLE, -1);
-		else
-			set_state(m, t, ev->ts_ns, waiting_state(m, t, ev->u.sw.prev_state), -1);
+		set_state(m, t, ev->ts_ns, runnable ? TS_RUNNABLE : waiting_state(m, t, ev->u.sw.prev_state), -1);
 		return;
+	}
 	case MTX_EV_SWITCH_IN:
 		t = thread_of(m, ev);
 		set_state(m, t, ev->ts_ns, TS_RUNNING, ev->cpu);
