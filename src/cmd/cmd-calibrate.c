@@ -170,31 +170,30 @@ static int print_library(void)
 {
 	struct mtx_library_cost c;
 	char *err = NULL, figure[32];
-	const struct {
-		const char *label, *what, *key;
-		uint64_t ns;
-	} lines[] = {
-		{ "sync op pair", "an uncontended lock + unlock recorded by libmtx-preload.so", "cal_sync_pair_ns", 0 },
-		{ "hooked call", "a call's entry and exit recorded by the -pg / -finstrument-functions hooks",
-		  "cal_hook_call_ns", 0 },
-	};
 	int missing = 0;
 	if (calibrate_library(&c, &err)) {
 		log_error("cannot calibrate the library: %s", err ? err : "out of memory");
 		free(err);
 		return 1;
 	}
+	const struct {
+		const char *label, *what, *key, *why;
+		uint64_t ns;
+	} lines[] = {
+		{ "sync op pair", "an uncontended lock + unlock recorded by libmtx-preload.so", "cal_sync_pair_ns",
+		  c.sync_why, c.sync_pair_ns },
+		{ "hooked call", "a call's entry and exit recorded by the -pg / -finstrument-functions hooks",
+		  "cal_hook_call_ns", c.hook_why, c.hook_call_ns },
+	};
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		uint64_t ns = i ? c.hook_call_ns : c.sync_pair_ns;
-		if (ns) {
+		if (lines[i].ns) {
 			printf("%-*s %s  (%s; kept as %s)\n", LABEL_WIDTH, lines[i].label,
-			       timefmt_duration(ns, figure, sizeof(figure)), lines[i].what, lines[i].key);
-			keep(lines[i].key, ns);
+			       timefmt_duration(lines[i].ns, figure, sizeof(figure)), lines[i].what, lines[i].key);
+			keep(lines[i].key, lines[i].ns);
 		} else {
-			printf("%-*s not calibrated  (%s: %s)\n", LABEL_WIDTH, lines[i].label, lines[i].what,
-			       i ? c.hook_why : c.sync_why);
+			printf("%-*s not calibrated  (%s: %s)\n", LABEL_WIDTH, lines[i].label, lines[i].what, lines[i].why);
 		}
-		missing |= !ns;
+		missing |= !lines[i].ns;
 	}
 	return missing;
 }
