@@ -143,27 +143,18 @@ static int add_map(void *ctx, uint64_t start, uint64_t end, uint64_t pgoff, cons
 	return 0;
 }
 
-/* Tries to move a thread off code no file maps: its stack cannot be
- * unwound from there. */
+/* How often a thread whose stack cannot be unwound whole is stopped again. */
 #define SETTLE_TRIES 20
 
-/* A thread stopped where no file's code is (a uprobe's out-of-line
- * single-step slot, the vDSO) is let go for an instant and stopped again,
- * until it is in a file's code (the slot holds one instruction, copied
- * from the probed function's entry). */
-static void settle(struct catch_up *cu, struct stopped *t, uint64_t deadline_ns)
+/* Let stopped thread @t go for an instant and stop it again. */
+static void restop(struct stopped *t, uint64_t deadline_ns)
 {
-	for (int i = 0; i < SETTLE_TRIES && t->tid > 0 && t->stopped; i++) {
-		struct user_regs_struct r;
-		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || catch_up_map_of(cu, r.rip))
-			return;
-		if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)t->signal) < 0)
-			return;
-		t->signal = 0;
-		t->stopped = 0;
-		ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-		wait_stopped(t, deadline_ns);
-	}
+	if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(uintptr_t)t->signal) < 0)
+		return;
+	t->signal = 0;
+	t->stopped = 0;
+	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	wait_stopped(t, deadline_ns);
 }
 
 /* Copy @t's registers and stack into a sample-like block (unwind.h). */
@@ -196,6 +187,39 @@ static struct mtx_user_stack *copy_stack(const struct stopped *t)
 	return st;
 }
 
+/* Unwind stopped thread @t with @u into t->pcs and t->sps. One stopped
+ * where its stack cannot be unwound whole is let go for an instant and
+ * stopped again, until it can (at most SETTLE_TRIES times):
+ *  - in code no file maps: a uprobe's out-of-line single-step slot (it
+ *    holds one instruction, copied from the probed function's entry), the
+ *    vDSO;
+ *  - in a call whose return address is in code no file maps: a call begun
+ *    under a return probe already on has the kernel's trampoline for it
+ *    (the real one is kept in the kernel). */
+static void unwind_thread(struct catch_up *cu, struct mtx_unwinder *u, struct stopped *t)
+{
+	const uint64_t deadline = clock_now_ns() + STOP_WAIT_NS;
+	for (int try = 0; t->tid > 0 && t->stopped; try++) {
+		struct mtx_user_stack *st = copy_stack(t);
+		enum unwind_fail why;
+		int truncated, whole;
+		if (!st)
+			return;
+		t->nr = unwinder_walk(u, t->tid, st, t->pcs, t->sps, &why, &truncated);
+		whole = t->nr > 0 && catch_up_map_of(cu, t->pcs[t->nr - 1]);
+		log_debug("catch-up: thread %d stopped at %#llx: %d frames%s%s%s", (int)t->tid,
+			  (unsigned long long)st->regs[16], t->nr, t->nr <= 1 ? ", " : "",
+			  t->nr <= 1 ? unwind_fail_name(why) : "", whole ? "" : ", not whole");
+		if (truncated)
+			log_debug("catch-up: thread %d's stack is deeper than %u pages: its outer calls are missed",
+				  (int)t->tid, STACK_PAGES);
+		free(st);
+		if (whole || try == SETTLE_TRIES)
+			return;
+		restop(t, deadline);
+	}
+}
+
 static void unwind_all(struct catch_up *cu)
 {
 	struct mtx_unwinder *u = unwinder_new();
@@ -203,22 +227,8 @@ static void unwind_all(struct catch_up *cu)
 		return;
 	for (size_t i = 0; i < cu->nr_maps; i++)
 		unwinder_add_file(u, cu->maps[i].path, cu->maps[i].start, cu->maps[i].pgoff, NULL, 0);
-	for (size_t i = 0; i < cu->nr; i++) {
-		struct stopped *t = &cu->threads[i];
-		struct mtx_user_stack *st;
-		enum unwind_fail why;
-		int truncated;
-		if (t->tid < 0 || !t->stopped || !(st = copy_stack(t)))
-			continue;
-		t->nr = unwinder_walk(u, t->tid, st, t->pcs, t->sps, &why, &truncated);
-		log_debug("catch-up: thread %d stopped at %#llx: %d frames%s%s", (int)t->tid,
-			  (unsigned long long)st->regs[16], t->nr, t->nr <= 1 ? ", " : "",
-			  t->nr <= 1 ? unwind_fail_name(why) : "");
-		if (truncated)
-			log_debug("catch-up: thread %d's stack is deeper than %u pages: its outer calls are missed",
-				  (int)t->tid, STACK_PAGES);
-		free(st);
-	}
+	for (size_t i = 0; i < cu->nr; i++)
+		unwind_thread(cu, u, &cu->threads[i]);
 	unwinder_free(u);
 }
 
@@ -253,8 +263,6 @@ struct catch_up *catch_up_stop(pid_t pid)
 				 (int)cu->threads[i].tid);
 	if (target_maps_each(pid, add_map, cu) < 0)
 		log_warn("catch-up: the code process %d maps could not be read: no call is caught up", (int)pid);
-	for (size_t i = 0; i < cu->nr; i++)
-		settle(cu, &cu->threads[i], clock_now_ns() + STOP_WAIT_NS);
 	unwind_all(cu);
 	return cu;
 }

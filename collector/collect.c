@@ -628,6 +628,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	model_set_detail(m, o->detail_rows);
+	/* Stopped before any uprobe is armed in it, to catch up on the calls
+	 * it is in: a call begun under an armed return probe has the kernel's
+	 * trampoline for its return address, which ends the unwinding. */
+	if (o->attach_pid && fu && function_uprobes_count(fu))
+		cu = catch_up_stop(o->attach_pid);
 	rc = collect_sync_open(&cs, &s, w, prof, err);
 	if (rc)
 		goto fail_unstarted;
@@ -659,9 +664,6 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	 * emitted after interrupts that follow it, when its CPU's ring is read
 	 * late. */
 	drain_first(&drain);
-	/* Stopped before its probes go on, to catch up on the calls it is in. */
-	if (o->attach_pid && fu && function_uprobes_count(fu))
-		cu = catch_up_stop(o->attach_pid);
 	if (o->attach_pid && !(attach_ns = attach_threads(&s, &sinks, err))) {
 		rc = -ESRCH;
 		goto fail_unstarted;

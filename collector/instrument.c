@@ -260,16 +260,19 @@ static struct probe *add_set(struct mtx_instrument *in, struct function_uprobes 
 		struct catch_up *cu;
 		bool caught;
 		calibrate(in, fu);
+		/* Stopped before they are armed (a call begun under one has the
+		 * kernel's trampoline for its return address, which ends the
+		 * unwinding), and until they are on: no call is missed or seen
+		 * twice. */
+		cu = stop_program(in);
 		rc = function_uprobes_open_set(fu, in->s);
-		/* stopped, no call is missed or seen twice as they go on */
-		cu = rc ? NULL : stop_program(in);
 		/* on from the instant all go on: every call recorded is after it */
 		on_ns = clock_now_ns();
-		if (cu)
+		caught = cu && !rc;
+		if (caught)
 			catch_up_calls(in, &fu, 1, cu, on_ns);
 		if (!rc)
 			rc = function_uprobes_enable_set(fu, in->s, 1);
-		caught = cu != NULL;
 		in->catch_up_stopped_ns += catch_up_resume(cu);
 		if (rc) {
 			*err = strdup(in->s->error ? in->s->error : strerror(-rc));
