@@ -148,7 +148,7 @@ static struct queued_row *row_at(struct row_block *b, uint32_t offset)
 /* Write @b's rows (none once a write failed), free their copies, empty it. */
 static void write_block(struct row_queue *q, struct row_block *b)
 {
-	uint32_t off;
+	uint32_t off, inserted = 0;
 	memset(q->first, 0, sizeof(*q->first) * ((size_t)q->nr_tables + 1));
 	for (off = 0; off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr))
 		q->first[row_at(b, off)->table + 1]++;
@@ -159,6 +159,9 @@ static void write_block(struct row_queue *q, struct row_block *b)
 		q->order[q->next[row_at(b, off)->table]++] = off;
 	for (int t = 0; t < q->nr_tables && !q->error; t++) {
 		uint32_t i = q->first[t], end = q->first[t + 1];
+		if (!q->stmt[t])
+			continue; /* the tap's only */
+		inserted += end - i;
 		for (; end - i >= ROW_QUEUE_BATCH && !q->error; i += ROW_QUEUE_BATCH) {
 			for (int k = 0; k < ROW_QUEUE_BATCH; k++) {
 				const struct queued_row *r = row_at(b, q->order[i + (uint32_t)k]);
@@ -172,7 +175,7 @@ static void write_block(struct row_queue *q, struct row_block *b)
 		}
 	}
 	if (!q->error)
-		q->written += b->nr;
+		q->written += inserted;
 	for (off = 0; q->tap && !q->error && off < b->used; off += (uint32_t)ROW_BYTES(row_at(b, off)->nr))
 		q->tap(q->tap_ctx, row_at(b, off));
 	/* Copies are rare (names, paths, meta values): most blocks skip this. */
@@ -497,6 +500,8 @@ int row_queue_open(sqlite3 *db, const char *const *insert_sql, int nr_tables, st
 	if (!q->stmt || !q->batch || !q->first || !q->next || !q->order)
 		return -ENOMEM;
 	for (int t = 0; t < nr_tables && !rc; t++) {
+		if (!insert_sql[t])
+			continue;
 		char *batch = batch_sql(insert_sql[t]);
 		if (!batch)
 			return -ENOMEM;

@@ -39,7 +39,8 @@ struct row_queue;
 
 /*
  * row_queue_open - a queue into @db's tables, one INSERT ... VALUES (...)
- * of one row each in @insert_sql[0 .. @nr_tables - 1]. Returns 0, or
+ * of one row each in @insert_sql[0 .. @nr_tables - 1]; a NULL one is a
+ * table of rows for the tap only (row_queue_tap), never inserted. Returns 0, or
  * -ENOMEM / -EIO (the error in @db's handle); row_queue_close it either
  * way.
  */
