@@ -43,8 +43,10 @@
 	X(SUMMARIZED_SYSCALL, "INSERT INTO summarized_syscalls(tid, life_ns, nr, name, calls, errors, returned, " \
 			      "total_ns, max_ns) VALUES (?,?,?,?,?,?,?,?,?)")                                      \
 	X(SYNC_OP, "INSERT INTO sync_ops(tid, object_id, op, start_ns, end_ns, result, arg, "  \
-		   "callsite, stack_id, unfinished, overhead_ns, injected_ns, hold_ns) "        \
-		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")                     \
+		   "callsite, stack_id, unfinished, overhead_ns, injected_ns, hold_ns, id) "    \
+		   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")                   \
+	/* an op past --detail's budget: to the capture only (collector/sync/summary.h) */ \
+	X(SUMMARIZED_OP, NULL)                                                                 \
 	X(SYNC_OBJECT, "INSERT INTO sync_objects(id, kind, addr, pid, created_ns) "            \
 		       "VALUES (?,?,?,?,?)")                                                  \
 	X(SAMPLE, "INSERT INTO samples(ts_ns, tid, cpu, stack_id, unwind) VALUES (?,?,?,?,?)")   \
@@ -82,6 +84,7 @@ struct mtx_writer {
 	char *error_msg;
 	char *path;
 	struct tl_capture *capture; /* writer_capture */
+	uint64_t sync_ops, summarized_ops; /* writer_sync_op's */
 };
 
 static int fail_with(struct mtx_writer *w, int rc, const char *why)
@@ -178,9 +181,12 @@ static void capture_row(void *ctx, const struct queued_row *r)
 					 HAS(2, TL_HAS_END) | HAS(5, TL_HAS_RET) | HAS(6, TL_HAS_FD));
 		break;
 	case STMT_SYNC_OP:
+	case STMT_SUMMARIZED_OP:
 		timeline_capture_op(c, INT(0), INT(1), TEXT(2), INT(3), INT(4), INT(5), INT(6), INT(7),
-				    HAS(8, 1) ? INT(8) : 0, HAS(12, 1) ? INT(12) : 0,
-				    HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE));
+				    HAS(8, 1) ? INT(8) : 0, HAS(12, 1) ? INT(12) : 0, HAS(10, 1) ? INT(10) : 0,
+				    HAS(11, 1) ? INT(11) : 0,
+				    HAS(5, TL_HAS_RESULT) | HAS(7, TL_HAS_CALLSITE) | HAS(10, TL_COST_MEASURED) |
+					    (r->table == STMT_SUMMARIZED_OP ? TL_SUMMARIZED : 0));
 		break;
 	default:
 		break;
@@ -402,11 +408,20 @@ int writer_summarized_syscall(struct mtx_writer *w, const struct writer_summariz
 	return put(w, r);
 }
 
+bool writer_may_summarize(struct mtx_writer *w)
+{
+	return w->capture && timeline_capture_pin(w->capture);
+}
+
 int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op)
 {
-	struct queued_row *r = row(w, STMT_SYNC_OP);
+	struct queued_row *r = row(w, op->summarized ? STMT_SUMMARIZED_OP : STMT_SYNC_OP);
 	if (!r)
 		return sticky(w);
+	/* every op has an id, its place in the capture; the summarized
+	 * ones' are left out of the table */
+	w->sync_ops++;
+	w->summarized_ops += op->summarized;
 	row_put_int(r, op->tid);
 	row_put_int(r, op->object_id);
 	row_put_text(r, op->op);
@@ -420,6 +435,7 @@ int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op)
 	row_put_int_or_null(r, op->overhead_ns, op->cost_measured);
 	row_put_int_or_null(r, op->injected_ns, op->cost_measured);
 	row_put_int_or_null(r, op->hold_ns, op->hold_ns >= 0);
+	row_put_int(r, (int64_t)w->sync_ops);
 	return put(w, r);
 }
 
@@ -597,9 +613,14 @@ int writer_commit(struct mtx_writer *w)
 	return sticky(w);
 }
 
+uint64_t writer_summarized_ops(const struct mtx_writer *w)
+{
+	return w->summarized_ops;
+}
+
 uint64_t writer_rows(const struct mtx_writer *w)
 {
-	return row_queue_rows(w->q);
+	return row_queue_rows(w->q) - w->summarized_ops;
 }
 
 uint64_t writer_rows_spilled(const struct mtx_writer *w)

@@ -131,8 +131,12 @@ struct writer_sync_op_row {
 	uint64_t start_ns, end_ns, callsite;
 	uint32_t stack_id, overhead_ns, injected_ns;
 	bool cost_measured;
+	bool summarized; /* past --detail's budget: captured, not a row (collector/sync/summary.h) */
 };
 int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op);
+/* writer_may_summarize - whether a sync op may be handed over summarized:
+ * the capture, which alone will hold it, is kept whatever its size. */
+bool writer_may_summarize(struct mtx_writer *w);
 int writer_sync_object(struct mtx_writer *w, int64_t id, const char *kind, uint64_t addr,
 		       int32_t pid, uint64_t created_ns);
 
@@ -182,7 +186,11 @@ int writer_meta_int(struct mtx_writer *w, const char *key, int64_t value);
  * batch (in the background: as soon as the thread has written them). */
 int writer_commit(struct mtx_writer *w);
 
-/* writer_rows - rows handed over so far (all tables). */
+/* writer_summarized_ops - sync ops handed over summarized (to the capture
+ * only, collector/sync/summary.h). */
+uint64_t writer_summarized_ops(const struct mtx_writer *w);
+/* writer_rows - rows handed over so far (all tables), summarized ops
+ * left out. */
 uint64_t writer_rows(const struct mtx_writer *w);
 /* writer_rows_spilled - of those, rows that waited in the spill file
  * (src/row-queue.h) rather than in memory. */

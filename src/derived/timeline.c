@@ -813,12 +813,17 @@ struct tl_capture {
 		size_t index;
 	} by_address[NR_BY_ADDRESS];
 	bool dropped;
+	/* CAPTURE_PINNED once it holds a summarized op: never dropped for its
+	 * size then (the ops are nowhere else); set by the writer's caller,
+	 * read by the thread that captures. */
+	int pin;
 	uint64_t rows, nr_switches, nr_wakeups, nr_syscalls;
 	struct tl_place *states, *ops; /* by rowid - 1, by id - 1 */
 	size_t nr_states, cap_states, nr_ops, cap_ops;
+	size_t nr_summarized; /* of the ops, TL_SUMMARIZED ones */
 	int64_t *unreturned; /* ids of the ops without a result */
 	size_t nr_unreturned, cap_unreturned;
-	uint64_t amended[TL_AMEND_ARG + 1]; /* for mtx -v */
+	uint64_t amended[TL_AMEND_ROW + 1]; /* for mtx -v */
 };
 
 struct tl_capture *timeline_capture_new(void)
@@ -860,10 +865,33 @@ static void drop(struct tl_capture *c)
 	c->nr_states = c->nr_ops = c->nr_unreturned = 0;
 }
 
-/* The thread of a row about to be captured, or NULL (capture dropped). */
-static struct tl_thread *capture_thread(struct tl_capture *c, int64_t tid)
+enum { CAPTURE_OPEN, CAPTURE_PINNED, CAPTURE_TOO_LARGE };
+
+bool timeline_capture_pin(struct tl_capture *c)
 {
-	struct tl_thread *t = c->dropped ? NULL : ++c->rows > TL_CAPTURE_MAX_ROWS ? NULL : thread_of(&c->l, tid);
+	int open = CAPTURE_OPEN;
+	return __atomic_compare_exchange_n(&c->pin, &open, CAPTURE_PINNED, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE) ||
+	       open == CAPTURE_PINNED;
+}
+
+/* Whether @c, @rows rows long, is too large to keep: never once pinned. */
+static bool too_large(struct tl_capture *c, uint64_t rows)
+{
+	int open = CAPTURE_OPEN;
+	return rows > TL_CAPTURE_MAX_ROWS &&
+	       (__atomic_load_n(&c->pin, __ATOMIC_ACQUIRE) == CAPTURE_TOO_LARGE ||
+		__atomic_compare_exchange_n(&c->pin, &open, CAPTURE_TOO_LARGE, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE));
+}
+
+/* The thread of a row about to be captured, or NULL (capture dropped);
+ * @counted: a row TL_CAPTURE_MAX_ROWS counts. */
+static struct tl_thread *capture_thread(struct tl_capture *c, int64_t tid, bool counted)
+{
+	struct tl_thread *t = c->dropped			      ? NULL
+			      : counted && too_large(c, ++c->rows) ? NULL
+								   : thread_of(&c->l, tid);
 	if (!t)
 		drop(c);
 	return t;
@@ -904,7 +932,7 @@ void timeline_capture_state(struct tl_capture *c, int64_t tid, int64_t start_ns,
 			    int64_t cpu, const char *syscall)
 {
 	int state_k = capture_string(c, state), syscall_k = capture_string(c, syscall);
-	struct tl_thread *t = capture_thread(c, tid);
+	struct tl_thread *t = capture_thread(c, tid, true);
 	struct tl_state *s = t ? APPEND(t, states) : NULL;
 	if (!s) {
 		drop(c);
@@ -921,7 +949,7 @@ void timeline_capture_state(struct tl_capture *c, int64_t tid, int64_t start_ns,
 void timeline_capture_switch(struct tl_capture *c, int64_t prev_tid, int64_t ts_ns, int64_t next_tid, int preempt,
 			     int64_t stack_id)
 {
-	struct tl_thread *t = capture_thread(c, prev_tid);
+	struct tl_thread *t = capture_thread(c, prev_tid, true);
 	struct tl_switch *s = t ? APPEND(t, switches) : NULL;
 	if (!s) {
 		drop(c);
@@ -935,7 +963,7 @@ void timeline_capture_switch(struct tl_capture *c, int64_t prev_tid, int64_t ts_
 
 void timeline_capture_wakeup(struct tl_capture *c, int64_t wakee_tid, int64_t ts_ns, int64_t waker_tid)
 {
-	struct tl_thread *t = capture_thread(c, wakee_tid);
+	struct tl_thread *t = capture_thread(c, wakee_tid, true);
 	struct tl_wakeup *w = t ? APPEND(t, wakeups) : NULL;
 	if (!w) {
 		drop(c);
@@ -949,7 +977,7 @@ void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_n
 			      const char *fd_kind, const char *name, int64_t ret, uint16_t flags)
 {
 	int kind_k = capture_string(c, fd_kind), name_k = capture_string(c, name);
-	struct tl_thread *t = capture_thread(c, tid);
+	struct tl_thread *t = capture_thread(c, tid, true);
 	struct tl_syscall *s = t ? APPEND(t, syscalls) : NULL;
 	if (!s) {
 		drop(c);
@@ -964,24 +992,31 @@ void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_n
 	c->nr_syscalls++;
 }
 
+static uint16_t capped16(int64_t v)
+{
+	return v <= 0 ? 0 : v >= UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
 			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id,
-			 int64_t hold_ns, uint16_t flags)
+			 int64_t hold_ns, int64_t overhead_ns, int64_t injected_ns, uint16_t flags)
 {
 	int op_k = capture_string(c, op);
-	struct tl_thread *t = capture_thread(c, tid);
+	/* a summarized op is not what a read of the file would hold */
+	struct tl_thread *t = capture_thread(c, tid, !(flags & TL_SUMMARIZED));
 	struct tl_op *o = t ? APPEND(t, ops) : NULL;
 	if (!o) {
 		drop(c);
 		return;
 	}
-	flags &= TL_HAS_RESULT | TL_HAS_CALLSITE;
+	flags &= TL_HAS_RESULT | TL_HAS_CALLSITE | TL_COST_MEASURED | TL_SUMMARIZED;
 	*o = (struct tl_op){
 		.start_ns = start_ns, .end_ns = end_ns, .id = (int64_t)c->nr_ops + 1, .object_id = object_id,
 		.callsite = flags & TL_HAS_CALLSITE ? callsite : 0, .result = flags & TL_HAS_RESULT ? (int32_t)result : 0,
 		.arg = op_arg(arg), .stack_id = (uint32_t)stack_id, .op = (uint16_t)op_k, .flags = flags,
-		.hold_ns = hold_ns,
+		.hold_ns = hold_ns, .overhead_ns = capped16(overhead_ns), .injected_ns = capped16(injected_ns),
 	};
+	c->nr_summarized += (flags & TL_SUMMARIZED) != 0;
 	if (!(flags & TL_HAS_RESULT)) {
 		int64_t *more = grow_array(c->unreturned, &c->cap_unreturned, c->nr_unreturned, sizeof(*more), 64);
 		if (!more) {
@@ -1059,9 +1094,36 @@ void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t ro
 	case TL_AMEND_ARG:
 		o->arg = op_arg(value);
 		break;
+	case TL_AMEND_ROW:
+		if (o->flags & TL_SUMMARIZED)
+			c->nr_summarized--;
+		o->flags &= (uint16_t)~TL_SUMMARIZED;
+		break;
 	case TL_AMEND_BLOCKED_SYNC:
 		break;
 	}
+}
+
+size_t timeline_capture_nr_summarized(const struct tl_capture *c)
+{
+	return c ? c->nr_summarized : 0;
+}
+
+/* The summarized ops are no rows: the timeline is the file's. */
+static void drop_summarized(struct tl_capture *c)
+{
+	for (size_t i = 0; c->nr_summarized && i < c->l.tl->nr_threads; i++) {
+		struct tl_thread *t = &c->l.tl->threads[i];
+		size_t n = 0;
+		for (size_t j = 0; j < t->nr_ops; j++)
+			if (!(t->ops[j].flags & TL_SUMMARIZED))
+				t->ops[n++] = t->ops[j];
+		t->nr_ops = n;
+	}
+	/* places no longer hold */
+	free(c->ops);
+	c->ops = NULL;
+	c->nr_ops = c->cap_ops = 0;
 }
 
 /* Whether @db's tables hold as many rows as @c captured (rows are only
@@ -1069,7 +1131,7 @@ void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t ro
 static bool capture_matches(const struct tl_capture *c, sqlite3 *db)
 {
 	return count_rows(db, "thread_states") == (double)c->nr_states &&
-	       count_rows(db, "sync_ops") == (double)c->nr_ops &&
+	       count_rows(db, "sync_ops") == (double)(c->nr_ops - c->nr_summarized) &&
 	       count_rows(db, "switches") == (double)c->nr_switches &&
 	       count_rows(db, "wakeups") == (double)c->nr_wakeups &&
 	       count_rows(db, "syscalls") == (double)c->nr_syscalls;
@@ -1108,14 +1170,18 @@ int timeline_capture_finish(struct tl_capture *c, sqlite3 *db, struct mtx_timeli
 	}
 	struct loader *l = &c->l;
 	log_debug("derived tables: %llu rows captured; amended: %llu states blocked_sync, %llu ops blocked, %llu "
-		  "holders, %llu holds, %llu ops to a later lifetime, %llu cond waits' mutexes; %zu ops unreturned",
+		  "holders, %llu holds, %llu ops to a later lifetime, %llu cond waits' mutexes; %zu ops unreturned; "
+		  "%llu summarized ops made rows, %zu left out",
 		  (unsigned long long)c->rows, (unsigned long long)c->amended[TL_AMEND_BLOCKED_SYNC],
 		  (unsigned long long)c->amended[TL_AMEND_WAIT], (unsigned long long)c->amended[TL_AMEND_HOLDER],
 		  (unsigned long long)c->amended[TL_AMEND_HOLD], (unsigned long long)c->amended[TL_AMEND_OBJECT],
-		  (unsigned long long)c->amended[TL_AMEND_ARG], c->nr_unreturned);
+		  (unsigned long long)c->amended[TL_AMEND_ARG], c->nr_unreturned,
+		  (unsigned long long)c->amended[TL_AMEND_ROW], c->nr_summarized);
+	rc = read_unreturned_ends(c, db);
+	if (!rc)
+		drop_summarized(c);
 	l->db = db;
 	l->tl->buckets = choose_buckets(db);
-	rc = read_unreturned_ends(c, db);
 	if (!rc)
 		rc = scan(l, OBJECTS_SQL, row_object, err);
 	if (!rc)

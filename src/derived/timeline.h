@@ -17,6 +17,7 @@
 #define MTX_TIMELINE_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ enum {
 	TL_HAS_RET = 256,   /* syscall: ret */
 	TL_RET_FAILED = 512, /* syscall: ret < 0 */
 	TL_BLOCKED = 1024,  /* op: blocked */
+	TL_COST_MEASURED = 2048, /* op: overhead_ns, injected_ns (captured only) */
+	TL_SUMMARIZED = 4096, /* op: captured, not a row (collector/sync/summary.h) */
 };
 
 /* Strings (states, syscall names, fd kinds, ops) are interned: a row holds
@@ -76,6 +79,9 @@ struct tl_op {
 	uint32_t stack_id; /* sync_ops.stack_id (collect --sync-stacks), 0 when NULL */
 	uint16_t op;
 	uint16_t flags;
+	/* The capture's, of an op that may be summarized (whose wrapper was
+	 * not slow: up to 2 us); 0 in a timeline read from the file. */
+	uint16_t overhead_ns, injected_ns;
 };
 
 /* A thread's rows of each table (all its lifetimes), oldest first. */
@@ -174,14 +180,18 @@ int timeline_load(sqlite3 *db, struct mtx_timeline **out, char **err);
  * sync_resolve hands over what it changes in them; timeline_capture_finish
  * reads the small tables and makes it the timeline timeline_load would
  * have read. Strings must live until then (the writer's hot rows' do).
- * Rows past TL_CAPTURE_MAX_ROWS, or a failed allocation, drop the capture:
- * the build then reads the run as before.
+ * Rows past TL_CAPTURE_MAX_ROWS (unless it is pinned), or a failed
+ * allocation, drop the capture: the build then reads the run as before.
  */
 struct tl_capture;
 #define TL_CAPTURE_MAX_ROWS (32u << 20) /* ~2 GB: what the read would hold */
 
 /* timeline_capture_new - NULL when out of memory. */
 struct tl_capture *timeline_capture_new(void);
+/* timeline_capture_pin - from now on @c is not dropped for its size
+ * (TL_CAPTURE_MAX_ROWS), for it will hold rows kept nowhere else
+ * (TL_SUMMARIZED ops); false when it already was. Thread-safe. */
+bool timeline_capture_pin(struct tl_capture *c);
 /* A negative @cpu, a NULL string: NULL. */
 void timeline_capture_state(struct tl_capture *c, int64_t tid, int64_t start_ns, int64_t end_ns, const char *state,
 			    int64_t cpu, const char *syscall);
@@ -192,12 +202,14 @@ void timeline_capture_wakeup(struct tl_capture *c, int64_t wakee_tid, int64_t ts
 /* @flags: TL_HAS_END, TL_HAS_FD, TL_HAS_RET for the columns not NULL. */
 void timeline_capture_syscall(struct tl_capture *c, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t fd,
 			      const char *fd_kind, const char *name, int64_t ret, uint16_t flags);
-/* @flags: TL_HAS_RESULT, TL_HAS_CALLSITE for the columns not NULL; arg
- * stored; @hold_ns as written (0: NULL); holder NULL, not blocked
- * (sync_resolve's to fill, and to correct the hold). */
+/* @flags: TL_HAS_RESULT, TL_HAS_CALLSITE, TL_COST_MEASURED for the columns
+ * not NULL, TL_SUMMARIZED for an op that is not a row (its id is its
+ * place all the same); arg stored; @hold_ns as written (0: NULL); holder
+ * NULL, not blocked (sync_resolve's to fill, and to correct the hold).
+ * @overhead_ns and @injected_ns are kept up to UINT16_MAX. */
 void timeline_capture_op(struct tl_capture *c, int64_t tid, int64_t object_id, const char *op, int64_t start_ns,
 			 int64_t end_ns, int64_t result, int64_t arg, int64_t callsite, int64_t stack_id,
-			 int64_t hold_ns, uint16_t flags);
+			 int64_t hold_ns, int64_t overhead_ns, int64_t injected_ns, uint16_t flags);
 
 /* What sync_resolve changes, by the row it changes (thread_states rowid or
  * sync_ops id) and the new value. */
@@ -208,6 +220,7 @@ enum tl_amend {
 	TL_AMEND_HOLD,         /* op: hold_ns */
 	TL_AMEND_OBJECT,       /* op: object_id */
 	TL_AMEND_ARG,          /* op: arg */
+	TL_AMEND_ROW,          /* op: a summarized one made a row (@value unused) */
 };
 /* (A NULL @c: nothing to amend.) */
 void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t row, int64_t value);
@@ -220,6 +233,9 @@ void timeline_capture_amend(struct tl_capture *c, enum tl_amend what, int64_t ro
  * ops there rather than from the file.
  */
 size_t timeline_capture_nr_ops(const struct tl_capture *c);
+/* timeline_capture_nr_summarized - of those, the TL_SUMMARIZED ones (not
+ * rows); they are left out of the timeline timeline_capture_finish makes. */
+size_t timeline_capture_nr_summarized(const struct tl_capture *c);
 const struct tl_op *timeline_capture_op_row(struct tl_capture *c, int64_t id, int64_t *tid, const char **name);
 
 /*

@@ -228,7 +228,8 @@ static struct tl_capture *capture_of(sqlite3 *run)
 			 "holder_tid, hold_ns, stack_id FROM sync_ops ORDER BY id");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		timeline_capture_op(c, INT(st, 1), INT(st, 2), TEXT(st, 3), INT(st, 4), INT(st, 5), INT(st, 6), INT(st, 7),
-				    INT(st, 8), INT(st, 13), INT(st, 12), HAS(st, 6, TL_HAS_RESULT) | HAS(st, 8, TL_HAS_CALLSITE));
+				    INT(st, 8), INT(st, 13), INT(st, 12), 0, 0,
+				    HAS(st, 6, TL_HAS_RESULT) | HAS(st, 8, TL_HAS_CALLSITE));
 		if (INT(st, 9))
 			timeline_capture_amend(c, TL_AMEND_WAIT, INT(st, 0), INT(st, 10));
 		if (sqlite3_column_type(st, 11) != SQLITE_NULL)
