@@ -628,6 +628,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	model_set_detail(m, o->detail_rows);
+	collect_sync_detail(&cs, model_detail(m));
 	/* Stopped before any uprobe is armed in it, to catch up on the calls
 	 * it is in: a call begun under an armed return probe has the kernel's
 	 * trampoline for its return address, which ends the unwinding. */

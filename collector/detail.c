@@ -25,12 +25,16 @@ struct mtx_detail {
 	struct mtx_writer *w;
 	uint64_t budget, rows;
 	uint64_t now_ns, until_ns; /* until_ns: the cutoff, 0 while rows are kept */
+	/* The sync ops' own: their records come later than the kernel's,
+	 * by as much as the drain lags (a second under a lock-bound loop). */
+	uint64_t sync_now_ns, sync_until_ns;
 	struct keyhash state_keys, switch_keys, syscall_keys;
 	struct state_total *states;
 	struct switch_total *switches;
 	struct writer_summarized_syscall_row *syscalls;
 	size_t nr_states, nr_switches, nr_syscalls, cap_states, cap_switches, cap_syscalls;
 	uint64_t summarized[3]; /* rows added up: states, switches, syscalls */
+	bool finished;          /* detail_finish wrote meta */
 	uint64_t no_memory;
 };
 
@@ -58,9 +62,22 @@ void detail_now(struct mtx_detail *d, uint64_t ts_ns)
  * begins before the cutoff, which falls where the budget runs out. */
 static bool in_detail(struct mtx_detail *d, uint64_t start_ns)
 {
-	if (!d->until_ns && d->budget && ++d->rows > d->budget)
+	/* past detail_finish, meta says where it fell: no more crossing */
+	if (!d->until_ns && d->budget && !d->finished && ++d->rows > d->budget) {
 		d->until_ns = d->now_ns + 1; /* rows written so far began before */
+		d->sync_until_ns = d->sync_now_ns ? d->sync_now_ns + 1 : 0; /* 0: at the next */
+	}
 	return !d->until_ns || start_ns < d->until_ns;
+}
+
+bool detail_sync_op(struct mtx_detail *d, uint64_t start_ns)
+{
+	if (start_ns > d->sync_now_ns)
+		d->sync_now_ns = start_ns;
+	in_detail(d, start_ns); /* counts it */
+	if (d->until_ns && !d->sync_until_ns)
+		d->sync_until_ns = start_ns + 1; /* the first since the budget ran out */
+	return !d->sync_until_ns || start_ns < d->sync_until_ns;
 }
 
 /* The index of key (@a, @b, @c) in the totals of @h, added (zeroed, at
@@ -169,12 +186,15 @@ int detail_finish(struct mtx_detail *d)
 	writer_meta_int(d->w, "detail_rows", (int64_t)d->budget);
 	if (d->until_ns) {
 		writer_meta_int(d->w, "detail_until_ns", (int64_t)d->until_ns);
+		if (d->sync_until_ns)
+			writer_meta_int(d->w, "sync_detail_until_ns", (int64_t)d->sync_until_ns);
 		writer_meta_int(d->w, "summarized_states", (int64_t)d->summarized[0]);
 		writer_meta_int(d->w, "summarized_switches", (int64_t)d->summarized[1]);
 		writer_meta_int(d->w, "summarized_syscalls", (int64_t)d->summarized[2]);
 	}
 	if (d->no_memory)
 		writer_meta_int(d->w, "summarized_no_memory", (int64_t)d->no_memory);
+	d->finished = true;
 	return writer_commit(d->w);
 }
 

@@ -59,6 +59,12 @@ int detail_switch(struct mtx_detail *d, uint64_t ts_ns, int32_t cpu, int32_t pre
  * thread waited inside it, row->life_ns its lifetime. */
 int detail_syscall(struct mtx_detail *d, const struct mtx_syscall_row *row, const char *fd_kind);
 
+/* detail_sync_op - a sync op that begins at @start_ns counts in the budget:
+ * true when it is in the detail (collector/sync/summary.h adds up some of
+ * the others). The sync ops' cutoff is their own (meta
+ * sync_detail_until_ns): where their stream was when the budget ran out. */
+bool detail_sync_op(struct mtx_detail *d, uint64_t start_ns);
+
 /* detail_finish - write the summarized tables and meta (detail_rows,
  * detail_until_ns, summarized_*). Returns 0 or the writer's -errno. */
 int detail_finish(struct mtx_detail *d);

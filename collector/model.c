@@ -132,6 +132,11 @@ void model_set_detail(struct mtx_model *m, uint64_t rows)
 	detail_budget(m->detail, rows);
 }
 
+struct mtx_detail *model_detail(struct mtx_model *m)
+{
+	return m->detail;
+}
+
 static size_t slot_of(const struct mtx_model *m, int32_t tid)
 {
 	return ((uint32_t)tid * 2654435761u) & (m->cap - 1);

@@ -32,6 +32,8 @@ void model_set_fd_resolver(struct mtx_model *m, mtx_fd_resolve_fn fn, void *ctx)
  * the million are written before the rest are added up (collector/detail.h;
  * 0: every row, the default). */
 void model_set_detail(struct mtx_model *m, uint64_t rows);
+/* model_detail - that budget, which the sync ops count in too. */
+struct mtx_detail *model_detail(struct mtx_model *m);
 /*
  * model_attached_thread - thread @tid of process @pid, named @name, was
  * alive when mtx attached at @ns, in the state /proc showed (@proc_state:

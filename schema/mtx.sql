@@ -291,6 +291,28 @@ CREATE TABLE summarized_syscalls (
 	max_ns   INTEGER NOT NULL
 );
 
+-- Sync ops that began at or after meta.detail_until_ns and neither blocked
+-- nor found their lock held (the others stay sync_ops rows, as do calls
+-- that did not return, wrappers slower than 2 us and the ops that begin
+-- or end a lifetime), added up per thread, object, op and call site
+-- (collector/sync/summary.h). sync_usage and lock_contention add them in.
+CREATE TABLE summarized_sync_ops (
+	tid         INTEGER NOT NULL,
+	object_id   INTEGER NOT NULL,
+	op          TEXT NOT NULL,
+	callsite    INTEGER,          -- as sync_ops.callsite
+	stack_id    INTEGER,          -- as sync_ops.stack_id
+	calls       INTEGER NOT NULL,
+	errors      INTEGER NOT NULL, -- calls whose result was not 0
+	hold_ns     INTEGER NOT NULL, -- SUM(hold_ns) of the ops that took a lock, 0 when none
+	max_hold_ns INTEGER NOT NULL,
+	max_ns      INTEGER NOT NULL, -- the longest call, end_ns - start_ns
+	overhead_ns INTEGER,          -- SUM(overhead_ns); NULL: not measured
+	injected_ns INTEGER,          -- SUM(injected_ns); NULL: not measured
+	first_ns    INTEGER NOT NULL, -- the first one's start_ns
+	last_ns     INTEGER NOT NULL  -- the last one's end_ns
+);
+
 -- What was recorded when: a row per window in which a source or a probe
 -- set was on (mtx collect --control, mtx ctl): the sources from the start,
 -- until switched off; each 'mtx ctl probe add' until its 'probe del' or

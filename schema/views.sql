@@ -33,11 +33,16 @@ LEFT JOIN spans s ON s.life = t.rowid
 GROUP BY t.rowid;
 
 -- Seed 001 Table 2: per thread and operation, calls and blocking calls.
+-- With mtx collect --detail, the ops it added up instead of writing too.
 CREATE VIEW sync_usage AS
 SELECT op.tid, o.kind, op.op,
-	COUNT(*) AS calls,
+	SUM(op.calls) AS calls,
 	SUM(op.blocked) AS blocking_calls
-FROM sync_ops op JOIN sync_objects o ON o.id = op.object_id
+FROM (SELECT tid, object_id, op, COUNT(*) AS calls, SUM(blocked) AS blocked FROM sync_ops
+	GROUP BY tid, object_id, op
+	UNION ALL
+	SELECT tid, object_id, op, calls, 0 FROM summarized_sync_ops) op
+JOIN sync_objects o ON o.id = op.object_id
 GROUP BY op.tid, o.kind, op.op;
 
 -- Seed 001 Figure 7 right: who hands the CPU to whom (next_tid 0 = idle).
@@ -56,17 +61,26 @@ GROUP BY from_tid, to_tid, prev_state;
 -- spent blocked on it and held, and the holder that made others wait most.
 -- Hold times are counted on the op that acquired the lock; a cond wait's
 -- re-acquisition of its mutex is counted on the cond (see sync_ops.hold_ns).
+-- With mtx collect --detail, the ops it added up instead of writing count
+-- too (none of them was contended: those stay rows).
 CREATE VIEW lock_contention AS
 SELECT o.id AS object_id, o.kind, o.addr, o.pid, o.name,
 	s.ops, s.contended, s.blocked, s.total_wait_ns, s.max_wait_ns, s.total_hold_ns, s.max_hold_ns,
 	top.holder_tid AS top_holder_tid, top.wait_ns AS top_holder_wait_ns
 FROM sync_objects o
-JOIN (SELECT object_id, COUNT(*) AS ops,
-		SUM(holder_tid IS NOT NULL OR blocked) AS contended,
-		SUM(blocked) AS blocked,
-		SUM(wait_ns) AS total_wait_ns, MAX(wait_ns) AS max_wait_ns,
-		COALESCE(SUM(hold_ns), 0) AS total_hold_ns, COALESCE(MAX(hold_ns), 0) AS max_hold_ns
-	FROM sync_ops GROUP BY object_id) s ON s.object_id = o.id
+JOIN (SELECT object_id, SUM(ops) AS ops, SUM(contended) AS contended, SUM(blocked) AS blocked,
+		SUM(total_wait_ns) AS total_wait_ns, MAX(max_wait_ns) AS max_wait_ns,
+		SUM(total_hold_ns) AS total_hold_ns, MAX(max_hold_ns) AS max_hold_ns
+	FROM (SELECT object_id, COUNT(*) AS ops,
+			SUM(holder_tid IS NOT NULL OR blocked) AS contended,
+			SUM(blocked) AS blocked,
+			SUM(wait_ns) AS total_wait_ns, MAX(wait_ns) AS max_wait_ns,
+			COALESCE(SUM(hold_ns), 0) AS total_hold_ns, COALESCE(MAX(hold_ns), 0) AS max_hold_ns
+		FROM sync_ops GROUP BY object_id
+		UNION ALL
+		SELECT object_id, SUM(calls), 0, 0, 0, 0, SUM(hold_ns), MAX(max_hold_ns)
+		FROM summarized_sync_ops GROUP BY object_id)
+	GROUP BY object_id) s ON s.object_id = o.id
 -- Each object's holders ranked by the wait they caused (then how often,
 -- then tid), computed once per object rather than once per op.
 LEFT JOIN (SELECT object_id, holder_tid, wait_ns FROM

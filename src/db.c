@@ -105,7 +105,8 @@ static const struct {
 /* The recorded tables added since: a run.db of an older mtx has none, so
  * an empty one stands in (their rows were not recorded then). */
 static const char *const added_tables[] = { "interrupts", "instrumentation", "instrumentation_functions",
-					    "summarized_states", "summarized_switches", "summarized_syscalls" };
+					    "summarized_states", "summarized_switches", "summarized_syscalls",
+					    "summarized_sync_ops" };
 
 /* An empty TEMP copy of recorded table @table, from the schema's text. */
 static int shadow_missing_table(sqlite3 *db, const char *table)

@@ -242,16 +242,23 @@ const char *run_phase_unknown(unsigned phases_missing)
 
 char *run_state_detail_note(sqlite3 *db, const struct run_state *rs)
 {
-	char *until = db_meta_get(db, "detail_until_ns"), at[32], *note = NULL;
-	if (!until)
+	char *until = db_meta_get(db, "detail_until_ns"), *sync_until = db_meta_get(db, "sync_detail_until_ns");
+	char at[32], sync_at[32] = "", *note = NULL;
+	if (!until) {
+		free(sync_until);
 		return NULL;
+	}
 	timefmt_duration((uint64_t)(atoll(until) - rs->start_ns), at, sizeof(at));
+	if (sync_until)
+		timefmt_duration((uint64_t)(atoll(sync_until) - rs->start_ns), sync_at, sizeof(sync_at));
 	if (asprintf(&note,
 		     "every event is a row for the first %s only (mtx collect --detail): later running and runnable "
-		     "intervals, switches and syscalls that did not block are in the totals, not in the timeline, "
-		     "time windows or causes",
-		     at) < 0)
+		     "intervals, switches and syscalls that did not block%s%s%s are in the totals, not in the "
+		     "timeline, time windows or causes",
+		     at, sync_until ? ", and sync ops after " : "", sync_at,
+		     sync_until ? " that neither blocked nor found their lock held," : "") < 0)
 		note = NULL;
 	free(until);
+	free(sync_until);
 	return note;
 }

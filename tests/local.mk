@@ -81,6 +81,12 @@ check_PROGRAMS += tests/e2e/yielder
 tests_e2e_yielder_SOURCES = tests/e2e/yielder.c
 tests_e2e_yielder_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_yielder_LDFLAGS = -pthread
+# test-detail-sync.sh's: lock ops by the hundred thousand, and a few that
+# must stay rows.
+check_PROGRAMS += tests/e2e/summed-locks
+tests_e2e_summed_locks_SOURCES = tests/e2e/summed-locks.c
+tests_e2e_summed_locks_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_summed_locks_LDFLAGS = -pthread
 # test-catch-up.sh's: a call running when its probe goes in.
 check_PROGRAMS += tests/e2e/longcall
 tests_e2e_longcall_SOURCES = tests/e2e/longcall.c
@@ -237,6 +243,7 @@ E2E_TESTS = \
 	tests/e2e/test-control.sh \
 	tests/e2e/test-catch-up.sh \
 	tests/e2e/test-detail.sh \
+	tests/e2e/test-detail-sync.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh

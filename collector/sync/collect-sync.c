@@ -5,6 +5,8 @@
 #include "collector/profile.h"
 #include "collector/sync/region.h"
 #include "collector/sync/objects.h"
+#include "collector/sync/summary.h"
+#include "src/derived/timeline.h"
 #include "collector/session.h"
 #include "collector/sync/resolve.h"
 #include "collector/sync/uprobes.h"
@@ -223,6 +225,12 @@ int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev)
 	return cs->uprobes ? sync_uprobes_event(cs->uprobes, ev, write_record, cs) : 0;
 }
 
+void collect_sync_detail(struct collect_sync *cs, struct mtx_detail *d)
+{
+	if (cs->objects)
+		sync_objects_detail(cs->objects, d);
+}
+
 int collect_sync_start(struct collect_sync *cs, char **err)
 {
 	int rc;
@@ -381,6 +389,28 @@ size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_
 	return left;
 }
 
+/* The ops added up past --detail's budget (collector/sync/summary.h): rows
+ * or summarized_sync_ops, and meta's count. */
+static int finish_summary(struct collect_sync *cs, struct mtx_writer *w, sqlite3 *db, bool all_rows, char **err)
+{
+	struct tl_capture *capture = writer_captured(w);
+	const uint64_t sent = writer_summarized_ops(w);
+	struct sync_summary_stats st;
+	int rc;
+	if (sent && !timeline_capture_nr_ops(capture)) {
+		/* the capture was given up (out of memory): they are gone */
+		log_warn("out of memory: %llu sync ops past --detail's budget were lost", (unsigned long long)sent);
+		cs->lost += sent;
+		return 0;
+	}
+	rc = sync_summary_finish(db, capture, all_rows, &st, err);
+	if (!rc && sent)
+		writer_meta_int(w, "summarized_sync_ops", (int64_t)st.summarized);
+	log_debug("sync tables: %llu ops past the budget made rows (blocked, contended), %llu added up",
+		  (unsigned long long)st.rows, (unsigned long long)st.summarized);
+	return rc;
+}
+
 int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resolve, char **err)
 {
 	struct sync_resolve_stats st;
@@ -418,8 +448,8 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	sync_objects_flush(cs->objects, w); /* its error is the writer's, sticky */
 	if (writer_error(w))
 		return -EIO;
-	if (!resolve)
-		return 0;
+	if (!resolve) /* what was added up goes in as rows, unresolved */
+		return writer_summarized_ops(w) ? finish_summary(cs, w, writer_db(w), true, err) : 0;
 
 	/* The passes walk sync_ops and thread_states by object and by thread. */
 	t0 = clock_now_ns();
@@ -431,6 +461,8 @@ int collect_sync_finish(struct collect_sync *cs, struct mtx_writer *w, int resol
 	ids = sync_objects_with_lifetime_ops(cs->objects, &n);
 	if (!rc)
 		rc = sync_resolve(db, writer_captured(w), ids, n, &st, err);
+	if (!rc)
+		rc = finish_summary(cs, w, db, false, err);
 	if (rc)
 		return rc;
 	writer_meta_int(w, "sync_objects", sync_objects_count(cs->objects) + (int64_t)st.lifetimes_split);

@@ -109,6 +109,11 @@ int collect_sync_pause(struct collect_sync *cs, int paused);
  */
 int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev);
 
+/* collect_sync_detail - count the ops in @d's budget of rows, and add up
+ * those past it that may be (collector/sync/summary.h). */
+struct mtx_detail;
+void collect_sync_detail(struct collect_sync *cs, struct mtx_detail *d);
+
 /* collect_sync_start - start draining (after the program was spawned). */
 int collect_sync_start(struct collect_sync *cs, char **err);
 

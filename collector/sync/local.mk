@@ -9,6 +9,7 @@ collector_sync_sources = \
 	collector/sync/pump.c collector/sync/pump.h \
 	collector/sync/objects.c collector/sync/objects.h \
 	collector/sync/resolve.c collector/sync/resolve.h \
+	collector/sync/summary.c collector/sync/summary.h \
 	collector/sync/names.c collector/sync/names.h \
 	collector/sync/inject.c collector/sync/inject.h \
 	collector/sync/inject-overhead.c collector/sync/inject-overhead.h \

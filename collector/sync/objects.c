@@ -1,7 +1,9 @@
 /* collector/sync/objects.c - see sync-objects.h. */
 #include "config.h"
 #include "collector/sync/objects.h"
+#include "collector/detail.h"
 #include "collector/preload/shm.h"
+#include "collector/sync/summary.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 
@@ -46,6 +48,7 @@ struct sync_objects {
 	struct held *held;        /* by (tid, object): held_keys */
 	size_t nr_held, held_cap;
 	struct keyhash held_keys;
+	struct mtx_detail *detail; /* the budget of rows (sync_objects_detail) */
 };
 
 static uint64_t hash_key(int32_t pid, uint16_t kind, uint64_t addr)
@@ -145,6 +148,20 @@ static int note_lifetime_op(struct sync_objects *o, int64_t id)
 	return 0;
 }
 
+void sync_objects_detail(struct sync_objects *o, struct mtx_detail *d)
+{
+	o->detail = d;
+}
+
+/* Write @row, or add it up when it is past the budget of rows and may be
+ * (collector/sync/summary.h): it counts in the budget either way. */
+static int emit(struct sync_objects *o, struct mtx_writer *w, struct writer_sync_op_row *row, bool lifetime_op)
+{
+	row->summarized = o->detail && !detail_sync_op(o->detail, row->start_ns) &&
+			  sync_op_summarizable(row, lifetime_op) && writer_may_summarize(w);
+	return writer_sync_op(w, row);
+}
+
 /* Count the call site of an op of @pid that started at @ns. */
 static int note_callsite(struct sync_objects *o, int32_t pid, uint64_t addr, uint64_t ns)
 {
@@ -210,7 +227,7 @@ static int release(struct sync_objects *o, struct mtx_writer *w, int32_t tid, in
 		return 0;
 	h->row_waits = false;
 	h->row.hold_ns = ns >= h->since_ns ? (int64_t)(ns - h->since_ns) : -1;
-	return writer_sync_op(w, &h->row);
+	return emit(o, w, &h->row, false);
 }
 
 /* @row takes @object for its thread at @ns: it waits for the release if
@@ -249,7 +266,7 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 		if (arg < 0)
 			return (int)arg;
 	}
-	const struct writer_sync_op_row row = {
+	struct writer_sync_op_row row = {
 		.tid = r->tid, .object_id = id, .op = sync_op_name(r->op), .start_ns = r->start_ns,
 		.end_ns = r->end_ns, .result = r->result, .arg = arg, .callsite = r->callsite, .stack_id = stack_id,
 		.cost_measured = cost_measured, .overhead_ns = r->overhead, .injected_ns = r->injected, .hold_ns = -1,
@@ -265,7 +282,7 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 		if (!rc && !sync_result_unfinished(r->result))
 			rc = take(o, arg, r->end_ns, &row, &waits);
 	}
-	return rc || waits ? rc : writer_sync_op(w, &row);
+	return rc || waits ? rc : emit(o, w, &row, is_lifetime_op(r->op));
 }
 
 int sync_objects_flush(struct sync_objects *o, struct mtx_writer *w)
@@ -276,7 +293,7 @@ int sync_objects_flush(struct sync_objects *o, struct mtx_writer *w)
 		if (!h->row_waits)
 			continue;
 		h->row_waits = false;
-		if ((rc = writer_sync_op(w, &h->row)))
+		if ((rc = emit(o, w, &h->row, false)))
 			return rc;
 	}
 	return 0;

@@ -21,6 +21,11 @@ struct sync_objects;
 
 struct sync_objects *sync_objects_new(void);
 
+/* sync_objects_detail - from now on, count every op in @d's budget of rows,
+ * and add up those past it that may be (collector/sync/summary.h). */
+struct mtx_detail;
+void sync_objects_detail(struct sync_objects *o, struct mtx_detail *d);
+
 /*
  * sync_objects_record - write @r as a sync_ops row (and its object's row if
  * it is new). A cond wait's arg, its mutex's address, becomes that mutex's

@@ -1,6 +1,7 @@
 /* collector/sync/resolve.c - see sync-resolve.h. */
 #include "config.h"
 #include "collector/sync/resolve.h"
+#include "collector/sync/summary.h"
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/grow.h"
@@ -155,6 +156,11 @@ static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_lis
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "sync_ops", err);
 	while ((row = next_row(lists, at)) != INT64_MAX) {
+		int64_t tid;
+		const char *name;
+		const struct tl_op *o = capture ? timeline_capture_op_row(capture, row, &tid, &name) : NULL;
+		/* a summarized op (collector/sync/summary.h) is no row yet */
+		const bool in_table = !o || !(o->flags & TL_SUMMARIZED);
 		bool blocked = pending_take(waits, &at[0], row, &v);
 		sqlite3_bind_int64(st, 1, blocked);
 		sqlite3_bind_int64(st, 2, v);
@@ -173,7 +179,7 @@ static int apply_ops(sqlite3 *db, struct tl_capture *capture, struct pending_lis
 			sqlite3_bind_null(st, 4);
 		}
 		sqlite3_bind_int64(st, 5, row);
-		if (sqlite3_step(st) != SQLITE_DONE) {
+		if (in_table && sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
 			return sql_fail(db, "sync_ops", err);
 		}
@@ -717,10 +723,12 @@ static int add_lock_events(struct lock_events *l, struct object_classes *c, cons
 }
 
 /*
- * The rows of sync_ops in id order, from the writer's capture when it holds
- * them all (a plain scan of the file was 1.5 s of a 4 M-op run's finish),
- * else from the file. The capture keeps the end an unreturned call was
- * written with; pass 0 moved it in the file, where it is read.
+ * The ops in id order, from the writer's capture when it holds them all (a
+ * plain scan of the file was 1.5 s of a 4 M-op run's finish), else from
+ * the file. The capture keeps the end an unreturned call was written with;
+ * pass 0 moved it in the file, where it is read. Only the capture holds
+ * the summarized ops (collector/sync/summary.h), whose ids are past the
+ * file's last, or between its rows.
  */
 struct op_reader {
 	struct tl_capture *capture;
@@ -731,8 +739,10 @@ struct op_reader {
 static int op_reader_open(struct op_reader *r, sqlite3 *db, struct tl_capture *capture, char **err)
 {
 	*r = (struct op_reader){ .next_id = 1, .last_id = db_query_int(db, "SELECT COALESCE(MAX(id), 0) FROM sync_ops", 0) };
-	if (timeline_capture_nr_ops(capture) == (size_t)r->last_id) {
+	const size_t captured = timeline_capture_nr_ops(capture);
+	if (captured == (size_t)r->last_id || (timeline_capture_nr_summarized(capture) && captured > (size_t)r->last_id)) {
 		r->capture = capture;
+		r->last_id = (int64_t)captured;
 		if (sqlite3_prepare_v2(db, "SELECT end_ns FROM sync_ops WHERE id = ?", -1, &r->end, NULL) != SQLITE_OK)
 			return sql_fail(db, "sync_ops", err);
 		return 0;
@@ -1127,7 +1137,6 @@ static int end_unreturned(sqlite3 *db, char **err)
  * only for its own execution), so it is taken out where the thread's
  * states show it. Only ops whose own overhead is past a few microseconds
  * are looked at: the others cannot have been off a CPU for long. */
-#define OVERHEAD_CHECK_NS 2000 /* as in schema/mtx.sql's sync_ops_slow_wrapper */
 static int overhead_on_cpu(sqlite3 *db, char **err)
 {
 	char sql[1024];
@@ -1145,7 +1154,7 @@ static int overhead_on_cpu(sqlite3 *db, char **err)
 		 "AND p.start_ns <= sync_ops.start_ns - sync_ops.overhead_ns), 0))) "
 		 /* overhead_ns > bound: the partial index sync_ops_slow_wrapper */
 		 "WHERE overhead_ns > %d AND overhead_ns - COALESCE(injected_ns, 0) > %d",
-		 OVERHEAD_CHECK_NS, OVERHEAD_CHECK_NS);
+		 SYNC_SLOW_WRAPPER_NS, SYNC_SLOW_WRAPPER_NS);
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return sql_fail(db, "the wrappers' time off the CPU", err);
 	return 0;
@@ -1162,6 +1171,8 @@ int sync_resolve(sqlite3 *db, struct tl_capture *capture, const int64_t *lifetim
 	rc = end_unreturned(db, err);
 	if (!rc)
 		rc = overhead_on_cpu(db, err);
+	if (!rc) /* the summarized ops a split could move are rows first */
+		rc = sync_summary_lifetimes(db, capture, lifetime_ids, n, err);
 	if (!rc)
 		rc = split_lifetimes(db, capture, lifetime_ids, n, stats, err);
 	log_debug("sync tables: lifetimes in %lld ms", (long long)((clock_now_ns() - t0) / 1000000));

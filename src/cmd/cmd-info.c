@@ -94,6 +94,7 @@ static void print_detail(sqlite3 *db, const char *sql)
 static void print_detail_window(sqlite3 *db, const struct run_state *rs)
 {
 	char *until = db_meta_get(db, "detail_until_ns"), *rows = db_meta_get(db, "detail_rows");
+	char *sync_until = db_meta_get(db, "sync_detail_until_ns");
 	char buf[32];
 	int64_t start = rs->start_ns;
 	if (until)
@@ -102,7 +103,11 @@ static void print_detail_window(sqlite3 *db, const struct run_state *rs)
 		       "detail", timefmt_duration((uint64_t)(atoll(until) - start), buf, sizeof(buf)), rows, "");
 	else if (rows)
 		printf("%-13s every event a row%s\n", "detail", strcmp(rows, "0") ? " (within --detail's rows)" : "");
+	if (sync_until)
+		printf("%-13s sync ops after %s that neither blocked nor found their lock held only added up\n", "",
+		       timefmt_duration((uint64_t)(atoll(sync_until) - start), buf, sizeof(buf)));
 	free(until);
+	free(sync_until);
 	free(rows);
 }
 
@@ -128,6 +133,7 @@ int cmd_info(int argc, char **argv)
 		  "SELECT SUM(blocked) || ' blocked, ' || SUM((holder_tid IS NOT NULL OR blocked) AND object_id IN "
 		  "(SELECT id FROM sync_objects WHERE kind IN ('mutex', 'rwlock', 'spinlock'))) || ' contended'"
 		  " || IIF(SUM(result IS NULL) > 0, ', ' || SUM(result IS NULL) || ' never returned', '') "
+		  " || COALESCE(', ' || (SELECT SUM(calls) FROM summarized_sync_ops) || ' more added up', '') "
 		  "FROM sync_ops HAVING COUNT(*)" },
 		{ "sync objects", "sync_objects",
 		  "SELECT group_concat(n || ' ' || kind, ', ') FROM "

@@ -363,9 +363,9 @@ static int syscall_totals(sqlite3 *db, const struct mtx_timeline *tl)
 }
 
 /* What mtx collect --detail added up instead of writing rows
- * (collector/detail.h) joins the totals of the rows, so that the threads
- * and syscalls reports show the whole run; the buckets, made of rows, hold
- * the detail only. */
+ * (collector/detail.h, collector/sync/summary.h) joins the totals of the
+ * rows, so that the threads, syscalls, sync and locks reports show the
+ * whole run; the buckets, made of rows, hold the detail only. */
 static int add_summarized(sqlite3 *db)
 {
 	static const char sql[] =
@@ -389,11 +389,34 @@ static int add_summarized(sqlite3 *db)
 		"INSERT INTO syscall_totals (tid, syscall, calls, errors, total_ns, max_ns)"
 		" SELECT tid, syscall, calls, errors, total_ns, max_ns FROM merged_syscall_totals;"
 		"DROP TABLE merged_syscall_totals;";
-	if (!db_has_table(db, "summarized_states") ||
-	    !db_query_int(db, "SELECT EXISTS (SELECT 1 FROM summarized_states) OR EXISTS (SELECT 1 FROM summarized_syscalls)",
-			  0))
+	/* none was contended or blocked (collector/sync/summary.h) */
+	static const char sync_sql[] =
+		"CREATE TEMP TABLE merged_sync_totals AS"
+		" SELECT tid, object_id, op, callsite, stack_id, SUM(calls) AS calls, SUM(blocked) AS blocked,"
+		" SUM(contended) AS contended, SUM(wait_ns) AS wait_ns, MAX(max_wait_ns) AS max_wait_ns,"
+		" SUM(hold_ns) AS hold_ns, MAX(max_hold_ns) AS max_hold_ns, MAX(max_ns) AS max_ns"
+		" FROM (SELECT tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns, max_wait_ns,"
+		"  hold_ns, max_hold_ns, max_ns FROM sync_totals UNION ALL"
+		"  SELECT tid, object_id, op, callsite, stack_id, calls, 0, 0, 0, 0, hold_ns, max_hold_ns, max_ns"
+		"  FROM summarized_sync_ops)"
+		" GROUP BY tid, object_id, op, callsite, stack_id;"
+		"DELETE FROM sync_totals;"
+		"INSERT INTO sync_totals (tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns,"
+		" max_wait_ns, hold_ns, max_hold_ns, max_ns)"
+		" SELECT tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns, max_wait_ns,"
+		" hold_ns, max_hold_ns, max_ns FROM merged_sync_totals;"
+		"DROP TABLE merged_sync_totals;";
+	if (!db_has_table(db, "summarized_states"))
 		return 0;
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+	if (db_query_int(db, "SELECT EXISTS (SELECT 1 FROM summarized_states) OR EXISTS (SELECT 1 FROM summarized_syscalls)",
+			 0) &&
+	    sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	if (db_has_table(db, "summarized_sync_ops") &&
+	    db_query_int(db, "SELECT EXISTS (SELECT 1 FROM summarized_sync_ops)", 0) &&
+	    sqlite3_exec(db, sync_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	return 0;
 }
 
 int analysis_summaries(sqlite3 *db, const struct mtx_timeline *tl, char **err)
