@@ -8,7 +8,8 @@
  * (sync_ops.overhead_ns: lane-full waits and --inject-overhead's wait
  * included) + for each kernel-side source whose per-record cost was
  * calibrated at the run's start (meta cal_<source>_ns), the thread's
- * records of it times that cost. A source without calibration adds
+ * records of it times that cost; with what mtx collect --detail added up
+ * (summarized_*) counted in. A source without calibration adds
  * nothing, and the second table says "not calibrated".
  *
  * The "all" row is the aggregate, Σ(cpu - without) / Σ without, as seed
@@ -33,9 +34,13 @@
  * that left the CPU, a wakeup to the waker.
  */
 #define KERNEL_SOURCES(X)                                                                                \
-	X("syscalls", "syscall records", "SELECT tid, COUNT(*) AS n FROM syscalls GROUP BY tid")         \
+	X("syscalls", "syscall records",                                                                 \
+	  "SELECT tid, SUM(n) AS n FROM (SELECT tid, COUNT(*) AS n FROM syscalls GROUP BY tid "          \
+	  "UNION ALL SELECT tid, SUM(calls) FROM summarized_syscalls GROUP BY tid) GROUP BY tid")         \
 	X("switches", "switch records",                                                                  \
-	  "SELECT prev_tid AS tid, COUNT(*) AS n FROM switches GROUP BY prev_tid")                       \
+	  "SELECT tid, SUM(n) AS n FROM (SELECT prev_tid AS tid, COUNT(*) AS n FROM switches "           \
+	  "GROUP BY prev_tid UNION ALL SELECT prev_tid, SUM(count) FROM summarized_switches "            \
+	  "GROUP BY prev_tid) GROUP BY tid")                                                             \
 	X("wakeups", "wakeup records",                                                                   \
 	  "SELECT waker_tid AS tid, COUNT(*) AS n FROM wakeups GROUP BY waker_tid")                      \
 	X("samples", "samples", "SELECT tid, COUNT(*) AS n FROM samples GROUP BY tid")                   \
@@ -66,7 +71,8 @@
 	"ORDER BY y.start_ns DESC LIMIT 1) AS name, "                                                    \
 	"SUM(x.running_ns) - COALESCE((SELECT CAST(q.ns AS INTEGER) FROM irq q WHERE q.tid = x.tid), 0) " \
 	"AS cpu_ns FROM thread_totals x GROUP BY x.tid), "                                               \
-	"wrapper AS (SELECT tid, TOTAL(overhead_ns) AS ns FROM sync_ops GROUP BY tid), "                 \
+	"wrapper AS (SELECT tid, TOTAL(ns) AS ns FROM (SELECT tid, overhead_ns AS ns FROM sync_ops "      \
+	"UNION ALL SELECT tid, overhead_ns FROM summarized_sync_ops) GROUP BY tid), "                     \
 	"kernel AS (" KERNEL_COST_ROWS "), "                                                             \
 	"per_thread AS (SELECT c.tid, c.name, c.cpu_ns, "                                                \
 	"CAST(COALESCE(w.ns, 0) + COALESCE(k.ns, 0) AS INTEGER) AS instr_ns FROM cpu c "                 \
@@ -90,10 +96,13 @@
 	"ORDER BY part, tid"
 
 #define SOURCES_SQL                                                                                      \
-	"SELECT 'sync wrapper' AS source, COUNT(overhead_ns) AS count, "                                 \
-	"CAST(TOTAL(overhead_ns - injected_ns) / MAX(COUNT(overhead_ns), 1) AS INTEGER) AS per_unit_ns, " \
-	"CAST(TOTAL(overhead_ns - injected_ns) AS INTEGER) AS total_ns, "                                \
-	"'measured: TSC in the wrapper' AS how FROM sync_ops "                                           \
+	"SELECT 'sync wrapper' AS source, CAST(TOTAL(n) AS INTEGER) AS count, "                          \
+	"CAST(TOTAL(ns) / MAX(TOTAL(n), 1) AS INTEGER) AS per_unit_ns, "                                 \
+	"CAST(TOTAL(ns) AS INTEGER) AS total_ns, "                                                       \
+	"'measured: TSC in the wrapper' AS how FROM (SELECT COUNT(overhead_ns) AS n, "                   \
+	"TOTAL(overhead_ns - injected_ns) AS ns FROM sync_ops UNION ALL SELECT "                         \
+	"TOTAL(IIF(overhead_ns IS NULL, 0, calls)), TOTAL(overhead_ns - injected_ns) "                   \
+	"FROM summarized_sync_ops) "                                                                     \
 	"UNION ALL SELECT 'injected', COUNT(*), CAST(TOTAL(injected_ns) / MAX(COUNT(*), 1) AS INTEGER), " \
 	"CAST(TOTAL(injected_ns) AS INTEGER), "                                                          \
 	"CASE WHEN COUNT(*) = 0 THEN 'none' "                                                            \

@@ -15,8 +15,8 @@ bool sync_op_summarizable(const struct writer_sync_op_row *row, bool lifetime_op
 {
 	/* the capture keeps an arg in [0, INT32_MAX] (0 when NULL) */
 	return !lifetime_op && !sync_result_unfinished(row->result) &&
-	       !(row->cost_measured && row->overhead_ns > SYNC_SLOW_WRAPPER_NS) && row->arg >= 0 &&
-	       row->arg <= INT32_MAX;
+	       !(row->cost_measured && (row->overhead_ns > SYNC_SLOW_WRAPPER_NS || row->injected_ns)) &&
+	       row->arg >= 0 && row->arg <= INT32_MAX;
 }
 
 static int sql_fail(sqlite3 *db, const char *what, char **err)

@@ -6,8 +6,8 @@
  * A sync op that begins at or after the cutoff (collector/detail.h) is
  * summarizable unless it must be a row whatever happens: a call that did
  * not return, a wrapper slow enough for the pass that takes its time off
- * the CPU out, an op that begins or ends a lifetime, one whose arg does
- * not fit the capture's 32 bits. A summarizable op goes to the writer's
+ * the CPU out, one --inject-overhead delayed, an op that begins or ends a
+ * lifetime, one whose arg does not fit the capture's 32 bits. A summarizable op goes to the writer's
  * capture only (src/derived/timeline.h), with the id its row would have
  * had; the rows keep their ids, so sync_ops.id has gaps where it went.
  *

@@ -16,7 +16,8 @@
 #     top holder, each of them a row past the cutoff with holder A;
 #   - the two lifetimes of the reused address, each with its own ops;
 #   - no other row past the cutoff that could have been added up;
-#   - the derived sync_totals (the reports') equal to the views;
+#   - the derived sync_totals (the reports') equal to the views, and the
+#     overhead report counting every op's wrapper;
 # mtx info says how many were added up; the output and exit status are as
 # without mtx; with --detail all, nothing is added up.
 . "$(dirname "$0")/lib.sh"
@@ -108,6 +109,13 @@ diff=$(q "SELECT COUNT(*) FROM (SELECT object_id, SUM(calls) AS n, SUM(contended
 	WHERE x.n <> l.ops OR x.c <> l.contended OR x.h <> l.total_hold_ns")
 [ "$diff" = 0 ] && pass "the derived sync_totals equal lock_contention, object by object" ||
 	fail "$diff objects whose sync_totals differ from lock_contention"
+
+# seed 004's overhead counts every op's wrapper, rows and added up
+ops=$(q "SELECT (SELECT COUNT(*) FROM sync_ops) + (SELECT SUM(calls) FROM summarized_sync_ops)")
+"$MTX" report d.db overhead --format csv > overhead.csv 2> /dev/null
+n=$(awk -F, '$1 == "sync wrapper" { print $2 }' overhead.csv)
+[ "$n" = "$ops" ] && pass "report overhead: the wrappers of all $ops ops" ||
+	fail "report overhead counts '$n' sync wrappers, not the $ops ops"
 
 "$MTX" info d.db > info.txt 2>&1
 holds info.txt "^sync ops .*$summed more added up" && holds info.txt "sync ops after .* only added up" &&
