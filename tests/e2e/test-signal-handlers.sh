@@ -59,10 +59,10 @@ n=$(sed -n 's/^jumps //p' "$TMP/ja.err")
 import_selfcheck "$TMP/ja.sc" "$TMP/ja.db"
 [ "$(sql "$TMP/ja.db" "SELECT SUM(value) FROM meta WHERE key LIKE 'lost_%'")" = 0 ] ||
 	fail "jumpanywhere: records lost: $(sql "$TMP/ja.db" "SELECT key, value FROM meta WHERE key LIKE 'lost_%' AND value > 0")"
-short=$(sql "$TMP/ja.db" "SELECT SUM(c.count - (SELECT COUNT(*) FROM sync_ops s JOIN sync_objects o
-	ON o.id = s.object_id WHERE s.tid = c.tid AND o.kind = c.kind AND s.op = c.op)) FROM sc_op c")
-below=$(sql "$TMP/ja.db" "SELECT COUNT(*) FROM sc_op c WHERE c.count < (SELECT COUNT(*) FROM sync_ops s
-	JOIN sync_objects o ON o.id = s.object_id WHERE s.tid = c.tid AND o.kind = c.kind AND s.op = c.op)")
+# (sync_usage: the ops --detail added up past its budget counted too)
+recorded="COALESCE((SELECT u.calls FROM sync_usage u WHERE u.tid = c.tid AND u.kind = c.kind AND u.op = c.op), 0)"
+short=$(sql "$TMP/ja.db" "SELECT SUM(c.count - $recorded) FROM sc_op c")
+below=$(sql "$TMP/ja.db" "SELECT COUNT(*) FROM sc_op c WHERE c.count < $recorded")
 left=$(sql "$TMP/ja.db" "SELECT COUNT(*) FROM sync_ops WHERE unfinished = 'siglongjmp'")
 if [ -z "$n" ] || [ "$n" -lt 100 ]; then
 	fail "jumpanywhere: only '$n' jumps"
