@@ -143,7 +143,8 @@ CREATE TABLE sync_totals (
 	max_wait_ns INTEGER NOT NULL,
 	hold_ns     INTEGER NOT NULL, -- SUM(hold_ns), 0 when none
 	max_hold_ns INTEGER NOT NULL,
-	max_ns      INTEGER NOT NULL  -- MAX(end_ns - start_ns): the longest call
+	max_ns      INTEGER NOT NULL, -- MAX(end_ns - start_ns): the longest call
+	total_ns    INTEGER NOT NULL  -- SUM(end_ns - start_ns): the calls' time
 );
 
 -- Per lock and holder: the ops that found that thread holding the lock

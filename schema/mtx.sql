@@ -307,6 +307,7 @@ CREATE TABLE summarized_sync_ops (
 	hold_ns     INTEGER NOT NULL, -- SUM(hold_ns) of the ops that took a lock, 0 when none
 	max_hold_ns INTEGER NOT NULL,
 	max_ns      INTEGER NOT NULL, -- the longest call, end_ns - start_ns
+	total_ns    INTEGER NOT NULL, -- the calls' time in all
 	overhead_ns INTEGER,          -- SUM(overhead_ns); NULL: not measured
 	injected_ns INTEGER,          -- SUM(injected_ns); NULL: not measured
 	first_ns    INTEGER NOT NULL, -- the first one's start_ns

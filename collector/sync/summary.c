@@ -191,7 +191,7 @@ struct op_sum {
 	int64_t tid, object_id, callsite, stack_id;
 	const char *op; /* the capture's string */
 	bool has_callsite, cost_measured;
-	int64_t calls, errors, hold_ns, max_hold_ns, max_ns, overhead_ns, injected_ns, first_ns, last_ns;
+	int64_t calls, errors, hold_ns, max_hold_ns, max_ns, total_ns, overhead_ns, injected_ns, first_ns, last_ns;
 };
 
 struct op_sums {
@@ -232,6 +232,7 @@ static void add_op(struct op_sum *s, const struct tl_op *o)
 		s->max_hold_ns = o->hold_ns;
 	if (ns > s->max_ns)
 		s->max_ns = ns;
+	s->total_ns += ns;
 	s->cost_measured &= (o->flags & TL_COST_MEASURED) != 0;
 	s->overhead_ns += o->overhead_ns;
 	s->injected_ns += o->injected_ns;
@@ -247,8 +248,8 @@ static int write_sums(sqlite3 *db, const struct op_sums *s, char **err)
 	int rc = 0;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO summarized_sync_ops(tid, object_id, op, callsite, stack_id, calls, errors, "
-			       "hold_ns, max_hold_ns, max_ns, overhead_ns, injected_ns, first_ns, last_ns) "
-			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "hold_ns, max_hold_ns, max_ns, total_ns, overhead_ns, injected_ns, first_ns, last_ns) "
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "summarized_sync_ops", err);
 	for (size_t i = 0; i < s->len && !rc; i++) {
@@ -263,10 +264,11 @@ static int write_sums(sqlite3 *db, const struct op_sums *s, char **err)
 		sqlite3_bind_int64(st, 8, x->hold_ns);
 		sqlite3_bind_int64(st, 9, x->max_hold_ns);
 		sqlite3_bind_int64(st, 10, x->max_ns);
-		db_bind_int_or_null(st, 11, x->overhead_ns, x->cost_measured);
-		db_bind_int_or_null(st, 12, x->injected_ns, x->cost_measured);
-		sqlite3_bind_int64(st, 13, x->first_ns);
-		sqlite3_bind_int64(st, 14, x->last_ns);
+		sqlite3_bind_int64(st, 11, x->total_ns);
+		db_bind_int_or_null(st, 12, x->overhead_ns, x->cost_measured);
+		db_bind_int_or_null(st, 13, x->injected_ns, x->cost_measured);
+		sqlite3_bind_int64(st, 14, x->first_ns);
+		sqlite3_bind_int64(st, 15, x->last_ns);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = sql_fail(db, "summarized_sync_ops", err);
 		sqlite3_reset(st);

@@ -177,8 +177,8 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 			       -1, &ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
 			       "INSERT INTO sync_totals (tid, object_id, op, callsite, stack_id, calls, blocked, "
-			       "contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns, max_ns) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns, max_ns, total_ns) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &ins_run, NULL) != SQLITE_OK)
 		rc = -EIO;
 	for (size_t i = 0; i < tl->nr_op_totals && !rc; i++) {
@@ -197,8 +197,8 @@ static int sync_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	}
 	for (size_t i = 0; i < nr_run && !rc; i++) {
 		const struct tl_op_total *t = &run[i];
-		const int64_t v[] = { t->calls,   t->blocked,     t->contended, t->wait_ns,
-				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns };
+		const int64_t v[] = { t->calls,	      t->blocked, t->contended,	  t->wait_ns,
+				      t->max_wait_ns, t->hold_ns, t->max_hold_ns, t->max_ns, t->total_ns };
 		rc = insert_op_total(ins_run, tl, t, v, (int)(sizeof(v) / sizeof(v[0])));
 	}
 	sqlite3_finalize(ins);
@@ -394,17 +394,18 @@ static int add_summarized(sqlite3 *db)
 		"CREATE TEMP TABLE merged_sync_totals AS"
 		" SELECT tid, object_id, op, callsite, stack_id, SUM(calls) AS calls, SUM(blocked) AS blocked,"
 		" SUM(contended) AS contended, SUM(wait_ns) AS wait_ns, MAX(max_wait_ns) AS max_wait_ns,"
-		" SUM(hold_ns) AS hold_ns, MAX(max_hold_ns) AS max_hold_ns, MAX(max_ns) AS max_ns"
+		" SUM(hold_ns) AS hold_ns, MAX(max_hold_ns) AS max_hold_ns, MAX(max_ns) AS max_ns,"
+		" SUM(total_ns) AS total_ns"
 		" FROM (SELECT tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns, max_wait_ns,"
-		"  hold_ns, max_hold_ns, max_ns FROM sync_totals UNION ALL"
-		"  SELECT tid, object_id, op, callsite, stack_id, calls, 0, 0, 0, 0, hold_ns, max_hold_ns, max_ns"
-		"  FROM summarized_sync_ops)"
+		"  hold_ns, max_hold_ns, max_ns, total_ns FROM sync_totals UNION ALL"
+		"  SELECT tid, object_id, op, callsite, stack_id, calls, 0, 0, 0, 0, hold_ns, max_hold_ns, max_ns,"
+		"  total_ns FROM summarized_sync_ops)"
 		" GROUP BY tid, object_id, op, callsite, stack_id;"
 		"DELETE FROM sync_totals;"
 		"INSERT INTO sync_totals (tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns,"
-		" max_wait_ns, hold_ns, max_hold_ns, max_ns)"
+		" max_wait_ns, hold_ns, max_hold_ns, max_ns, total_ns)"
 		" SELECT tid, object_id, op, callsite, stack_id, calls, blocked, contended, wait_ns, max_wait_ns,"
-		" hold_ns, max_hold_ns, max_ns FROM merged_sync_totals;"
+		" hold_ns, max_hold_ns, max_ns, total_ns FROM merged_sync_totals;"
 		"DROP TABLE merged_sync_totals;";
 	if (!db_has_table(db, "summarized_states"))
 		return 0;

@@ -350,7 +350,7 @@ static int add_op_totals(struct loader *l, int64_t tid, const struct tl_op *o)
 		.stack_id = o->stack_id, .site = site, .op = o->op, .calls = 1,
 		.blocked = blocked, .contended = (o->flags & TL_HAS_HOLDER) || blocked, .wait_ns = o->wait_ns,
 		.max_wait_ns = o->wait_ns, .hold_ns = o->hold_ns, .max_hold_ns = o->hold_ns,
-		.max_ns = o->end_ns - o->start_ns,
+		.max_ns = o->end_ns - o->start_ns, .total_ns = o->end_ns - o->start_ns,
 	};
 	int rc = merge_op_total(l, &one);
 	if (rc || !(o->flags & TL_HAS_HOLDER))

@@ -112,7 +112,8 @@ struct tl_op_total {
 	int64_t callsite, stack_id, site;
 	uint16_t op;
 	int64_t calls, blocked, contended, wait_ns, max_wait_ns, hold_ns, max_hold_ns;
-	int64_t max_ns; /* the longest call, end_ns - start_ns */
+	int64_t max_ns;   /* the longest call, end_ns - start_ns */
+	int64_t total_ns; /* the calls' time in all */
 };
 
 /* The ops on one object that found one holder and began in one bucket,
@@ -135,6 +136,7 @@ static inline void timeline_add_op_total(struct tl_op_total *to, const struct tl
 		to->max_hold_ns = t->max_hold_ns;
 	if (t->max_ns > to->max_ns)
 		to->max_ns = t->max_ns;
+	to->total_ns += t->total_ns;
 }
 
 /* The latest time a run can hold: CLOCK_MONOTONIC nanoseconds, 73 years
