@@ -314,6 +314,27 @@ CREATE TABLE summarized_sync_ops (
 	last_ns     INTEGER NOT NULL  -- the last one's end_ns
 );
 
+-- The last search of mtx diagnose (the Performance Consultant,
+-- src/derived/consultant.h), kept when the file can be written: its search
+-- history graph, one row per node (a hypothesis tested at a focus) and per
+-- edge (a refinement). Empty until mtx diagnose runs on the file.
+CREATE TABLE pc_nodes (
+	id         INTEGER PRIMARY KEY, -- 0: the root, TopLevelHypothesis at /
+	hypothesis TEXT NOT NULL,       -- CPUbound, ExcessiveSyncWaitingTime, ...
+	why        TEXT,                -- cpu, sync, io, cpu_wait; NULL at the root
+	focus      TEXT NOT NULL,       -- /Code/app/hog,/Process/4242/worker (4243), ...; / the whole program
+	status     TEXT NOT NULL,       -- true, false, untested (past max_tests)
+	value      REAL,                -- the metric over the focus's thread time (bytes per op
+	threshold  REAL,                -- for TooManySmallIOOps), and the threshold it was tested against
+	share      REAL,                -- the metric over all the threads' time
+	tested     INTEGER              -- in which order it was tested (1..), NULL never
+);
+CREATE TABLE pc_edges (
+	parent INTEGER NOT NULL,        -- pc_nodes.id
+	child  INTEGER NOT NULL,
+	kind   TEXT NOT NULL            -- why (a child hypothesis) or where (a finer focus)
+);
+
 -- What was recorded when: a row per window in which a source or a probe
 -- set was on (mtx collect --control, mtx ctl): the sources from the start,
 -- until switched off; each 'mtx ctl probe add' until its 'probe del' or

@@ -106,10 +106,11 @@ static const struct {
  * an empty one stands in (their rows were not recorded then). */
 static const char *const added_tables[] = { "interrupts", "instrumentation", "instrumentation_functions",
 					    "summarized_states", "summarized_switches", "summarized_syscalls",
-					    "summarized_sync_ops" };
+					    "summarized_sync_ops", "pc_nodes", "pc_edges" };
 
-/* An empty TEMP copy of recorded table @table, from the schema's text. */
-static int shadow_missing_table(sqlite3 *db, const char *table)
+/* An empty copy of recorded table @table, from the schema's text: TEMP
+ * with @temp, else in the file. */
+static int copy_table(sqlite3 *db, const char *table, bool temp)
 {
 	char *head = sqlite3_mprintf("CREATE TABLE %s (", table), *sql;
 	/* its last line: comments inside may hold ");" */
@@ -119,17 +120,23 @@ static int shadow_missing_table(sqlite3 *db, const char *table)
 	sqlite3_free(head);
 	if (!to)
 		return -EIO;
-	sql = sqlite3_mprintf("CREATE TEMP %.*s", (int)(to + 3 - (from + strlen("CREATE "))), from + strlen("CREATE "));
+	sql = sqlite3_mprintf("CREATE %s%.*s", temp ? "TEMP " : "", (int)(to + 3 - (from + strlen("CREATE "))),
+			      from + strlen("CREATE "));
 	rc = !sql || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ? -EIO : 0;
 	sqlite3_free(sql);
 	return rc;
+}
+
+int db_add_missing_table(sqlite3 *db, const char *table)
+{
+	return db_has_table(db, table) ? 0 : copy_table(db, table, false);
 }
 
 int db_shadow_missing_columns(sqlite3 *db)
 {
 	const size_t n = sizeof(added_columns) / sizeof(added_columns[0]);
 	for (size_t i = 0; i < sizeof(added_tables) / sizeof(added_tables[0]); i++)
-		if (!db_has_table(db, added_tables[i]) && shadow_missing_table(db, added_tables[i]))
+		if (!db_has_table(db, added_tables[i]) && copy_table(db, added_tables[i], true))
 			return -EIO;
 	for (size_t i = 0; i < n;) {
 		const char *table = added_columns[i].table;

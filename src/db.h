@@ -103,6 +103,9 @@ int db_has_table(sqlite3 *db, const char *table);
  * otherwise calls it. Returns 0 or -EIO.
  */
 int db_shadow_missing_columns(sqlite3 *db);
+/* db_add_missing_table - add recorded table @table to @db's file, empty,
+ * when a run.db of an older mtx lacks it. 0 or -EIO. */
+int db_add_missing_table(sqlite3 *db, const char *table);
 
 /* db_run_start_ns / db_run_end_ns - when the run began and ended (meta
  * start_ns/end_ns, else the threads' extent): the origin of shown times. */

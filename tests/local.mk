@@ -81,6 +81,12 @@ check_PROGRAMS += tests/e2e/yielder
 tests_e2e_yielder_SOURCES = tests/e2e/yielder.c
 tests_e2e_yielder_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_yielder_LDFLAGS = -pthread
+# test-diagnose.sh's: one planted bottleneck a mode, measured by itself.
+check_PROGRAMS += tests/e2e/planted
+tests_e2e_planted_SOURCES = tests/e2e/planted.c
+tests_e2e_planted_CFLAGS = $(WARN_CFLAGS) -g
+tests_e2e_planted_LDFLAGS = -pthread
+
 # test-detail-sync.sh's: lock ops by the hundred thousand, and a few that
 # must stay rows.
 check_PROGRAMS += tests/e2e/summed-locks
@@ -244,6 +250,7 @@ E2E_TESTS = \
 	tests/e2e/test-catch-up.sh \
 	tests/e2e/test-detail.sh \
 	tests/e2e/test-detail-sync.sh \
+	tests/e2e/test-diagnose.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \
 	tests/e2e/test-functions-paths.sh

@@ -13,5 +13,7 @@ libmtxderived_a_SOURCES = \
 	src/derived/wait-for.c \
 	src/derived/summaries.c \
 	src/derived/critical-path.c \
-	src/derived/histogram.c src/derived/histogram.h
+	src/derived/histogram.c src/derived/histogram.h \
+	src/derived/consultant.c src/derived/consultant.h \
+	src/derived/consultant-data.c src/derived/consultant-data.h
 libmtxderived_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

@@ -16,13 +16,14 @@ for f in waits profile calls reuse cxx-frames overhead external; do
 done
 
 # check NAME ARGS... - 'mtx report $DB ARGS' prints reports/NAME.txt
-# (DB: waits.db unless given, as in DB=profile.db check ...). With
+# (DB: waits.db unless given, as in DB=profile.db check ...; CMD: another
+# command than report, as in CMD=diagnose check ...). With
 # MTX_REPORT_UPDATE=1 a differing output replaces reports/NAME.txt instead
 # (then read every changed line of its diff).
 check() {
 	local name=$1
 	shift
-	"$MTX" report "${DB:-waits.db}" "$@" > "$name.out" 2> "$name.err"
+	"$MTX" "${CMD:-report}" "${DB:-waits.db}" "$@" > "$name.out" 2> "$name.err"
 	local status=$?
 	if [ $status != 0 ]; then
 		fail "report $* exited $status: $(head -1 "$name.err")"
@@ -58,6 +59,18 @@ check locks locks
 # from its start less worker-b's longest call) and worker-a's unlock.
 check locks-window locks --from 300us --to 400us
 check object object 0x1000
+# mtx diagnose: the threads' lifetimes are 1000 + 800 + 800 = 2600 us, in
+# which they ran 270 + 740 + 490 = 1500 us (CPUbound 0.58 > 0.30), waited for
+# a CPU 30 + 10 + 70 = 110 us (0.04), on I/O 50 us (0.02), and were in a
+# lock's calls 1 + 140 = 141 us (0.05): CPUbound alone holds; refined along
+# /Process: pid 100 (0.58), then main 270/1000 = 0.27 (false), worker-a
+# 740/800 = 0.925 and worker-b 490/800 = 0.6125. Those two hold 1230 of the
+# 1500 us, under 90%: they are singled out, the findings, with 740/2600 =
+# 28.5% and 490/2600 = 18.8%. The root's four children are tested first
+# (priority 1, by name), then /Process/100 (0.58 - 0.30), then its threads
+# by name: 8 tests. No samples: no /Code.
+CMD=diagnose check diagnose
+CMD=diagnose check diagnose-flip --set PC_CPUThreshold=0.95
 # G^I: main creates worker-a and -b (create edges), worker-a's unlock at
 # 390 us hands the mutex to worker-b's lock (lock), its exit ends the join.
 check hb hb

@@ -1,0 +1,436 @@
+/*
+ * src/cmd/cmd-diagnose.c - 'mtx diagnose [FILE]': the Performance
+ * Consultant's search on a finished run (src/derived/consultant.h): the
+ * search history graph and the findings, in text or JSON, kept in run.db's
+ * pc_nodes and pc_edges when the file can be written.
+ */
+#include "config.h"
+#include "src/cmd/cmd.h"
+#include "src/db.h"
+#include "src/derived/analysis.h"
+#include "src/derived/consultant.h"
+#include "src/log.h"
+#include "src/report-format.h"
+#include "src/run-state.h"
+#include "src/timefmt.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cmd_diagnose_usage[] =
+	"usage: mtx diagnose [FILE] [--format text|json] [--set NAME=VALUE]... [--list-tunables]\n"
+	"\n"
+	"Search the run in FILE (default run.db) for why its threads lost time, as a\n"
+	"performance consultant would: hypotheses (running, waiting for a lock,\n"
+	"blocked on I/O, too many small I/O ops, waiting for a CPU) tested at ever finer\n"
+	"foci (process and thread, sync object, module and function), refined while\n"
+	"true. Prints the search history graph and the findings, ranked by their share\n"
+	"of the threads' time, each with the report that shows its evidence.\n"
+	"\n"
+	"  -f, --format FMT      text (default) or json (one object: findings, nodes,\n"
+	"                        edges)\n"
+	"  -s, --set NAME=VALUE  a tunable threshold (--list-tunables names them)\n"
+	"  -l, --list-tunables   the tunables, their values and what they are\n"
+	"  -h, --help            this help\n";
+
+static void print_tunables(FILE *out, const struct pc_tunables *t)
+{
+	for (size_t i = 0; i < pc_tunable_count(); i++) {
+		const char *name, *what;
+		double v;
+		pc_tunable(t, i, &name, &v, &what);
+		fprintf(out, "%-20s %8g  %s\n", name, v, what);
+	}
+}
+
+static const char *status_name(enum pc_status s)
+{
+	return s == PC_TRUE ? "true" : s == PC_FALSE ? "false" : "untested";
+}
+
+/* @name as a PCRE2 pattern that matches it alone (mtx report -F). */
+static char *literal_pattern(const char *name)
+{
+	char *out = malloc(2 * strlen(name) + 3), *o = out;
+	if (!out)
+		return NULL;
+	*o++ = '^';
+	for (; *name; name++) {
+		if (strchr("\\^$.|?*+()[]{}", *name))
+			*o++ = '\\';
+		*o++ = *name;
+	}
+	*o++ = '$';
+	*o = '\0';
+	return out;
+}
+
+/* The report that shows node @n's evidence, for the run at @path. */
+static char *see(const struct pc_search *s, const struct pc_node *n, const char *path)
+{
+	struct pc_where w;
+	char *out = NULL, thread[24] = "";
+	int rc = -1;
+	pc_where(s, n, &w);
+	if (w.tid)
+		snprintf(thread, sizeof(thread), " -t %d", (int)w.tid);
+	switch (pc_hypothesis_why(n->hypothesis)) {
+	case PC_WHY_SYNC:
+		if (w.object_addr)
+			rc = asprintf(&out, "mtx report %s object %#" PRIx64, path, (uint64_t)w.object_addr);
+		else
+			rc = asprintf(&out, "mtx report %s %s%s", path, w.tid ? "waits" : "locks", thread);
+		break;
+	case PC_WHY_CPU:
+		if (w.function) {
+			char *pattern = literal_pattern(w.function);
+			rc = pattern ? asprintf(&out, "mtx report %s flat%s -F '%s'", path, thread, pattern) : -1;
+			free(pattern);
+		} else
+			rc = asprintf(&out, "mtx report %s threads%s", path, thread);
+		break;
+	case PC_WHY_IO:
+		rc = asprintf(&out, "mtx report %s syscalls%s", path, thread);
+		break;
+	case PC_WHY_CPU_WAIT:
+		rc = asprintf(&out, "mtx report %s waits%s", path, thread);
+		break;
+	}
+	return rc < 0 ? NULL : out;
+}
+
+/* Nodes in the order of the graph: each after the node that made it,
+ * depth first; into @order (with their depth), how many. */
+static size_t graph_order(const struct pc_search *s, int id, int depth, int *order, int *depths, bool *seen,
+			  size_t n)
+{
+	if (seen[id])
+		return n;
+	seen[id] = true;
+	order[n] = id;
+	depths[n++] = depth;
+	for (size_t i = 0; i < pc_nr_edges(s); i++)
+		if (pc_edge(s, i)->parent == id)
+			n = graph_order(s, pc_edge(s, i)->child, depth + 1, order, depths, seen, n);
+	return n;
+}
+
+/* A node's value, "-" at the root and for one never tested. */
+static const char *value_text(const struct pc_node *n, char *buf, size_t size)
+{
+	if (n->id == 0 || n->status == PC_UNTESTED)
+		return "-";
+	snprintf(buf, size, n->value >= 100 ? "%.0f" : "%.2f", n->value);
+	return buf;
+}
+
+static int print_text(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path)
+{
+	const size_t nr = pc_nr_nodes(s);
+	int *order = calloc(nr, sizeof(*order)), *depths = calloc(nr, sizeof(*depths));
+	bool *seen = calloc(nr, sizeof(*seen));
+	char when[32];
+	if (!order || !depths || !seen) {
+		free(order);
+		free(depths);
+		free(seen);
+		return -ENOMEM;
+	}
+	fprintf(out, "Search of the whole run: %s of thread time, %d node%s tested%s\n",
+		timefmt_duration((uint64_t)pc_thread_time_ns(s), when, sizeof(when)), pc_nr_tested(s),
+		pc_nr_tested(s) == 1 ? "" : "s", pc_stopped_at_max(s) ? " (stopped at max_tests)" : "");
+	fprintf(out, "Thresholds: cpu %.2f, sync %.2f, io %.2f, small I/O %.0f B, cpu_wait %.2f\n", t->cpu, t->sync,
+		t->io, t->io_op_bytes, t->cpu_wait);
+	fprintf(out, "Code: %s\n", pc_code_from(s));
+	fprintf(out, "%5s  %-8s  %6s  %9s  %s\n", "node", "status", "value", "threshold", "hypothesis, focus");
+	size_t n = graph_order(s, 0, 0, order, depths, seen, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct pc_node *node = pc_node(s, (size_t)order[i]);
+		char *focus = pc_focus_name(s, &node->focus), v[32], th[32] = "-";
+		if (node->id)
+			snprintf(th, sizeof(th), "%g", node->threshold);
+		fprintf(out, "%5d  %-8s  %6s  %9s  %*s%s %s\n", node->id, status_name(node->status),
+			value_text(node, v, sizeof(v)), th, 2 * depths[i], "", pc_hypothesis_name(node->hypothesis),
+			focus ? focus : "?");
+		free(focus);
+	}
+	free(order);
+	free(depths);
+	free(seen);
+	fprintf(out, "\nFindings: the true nodes no true child refines, by share of the threads' time\n");
+	if (!pc_nr_findings(s))
+		fprintf(out, "  none: no hypothesis held at any focus\n");
+	else
+		fprintf(out, "%5s  %6s  %-8s  %s\n", "rank", "share", "why", "hypothesis, focus");
+	for (size_t r = 0; r < pc_nr_findings(s); r++) {
+		const struct pc_node *node = pc_node(s, (size_t)pc_finding(s, r));
+		char *focus = pc_focus_name(s, &node->focus), *cmd = see(s, node, path);
+		struct pc_where w;
+		pc_where(s, node, &w);
+		fprintf(out, "%5zu  %5.1f%%  %-8s  %s %s", r + 1, 100 * node->share,
+			pc_why_name(pc_hypothesis_why(node->hypothesis)), pc_hypothesis_name(node->hypothesis),
+			focus ? focus : "?");
+		if (w.syscall)
+			fprintf(out, " (in %s)", w.syscall);
+		fprintf(out, "\n%25ssee: %s\n", "", cmd ? cmd : "?");
+		free(focus);
+		free(cmd);
+	}
+	return 0;
+}
+
+static void json_number(FILE *out, double v)
+{
+	fprintf(out, "%.6g", v);
+}
+
+static void json_where(FILE *out, const struct pc_where *w)
+{
+	bool any = false;
+	fputc('{', out);
+	if (w->pid) {
+		fprintf(out, "\"pid\":%d", (int)w->pid);
+		any = true;
+	}
+	if (w->tid) {
+		fprintf(out, "%s\"thread\":{\"tid\":%d,\"name\":", any ? "," : "", (int)w->tid);
+		report_json_string(out, w->thread_name ? w->thread_name : "");
+		fputc('}', out);
+		any = true;
+	}
+	if (w->object_kind) {
+		fprintf(out, "%s\"object\":{\"kind\":", any ? "," : "");
+		report_json_string(out, w->object_kind);
+		if (w->object_id)
+			fprintf(out, ",\"id\":%" PRId64 ",\"address\":\"%#" PRIx64 "\"", w->object_id,
+				(uint64_t)w->object_addr);
+		if (w->object_name) {
+			fputs(",\"name\":", out);
+			report_json_string(out, w->object_name);
+		}
+		fputc('}', out);
+		any = true;
+	}
+	if (w->module) {
+		fprintf(out, "%s\"module\":", any ? "," : "");
+		report_json_string(out, w->module);
+		any = true;
+	}
+	if (w->function) {
+		fputs(",\"function\":", out);
+		report_json_string(out, w->function);
+	}
+	if (w->syscall) {
+		fprintf(out, "%s\"syscall\":", any ? "," : "");
+		report_json_string(out, w->syscall);
+	}
+	fputc('}', out);
+}
+
+static void json_node_common(FILE *out, const struct pc_search *s, const struct pc_node *n)
+{
+	char *focus = pc_focus_name(s, &n->focus);
+	fputs("\"hypothesis\":", out);
+	report_json_string(out, pc_hypothesis_name(n->hypothesis));
+	if (n->id) {
+		fputs(",\"why\":", out);
+		report_json_string(out, pc_why_name(pc_hypothesis_why(n->hypothesis)));
+	}
+	fputs(",\"focus\":", out);
+	report_json_string(out, focus ? focus : "?");
+	fputs(",\"value\":", out);
+	json_number(out, n->value);
+	fputs(",\"threshold\":", out);
+	json_number(out, n->threshold);
+	fputs(",\"share\":", out);
+	json_number(out, n->share);
+	free(focus);
+}
+
+static int print_json(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path)
+{
+	fputs("{\"file\":", out);
+	report_json_string(out, path);
+	fprintf(out, ",\"thread_time_ns\":%" PRId64 ",\"tested\":%d,\"stopped_at_max_tests\":%s,\"code\":",
+		pc_thread_time_ns(s), pc_nr_tested(s), pc_stopped_at_max(s) ? "true" : "false");
+	report_json_string(out, pc_code_from(s));
+	fputs(",\"tunables\":{", out);
+	for (size_t i = 0; i < pc_tunable_count(); i++) {
+		const char *name, *what;
+		double v;
+		pc_tunable(t, i, &name, &v, &what);
+		fprintf(out, "%s", i ? "," : "");
+		report_json_string(out, name);
+		fputc(':', out);
+		json_number(out, v);
+	}
+	fputs("},\"findings\":[", out);
+	for (size_t r = 0; r < pc_nr_findings(s); r++) {
+		const struct pc_node *n = pc_node(s, (size_t)pc_finding(s, r));
+		char *cmd = see(s, n, path);
+		struct pc_where w;
+		pc_where(s, n, &w);
+		fprintf(out, "%s{\"rank\":%zu,\"node\":%d,", r ? "," : "", r + 1, n->id);
+		json_node_common(out, s, n);
+		fputs(",\"where\":", out);
+		json_where(out, &w);
+		fputs(",\"see\":", out);
+		report_json_string(out, cmd ? cmd : "");
+		fputc('}', out);
+		free(cmd);
+	}
+	fputs("],\"nodes\":[", out);
+	for (size_t i = 0; i < pc_nr_nodes(s); i++) {
+		const struct pc_node *n = pc_node(s, i);
+		fprintf(out, "%s{\"id\":%d,\"status\":\"%s\",", i ? "," : "", n->id, status_name(n->status));
+		json_node_common(out, s, n);
+		fprintf(out, ",\"tested\":%d}", n->order);
+	}
+	fputs("],\"edges\":[", out);
+	for (size_t i = 0; i < pc_nr_edges(s); i++) {
+		const struct pc_edge *e = pc_edge(s, i);
+		fprintf(out, "%s{\"parent\":%d,\"child\":%d,\"kind\":\"%s\"}", i ? "," : "", e->parent, e->child,
+			e->kind == PC_WHY_EDGE ? "why" : "where");
+	}
+	fputs("]}\n", out);
+	return 0;
+}
+
+/* Keep the search in run.db's pc_nodes and pc_edges (the last search
+ * only), when the file can be written: else say why not on -v. */
+static void store(const char *path, const struct run_state *rs, const struct pc_search *s)
+{
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *node = NULL, *edge = NULL;
+	bool ok;
+	if (!rs->complete || access(path, W_OK) || stat(path, &sb) || !(sb.st_mode & 0222)) {
+		log_info("the search is not kept in %s: %s", path, rs->complete ? "it is read-only" : "the run is incomplete");
+		return;
+	}
+	ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK && !db_add_missing_table(db, "pc_nodes") &&
+	     !db_add_missing_table(db, "pc_edges") &&
+	     sqlite3_exec(db, "DELETE FROM pc_nodes; DELETE FROM pc_edges", NULL, NULL, NULL) == SQLITE_OK &&
+	     sqlite3_prepare_v2(db, "INSERT INTO pc_nodes(id, hypothesis, why, focus, status, value, threshold, share, "
+				    "tested) VALUES (?,?,?,?,?,?,?,?,?)", -1, &node, NULL) == SQLITE_OK &&
+	     sqlite3_prepare_v2(db, "INSERT INTO pc_edges(parent, child, kind) VALUES (?,?,?)", -1, &edge, NULL) ==
+		     SQLITE_OK;
+	for (size_t i = 0; ok && i < pc_nr_nodes(s); i++) {
+		const struct pc_node *n = pc_node(s, i);
+		char *focus = pc_focus_name(s, &n->focus);
+		sqlite3_bind_int(node, 1, n->id);
+		sqlite3_bind_text(node, 2, pc_hypothesis_name(n->hypothesis), -1, SQLITE_STATIC);
+		db_bind_text_or_null(node, 3, n->id ? pc_why_name(pc_hypothesis_why(n->hypothesis)) : NULL);
+		sqlite3_bind_text(node, 4, focus ? focus : "?", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(node, 5, status_name(n->status), -1, SQLITE_STATIC);
+		sqlite3_bind_double(node, 6, n->value);
+		sqlite3_bind_double(node, 7, n->threshold);
+		sqlite3_bind_double(node, 8, n->share);
+		db_bind_int_or_null(node, 9, n->order, n->order > 0);
+		ok = sqlite3_step(node) == SQLITE_DONE;
+		sqlite3_reset(node);
+		free(focus);
+	}
+	for (size_t i = 0; ok && i < pc_nr_edges(s); i++) {
+		const struct pc_edge *e = pc_edge(s, i);
+		sqlite3_bind_int(edge, 1, e->parent);
+		sqlite3_bind_int(edge, 2, e->child);
+		sqlite3_bind_text(edge, 3, e->kind == PC_WHY_EDGE ? "why" : "where", -1, SQLITE_STATIC);
+		ok = sqlite3_step(edge) == SQLITE_DONE;
+		sqlite3_reset(edge);
+	}
+	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+	if (!ok)
+		log_info("the search is not kept in %s: %s", path, db ? sqlite3_errmsg(db) : "cannot open it");
+	sqlite3_finalize(node);
+	sqlite3_finalize(edge);
+	sqlite3_close(db);
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	static const struct option options[] = { { "format", required_argument, NULL, 'f' },
+						  { "set", required_argument, NULL, 's' },
+						  { "list-tunables", no_argument, NULL, 'l' },
+						  { "help", no_argument, NULL, 'h' },
+						  { NULL, 0, NULL, 0 } };
+	struct pc_tunables t;
+	const char *path = CMD_DEFAULT_DB, *format = "text";
+	bool list = false, json;
+	struct pc_search *s = NULL;
+	struct run_state rs;
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	int c, rc, status = EXIT_FAILURE_MTX;
+
+	pc_tunables_default(&t);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:s:lh", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 's':
+			if (pc_tunable_set(&t, optarg))
+				return cmd_usage_error("diagnose", "--set %s: not NAME=VALUE with a tunable's name "
+								   "(--list-tunables) and a number >= 0", optarg);
+			break;
+		case 'l':
+			list = true;
+			break;
+		case 'h':
+			fputs(cmd_diagnose_usage, stdout);
+			return 0;
+		default:
+			return cmd_usage_error("diagnose", "unknown option (mtx diagnose --help lists them)");
+		}
+	}
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		return cmd_usage_error("diagnose", "unknown format '%s' (text or json)", format);
+	json = !strcmp(format, "json");
+	if (list) {
+		print_tunables(stdout, &t);
+		return 0;
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return cmd_usage_error("diagnose", "one run database at most (got '%s' too)", argv[optind]);
+	if (cmd_default_db_missing("diagnose", path))
+		return EXIT_FAILURE_MTX;
+	if (analysis_open(path, false, &db, &rs, &err) || (rc = pc_search_run(db, &t, &s, &err))) {
+		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	if (!json) {
+		char *line = run_state_line(&rs), *note = run_state_detail_note(db, &rs);
+		if (line)
+			log_warn("%s: %s", path, line);
+		if (note)
+			printf("note: %s.\n\n", note);
+		free(line);
+		free(note);
+	}
+	rc = json ? print_json(stdout, s, &t, path) : print_text(stdout, s, &t, path);
+	if (rc) {
+		log_error("out of memory");
+		goto out;
+	}
+	sqlite3_close(db);
+	db = NULL;
+	store(path, &rs, s);
+	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+out:
+	free(err);
+	pc_search_free(s);
+	sqlite3_close(db);
+	return status;
+}

@@ -1,0 +1,610 @@
+/* src/derived/consultant-data.c - see consultant-data.h. */
+#include "config.h"
+#include "src/derived/consultant-data.h"
+#include "src/db.h"
+#include "src/error.h"
+#include "src/grow.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kinds of sync_objects, as /SyncObject's first level. */
+static const char *const kinds[] = { "mutex", "rwlock", "spinlock", "cond", "sem", "barrier", "signal", "thread" };
+#define NR_KINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+/* The read and write family: what an I/O op is for TooManySmallIOOps. */
+#define IO_SYSCALLS                                                                                  \
+	"('read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', 'pwritev', 'preadv2', " \
+	"'pwritev2')"
+
+struct pc_thread {
+	int32_t tid, pid;
+	char *name;
+	int64_t time_ns;
+};
+
+struct pc_object {
+	int64_t id, addr;
+	int kind;
+	char *name;
+};
+
+struct pc_function {
+	int64_t id;
+	int module;
+	char *name;
+};
+
+struct pc_stack {
+	int64_t id, parent, function; /* stacks.id, parent_id (0: none), function_id */
+};
+
+struct pc_atom {
+	int32_t thread;   /* index in threads */
+	uint8_t metric;
+	uint8_t code_level;
+	int8_t kind;      /* the object's, -1 none */
+	int16_t syscall;  /* index in syscalls, -1 none */
+	int64_t object;   /* sync_objects.id, 0 none */
+	int64_t code_id;  /* module index or functions.id */
+	int64_t value;
+};
+
+struct pc_data {
+	struct pc_thread *threads; /* by tid */
+	size_t nr_threads, cap_threads;
+	struct pc_object *objects; /* by id */
+	size_t nr_objects, cap_objects;
+	struct pc_function *functions; /* by id */
+	size_t nr_functions, cap_functions;
+	char **modules;
+	size_t nr_modules;
+	char **syscalls;
+	size_t nr_syscalls;
+	struct pc_atom *atoms;
+	size_t nr_atoms, cap_atoms;
+	struct pc_stack *stacks; /* by id; only while loading */
+	size_t nr_stacks, cap_stacks;
+	char code_from[128];
+};
+
+static int sql_fail(sqlite3 *db, char **err)
+{
+	error_set(err, "reading the run for the search: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
+/* Run @sql and hand each row to @row; 0 or -errno. */
+static int each_row(sqlite3 *db, const char *sql, int (*row)(struct pc_data *, sqlite3_stmt *), struct pc_data *d,
+		    char **err)
+{
+	sqlite3_stmt *st;
+	int rc = 0, step;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = row(d, st);
+	if (!rc && step != SQLITE_DONE)
+		rc = sql_fail(db, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static char *text_of(sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	return strdup(s ? s : "?");
+}
+
+/* The index of string @s in @v (added when new), or -1. */
+static int intern(char ***v, size_t *nr, const char *s)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp((*v)[i], s))
+			return (int)i;
+	char **more = realloc(*v, (*nr + 1) * sizeof(*more));
+	if (!more || !(more[*nr] = strdup(s)))
+		return -1;
+	*v = more;
+	return (int)(*nr)++;
+}
+
+/* The next element of array *@v (*@nr of @size bytes, room for *@cap),
+ * counted in; NULL when memory ran out (the array unchanged). */
+static void *append(void *v, size_t *nr, size_t *cap, size_t size)
+{
+	void **array = v, *more = grow_array(*array, cap, *nr, size, 64);
+	if (!more)
+		return NULL;
+	*array = more;
+	return memset((char *)more + (*nr)++ * size, 0, size);
+}
+
+static int row_thread(struct pc_data *d, sqlite3_stmt *st)
+{
+	struct pc_thread *t = append(&d->threads, &d->nr_threads, &d->cap_threads, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*t = (struct pc_thread){ (int32_t)sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1),
+				 text_of(st, 2), sqlite3_column_int64(st, 3) };
+	return t->name ? 0 : -ENOMEM;
+}
+
+static int row_object(struct pc_data *d, sqlite3_stmt *st)
+{
+	struct pc_object *o = append(&d->objects, &d->nr_objects, &d->cap_objects, sizeof(*o));
+	const char *kind = (const char *)sqlite3_column_text(st, 1);
+	if (!o)
+		return -ENOMEM;
+	*o = (struct pc_object){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2), -1,
+				 sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : text_of(st, 3) };
+	for (int k = 0; kind && k < NR_KINDS; k++)
+		if (!strcmp(kind, kinds[k]))
+			o->kind = k;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "?";
+}
+
+static int row_function(struct pc_data *d, sqlite3_stmt *st)
+{
+	struct pc_function *f = append(&d->functions, &d->nr_functions, &d->cap_functions, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->id = sqlite3_column_int64(st, 0);
+	f->name = text_of(st, 1);
+	f->module = intern(&d->modules, &d->nr_modules, base_name((const char *)sqlite3_column_text(st, 2)));
+	return f->name && f->module >= 0 ? 0 : -ENOMEM;
+}
+
+static int row_stack(struct pc_data *d, sqlite3_stmt *st)
+{
+	struct pc_stack *k = append(&d->stacks, &d->nr_stacks, &d->cap_stacks, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	*k = (struct pc_stack){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2) };
+	return 0;
+}
+
+/* Binary search of id @id in @n elements of @size bytes whose first
+ * member is an int64_t id, in increasing order. */
+static const void *by_id(const void *v, size_t n, size_t size, int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int64_t at;
+		memcpy(&at, (const char *)v + mid * size, sizeof(at));
+		if (at == id)
+			return (const char *)v + mid * size;
+		if (at < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int thread_index(const struct pc_data *d, int64_t tid)
+{
+	for (size_t lo = 0, hi = d->nr_threads; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+		if (d->threads[mid].tid == tid)
+			return (int)mid;
+		if (d->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static const struct pc_function *function_of(const struct pc_data *d, int64_t id)
+{
+	return by_id(d->functions, d->nr_functions, sizeof(*d->functions), id);
+}
+
+static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
+		    int syscall, int64_t value)
+{
+	const struct pc_object *o = object ? by_id(d->objects, d->nr_objects, sizeof(*d->objects), object) : NULL;
+	struct pc_atom *a;
+	if (thread < 0 || value <= 0)
+		return 0;
+	if (!(a = grow_array(d->atoms, &d->cap_atoms, d->nr_atoms, sizeof(*a), 1024)))
+		return -ENOMEM;
+	d->atoms = a;
+	d->atoms[d->nr_atoms++] = (struct pc_atom){ thread,	   (uint8_t)m, (uint8_t)code_level, (int8_t)(o ? o->kind : -1),
+						    (int16_t)syscall, object, code_id,	  value };
+	return 0;
+}
+
+/* Add @value of @m to each distinct function of @functions (@n) and its
+ * module, and with @root to the root of /Code. */
+static int add_code_atoms(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int syscall,
+			  const int64_t *functions, size_t n, int64_t value, bool root)
+{
+	int rc = root ? add_atom(d, thread, m, object, 0, 0, syscall, value) : 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct pc_function *f = function_of(d, functions[i]);
+		bool module_seen = false, seen = false;
+		for (size_t j = 0; j < i; j++) {
+			const struct pc_function *g = function_of(d, functions[j]);
+			seen |= functions[j] == functions[i];
+			module_seen |= f && g && g->module == f->module;
+		}
+		if (!f || seen)
+			continue;
+		if (!module_seen)
+			rc = add_atom(d, thread, m, object, 1, f->module, syscall, value);
+		if (!rc)
+			rc = add_atom(d, thread, m, object, 2, f->id, syscall, value);
+	}
+	return rc;
+}
+
+#define MAX_STACK 256
+
+/* The functions of stack @id, innermost first, into @out: how many. */
+static size_t stack_functions(const struct pc_data *d, int64_t id, int64_t *out)
+{
+	const struct pc_stack *k;
+	size_t n = 0;
+	for (; id && n < MAX_STACK && (k = by_id(d->stacks, d->nr_stacks, sizeof(*d->stacks), id)); id = k->parent)
+		out[n++] = k->function;
+	return n;
+}
+
+/* Each thread's running and runnable time (its root atoms). */
+static int row_thread_times(struct pc_data *d, sqlite3_stmt *st)
+{
+	int t = thread_index(d, sqlite3_column_int64(st, 0));
+	int rc = add_atom(d, t, PC_M_CPU, 0, 0, 0, -1, sqlite3_column_int64(st, 1));
+	return rc ? rc : add_atom(d, t, PC_M_CPU_WAIT, 0, 0, 0, -1, sqlite3_column_int64(st, 2));
+}
+
+/* A thread's CPU time on code: its running time, shared out by its
+ * samples' stacks (columns: tid, stack_id, samples, all its samples,
+ * its running time). */
+static int row_samples(struct pc_data *d, sqlite3_stmt *st)
+{
+	int64_t functions[MAX_STACK];
+	size_t n = stack_functions(d, sqlite3_column_int64(st, 1), functions);
+	double share = (double)sqlite3_column_int64(st, 2) / (double)sqlite3_column_int64(st, 3);
+	int64_t ns = (int64_t)(share * (double)sqlite3_column_int64(st, 4) + 0.5);
+	/* the root's is the thread's whole running time (row_thread_times) */
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_CPU, 0, -1, functions, n, ns,
+			      false);
+}
+
+/* A lock wait: tid, object, the op's stack, its call site's function, ns. */
+static int row_lock_wait(struct pc_data *d, sqlite3_stmt *st)
+{
+	int64_t functions[MAX_STACK];
+	size_t n = 0;
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		n = stack_functions(d, sqlite3_column_int64(st, 2), functions);
+	if (!n && sqlite3_column_type(st, 3) != SQLITE_NULL)
+		functions[n++] = sqlite3_column_int64(st, 3);
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_SYNC_WAIT,
+			      sqlite3_column_int64(st, 1), -1, functions, n, sqlite3_column_int64(st, 4), true);
+}
+
+/* An I/O wait: tid, syscall, the function its thread left the CPU in, ns. */
+static int row_io_wait(struct pc_data *d, sqlite3_stmt *st)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	int syscall = name ? intern(&d->syscalls, &d->nr_syscalls, name) : -1;
+	int64_t function = sqlite3_column_int64(st, 2);
+	if (name && syscall < 0)
+		return -ENOMEM;
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_IO_WAIT, 0, syscall, &function,
+			      function ? 1 : 0, sqlite3_column_int64(st, 3), true);
+}
+
+static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
+{
+	int t = thread_index(d, sqlite3_column_int64(st, 0));
+	int rc = add_atom(d, t, PC_M_IO_OPS, 0, 0, 0, -1, sqlite3_column_int64(st, 1));
+	return rc ? rc : add_atom(d, t, PC_M_IO_BYTES, 0, 0, 0, -1, sqlite3_column_int64(st, 2));
+}
+
+/* What the run's code is known from, said with the search. */
+static void note_code_from(struct pc_data *d, sqlite3 *db)
+{
+	const bool samples = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM samples)", 0) > 0;
+	const bool stacks = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM sync_ops WHERE stack_id IS NOT NULL)", 0) > 0;
+	snprintf(d->code_from, sizeof(d->code_from), "lock waits by %s, %s", stacks ? "their stacks" : "call site",
+		 samples ? "CPU and I/O by samples" : "CPU and I/O nowhere (no --sample)");
+}
+
+int pc_data_load(sqlite3 *db, struct pc_data **out, char **err)
+{
+	struct pc_data *d = calloc(1, sizeof(*d));
+	int rc;
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	rc = each_row(db,
+		      "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
+		      "ORDER BY y.start_ns DESC LIMIT 1), SUM(COALESCE(x.end_ns, (SELECT MAX(end_ns) FROM "
+		      "thread_totals)) - x.start_ns) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
+		      row_thread, d, err);
+	if (!rc)
+		rc = each_row(db, "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", row_object, d, err);
+	if (!rc)
+		rc = each_row(db, "SELECT id, name, module FROM functions ORDER BY id", row_function, d, err);
+	if (!rc)
+		rc = each_row(db, "SELECT id, COALESCE(parent_id, 0), function_id FROM stacks ORDER BY id", row_stack,
+			      d, err);
+	if (!rc)
+		rc = each_row(db, "SELECT tid, SUM(running_ns), SUM(runnable_ns) FROM thread_totals GROUP BY tid",
+			      row_thread_times, d, err);
+	if (!rc)
+		rc = each_row(db,
+			      "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples GROUP BY tid), "
+			      "r AS (SELECT tid, SUM(running_ns) AS running_ns FROM thread_totals GROUP BY tid) "
+			      "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
+			      "JOIN n ON n.tid = s.tid JOIN r ON r.tid = s.tid WHERE s.stack_id IS NOT NULL "
+			      "GROUP BY s.tid, s.stack_id ORDER BY s.tid, s.stack_id",
+			      row_samples, d, err);
+	if (!rc) /* the time in the calls that take a lock: blocked, runnable once woken, spinning */
+		rc = each_row(db,
+			      "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(x.total_ns) "
+			      "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
+			      "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
+			      "WHERE (o.kind IN ('mutex', 'rwlock', 'spinlock') OR o.used_as = 'lock') "
+			      "AND x.op NOT IN ('unlock', 'init', 'destroy') GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+			      row_lock_wait, d, err);
+	if (!rc)
+		rc = each_row(db,
+			      "SELECT tid, syscall, COALESCE(function_id, 0), SUM(end_ns - start_ns) FROM state_causes "
+			      "WHERE state = 'blocked_io' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+			      row_io_wait, d, err);
+	if (!rc)
+		rc = each_row(db,
+			      "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE name IN " IO_SYSCALLS
+			      " AND ret >= 0 GROUP BY tid ORDER BY tid",
+			      row_io_ops, d, err);
+	if (rc) {
+		pc_data_free(d);
+		return rc;
+	}
+	note_code_from(d, db);
+	free(d->stacks); /* only the loading walks them */
+	d->stacks = NULL;
+	d->nr_stacks = d->cap_stacks = 0;
+	*out = d;
+	return 0;
+}
+
+void pc_data_free(struct pc_data *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nr_threads; i++)
+		free(d->threads[i].name);
+	for (size_t i = 0; i < d->nr_objects; i++)
+		free(d->objects[i].name);
+	for (size_t i = 0; i < d->nr_functions; i++)
+		free(d->functions[i].name);
+	for (size_t i = 0; i < d->nr_modules; i++)
+		free(d->modules[i]);
+	for (size_t i = 0; i < d->nr_syscalls; i++)
+		free(d->syscalls[i]);
+	free(d->threads);
+	free(d->objects);
+	free(d->functions);
+	free(d->modules);
+	free(d->syscalls);
+	free(d->atoms);
+	free(d->stacks);
+	free(d);
+}
+
+/* Whether thread @t is in process component @r. */
+static bool thread_in(const struct pc_thread *t, const struct pc_resource *r)
+{
+	return r->level == 0 || (r->level == 1 && t->pid == r->id) || (r->level == 2 && t->tid == r->id);
+}
+
+static bool object_in(const struct pc_atom *a, const struct pc_resource *r)
+{
+	return r->level == 0 || (r->level == 1 && a->kind == r->id) || (r->level == 2 && a->object == r->id);
+}
+
+static bool code_is(const struct pc_atom *a, const struct pc_resource *r)
+{
+	return a->code_level == r->level && (r->level == 0 || a->code_id == r->id);
+}
+
+static bool in_focus(const struct pc_data *d, const struct pc_atom *a, const struct pc_focus *f)
+{
+	return thread_in(&d->threads[a->thread], &f->r[PC_PROCESS]) && object_in(a, &f->r[PC_SYNC_OBJECT]) &&
+	       code_is(a, &f->r[PC_CODE]);
+}
+
+int64_t pc_data_sum(const struct pc_data *d, const struct pc_focus *f, enum pc_metric m)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < d->nr_atoms; i++)
+		if (d->atoms[i].metric == m && in_focus(d, &d->atoms[i], f))
+			sum += d->atoms[i].value;
+	return sum;
+}
+
+int64_t pc_data_thread_time(const struct pc_data *d, const struct pc_focus *f)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < d->nr_threads; i++)
+		if (!f || thread_in(&d->threads[i], &f->r[PC_PROCESS]))
+			sum += d->threads[i].time_ns;
+	return sum;
+}
+
+/* The child of component @r of hierarchy @h that atom @a is under, or -1. */
+static int64_t child_of(const struct pc_data *d, const struct pc_atom *a, enum pc_hierarchy h,
+			const struct pc_resource *r)
+{
+	const struct pc_thread *t = &d->threads[a->thread];
+	switch (h) {
+	case PC_PROCESS:
+		return r->level == 0 ? t->pid : r->level == 1 && t->pid == r->id ? t->tid : -1;
+	case PC_SYNC_OBJECT:
+		return !a->object ? -1 : r->level == 0 ? a->kind : r->level == 1 && a->kind == r->id ? a->object : -1;
+	default:
+		if (a->code_level != r->level + 1 || r->level > 1)
+			return -1;
+		if (r->level == 0)
+			return a->code_id;
+		const struct pc_function *fn = function_of(d, a->code_id);
+		return fn && fn->module == r->id ? a->code_id : -1;
+	}
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h, enum pc_metric m,
+		     int64_t **ids, size_t *nr)
+{
+	size_t n = 0, cap = 0;
+	int64_t *v = NULL;
+	*ids = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < d->nr_atoms; i++) {
+		const struct pc_atom *a = &d->atoms[i];
+		int64_t c;
+		if (a->metric != m || (h != PC_PROCESS && !thread_in(&d->threads[a->thread], &f->r[PC_PROCESS])) ||
+		    (h != PC_SYNC_OBJECT && !object_in(a, &f->r[PC_SYNC_OBJECT])) ||
+		    (h != PC_CODE && !code_is(a, &f->r[PC_CODE])) || (c = child_of(d, a, h, &f->r[h])) < 0)
+			continue;
+		int64_t *more = grow_array(v, &cap, n, sizeof(*v), 64);
+		if (!more) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = more;
+		v[n++] = c;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), id_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*ids = v;
+	*nr = k;
+	return 0;
+}
+
+const char *pc_data_code_from(const struct pc_data *d)
+{
+	return d->code_from;
+}
+
+static const struct pc_thread *thread_of(const struct pc_data *d, int64_t tid)
+{
+	int i = thread_index(d, tid);
+	return i < 0 ? NULL : &d->threads[i];
+}
+
+char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&out, &len);
+	bool any = false;
+	if (!s)
+		return NULL;
+	for (int h = 0; h < PC_HIERARCHIES; h++) {
+		const struct pc_resource *r = &f->r[h];
+		if (!r->level)
+			continue;
+		fputs(any ? "," : "", s);
+		any = true;
+		if (h == PC_CODE) {
+			const struct pc_function *fn = r->level == 2 ? function_of(d, r->id) : NULL;
+			fprintf(s, "/Code/%s", r->level == 1 ? d->modules[r->id] : fn ? d->modules[fn->module] : "?");
+			if (r->level == 2)
+				fprintf(s, "/%s", fn ? fn->name : "?");
+		} else if (h == PC_PROCESS) {
+			const struct pc_thread *t = r->level == 2 ? thread_of(d, r->id) : NULL;
+			fprintf(s, "/Process/%" PRId64, r->level == 1 ? r->id : t ? (int64_t)t->pid : 0);
+			if (r->level == 2)
+				fprintf(s, "/%s (%" PRId64 ")", t ? t->name : "?", r->id);
+		} else {
+			const struct pc_object *o = r->level == 2 ? by_id(d->objects, d->nr_objects, sizeof(*d->objects), r->id)
+								  : NULL;
+			int kind = r->level == 1 ? (int)r->id : o ? o->kind : -1;
+			fprintf(s, "/SyncObject/%s", kind >= 0 && kind < NR_KINDS ? kinds[kind] : "?");
+			if (r->level == 2)
+				fprintf(s, "/%#" PRIx64, o ? (uint64_t)o->addr : 0);
+		}
+	}
+	if (!any)
+		fputs("/", s);
+	if (fclose(s)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, struct pc_where *w)
+{
+	const struct pc_resource *p = &f->r[PC_PROCESS], *o = &f->r[PC_SYNC_OBJECT], *c = &f->r[PC_CODE];
+	memset(w, 0, sizeof(*w));
+	if (p->level) {
+		const struct pc_thread *t = p->level == 2 ? thread_of(d, p->id) : NULL;
+		w->pid = p->level == 1 ? (int32_t)p->id : t ? t->pid : 0;
+		if (t) {
+			w->tid = t->tid;
+			w->thread_name = t->name;
+		}
+	}
+	if (o->level == 1 && o->id >= 0 && o->id < NR_KINDS)
+		w->object_kind = kinds[o->id];
+	if (o->level == 2) {
+		const struct pc_object *ob = by_id(d->objects, d->nr_objects, sizeof(*d->objects), o->id);
+		if (ob) {
+			w->object_id = ob->id;
+			w->object_addr = ob->addr;
+			w->object_kind = ob->kind >= 0 ? kinds[ob->kind] : NULL;
+			w->object_name = ob->name;
+		}
+	}
+	if (c->level == 1)
+		w->module = d->modules[c->id];
+	if (c->level == 2) {
+		const struct pc_function *fn = function_of(d, c->id);
+		if (fn) {
+			w->function = fn->name;
+			w->module = d->modules[fn->module];
+		}
+	}
+	if (io) { /* the syscall that holds most of the focus's I/O waits */
+		int64_t best = 0;
+		for (size_t s = 0; s < d->nr_syscalls; s++) {
+			int64_t sum = 0;
+			for (size_t i = 0; i < d->nr_atoms; i++)
+				if (d->atoms[i].metric == PC_M_IO_WAIT && d->atoms[i].syscall == (int)s &&
+				    in_focus(d, &d->atoms[i], f))
+					sum += d->atoms[i].value;
+			if (sum > best) {
+				best = sum;
+				w->syscall = d->syscalls[s];
+			}
+		}
+	}
+}

@@ -1,0 +1,154 @@
+/*
+ * src/derived/consultant.h - the Performance Consultant (seed 002 §3.5;
+ * SEEDS-MAP S4, S7), on a finished run: an automated search for why the
+ * threads lost time (the why axis: hypotheses), where (a focus: one node
+ * of each resource hierarchy) and how much, as Paradyn's consultant
+ * searched, from what run.db holds.
+ *
+ * Metrics (S4) are added up from the run's "atoms": each thread's time
+ * running, waiting for a CPU, blocked on I/O and waiting for a lock, with
+ * the object and the code each part belongs to (a lock wait to its op's
+ * stack, else to the function that called the lock; CPU time to the
+ * functions on its samples' stacks; an I/O wait to the function the thread
+ * left the CPU in, with --sample). A focus's value is its metric over the
+ * thread-time of its threads (their lifetimes): refining along /Code or
+ * /SyncObject never raises it, refining along /Process can, which is how a
+ * thread is singled out.
+ *
+ * The search: a hypothesis tested at a focus is a node of the search
+ * history graph (a DAG: a node reached twice is one node). A true node is
+ * refined along the why axis (its child hypotheses at the same focus) and
+ * along each hierarchy its hypothesis may be refined along (the focus with
+ * one component replaced by a child of it); a false one is not. Nodes wait
+ * in a priority queue keyed by their parent's value over its threshold,
+ * ties broken by name, and at most max_tests are tested: the same run and
+ * tunables give the same graph. The findings are the true nodes that no
+ * true child refines, ranked by their share of all the threads' time;
+ * refining along /Process singles threads out only when the true ones
+ * are not most of the node: when two or more hold 90% of its time, the
+ * node says it of them all, and is the finding rather than each of them.
+ *
+ * Beyond Paradyn: a thread waiting for another to act (a join, a condvar,
+ * a semaphore not used as a lock, a barrier) is not itself the cause, so
+ * only lock waits count as sync waiting; the thread waited for shows up
+ * under what it did meanwhile.
+ */
+#ifndef MTX_DERIVED_CONSULTANT_H
+#define MTX_DERIVED_CONSULTANT_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The tunable constants, each declared once: X(field, name, default,
+ * what it is). Paradyn's names and defaults (PCconstants.C), and mtx's. */
+#define PC_TUNABLES(X)                                                                                       \
+	X(cpu, "PC_CPUThreshold", 0.30, "CPUbound: share of the threads' time running")                    \
+	X(sync, "PC_SyncThreshold", 0.20, "ExcessiveSyncWaitingTime: share waiting for a lock")            \
+	X(io, "PC_IOThreshold", 0.20, "ExcessiveIOBlockingTime: share blocked on I/O")                     \
+	X(io_op_bytes, "PC_IOOpThreshold", 4096, "TooManySmallIOOps: bytes per read or write, at most")    \
+	X(cpu_wait, "PC_CPUWaitThreshold", 0.20, "ExcessiveCPUWait (mtx): share runnable, waiting for a CPU") \
+	X(max_tests, "max_tests", 1000, "the most nodes the search tests")
+
+struct pc_tunables {
+#define X(field, name, value, what) double field;
+	PC_TUNABLES(X)
+#undef X
+};
+
+/* pc_tunables_default - Paradyn's values. */
+void pc_tunables_default(struct pc_tunables *t);
+/* pc_tunable_set - NAME=VALUE: 0, or -EINVAL (unknown name, or a value
+ * that is not a number >= 0). */
+int pc_tunable_set(struct pc_tunables *t, const char *assignment);
+/* pc_tunable_count, pc_tunable - the table, for --list-tunables. */
+size_t pc_tunable_count(void);
+void pc_tunable(const struct pc_tunables *t, size_t i, const char **name, double *value, const char **what);
+
+/* The why axis (the tree of hypotheses). */
+enum pc_why { PC_WHY_CPU, PC_WHY_SYNC, PC_WHY_IO, PC_WHY_CPU_WAIT };
+
+enum pc_hierarchy { PC_CODE, PC_PROCESS, PC_SYNC_OBJECT, PC_HIERARCHIES };
+
+/* A node of a resource hierarchy: level 0 is its root; ids are
+ * PC_PROCESS: pid, then tid; PC_SYNC_OBJECT: a kind's index in
+ * pc_object_kinds, then sync_objects.id; PC_CODE: a module's index, then
+ * functions.id. */
+struct pc_resource {
+	int level;
+	int64_t id;
+};
+
+struct pc_focus {
+	struct pc_resource r[PC_HIERARCHIES];
+};
+
+enum pc_status { PC_UNTESTED, PC_TRUE, PC_FALSE };
+
+struct pc_node {
+	int id;              /* 0: the root, TopLevelHypothesis at / */
+	int hypothesis;      /* index in the hypotheses (pc_hypothesis_name) */
+	struct pc_focus focus;
+	enum pc_status status;
+	double value, threshold;
+	double share;        /* its metric over all the threads' time */
+	int order;           /* when it was tested (1..), 0: never */
+};
+
+enum pc_edge_kind { PC_WHY_EDGE, PC_WHERE_EDGE };
+
+struct pc_edge {
+	int parent, child;
+	enum pc_edge_kind kind;
+	int along; /* a where edge's hierarchy (enum pc_hierarchy), -1 for why */
+};
+
+struct pc_search;
+
+/*
+ * pc_search_run - the search on @db (with current derived tables,
+ * src/derived/analysis.h) under @t. Returns 0 and the search in *@out
+ * (pc_search_free it), or -errno with a message in @err.
+ */
+int pc_search_run(sqlite3 *db, const struct pc_tunables *t, struct pc_search **out, char **err);
+void pc_search_free(struct pc_search *s);
+
+/* The graph: nodes by id (0 the root), edges in the order made. */
+size_t pc_nr_nodes(const struct pc_search *s);
+const struct pc_node *pc_node(const struct pc_search *s, size_t id);
+size_t pc_nr_edges(const struct pc_search *s);
+const struct pc_edge *pc_edge(const struct pc_search *s, size_t i);
+/* The findings: node ids, first to last. */
+size_t pc_nr_findings(const struct pc_search *s);
+int pc_finding(const struct pc_search *s, size_t rank);
+/* How many nodes were tested, whether max_tests stopped the search, the
+ * threads' time in all (the shares' denominator) and how code was known:
+ * "samples", "sync stacks", "call sites" or NULL (no /Code refinement). */
+int pc_nr_tested(const struct pc_search *s);
+bool pc_stopped_at_max(const struct pc_search *s);
+int64_t pc_thread_time_ns(const struct pc_search *s);
+const char *pc_code_from(const struct pc_search *s);
+
+/* Names. */
+const char *pc_hypothesis_name(int hypothesis);
+enum pc_why pc_hypothesis_why(int hypothesis);
+const char *pc_why_name(enum pc_why why); /* cpu, sync, io, cpu_wait */
+/* The focus as Paradyn wrote one: its non-root components, comma-separated
+ * (/Code/app/hog,/Process/4242/worker (4243),/SyncObject/mutex/0x55d1fcc492a0),
+ * "/" for the whole program; malloc'd, NULL when out of memory. */
+char *pc_focus_name(const struct pc_search *s, const struct pc_focus *f);
+
+/* What a focus names, for a finding's "where": 0 / NULL when the
+ * hierarchy is at a coarser level. */
+struct pc_where {
+	int32_t pid, tid;
+	const char *thread_name;
+	int64_t object_id, object_addr;
+	const char *object_kind, *object_name;
+	const char *function, *module;
+	const char *syscall; /* I/O: the syscall most of its waits were in */
+};
+void pc_where(const struct pc_search *s, const struct pc_node *n, struct pc_where *w);
+
+#endif

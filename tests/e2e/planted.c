@@ -1,0 +1,164 @@
+/*
+ * tests/e2e/planted.c - test-diagnose.sh's program: one planted bottleneck
+ * per mode, whose size the program measures itself.
+ *
+ *   planted lock THREADS MS     THREADS threads take one mutex in hog() and
+ *                               hold it for a while, MS ms in all
+ *   planted cpu THREADS MS      THREADS threads compute in crunch() for MS ms
+ * (main is the first of the THREADS: no thread idles, so that a planted
+ * share stays the largest when other programs load the machine)
+ *   planted io-small FILE N     N writes of 512 bytes to FILE, each synced
+ *   planted io-big FILE N       N writes of 1 MiB to FILE, each synced
+ *   planted crowd THREADS MS    THREADS threads compute in crunch() for MS ms
+ *                               of CPU time each, more of them than CPUs
+ *
+ * On stdout "planted MODE: done" (the same under mtx); on stderr what the
+ * program measured, on CLOCK_MONOTONIC:
+ *   lock ADDR                   the mutex's address
+ *   wait_ns NS                  the time the threads spent in pthread_mutex_lock
+ *   thread_ns NS                the lifetimes of all its threads, main included
+ *   cpu_ns NS                   the threads' CPU time (CLOCK_THREAD_CPUTIME_ID)
+ *   off_cpu_ns NS               crunch and crowd: the rest of their lifetimes, when
+ *                               they did not block: waiting for a CPU
+ *   bytes_per_write B           what each write wrote
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile uint64_t sink;
+static uint64_t until_ns, cpu_each_ns;
+static uint64_t waited_ns[MAX_THREADS], lived_ns[MAX_THREADS], cpu_ns[MAX_THREADS];
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* Work of about @n us. */
+__attribute__((noinline)) void crunch(unsigned n);
+__attribute__((noinline)) void crunch(unsigned n)
+{
+	for (unsigned i = 0; i < n * 300; i++)
+		sink += i * 7;
+}
+
+/* Take the mutex, hold it while working; how long taking it took. */
+__attribute__((noinline)) uint64_t hog(void);
+__attribute__((noinline)) uint64_t hog(void)
+{
+	uint64_t t0 = now_ns(), waited;
+	pthread_mutex_lock(&lock);
+	waited = now_ns() - t0;
+	crunch(200);
+	pthread_mutex_unlock(&lock);
+	return waited;
+}
+
+static void *locker(void *arg)
+{
+	long i = (long)arg;
+	uint64_t born = now_ns();
+	while (now_ns() < until_ns)
+		waited_ns[i] += hog();
+	lived_ns[i] = now_ns() - born;
+	return NULL;
+}
+
+static void *cruncher(void *arg)
+{
+	long i = (long)arg;
+	uint64_t born = now_ns();
+	if (cpu_each_ns)
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < cpu_each_ns)
+			crunch(100);
+	else
+		while (now_ns() < until_ns)
+			crunch(100);
+	cpu_ns[i] = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	lived_ns[i] = now_ns() - born;
+	return NULL;
+}
+
+static int writes(const char *path, long n, size_t size)
+{
+	char *buf = malloc(size);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (!buf || fd < 0) {
+		perror(path);
+		return 1;
+	}
+	memset(buf, 'x', size);
+	for (long i = 0; i < n; i++)
+		if (write(fd, buf, size) != (ssize_t)size || fdatasync(fd)) {
+			perror("write");
+			return 1;
+		}
+	close(fd);
+	unlink(path);
+	free(buf);
+	fprintf(stderr, "bytes_per_write %zu\n", size);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[MAX_THREADS];
+	uint64_t start = now_ns(), waited = 0, lived = 0, cpu = 0;
+	const char *mode = argc == 4 ? argv[1] : "";
+	long n = argc == 4 ? atol(argv[3]) : 0;
+	int threads = argc == 4 ? atoi(argv[2]) : 0;
+	void *(*run)(void *) = NULL;
+	if (!strcmp(mode, "io-small") || !strcmp(mode, "io-big")) {
+		if (n <= 0 || writes(argv[2], n, !strcmp(mode, "io-small") ? 512 : 1 << 20))
+			return 1;
+		printf("planted %s: done\n", mode);
+		return 0;
+	}
+	if (!strcmp(mode, "lock"))
+		run = locker;
+	else if (!strcmp(mode, "cpu") || !strcmp(mode, "crowd"))
+		run = cruncher;
+	if (!run || threads < 1 || threads > MAX_THREADS || n <= 0) {
+		fprintf(stderr, "usage: planted lock|cpu|crowd THREADS MS | planted io-small|io-big FILE N\n");
+		return 2;
+	}
+	until_ns = start + (uint64_t)n * 1000000u;
+	if (!strcmp(mode, "crowd"))
+		cpu_each_ns = (uint64_t)n * 1000000u;
+	for (long i = 1; i < threads; i++)
+		if (pthread_create(&t[i], NULL, run, (void *)i)) {
+			perror("pthread_create");
+			return 1;
+		}
+	run((void *)0);
+	for (int i = 0; i < threads; i++) {
+		if (i)
+			pthread_join(t[i], NULL);
+		waited += waited_ns[i];
+		cpu += cpu_ns[i];
+		lived += i ? lived_ns[i] : 0;
+	}
+	lived += now_ns() - start; /* main's */
+	fprintf(stderr, "lock %#lx\nwait_ns %llu\nthread_ns %llu\ncpu_ns %llu\noff_cpu_ns %llu\n",
+		(unsigned long)(uintptr_t)&lock, (unsigned long long)waited, (unsigned long long)lived,
+		(unsigned long long)cpu, (unsigned long long)(run == cruncher && lived > cpu ? lived - cpu : 0));
+	printf("planted %s: done\n", mode);
+	return 0;
+}

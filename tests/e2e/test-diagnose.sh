@@ -1,0 +1,163 @@
+#!/bin/bash
+# mtx diagnose (the Performance Consultant, SEEDS-MAP S7) on runs with one
+# planted bottleneck each (tests/e2e/planted), whose size the program
+# measures itself:
+#   lock   5 threads take one mutex in hog(): the first finding is sync, at
+#          that mutex (the program's address) and hog(); the value of
+#          ExcessiveSyncWaitingTime at the mutex is the program's own share
+#          of its threads' time spent in pthread_mutex_lock (+-0.05); CPUbound
+#          is false; --set PC_SyncThreshold just above and just below its
+#          value at / flips that node;
+#   cpu    1 thread computes in crunch() (--sample): a finding is cpu at
+#          crunch(), the first unless the program was kept off a CPU longer
+#          than it ran (other programs); CPUbound at / is its CPU time over its
+#          lifetimes (CLOCK_THREAD_CPUTIME_ID, +-0.05); sync and io are false;
+#   crowd  6 threads compute on 2 CPUs: the first finding is cpu_wait, its
+#          value their time off a CPU over their lifetimes (+-0.05);
+#   io     512-byte writes, each synced, against 1 MiB ones: both blocked on
+#          I/O, TooManySmallIOOps true for the small ones only, at the
+#          program's bytes per write (+-10%: its few other writes);
+# Main is one of the threads, none idles: the planted share stays the
+# largest on a machine other tests load. And the JSON contract: "findings"
+# ranked, each with why, where, share, value and threshold; nodes and edges,
+# a DAG without a node twice; the same output twice; the graph kept in
+# run.db; bad options refused.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+PROG=$BUILDDIR/tests/e2e/planted
+[ -x "$PROG" ] || { fail "not built: $PROG"; finish; }
+
+# j FILE EXPR - EXPR over the JSON document in FILE (as column j), by SQLite.
+j() { sqlite3 :memory: "SELECT $2 FROM (SELECT CAST(readfile('$1') AS TEXT) AS j)" 2>&1; }
+# node FILE HYPOTHESIS FOCUS COLUMN - a node's status or value
+node() { j "$1" "(SELECT json_extract(n.value, '\$.$4') FROM json_each(j, '\$.nodes') n
+	WHERE json_extract(n.value, '\$.hypothesis') = '$2' AND json_extract(n.value, '\$.focus') = '$3')"; }
+fact() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+# near A B TOLERANCE - whether |A - B| <= TOLERANCE
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= t && -d <= t) }'; }
+
+# run NAME ARGS... - record planted ARGS into NAME.db, diagnose it into
+# NAME.json; the program's output and exit status must be as without mtx.
+run() {
+	local name=$1 st plain
+	shift
+	"$PROG" "$@" > "$name.plain" 2> /dev/null
+	plain=$?
+	"$MTX" collect -q ${SAMPLE:+--sample $SAMPLE} -o "$name.db" -- "$PROG" "$@" > "$name.out" 2> "$name.facts"
+	st=$?
+	[ "$st" = "$plain" ] && [ "$st" = 0 ] && cmp -s "$name.plain" "$name.out" ||
+		fail "$name: exit $st (plain $plain), output $(head -1 "$name.out")"
+	"$MTX" diagnose "$name.db" --format json > "$name.json" 2> "$name.err" ||
+		fail "$name: mtx diagnose failed: $(head -3 "$name.err")"
+}
+
+# --- lock
+run lock lock 5 1500
+addr=$(fact lock.facts lock)
+share=$(awk '$1 == "wait_ns" { w = $2 } $1 == "thread_ns" { t = $2 } END { if (t) printf "%.4f", w / t }' lock.facts)
+got=$(j lock.json "json_extract(j, '\$.findings[0].why') || ' ' || json_extract(j, '\$.findings[0].where.object.address')
+	|| ' ' || json_extract(j, '\$.findings[0].where.function')")
+[ "$got" = "sync $addr hog" ] && pass "lock: the first finding is sync, at mutex $addr, in hog()" ||
+	fail "lock: the first finding is '$got', not 'sync $addr hog'"
+value=$(node lock.json ExcessiveSyncWaitingTime "/SyncObject/mutex/$addr" value)
+near "$value" "$share" 0.05 && pass "lock: ExcessiveSyncWaitingTime at the mutex $value, the program's share $share" ||
+	fail "lock: ExcessiveSyncWaitingTime at the mutex '$value', the program's share $share"
+[ "$(node lock.json CPUbound / status)" = false ] && pass "lock: CPUbound false" ||
+	fail "lock: CPUbound at / is $(node lock.json CPUbound / status) ($(node lock.json CPUbound / value))"
+value=$(node lock.json ExcessiveSyncWaitingTime / value)
+for d in 0.02 -0.02; do
+	t=$(awk -v v="$value" -v d="$d" 'BEGIN { printf "%.4f", v + d }')
+	want=$([ "$d" = 0.02 ] && echo false || echo true)
+	"$MTX" diagnose lock.db --format json --set PC_SyncThreshold="$t" > flip.json 2>&1
+	got=$(node flip.json ExcessiveSyncWaitingTime / status)
+	[ "$got" = "$want" ] && pass "lock: PC_SyncThreshold=$t makes ExcessiveSyncWaitingTime at / ($value) $want" ||
+		fail "lock: PC_SyncThreshold=$t makes ExcessiveSyncWaitingTime at / ($value) '$got', not $want"
+done
+
+# --- the contract, on the lock run
+n=$(j lock.json "json_array_length(j, '\$.findings')")
+bad=$(j lock.json "(SELECT COUNT(*) FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why')
+	NOT IN ('cpu', 'sync', 'io', 'cpu_wait') OR json_type(f.value, '\$.where') <> 'object'
+	OR json_type(f.value, '\$.share') NOT IN ('real', 'integer') OR json_type(f.value, '\$.value') NOT IN ('real', 'integer')
+	OR json_type(f.value, '\$.threshold') NOT IN ('real', 'integer') OR json_extract(f.value, '\$.rank') <> f.key + 1)")
+[ "${n:-0}" -ge 1 ] && [ "$bad" = 0 ] && pass "json: $n findings, ranked, each with why, where, share, value, threshold" ||
+	fail "json: $n findings, $bad without the contract's keys"
+unsorted=$(j lock.json "(SELECT COUNT(*) FROM json_each(j, '\$.findings') a JOIN json_each(j, '\$.findings') b
+	ON b.key = a.key + 1 WHERE json_extract(b.value, '\$.share') > json_extract(a.value, '\$.share'))")
+[ "$unsorted" = 0 ] && pass "json: findings by share, first to last" || fail "json: $unsorted findings out of order"
+graph=$(j lock.json "(SELECT COUNT(*) FROM json_each(j, '\$.nodes')) || ' ' || (SELECT COUNT(DISTINCT
+	json_extract(value, '\$.hypothesis') || '@' || json_extract(value, '\$.focus')) FROM json_each(j, '\$.nodes'))
+	|| ' ' || (SELECT COUNT(*) FROM json_each(j, '\$.edges') e WHERE json_extract(e.value, '\$.child') NOT IN
+	(SELECT json_extract(value, '\$.id') FROM json_each(j, '\$.nodes')) OR json_extract(e.value, '\$.kind') NOT IN
+	('why', 'where'))")
+read -r nodes distinct dangling <<< "$graph"
+[ "$nodes" = "$distinct" ] && [ "$dangling" = 0 ] && [ "$nodes" -gt 5 ] &&
+	pass "json: $nodes nodes, none twice; every edge joins two of them" ||
+	fail "json: $nodes nodes, $distinct distinct, $dangling edges to no node"
+"$MTX" diagnose lock.db --format json > again.json 2>&1
+cmp -s lock.json again.json && pass "the same run gives the same search" || fail "two searches of lock.db differ"
+kept=$(sql lock.db "SELECT COUNT(*) FROM pc_nodes")
+[ "$kept" = "$nodes" ] && pass "run.db keeps the graph: $kept pc_nodes" || fail "pc_nodes holds $kept rows, not $nodes"
+"$MTX" diagnose lock.db > lock.txt 2>&1
+holds lock.txt "^Findings" && holds lock.txt "see: mtx report lock.db object $addr" &&
+	pass "text: the graph, the findings and the report that shows each" || fail "text: $(head -5 lock.txt)"
+
+# --- cpu
+SAMPLE=499 run cpu cpu 1 1000
+share=$(awk '$1 == "cpu_ns" { c = $2 } $1 == "thread_ns" { t = $2 } END { if (t) printf "%.4f", c / t }' cpu.facts)
+# first: cpu, unless other programs kept it off a CPU longer than it ran
+first=$(awk '$1 == "cpu_ns" { c = $2 } $1 == "off_cpu_ns" { o = $2 } END { print (c + 0 > o + 0 ? "cpu" : "cpu_wait") }' cpu.facts)
+got=$(j cpu.json "json_extract(j, '\$.findings[0].why') || ' ' || (SELECT COUNT(*) FROM json_each(j, '\$.findings') f
+	WHERE json_extract(f.value, '\$.why') = 'cpu' AND json_extract(f.value, '\$.where.function') = 'crunch')")
+[ "$got" = "$first 1" ] && pass "cpu: a finding is cpu in crunch(); the first is $first, as the program's times say" ||
+	fail "cpu: first finding and cpu findings in crunch() '$got', not '$first 1'"
+value=$(node cpu.json CPUbound / value)
+near "$value" "$share" 0.05 && pass "cpu: CPUbound at / $value, the program's CPU share $share" ||
+	fail "cpu: CPUbound at / '$value', the program's CPU share $share"
+got="$(node cpu.json ExcessiveSyncWaitingTime / status) $(node cpu.json ExcessiveIOBlockingTime / status)"
+[ "$got" = "false false" ] && pass "cpu: sync and io false" || fail "cpu: sync and io at / are '$got'"
+
+# --- crowd
+run crowd crowd 6 300
+share=$(awk '$1 == "off_cpu_ns" { c = $2 } $1 == "thread_ns" { t = $2 } END { if (t) printf "%.4f", c / t }' crowd.facts)
+got=$(j crowd.json "json_extract(j, '\$.findings[0].why')")
+value=$(node crowd.json ExcessiveCPUWait / value)
+[ "$got" = cpu_wait ] && near "$value" "$share" 0.05 &&
+	pass "crowd: the first finding is cpu_wait; ExcessiveCPUWait $value, the program's share off a CPU $share" ||
+	fail "crowd: the first finding is '$got'; ExcessiveCPUWait '$value', the program's share off a CPU $share"
+
+# --- io: on the build's file system (synced writes to a tmpfs wait for nothing)
+if [ "$(stat -f -c %T "$BUILDDIR")" = tmpfs ]; then
+	echo "note: $BUILDDIR is on tmpfs: the I/O cases need a disk, left out"
+else
+	for size in small big; do
+		file=$(mktemp "$BUILDDIR/tests/e2e/planted-io.XXXXXX")
+		SAMPLE= run "io-$size" "io-$size" "$file" "$([ $size = small ] && echo 2000 || echo 100)"
+		rm -f "$file"
+	done
+	bytes=$(fact io-small.facts bytes_per_write)
+	got="$(node io-small.json ExcessiveIOBlockingTime / status) $(node io-small.json TooManySmallIOOps / status)"
+	value=$(node io-small.json TooManySmallIOOps / value)
+	[ "$got" = "true true" ] && near "$value" "$bytes" "$((bytes / 10))" &&
+		pass "io-small: blocked on I/O, TooManySmallIOOps true at $value bytes an op (the program's $bytes)" ||
+		fail "io-small: ExcessiveIOBlockingTime and TooManySmallIOOps '$got', at '$value' bytes an op ($bytes)"
+	got="$(node io-big.json ExcessiveIOBlockingTime / status) $(node io-big.json TooManySmallIOOps / status)"
+	[ "$got" = "true false" ] && pass "io-big: blocked on I/O, TooManySmallIOOps false" ||
+		fail "io-big: ExcessiveIOBlockingTime and TooManySmallIOOps '$got', not 'true false'"
+fi
+
+# --- bad input: one line, exit 2; no file, exit 1
+for args in "--set PC_Bogus=1" "--set PC_SyncThreshold=x" "--format xml" "lock.db other.db"; do
+	"$MTX" diagnose $args > bad.out 2> bad.err
+	st=$?
+	[ "$st" = 2 ] && [ ! -s bad.out ] && holds bad.err '^mtx: ' && pass "diagnose $args: refused, exit 2" ||
+		fail "diagnose $args: exit $st, $(head -2 bad.err)"
+done
+"$MTX" diagnose missing.db > bad.out 2> bad.err
+[ $? = 1 ] && [ "$(wc -l < bad.err)" = 1 ] && pass "diagnose missing.db: one line, exit 1" ||
+	fail "diagnose missing.db: $(head -2 bad.err)"
+"$MTX" diagnose --list-tunables > tunables.txt 2>&1
+holds tunables.txt '^PC_SyncThreshold  *0.2 ' && holds tunables.txt '^max_tests  *1000 ' &&
+	pass "--list-tunables names them with Paradyn's defaults" || fail "--list-tunables: $(head -3 tunables.txt)"
+finish
