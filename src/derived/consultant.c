@@ -287,7 +287,8 @@ static bool spread(const struct pc_search *s, int id)
 	double held = 0;
 	for (size_t i = 0; i < s->nr_edges; i++) {
 		const struct pc_node *c = &s->nodes[s->edges[i].child];
-		if (s->edges[i].parent == id && s->edges[i].along == PC_PROCESS && c->status == PC_TRUE) {
+		/* (one with none of the time, true by its few small writes, is no share) */
+		if (s->edges[i].parent == id && s->edges[i].along == PC_PROCESS && c->status == PC_TRUE && c->share > 0) {
 			true_ones++;
 			held += c->share;
 		}

@@ -9,6 +9,8 @@
  * share stays the largest when other programs load the machine)
  *   planted io-small FILE N     N writes of 512 bytes to FILE, each synced
  *   planted io-big FILE N       N writes of 1 MiB to FILE, each synced
+ *   planted io-join FILE N      io-small in a thread of its own, which main
+ *                               joins (main waits for it: not a sync cause)
  *   planted crowd THREADS MS    THREADS threads compute in crunch() for MS ms
  *                               of CPU time each, more of them than CPUs
  *
@@ -21,6 +23,7 @@
  *   off_cpu_ns NS               crunch and crowd: the rest of their lifetimes, when
  *                               they did not block: waiting for a CPU
  *   bytes_per_write B           what each write wrote
+ *   writer TID                  io-join: the thread that wrote
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -96,6 +99,18 @@ static void *cruncher(void *arg)
 	return NULL;
 }
 
+static const char *io_path;
+static long io_writes;
+
+static int writes(const char *path, long n, size_t size);
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "writer %d\n", (int)gettid());
+	return (void *)(intptr_t)writes(io_path, io_writes, 512);
+}
+
 static int writes(const char *path, long n, size_t size)
 {
 	char *buf = malloc(size);
@@ -125,6 +140,15 @@ int main(int argc, char **argv)
 	long n = argc == 4 ? atol(argv[3]) : 0;
 	int threads = argc == 4 ? atoi(argv[2]) : 0;
 	void *(*run)(void *) = NULL;
+	if (!strcmp(mode, "io-join") && n > 0) {
+		void *rc = NULL;
+		io_path = argv[2];
+		io_writes = n;
+		if (pthread_create(&t[0], NULL, writer, NULL) || pthread_join(t[0], &rc) || rc)
+			return 1;
+		printf("planted %s: done\n", mode);
+		return 0;
+	}
 	if (!strcmp(mode, "io-small") || !strcmp(mode, "io-big")) {
 		if (n <= 0 || writes(argv[2], n, !strcmp(mode, "io-small") ? 512 : 1 << 20))
 			return 1;

@@ -16,7 +16,10 @@
 #          value their time off a CPU over their lifetimes (+-0.05);
 #   io     512-byte writes, each synced, against 1 MiB ones: both blocked on
 #          I/O, TooManySmallIOOps true for the small ones only, at the
-#          program's bytes per write (+-10%: its few other writes);
+#          program's bytes per write (+-10%: its few other writes); and the
+#          small ones in a thread main joins: the first finding is I/O, at
+#          that thread (the program's tid), main's wait in the join no sync
+#          cause (ExcessiveSyncWaitingTime false);
 # Main is one of the threads, none idles: the planted share stays the
 # largest on a machine other tests load. And the JSON contract: "findings"
 # ranked, each with why, where, share, value and threshold; nodes and edges,
@@ -131,9 +134,9 @@ value=$(node crowd.json ExcessiveCPUWait / value)
 if [ "$(stat -f -c %T "$BUILDDIR")" = tmpfs ]; then
 	echo "note: $BUILDDIR is on tmpfs: the I/O cases need a disk, left out"
 else
-	for size in small big; do
+	for size in small big join; do
 		file=$(mktemp "$BUILDDIR/tests/e2e/planted-io.XXXXXX")
-		SAMPLE= run "io-$size" "io-$size" "$file" "$([ $size = small ] && echo 2000 || echo 100)"
+		SAMPLE= run "io-$size" "io-$size" "$file" "$([ $size = big ] && echo 100 || echo 2000)"
 		rm -f "$file"
 	done
 	bytes=$(fact io-small.facts bytes_per_write)
@@ -145,6 +148,12 @@ else
 	got="$(node io-big.json ExcessiveIOBlockingTime / status) $(node io-big.json TooManySmallIOOps / status)"
 	[ "$got" = "true false" ] && pass "io-big: blocked on I/O, TooManySmallIOOps false" ||
 		fail "io-big: ExcessiveIOBlockingTime and TooManySmallIOOps '$got', not 'true false'"
+	writer=$(fact io-join.facts writer)
+	got=$(j io-join.json "json_extract(j, '\$.findings[0].why') || ' ' || json_extract(j, '\$.findings[0].where.thread.tid')")
+	sync=$(node io-join.json ExcessiveSyncWaitingTime / status)
+	[ "$got" = "io $writer" ] && [ "$sync" = false ] &&
+		pass "io-join: the first finding is I/O in the writer ($writer); main's join is no sync cause" ||
+		fail "io-join: the first finding is '$got', not 'io $writer'; ExcessiveSyncWaitingTime at / $sync"
 fi
 
 # --- bad input: one line, exit 2; no file, exit 1
