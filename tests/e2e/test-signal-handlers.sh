@@ -16,7 +16,8 @@
 require_perf
 
 threads=3 jumps=10
-check_sample handlers $threads 100 5000 $jumps
+# every event a row: the checks below walk the states, switches and ops
+COLLECT_OPTS="--detail all" check_sample handlers $threads 100 5000 $jumps
 db=$TMP/handlers.check.db
 [ -s "$db" ] || finish
 
