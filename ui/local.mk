@@ -14,5 +14,6 @@ libmtxui_a_SOURCES = \
 	ui/view-timeline.c \
 	ui/view-calls.c \
 	ui/view-probe-effect.c \
+	ui/view-diagnose.c \
 	ui/view-help.c
 libmtxui_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(NCURSES_CFLAGS)

@@ -43,6 +43,8 @@ struct view *timeline_view_new(struct browse *b);
 struct view *calls_view_new(struct browse *b);
 /* view-probe-effect.c: observed and simulated orders, two lanes per thread. */
 struct view *probe_effect_view_new(struct browse *b);
+/* view-diagnose.c: the Performance Consultant's findings and search graph. */
+struct view *diagnose_view_new(struct browse *b);
 /* view-help.c: the keys, from the action table. */
 struct view *help_view_new(struct browse *b);
 

@@ -1,0 +1,132 @@
+/*
+ * ui/view-diagnose.c - the Performance Consultant's search (mtx diagnose,
+ * src/derived/consultant.h) with its default thresholds: the findings
+ * first, then the search history graph, each node under the one that led
+ * to it. Enter on a node opens its evidence: the lock's history for a
+ * sync object, the thread's view for a thread.
+ */
+#include "config.h"
+#include "src/derived/consultant.h"
+#include "ui/views.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_name(enum pc_status s)
+{
+	return s == PC_TRUE ? "true" : s == PC_FALSE ? "false" : "untested";
+}
+
+/* Add node @id's row to @section, @depth deep, and those of the nodes it
+ * made after it (each once: @seen). */
+static void add_graph(struct view *v, const struct pc_search *s, int section, int id, int depth, bool *seen)
+{
+	const struct pc_node *n = pc_node(s, (size_t)id);
+	char node[24], value[32] = "-", threshold[32] = "-", share[32] = "-", *label = NULL, *focus;
+	if (seen[id])
+		return;
+	seen[id] = true;
+	focus = pc_focus_name(s, &n->focus);
+	snprintf(node, sizeof(node), "%d", id);
+	if (id && n->status != PC_UNTESTED) {
+		snprintf(value, sizeof(value), n->value >= 100 ? "%.0f" : "%.2f", n->value);
+		snprintf(share, sizeof(share), "%.1f%%", 100 * n->share);
+	}
+	if (id)
+		snprintf(threshold, sizeof(threshold), "%g", n->threshold);
+	if (asprintf(&label, "%*s%s %s", 2 * depth, "", pc_hypothesis_name(n->hypothesis), focus ? focus : "?") < 0)
+		label = NULL;
+	const char *cells[] = { node, status_name(n->status), value, threshold, share, label ? label : "?" };
+	table_add_cells(&v->table, section, cells);
+	free(label);
+	free(focus);
+	for (size_t i = 0; i < pc_nr_edges(s); i++)
+		if (pc_edge(s, i)->parent == id)
+			add_graph(v, s, section, pc_edge(s, i)->child, depth + 1, seen);
+}
+
+static int diagnose_load(struct view *v, char **err)
+{
+	static const char *const finding_cols[] = { "node", "rank", "share", "why", "hypothesis and focus" };
+	static const char *const node_cols[] = { "node", "status", "value", "threshold", "share", "hypothesis and focus" };
+	struct pc_tunables t;
+	struct pc_search *s = NULL;
+	bool *seen;
+	int rc, findings, graph;
+	pc_tunables_default(&t);
+	if ((rc = pc_search_run(v->b->db, &t, &s, err)))
+		return rc;
+	v->priv = s;
+	v->table.sticky_header = false; /* two sections, each with its title */
+	findings = table_add_columns(&v->table, "findings",
+				     "Findings: why the threads lost time, where (Enter: the evidence; mtx diagnose)",
+				     finding_cols, 5);
+	if (findings < 0)
+		return -ENOMEM;
+	for (size_t r = 0; r < pc_nr_findings(s); r++) {
+		const struct pc_node *n = pc_node(s, (size_t)pc_finding(s, r));
+		char node[24], rank[24], share[32], *label = NULL, *focus = pc_focus_name(s, &n->focus);
+		snprintf(node, sizeof(node), "%d", n->id);
+		snprintf(rank, sizeof(rank), "%zu", r + 1);
+		snprintf(share, sizeof(share), "%.1f%%", 100 * n->share);
+		if (asprintf(&label, "%s %s", pc_hypothesis_name(n->hypothesis), focus ? focus : "?") < 0)
+			label = NULL;
+		const char *cells[] = { node, rank, share, pc_why_name(pc_hypothesis_why(n->hypothesis)),
+					label ? label : "?" };
+		table_add_cells(&v->table, findings, cells);
+		free(label);
+		free(focus);
+	}
+	if (!pc_nr_findings(s))
+		table_add_note(&v->table, findings, "(none: no hypothesis held at any focus)");
+	/* rows go after the last section's title */
+	graph = table_add_columns(&v->table, "search", "The search: each hypothesis tested at each focus",
+				  node_cols, 6);
+	if (graph < 0 || !(seen = calloc(pc_nr_nodes(s), sizeof(*seen))))
+		return -ENOMEM;
+	add_graph(v, s, graph, 0, 0, seen);
+	free(seen);
+	return 0;
+}
+
+static enum reaction diagnose_act(struct view *v, enum action a)
+{
+	const struct pc_search *s = v->priv;
+	const char *cell = view_cell(v, "node");
+	struct pc_where w;
+	if (a != ACT_OPEN)
+		return REACT_UNHANDLED;
+	if (!s || !cell)
+		return REACT_NONE;
+	long id = strtol(cell, NULL, 10);
+	if (id <= 0 || (size_t)id >= pc_nr_nodes(s))
+		return REACT_NONE;
+	pc_where(s, pc_node(s, (size_t)id), &w);
+	if (w.object_addr)
+		v->pushed = history_view_for_addr(v->b, w.object_addr);
+	else if (w.tid)
+		v->pushed = thread_view_new(v->b, w.tid);
+	else
+		return REACT_NONE;
+	return v->pushed ? REACT_PUSH : REACT_REDRAW;
+}
+
+static void diagnose_free(struct view *v)
+{
+	pc_search_free(v->priv);
+	v->priv = NULL;
+}
+
+static const struct view_ops diagnose_view_ops = {
+	.name = "diagnose",
+	.load = diagnose_load,
+	.act = diagnose_act,
+	.free = diagnose_free,
+};
+
+struct view *diagnose_view_new(struct browse *b)
+{
+	return view_new(b, &diagnose_view_ops, "diagnose", NULL);
+}
