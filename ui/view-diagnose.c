@@ -14,37 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *status_name(enum pc_status s)
-{
-	return s == PC_TRUE ? "true" : s == PC_FALSE ? "false" : "untested";
-}
-
-/* Add node @id's row to @section, @depth deep, and those of the nodes it
- * made after it (each once: @seen). */
-static void add_graph(struct view *v, const struct pc_search *s, int section, int id, int depth, bool *seen)
+/* Node @id's row in @section, @depth deep. */
+static void add_node(struct view *v, const struct pc_search *s, int section, int id, int depth)
 {
 	const struct pc_node *n = pc_node(s, (size_t)id);
-	char node[24], value[32] = "-", threshold[32] = "-", share[32] = "-", *label = NULL, *focus;
-	if (seen[id])
-		return;
-	seen[id] = true;
-	focus = pc_focus_name(s, &n->focus);
+	char node[24], value[32], threshold[32] = "-", share[32] = "-", *label = NULL, *focus = pc_focus_name(s, &n->focus);
 	snprintf(node, sizeof(node), "%d", id);
-	if (id && n->status != PC_UNTESTED) {
-		snprintf(value, sizeof(value), n->value >= 100 ? "%.0f" : "%.2f", n->value);
+	if (id && n->status != PC_UNTESTED)
 		snprintf(share, sizeof(share), "%.1f%%", 100 * n->share);
-	}
 	if (id)
 		snprintf(threshold, sizeof(threshold), "%g", n->threshold);
 	if (asprintf(&label, "%*s%s %s", 2 * depth, "", pc_hypothesis_name(n->hypothesis), focus ? focus : "?") < 0)
 		label = NULL;
-	const char *cells[] = { node, status_name(n->status), value, threshold, share, label ? label : "?" };
+	const char *cells[] = { node, pc_status_name(n->status), pc_value_text(n, value, sizeof(value)), threshold, share,
+				label ? label : "?" };
 	table_add_cells(&v->table, section, cells);
 	free(label);
 	free(focus);
-	for (size_t i = 0; i < pc_nr_edges(s); i++)
-		if (pc_edge(s, i)->parent == id)
-			add_graph(v, s, section, pc_edge(s, i)->child, depth + 1, seen);
 }
 
 static int diagnose_load(struct view *v, char **err)
@@ -53,8 +39,8 @@ static int diagnose_load(struct view *v, char **err)
 	static const char *const node_cols[] = { "node", "status", "value", "threshold", "share", "hypothesis and focus" };
 	struct pc_tunables t;
 	struct pc_search *s = NULL;
-	bool *seen;
-	int rc, findings, graph;
+	int *order, *depths, rc, findings, graph;
+	size_t shown;
 	pc_tunables_default(&t);
 	if ((rc = pc_search_run(v->b->db, &t, &s, err)))
 		return rc;
@@ -84,11 +70,14 @@ static int diagnose_load(struct view *v, char **err)
 	/* rows go after the last section's title */
 	graph = table_add_columns(&v->table, "search", "The search: each hypothesis tested at each focus",
 				  node_cols, 6);
-	if (graph < 0 || !(seen = calloc(pc_nr_nodes(s), sizeof(*seen))))
-		return -ENOMEM;
-	add_graph(v, s, graph, 0, 0, seen);
-	free(seen);
-	return 0;
+	order = calloc(pc_nr_nodes(s), sizeof(*order));
+	depths = calloc(pc_nr_nodes(s), sizeof(*depths));
+	rc = graph < 0 || !order || !depths ? -ENOMEM : pc_graph_order(s, order, depths, &shown);
+	for (size_t i = 0; !rc && i < shown; i++)
+		add_node(v, s, graph, order[i], depths[i]);
+	free(order);
+	free(depths);
+	return rc;
 }
 
 static enum reaction diagnose_act(struct view *v, enum action a)

@@ -50,11 +50,6 @@ static void print_tunables(FILE *out, const struct pc_tunables *t)
 	}
 }
 
-static const char *status_name(enum pc_status s)
-{
-	return s == PC_TRUE ? "true" : s == PC_FALSE ? "false" : "untested";
-}
-
 /* @name as a PCRE2 pattern that matches it alone (mtx report -F). */
 static char *literal_pattern(const char *name)
 {
@@ -106,41 +101,15 @@ static char *see(const struct pc_search *s, const struct pc_node *n, const char 
 	return rc < 0 ? NULL : out;
 }
 
-/* Nodes in the order of the graph: each after the node that made it,
- * depth first; into @order (with their depth), how many. */
-static size_t graph_order(const struct pc_search *s, int id, int depth, int *order, int *depths, bool *seen,
-			  size_t n)
-{
-	if (seen[id])
-		return n;
-	seen[id] = true;
-	order[n] = id;
-	depths[n++] = depth;
-	for (size_t i = 0; i < pc_nr_edges(s); i++)
-		if (pc_edge(s, i)->parent == id)
-			n = graph_order(s, pc_edge(s, i)->child, depth + 1, order, depths, seen, n);
-	return n;
-}
-
-/* A node's value, "-" at the root and for one never tested. */
-static const char *value_text(const struct pc_node *n, char *buf, size_t size)
-{
-	if (n->id == 0 || n->status == PC_UNTESTED)
-		return "-";
-	snprintf(buf, size, n->value >= 100 ? "%.0f" : "%.2f", n->value);
-	return buf;
-}
-
 static int print_text(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path)
 {
 	const size_t nr = pc_nr_nodes(s);
-	int *order = calloc(nr, sizeof(*order)), *depths = calloc(nr, sizeof(*depths));
-	bool *seen = calloc(nr, sizeof(*seen));
+	int *order = calloc(nr ? nr : 1, sizeof(*order)), *depths = calloc(nr ? nr : 1, sizeof(*depths));
 	char when[32];
-	if (!order || !depths || !seen) {
+	size_t n;
+	if (!order || !depths || pc_graph_order(s, order, depths, &n)) {
 		free(order);
 		free(depths);
-		free(seen);
 		return -ENOMEM;
 	}
 	fprintf(out, "Search of the whole run: %s of thread time, %d node%s tested%s\n",
@@ -150,20 +119,18 @@ static int print_text(FILE *out, const struct pc_search *s, const struct pc_tuna
 		t->io, t->io_op_bytes, t->cpu_wait);
 	fprintf(out, "Code: %s\n", pc_code_from(s));
 	fprintf(out, "%5s  %-8s  %6s  %9s  %s\n", "node", "status", "value", "threshold", "hypothesis, focus");
-	size_t n = graph_order(s, 0, 0, order, depths, seen, 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct pc_node *node = pc_node(s, (size_t)order[i]);
 		char *focus = pc_focus_name(s, &node->focus), v[32], th[32] = "-";
 		if (node->id)
 			snprintf(th, sizeof(th), "%g", node->threshold);
-		fprintf(out, "%5d  %-8s  %6s  %9s  %*s%s %s\n", node->id, status_name(node->status),
-			value_text(node, v, sizeof(v)), th, 2 * depths[i], "", pc_hypothesis_name(node->hypothesis),
+		fprintf(out, "%5d  %-8s  %6s  %9s  %*s%s %s\n", node->id, pc_status_name(node->status),
+			pc_value_text(node, v, sizeof(v)), th, 2 * depths[i], "", pc_hypothesis_name(node->hypothesis),
 			focus ? focus : "?");
 		free(focus);
 	}
 	free(order);
 	free(depths);
-	free(seen);
 	fprintf(out, "\nFindings: the true nodes no true child refines, by share of the threads' time\n");
 	if (!pc_nr_findings(s))
 		fprintf(out, "  none: no hypothesis held at any focus\n");
@@ -289,7 +256,7 @@ static int print_json(FILE *out, const struct pc_search *s, const struct pc_tuna
 	fputs("],\"nodes\":[", out);
 	for (size_t i = 0; i < pc_nr_nodes(s); i++) {
 		const struct pc_node *n = pc_node(s, i);
-		fprintf(out, "%s{\"id\":%d,\"status\":\"%s\",", i ? "," : "", n->id, status_name(n->status));
+		fprintf(out, "%s{\"id\":%d,\"status\":\"%s\",", i ? "," : "", n->id, pc_status_name(n->status));
 		json_node_common(out, s, n);
 		fprintf(out, ",\"tested\":%d}", n->order);
 	}
@@ -330,7 +297,7 @@ static void store(const char *path, const struct run_state *rs, const struct pc_
 		sqlite3_bind_text(node, 2, pc_hypothesis_name(n->hypothesis), -1, SQLITE_STATIC);
 		db_bind_text_or_null(node, 3, n->id ? pc_why_name(pc_hypothesis_why(n->hypothesis)) : NULL);
 		sqlite3_bind_text(node, 4, focus ? focus : "?", -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(node, 5, status_name(n->status), -1, SQLITE_STATIC);
+		sqlite3_bind_text(node, 5, pc_status_name(n->status), -1, SQLITE_STATIC);
 		sqlite3_bind_double(node, 6, n->value);
 		sqlite3_bind_double(node, 7, n->threshold);
 		sqlite3_bind_double(node, 8, n->share);

@@ -395,6 +395,44 @@ void pc_search_free(struct pc_search *s)
 	free(s);
 }
 
+static size_t walk(const struct pc_search *s, int id, int depth, int *order, int *depths, bool *seen, size_t n)
+{
+	if (seen[id])
+		return n;
+	seen[id] = true;
+	order[n] = id;
+	depths[n++] = depth;
+	for (size_t i = 0; i < s->nr_edges; i++)
+		if (s->edges[i].parent == id)
+			n = walk(s, s->edges[i].child, depth + 1, order, depths, seen, n);
+	return n;
+}
+
+int pc_graph_order(const struct pc_search *s, int *order, int *depths, size_t *n)
+{
+	bool *seen = calloc(s->nr_nodes ? s->nr_nodes : 1, sizeof(*seen));
+	*n = 0;
+	if (!seen)
+		return -ENOMEM;
+	if (s->nr_nodes)
+		*n = walk(s, 0, 0, order, depths, seen, 0);
+	free(seen);
+	return 0;
+}
+
+const char *pc_status_name(enum pc_status status)
+{
+	return status == PC_TRUE ? "true" : status == PC_FALSE ? "false" : "untested";
+}
+
+const char *pc_value_text(const struct pc_node *n, char *buf, size_t size)
+{
+	if (n->id == 0 || n->status == PC_UNTESTED)
+		return "-";
+	snprintf(buf, size, n->value >= 100 ? "%.0f" : "%.2f", n->value);
+	return buf;
+}
+
 size_t pc_nr_nodes(const struct pc_search *s)
 {
 	return s->nr_nodes;

@@ -130,8 +130,18 @@ bool pc_stopped_at_max(const struct pc_search *s);
 int64_t pc_thread_time_ns(const struct pc_search *s);
 const char *pc_code_from(const struct pc_search *s);
 
+/* pc_graph_order - the nodes as the graph is shown: each after the node
+ * that made it, depth first, each once; their ids into @order and their
+ * depths into @depths (pc_nr_nodes elements each, the caller's), their
+ * number into *@n. 0 or -ENOMEM. */
+int pc_graph_order(const struct pc_search *s, int *order, int *depths, size_t *n);
+
 /* Names. */
 const char *pc_hypothesis_name(int hypothesis);
+const char *pc_status_name(enum pc_status status); /* true, false, untested */
+/* pc_value_text - node @n's value as shown, in @buf: "-" at the root and
+ * for a node never tested. */
+const char *pc_value_text(const struct pc_node *n, char *buf, size_t size);
 enum pc_why pc_hypothesis_why(int hypothesis);
 const char *pc_why_name(enum pc_why why); /* cpu, sync, io, cpu_wait */
 /* The focus as Paradyn wrote one: its non-root components, comma-separated
