@@ -276,10 +276,6 @@ static int place_cmp(const void *a, const void *b)
 	return cmp_pairs(x->start_ns, x->id, y->start_ns, y->id);
 }
 
-/* The same words as the partial index sync_ops_lifetime (schema/mtx.sql),
- * which SQLite uses only for a query that says them. */
-#define LIFETIME_OPS "(op = 'init' OR op = 'create' OR op = 'open' OR op = 'destroy' OR op = 'join' OR op = 'close')"
-
 struct lifetime_op {
 	struct op_place at;
 	int64_t end_ns;

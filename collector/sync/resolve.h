@@ -34,6 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The ops that begin or end a lifetime, in the same words as the partial
+ * index sync_ops_lifetime (schema/mtx.sql), which SQLite uses only for a
+ * query that says them. */
+#define LIFETIME_OPS "(op = 'init' OR op = 'create' OR op = 'open' OR op = 'destroy' OR op = 'join' OR op = 'close')"
+
 struct sync_resolve_stats {
 	uint64_t lifetimes_split; /* sync_objects rows added by pass 1 */
 	uint64_t blocked_ops;     /* ops marked blocked */

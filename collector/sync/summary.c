@@ -1,6 +1,7 @@
 /* collector/sync/summary.c - see summary.h. */
 #include "config.h"
 #include "collector/sync/summary.h"
+#include "collector/sync/resolve.h"
 #include "collector/preload/shm.h"
 #include "src/db.h"
 #include "src/derived/timeline.h"
@@ -102,9 +103,6 @@ static struct lifetime_key *key_of(struct lifetime_key *keys, size_t n, int64_t 
 	const struct lifetime_key k = { .id = id };
 	return n ? bsearch(&k, keys, n, sizeof(*keys), key_cmp) : NULL;
 }
-
-/* The same words as the partial index sync_ops_lifetime (schema/mtx.sql). */
-#define LIFETIME_OPS "(op = 'init' OR op = 'create' OR op = 'open' OR op = 'destroy' OR op = 'join' OR op = 'close')"
 
 /* Each key's first row and its lifetime ops' cut_from (given its first op). */
 static int read_keys(sqlite3 *db, struct lifetime_key *keys, size_t n, char **err)
