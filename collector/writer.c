@@ -85,6 +85,7 @@ struct mtx_writer {
 	char *path;
 	struct tl_capture *capture; /* writer_capture */
 	uint64_t sync_ops, summarized_ops; /* writer_sync_op's */
+	bool pinned; /* the capture is, for summarized ops (writer_may_summarize) */
 };
 
 static int fail_with(struct mtx_writer *w, int rc, const char *why)
@@ -410,7 +411,10 @@ int writer_summarized_syscall(struct mtx_writer *w, const struct writer_summariz
 
 bool writer_may_summarize(struct mtx_writer *w)
 {
-	return w->capture && timeline_capture_pin(w->capture);
+	/* once pinned it stays so: no atomic operation per op after */
+	if (!w->pinned)
+		w->pinned = w->capture && timeline_capture_pin(w->capture);
+	return w->pinned;
 }
 
 int writer_sync_op(struct mtx_writer *w, const struct writer_sync_op_row *op)
