@@ -4,6 +4,7 @@
 #include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
+#include "src/sorted.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +22,8 @@ static const char *const kinds[] = { "mutex", "rwlock", "spinlock", "cond", "sem
 	"'pwritev2')"
 
 struct pc_thread {
-	int32_t tid, pid;
+	int64_t tid; /* 64 bits: sorted_first's keys */
+	int32_t pid;
 	char *name;
 	int64_t time_ns;
 };
@@ -128,8 +130,8 @@ static int row_thread(struct pc_data *d, sqlite3_stmt *st)
 	struct pc_thread *t = append(&d->threads, &d->nr_threads, &d->cap_threads, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	*t = (struct pc_thread){ (int32_t)sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1),
-				 text_of(st, 2), sqlite3_column_int64(st, 3) };
+	*t = (struct pc_thread){ sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1), text_of(st, 2),
+				 sqlite3_column_int64(st, 3) };
 	return t->name ? 0 : -ENOMEM;
 }
 
@@ -173,48 +175,33 @@ static int row_stack(struct pc_data *d, sqlite3_stmt *st)
 	return 0;
 }
 
-/* Binary search of id @id in @n elements of @size bytes whose first
- * member is an int64_t id, in increasing order. */
-static const void *by_id(const void *v, size_t n, size_t size, int64_t id)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int64_t at;
-		memcpy(&at, (const char *)v + mid * size, sizeof(at));
-		if (at == id)
-			return (const char *)v + mid * size;
-		if (at < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
+/* The element of array @a (@n, sorted by @field) whose @field is @key, or NULL. */
+#define FIND(a, n, field, key)                                                          \
+	({                                                                              \
+		size_t at_ = SORTED_FIRST((a), (n), field, (key), false);               \
+		at_ < (n) && (a)[at_].field == (key) ? &(a)[at_] : NULL;                 \
+	})
 
 static int thread_index(const struct pc_data *d, int64_t tid)
 {
-	for (size_t lo = 0, hi = d->nr_threads; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-		if (d->threads[mid].tid == tid)
-			return (int)mid;
-		if (d->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	const struct pc_thread *t = FIND(d->threads, d->nr_threads, tid, tid);
+	return t ? (int)(t - d->threads) : -1;
 }
 
 static const struct pc_function *function_of(const struct pc_data *d, int64_t id)
 {
-	return by_id(d->functions, d->nr_functions, sizeof(*d->functions), id);
+	return FIND(d->functions, d->nr_functions, id, id);
+}
+
+static const struct pc_object *object_of(const struct pc_data *d, int64_t id)
+{
+	return FIND(d->objects, d->nr_objects, id, id);
 }
 
 static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
 		    int syscall, int64_t value)
 {
-	const struct pc_object *o = object ? by_id(d->objects, d->nr_objects, sizeof(*d->objects), object) : NULL;
+	const struct pc_object *o = object ? object_of(d, object) : NULL;
 	struct pc_atom *a;
 	if (thread < 0 || value <= 0)
 		return 0;
@@ -257,7 +244,7 @@ static size_t stack_functions(const struct pc_data *d, int64_t id, int64_t *out)
 {
 	const struct pc_stack *k;
 	size_t n = 0;
-	for (; id && n < MAX_STACK && (k = by_id(d->stacks, d->nr_stacks, sizeof(*d->stacks), id)); id = k->parent)
+	for (; id && n < MAX_STACK && (k = FIND(d->stacks, d->nr_stacks, id, id)); id = k->parent)
 		out[n++] = k->function;
 	return n;
 }
@@ -544,7 +531,7 @@ char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f)
 			if (r->level == 2)
 				fprintf(s, "/%s (%" PRId64 ")", t ? t->name : "?", r->id);
 		} else {
-			const struct pc_object *o = r->level == 2 ? by_id(d->objects, d->nr_objects, sizeof(*d->objects), r->id)
+			const struct pc_object *o = r->level == 2 ? object_of(d, r->id)
 								  : NULL;
 			int kind = r->level == 1 ? (int)r->id : o ? o->kind : -1;
 			fprintf(s, "/SyncObject/%s", kind >= 0 && kind < NR_KINDS ? kinds[kind] : "?");
@@ -576,7 +563,7 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
 	if (o->level == 1 && o->id >= 0 && o->id < NR_KINDS)
 		w->object_kind = kinds[o->id];
 	if (o->level == 2) {
-		const struct pc_object *ob = by_id(d->objects, d->nr_objects, sizeof(*d->objects), o->id);
+		const struct pc_object *ob = object_of(d, o->id);
 		if (ob) {
 			w->object_id = ob->id;
 			w->object_addr = ob->addr;
