@@ -1,15 +1,18 @@
 /*
  * tests/e2e/sigcount.c - counts the SIGTERM, SIGINT and SIGHUP it gets.
  *
- * Usage: sigcount
+ * Usage: sigcount [READY]
  *
- * Waits for the first of them, then 1 s more for any other (a signal sent
+ * Creates the file READY, if given, once its handlers are in. Waits for
+ * the first of them, then 1 s more for any other (a signal sent
  * twice, e.g. to a group and passed on by a tracer as well), and prints how
  * many of each it got. Exit 0.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,7 +23,7 @@ static void on_signal(int sig)
 	got[sig == SIGTERM ? 0 : sig == SIGINT ? 1 : 2]++;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sigaction sa;
 	struct timespec second = { 1, 0 };
@@ -30,6 +33,8 @@ int main(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (argc > 1)
+		close(open(argv[1], O_WRONLY | O_CREAT, 0600));
 	while (!got[0] && !got[1] && !got[2])
 		nanosleep(&second, NULL); /* a signal ends the sleep */
 	while (nanosleep(&second, &second) != 0)

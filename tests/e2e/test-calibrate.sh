@@ -75,9 +75,16 @@ for key in cal_sync_pair_ns cal_hook_call_ns; do
 	grep -Eq "kept as $key\)$|not calibrated" all.txt || fail "plain calibrate: no line for $key"
 done
 [ "$(wc -l < all.txt)" = 8 ] || fail "plain calibrate: $(wc -l < all.txt) lines, not 8"
-# --only probes: one line, a traced call's cost, its probes gone after
-"$MTX" calibrate --only probes > probes.txt 2> err.txt
-if [ $? = 0 ] && [ "$(wc -l < probes.txt)" = 1 ] &&
+# --only probes: one line, a traced call's cost, its probes gone after. A
+# machine others load can make its rounds disagree ("not calibrated", exit
+# 1, as it should): up to three tries.
+for try in 1 2 3; do
+	"$MTX" calibrate --only probes > probes.txt 2> err.txt
+	rc=$?
+	[ $rc != 0 ] && grep -q "not calibrated" probes.txt || break
+	echo "note: calibrate --only probes, try $try: the rounds disagreed"
+done
+if [ $rc = 0 ] && [ "$(wc -l < probes.txt)" = 1 ] &&
 	grep -Eq '^function probe call +[0-9.]+ (ns|us)  \(.*meta cal_uprobes_ns\)$' probes.txt; then
 	pass "calibrate --only probes: $(cat probes.txt)"
 else
