@@ -761,6 +761,7 @@ started:
 		model_detached(m, exit_ns);
 	}
 	session_drain(&s);
+	session_count_lost(&s);
 	control_close(ctl); /* no more commands: the run is over */
 	ctl = NULL;
 	if (instr) /* the probe sets still on go off here */

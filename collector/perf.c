@@ -132,12 +132,38 @@ void perf_attr_init(struct perf_event_attr *attr, uint32_t type, uint64_t config
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC; /* the preload library stamps the same clock */
+	/* read(2) of the event then says how many of its records the ring
+	 * had no room for: the PERF_RECORD_LOST that would say it is written
+	 * only when a later record fits, which never happens to a ring still
+	 * full when its events are disabled. */
+	attr->read_format = PERF_FORMAT_LOST;
 }
+
+/* Set once a kernel older than 6.0 refused PERF_FORMAT_LOST. */
+static int lost_unreadable;
 
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	long fd;
+	if (lost_unreadable)
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && (attr->read_format & PERF_FORMAT_LOST)) {
+		lost_unreadable = 1;
+		return perf_open(attr, pid, cpu, group_fd);
+	}
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int perf_read_lost(int fd, uint64_t *lost)
+{
+	uint64_t v[2]; /* the count, then PERF_FORMAT_LOST's */
+	if (lost_unreadable)
+		return -EOPNOTSUPP;
+	if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -EIO;
+	*lost = v[1];
+	return 0;
 }
 
 const char *perf_open_error(int e)

@@ -66,6 +66,11 @@ void perf_attr_init(struct perf_event_attr *attr, uint32_t type, uint64_t config
 /* perf_open - perf_event_open(2) with CLOEXEC. Returns an fd or -errno. */
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd);
 
+/* perf_read_lost - how many records of event @fd found no room in its
+ * ring, however many PERF_RECORD_LOST said so. 0, or -EOPNOTSUPP on a
+ * kernel without PERF_FORMAT_LOST (before 6.0), or -EIO. */
+int perf_read_lost(int fd, uint64_t *lost);
+
 /* perf_open_error - a one-line explanation for a failed perf_open (-errno
  * @e), naming the sysctl or capability to change. Static string. */
 const char *perf_open_error(int e);

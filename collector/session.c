@@ -319,6 +319,27 @@ uint64_t session_set_hits(const struct mtx_session *s, uint32_t set, int tag_mas
 	return n;
 }
 
+/* Add event @e's count of dropped records to s->lost_read. */
+static void read_lost(struct mtx_session *s, const struct session_event *e)
+{
+	uint64_t n;
+	if (perf_read_lost(e->fd, &n) == 0)
+		s->lost_read[e->source->id] += n;
+	else
+		s->lost_unread = true;
+}
+
+void session_count_lost(struct mtx_session *s)
+{
+	for (size_t i = 0; i < s->nr_events; i++)
+		if (s->events[i].fd >= 0)
+			read_lost(s, &s->events[i]);
+	for (int i = 0; i < MTX_SRC__COUNT; i++)
+		s->lost[i] += s->lost_unread ? s->lost_said[i] : s->lost_read[i];
+	memset(s->lost_said, 0, sizeof(s->lost_said));
+	memset(s->lost_read, 0, sizeof(s->lost_read));
+}
+
 size_t session_close_set(struct mtx_session *s, uint32_t set, void (*after)(void *ctx), void *ctx)
 {
 	struct session_hook hook = { after, ctx };
@@ -331,6 +352,7 @@ size_t session_close_set(struct mtx_session *s, uint32_t set, void (*after)(void
 			continue;
 		fds = more;
 		ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
+		read_lost(s, e);
 		fds[n++] = e->fd;
 		for (size_t k = 0; k < s->nr_fds; k++) /* closed here, not at the end */
 			if (s->fds[k] == e->fd)
@@ -611,11 +633,11 @@ void session_decode_record(struct mtx_session *s, int cpu, const struct perf_eve
 		}
 		memcpy(lost, body, 16);
 		sev = find_event(s, lost[0]);
-		s->lost[sev ? sev->source->id : MTX_SRC_SCHED] += lost[1];
+		s->lost_said[sev ? sev->source->id : MTX_SRC_SCHED] += lost[1];
 		return;
 	case PERF_RECORD_LOST_SAMPLES:
 		memcpy(lost, body, 8);
-		s->lost[sev ? sev->source->id : MTX_SRC_SCHED] += lost[0];
+		s->lost_said[sev ? sev->source->id : MTX_SRC_SCHED] += lost[0];
 		return;
 	default:
 		return; /* THROTTLE, ITRACE_START ... carry nothing we store */

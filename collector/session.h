@@ -12,6 +12,7 @@
 #include "collector/ring.h"
 #include "collector/source.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -62,7 +63,10 @@ struct mtx_session {
 	size_t nr_events, cap_events;
 	void *source_state[MTX_SRC__COUNT];
 	struct mtx_order order;
-	uint64_t lost[MTX_SRC__COUNT];       /* records the kernel dropped */
+	uint64_t lost[MTX_SRC__COUNT];       /* records dropped; the kernel's added by session_count_lost */
+	uint64_t lost_said[MTX_SRC__COUNT];  /* what PERF_RECORD_LOST said, by the writing event's source */
+	uint64_t lost_read[MTX_SRC__COUNT];  /* PERF_FORMAT_LOST of the events closed so far */
+	bool lost_unread;                    /* some event's count could not be read: lost_said stands */
 	uint64_t decoded[MTX_EV__COUNT];     /* events decoded, by type */
 	uint64_t undecodable;                /* records we could not parse */
 	char *error;                         /* last error message */
@@ -75,6 +79,15 @@ struct mtx_session {
 	} after_close[SESSION_MAX_HOOKS];
 	int nr_after_close;
 };
+
+/*
+ * session_count_lost - once the events are disabled and the rings drained:
+ * add to s->lost what the kernel dropped, by source. Each event's own
+ * count (PERF_FORMAT_LOST) is exact; the PERF_RECORD_LOSTs only stand in
+ * when a count cannot be read (before Linux 6.0): the ring writes one only
+ * when a later record fits, so drops just before the end go unsaid.
+ */
+void session_count_lost(struct mtx_session *s);
 
 /* session_keep_fd - close @fd with the session's events (in the
  * background, as they are). Returns 0 or -ENOMEM (@fd then closed). */

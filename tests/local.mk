@@ -223,6 +223,7 @@ E2E_TESTS = \
 	tests/e2e/test-defer-writes.sh \
 	tests/e2e/test-thread-sched.sh \
 	tests/e2e/test-external.sh \
+	tests/e2e/test-lost-records.sh \
 	tests/e2e/test-sync-order.sh \
 	tests/e2e/test-switch-stacks.sh \
 	tests/e2e/test-report.sh \
