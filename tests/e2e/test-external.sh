@@ -142,8 +142,18 @@ elif [ "$((marked + said))" -ge "$busy" ] && [ "$marked" -le "$all" ] && [ "$run
 	pass "irq $irq on cpu $cpu: $marked between the program's marks ($said said missed), ftrace $busy that" \
 		"interrupted a task, of $all; $run in the run, /proc/interrupts $inner in the program, $outer around mtx"
 else
-	fail "irq $irq on cpu $cpu: $marked between the program's marks ($said said missed, $late late events)," \
+	# which of ftrace's handlers mtx has no row of (perf stamps them up
+	# to 4 us after ftrace), in us after the begin mark: where in the run
+	# the records went missing
+	sql irq.db "SELECT (start_ns + 500) / 1000 FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu" > mtx-us.txt
+	missing=$(awk -v i="$irq" -v c="$cpu" -v b="${begin:-0}" -v e="${end:-0}" \
+		'FNR == NR { have[sprintf("%.0f", $1)] = 1; next }
+		 $4 == i && $2 == c && $3 >= b && $3 <= e {
+			hit = 0; for (d = -2; d <= 8; d++) if (sprintf("%.0f", $3 + d) in have) hit = 1
+			if (!hit) printf "+%dus(pid %s) ", $3 - b, $1 }' mtx-us.txt ftrace.txt)
+	fail "irq $irq on cpu $cpu: $marked between the program's marks ($said said missed, $late late events," \
+		"$(sql irq.db "SELECT value FROM meta WHERE key = 'undecodable_records'") undecodable)," \
 		"not between ftrace's $busy that interrupted a task and its $all; $run in the run, /proc/interrupts" \
-		"$inner in the program, $outer around mtx"
+		"$inner in the program, $outer around mtx; ftrace's without a row: ${missing:-none}"
 fi
 finish
