@@ -225,7 +225,7 @@ static long print_text(struct report_printer *p, const char *title, sqlite3_stmt
 	return n;
 }
 
-static void csv_string(FILE *out, const char *s)
+void report_csv_string(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, out);
@@ -301,7 +301,7 @@ static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c, e
 		if (p->format == REPORT_JSON)
 			report_json_string(p->out, (const char *)sqlite3_column_text(st, c));
 		else
-			csv_string(p->out, (const char *)sqlite3_column_text(st, c));
+			report_csv_string(p->out, (const char *)sqlite3_column_text(st, c));
 	}
 }
 
@@ -356,7 +356,7 @@ static long print_raw(struct report_printer *p, const char *name, sqlite3_stmt *
 		for (int c = 0; c < nr_cols; c++) {
 			if (c)
 				fputc(',', p->out);
-			csv_string(p->out, sqlite3_column_name(st, c));
+			report_csv_string(p->out, sqlite3_column_name(st, c));
 			if (kinds[c] == RAW_TIME) {
 				since_start_name(sqlite3_column_name(st, c), since, sizeof(since));
 				fprintf(p->out, ",%s", since);

@@ -34,6 +34,9 @@ struct report_printer {
 /* report_json_string - @s as a JSON string, quoted and escaped. */
 void report_json_string(FILE *out, const char *s);
 
+/* report_csv_string - @s as a CSV field, quoted when it must be. */
+void report_csv_string(FILE *out, const char *s);
+
 /* report_format_parse - "text", "csv" or "json"; -1 if none of them. */
 int report_format_parse(const char *name);
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,50 @@ struct pc_data {
 	struct pc_stack *stacks; /* by id; only while loading */
 	size_t nr_stacks, cap_stacks;
 	char code_from[128];
+	int64_t first_ns, last_ns; /* the threads' span */
 };
+
+static const struct {
+	const char *name, *unit, *what;
+	unsigned along;
+} metrics[] = {
+#define X(id, name, unit, along, what) { name, unit, what, along },
+	PC_METRIC_TABLE(X)
+#undef X
+};
+
+const char *pc_metric_name(enum pc_metric m)
+{
+	return m < PC_METRICS ? metrics[m].name : "?";
+}
+
+const char *pc_metric_unit(enum pc_metric m)
+{
+	return metrics[m].unit;
+}
+
+unsigned pc_metric_along(enum pc_metric m)
+{
+	return m < PC_METRICS ? metrics[m].along : 0;
+}
+
+const char *pc_metric_what(enum pc_metric m)
+{
+	return metrics[m].what;
+}
+
+int pc_metric_find(const char *name)
+{
+	for (int m = 0; m < PC_METRICS; m++)
+		if (!strcmp(metrics[m].name, name))
+			return m;
+	return -1;
+}
+
+bool pc_metric_is_time(enum pc_metric m)
+{
+	return !strcmp(metrics[m].unit, "s/s");
+}
 
 static int sql_fail(sqlite3 *db, char **err)
 {
@@ -123,6 +167,13 @@ static void *append(void *v, size_t *nr, size_t *cap, size_t size)
 		return NULL;
 	*array = more;
 	return memset((char *)more + (*nr)++ * size, 0, size);
+}
+
+static int row_span(struct pc_data *d, sqlite3_stmt *st)
+{
+	d->first_ns = sqlite3_column_int64(st, 0);
+	d->last_ns = sqlite3_column_int64(st, 1);
+	return 0;
 }
 
 static int row_thread(struct pc_data *d, sqlite3_stmt *st)
@@ -324,6 +375,8 @@ int pc_data_load(sqlite3 *db, struct pc_data **out, char **err)
 		      "ORDER BY y.start_ns DESC LIMIT 1), SUM(COALESCE(x.end_ns, (SELECT MAX(end_ns) FROM "
 		      "thread_totals)) - x.start_ns) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
 		      row_thread, d, err);
+	if (!rc)
+		rc = each_row(db, "SELECT MIN(start_ns), MAX(end_ns) FROM thread_totals", row_span, d, err);
 	if (!rc)
 		rc = each_row(db, "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", row_object, d, err);
 	if (!rc)
@@ -594,4 +647,171 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
 			}
 		}
 	}
+}
+
+void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns)
+{
+	*first_ns = d->first_ns;
+	*last_ns = d->last_ns;
+}
+
+/* ---- foci by name ---------------------------------------------------------- */
+
+static const char *const hierarchy_names[PC_HIERARCHIES] = { [PC_CODE] = "Code", [PC_PROCESS] = "Process",
+							      [PC_SYNC_OBJECT] = "SyncObject" };
+
+/* The thread of process @pid that @name names: a tid, "NAME (TID)", or a
+ * name only one of its threads has. */
+static const struct pc_thread *thread_named(const struct pc_data *d, int64_t pid, const char *name, int *matches)
+{
+	const struct pc_thread *found = NULL;
+	const char *paren = strrchr(name, '(');
+	char *end;
+	long long tid = strtoll(paren ? paren + 1 : name, &end, 10);
+	bool by_tid = end != (paren ? paren + 1 : name) && (paren ? !strcmp(end, ")") : !*end);
+	*matches = 0;
+	for (size_t i = 0; i < d->nr_threads; i++) {
+		const struct pc_thread *t = &d->threads[i];
+		if (t->pid == pid && (by_tid ? t->tid == tid : !strcmp(t->name, name))) {
+			found = t;
+			++*matches;
+		}
+	}
+	return found;
+}
+
+/* The object of kind @kind that @name names: its address, #ID, or name. */
+static const struct pc_object *object_named(const struct pc_data *d, int kind, const char *name, int *matches)
+{
+	const struct pc_object *found = NULL;
+	char *end;
+	bool by_id = name[0] == '#', by_addr = !by_id && name[0] == '0' && (name[1] == 'x' || name[1] == 'X');
+	long long v = by_id ? strtoll(name + 1, &end, 10) : by_addr ? (long long)strtoull(name, &end, 16) : 0;
+	if ((by_id || by_addr) && *end)
+		by_id = by_addr = false;
+	*matches = 0;
+	for (size_t i = 0; i < d->nr_objects; i++) {
+		const struct pc_object *o = &d->objects[i];
+		if (o->kind == kind && (by_id ? o->id == v : by_addr ? o->addr == v : o->name && !strcmp(o->name, name))) {
+			found = o;
+			++*matches;
+		}
+	}
+	return found;
+}
+
+/* -EINVAL, with the message in @err. */
+static int __attribute__((format(printf, 2, 3))) focus_error(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* One hierarchy's node @path (after "/NAME/"), into @r. 0 or -EINVAL. */
+static int parse_node(const struct pc_data *d, enum pc_hierarchy h, const char *path, struct pc_resource *r,
+		      char **err)
+{
+	const char *slash = strchr(path, '/'), *second = slash ? slash + 1 : NULL;
+	char first[256];
+	int matches = 0;
+	snprintf(first, sizeof(first), "%.*s", (int)(slash ? slash - path : (long)strlen(path)), path);
+	if (!first[0] || (second && !second[0]))
+		return focus_error(err, "focus /%s/%s: name a node of it", hierarchy_names[h], path);
+	if (h == PC_PROCESS) {
+		char *end;
+		long long pid = strtoll(first, &end, 10);
+		bool known = false;
+		for (size_t i = 0; i < d->nr_threads; i++)
+			known |= d->threads[i].pid == pid;
+		if (*end || !known)
+			return focus_error(err, "focus /Process/%s: no process %s in the run", path, first);
+		*r = (struct pc_resource){ 1, pid };
+		if (second) {
+			const struct pc_thread *t = thread_named(d, pid, second, &matches);
+			if (matches != 1)
+				return focus_error(err, "focus /Process/%s: %s", path,
+						   matches ? "several threads have that name: give its tid"
+							   : "no such thread of that process (a tid, a name, or NAME (TID))");
+			*r = (struct pc_resource){ 2, t->tid };
+		}
+		return 0;
+	}
+	if (h == PC_SYNC_OBJECT) {
+		int kind = -1;
+		for (int k = 0; k < NR_KINDS; k++)
+			if (!strcmp(first, kinds[k]))
+				kind = k;
+		if (kind < 0)
+			return focus_error(err, "focus /SyncObject/%s: '%s' is no kind of sync object (mutex, rwlock, "
+						"spinlock, cond, sem, barrier, signal, thread)", path, first);
+		*r = (struct pc_resource){ 1, kind };
+		if (second) {
+			const struct pc_object *o = object_named(d, kind, second, &matches);
+			if (matches != 1)
+				return focus_error(err, "focus /SyncObject/%s: %s", path,
+						   matches ? "several objects have that name: give its address or #id"
+							   : "no such object (its address 0x..., #id or name)");
+			*r = (struct pc_resource){ 2, o->id };
+		}
+		return 0;
+	}
+	int module = -1;
+	for (size_t i = 0; i < d->nr_modules; i++)
+		if (!strcmp(d->modules[i], first))
+			module = (int)i;
+	if (module < 0)
+		return focus_error(err, "focus /Code/%s: no module '%s' has a function in the run", path, first);
+	*r = (struct pc_resource){ 1, module };
+	if (second) {
+		const struct pc_function *found = NULL;
+		for (size_t i = 0; i < d->nr_functions; i++)
+			if (d->functions[i].module == module && !strcmp(d->functions[i].name, second)) {
+				found = &d->functions[i];
+				matches++;
+			}
+		if (matches != 1)
+			return focus_error(err, "focus /Code/%s: %s", path,
+					   matches ? "several functions of that module have that name"
+						   : "no function of that name in that module");
+		*r = (struct pc_resource){ 2, found->id };
+	}
+	return 0;
+}
+
+int pc_data_parse_focus(const struct pc_data *d, const char *text, struct pc_focus *f, char **err)
+{
+	bool named[PC_HIERARCHIES] = { false };
+	const char *p = text;
+	if (!strcmp(text, "/"))
+		return 0;
+	while (*p) {
+		/* a component ends at a comma that starts the next one */
+		const char *next = p, *end;
+		char part[1024];
+		int h = -1;
+		while ((next = strchr(next, ',')) && next[1] != '/')
+			next++;
+		end = next ? next : p + strlen(p);
+		snprintf(part, sizeof(part), "%.*s", (int)(end - p), p);
+		for (int k = 0; k < PC_HIERARCHIES; k++) {
+			size_t n = strlen(hierarchy_names[k]);
+			if (part[0] == '/' && !strncmp(part + 1, hierarchy_names[k], n) &&
+			    (part[n + 1] == '/' || !part[n + 1]))
+				h = k;
+		}
+		if (h < 0)
+			return focus_error(err, "focus '%s': not /Code/..., /Process/... or /SyncObject/...", part);
+		if (named[h])
+			return focus_error(err, "focus '%s': one node of /%s at most", text, hierarchy_names[h]);
+		named[h] = true;
+		f->r[h] = (struct pc_resource){ 0, 0 };
+		if (part[strlen(hierarchy_names[h]) + 1] == '/' &&
+		    parse_node(d, (enum pc_hierarchy)h, part + strlen(hierarchy_names[h]) + 2, &f->r[h], err))
+			return -EINVAL;
+		p = next ? next + 1 : end;
+	}
+	return 0;
 }

@@ -11,15 +11,37 @@
 
 #include "src/derived/consultant.h"
 
+/* The metrics, declared once: X(id, name, unit, hierarchies it is kept
+ * along (PC_ALONG bits; the others only at their root), what it is). A
+ * time's value is in ns, a count's in ops or bytes. At a /Code node a
+ * metric is inclusive: what was spent with the function on the stack. */
+#define PC_METRIC_TABLE(X)                                                                                        \
+	X(PC_M_CPU, "cpu", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS),                                       \
+	  "running: time on a CPU; at a function, its CPU samples' share")             \
+	X(PC_M_SYNC_WAIT, "sync_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS) | PC_ALONG(PC_SYNC_OBJECT), \
+	  "in calls that take a lock; at a function, by the op's stack or caller")  \
+	X(PC_M_IO_WAIT, "io_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS),                               \
+	  "blocked on I/O; at a function, where the thread left the CPU")                     \
+	X(PC_M_CPU_WAIT, "cpu_wait", "s/s", PC_ALONG(PC_PROCESS), "runnable: waiting for a CPU")                   \
+	X(PC_M_IO_OPS, "io_ops", "1/s", PC_ALONG(PC_PROCESS), "read- and write-family syscalls that returned")     \
+	X(PC_M_IO_BYTES, "io_bytes", "B/s", PC_ALONG(PC_PROCESS), "the bytes those syscalls returned")
+
 enum pc_metric {
-	PC_M_CPU,       /* running (thread_totals); on code, by its samples' stacks */
-	PC_M_SYNC_WAIT, /* in the calls that take a lock (sync_totals.total_ns) */
-	PC_M_IO_WAIT,   /* blocked_io (state_causes) */
-	PC_M_CPU_WAIT,  /* runnable (thread_totals) */
-	PC_M_IO_OPS,    /* read and write family syscalls that returned */
-	PC_M_IO_BYTES,  /* what they returned */
+#define X(id, name, unit, along, what) id,
+	PC_METRIC_TABLE(X)
+#undef X
 	PC_METRICS
 };
+
+/* pc_metric_name, _unit, _along, _what - the table's columns;
+ * pc_metric_find - the metric called @name, or -1. */
+const char *pc_metric_name(enum pc_metric m);
+const char *pc_metric_unit(enum pc_metric m);
+unsigned pc_metric_along(enum pc_metric m);
+const char *pc_metric_what(enum pc_metric m);
+int pc_metric_find(const char *name);
+/* Whether @m is a time (ns), not a count. */
+bool pc_metric_is_time(enum pc_metric m);
 
 struct pc_data;
 
@@ -40,5 +62,17 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 const char *pc_data_code_from(const struct pc_data *d);
 char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f);
 void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, struct pc_where *w);
+
+/*
+ * pc_data_parse_focus - the focus @text names, into @f: "/" or one node of
+ * each hierarchy it names, comma-separated (as pc_data_focus_name writes
+ * them): /Code/MODULE[/FUNCTION], /Process/PID[/TID or NAME or
+ * NAME (TID)], /SyncObject/KIND[/ADDRESS or #ID or NAME]; the others
+ * stay as in @f. 0, or -EINVAL with @err saying what is not in the run
+ * (or a hierarchy named twice).
+ */
+int pc_data_parse_focus(const struct pc_data *d, const char *text, struct pc_focus *f, char **err);
+/* pc_data_span - the run's threads' first start and last end (ns). */
+void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns);
 
 #endif

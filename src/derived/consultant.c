@@ -63,11 +63,10 @@ void pc_tunable(const struct pc_tunables *t, size_t i, const char **name, double
 
 /* ---- the why axis ---------------------------------------------------------- */
 
-#define ALONG(h) (1u << (h))
-
 /* Paradyn's hypotheses (PCrules.C initPChypos) and mtx's ExcessiveCPUWait.
  * value: the metric over the focus's thread-time, or for a per-op one the
- * bytes over the ops; true above the threshold (below, for below). */
+ * bytes over the ops; true above the threshold (below, for below). Each is
+ * refined along the hierarchies its metric is kept along. */
 static const struct hypothesis {
 	const char *name;
 	int parent; /* -1: the root */
@@ -75,19 +74,16 @@ static const struct hypothesis {
 	enum pc_metric metric, per;  /* per: PC_METRICS but for a per-op value */
 	bool below;
 	size_t threshold;            /* offset in struct pc_tunables */
-	unsigned along;              /* the hierarchies it is refined along */
 } hypotheses[] = {
-	{ "TopLevelHypothesis", -1, PC_WHY_CPU, PC_METRICS, PC_METRICS, false, 0, 0 },
-	{ "CPUbound", 0, PC_WHY_CPU, PC_M_CPU, PC_METRICS, false, offsetof(struct pc_tunables, cpu),
-	  ALONG(PC_CODE) | ALONG(PC_PROCESS) },
+	{ "TopLevelHypothesis", -1, PC_WHY_CPU, PC_METRICS, PC_METRICS, false, 0 },
+	{ "CPUbound", 0, PC_WHY_CPU, PC_M_CPU, PC_METRICS, false, offsetof(struct pc_tunables, cpu) },
 	{ "ExcessiveSyncWaitingTime", 0, PC_WHY_SYNC, PC_M_SYNC_WAIT, PC_METRICS, false,
-	  offsetof(struct pc_tunables, sync), ALONG(PC_CODE) | ALONG(PC_PROCESS) | ALONG(PC_SYNC_OBJECT) },
-	{ "ExcessiveIOBlockingTime", 0, PC_WHY_IO, PC_M_IO_WAIT, PC_METRICS, false, offsetof(struct pc_tunables, io),
-	  ALONG(PC_CODE) | ALONG(PC_PROCESS) },
+	  offsetof(struct pc_tunables, sync) },
+	{ "ExcessiveIOBlockingTime", 0, PC_WHY_IO, PC_M_IO_WAIT, PC_METRICS, false, offsetof(struct pc_tunables, io) },
 	{ "TooManySmallIOOps", 3, PC_WHY_IO, PC_M_IO_BYTES, PC_M_IO_OPS, true,
-	  offsetof(struct pc_tunables, io_op_bytes), ALONG(PC_PROCESS) },
+	  offsetof(struct pc_tunables, io_op_bytes) },
 	{ "ExcessiveCPUWait", 0, PC_WHY_CPU_WAIT, PC_M_CPU_WAIT, PC_METRICS, false,
-	  offsetof(struct pc_tunables, cpu_wait), ALONG(PC_PROCESS) },
+	  offsetof(struct pc_tunables, cpu_wait) },
 };
 #define NR_HYPOTHESES ((int)(sizeof(hypotheses) / sizeof(hypotheses[0])))
 
@@ -232,7 +228,7 @@ static int expand(struct pc_search *s, int id)
 	for (int k = 0; k < PC_HIERARCHIES && rc >= 0 && id; k++) {
 		int64_t *children;
 		size_t nr;
-		if (!(h->along & ALONG(k)))
+		if (!(pc_metric_along(h->metric) & PC_ALONG(k)))
 			continue;
 		if ((rc = pc_data_children(s->data, &n.focus, (enum pc_hierarchy)k, h->metric, &children, &nr)) < 0)
 			break;

@@ -70,6 +70,7 @@ void pc_tunable(const struct pc_tunables *t, size_t i, const char **name, double
 enum pc_why { PC_WHY_CPU, PC_WHY_SYNC, PC_WHY_IO, PC_WHY_CPU_WAIT };
 
 enum pc_hierarchy { PC_CODE, PC_PROCESS, PC_SYNC_OBJECT, PC_HIERARCHIES };
+#define PC_ALONG(h) (1u << (h))
 
 /* A node of a resource hierarchy: level 0 is its root; ids are
  * PC_PROCESS: pid, then tid; PC_SYNC_OBJECT: a kind's index in
