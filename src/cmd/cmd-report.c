@@ -54,7 +54,9 @@ const char cmd_report_usage[] =
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
 	"      --cycles           report overhead: durations in TSC cycles (Song and Lee's unit)\n"
-	"  -l, --list             list the reports\n"
+	"      --focus FOCUS      report metric: where (/Code/MODULE/FUNCTION, /Process/PID/TID,\n"
+	"                         /SyncObject/KIND/ADDRESS; repeat it for their conjunction)\n"
+	"  -l, --list             list the reports (after metric: the metrics)\n"
 	"  -v, --verbose          say how long building the derived tables took, step by step,\n"
 	"                         and how long each section of the report took\n"
 	"  -h, --help             this help\n";
@@ -165,6 +167,7 @@ static void list_reports(void)
 		printf("%-14s %s%s%s\n", r[i].name, r[i].argument ? r[i].argument : "", r[i].argument ? ": " : "",
 		       r[i].summary);
 	printf("%-14s %s\n", "hb", "the happened-before graph of the sync events (also --format dot)");
+	printf("%-14s %s\n", "metric", "[NAME] --focus F: a metric of the threads' time at a focus (--list)");
 }
 
 /* Whether a filter asked for (@wanted) is a parameter @param of one of
@@ -430,9 +433,10 @@ static int unknown_report(const char *name)
 	int nr, n = 0;
 	const struct mtx_report *all = report_table(&nr);
 
-	for (int i = 0; i < nr && n < 31; i++)
+	for (int i = 0; i < nr && n < 30; i++)
 		names[n++] = all[i].name;
 	names[n++] = "hb"; /* cmd_report_hb's, not a named query */
+	names[n++] = "metric"; /* cmd_report_metric's */
 	if ((near = cmd_suggest(name, names, (size_t)n)))
 		return cmd_usage_error("report", "no report called '%s' (did you mean %s?)", name, near);
 	return cmd_usage_error("report", "no report called '%s' (mtx report --list)", name);
@@ -456,8 +460,13 @@ int cmd_report(int argc, char **argv)
 		{ "to", required_argument, NULL, 'b' },       { "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
-		{ "cycles", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "cycles", no_argument, NULL, 'c' }, { "focus", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
+	enum { MAX_FOCI = 8 };
+	const char *foci[MAX_FOCI];
+	size_t nr_foci = 0;
+	bool list = false;
 	struct filters f = { 0 };
 	const char *path = CMD_DEFAULT_DB, *name;
 	int format = REPORT_TEXT, c;
@@ -484,7 +493,12 @@ int cmd_report(int argc, char **argv)
 			if (end == optarg || *end || limit_rows < 0)
 				return cmd_usage_error("report", "--limit '%s': give a number of rows (0: all)", optarg);
 			break;
-		case 'l': list_reports(); return 0;
+		case 'l': list = true; break;
+		case 'o':
+			if (nr_foci == MAX_FOCI)
+				return cmd_usage_error("report", "--focus at most %d times", MAX_FOCI);
+			foci[nr_foci++] = optarg;
+			break;
 		case 'v': log_set_level(LOG_VERBOSE); break;
 		case 'c': cycles = true; break;
 		case 'h': fputs(cmd_report_usage, stdout); return 0;
@@ -494,11 +508,20 @@ int cmd_report(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (list) {
+		/* mtx report metric --list, [FILE] metric --list */
+		if ((argc == 1 && !strcmp(argv[0], "metric")) || (argc == 2 && !strcmp(argv[1], "metric")))
+			report_metric_list(stdout);
+		else
+			list_reports();
+		return 0;
+	}
 	/* [FILE] NAME [ARG]: FILE is run.db unless given, before NAME or, for
 	 * one who wrote them the other way round, right after it. */
 	if (argc == 0)
 		return cmd_usage_error("report", "which report? (mtx report --list)");
-	if (!is_file(argv[0]) && (report_find(argv[0]) || argc == 1 || is_file(argv[1]))) {
+	if (!is_file(argv[0]) &&
+	    (report_find(argv[0]) || !strcmp(argv[0], "metric") || argc == 1 || is_file(argv[1]))) {
 		name = argv[0];
 		argc--, argv++;
 		/* a report without an argument takes only a file after it */
@@ -511,7 +534,20 @@ int cmd_report(int argc, char **argv)
 		name = argv[1];
 		argc -= 2, argv += 2;
 	}
-	if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
+	if (nr_foci && strcmp(name, "metric"))
+		return cmd_usage_error("report", "--focus is for report metric");
+	if (!strcmp(name, "metric")) { /* not a named query: the consultant's metrics */
+		if (argc > 1)
+			return cmd_usage_error("report", "unexpected argument '%s'", argv[1]);
+		if (f.thread || f.object || f.function || f.from || f.to || cycles)
+			return cmd_usage_error("report", "report metric takes --focus, not the other filters");
+		if (format_name && (format = report_format_parse(format_name)) < 0)
+			return unknown_format(format_name);
+		if (cmd_default_db_missing("report", path))
+			return EXIT_FAILURE_MTX;
+		return cmd_report_metric(path, argc ? argv[0] : NULL, foci, nr_foci, (enum report_format)format);
+	}
+		if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
 		if (argc)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
 		if (f.object || f.function || f.from || f.to)

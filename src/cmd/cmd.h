@@ -5,6 +5,8 @@
 #ifndef MTX_CMD_H
 #define MTX_CMD_H
 
+#include "src/report-format.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,6 +36,13 @@ int cmd_ctl(int argc, char **argv);
  * run (src/cmd/cmd-probe-effect.c), of one thread (@thread: tid or name,
  * or NULL), in @format (text, csv, json, dot; NULL: text). */
 int cmd_report_hb(const char *path, const char *thread, const char *format);
+/* cmd_report_metric - 'mtx report FILE metric [NAME] --focus F...': the
+ * metric @name (NULL: each one kept at the focus) at the focus that the
+ * @foci name together (src/cmd/report-metric.c); report_metric_list -
+ * 'mtx report metric --list'. */
+int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
+		      enum report_format format);
+void report_metric_list(FILE *out);
 
 extern const char cmd_collect_usage[];
 void cmd_collect_print_usage(FILE *out);

@@ -7,7 +7,8 @@
 #          ExcessiveSyncWaitingTime at the mutex is the program's own share
 #          of its threads' time spent in pthread_mutex_lock (+-0.05); CPUbound
 #          is false; --set PC_SyncThreshold just above and just below its
-#          value at / flips that node;
+#          value at / flips that node; mtx report metric sync_wait at hog()
+#          and the mutex together is the program's own wait (+-2%);
 #   cpu    1 thread computes in crunch() (--sample): a finding is cpu at
 #          crunch(), the first unless the program was kept off a CPU longer
 #          than it ran (other programs); CPUbound at / is its CPU time over its
@@ -66,6 +67,14 @@ got=$(j lock.json "json_extract(j, '\$.findings[0].why') || ' ' || json_extract(
 value=$(node lock.json ExcessiveSyncWaitingTime "/SyncObject/mutex/$addr" value)
 near "$value" "$share" 0.05 && pass "lock: ExcessiveSyncWaitingTime at the mutex $value, the program's share $share" ||
 	fail "lock: ExcessiveSyncWaitingTime at the mutex '$value', the program's share $share"
+# mtx report metric (SEEDS-MAP S4), the conjunction of hog() and the
+# mutex: the time in pthread_mutex_lock the program measured (+-2%)
+"$MTX" report lock.db metric sync_wait --focus /Code/planted/hog --focus "/SyncObject/mutex/$addr" --format json \
+	> metric.json 2> metric.err || fail "lock: report metric failed: $(head -1 metric.err)"
+total=$(j metric.json "json_extract(j, '\$.metrics[0].total')") wait_ns=$(fact lock.facts wait_ns)
+near "${total:-0}" "$wait_ns" "$(awk -v w="$wait_ns" 'BEGIN { print w * 0.02 }')" &&
+	pass "lock: sync_wait at hog() and the mutex $total ns, the program's $wait_ns" ||
+	fail "lock: sync_wait at hog() and the mutex '$total' ns, not within 2% of the program's $wait_ns"
 [ "$(node lock.json CPUbound / status)" = false ] && pass "lock: CPUbound false" ||
 	fail "lock: CPUbound at / is $(node lock.json CPUbound / status) ($(node lock.json CPUbound / value))"
 value=$(node lock.json ExcessiveSyncWaitingTime / value)

@@ -71,6 +71,23 @@ check object object 0x1000
 # by name: 8 tests. No samples: no /Code.
 CMD=diagnose check diagnose
 CMD=diagnose check diagnose-flip --set PC_CPUThreshold=0.95
+# report metric, the same figures: at / over the run's 1000 us, cpu 1500 us
+# (rate 1.5 threads at once, normalized 1500/2600 = 0.5769), sync_wait 141
+# us, io_wait 50, cpu_wait 110; io_ops 1 read of 10 bytes (1000 and 10000
+# a second of the run, 384.6 and 3846.2 a second of the threads'
+# lifetimes). worker-a (800 us of life): cpu 740 (0.925), sync_wait 1 us
+# (0.00125), io_wait 50, cpu_wait 10, its read (1250 a thread-second). At
+# the mutex 0x1000, the two lock calls 1 + 140 = 141 us of all 2600.
+check metric metric
+check metric-thread-csv metric --focus /Process/100/worker-a --format csv
+check metric-object-json metric sync_wait --focus /SyncObject/mutex/0x1000 --format json
+# At a function, inclusive, by samples (tests/fixtures/profile.sql): main
+# runs 9 ms, hash on 3 of its 4 samples' stacks: 6.75 ms; worker runs 8.5
+# ms, hash on 5 of its 7 samples: 6.07 ms; 12.82 ms of the 18.5 ms of
+# their lifetimes (0.6931), over the run's 10 ms (1.2821). worker alone:
+# 6.07 of 8.5 ms (0.7143).
+DB=profile.db check metric-code metric cpu --focus /Code/app/hash
+DB=profile.db check metric-code-thread metric cpu --focus /Code/app/hash,/Process/200/worker
 # G^I: main creates worker-a and -b (create edges), worker-a's unlock at
 # 390 us hands the mutex to worker-b's lock (lock), its exit ends the join.
 check hb hb
@@ -482,6 +499,12 @@ bad() {
 	fi
 }
 bad "unknown report" waits.db nosuch
+bad "unknown metric" waits.db metric cpuu
+bad "a focus not in the run" waits.db metric --focus /Process/100/nobody
+bad "a focus of no hierarchy" waits.db metric --focus /Machine/cpu0
+bad "a metric not kept at the focus" waits.db metric cpu_wait --focus /SyncObject/mutex
+bad "two nodes of one hierarchy" waits.db metric --focus /Process/100 --focus /Process/100/main
+bad "--focus on another report" waits.db threads --focus /
 bad "missing report" waits.db
 bad "filter the report cannot apply" waits.db locks --thread 100
 bad "no thread of that name" waits.db waits --thread nobody

@@ -1,0 +1,176 @@
+/*
+ * src/cmd/report-metric.c - 'mtx report FILE metric [NAME] --focus F...':
+ * a metric of the Performance Consultant (src/derived/consultant-data.h)
+ * at one focus, the conjunction of one node per hierarchy, as its total,
+ * its rate over the run and its value normalized by the focus's threads'
+ * time (the form mtx diagnose tests against its thresholds).
+ */
+#include "config.h"
+#include "src/cmd/cmd.h"
+#include "src/derived/analysis.h"
+#include "src/derived/consultant-data.h"
+#include "src/log.h"
+#include "src/report-format.h"
+#include "src/run-state.h"
+#include "src/timefmt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const hierarchy_paths[PC_HIERARCHIES] = { [PC_CODE] = "/Code", [PC_PROCESS] = "/Process",
+							      [PC_SYNC_OBJECT] = "/SyncObject" };
+
+/* The hierarchies @along holds, as "/Code, /Process". */
+static void along_text(unsigned along, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (int h = 0; h < PC_HIERARCHIES; h++)
+		if (along & PC_ALONG(h))
+			n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%s", n ? ", " : "", hierarchy_paths[h]);
+}
+
+void report_metric_list(FILE *out)
+{
+	fprintf(out, "%-10s %-5s %s\n", "name", "unit", "kept along (and what it is)");
+	for (int m = 0; m < PC_METRICS; m++) {
+		char along[64];
+		along_text(pc_metric_along((enum pc_metric)m), along, sizeof(along));
+		fprintf(out, "%-10s %-5s %s\n%17s%s\n", pc_metric_name((enum pc_metric)m),
+			pc_metric_unit((enum pc_metric)m), along, "", pc_metric_what((enum pc_metric)m));
+	}
+}
+
+/* The hierarchies @f names a node of, as PC_ALONG bits. */
+static unsigned focus_hierarchies(const struct pc_focus *f)
+{
+	unsigned named = 0;
+	for (int h = 0; h < PC_HIERARCHIES; h++)
+		if (f->r[h].level)
+			named |= PC_ALONG(h);
+	return named;
+}
+
+struct metric_value {
+	enum pc_metric m;
+	int64_t total;
+	double rate, normalized;
+};
+
+static void print_value(FILE *out, enum report_format format, const struct metric_value *v, const char *focus,
+			bool first)
+{
+	char total[32];
+	if (pc_metric_is_time(v->m))
+		timefmt_duration((uint64_t)v->total, total, sizeof(total));
+	else
+		snprintf(total, sizeof(total), "%" PRId64, v->total);
+	switch (format) {
+	case REPORT_JSON:
+		fprintf(out, "%s\n    {\"metric\": \"%s\", \"unit\": \"%s\", \"total\": %" PRId64 ", \"rate\": %.6g, "
+			     "\"normalized\": %.6g}",
+			first ? "" : ",", pc_metric_name(v->m), pc_metric_unit(v->m), v->total, v->rate, v->normalized);
+		break;
+	case REPORT_CSV:
+		fprintf(out, "%s,", pc_metric_name(v->m));
+		report_csv_string(out, focus);
+		fprintf(out, ",%s,%" PRId64 ",%.6g,%.6g\n", pc_metric_unit(v->m), v->total, v->rate, v->normalized);
+		break;
+	default:
+		fprintf(out, pc_metric_is_time(v->m) ? "%-10s %5s %12s %10.4f %10.4f\n" : "%-10s %5s %12s %10.1f %10.1f\n",
+			pc_metric_name(v->m), pc_metric_unit(v->m), total, v->rate, v->normalized);
+	}
+}
+
+int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
+		      enum report_format format)
+{
+	struct pc_data *d = NULL;
+	struct pc_focus f;
+	struct run_state rs;
+	sqlite3 *db = NULL;
+	char *err = NULL, *focus = NULL;
+	int metric = -1, status = EXIT_FAILURE_MTX;
+	int64_t first_ns, last_ns, threads_ns, window_ns;
+	bool any = false;
+
+	if (name && (metric = pc_metric_find(name)) < 0)
+		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
+	if (analysis_open(path, false, &db, &rs, &err) || pc_data_load(db, &d, &err)) {
+		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	memset(&f, 0, sizeof(f));
+	for (size_t i = 0; i < nr_foci; i++) {
+		struct pc_focus g = { 0 };
+		if (pc_data_parse_focus(d, foci[i], &g, &err)) {
+			status = cmd_usage_error("report", "%s", err);
+			goto out;
+		}
+		if (focus_hierarchies(&f) & focus_hierarchies(&g)) {
+			status = cmd_usage_error("report", "focus '%s': one node of each hierarchy at most", foci[i]);
+			goto out;
+		}
+		for (int h = 0; h < PC_HIERARCHIES; h++)
+			if (g.r[h].level)
+				f.r[h] = g.r[h];
+	}
+	if (metric >= 0 && (focus_hierarchies(&f) & ~pc_metric_along((enum pc_metric)metric))) {
+		char along[64];
+		along_text(pc_metric_along((enum pc_metric)metric), along, sizeof(along));
+		status = cmd_usage_error("report", "metric %s is kept along %s only: not at this focus", name,
+					 along[0] ? along : "no hierarchy (its root)");
+		goto out;
+	}
+	if (!(focus = pc_data_focus_name(d, &f))) {
+		log_error("out of memory");
+		goto out;
+	}
+	pc_data_span(d, &first_ns, &last_ns);
+	window_ns = last_ns > first_ns ? last_ns - first_ns : 0;
+	threads_ns = pc_data_thread_time(d, &f);
+	if (format == REPORT_TEXT) {
+		char *line = run_state_line(&rs);
+		if (line)
+			log_warn("%s: %s", path, line);
+		free(line);
+		printf("focus: %s\n", focus);
+		if (f.r[PC_CODE].level) /* inclusive, and known from what */
+			printf("code: %s\nat a function: the time with it on the stack\n", pc_data_code_from(d));
+		printf("over %.6f s of the run and %.6f s of its threads' lifetimes\n\n", (double)window_ns / 1e9,
+		       (double)threads_ns / 1e9);
+		printf("%-10s %5s %12s %10s %10s\n", "metric", "unit", "total", "rate", "normalized");
+	} else if (format == REPORT_CSV) {
+		printf("metric,focus,unit,total,rate,normalized\n");
+	} else {
+		printf("{\n  \"focus\": ");
+		report_json_string(stdout, focus);
+		printf(",\n  \"window_ns\": %" PRId64 ",\n  \"thread_time_ns\": %" PRId64 ",\n  \"code_from\": ", window_ns,
+		       threads_ns);
+		report_json_string(stdout, pc_data_code_from(d));
+		printf(",\n  \"metrics\": [");
+	}
+	for (int m = 0; m < PC_METRICS; m++) {
+		struct metric_value v = { (enum pc_metric)m, 0, 0, 0 };
+		if ((metric >= 0 && m != metric) || (focus_hierarchies(&f) & ~pc_metric_along(v.m)))
+			continue;
+		v.total = pc_data_sum(d, &f, v.m);
+		/* a time over the run is how many threads did it at once on
+		 * average; a count's rate is per second */
+		v.rate = window_ns ? (double)v.total / (double)window_ns * (pc_metric_is_time(v.m) ? 1 : 1e9) : 0;
+		v.normalized = threads_ns ? (double)v.total / (double)threads_ns * (pc_metric_is_time(v.m) ? 1 : 1e9) : 0;
+		print_value(stdout, format, &v, focus, !any);
+		any = true;
+	}
+	if (format == REPORT_JSON)
+		printf("\n  ]\n}\n");
+	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+out:
+	free(err);
+	free(focus);
+	pc_data_free(d);
+	sqlite3_close(db);
+	return status;
+}
