@@ -243,14 +243,20 @@ void report_csv_string(FILE *out, const char *s)
 void report_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
+	while (*s) {
+		/* the run of characters that need no escape, in one write */
+		size_t n = 0;
+		while (s[n] && s[n] != '"' && s[n] != '\\' && (unsigned char)s[n] >= 0x20)
+			n++;
+		fwrite(s, 1, n, out);
+		s += n;
+		if (!*s)
+			break;
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
 		else
-			fputc(ch, out);
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		s++;
 	}
 	fputc('"', out);
 }
