@@ -16,6 +16,15 @@ pass() { echo "ok: $*"; }
 skip() { echo "SKIP: $*"; exit 77; }
 finish() { [ "$FAILED" = 0 ] && exit 0 || exit 1; }
 
+# fixture_dbs NAME... - tests/fixtures/NAME.sql into NAME.db each, in the
+# current directory; the test ends failed when one cannot be made.
+fixture_dbs() {
+	local f
+	for f in "$@"; do
+		"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" "$f.db" || { fail "fixture-db $f"; finish; }
+	done
+}
+
 # sql DB QUERY - one value (or rows, '|'-separated) from a run database.
 sql() { sqlite3 -batch "$1" "$2"; }
 

@@ -8,9 +8,7 @@
 command -v sqlite3 > /dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
 
-for f in waits profile reuse; do
-	"$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/$f.sql" $f.db || { fail "fixture-db $f"; finish; }
-done
+fixture_dbs waits profile reuse
 reports=$("$MTX" report --list | awk '{ print $1 }')
 [ -n "$reports" ] || fail "mtx report --list listed nothing"
 
