@@ -30,6 +30,7 @@ int cmd_report(int argc, char **argv);
 int cmd_browse(int argc, char **argv);
 int cmd_probe_effect(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 /* cmd_report_hb - 'mtx report FILE hb': the happened-before graph of the
@@ -51,6 +52,7 @@ extern const char cmd_report_usage[];
 extern const char cmd_browse_usage[];
 extern const char cmd_probe_effect_usage[];
 extern const char cmd_diagnose_usage[];
+extern const char cmd_export_usage[];
 extern const char cmd_calibrate_usage[];
 extern const char cmd_ctl_usage[];
 

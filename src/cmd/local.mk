@@ -10,6 +10,7 @@ mtx_SOURCES = \
 	src/cmd/cmd-browse.c \
 	src/cmd/cmd-probe-effect.c \
 	src/cmd/cmd-diagnose.c \
+	src/cmd/cmd-export.c \
 	src/cmd/cmd-calibrate.c \
 	src/cmd/cmd-ctl.c \
 	src/cmd/probe-views.c src/cmd/probe-views.h

@@ -24,6 +24,8 @@ static const struct mtx_command commands[] = {
 	  cmd_report_usage, NULL },
 	{ "diagnose", cmd_diagnose, "search the run for why its threads lost time, where and how much",
 	  cmd_diagnose_usage, NULL },
+	{ "export", cmd_export, "write the run for Perfetto, flame graphs, CSV or JSON lines", cmd_export_usage,
+	  NULL },
 	{ "probe-effect", cmd_probe_effect, "did recording change the run's synchronization order?",
 	  cmd_probe_effect_usage, NULL },
 	{ "calibrate", cmd_calibrate, "measure what a context switch and a kernel record cost on this machine",
