@@ -16,3 +16,13 @@ mtx_SOURCES = \
 	src/cmd/probe-views.c src/cmd/probe-views.h
 mtx_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS)
 mtx_LDADD = libmtxui.a $(MTX_LIBS) $(NCURSES_LIBS)
+
+# bash completion, installed under the command's name as bash-completion
+# looks it up (the file's own name says what it is).
+bashcompletiondir = $(datadir)/bash-completion/completions
+EXTRA_DIST += src/cmd/mtx.bash
+install-data-local:
+	$(MKDIR_P) $(DESTDIR)$(bashcompletiondir)
+	$(INSTALL_DATA) $(srcdir)/src/cmd/mtx.bash $(DESTDIR)$(bashcompletiondir)/mtx
+uninstall-local:
+	rm -f $(DESTDIR)$(bashcompletiondir)/mtx
