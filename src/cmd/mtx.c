@@ -5,7 +5,15 @@
  */
 #include "config.h"
 #include "src/cmd/cmd.h"
+#include "collector/sync/inject.h"
 #include "src/log.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <curses.h>
+#include <elfutils/libdwfl.h>
+#include <limits.h>
+#include <pcre2.h>
+#include <sqlite3.h>
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -99,6 +107,17 @@ static int unknown_command(const char *name)
 	return cmd_usage_error(NULL, "unknown command '%s'", name);
 }
 
+/* The version, then what it was built with and where its preload library
+ * is: what a bug report needs. */
+static void print_version(FILE *out)
+{
+	char pcre2[64] = "?", lib[PATH_MAX];
+	pcre2_config(PCRE2_CONFIG_VERSION, pcre2);
+	fprintf(out, "mtx %s\nbuilt with SQLite %s, PCRE2 %s, %s, elfutils %s, libunwind\n", PACKAGE_VERSION,
+		sqlite3_libversion(), pcre2, curses_version(), dwfl_version(NULL));
+	fprintf(out, "preload library: %s\n", inject_find_library(lib, sizeof(lib)) ? "not found" : lib);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option top_options[] = {
@@ -113,7 +132,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("mtx %s\n", PACKAGE_VERSION);
+		print_version(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "help")) {
