@@ -54,6 +54,8 @@ const char cmd_report_usage[] =
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
 	"                         for text, all for csv and json)\n"
 	"      --cycles           report overhead: durations in TSC cycles (Song and Lee's unit)\n"
+	"      --compare BASE     threads, sync, locks, syscalls, flat: BASE's figures beside\n"
+	"                         these, with the change (rows matched by thread name, ...)\n"
 	"      --focus FOCUS      report metric: where (/Code/MODULE/FUNCTION, /Process/PID/TID,\n"
 	"                         /SyncObject/KIND/ADDRESS; repeat it for their conjunction)\n"
 	"  -l, --list             list the reports (after metric: the metrics)\n"
@@ -461,12 +463,14 @@ int cmd_report(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ "cycles", no_argument, NULL, 'c' }, { "focus", required_argument, NULL, 'o' },
+		{ "compare", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { MAX_FOCI = 8 };
 	const char *foci[MAX_FOCI];
 	size_t nr_foci = 0;
 	bool list = false;
+	const char *compare = NULL;
 	struct filters f = { 0 };
 	const char *path = CMD_DEFAULT_DB, *name;
 	int format = REPORT_TEXT, c;
@@ -494,6 +498,7 @@ int cmd_report(int argc, char **argv)
 				return cmd_usage_error("report", "--limit '%s': give a number of rows (0: all)", optarg);
 			break;
 		case 'l': list = true; break;
+		case 'C': compare = optarg; break;
 		case 'o':
 			if (nr_foci == MAX_FOCI)
 				return cmd_usage_error("report", "--focus at most %d times", MAX_FOCI);
@@ -534,6 +539,9 @@ int cmd_report(int argc, char **argv)
 		name = argv[1];
 		argc -= 2, argv += 2;
 	}
+	if (compare && (!strcmp(name, "metric") || !strcmp(name, "hb")))
+		return cmd_usage_error("report", "--compare is for the whole-run reports threads, sync, locks, "
+						 "syscalls and flat, not %s", name);
 	if (nr_foci && strcmp(name, "metric"))
 		return cmd_usage_error("report", "--focus is for report metric");
 	if (!strcmp(name, "metric")) { /* not a named query: the consultant's metrics */
@@ -578,6 +586,19 @@ int cmd_report(int argc, char **argv)
 	if (cmd_default_db_missing("report", path))
 		return EXIT_FAILURE_MTX;
 	/* Text is for reading: a table of a million rows is not. */
+	if (limit_rows < 0)
+		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
+	if (compare) {
+		if (!report_compare_keys(r->name))
+			return cmd_usage_error("report", "--compare is for the whole-run reports threads, sync, locks, "
+							 "syscalls and flat, not %s", r->name);
+		if (f.thread || f.object || f.function || f.from || f.to || cycles || r->argument)
+			return cmd_usage_error("report", "--compare compares two whole runs: no filters");
+		if (!is_file(compare))
+			return cmd_usage_error("report", "--compare %s: no such file", compare);
+		return cmd_report_compare(path, compare, r, (enum report_format)format, limit_rows,
+					  format == REPORT_TEXT ? text_width() : 0);
+	}
 	if (limit_rows < 0)
 		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;
 	return run_report(path, r, r->argument ? argv[0] : NULL, &f, (enum report_format)format, limit_rows);

@@ -44,6 +44,15 @@ int cmd_report_hb(const char *path, const char *thread, const char *format);
 int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
 		      enum report_format format);
 void report_metric_list(FILE *out);
+/* cmd_report_compare - 'mtx report FILE NAME --compare BASE': report @r of
+ * both runs, side by side (src/cmd/report-compare.c), its tables @width
+ * columns wide at most (<= 0: not cut); report_compare_keys - the columns
+ * that match the rows of report or section @name, NULL when it is not
+ * compared. */
+struct mtx_report;
+int cmd_report_compare(const char *path, const char *base, const struct mtx_report *r, enum report_format format,
+		       long limit_rows, int width);
+const char *report_compare_keys(const char *name);
 
 extern const char cmd_collect_usage[];
 void cmd_collect_print_usage(FILE *out);
