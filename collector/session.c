@@ -323,10 +323,12 @@ uint64_t session_set_hits(const struct mtx_session *s, uint32_t set, int tag_mas
 static void read_lost(struct mtx_session *s, const struct session_event *e)
 {
 	uint64_t n;
-	if (perf_read_lost(e->fd, &n) == 0)
+	if (perf_read_lost(e->fd, &n) == 0) {
 		s->lost_read[e->source->id] += n;
-	else
+		s->lost_reads++;
+	} else {
 		s->lost_unread = true;
+	}
 }
 
 void session_count_lost(struct mtx_session *s)
@@ -334,8 +336,9 @@ void session_count_lost(struct mtx_session *s)
 	for (size_t i = 0; i < s->nr_events; i++)
 		if (s->events[i].fd >= 0)
 			read_lost(s, &s->events[i]);
+	bool exact = s->lost_reads && !s->lost_unread;
 	for (int i = 0; i < MTX_SRC__COUNT; i++)
-		s->lost[i] += s->lost_unread ? s->lost_said[i] : s->lost_read[i];
+		s->lost[i] += exact ? s->lost_read[i] : s->lost_said[i];
 	memset(s->lost_said, 0, sizeof(s->lost_said));
 	memset(s->lost_read, 0, sizeof(s->lost_read));
 }

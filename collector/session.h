@@ -66,6 +66,7 @@ struct mtx_session {
 	uint64_t lost[MTX_SRC__COUNT];       /* records dropped; the kernel's added by session_count_lost */
 	uint64_t lost_said[MTX_SRC__COUNT];  /* what PERF_RECORD_LOST said, by the writing event's source */
 	uint64_t lost_read[MTX_SRC__COUNT];  /* PERF_FORMAT_LOST of the events closed so far */
+	size_t lost_reads;                   /* events whose count was read */
 	bool lost_unread;                    /* some event's count could not be read: lost_said stands */
 	uint64_t decoded[MTX_EV__COUNT];     /* events decoded, by type */
 	uint64_t undecodable;                /* records we could not parse */
@@ -84,8 +85,9 @@ struct mtx_session {
  * session_count_lost - once the events are disabled and the rings drained:
  * add to s->lost what the kernel dropped, by source. Each event's own
  * count (PERF_FORMAT_LOST) is exact; the PERF_RECORD_LOSTs only stand in
- * when a count cannot be read (before Linux 6.0): the ring writes one only
- * when a later record fits, so drops just before the end go unsaid.
+ * when a count cannot be read (before Linux 6.0, or no event has an fd:
+ * an offline session): the ring writes one only when a later record
+ * fits, so drops just before the end go unsaid.
  */
 void session_count_lost(struct mtx_session *s);
 
