@@ -177,6 +177,11 @@ nm "$PRELOAD" | while read -r addr type name; do
 	[ -n "$name" ] && grep -qx "$(printf '%x' $((16#$addr)))" loader-calls.txt && echo "$name"
 done >> exported.txt
 grep -qx preload_init exported.txt || fail "profile: the library's constructor is not found in .init_array"
+# and what libc calls back: the thread-exit destructor and the fork
+# handler the library registers (a sample may land in either)
+grep -ohE '(pthread_key_create\(&[a-z_]+,|pthread_atfork\(([A-Za-z_]+, *){2}) *[a-z_]+\)' "$srcdir"/collector/preload/*.c |
+	sed -E 's/.*[(,] *([a-z_]+)\)$/\1/' >> exported.txt
+grep -qx thread_exit_destructor exported.txt || fail "profile: the library's thread-exit destructor is not found in its source"
 sort -u -o exported.txt exported.txt
 sql profile.db "SELECT DISTINCT substr(f.name, 7) FROM functions f WHERE instr(f.name, '[mtx] ') = 1" |
 	sort > wrappers.txt
