@@ -279,42 +279,7 @@ TUI_TESTS = \
 	tests/tui/test-browse-probe-effect.sh \
 	tests/tui/test-browse-collect.sh
 TESTS += $(TUI_TESTS)
-EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) \
-	tests/tui/screens/calls.txt \
-	tests/tui/screens/calls-exact.txt \
-	tests/tui/screens/calls-samples.txt \
-	tests/tui/screens/calls-samples-open.txt \
-	tests/tui/screens/critical-path.txt \
-	tests/tui/screens/help.txt \
-	tests/tui/screens/incomplete-critical-path.txt \
-	tests/tui/screens/incomplete-objects.txt \
-	tests/tui/screens/incomplete-threads.txt \
-	tests/tui/screens/levels.txt \
-	tests/tui/screens/probe-effect-fig8.txt \
-	tests/tui/screens/probe-effect-flip.txt \
-	tests/tui/screens/levels-altered.txt \
-	tests/tui/screens/levels-zoomed.txt \
-	tests/tui/screens/object-history.txt \
-	tests/tui/screens/object-history-wait.txt \
-	tests/tui/screens/objects-wide.txt \
-	tests/tui/screens/objects.txt \
-	tests/tui/screens/small-history.txt \
-	tests/tui/screens/small-threads.txt \
-	tests/tui/screens/small-timeline.txt \
-	tests/tui/screens/switches.txt \
-	tests/tui/screens/syscall-calls.txt \
-	tests/tui/screens/syscalls.txt \
-	tests/tui/screens/thread-worker-a.txt \
-	tests/tui/screens/threads-filtered.txt \
-	tests/tui/screens/threads-sorted.txt \
-	tests/tui/screens/threads.txt \
-	tests/tui/screens/timeline-object.txt \
-	tests/tui/screens/timeline-open-wait.txt \
-	tests/tui/screens/timeline-wait.txt \
-	tests/tui/screens/timeline-wakeup.txt \
-	tests/tui/screens/timeline-zoomed.txt \
-	tests/tui/screens/timeline.txt \
-	tests/tui/screens/waits.txt
+EXTRA_DIST += tests/tui/lib.sh $(TUI_TESTS) tests/tui/screens
 AM_TESTS_ENVIRONMENT = BUILDDIR='$(abs_top_builddir)'; export BUILDDIR;
 # The unit test programs (no extension) run through tests/run-unit.sh,
 # which outlives a hang of Criterion's runner.
