@@ -22,6 +22,8 @@
  *   cpu_ns NS                   the threads' CPU time (CLOCK_THREAD_CPUTIME_ID)
  *   off_cpu_ns NS               crunch and crowd: the rest of their lifetimes, when
  *                               they did not block: waiting for a CPU
+ *   run_delay_ns NS             lock, cpu, crowd: the threads' time runnable, not
+ *                               running (the kernel's schedstat run_delay)
  *   bytes_per_write B           what each write wrote
  *   writer TID                  io-join: the thread that wrote
  */
@@ -40,7 +42,22 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile uint64_t sink;
 static uint64_t until_ns, cpu_each_ns;
-static uint64_t waited_ns[MAX_THREADS], lived_ns[MAX_THREADS], cpu_ns[MAX_THREADS];
+static uint64_t waited_ns[MAX_THREADS], lived_ns[MAX_THREADS], cpu_ns[MAX_THREADS], delay_ns[MAX_THREADS];
+
+/* The calling thread's time runnable on a run queue so far: the kernel's
+ * schedstat run_delay, the truth about waiting for a CPU that other
+ * programs (a loaded machine) impose. 0 when not readable. */
+static uint64_t run_delay_ns(void)
+{
+	unsigned long long on_cpu = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu", &on_cpu, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
+}
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -81,6 +98,7 @@ static void *locker(void *arg)
 	while (now_ns() < until_ns)
 		waited_ns[i] += hog();
 	lived_ns[i] = now_ns() - born;
+	delay_ns[i] = run_delay_ns();
 	return NULL;
 }
 
@@ -96,6 +114,7 @@ static void *cruncher(void *arg)
 			crunch(100);
 	cpu_ns[i] = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	lived_ns[i] = now_ns() - born;
+	delay_ns[i] = run_delay_ns();
 	return NULL;
 }
 
@@ -135,7 +154,7 @@ static int writes(const char *path, long n, size_t size)
 int main(int argc, char **argv)
 {
 	pthread_t t[MAX_THREADS];
-	uint64_t start = now_ns(), waited = 0, lived = 0, cpu = 0;
+	uint64_t start = now_ns(), waited = 0, lived = 0, cpu = 0, delay = 0;
 	const char *mode = argc == 4 ? argv[1] : "";
 	long n = argc == 4 ? atol(argv[3]) : 0;
 	int threads = argc == 4 ? atoi(argv[2]) : 0;
@@ -177,12 +196,14 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		waited += waited_ns[i];
 		cpu += cpu_ns[i];
+		delay += delay_ns[i];
 		lived += i ? lived_ns[i] : 0;
 	}
 	lived += now_ns() - start; /* main's */
-	fprintf(stderr, "lock %#lx\nwait_ns %llu\nthread_ns %llu\ncpu_ns %llu\noff_cpu_ns %llu\n",
+	fprintf(stderr, "lock %#lx\nwait_ns %llu\nthread_ns %llu\ncpu_ns %llu\noff_cpu_ns %llu\nrun_delay_ns %llu\n",
 		(unsigned long)(uintptr_t)&lock, (unsigned long long)waited, (unsigned long long)lived,
-		(unsigned long long)cpu, (unsigned long long)(run == cruncher && lived > cpu ? lived - cpu : 0));
+		(unsigned long long)cpu, (unsigned long long)(run == cruncher && lived > cpu ? lived - cpu : 0),
+		(unsigned long long)delay);
 	printf("planted %s: done\n", mode);
 	return 0;
 }
