@@ -2,8 +2,9 @@
  * src/cmd/cmd-export.c - 'mtx export [FILE]': the run for the tools people
  * already use. chrome: trace-event JSON that Perfetto and chrome://tracing
  * open (a track per thread, grouped by process; thread states, sync ops,
- * syscalls and exact calls as slices; wakeups and lock hand-offs as flow
- * arrows, between threads, so not with --thread), written row by row as SQLite steps through the tables, so its
+ * syscalls and exact calls as slices; CPU samples as instants with their
+ * stacks; wakeups and lock hand-offs as flow arrows, between threads, so
+ * not with --thread), written row by row as SQLite steps through the tables, so its
  * memory does not grow with the run. folded: "f;g;h count" lines from CPU
  * samples or exact calls, for flamegraph.pl, inferno or speedscope. csv
  * and jsonl: any table or view, with a header.
@@ -229,6 +230,18 @@ static void flow_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
 	fputc('}', c->out);
 }
 
+/* An instant on its thread's track: a row of (pid, tid, name, ns,
+ * args...). */
+static void instant_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
+{
+	event_begin(c, "i", (const char *)sqlite3_column_text(st, 2), cat, sqlite3_column_int64(st, 0),
+		    sqlite3_column_int64(st, 1));
+	fputs(",\"s\":\"t\"", c->out);
+	put_ts(c->out, "ts", sqlite3_column_int64(st, 3), c->origin_ns);
+	put_args(c->out, st, 4);
+	fputc('}', c->out);
+}
+
 /* Each row of @sql as events of category @cat, by @row. */
 static int chrome_rows(struct chrome *c, sqlite3 *db, const char *cat, const char *sql,
 		       void (*row)(struct chrome *, sqlite3_stmt *, const char *), const struct export_options *o)
@@ -313,6 +326,18 @@ static int export_chrome(sqlite3 *db, FILE *out, const struct export_options *o)
 				 "JOIN functions f ON f.id = k.function_id WHERE " IN_WINDOW("k")
 				 "AND k.end_ns IS NOT NULL",
 				 slice_row, o);
+	if (!rc) /* a CPU sample: its leaf function, and its stack outermost first */
+		rc = chrome_rows(&c, db, "sample",
+				 WITH_PIDS ", path(id, frames) AS (SELECT s.id, " FUNCTION_LABEL("f") " FROM stacks s "
+				 "JOIN functions f ON f.id = s.function_id WHERE s.parent_id IS NULL UNION ALL "
+				 "SELECT s.id, path.frames || ';' || " FUNCTION_LABEL("f") " FROM stacks s JOIN path ON "
+				 "s.parent_id = path.id JOIN functions f ON f.id = s.function_id) "
+				 "SELECT tp.pid, x.tid, COALESCE((SELECT " FUNCTION_LABEL("f") " FROM stacks s JOIN "
+				 "functions f ON f.id = s.function_id WHERE s.id = x.stack_id), '[no user stack]'), "
+				 "x.ts_ns, x.cpu, path.frames AS stack FROM samples x" JOIN_PID("x")
+				 "LEFT JOIN path ON path.id = x.stack_id WHERE (:tid IS NULL OR x.tid = :tid) "
+				 "AND x.ts_ns BETWEEN :from AND :to",
+				 instant_row, o);
 	if (!rc) /* a wakeup of a traced thread by a traced thread */
 		rc = chrome_rows(&c, db, "wakeup",
 				 WITH_PIDS "SELECT 'wakeup', a.pid, w.waker_tid, w.ts_ns, b.pid, w.wakee_tid, w.ts_ns "

@@ -2,7 +2,8 @@
 # mtx export: Chrome trace-event JSON, folded stacks, CSV and JSON lines.
 #  - chrome, on the hand-worked fixture (tests/fixtures/waits.sql) and on a
 #    real run of clientserver: valid JSON; every event has ph, ts, pid and
-#    tid; one X slice per sync op and per returned syscall, one b/e pair
+#    tid; one X slice per sync op and per returned syscall, an instant per
+#    CPU sample (profile.sql's leaf and stack by hand), one b/e pair
 #    per thread state, each pair on its thread's track and in order; flow
 #    starts and ends paired by id; --thread and --from/--to cut it down;
 #  - folded, on tests/fixtures/profile.sql's samples (its header works
@@ -40,6 +41,10 @@ check_chrome() {
 	want=$(sql $db "SELECT COUNT(*) FROM syscalls WHERE end_ns IS NOT NULL")
 	[ "$n" = "$want" ] && pass "$name: $n syscall slices, one per returned syscall" ||
 		fail "$name: $n syscall slices, $want syscalls returned"
+	n=$(ev $name.json "json_extract(e, '\$.ph') = 'i' AND json_extract(e, '\$.cat') = 'sample'")
+	want=$(sql $db "SELECT COUNT(*) FROM samples")
+	[ "$n" = "$want" ] && pass "$name: $n sample instants, one per CPU sample" ||
+		fail "$name: $n sample instants, the run has $want samples"
 	# b/e: each b followed on its track by its e, nothing between
 	j $name.json "(SELECT group_concat(x, char(10)) FROM (SELECT json_extract(value, '\$.ph') || ' ' ||
 		json_extract(value, '\$.id') || ' ' || json_extract(value, '\$.tid') || ' ' ||
@@ -80,6 +85,12 @@ bad=$(ev cut.json "json_extract(e, '\$.tid') NOT IN (0, 101) OR (json_extract(e,
 n=$(ev cut.json "json_extract(e, '\$.ph') <> 'M'")
 [ "$bad" = 0 ] && [ "$n" -gt 0 ] && pass "cut: $n events of worker-a within 250-400 us" ||
 	fail "cut: $bad of $n events outside worker-a or 250-400 us"
+
+"$MTX" export profile.db --format chrome -o profile.json 2> err.txt || fail "export chrome profile.db: $(head -1 err.txt)"
+[ "$(ev profile.json "json_extract(e, '\$.ph') = 'i' AND json_extract(e, '\$.tid') = 200 AND
+	json_extract(e, '\$.name') = '[kernel]' AND json_extract(e, '\$.args.stack') = 'main;work;hash;[kernel]'")" = 1 ] &&
+	pass "profile: main's sample in the kernel, its stack main;work;hash;[kernel]" ||
+	fail "profile: no sample instant of main in [kernel] under main;work;hash"
 
 # --- chrome on a real run
 "$SAMPLES/clientserver" > plain.out 2>&1
