@@ -253,6 +253,7 @@ E2E_TESTS = \
 	tests/e2e/test-detail-sync.sh \
 	tests/e2e/test-diagnose.sh \
 	tests/e2e/test-export.sh \
+	tests/e2e/test-export-perfetto.sh \
 	tests/e2e/test-compare.sh \
 	tests/e2e/test-functions.sh \
 	tests/e2e/test-functions-depth.sh \

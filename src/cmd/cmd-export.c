@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "src/cmd/cmd.h"
+#include "src/cmd/export.h"
 #include "src/db.h"
 #include "src/derived/analysis.h"
 #include "src/run-state.h"
@@ -28,25 +29,26 @@
 #include <string.h>
 
 const char cmd_export_usage[] =
-	"usage: mtx export [FILE] --format chrome|folded|csv|jsonl [options]\n"
+	"usage: mtx export [FILE] --format chrome|perfetto|folded|csv|jsonl [options]\n"
 	"\n"
 	"Write the run in FILE (default run.db) for other tools: chrome, trace-event\n"
-	"JSON for Perfetto (ui.perfetto.dev) or chrome://tracing; folded, stacks for\n"
+	"JSON for Perfetto (ui.perfetto.dev) or chrome://tracing; perfetto, the same\n"
+	"as Perfetto's own protobuf trace (smaller: for big runs); folded, stacks for\n"
 	"flamegraph.pl, inferno or speedscope; csv or jsonl, one table or view.\n"
 	"\n"
-	"  -f, --format FMT       chrome, folded, csv or jsonl\n"
+	"  -f, --format FMT       chrome, perfetto, folded, csv or jsonl\n"
 	"  -o, --output FILE      write there (default: standard output)\n"
-	"  -t, --thread TID|NAME  chrome, folded: only this thread\n"
-	"      --from TIME        chrome, folded: only what happened after TIME since the\n"
+	"  -t, --thread TID|NAME  chrome, perfetto, folded: only this thread\n"
+	"      --from TIME        chrome, perfetto, folded: what happened after TIME since the\n"
 	"                         run's start (1.5s, 200ms, 30us, 10ns)\n"
-	"      --to TIME          chrome, folded: only what happened before TIME\n"
+	"      --to TIME          chrome, perfetto, folded: what happened before TIME\n"
 	"      --stacks WHAT      folded: samples (the CPU samples, the default) or calls\n"
 	"                         (exact calls, weighted by their self time in ns)\n"
 	"      --per-thread       folded: each stack under its thread's name\n"
 	"      --table NAME       csv, jsonl: the table or view to write (mtx-db(5))\n"
 	"  -h, --help             this help\n";
 
-enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CSV, EXPORT_JSONL };
+enum export_format { EXPORT_CHROME, EXPORT_PERFETTO, EXPORT_FOLDED, EXPORT_CSV, EXPORT_JSONL, NR_FORMATS };
 
 struct export_options {
 	enum export_format format;
@@ -121,13 +123,7 @@ static void put_ts(FILE *out, const char *key, int64_t ns, int64_t origin_ns)
 	fwrite(buf, 1, n, out);
 }
 
-struct chrome {
-	FILE *out;
-	int64_t origin_ns;
-	uint64_t events, flow_id;
-};
-
-static void event_begin(struct chrome *c, const char *ph, const char *name, const char *cat, int64_t pid,
+static void event_begin(struct trace *c, const char *ph, const char *name, const char *cat, int64_t pid,
 			int64_t tid)
 {
 	fputs(c->events++ ? ",\n{" : "\n{", c->out);
@@ -179,7 +175,7 @@ static void put_args(FILE *out, sqlite3_stmt *st, int first)
 
 /* Slices: a row of (pid, tid, name, start_ns, end_ns, args...) as an X
  * event. */
-static void slice_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
+static void chrome_slice(struct trace *c, sqlite3_stmt *st, const char *cat)
 {
 	int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
 	event_begin(c, "X", (const char *)sqlite3_column_text(st, 2), cat, sqlite3_column_int64(st, 0),
@@ -193,7 +189,7 @@ static void slice_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
 /* A thread state as an async slice on a track of its thread's own (id:
  * the tid): states overlap the ops and syscalls, which nest in each
  * other. The same columns as a slice. */
-static void state_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
+static void chrome_state(struct trace *c, sqlite3_stmt *st, const char *cat)
 {
 	int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
 	const char *state = (const char *)sqlite3_column_text(st, 2);
@@ -213,7 +209,7 @@ static void state_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
 /* A flow arrow: a row of (name, from pid, from tid, from ns, to pid, to
  * tid, to ns), its start bound to the slice it is in and its end to the
  * next slice of the thread it points to. */
-static void flow_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
+static void chrome_flow(struct trace *c, sqlite3_stmt *st, const char *cat)
 {
 	const char *name = (const char *)sqlite3_column_text(st, 0);
 	uint64_t id = ++c->flow_id;
@@ -232,7 +228,7 @@ static void flow_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
 
 /* An instant on its thread's track: a row of (pid, tid, name, ns,
  * args...). */
-static void instant_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
+static void chrome_instant(struct trace *c, sqlite3_stmt *st, const char *cat)
 {
 	event_begin(c, "i", (const char *)sqlite3_column_text(st, 2), cat, sqlite3_column_int64(st, 0),
 		    sqlite3_column_int64(st, 1));
@@ -243,8 +239,8 @@ static void instant_row(struct chrome *c, sqlite3_stmt *st, const char *cat)
 }
 
 /* Each row of @sql as events of category @cat, by @row. */
-static int chrome_rows(struct chrome *c, sqlite3 *db, const char *cat, const char *sql,
-		       void (*row)(struct chrome *, sqlite3_stmt *, const char *), const struct export_options *o)
+static int trace_rows(struct trace *c, sqlite3 *db, const char *cat, const char *sql, trace_row_fn *row,
+		      const struct export_options *o)
 {
 	sqlite3_stmt *st = prepare(db, sql, o);
 	int rc;
@@ -256,32 +252,33 @@ static int chrome_rows(struct chrome *c, sqlite3 *db, const char *cat, const cha
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-/* Process and thread names, as metadata events. */
-static int chrome_names(struct chrome *c, sqlite3 *db, const struct export_options *o)
+/* A thread's name, and its process's when it is the main thread, as
+ * metadata events: a row of (pid, tid, name, whether tid is pid). */
+static void chrome_thread(struct trace *c, sqlite3_stmt *st, const char *cat)
 {
-	sqlite3_stmt *st = prepare(db,
-				   "SELECT pid, tid, name, tid = pid FROM threads WHERE (:tid IS NULL OR tid = :tid) "
-				   "GROUP BY tid ORDER BY pid, tid",
-				   o);
-	int rc;
-	if (!st)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 2);
-		event_begin(c, "M", "thread_name", NULL, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+	(void)cat;
+	event_begin(c, "M", "thread_name", NULL, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+	fputs(",\"ts\":0,\"args\":{\"name\":", c->out);
+	report_json_string(c->out, name ? name : "?");
+	fputs("}}", c->out);
+	if (sqlite3_column_int(st, 3)) {
+		event_begin(c, "M", "process_name", NULL, sqlite3_column_int64(st, 0), 0);
 		fputs(",\"ts\":0,\"args\":{\"name\":", c->out);
 		report_json_string(c->out, name ? name : "?");
 		fputs("}}", c->out);
-		if (sqlite3_column_int(st, 3)) {
-			event_begin(c, "M", "process_name", NULL, sqlite3_column_int64(st, 0), 0);
-			fputs(",\"ts\":0,\"args\":{\"name\":", c->out);
-			report_json_string(c->out, name ? name : "?");
-			fputs("}}", c->out);
-		}
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
 }
+
+const struct trace_format trace_chrome = {
+	.head = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+	.tail = "\n]}\n",
+	.thread = chrome_thread,
+	.slice = chrome_slice,
+	.state = chrome_state,
+	.instant = chrome_instant,
+	.flow = chrome_flow,
+};
 
 /* SQL: what a row of table @t (with tid, start_ns, end_ns) must be to be
  * exported: its thread's, and overlapping [from, to). */
@@ -292,42 +289,46 @@ static int chrome_names(struct chrome *c, sqlite3 *db, const struct export_optio
 #define WITH_PIDS "WITH tp(tid, pid) AS MATERIALIZED (SELECT tid, MAX(pid) FROM threads GROUP BY tid) "
 #define JOIN_PID(t) " JOIN tp ON tp.tid = " t ".tid "
 
-static int export_chrome(sqlite3 *db, FILE *out, const struct export_options *o)
+/* The run as a trace in format @f: names first, then each table's rows. */
+static int export_trace(sqlite3 *db, FILE *out, const struct export_options *o, const struct trace_format *f)
 {
-	struct chrome c = { out, o->origin_ns, 0, 0 };
+	struct trace c = { .out = out, .origin_ns = o->origin_ns };
 	int rc;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	rc = chrome_names(&c, db, o);
+	fputs(f->head, out);
+	rc = trace_rows(&c, db, NULL,
+			"SELECT pid, tid, name, tid = pid FROM threads WHERE (:tid IS NULL OR tid = :tid) "
+			"GROUP BY tid ORDER BY pid, tid",
+			f->thread, o);
 	/* in the tables' order, not by time: the viewers sort, and a scan
 	 * by the (tid, start_ns) indexes took twice as long */
 	if (!rc)
-		rc = chrome_rows(&c, db, "state",
+		rc = trace_rows(&c, db, "state",
 				 WITH_PIDS "SELECT tp.pid, s.tid, s.state, s.start_ns, s.end_ns, s.cpu, s.syscall, "
 				 "CASE WHEN s.object_id IS NOT NULL THEN " OBJECT_LABEL("n") " END AS object "
 				 "FROM thread_states s" JOIN_PID("s") "LEFT JOIN sync_objects n ON n.id = s.object_id "
 				 "WHERE " IN_WINDOW("s"),
-				 state_row, o);
+				 f->state, o);
 	if (!rc)
-		rc = chrome_rows(&c, db, "sync",
+		rc = trace_rows(&c, db, "sync",
 				 WITH_PIDS "SELECT tp.pid, x.tid, x.op || ' ' || o.kind, x.start_ns, x.end_ns, "
 				 OBJECT_LABEL("o") " AS object, printf('0x%x', o.addr) AS addr, x.result, x.wait_ns, "
 				 "x.holder_tid, x.hold_ns, x.unfinished FROM sync_ops x" JOIN_PID("x")
 				 "JOIN sync_objects o ON o.id = x.object_id WHERE " IN_WINDOW("x"),
-				 slice_row, o);
+				 f->slice, o);
 	if (!rc)
-		rc = chrome_rows(&c, db, "syscall",
+		rc = trace_rows(&c, db, "syscall",
 				 WITH_PIDS "SELECT tp.pid, y.tid, y.name, y.start_ns, y.end_ns, y.ret, y.fd, y.fd_kind "
 				 "FROM syscalls y" JOIN_PID("y") "WHERE " IN_WINDOW("y") "AND y.end_ns IS NOT NULL",
-				 slice_row, o);
+				 f->slice, o);
 	if (!rc)
-		rc = chrome_rows(&c, db, "call",
+		rc = trace_rows(&c, db, "call",
 				 WITH_PIDS "SELECT tp.pid, k.tid, " FUNCTION_LABEL("f") ", k.start_ns, k.end_ns, "
 				 "k.depth, k.unfinished, k.retroactive FROM calls k" JOIN_PID("k")
 				 "JOIN functions f ON f.id = k.function_id WHERE " IN_WINDOW("k")
 				 "AND k.end_ns IS NOT NULL",
-				 slice_row, o);
+				 f->slice, o);
 	if (!rc) /* a CPU sample: its leaf function, and its stack outermost first */
-		rc = chrome_rows(&c, db, "sample",
+		rc = trace_rows(&c, db, "sample",
 				 WITH_PIDS ", path(id, frames) AS (SELECT s.id, " FUNCTION_LABEL("f") " FROM stacks s "
 				 "JOIN functions f ON f.id = s.function_id WHERE s.parent_id IS NULL UNION ALL "
 				 "SELECT s.id, path.frames || ';' || " FUNCTION_LABEL("f") " FROM stacks s JOIN path ON "
@@ -337,21 +338,27 @@ static int export_chrome(sqlite3 *db, FILE *out, const struct export_options *o)
 				 "x.ts_ns, x.cpu, path.frames AS stack FROM samples x" JOIN_PID("x")
 				 "LEFT JOIN path ON path.id = x.stack_id WHERE (:tid IS NULL OR x.tid = :tid) "
 				 "AND x.ts_ns BETWEEN :from AND :to",
-				 instant_row, o);
+				 f->instant, o);
 	if (!rc) /* a wakeup of a traced thread by a traced thread */
-		rc = chrome_rows(&c, db, "wakeup",
+		rc = trace_rows(&c, db, "wakeup",
 				 WITH_PIDS "SELECT 'wakeup', a.pid, w.waker_tid, w.ts_ns, b.pid, w.wakee_tid, w.ts_ns "
 				 "FROM wakeups w JOIN tp a ON a.tid = w.waker_tid JOIN tp b ON b.tid = w.wakee_tid "
 				 "WHERE :tid IS NULL AND w.ts_ns BETWEEN :from AND :to",
-				 flow_row, o);
+				 f->flow, o);
 	if (!rc) /* the holder's release ended the wait for the lock */
-		rc = chrome_rows(&c, db, "handoff",
+		rc = trace_rows(&c, db, "handoff",
 				 WITH_PIDS "SELECT 'lock handoff', a.pid, f.waited_for_tid, f.end_ns, b.pid, f.tid, "
 				 "f.end_ns FROM wait_for f JOIN tp a ON a.tid = f.waited_for_tid JOIN tp b ON "
 				 "b.tid = f.tid WHERE f.relation = 'holder' AND :tid IS NULL AND f.end_ns BETWEEN "
 				 ":from AND :to",
-				 flow_row, o);
-	fputs("\n]}\n", out);
+				 f->flow, o);
+	if (f->finish)
+		f->finish(&c);
+	fputs(f->tail, out);
+	if (!rc && c.failed) {
+		log_error("export: out of memory");
+		rc = -ENOMEM;
+	}
 	return rc;
 }
 
@@ -493,8 +500,8 @@ int cmd_export(int argc, char **argv)
 		{ "per-thread", no_argument, NULL, 'p' },   { "table", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
-	static const char *const formats[] = { [EXPORT_CHROME] = "chrome", [EXPORT_FOLDED] = "folded",
-					       [EXPORT_CSV] = "csv", [EXPORT_JSONL] = "jsonl" };
+	static const char *const formats[] = { [EXPORT_CHROME] = "chrome", [EXPORT_PERFETTO] = "perfetto",
+					       [EXPORT_FOLDED] = "folded", [EXPORT_CSV] = "csv", [EXPORT_JSONL] = "jsonl" };
 	struct export_options o = { .format = -1, .from_ns = INT64_MIN, .to_ns = INT64_MAX };
 	const char *path = CMD_DEFAULT_DB, *output = NULL, *format = NULL, *thread = NULL, *from = NULL, *to = NULL;
 	const char *stacks = NULL;
@@ -522,16 +529,16 @@ int cmd_export(int argc, char **argv)
 		default: return cmd_unknown_option("export", argv[optind - 1], options);
 		}
 	}
-	for (int i = 0; format && i < 4; i++)
+	for (int i = 0; format && i < NR_FORMATS; i++)
 		if (!strcmp(format, formats[i]))
 			o.format = (enum export_format)i;
 	if (!format)
-		return cmd_usage_error("export", "which format? (--format chrome, folded, csv or jsonl)");
+		return cmd_usage_error("export", "which format? (--format chrome, perfetto, folded, csv or jsonl)");
 	if ((int)o.format < 0) {
-		const char *near = cmd_suggest(format, formats, 4);
+		const char *near = cmd_suggest(format, formats, NR_FORMATS);
 		if (near)
 			return cmd_usage_error("export", "unknown format '%s' (did you mean %s?)", format, near);
-		return cmd_usage_error("export", "unknown format '%s' (chrome, folded, csv or jsonl)", format);
+		return cmd_usage_error("export", "unknown format '%s' (chrome, perfetto, folded, csv or jsonl)", format);
 	}
 	if ((o.format == EXPORT_CSV || o.format == EXPORT_JSONL) != (o.table != NULL))
 		return cmd_usage_error("export", o.table ? "--table is for csv and jsonl"
@@ -583,7 +590,8 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20); /* gigabytes go out: few writes */
-	rc = o.format == EXPORT_CHROME ? export_chrome(db, out, &o)
+	rc = o.format == EXPORT_CHROME	  ? export_trace(db, out, &o, &trace_chrome)
+	     : o.format == EXPORT_PERFETTO ? export_trace(db, out, &o, &trace_perfetto)
 	     : o.format == EXPORT_FOLDED ? export_folded(db, out, &o)
 					 : export_table(db, out, &o);
 	if (fflush(out) || ferror(out))

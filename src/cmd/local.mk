@@ -10,7 +10,7 @@ mtx_SOURCES = \
 	src/cmd/cmd-browse.c \
 	src/cmd/cmd-probe-effect.c \
 	src/cmd/cmd-diagnose.c \
-	src/cmd/cmd-export.c \
+	src/cmd/cmd-export.c src/cmd/export.h src/cmd/export-perfetto.c \
 	src/cmd/cmd-calibrate.c \
 	src/cmd/cmd-ctl.c \
 	src/cmd/probe-views.c src/cmd/probe-views.h
@@ -20,7 +20,7 @@ mtx_LDADD = libmtxui.a $(MTX_LIBS) $(NCURSES_LIBS)
 # bash completion, installed under the command's name as bash-completion
 # looks it up (the file's own name says what it is).
 bashcompletiondir = $(datadir)/bash-completion/completions
-EXTRA_DIST += src/cmd/mtx.bash
+EXTRA_DIST += src/cmd/mtx.bash src/cmd/perfetto-trace.proto
 install-data-local:
 	$(MKDIR_P) $(DESTDIR)$(bashcompletiondir)
 	$(INSTALL_DATA) $(srcdir)/src/cmd/mtx.bash $(DESTDIR)$(bashcompletiondir)/mtx

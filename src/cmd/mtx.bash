@@ -43,7 +43,7 @@ _mtx() {
 		;;
 	-f | --format)
 		case $cmd in
-		export) mapfile -t COMPREPLY < <(compgen -W "chrome folded csv jsonl" -- "$cur") ;;
+		export) mapfile -t COMPREPLY < <(compgen -W "chrome perfetto folded csv jsonl" -- "$cur") ;;
 		diagnose) mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur") ;;
 		*) mapfile -t COMPREPLY < <(compgen -W "text csv json" -- "$cur") ;;
 		esac
