@@ -4,7 +4,8 @@
 # measures itself:
 #   lock   5 threads take one mutex in hog(): the first finding is sync, at
 #          that mutex (the program's address) and hog(), unless the kernel
-#          says (schedstat) they waited longer for a CPU, then the second;
+#          says (schedstat) they waited for a CPU nearly as long or longer
+#          (over 80% of the lock wait), then the first or the second;
 #          the value of
 #          ExcessiveSyncWaitingTime at the mutex is the program's own share
 #          of its threads' time spent in pthread_mutex_lock (+-0.05); CPUbound
@@ -67,7 +68,9 @@ share=$(awk '$1 == "wait_ns" { w = $2 } $1 == "thread_ns" { t = $2 } END { if (t
 sync1=$(j lock.json "(SELECT json_extract(f.value, '\$.rank') || ' ' || json_extract(f.value, '\$.where.object.address')
 	|| ' ' || json_extract(f.value, '\$.where.function') FROM json_each(j, '\$.findings') f
 	WHERE json_extract(f.value, '\$.why') = 'sync' ORDER BY f.key LIMIT 1)")
-rank=$(awk '$1 == "wait_ns" { w = $2 } $1 == "run_delay_ns" { d = $2 } END { print (w + 0 > d + 0 ? 1 : "[12]") }' lock.facts)
+# (by a margin: mtx's runnable time and the kernel's run_delay are
+# measured apart, and the two ranks swap where the times are near)
+rank=$(awk '$1 == "wait_ns" { w = $2 } $1 == "run_delay_ns" { d = $2 } END { print (w + 0 > 1.25 * d ? 1 : "[12]") }' lock.facts)
 if [[ "$sync1" =~ ^$rank\ $addr\ hog$ ]]; then
 	pass "lock: the first sync finding is at mutex $addr, in hog(), finding ${sync1%% *}"
 else
