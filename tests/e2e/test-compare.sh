@@ -36,9 +36,11 @@ checked=0 bad=0
 while IFS=, read -r key was now; do
 	IFS=: read -r name kind op <<< "$key"
 	row=$(awk -F, -v n="$name" -v k="$kind" -v o="$op" '$1 == n && $2 == k && $3 == o { print $4 "," $5 "," $6 }' sync.csv)
-	change=$(awk -v a="$was" -v b="$now" 'BEGIN { if (a) printf "%.1f", 100 * (b - a) / a }')
+	change=$(awk -v a="$was" -v b="$now" 'BEGIN { if (a) printf "%.4f", 100 * (b - a) / a }')
 	checked=$((checked + 1))
-	if [ "$row" != "$was,$now,$change" ]; then
+	# the change to 0.1 (a half rounds either way)
+	if ! awk -F, -v a="$was" -v b="$now" -v c="$change" '{ exit !($1 == a && $2 == b &&
+		(c == "" ? $3 == "" : $3 != "" && $3 - c <= 0.0501 && c - $3 <= 0.0501)) }' <<< "$row"; then
 		bad=$((bad + 1))
 		echo "  $name $kind $op: the program's $was and $now ($change%), the report's '$row'"
 	fi
