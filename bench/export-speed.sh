@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/export-speed.sh - how long 'mtx export' takes on a large run.db and
-# how much memory it holds: the Chrome trace-event JSON of every row, and
-# the CSV of the sync_ops table.
+# how much memory it holds: the Chrome trace-event JSON and Perfetto's
+# protobuf of every row, and the CSV of the sync_ops table.
 #
 # bench/gen-rundb writes a synthetic EVENTS-event run.db (65 threads, a
 # lock- and condvar-heavy server; see bench/gen-rundb.c) with its derived
@@ -44,12 +44,13 @@ fi
 out=$(mktemp /tmp/mtx-export-speed.XXXXXX)
 trap 'rm -f "$out" "$out.time"' EXIT
 
-kinds=(chrome csv)
+kinds=(chrome perfetto csv)
 declare -A wall cpu rss size
 for ((r = 0; r < runs; r++)); do
 	for k in "${kinds[@]}"; do
 		case $k in
 		chrome) set -- --format chrome ;;
+		perfetto) set -- --format perfetto ;;
 		csv) set -- --format csv --table sync_ops ;;
 		esac
 		/usr/bin/time -f "%e %U %S %M" -o "$out.time" "$MTX" export "$db" "$@" -o "$out" ||

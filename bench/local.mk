@@ -26,7 +26,7 @@ bench_gen_rundb_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_rundb_LDADD = $(MTX_LIBS)
 dist_noinst_SCRIPTS += bench/report-speed.sh bench/derived-share.sh bench/browse-speed.sh \
 	bench/probe-effect-speed.sh bench/calibrate-sched.sh bench/cpu-without.sh bench/export-speed.sh
-EXTRA_DIST += bench/results/browse-speed.txt
+EXTRA_DIST += bench/results/browse-speed.txt bench/results/export-speed.txt
 EXTRA_DIST += bench/lib.sh
 
 # The lock loop alone, dynamic and static (the uprobe fallback's cost).

@@ -4,10 +4,12 @@
  * open (a track per thread, grouped by process; thread states, sync ops,
  * syscalls and exact calls as slices; CPU samples as instants with their
  * stacks; wakeups and lock hand-offs as flow arrows, between threads, so
- * not with --thread), written row by row as SQLite steps through the tables, so its
- * memory does not grow with the run. folded: "f;g;h count" lines from CPU
- * samples or exact calls, for flamegraph.pl, inferno or speedscope. csv
- * and jsonl: any table or view, with a header.
+ * not with --thread); perfetto: the same from the same queries, in
+ * Perfetto's protobuf (src/cmd/export-perfetto.c). Both are written row by
+ * row as SQLite steps through the tables: memory does not grow with the
+ * run. folded: "f;g;h count" lines from CPU samples or exact calls, for
+ * flamegraph.pl, inferno or speedscope. csv and jsonl: any table or view,
+ * with a header.
  */
 #include "config.h"
 #include "src/cmd/cmd.h"
