@@ -87,7 +87,10 @@ static size_t varint(uint8_t *out, uint64_t v)
 static void put_varint(struct pb *b, uint64_t v)
 {
 	uint8_t buf[10];
-	put_bytes(b, buf, varint(buf, v));
+	if (b->n + sizeof(buf) <= b->cap) /* room: in place (most of them) */
+		b->n += varint(b->p + b->n, v);
+	else
+		put_bytes(b, buf, varint(buf, v));
 }
 
 static void put_key(struct pb *b, int field, int wire)
