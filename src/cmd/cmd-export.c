@@ -87,28 +87,6 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct export_o
 
 /* ---- chrome ---------------------------------------------------------------- */
 
-/* @v in decimal into @out (at least 21 bytes, no NUL): its length. */
-static size_t decimal(int64_t v, char *out)
-{
-	char tmp[24];
-	size_t n = 0, len = 0;
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	do
-		tmp[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		out[len++] = '-';
-	while (n)
-		out[len++] = tmp[--n];
-	return len;
-}
-
-static void put_int(FILE *out, int64_t v)
-{
-	char buf[24];
-	fwrite(buf, 1, decimal(v, buf), out);
-}
-
 /* The trace-event format's timestamps are microseconds: the run's ns, as
  * a fraction, from the run's start (printf took a fifth of the export). */
 static void put_ts(FILE *out, const char *key, int64_t ns, int64_t origin_ns)
@@ -117,7 +95,7 @@ static void put_ts(FILE *out, const char *key, int64_t ns, int64_t origin_ns)
 	int64_t d = ns - origin_ns;
 	uint64_t u = d < 0 ? -(uint64_t)d : (uint64_t)d;
 	size_t n = (size_t)snprintf(buf, sizeof(buf), ",\"%s\":%s", key, d < 0 ? "-" : "");
-	n += decimal((int64_t)(u / 1000), buf + n);
+	n += report_decimal((int64_t)(u / 1000), buf + n);
 	buf[n++] = '.';
 	buf[n++] = (char)('0' + u % 1000 / 100);
 	buf[n++] = (char)('0' + u % 100 / 10);
@@ -134,27 +112,9 @@ static void event_begin(struct trace *c, const char *ph, const char *name, const
 	if (cat)
 		fprintf(c->out, ",\"cat\":\"%s\"", cat);
 	fputs(",\"pid\":", c->out);
-	put_int(c->out, pid);
+	report_int(c->out, pid);
 	fputs(",\"tid\":", c->out);
-	put_int(c->out, tid);
-}
-
-/* Column @i of @st as a JSON value. */
-static void put_value(FILE *out, sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		put_int(out, sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_FLOAT:
-		fprintf(out, "%.17g", sqlite3_column_double(st, i));
-		break;
-	case SQLITE_NULL:
-		fputs("null", out);
-		break;
-	default:
-		report_json_string(out, (const char *)sqlite3_column_text(st, i));
-	}
+	report_int(c->out, tid);
 }
 
 /* The columns of @st from @first on as "args", each by its name; NULLs
@@ -169,7 +129,7 @@ static void put_args(FILE *out, sqlite3_stmt *st, int first)
 		any = true;
 		report_json_string(out, sqlite3_column_name(st, i));
 		fputc(':', out);
-		put_value(out, st, i);
+		report_value(out, REPORT_JSON, st, i);
 	}
 	if (any)
 		fputc('}', out);
@@ -197,13 +157,13 @@ static void chrome_state(struct trace *c, sqlite3_stmt *st, const char *cat)
 	const char *state = (const char *)sqlite3_column_text(st, 2);
 	event_begin(c, "b", state, cat, pid, tid);
 	fputs(",\"id\":", c->out);
-	put_int(c->out, tid);
+	report_int(c->out, tid);
 	put_ts(c->out, "ts", sqlite3_column_int64(st, 3), c->origin_ns);
 	put_args(c->out, st, 5);
 	fputc('}', c->out);
 	event_begin(c, "e", state, cat, pid, tid);
 	fputs(",\"id\":", c->out);
-	put_int(c->out, tid);
+	report_int(c->out, tid);
 	put_ts(c->out, "ts", sqlite3_column_int64(st, 4), c->origin_ns);
 	fputc('}', c->out);
 }
@@ -217,12 +177,12 @@ static void chrome_flow(struct trace *c, sqlite3_stmt *st, const char *cat)
 	uint64_t id = ++c->flow_id;
 	event_begin(c, "s", name, cat, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
 	fputs(",\"id\":", c->out);
-	put_int(c->out, (int64_t)id);
+	report_int(c->out, (int64_t)id);
 	put_ts(c->out, "ts", sqlite3_column_int64(st, 3), c->origin_ns);
 	fputc('}', c->out);
 	event_begin(c, "f", name, cat, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5));
 	fputs(",\"id\":", c->out);
-	put_int(c->out, (int64_t)id);
+	report_int(c->out, (int64_t)id);
 	fputs(",\"bp\":\"e\"", c->out);
 	put_ts(c->out, "ts", sqlite3_column_int64(st, 6), c->origin_ns);
 	fputc('}', c->out);
@@ -421,20 +381,6 @@ static int export_folded(sqlite3 *db, FILE *out, const struct export_options *o)
 
 /* ---- csv, jsonl ------------------------------------------------------------ */
 
-/* Whether @db has a table or view called @name. */
-static bool has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	bool found;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 static int export_table(sqlite3 *db, FILE *out, const struct export_options *o)
 {
 	sqlite3_stmt *st;
@@ -462,10 +408,8 @@ static int export_table(sqlite3 *db, FILE *out, const struct export_options *o)
 			if (o->format == EXPORT_JSONL) {
 				report_json_string(out, sqlite3_column_name(st, i));
 				fputc(':', out);
-				put_value(out, st, i);
-			} else if (sqlite3_column_type(st, i) != SQLITE_NULL) {
-				report_csv_string(out, (const char *)sqlite3_column_text(st, i));
 			}
+			report_value(out, o->format == EXPORT_JSONL ? REPORT_JSON : REPORT_CSV, st, i);
 		}
 		fputs(o->format == EXPORT_JSONL ? "}\n" : "\n", out);
 	}
@@ -478,27 +422,6 @@ static int export_table(sqlite3 *db, FILE *out, const struct export_options *o)
 }
 
 /* ---- the command ----------------------------------------------------------- */
-
-/* The tid @text names: a tid of the run, or the one thread of that name. */
-static int thread_of(sqlite3 *db, const char *text, int64_t *tid)
-{
-	sqlite3_stmt *st;
-	char *end;
-	long long v = strtoll(text, &end, 10);
-	int n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT tid FROM threads WHERE tid = ?1 OR (?2 AND name = ?3)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, *text && !*end ? v : 0);
-	sqlite3_bind_int(st, 2, !*text || *end);
-	sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		*tid = sqlite3_column_int64(st, 0);
-		n++;
-	}
-	sqlite3_finalize(st);
-	return n == 1 ? 0 : n ? -EEXIST : -ENOENT;
-}
 
 int cmd_export(int argc, char **argv)
 {
@@ -578,13 +501,13 @@ int cmd_export(int argc, char **argv)
 		o.from_ns = o.origin_ns + ns;
 	if (to && !timefmt_parse_offset(to, &ns))
 		o.to_ns = o.origin_ns + ns;
-	if (thread && (rc = thread_of(db, thread, &o.tid))) {
+	if (thread && (rc = cmd_resolve_thread(db, thread, &o.tid))) {
 		status = cmd_usage_error("export", "--thread %s: %s", thread,
 					 rc == -EEXIST ? "several threads have that name: give its tid"
 						       : "no such thread in the run");
 		goto out;
 	}
-	if (o.table && !has_table(db, o.table)) {
+	if (o.table && !db_has_table(db, o.table)) {
 		status = cmd_usage_error("export", "no table or view '%s' in the run (mtx-db(5) lists them)", o.table);
 		goto out;
 	}

@@ -91,9 +91,7 @@ static int count_rows(sqlite3 *db, const char *sql, const char *text, int64_t v,
 	return n;
 }
 
-/* The tid a --thread value names: a tid of the run, or the one thread of
- * that name. 0, or -ENOENT (none), -EEXIST (several of that name). */
-static int resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
+int cmd_resolve_thread(sqlite3 *db, const char *text, int64_t *tid)
 {
 	char *end;
 	long long v = strtoll(text, &end, 10);
@@ -265,7 +263,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		goto out;
 	}
 	if (f->thread) {
-		int rc = resolve_thread(db, f->thread, &given.tid);
+		int rc = cmd_resolve_thread(db, f->thread, &given.tid);
 		if (rc) {
 			log_error("--thread %s: %s (mtx report %s threads lists them)", f->thread,
 				  rc == -EEXIST ? "several threads have that name: give a tid"

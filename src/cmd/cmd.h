@@ -8,6 +8,7 @@
 #include "src/report-format.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses of mtx itself (the traced program's status otherwise). */
@@ -50,6 +51,11 @@ void report_metric_list(FILE *out);
  * that match the rows of report or section @name, NULL when it is not
  * compared. */
 struct mtx_report;
+struct sqlite3;
+/* cmd_resolve_thread - the tid a --thread value names: a tid of the run,
+ * or the one thread of that name (src/cmd/cmd-report.c). 0, or -ENOENT
+ * (none), -EEXIST (several of that name). */
+int cmd_resolve_thread(struct sqlite3 *db, const char *text, int64_t *tid);
 int cmd_report_compare(const char *path, const char *base, const struct mtx_report *r, enum report_format format,
 		       long limit_rows, int width);
 const char *report_compare_keys(const char *name);
