@@ -278,37 +278,61 @@ static void since_start_name(const char *name, char *buf, size_t size)
 	snprintf(buf, size, "%.*s_s", (int)strlen(name) - 3, name);
 }
 
-/* One raw value, for CSV and JSON (NULL: empty / null). */
+size_t report_decimal(int64_t v, char *out)
+{
+	char tmp[24];
+	size_t n = 0, len = 0;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	return len;
+}
+
+void report_int(FILE *out, int64_t v)
+{
+	char buf[24];
+	fwrite(buf, 1, report_decimal(v, buf), out);
+}
+
+void report_value(FILE *out, enum report_format format, sqlite3_stmt *st, int c)
+{
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_NULL:
+		if (format == REPORT_JSON)
+			fputs("null", out);
+		break;
+	case SQLITE_INTEGER:
+		report_int(out, sqlite3_column_int64(st, c));
+		break;
+	case SQLITE_FLOAT: /* SQLite's own rendering: the shortest that reads back */
+		fputs((const char *)sqlite3_column_text(st, c), out);
+		break;
+	default:
+		if (format == REPORT_JSON)
+			report_json_string(out, (const char *)sqlite3_column_text(st, c));
+		else
+			report_csv_string(out, (const char *)sqlite3_column_text(st, c));
+	}
+}
+
+/* One raw value, for CSV and JSON (NULL: empty / null); an address in hex. */
 static void raw_value(const struct report_printer *p, sqlite3_stmt *st, int c, enum raw_kind kind)
 {
 	char buf[CELL_SIZE];
-	int64_t v = sqlite3_column_int64(st, c);
-
-	switch (sqlite3_column_type(st, c)) {
-	case SQLITE_NULL:
+	if (kind == RAW_ADDRESS && sqlite3_column_type(st, c) == SQLITE_INTEGER) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)sqlite3_column_int64(st, c));
 		if (p->format == REPORT_JSON)
-			fputs("null", p->out);
-		break;
-	case SQLITE_INTEGER:
-		if (kind == RAW_ADDRESS) {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t)v);
-			if (p->format == REPORT_JSON)
-				report_json_string(p->out, buf);
-			else
-				fputs(buf, p->out);
-		} else {
-			fprintf(p->out, "%" PRId64, v);
-		}
-		break;
-	case SQLITE_FLOAT: /* SQLite's own rendering: the shortest that reads back */
-		fputs((const char *)sqlite3_column_text(st, c), p->out);
-		break;
-	default:
-		if (p->format == REPORT_JSON)
-			report_json_string(p->out, (const char *)sqlite3_column_text(st, c));
+			report_json_string(p->out, buf);
 		else
-			report_csv_string(p->out, (const char *)sqlite3_column_text(st, c));
+			fputs(buf, p->out);
+		return;
 	}
+	report_value(p->out, p->format, st, c);
 }
 
 /* The time column @c's value in seconds since the run's start, as a
