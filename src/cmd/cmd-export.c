@@ -6,8 +6,8 @@
  * stacks; wakeups and lock hand-offs as flow arrows, between threads, so
  * not with --thread); perfetto: the same from the same queries, in
  * Perfetto's protobuf (src/cmd/export-perfetto.c). Both are written row by
- * row as SQLite steps through the tables: memory does not grow with the
- * run. folded: "f;g;h count" lines from CPU samples or exact calls, for
+ * row as SQLite steps through the tables, by two threads at once (each
+ * half of every table): memory does not grow with the run. folded: "f;g;h count" lines from CPU samples or exact calls, for
  * flamegraph.pl, inferno or speedscope. csv and jsonl: any table or view,
  * with a header.
  */
@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,20 +201,6 @@ static void chrome_instant(struct trace *c, sqlite3_stmt *st, const char *cat)
 	fputc('}', c->out);
 }
 
-/* Each row of @sql as events of category @cat, by @row. */
-static int trace_rows(struct trace *c, sqlite3 *db, const char *cat, const char *sql, trace_row_fn *row,
-		      const struct export_options *o)
-{
-	sqlite3_stmt *st = prepare(db, sql, o);
-	int rc;
-	if (!st)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		row(c, st, cat);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* A thread's name, and its process's when it is the main thread, as
  * metadata events: a row of (pid, tid, name, whether tid is pid). */
 static void chrome_thread(struct trace *c, sqlite3_stmt *st, const char *cat)
@@ -234,6 +221,7 @@ static void chrome_thread(struct trace *c, sqlite3_stmt *st, const char *cat)
 
 const struct trace_format trace_chrome = {
 	.head = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+	.separator = ",",
 	.tail = "\n]}\n",
 	.thread = chrome_thread,
 	.slice = chrome_slice,
@@ -259,75 +247,230 @@ const struct trace_format trace_chrome = {
 	", printf('0x%x', o.addr) FROM sync_objects o) "
 #define JOIN_PID(t) " CROSS JOIN tp ON tp.tid = " t ".tid "
 
-/* The run as a trace in format @f: names first, then each table's rows. */
-static int export_trace(sqlite3 *db, FILE *out, const struct export_options *o, const struct trace_format *f)
-{
-	struct trace c = { .out = out, .origin_ns = o->origin_ns };
+/* SQL: a row of the part of its table given to one part of the export. */
+#define IN_PART(t) " AND " t ".rowid BETWEEN :lo AND :hi"
+
+/* The trace's rows: each block a query whose rows go to the format's
+ * writer of @kind. In the tables' order, not by time: the viewers sort,
+ * and a scan by the (tid, start_ns) indexes took twice as long. A block
+ * with a @table is split between the parts of the export by its rowid. */
+enum block_kind { BLOCK_THREAD, BLOCK_STATE, BLOCK_SLICE, BLOCK_INSTANT, BLOCK_FLOW };
+static const struct trace_block {
+	const char *cat, *table;
+	enum block_kind kind;
+	const char *sql;
+} trace_blocks[] = {
+	{ NULL, NULL, BLOCK_THREAD,
+	  "SELECT pid, tid, name, tid = pid FROM threads WHERE (:tid IS NULL OR tid = :tid) "
+	  "GROUP BY tid ORDER BY pid, tid" },
+	{ "state", "thread_states", BLOCK_STATE,
+	  WITH_PIDS WITH_OBJECTS "SELECT tp.pid, s.tid, s.state, s.start_ns, s.end_ns, s.cpu, s.syscall, ob.object "
+	  "FROM thread_states s" JOIN_PID("s") "LEFT JOIN ob ON ob.id = s.object_id WHERE " IN_WINDOW("s")
+	  IN_PART("s") },
+	{ "sync", "sync_ops", BLOCK_SLICE,
+	  WITH_PIDS WITH_OBJECTS "SELECT tp.pid, x.tid, x.op || ' ' || ob.kind, x.start_ns, x.end_ns, ob.object, "
+	  "ob.addr, x.result, x.wait_ns, x.holder_tid, x.hold_ns, x.unfinished FROM sync_ops x" JOIN_PID("x")
+	  "CROSS JOIN ob ON ob.id = x.object_id WHERE " IN_WINDOW("x") IN_PART("x") },
+	{ "syscall", "syscalls", BLOCK_SLICE,
+	  WITH_PIDS "SELECT tp.pid, y.tid, y.name, y.start_ns, y.end_ns, y.ret, y.fd, y.fd_kind FROM syscalls y"
+	  JOIN_PID("y") "WHERE " IN_WINDOW("y") "AND y.end_ns IS NOT NULL" IN_PART("y") },
+	{ "call", "calls", BLOCK_SLICE,
+	  WITH_PIDS "SELECT tp.pid, k.tid, " FUNCTION_LABEL("f") ", k.start_ns, k.end_ns, k.depth, k.unfinished, "
+	  "k.retroactive FROM calls k" JOIN_PID("k") "CROSS JOIN functions f ON f.id = k.function_id WHERE "
+	  IN_WINDOW("k") "AND k.end_ns IS NOT NULL" IN_PART("k") },
+	/* a CPU sample: its leaf function, and its stack outermost first */
+	{ "sample", "samples", BLOCK_INSTANT,
+	  WITH_PIDS ", path(id, frames) AS (SELECT s.id, " FUNCTION_LABEL("f") " FROM stacks s JOIN functions f ON "
+	  "f.id = s.function_id WHERE s.parent_id IS NULL UNION ALL SELECT s.id, path.frames || ';' || "
+	  FUNCTION_LABEL("f") " FROM stacks s JOIN path ON s.parent_id = path.id JOIN functions f ON "
+	  "f.id = s.function_id) SELECT tp.pid, x.tid, COALESCE((SELECT " FUNCTION_LABEL("f") " FROM stacks s "
+	  "JOIN functions f ON f.id = s.function_id WHERE s.id = x.stack_id), '[no user stack]'), x.ts_ns, "
+	  "x.cpu, path.frames AS stack FROM samples x" JOIN_PID("x") "LEFT JOIN path ON path.id = x.stack_id "
+	  "WHERE (:tid IS NULL OR x.tid = :tid) AND x.ts_ns BETWEEN :from AND :to" IN_PART("x") },
+	/* a wakeup of a traced thread by a traced thread */
+	{ "wakeup", "wakeups", BLOCK_FLOW,
+	  WITH_PIDS "SELECT 'wakeup', a.pid, w.waker_tid, w.ts_ns, b.pid, w.wakee_tid, w.ts_ns FROM wakeups w "
+	  "CROSS JOIN tp a ON a.tid = w.waker_tid CROSS JOIN tp b ON b.tid = w.wakee_tid "
+	  "WHERE :tid IS NULL AND w.ts_ns BETWEEN :from AND :to" IN_PART("w") },
+	/* the holder's release ended the wait for the lock: a derived table,
+	 * which a run that cannot keep them has only in the first part's
+	 * connection, so not split */
+	{ "handoff", NULL, BLOCK_FLOW,
+	  WITH_PIDS "SELECT 'lock handoff', a.pid, f.waited_for_tid, f.end_ns, b.pid, f.tid, f.end_ns FROM wait_for f "
+	  "CROSS JOIN tp a ON a.tid = f.waited_for_tid CROSS JOIN tp b ON b.tid = f.tid WHERE "
+	  "f.relation = 'holder' AND :tid IS NULL AND f.end_ns BETWEEN :from AND :to" },
+};
+#define NR_BLOCKS (sizeof(trace_blocks) / sizeof(trace_blocks[0]))
+
+/* The export runs in two parts at once, each on a connection of its own
+ * and a core of its own, each with every table's half of the rows (it
+ * took 11 s for 10 M events in one). Each part writes its events into
+ * memory, and a chunk of whole rows at a time goes out: the events of the
+ * parts are interleaved, which the viewers' sorting does not mind. */
+#define TRACE_PARTS 2
+#define TRACE_CHUNK (1 << 20) /* bytes */
+
+/* Where the parts' chunks go. */
+struct trace_sink {
+	FILE *out;
+	pthread_mutex_t lock;
+	const char *separator; /* the format's: left out before the first event */
+	bool started;          /* an event went out */
+};
+
+struct trace_part {
+	sqlite3 *db;
+	struct trace c; /* c.out: the part's memory stream */
+	char *buf;      /* ...and its bytes */
+	size_t len;
+	struct trace_sink *sink;
+	const struct export_options *o;
+	const struct trace_format *f;
+	int64_t lo[NR_BLOCKS], hi[NR_BLOCKS]; /* each block's rowids; lo > hi: none */
+	pthread_t thread;
 	int rc;
-	fputs(f->head, out);
-	rc = trace_rows(&c, db, NULL,
-			"SELECT pid, tid, name, tid = pid FROM threads WHERE (:tid IS NULL OR tid = :tid) "
-			"GROUP BY tid ORDER BY pid, tid",
-			f->thread, o);
-	/* in the tables' order, not by time: the viewers sort, and a scan
-	 * by the (tid, start_ns) indexes took twice as long */
-	if (!rc)
-		rc = trace_rows(&c, db, "state",
-				 WITH_PIDS WITH_OBJECTS "SELECT tp.pid, s.tid, s.state, s.start_ns, s.end_ns, s.cpu, "
-				 "s.syscall, ob.object FROM thread_states s" JOIN_PID("s") "LEFT JOIN ob ON "
-				 "ob.id = s.object_id WHERE " IN_WINDOW("s"),
-				 f->state, o);
-	if (!rc)
-		rc = trace_rows(&c, db, "sync",
-				 WITH_PIDS WITH_OBJECTS "SELECT tp.pid, x.tid, x.op || ' ' || ob.kind, x.start_ns, "
-				 "x.end_ns, ob.object, ob.addr, x.result, x.wait_ns, x.holder_tid, x.hold_ns, "
-				 "x.unfinished FROM sync_ops x" JOIN_PID("x") "CROSS JOIN ob ON ob.id = x.object_id "
-				 "WHERE " IN_WINDOW("x"),
-				 f->slice, o);
-	if (!rc)
-		rc = trace_rows(&c, db, "syscall",
-				 WITH_PIDS "SELECT tp.pid, y.tid, y.name, y.start_ns, y.end_ns, y.ret, y.fd, y.fd_kind "
-				 "FROM syscalls y" JOIN_PID("y") "WHERE " IN_WINDOW("y") "AND y.end_ns IS NOT NULL",
-				 f->slice, o);
-	if (!rc)
-		rc = trace_rows(&c, db, "call",
-				 WITH_PIDS "SELECT tp.pid, k.tid, " FUNCTION_LABEL("f") ", k.start_ns, k.end_ns, "
-				 "k.depth, k.unfinished, k.retroactive FROM calls k" JOIN_PID("k")
-				 "CROSS JOIN functions f ON f.id = k.function_id WHERE " IN_WINDOW("k")
-				 "AND k.end_ns IS NOT NULL",
-				 f->slice, o);
-	if (!rc) /* a CPU sample: its leaf function, and its stack outermost first */
-		rc = trace_rows(&c, db, "sample",
-				 WITH_PIDS ", path(id, frames) AS (SELECT s.id, " FUNCTION_LABEL("f") " FROM stacks s "
-				 "JOIN functions f ON f.id = s.function_id WHERE s.parent_id IS NULL UNION ALL "
-				 "SELECT s.id, path.frames || ';' || " FUNCTION_LABEL("f") " FROM stacks s JOIN path ON "
-				 "s.parent_id = path.id JOIN functions f ON f.id = s.function_id) "
-				 "SELECT tp.pid, x.tid, COALESCE((SELECT " FUNCTION_LABEL("f") " FROM stacks s JOIN "
-				 "functions f ON f.id = s.function_id WHERE s.id = x.stack_id), '[no user stack]'), "
-				 "x.ts_ns, x.cpu, path.frames AS stack FROM samples x" JOIN_PID("x")
-				 "LEFT JOIN path ON path.id = x.stack_id WHERE (:tid IS NULL OR x.tid = :tid) "
-				 "AND x.ts_ns BETWEEN :from AND :to",
-				 f->instant, o);
-	if (!rc) /* a wakeup of a traced thread by a traced thread */
-		rc = trace_rows(&c, db, "wakeup",
-				 WITH_PIDS "SELECT 'wakeup', a.pid, w.waker_tid, w.ts_ns, b.pid, w.wakee_tid, w.ts_ns "
-				 "FROM wakeups w CROSS JOIN tp a ON a.tid = w.waker_tid CROSS JOIN tp b ON b.tid = w.wakee_tid "
-				 "WHERE :tid IS NULL AND w.ts_ns BETWEEN :from AND :to",
-				 f->flow, o);
-	if (!rc) /* the holder's release ended the wait for the lock */
-		rc = trace_rows(&c, db, "handoff",
-				 WITH_PIDS "SELECT 'lock handoff', a.pid, f.waited_for_tid, f.end_ns, b.pid, f.tid, "
-				 "f.end_ns FROM wait_for f CROSS JOIN tp a ON a.tid = f.waited_for_tid CROSS JOIN tp b ON "
-				 "b.tid = f.tid WHERE f.relation = 'holder' AND :tid IS NULL AND f.end_ns BETWEEN "
-				 ":from AND :to",
-				 f->flow, o);
-	if (f->finish)
-		f->finish(&c);
-	fputs(f->tail, out);
-	if (!rc && c.failed) {
-		log_error("export: out of memory");
-		rc = -ENOMEM;
+};
+
+/* What part @p wrote since its last chunk goes out. */
+static int trace_part_flush(struct trace_part *p)
+{
+	struct trace_sink *k = p->sink;
+	size_t skip = 0;
+	int rc = 0;
+	if (fflush(p->c.out))
+		return -ENOMEM;
+	if (p->len == 0)
+		return 0;
+	pthread_mutex_lock(&k->lock);
+	if (!k->started && k->separator)
+		skip = strlen(k->separator); /* every chunk begins with an event */
+	k->started = true;
+	if (fwrite(p->buf + skip, 1, p->len - skip, k->out) != p->len - skip)
+		rc = -EIO;
+	pthread_mutex_unlock(&k->lock);
+	rewind(p->c.out);
+	return rc;
+}
+
+/* Block @b's rows in part @p, by the format's writer of its kind. */
+static int trace_block(struct trace_part *p, const struct trace_block *b, size_t i)
+{
+	trace_row_fn *const writers[] = { [BLOCK_THREAD] = p->f->thread, [BLOCK_STATE] = p->f->state,
+					  [BLOCK_SLICE] = p->f->slice, [BLOCK_INSTANT] = p->f->instant,
+					  [BLOCK_FLOW] = p->f->flow };
+	sqlite3_stmt *st;
+	int rc, k;
+	if (p->lo[i] > p->hi[i])
+		return 0;
+	if (!(st = prepare(p->db, b->sql, p->o)))
+		return -EIO;
+	if ((k = sqlite3_bind_parameter_index(st, ":lo")))
+		sqlite3_bind_int64(st, k, p->lo[i]);
+	if ((k = sqlite3_bind_parameter_index(st, ":hi")))
+		sqlite3_bind_int64(st, k, p->hi[i]);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		writers[b->kind](&p->c, st, b->cat);
+		if (ftello(p->c.out) >= TRACE_CHUNK && trace_part_flush(p)) {
+			rc = SQLITE_IOERR;
+			break;
+		}
 	}
+	if (rc != SQLITE_DONE && rc != SQLITE_IOERR)
+		log_error("export: %s", sqlite3_errmsg(p->db));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static void *trace_part_run(void *arg)
+{
+	struct trace_part *p = arg;
+	for (size_t i = 0; i < NR_BLOCKS && !p->rc; i++)
+		p->rc = trace_block(p, &trace_blocks[i], i);
+	if (!p->rc)
+		p->rc = trace_part_flush(p);
+	if (p->f->finish)
+		p->f->finish(&p->c);
+	return NULL;
+}
+
+/* Give each part its share of each block's rows: a split table's rowid
+ * range in halves, the rest to the first part. */
+static int trace_split(sqlite3 *db, struct trace_part *parts, int n)
+{
+	for (size_t i = 0; i < NR_BLOCKS; i++) {
+		const char *t = trace_blocks[i].table;
+		char sql[96];
+		sqlite3_stmt *st;
+		uint64_t lo, span;
+		for (int k = 0; k < n; k++)
+			parts[k].lo[i] = 1, parts[k].hi[i] = 0;
+		if (!t) {
+			parts[0].lo[i] = INT64_MIN, parts[0].hi[i] = INT64_MAX;
+			continue;
+		}
+		snprintf(sql, sizeof(sql), "SELECT min(rowid), max(rowid) FROM %s", t);
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+			log_error("export: %s", sqlite3_errmsg(db));
+			return -EIO;
+		}
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			lo = (uint64_t)sqlite3_column_int64(st, 0);
+			span = (uint64_t)sqlite3_column_int64(st, 1) - lo + 1;
+			for (int k = 0; k < n; k++) {
+				parts[k].lo[i] = (int64_t)(lo + span / (uint64_t)n * (uint64_t)k);
+				parts[k].hi[i] = (int64_t)(k == n - 1 ? lo + span - 1 : lo + span / (uint64_t)n * (uint64_t)(k + 1) - 1);
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/* The run as a trace in format @f: names first, then each table's rows,
+ * from run database @path (open as @db); @split: a second connection may
+ * read a part (the run is complete). */
+static int export_trace(sqlite3 *db, const char *path, bool split, FILE *out, const struct export_options *o,
+			const struct trace_format *f)
+{
+	struct trace_sink sink = { .out = out, .lock = PTHREAD_MUTEX_INITIALIZER, .separator = f->separator };
+	struct trace_part parts[TRACE_PARTS];
+	int n = 0, rc = -ENOMEM;
+	char *err = NULL;
+	memset(parts, 0, sizeof(parts));
+	for (int k = 0; k < TRACE_PARTS; k++) {
+		struct trace_part *p = &parts[k];
+		p->o = o;
+		p->f = f;
+		p->sink = &sink;
+		p->c.origin_ns = o->origin_ns;
+		p->c.flow_id = (uint64_t)k << 48; /* each part's flows have ids of their own */
+		p->c.events = 1;                  /* each chunk begins with a separator */
+		if (!(p->c.out = open_memstream(&p->buf, &p->len)))
+			goto out;
+	}
+	parts[0].db = db;
+	n = split && !db_open_readonly(path, &parts[1].db, &err) ? 2 : 1;
+	free(err);
+	if ((rc = trace_split(db, parts, n)))
+		goto out;
+	fputs(f->head, out);
+	if (n > 1 && pthread_create(&parts[1].thread, NULL, trace_part_run, &parts[1]))
+		n = 1, trace_split(db, parts, 1);
+	trace_part_run(&parts[0]);
+	if (n > 1)
+		pthread_join(parts[1].thread, NULL);
+	fputs(f->tail, out);
+	for (int k = 0; k < n && !rc; k++)
+		rc = parts[k].rc ? parts[k].rc : parts[k].c.failed ? -ENOMEM : 0;
+out:
+	for (int k = 0; k < TRACE_PARTS; k++)
+		if (parts[k].c.out) {
+			fclose(parts[k].c.out);
+			free(parts[k].buf);
+		}
+	if (rc == -ENOMEM)
+		log_error("export: out of memory");
+	sqlite3_close(parts[1].db);
 	return rc;
 }
 
@@ -442,6 +585,7 @@ int cmd_export(int argc, char **argv)
 	FILE *out = stdout;
 	char *err = NULL;
 	int c, rc, status = EXIT_FAILURE_MTX;
+	bool split;
 	int64_t ns;
 
 	optind = 1;
@@ -522,8 +666,9 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20); /* gigabytes go out: few writes */
-	rc = o.format == EXPORT_CHROME	  ? export_trace(db, out, &o, &trace_chrome)
-	     : o.format == EXPORT_PERFETTO ? export_trace(db, out, &o, &trace_perfetto)
+	split = rs.complete;
+	rc = o.format == EXPORT_CHROME	  ? export_trace(db, path, split, out, &o, &trace_chrome)
+	     : o.format == EXPORT_PERFETTO ? export_trace(db, path, split, out, &o, &trace_perfetto)
 	     : o.format == EXPORT_FOLDED ? export_folded(db, out, &o)
 					 : export_table(db, out, &o);
 	if (fflush(out) || ferror(out))

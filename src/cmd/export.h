@@ -31,6 +31,7 @@ typedef void trace_row_fn(struct trace *t, sqlite3_stmt *st, const char *cat);
 
 struct trace_format {
 	const char *head, *tail; /* written before and after the events */
+	const char *separator;   /* written before each event but the first */
 	trace_row_fn *thread, *slice, *state, *instant, *flow;
 	void (*finish)(struct trace *t); /* NULL: nothing to do */
 };

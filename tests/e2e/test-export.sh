@@ -6,6 +6,7 @@
 #    CPU sample (profile.sql's leaf and stack by hand), one b/e pair
 #    per thread state, each pair on its thread's track and in order; flow
 #    starts and ends paired by id; --thread and --from/--to cut it down;
+#    the same on a generated run of many chunks;
 #  - folded, on tests/fixtures/profile.sql's samples (its header works
 #    them out: main>work>hash twice, ...) and calls.sql's exact calls (self
 #    times worked out there): the lines by hand, the counts adding up to
@@ -98,6 +99,12 @@ n=$(ev cut.json "json_extract(e, '\$.ph') <> 'M'")
 cmp -s plain.out cs.out || fail "clientserver's output differs under mtx"
 "$MTX" export cs.db --format chrome -o cs.json 2> err.txt || fail "export chrome cs.db: $(head -1 err.txt)"
 check_chrome cs cs.db
+
+# --- chrome of a run of 150 000 events, ~25 MB: the two halves of each
+# table go out in 1 MB chunks of whole rows, interleaved (cmd-export.c)
+"$BUILDDIR/bench/gen-rundb" gen.db 150000 > gen.out 2>&1 || fail "gen-rundb: $(tail -1 gen.out)"
+"$MTX" export gen.db --format chrome -o gen.json 2> err.txt || fail "export chrome gen.db: $(head -1 err.txt)"
+check_chrome gen gen.db
 
 # --- folded
 "$MTX" export profile.db --format folded > folded.txt 2> err.txt || fail "export folded: $(head -1 err.txt)"
