@@ -10,7 +10,10 @@
 # export, interleaved, into a scratch file: wall and CPU time, peak RSS
 # (GNU time), and the file's size. Medians.
 #
-# Usage: bench/export-speed.sh [-n RUNS] [-e EVENTS] [-o RESULTS] [BUILDDIR]
+# MTX_BASE=OTHER/mtx adds that build's chrome and perfetto exports
+# (base-chrome, base-perfetto), interleaved with this build's.
+#
+# Usage: [MTX_BASE=OTHER/mtx] bench/export-speed.sh [-n RUNS] [-e EVENTS] [-o RESULTS] [BUILDDIR]
 #   RUNS     timed runs of each (default 3)
 #   EVENTS   events in the database (default 10000000; ~1 min to generate,
 #            the JSON is ~2 GB: have 4 GB free in /tmp)
@@ -45,16 +48,19 @@ out=$(mktemp /tmp/mtx-export-speed.XXXXXX)
 trap 'rm -f "$out" "$out.time"' EXIT
 
 kinds=(chrome perfetto csv)
+[ -n "${MTX_BASE:-}" ] && kinds+=(base-chrome base-perfetto)
 declare -A wall cpu rss size
 for ((r = 0; r < runs; r++)); do
 	for k in "${kinds[@]}"; do
-		case $k in
+		mtx=$MTX
+		case $k in base-*) mtx=$MTX_BASE ;; esac
+		case ${k#base-} in
 		chrome) set -- --format chrome ;;
 		perfetto) set -- --format perfetto ;;
 		csv) set -- --format csv --table sync_ops ;;
 		esac
-		/usr/bin/time -f "%e %U %S %M" -o "$out.time" "$MTX" export "$db" "$@" -o "$out" ||
-			{ echo "export-speed.sh: mtx export $* failed" >&2; exit 1; }
+		/usr/bin/time -f "%e %U %S %M" -o "$out.time" "$mtx" export "$db" "$@" -o "$out" ||
+			{ echo "export-speed.sh: $mtx export $* failed" >&2; exit 1; }
 		read -r e u s m < "$out.time"
 		wall[$k]+="$e "
 		cpu[$k]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
@@ -69,9 +75,9 @@ done
 	rows=$(sqlite3 "$db" "SELECT (SELECT COUNT(*) FROM thread_states) + (SELECT COUNT(*) FROM sync_ops) +
 		(SELECT COUNT(*) FROM syscalls) + (SELECT COUNT(*) FROM wakeups)")
 	echo "# $db: $events events, $rows rows exported as events; $runs runs each, medians"
-	printf '%-8s %9s %9s %9s %10s\n' format wall_s cpu_s rss_mb file_mb
+	printf '%-13s %9s %9s %9s %10s\n' format wall_s cpu_s rss_mb file_mb
 	for k in "${kinds[@]}"; do
-		printf '%-8s %9.2f %9.2f %9.1f %10.1f\n' "$k" "$(tr ' ' '\n' <<< "${wall[$k]}" | grep . | median)" \
+		printf '%-13s %9.2f %9.2f %9.1f %10.1f\n' "$k" "$(tr ' ' '\n' <<< "${wall[$k]}" | grep . | median)" \
 			"$(tr ' ' '\n' <<< "${cpu[$k]}" | grep . | median)" \
 			"$(tr ' ' '\n' <<< "${rss[$k]}" | grep . | median | awk '{ print $1 / 1024 }')" \
 			"$(awk -v b="${size[$k]}" 'BEGIN { print b / 1048576 }')"
