@@ -445,6 +445,7 @@ static int export_trace(sqlite3 *db, const char *path, bool split, FILE *out, co
 		p->c.origin_ns = o->origin_ns;
 		p->c.flow_id = (uint64_t)k << 48; /* each part's flows have ids of their own */
 		p->c.events = 1;                  /* each chunk begins with a separator */
+		p->c.sequence = (uint32_t)k + 1;
 		if (!(p->c.out = open_memstream(&p->buf, &p->len)))
 			goto out;
 	}

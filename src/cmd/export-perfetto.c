@@ -11,6 +11,10 @@
  * not nest). Sync ops are slices and CPU samples instants on the thread's
  * own track; wakeups and lock hand-offs are flows between two instants.
  * Slices are a begin and an end event; times are ns from the run's start.
+ * Event names, categories and annotation names are interned: each string
+ * is written once per sequence, in the packet that first uses it, and
+ * referred to by a number after (a third of the bytes). Each part of the
+ * export (src/cmd/cmd-export.c) is a sequence of its own.
  * The encoding is the protobuf wire format by hand: varints, fixed64,
  * doubles and length-delimited strings and messages, no library.
  */
@@ -27,14 +31,20 @@ enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2 };
 /* Field numbers (src/cmd/perfetto-trace.proto). */
 enum {
 	TRACE_PACKET = 1,
-	PACKET_TIMESTAMP = 8, PACKET_SEQUENCE_ID = 10, PACKET_TRACK_EVENT = 11, PACKET_TRACK_DESCRIPTOR = 60,
+	PACKET_TIMESTAMP = 8, PACKET_SEQUENCE_ID = 10, PACKET_TRACK_EVENT = 11, PACKET_INTERNED_DATA = 12,
+	PACKET_SEQUENCE_FLAGS = 13, PACKET_TRACK_DESCRIPTOR = 60,
 	TRACK_UUID = 1, TRACK_NAME = 2, TRACK_PROCESS = 3, TRACK_THREAD = 4, TRACK_PARENT_UUID = 5,
 	PROCESS_PID = 1, PROCESS_NAME = 6,
 	THREAD_PID = 1, THREAD_TID = 2, THREAD_NAME = 5,
-	EVENT_DEBUG_ANNOTATIONS = 4, EVENT_TYPE = 9, EVENT_TRACK_UUID = 11, EVENT_CATEGORIES = 22, EVENT_NAME = 23,
+	EVENT_CATEGORY_IIDS = 3, EVENT_DEBUG_ANNOTATIONS = 4, EVENT_TYPE = 9, EVENT_NAME_IID = 10, EVENT_TRACK_UUID = 11,
 	EVENT_FLOW_IDS = 47, EVENT_TERMINATING_FLOW_IDS = 48,
-	ANNOTATION_INT = 4, ANNOTATION_DOUBLE = 5, ANNOTATION_STRING = 6, ANNOTATION_NAME = 10,
+	ANNOTATION_NAME_IID = 1, ANNOTATION_INT = 4, ANNOTATION_DOUBLE = 5, ANNOTATION_STRING = 6,
+	INTERNED_IID = 1, INTERNED_NAME = 2, /* of each interned string's message */
 };
+enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
+
+/* The interned kinds of string: their field in InternedData. */
+enum intern_kind { INTERN_CATEGORY = 1, INTERN_EVENT_NAME = 2, INTERN_ANNOTATION_NAME = 3, NR_INTERN_KINDS };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
 
 /* The tracks of a thread, in the low bits of its tracks' uuids. */
@@ -144,10 +154,22 @@ static void put_message(struct pb *b, int field, struct pb *m)
 	m->n = 0;
 }
 
-/* The scratch messages of an export: packet, its event or descriptor, and
- * the parts nested in them. */
+/* The strings of one kind interned so far: an open-addressed table, its
+ * slot's iid the string's. */
+struct interned {
+	char **names;
+	uint64_t *iids;
+	size_t cap, n;
+};
+
+/* The scratch messages of an export: packet, its event or descriptor, the
+ * parts nested in them, and the strings its packet interns; the strings
+ * interned so far in its sequence. */
 struct scratch {
-	struct pb packet, body, part, annotation;
+	struct pb packet, body, part, annotation, interned_data, string;
+	struct interned interned[NR_INTERN_KINDS];
+	uint64_t next_iid;
+	bool started; /* a packet went out: its sequence's state is set */
 };
 
 static struct scratch *scratch_of(struct trace *t)
@@ -157,16 +179,71 @@ static struct scratch *scratch_of(struct trace *t)
 	return t->scratch;
 }
 
-/* Packet: @ns (from the run's start, 0 at least), sequence 1, and the
- * body as field @field; written out as one Trace.packet. */
+static uint64_t string_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The iid of @name (NULL: "") among the strings of @kind, interned in
+ * the packet being built when it is new. */
+static uint64_t intern(struct scratch *s, enum intern_kind kind, const char *name)
+{
+	struct interned *in = &s->interned[kind];
+	size_t i;
+	name = name ? name : "";
+	if (2 * (in->n + 1) > in->cap) { /* at most half full: rebuild twice the size */
+		struct interned big = { .cap = in->cap ? 2 * in->cap : 64, .n = in->n };
+		if (!(big.names = calloc(big.cap, sizeof(char *))) || !(big.iids = malloc(big.cap * sizeof(uint64_t)))) {
+			free(big.names);
+			s->packet.failed = true;
+			return 0;
+		}
+		for (size_t k = 0; k < in->cap; k++) {
+			if (!in->names[k])
+				continue;
+			for (i = string_hash(in->names[k]) & (big.cap - 1); big.names[i]; i = (i + 1) & (big.cap - 1))
+				;
+			big.names[i] = in->names[k];
+			big.iids[i] = in->iids[k];
+		}
+		free(in->names);
+		free(in->iids);
+		*in = big;
+	}
+	for (i = string_hash(name) & (in->cap - 1); in->names[i]; i = (i + 1) & (in->cap - 1))
+		if (!strcmp(in->names[i], name))
+			return in->iids[i];
+	if (!(in->names[i] = strdup(name))) {
+		s->packet.failed = true;
+		return 0;
+	}
+	in->iids[i] = ++s->next_iid;
+	in->n++;
+	put_uint(&s->string, INTERNED_IID, in->iids[i]);
+	put_string(&s->string, INTERNED_NAME, name);
+	put_message(&s->interned_data, (int)kind, &s->string);
+	return in->iids[i];
+}
+
+/* Packet: @ns (from the run's start, 0 at least), in the trace's sequence,
+ * the body as field @field, and what it interns; written out as one
+ * Trace.packet. */
 static void write_packet(struct trace *t, struct scratch *s, int64_t ns, int field)
 {
 	int64_t d = ns - t->origin_ns;
 	uint8_t head[11];
 	size_t n = 0;
 	put_uint(&s->packet, PACKET_TIMESTAMP, d > 0 ? (uint64_t)d : 0);
-	put_uint(&s->packet, PACKET_SEQUENCE_ID, 1);
+	put_uint(&s->packet, PACKET_SEQUENCE_ID, t->sequence ? t->sequence : 1);
 	put_message(&s->packet, field, &s->body);
+	if (s->interned_data.n)
+		put_message(&s->packet, PACKET_INTERNED_DATA, &s->interned_data);
+	put_uint(&s->packet, PACKET_SEQUENCE_FLAGS,
+		 SEQ_NEEDS_INCREMENTAL_STATE | (s->started ? 0 : SEQ_INCREMENTAL_STATE_CLEARED));
+	s->started = true;
 	head[n++] = TRACE_PACKET << 3 | WIRE_LEN;
 	n += varint(head + n, s->packet.n);
 	fwrite(head, 1, n, t->out);
@@ -192,7 +269,8 @@ static void put_annotations(struct scratch *s, sqlite3_stmt *st, int first)
 		default:
 			put_string(&s->annotation, ANNOTATION_STRING, (const char *)sqlite3_column_text(st, i));
 		}
-		put_string(&s->annotation, ANNOTATION_NAME, sqlite3_column_name(st, i));
+		put_uint(&s->annotation, ANNOTATION_NAME_IID,
+			 intern(s, INTERN_ANNOTATION_NAME, sqlite3_column_name(st, i)));
 		put_message(&s->body, EVENT_DEBUG_ANNOTATIONS, &s->annotation);
 	}
 }
@@ -209,9 +287,9 @@ static void event(struct trace *t, int64_t ns, int type, uint64_t track, const c
 	put_uint(&s->body, EVENT_TYPE, (uint64_t)type);
 	put_uint(&s->body, EVENT_TRACK_UUID, track);
 	if (name)
-		put_string(&s->body, EVENT_NAME, name);
+		put_uint(&s->body, EVENT_NAME_IID, intern(s, INTERN_EVENT_NAME, name));
 	if (cat && name)
-		put_string(&s->body, EVENT_CATEGORIES, cat);
+		put_uint(&s->body, EVENT_CATEGORY_IIDS, intern(s, INTERN_CATEGORY, cat));
 	if (st && args >= 0)
 		put_annotations(s, st, args);
 	if (flow_out)
@@ -301,6 +379,14 @@ static void perfetto_finish(struct trace *t)
 	free(s->body.p);
 	free(s->part.p);
 	free(s->annotation.p);
+	free(s->interned_data.p);
+	free(s->string.p);
+	for (int k = 0; k < NR_INTERN_KINDS; k++) {
+		for (size_t i = 0; i < s->interned[k].cap; i++)
+			free(s->interned[k].names[i]);
+		free(s->interned[k].names);
+		free(s->interned[k].iids);
+	}
 	free(s);
 	t->scratch = NULL;
 }

@@ -16,6 +16,7 @@ struct trace {
 	FILE *out;
 	int64_t origin_ns;       /* the run's start: times are written from it */
 	uint64_t events, flow_id; /* written so far; the last flow's id */
+	uint32_t sequence;        /* its events' sequence (perfetto), from 1 */
 	void *scratch;           /* the format's own, freed by its finish */
 	bool failed;             /* memory ran out: the export is not whole */
 };
