@@ -18,6 +18,7 @@
 #include "src/reports.h"
 #include "src/run-state.h"
 #include "src/timefmt.h"
+#include "src/derived/consultant-data.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -58,6 +59,9 @@ const char cmd_report_usage[] =
 	"                         these, with the change (rows matched by thread name, ...)\n"
 	"      --focus FOCUS      report metric: where (/Code/MODULE/FUNCTION, /Process/PID/TID,\n"
 	"                         /SyncObject/KIND/ADDRESS; repeat it for their conjunction)\n"
+	"      --metric NAME      report histogram: that metric at --focus over time\n"
+	"      --buckets N        ...in N buckets (even; default 32), each --bucket-width\n"
+	"      --bucket-width W   wide (default 1ms), doubled until the run fits\n"
 	"  -l, --list             list the reports (after metric: the metrics)\n"
 	"  -v, --verbose          say how long building the derived tables took, step by step,\n"
 	"                         and how long each section of the report took\n"
@@ -452,6 +456,32 @@ static int unknown_format(const char *name)
 	return cmd_usage_error("report", "unknown format '%s' (text, csv or json)", name);
 }
 
+/* mtx report FILE histogram --metric NAME ...: the options checked. */
+static int report_histogram(const char *path, const char *metric, const char *const *foci, size_t nr_foci,
+			    const char *buckets, const char *bucket_width, const char *extra, const struct filters *f,
+			    bool cycles, const char *format_name)
+{
+	int format = REPORT_TEXT;
+	long n = 32;
+	int64_t width_ns = 1000000;
+	char *end;
+	if (extra)
+		return cmd_usage_error("report", "unexpected argument '%s'", extra);
+	if (f->thread || f->object || f->function || f->from || f->to || cycles)
+		return cmd_usage_error("report", "report histogram --metric takes --focus, not the other filters");
+	if (buckets && ((n = strtol(buckets, &end, 10)) < 2 || *end || n % 2 || n > PC_HISTOGRAM_MAX_BUCKETS))
+		return cmd_usage_error("report", "--buckets '%s': an even number from 2 to %d", buckets,
+				       PC_HISTOGRAM_MAX_BUCKETS);
+	if (bucket_width && (timefmt_parse_offset(bucket_width, &width_ns) || width_ns <= 0))
+		return cmd_usage_error("report", "--bucket-width '%s': not a time above 0 (1.5s, 200ms, 30us, 10ns)",
+				       bucket_width);
+	if (format_name && (format = report_format_parse(format_name)) < 0)
+		return unknown_format(format_name);
+	if (cmd_default_db_missing("report", path))
+		return EXIT_FAILURE_MTX;
+	return cmd_report_histogram(path, metric, foci, nr_foci, (int)n, width_ns, (enum report_format)format);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -461,7 +491,8 @@ int cmd_report(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'n' },    { "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
 		{ "cycles", no_argument, NULL, 'c' }, { "focus", required_argument, NULL, 'o' },
-		{ "compare", required_argument, NULL, 'C' },
+		{ "compare", required_argument, NULL, 'C' }, { "metric", required_argument, NULL, 'm' },
+		{ "buckets", required_argument, NULL, 'B' }, { "bucket-width", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { MAX_FOCI = 8 };
@@ -478,6 +509,7 @@ int cmd_report(int argc, char **argv)
 	const struct mtx_report *r;
 	struct mtx_report in_cycles;
 	bool cycles = false;
+	const char *metric = NULL, *buckets = NULL, *bucket_width = NULL;
 
 	optind = 1;
 	opterr = 0;
@@ -497,6 +529,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'l': list = true; break;
 		case 'C': compare = optarg; break;
+		case 'm': metric = optarg; break;
+		case 'B': buckets = optarg; break;
+		case 'W': bucket_width = optarg; break;
 		case 'o':
 			if (nr_foci == MAX_FOCI)
 				return cmd_usage_error("report", "--focus at most %d times", MAX_FOCI);
@@ -540,8 +575,15 @@ int cmd_report(int argc, char **argv)
 	if (compare && (!strcmp(name, "metric") || !strcmp(name, "hb")))
 		return cmd_usage_error("report", "--compare is for the whole-run reports threads, sync, locks, "
 						 "syscalls and flat, not %s", name);
+	if ((buckets || bucket_width) && !metric)
+		return cmd_usage_error("report", "--buckets and --bucket-width go with report histogram --metric");
+	if (metric && strcmp(name, "histogram"))
+		return cmd_usage_error("report", "--metric is for report histogram (report metric takes its name)");
+	if (metric) /* not a named query: a consultant's metric over time */
+		return report_histogram(path, metric, foci, nr_foci, buckets, bucket_width, argc ? argv[0] : NULL, &f,
+					cycles, format_name);
 	if (nr_foci && strcmp(name, "metric"))
-		return cmd_usage_error("report", "--focus is for report metric");
+		return cmd_usage_error("report", "--focus is for report metric and report histogram --metric");
 	if (!strcmp(name, "metric")) { /* not a named query: the consultant's metrics */
 		if (argc > 1)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[1]);

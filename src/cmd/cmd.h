@@ -44,6 +44,13 @@ int cmd_report_hb(const char *path, const char *thread, const char *format);
  * 'mtx report metric --list'. */
 int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
 		      enum report_format format);
+
+/* cmd_report_histogram - 'mtx report FILE histogram --metric NAME [--focus
+ * F...] [--buckets N] [--bucket-width W]': the metric at the focus over
+ * time, @buckets buckets @width_ns wide at first, doubled until the run
+ * fits (src/cmd/report-metric.c). Returns the exit status. */
+int cmd_report_histogram(const char *path, const char *name, const char *const *foci, size_t nr_foci, int buckets,
+			 int64_t width_ns, enum report_format format);
 void report_metric_list(FILE *out);
 /* cmd_report_compare - 'mtx report FILE NAME --compare BASE': report @r of
  * both runs, side by side (src/cmd/report-compare.c), its tables @width

@@ -7,8 +7,10 @@
  */
 #include "config.h"
 #include "src/cmd/cmd.h"
+#include "src/db.h"
 #include "src/derived/analysis.h"
 #include "src/derived/consultant-data.h"
+#include "src/derived/histogram.h"
 #include "src/log.h"
 #include "src/report-format.h"
 #include "src/run-state.h"
@@ -51,6 +53,48 @@ static unsigned focus_hierarchies(const struct pc_focus *f)
 		if (f->r[h].level)
 			named |= PC_ALONG(h);
 	return named;
+}
+
+/* The conjunction of @foci (@n) into @f, for @metric (-1: any): 0, or
+ * the exit status of a usage error, said. */
+static int parse_foci(const struct pc_data *d, const char *const *foci, size_t n, int metric, struct pc_focus *f)
+{
+	char *err = NULL;
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < n; i++) {
+		struct pc_focus g = { 0 };
+		if (pc_data_parse_focus(d, foci[i], &g, &err)) {
+			int status = cmd_usage_error("report", "%s", err);
+			free(err);
+			return status;
+		}
+		if (focus_hierarchies(f) & focus_hierarchies(&g))
+			return cmd_usage_error("report", "focus '%s': one node of each hierarchy at most", foci[i]);
+		for (int h = 0; h < PC_HIERARCHIES; h++)
+			if (g.r[h].level)
+				f->r[h] = g.r[h];
+	}
+	if (metric >= 0 && (focus_hierarchies(f) & ~pc_metric_along((enum pc_metric)metric))) {
+		char along[64];
+		along_text(pc_metric_along((enum pc_metric)metric), along, sizeof(along));
+		return cmd_usage_error("report", "metric %s is kept along %s only: not at this focus",
+				       pc_metric_name((enum pc_metric)metric), along[0] ? along : "no hierarchy (its root)");
+	}
+	return 0;
+}
+
+/* Open @path's run and its consultant data, and parse @foci (@n) into @f
+ * for @metric: 0, or the exit status (said). */
+static int open_focus(const char *path, const char *const *foci, size_t n, int metric, sqlite3 **db,
+		      struct run_state *rs, struct pc_data **d, struct pc_focus *f)
+{
+	char *err = NULL;
+	if (analysis_open(path, false, db, rs, &err) || pc_data_load(*db, d, &err)) {
+		log_error("%s", err ? err : "cannot open");
+		free(err);
+		return EXIT_FAILURE_MTX;
+	}
+	return parse_foci(*d, foci, n, metric, f);
 }
 
 struct metric_value {
@@ -98,32 +142,9 @@ int cmd_report_metric(const char *path, const char *name, const char *const *foc
 
 	if (name && (metric = pc_metric_find(name)) < 0)
 		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
-	if (analysis_open(path, false, &db, &rs, &err) || pc_data_load(db, &d, &err)) {
-		log_error("%s", err ? err : "cannot open");
+	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)))
 		goto out;
-	}
-	memset(&f, 0, sizeof(f));
-	for (size_t i = 0; i < nr_foci; i++) {
-		struct pc_focus g = { 0 };
-		if (pc_data_parse_focus(d, foci[i], &g, &err)) {
-			status = cmd_usage_error("report", "%s", err);
-			goto out;
-		}
-		if (focus_hierarchies(&f) & focus_hierarchies(&g)) {
-			status = cmd_usage_error("report", "focus '%s': one node of each hierarchy at most", foci[i]);
-			goto out;
-		}
-		for (int h = 0; h < PC_HIERARCHIES; h++)
-			if (g.r[h].level)
-				f.r[h] = g.r[h];
-	}
-	if (metric >= 0 && (focus_hierarchies(&f) & ~pc_metric_along((enum pc_metric)metric))) {
-		char along[64];
-		along_text(pc_metric_along((enum pc_metric)metric), along, sizeof(along));
-		status = cmd_usage_error("report", "metric %s is kept along %s only: not at this focus", name,
-					 along[0] ? along : "no hierarchy (its root)");
-		goto out;
-	}
+	status = EXIT_FAILURE_MTX;
 	if (!(focus = pc_data_focus_name(d, &f))) {
 		log_error("out of memory");
 		goto out;
@@ -170,6 +191,133 @@ int cmd_report_metric(const char *path, const char *name, const char *const *foc
 out:
 	free(err);
 	free(focus);
+	pc_data_free(d);
+	sqlite3_close(db);
+	return status;
+}
+
+/* ---- the metric over time: mtx report FILE histogram --metric M ---------- */
+
+/* A bucket's value as text shows it: a time, or a count. */
+static void bucket_text(enum pc_metric m, int64_t v, char *out, size_t size)
+{
+	if (pc_metric_is_time(m))
+		timefmt_duration((uint64_t)v, out, size);
+	else
+		snprintf(out, size, "%" PRId64, v);
+}
+
+int cmd_report_histogram(const char *path, const char *name, const char *const *foci, size_t nr_foci, int buckets,
+			 int64_t width_ns, enum report_format format)
+{
+	struct pc_histogram *h = NULL;
+	struct pc_data *d = NULL;
+	struct pc_focus f;
+	struct run_state rs;
+	sqlite3 *db = NULL;
+	char *err = NULL, *focus = NULL;
+	int metric = pc_metric_find(name), status = EXIT_FAILURE_MTX;
+	int64_t first_ns, last_ns, run_ns, peak = 0;
+	enum pc_metric m = (enum pc_metric)metric;
+
+	if (metric < 0)
+		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
+	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)))
+		goto out;
+	status = EXIT_FAILURE_MTX;
+	if (f.r[PC_CODE].level) {
+		status = cmd_usage_error("report", "a histogram is kept at /Code's root only: a function's share of "
+						   "a metric has no times (report metric gives its total)");
+		goto out;
+	}
+	if (!(focus = pc_data_focus_name(d, &f)) || !(h = calloc(1, sizeof(*h)))) {
+		log_error("out of memory");
+		goto out;
+	}
+	pc_data_span(d, &first_ns, &last_ns);
+	run_ns = db_run_start_ns(db); /* times are shown from it */
+	h->origin_ns = first_ns;
+	h->width_ns = width_ns;
+	h->nr_buckets = buckets;
+	pc_histogram_fit(h, last_ns);
+	if (pc_data_histogram(db, d, &f, m, h, &err)) {
+		log_error("%s", err ? err : "cannot read the run");
+		goto out;
+	}
+	for (int i = 0; i < h->nr_buckets; i++)
+		if (h->value[i] > peak)
+			peak = h->value[i];
+	if (format == REPORT_TEXT) {
+		char width[32], text[32];
+		char *line = run_state_line(&rs);
+		if (line)
+			log_warn("%s: %s", path, line);
+		free(line);
+		timefmt_duration((uint64_t)h->width_ns, width, sizeof(width));
+		printf("Time histogram: %s of %s (%s: %s)\n", pc_metric_name(m), focus, pc_metric_unit(m),
+		       pc_metric_what(m));
+		printf("%7s %10s %10s %6s\n%7d %10s %10.6f %6d\n", "buckets", "width", "start", "folds", h->nr_buckets,
+		       width, (double)(h->origin_ns - run_ns) / 1e9, h->folds);
+		printf("over_time  ");
+		for (int i = 0; i < h->nr_buckets; i++) /* '?': --detail's budget added some of it up */
+			putchar(h->origin_ns + (i + 1) * h->width_ns > h->summarized_from_ns ? '?'
+											: histogram_ramp(h->value[i], peak));
+		bucket_text(m, peak, text, sizeof(text));
+		printf("\npeak       %s a bucket\n\n%6s %12s %12s %10s\n", text, "bucket", "start_s", pc_metric_name(m),
+		       "rate");
+	} else if (format == REPORT_CSV) {
+		printf("bucket,start_ns,width_ns,value,rate\n");
+	} else {
+		printf("{\n  \"metric\": \"%s\",\n  \"unit\": \"%s\",\n  \"focus\": ", pc_metric_name(m), pc_metric_unit(m));
+		report_json_string(stdout, focus);
+		printf(",\n  \"origin_ns\": %" PRId64 ",\n  \"width_ns\": %" PRId64 ",\n  \"folds\": %d,\n  "
+		       "\"summarized_from_ns\": ", h->origin_ns, h->width_ns, h->folds);
+		if (h->summarized_from_ns == INT64_MAX)
+			printf("null");
+		else
+			printf("%" PRId64, h->summarized_from_ns);
+		printf(",\n  \"buckets\": [");
+	}
+	for (int i = 0; i < h->nr_buckets; i++) {
+		int64_t start = h->origin_ns + i * h->width_ns;
+		bool known = start + h->width_ns <= h->summarized_from_ns;
+		/* a time's rate is how many threads did it at once on average;
+		 * a count's is per second */
+		double rate = (double)h->value[i] / (double)h->width_ns * (pc_metric_is_time(m) ? 1 : 1e9);
+		char text[32];
+		switch (format) {
+		case REPORT_CSV:
+			if (known)
+				printf("%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6g\n", i, start, h->width_ns, h->value[i], rate);
+			else
+				printf("%d,%" PRId64 ",%" PRId64 ",,\n", i, start, h->width_ns);
+			break;
+		case REPORT_JSON:
+			printf("%s\n    {\"bucket\": %d, \"start_ns\": %" PRId64 ", ", i ? "," : "", i, start);
+			if (known)
+				printf("\"value\": %" PRId64 ", \"rate\": %.6g}", h->value[i], rate);
+			else
+				printf("\"value\": null, \"rate\": null}");
+			break;
+		default:
+			bucket_text(m, h->value[i], text, sizeof(text));
+			if (known)
+				printf("%6d %12.6f %12s %10.4f\n", i, (double)(start - run_ns) / 1e9, text, rate);
+			else
+				printf("%6d %12.6f %12s %10s\n", i, (double)(start - run_ns) / 1e9, "?", "?");
+		}
+	}
+	if (format == REPORT_JSON)
+		printf("\n  ]\n}\n");
+	else if (format == REPORT_TEXT && h->summarized_from_ns != INT64_MAX)
+		printf("\n?: past %.6f s, mtx collect --detail's budget added up some of these rows rather than "
+		       "keeping them (--detail all keeps every one)\n",
+		       (double)(h->summarized_from_ns - run_ns) / 1e9);
+	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
+out:
+	free(err);
+	free(focus);
+	free(h);
 	pc_data_free(d);
 	sqlite3_close(db);
 	return status;

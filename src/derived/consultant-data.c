@@ -655,6 +655,86 @@ void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns)
 	*last_ns = d->last_ns;
 }
 
+/* ---- over time (S5's time histograms) ---------------------------------------- */
+
+/* Each metric's rows over time: (tid, object id or NULL, start_ns, end_ns,
+ * amount): an interval's time counts when amount is NULL, else the
+ * amount at end_ns. The same rows as pc_data_load's totals, where they
+ * have times; @summarized: the meta key of the instant past which
+ * --detail's budget added some of them up rather than keeping them. */
+static const struct {
+	const char *sql, *summarized;
+} over_time[PC_METRICS] = {
+	[PC_M_CPU] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM thread_states WHERE state = 'running'",
+		       "detail_until_ns" },
+	[PC_M_CPU_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM thread_states WHERE state = 'runnable'",
+			    "detail_until_ns" },
+	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL FROM sync_ops x "
+			     "JOIN sync_objects o ON o.id = x.object_id "
+			     "WHERE (o.kind IN ('mutex', 'rwlock', 'spinlock') OR o.used_as = 'lock') "
+			     "AND x.op NOT IN ('unlock', 'init', 'destroy') AND x.end_ns IS NOT NULL",
+			     "sync_detail_until_ns" },
+	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM state_causes WHERE state = 'blocked_io'",
+			   NULL },
+	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1 FROM syscalls WHERE name IN " IO_SYSCALLS
+			  " AND ret >= 0", "detail_until_ns" },
+	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret FROM syscalls WHERE name IN " IO_SYSCALLS
+			    " AND ret >= 0", "detail_until_ns" },
+};
+
+/* Add the time of [@s, @e) to the buckets of @h it covers. */
+static void add_span(struct pc_histogram *h, int64_t s, int64_t e)
+{
+	int64_t limit = h->origin_ns + h->width_ns * h->nr_buckets;
+	if (s < h->origin_ns)
+		s = h->origin_ns;
+	if (e > limit)
+		e = limit;
+	while (s < e) {
+		int64_t i = (s - h->origin_ns) / h->width_ns, bucket_end = h->origin_ns + (i + 1) * h->width_ns;
+		int64_t upto = e < bucket_end ? e : bucket_end;
+		h->value[i] += upto - s;
+		s = upto;
+	}
+}
+
+void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
+{
+	for (h->folds = 0; last_ns >= h->origin_ns + h->width_ns * h->nr_buckets; h->folds++)
+		h->width_ns *= 2;
+}
+
+int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focus *f, enum pc_metric m,
+		      struct pc_histogram *h, char **err)
+{
+	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT];
+	sqlite3_stmt *st;
+	char *until = over_time[m].summarized ? db_meta_get(db, over_time[m].summarized) : NULL;
+	int rc = 0, step;
+	h->summarized_from_ns = until ? strtoll(until, NULL, 10) : INT64_MAX;
+	free(until);
+	if (sqlite3_prepare_v2(db, over_time[m].sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int thread = thread_index(d, sqlite3_column_int64(st, 0));
+		int64_t object = sqlite3_column_int64(st, 1);
+		const struct pc_object *o = object ? object_of(d, object) : NULL;
+		int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+		if (thread < 0 || !thread_in(&d->threads[thread], &f->r[PC_PROCESS]))
+			continue;
+		if (r->level && !(o && (r->level == 1 ? o->kind == r->id : o->id == r->id)))
+			continue;
+		if (sqlite3_column_type(st, 4) == SQLITE_NULL)
+			add_span(h, start, end);
+		else if (end >= h->origin_ns && end < h->origin_ns + h->width_ns * h->nr_buckets)
+			h->value[(end - h->origin_ns) / h->width_ns] += sqlite3_column_int64(st, 4);
+	}
+	if (step != SQLITE_DONE)
+		rc = sql_fail(db, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* ---- foci by name ---------------------------------------------------------- */
 
 static const char *const hierarchy_names[PC_HIERARCHIES] = { [PC_CODE] = "Code", [PC_PROCESS] = "Process",

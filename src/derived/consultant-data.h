@@ -75,4 +75,31 @@ int pc_data_parse_focus(const struct pc_data *d, const char *text, struct pc_foc
 /* pc_data_span - the run's threads' first start and last end (ns). */
 void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns);
 
+/*
+ * A metric over time (seed 003 §2.2): @nr_buckets buckets, even, bucket i
+ * covering [origin + i * width, + width). Made @width_ns wide, it doubles
+ * (pc_histogram_fit: @folds times) until the run fits, which gives what
+ * adding each value as it came and folding pairs of buckets whenever one
+ * fell past the last would give. A time's bucket holds the ns of it there,
+ * a count's what ended there. Buckets from @summarized_from_ns on are
+ * short of what --detail's budget added up rather than kept (INT64_MAX:
+ * nothing was).
+ */
+#define PC_HISTOGRAM_MAX_BUCKETS 4096
+struct pc_histogram {
+	int64_t origin_ns, width_ns;
+	int nr_buckets, folds;
+	int64_t summarized_from_ns;
+	int64_t value[PC_HISTOGRAM_MAX_BUCKETS];
+};
+
+/* pc_histogram_fit - double @h's width until the instant @last_ns falls in
+ * its last bucket or before. */
+void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns);
+
+/* pc_data_histogram - add metric @m at focus @f (at the root of /Code)
+ * over time into @h, from @db's rows. 0, or -errno with @err. */
+int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focus *f, enum pc_metric m,
+		      struct pc_histogram *h, char **err);
+
 #endif

@@ -152,6 +152,11 @@ static int sparkline_level(int64_t v, int64_t max)
 	return 1 + (int)((long double)v * (RAMP_TOP - 1) / (long double)max);
 }
 
+char histogram_ramp(int64_t v, int64_t max)
+{
+	return sparkline_ramp[sparkline_level(v, max)];
+}
+
 /* The largest of a group's buckets (each the sum of its values). */
 static int64_t sparkline_max(const struct sparkline *s)
 {

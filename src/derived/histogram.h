@@ -71,6 +71,10 @@ static inline int64_t histogram_value(const struct mtx_histogram *h, int i)
 	return h->value[i];
 }
 
+/* histogram_ramp - how a bucket of @v draws in a sparkline whose largest
+ * bucket is @max: ' ' for none, then ".:-=+*#%", '@' for the largest. */
+char histogram_ramp(int64_t v, int64_t max);
+
 /* histogram_is_empty - whether every bucket is zero. */
 int histogram_is_empty(const struct mtx_histogram *h);
 

@@ -13,6 +13,8 @@
  *                               joins (main waits for it: not a sync cause)
  *   planted crowd THREADS MS    THREADS threads compute in crunch() for MS ms
  *                               of CPU time each, more of them than CPUs
+ *   planted busywin 1 MS        a thread asleep MS ms, busy MS ms, asleep MS
+ *                               ms, busy MS ms (test-histogram-metric.sh)
  *
  * On stdout "planted MODE: done" (the same under mtx); on stderr what the
  * program measured, on CLOCK_MONOTONIC:
@@ -26,6 +28,10 @@
  *                               running (the kernel's schedstat run_delay)
  *   bytes_per_write B           what each write wrote
  *   writer TID                  io-join: the thread that wrote
+ *   busy_tid TID                busywin: the thread that was busy
+ *   busy START END CPU          busywin: each busy window, and the thread's
+ *                               CPU time in it (CLOCK_THREAD_CPUTIME_ID)
+ *   busy_cpu_ns NS              busywin: the thread's CPU time in all
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -151,6 +157,28 @@ static int writes(const char *path, long n, size_t size)
 	return 0;
 }
 
+/* busywin: asleep and busy by turns, @arg ms each, twice; each window as
+ * the program saw it. */
+static void *busywin(void *arg)
+{
+	uint64_t ms = (uint64_t)(uintptr_t)arg * 1000000u, t0 = now_ns();
+	fprintf(stderr, "busy_tid %ld\n", (long)gettid());
+	for (int w = 0; w < 2; w++) {
+		uint64_t from = t0 + (2 * (uint64_t)w + 1) * ms, cpu0, start;
+		struct timespec at = { (time_t)(from / 1000000000u), (long)(from % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL))
+			;
+		start = now_ns();
+		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		while (now_ns() < from + ms)
+			crunch(10);
+		fprintf(stderr, "busy %llu %llu %llu\n", (unsigned long long)start, (unsigned long long)now_ns(),
+			(unsigned long long)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0));
+	}
+	fprintf(stderr, "busy_cpu_ns %llu\n", (unsigned long long)clock_ns(CLOCK_THREAD_CPUTIME_ID));
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[MAX_THREADS];
@@ -168,6 +196,12 @@ int main(int argc, char **argv)
 		printf("planted %s: done\n", mode);
 		return 0;
 	}
+	if (!strcmp(mode, "busywin") && n > 0) {
+		if (pthread_create(&t[0], NULL, busywin, (void *)(uintptr_t)n) || pthread_join(t[0], NULL))
+			return 1;
+		printf("planted %s: done\n", mode);
+		return 0;
+	}
 	if (!strcmp(mode, "io-small") || !strcmp(mode, "io-big")) {
 		if (n <= 0 || writes(argv[2], n, !strcmp(mode, "io-small") ? 512 : 1 << 20))
 			return 1;
@@ -179,7 +213,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "cpu") || !strcmp(mode, "crowd"))
 		run = cruncher;
 	if (!run || threads < 1 || threads > MAX_THREADS || n <= 0) {
-		fprintf(stderr, "usage: planted lock|cpu|crowd THREADS MS | planted io-small|io-big FILE N\n");
+		fprintf(stderr, "usage: planted lock|cpu|crowd THREADS MS | planted io-small|io-big FILE N | "
+				"planted busywin 1 MS\n");
 		return 2;
 	}
 	until_ns = start + (uint64_t)n * 1000000u;
