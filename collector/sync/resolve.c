@@ -5,6 +5,7 @@
 #include "src/clock.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 #include "src/log.h"
 #include "src/progress.h"
 #include "src/radix-sort.h"
@@ -97,42 +98,6 @@ static int64_t next_row(const struct pending_list *const l[3], const size_t at[3
 		if (at[i] < l[i]->len && l[i]->v[at[i]].row < row)
 			row = l[i]->v[at[i]].row;
 	return row;
-}
-
-/*
- * Of the replay's @holds, keep only those the rows do not hold already
- * (@written: the rows' hold_ns, in row order, as the scan read them), and
- * add a NULL (-1) for each row that holds one the replay did not give it.
- * Most rows were written with the replay's value (collector/sync/objects.c).
- */
-static int holds_to_change(struct pending_list *holds, const struct pending_list *written)
-{
-	struct pending_list change = { 0 };
-	size_t i = 0, j = 0;
-	int rc = 0;
-
-	if (sort_pending(holds))
-		return -ENOMEM;
-	while (!rc && (i < holds->len || j < written->len)) {
-		const struct pending *h = i < holds->len ? &holds->v[i] : NULL;
-		const struct pending *wr = j < written->len ? &written->v[j] : NULL;
-		if (h && wr && h->row == wr->row) {
-			if (h->value != wr->value)
-				rc = pending_add(&change, h->row, h->value);
-			i++, j++;
-		} else if (h && (!wr || h->row < wr->row)) {
-			rc = pending_add(&change, h->row, h->value);
-			i++;
-		} else {
-			rc = pending_add(&change, wr->row, -1);
-			j++;
-		}
-	}
-	free(holds->v);
-	*holds = rc ? (struct pending_list){ 0 } : change;
-	if (rc)
-		free(change.v);
-	return rc;
 }
 
 /*
@@ -481,8 +446,10 @@ out:
 /*
  * Both passes read every op once, in the order the table is stored (a plain
  * scan: reading through an index costs a table lookup per row), and keep in
- * memory only what they must sort: the blocked intervals (pass 2) and the
- * lock events (pass 3, ~1.5 per lock op, 32 bytes each).
+ * memory the blocked intervals (pass 2, sorted) and each thread's lock ops
+ * (pass 3, 40 bytes each), whose events are merged as they are replayed:
+ * the radix sort of all the events they replaced took three times the
+ * memory and half of the pass's time.
  */
 
 /* OBJ_SEM: a semaphore that may be used as a lock; its init or open
@@ -612,46 +579,39 @@ enum lock_event_type { EV_RELEASE = 0, EV_REQUEST = 1, EV_ACQUIRE = 2, EV_TAKEN 
 #define REPLAY_SLACK_NS 2000
 
 /*
- * The events of every lock: a release at an unlock's start (or a cond
- * wait's start, for its mutex), a request at an acquiring op's start, an
- * acquisition at its end when it succeeded (a cond wait always takes its
- * mutex back). Sorted by lock, time, then release < request < acquisition,
- * then op id (sort_lock_events).
+ * What an op does to a lock, as the replay sees it: a release at an
+ * unlock's (or a post's) start; a request at a taking op's start and, when
+ * it succeeded, an acquisition at its end; a cond wait releases its mutex
+ * at its start and takes it back at its end (unless its thread died
+ * waiting). Only the ops that do one of these are kept, 40 bytes each.
  */
+enum replay_what { RO_RELEASE = 1, RO_TAKE, RO_COND };
+
+struct replay_op {
+	int64_t id, start_ns, end_ns;
+	int64_t written_hold; /* its row's hold_ns, -1: NULL */
+	int32_t object;       /* the lock (a cond wait's: its mutex) */
+	uint8_t what, write, acquired;
+	bool hold_given;      /* the replay gave it a hold */
+};
+
+/* One lock event: @type of @op (NULL: none, an attach's holder) at @ts_ns.
+ * The replay takes them by lock, time, then release < request <
+ * acquisition, then op id: the order a sort of all of them had. */
 struct lock_event {
 	int64_t ts_ns, op_id;
+	struct replay_op *op;
 	int32_t object, tid;
 	uint8_t type, write;
 };
 
-struct lock_events {
-	struct lock_event *v;
-	size_t len, cap;
-};
-
-static int lock_event_add(struct lock_events *l, int64_t object, int64_t ts, enum lock_event_type type,
-			  int64_t tid, int64_t op_id, int write)
+static int event_cmp(const struct lock_event *a, const struct lock_event *b)
 {
-	struct lock_event *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 4096);
-	if (!v)
-		return -ENOMEM;
-	l->v = v;
-	l->v[l->len++] = (struct lock_event){ ts, op_id, (int32_t)object, (int32_t)tid, (uint8_t)type,
-					      (uint8_t)write };
-	return 0;
-}
-
-/* The events come in op id order (the scan's ORDER BY id), which the
- * stable sort keeps among ties. qsort took 3-4 s of a 10 M-event run's
- * 18 s here. */
-static int sort_lock_events(struct lock_events *l)
-{
-	const struct radix_key keys[] = {
-		RADIX_KEY(struct lock_event, object),
-		RADIX_KEY(struct lock_event, ts_ns),
-		RADIX_KEY(struct lock_event, type),
-	};
-	return radix_sort(l->v, l->len, sizeof(*l->v), keys, sizeof(keys) / sizeof(keys[0]));
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return (a->op_id > b->op_id) - (a->op_id < b->op_id);
 }
 
 static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
@@ -668,53 +628,55 @@ struct op_row {
 	bool has_arg;
 };
 
-/* Pass 3's events of one op. A semaphore's are a lock's: its wait
- * (trywait, timedwait) requests and, when it succeeds, acquires; its post
- * releases. Replayed, they tell whether it was used as a lock. */
-static int add_lock_events(struct lock_events *l, struct object_classes *c, const struct op_row *op)
+/* What @op does to a lock, into *@ro: false when nothing. A semaphore's
+ * ops are a lock's: its wait (trywait, timedwait) requests and, when it
+ * succeeds, acquires; its post releases. Replayed, they tell whether it was
+ * used as a lock; its init or open makes it OBJ_OTHER unless that gave it
+ * the value 1. */
+static bool replay_op_of(struct object_classes *c, const struct op_row *op, struct replay_op *ro)
 {
 	const char *name = op->name;
-	int64_t object = op->object;
-	int rc = 0;
-
+	*ro = (struct replay_op){ .id = op->id, .start_ns = op->start_ns, .end_ns = op->end_ns,
+				  .written_hold = op->hold_ns, .object = (int32_t)op->object,
+				  .acquired = op->returned && op->result == 0 };
 	if (!name)
-		return 0;
-	switch (class_of(c, object)) {
+		return false;
+	switch (class_of(c, op->object)) {
 	case OBJ_LOCK:
-		if (!strcmp(name, "unlock"))
-			return lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
+		if (!strcmp(name, "unlock")) {
+			ro->what = RO_RELEASE;
+			return true;
+		}
 		if (op_is(name, not_acquiring))
-			return 0;
-		rc = lock_event_add(l, object, op->start_ns, EV_REQUEST, op->tid, op->id, !op_is(name, read_ops));
-		if (!rc && op->returned && op->result == 0)
-			rc = lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, !op_is(name, read_ops));
-		return rc;
+			return false;
+		ro->what = RO_TAKE;
+		ro->write = !op_is(name, read_ops);
+		return true;
 	case OBJ_COND:
 		if ((strcmp(name, "wait") && strcmp(name, "timedwait")) || !op->has_arg)
-			return 0;
-		object = op->arg; /* the mutex */
-		rc = lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
-		/* it takes the mutex back, unless its thread died waiting */
-		if (rc || !op->returned)
-			return rc;
-		return lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, 1);
+			return false;
+		ro->what = RO_COND;
+		ro->object = (int32_t)op->arg; /* the mutex */
+		ro->acquired = op->returned;
+		return true;
 	case OBJ_SEM:
 		if (op_is(name, sem_inits)) {
 			/* arg: the value it was given (sem_open: 0 without O_CREAT) */
 			if (!op->has_arg || op->arg != 1)
-				c->of[object] = OBJ_OTHER;
-			return 0;
+				c->of[op->object] = OBJ_OTHER;
+			return false;
 		}
-		if (!strcmp(name, "post"))
-			return lock_event_add(l, object, op->start_ns, EV_RELEASE, op->tid, op->id, 0);
+		if (!strcmp(name, "post")) {
+			ro->what = RO_RELEASE;
+			return true;
+		}
 		if (!op_is(name, sem_takes))
-			return 0;
-		rc = lock_event_add(l, object, op->start_ns, EV_REQUEST, op->tid, op->id, 1);
-		if (!rc && op->returned && op->result == 0)
-			rc = lock_event_add(l, object, op->end_ns, EV_ACQUIRE, op->tid, op->id, 1);
-		return rc;
+			return false;
+		ro->what = RO_TAKE;
+		ro->write = 1;
+		return true;
 	default:
-		return 0;
+		return false;
 	}
 }
 
@@ -743,8 +705,7 @@ static int op_reader_open(struct op_reader *r, sqlite3 *db, struct tl_capture *c
 			return sql_fail(db, "sync_ops", err);
 		return 0;
 	}
-	/* ORDER BY the rowid: the plain scan, and the order sort_lock_events
-	 * counts on. */
+	/* ORDER BY the rowid: the plain scan */
 	if (sqlite3_prepare_v2(db, "SELECT id, tid, object_id, op, start_ns, end_ns, result, arg, hold_ns "
 			       "FROM sync_ops ORDER BY id", -1, &r->scan, NULL) != SQLITE_OK)
 		return sql_fail(db, "sync_ops", err);
@@ -796,24 +757,186 @@ static void op_reader_close(struct op_reader *r)
 	sqlite3_finalize(r->end);
 }
 
+/*
+ * A thread's ops that do something to a lock, in time order, and the
+ * events they make, handed out in the replay's order: an op's events are
+ * made once every event before them is out (its acquisition may come after
+ * later ops' starts: an op of a signal handler nested in it).
+ */
+struct replay_thread {
+	int32_t tid;
+	struct replay_op *ops;
+	size_t len, cap, next;       /* next: the first op whose events are not made */
+	struct lock_event *pending;  /* made, not handed out */
+	size_t nr_pending, cap_pending;
+};
+
+static int pending_event(struct replay_thread *t, struct replay_op *op, int type, int64_t ts, int write)
+{
+	struct lock_event *v = grow_array(t->pending, &t->cap_pending, t->nr_pending, sizeof(*v), 4);
+	if (!v)
+		return -ENOMEM;
+	t->pending = v;
+	v[t->nr_pending++] = (struct lock_event){ ts, op->id, op, op->object, t->tid, (uint8_t)type, (uint8_t)write };
+	return 0;
+}
+
+/* The events of the thread's next op. */
+static int make_events(struct replay_thread *t)
+{
+	struct replay_op *op = &t->ops[t->next++];
+	int rc = pending_event(t, op, op->what == RO_TAKE ? EV_REQUEST : EV_RELEASE, op->start_ns,
+			       op->what == RO_TAKE && op->write);
+	if (!rc && op->what != RO_RELEASE && op->acquired)
+		rc = pending_event(t, op, EV_ACQUIRE, op->end_ns, op->what == RO_COND || op->write);
+	return rc;
+}
+
+/* The thread's next event, into *@e: 1, or 0 when it has none left, or
+ * -ENOMEM. */
+static int next_event(struct replay_thread *t, struct lock_event *e)
+{
+	size_t first = 0;
+	int rc;
+	for (;;) {
+		for (size_t i = 1; i < t->nr_pending; i++)
+			if (event_cmp(&t->pending[i], &t->pending[first]) < 0)
+				first = i;
+		/* a later op's events can come first only from where it starts */
+		if (t->next == t->len || (t->nr_pending && t->pending[first].ts_ns < t->ops[t->next].start_ns))
+			break;
+		if ((rc = make_events(t)))
+			return rc;
+		first = 0;
+	}
+	if (!t->nr_pending)
+		return 0;
+	*e = t->pending[first];
+	t->pending[first] = t->pending[--t->nr_pending];
+	return 1;
+}
+
+/* The threads' ops by (start, id): in id order but for the rows written
+ * late (a lock's, when its thread released it), which sit a few places
+ * on; insertion puts them back, a sort when there are too many. */
+static int op_start_cmp(const void *a, const void *b)
+{
+	const struct replay_op *x = a, *y = b;
+	return cmp_pairs(x->start_ns, x->id, y->start_ns, y->id);
+}
+
+static void sort_thread_ops(struct replay_thread *t)
+{
+	size_t moved = 0;
+	for (size_t i = 1; i < t->len && moved <= 8 * t->len; i++) {
+		struct replay_op x = t->ops[i];
+		size_t j = i;
+		while (j > 0 && op_start_cmp(&t->ops[j - 1], &x) > 0) {
+			t->ops[j] = t->ops[j - 1];
+			j--;
+		}
+		t->ops[j] = x;
+		moved += i - j;
+	}
+	if (moved > 8 * t->len)
+		qsort(t->ops, t->len, sizeof(*t->ops), op_start_cmp);
+}
+
+/* Every thread's lock ops, by thread. */
+struct replay_threads {
+	struct replay_thread *v;
+	size_t len, cap;
+	struct keyhash by_tid;
+	size_t last; /* the index of the thread added to last: ops come in runs of one thread's */
+};
+
+static int replay_threads_add(struct replay_threads *ts, int64_t tid, const struct replay_op *op)
+{
+	const struct replay_thread init = { .tid = (int32_t)tid };
+	ptrdiff_t i = ts->last < ts->len && ts->v[ts->last].tid == tid
+			      ? (ptrdiff_t)ts->last
+			      : keyhash_row(&ts->by_tid, tid, 0, 0, &ts->v, &ts->len, &ts->cap, sizeof(*ts->v), &init);
+	struct replay_thread *t;
+	struct replay_op *v;
+	if (i < 0)
+		return -ENOMEM;
+	ts->last = (size_t)i;
+	t = &ts->v[i];
+	if (!(v = grow_array(t->ops, &t->cap, t->len, sizeof(*v), 64)))
+		return -ENOMEM;
+	t->ops = v;
+	t->ops[t->len++] = *op;
+	return 0;
+}
+
+static void replay_threads_free(struct replay_threads *ts)
+{
+	for (size_t i = 0; i < ts->len; i++) {
+		free(ts->v[i].ops);
+		free(ts->v[i].pending);
+	}
+	free(ts->v);
+	free(ts->by_tid.slots);
+}
+
 struct holder {
-	int64_t tid, since_ns, op_id;
+	int64_t tid, since_ns, op_id; /* op_id -1: held since before an attach */
+	struct replay_op *op;
 	int write; /* exclusive: mutex, spinlock, rwlock write */
 	int depth; /* recursive acquisitions by the same thread */
 };
 
+/* A lock as the replay goes: its holders. A semaphore: whether it was used
+ * as a lock (taken, and never posted by a thread that did not hold it nor
+ * taken by one while held, by it or another: a binary semaphore), and the
+ * requests its replay found contended, counted only if it was. */
 struct lock_state {
-	int64_t object;
 	struct holder *h;
 	size_t len, cap;
-	/* A semaphore: what its replay added (dropped unless it was used as
-	 * a lock), and whether it was: taken, and never posted by a thread
-	 * that did not hold it nor taken by one while held (by it or
-	 * another: a binary semaphore). */
-	bool sem, taken, lock_like;
-	size_t holders_from, holds_from;
-	uint64_t contended_from;
+	bool started, sem, taken, lock_like;
+	uint64_t contended;
 };
+
+/* What the replay of a semaphore gives its ops: kept if it was used as a
+ * lock. */
+struct sem_result {
+	int64_t row, value;
+	struct replay_op *op; /* a hold's op; NULL: a holder */
+	int32_t object;
+};
+
+struct replay {
+	const struct object_classes *classes;
+	struct lock_state *locks; /* by object id */
+	struct lock_event *ev;    /* the events from front on, in order, as many as the slack needs */
+	size_t front, len, cap;
+	struct pending_list *holders, *holds; /* holds: only those the rows lack */
+	struct sem_result *sem;
+	size_t nr_sem, cap_sem;
+	struct sync_resolve_stats *stats;
+};
+
+static int sem_add(struct replay *r, int64_t row, int64_t value, struct replay_op *op, int32_t object)
+{
+	struct sem_result *v = grow_array(r->sem, &r->cap_sem, r->nr_sem, sizeof(*v), 64);
+	if (!v)
+		return -ENOMEM;
+	r->sem = v;
+	v[r->nr_sem++] = (struct sem_result){ row, value, op, object };
+	return 0;
+}
+
+/* @op held its lock @hold_ns: a change when its row says otherwise. */
+static int give_hold(struct replay *r, struct replay_op *op, int64_t hold_ns)
+{
+	op->hold_given = true;
+	return op->written_hold == hold_ns ? 0 : pending_add(r->holds, op->id, hold_ns);
+}
+
+static int hold(struct replay *r, const struct lock_state *l, struct replay_op *op, int64_t hold_ns)
+{
+	return l->sem ? sem_add(r, op->id, hold_ns, op, op->object) : give_hold(r, op, hold_ns);
+}
 
 static struct holder *holder_of(struct lock_state *l, int64_t tid)
 {
@@ -823,30 +946,26 @@ static struct holder *holder_of(struct lock_state *l, int64_t tid)
 	return NULL;
 }
 
-/* The replay of @l's semaphore is over: keep what it added if it was used
- * as a lock (and note it in @sem_locks), else take it back. */
-static int end_sem(const struct lock_state *l, struct pending_list *holders, struct pending_list *holds,
-		   struct pending_list *sem_locks, struct sync_resolve_stats *stats)
+static int add_holder(struct lock_state *l, struct holder h)
 {
-	if (!l->sem)
-		return 0;
-	if (l->taken && l->lock_like)
-		return pending_add(sem_locks, l->object, 0);
-	holders->len = l->holders_from;
-	holds->len = l->holds_from;
-	stats->contended_ops = l->contended_from;
+	struct holder *v = grow_array(l->h, &l->cap, l->len, sizeof(*v), 8);
+	if (!v)
+		return -ENOMEM;
+	l->h = v;
+	l->h[l->len++] = h;
 	return 0;
 }
 
 /* @e releases @l: the hold of its thread's outermost acquisition ends. */
-static int release(struct lock_state *l, const struct lock_event *e, struct pending_list *holds)
+static int release(struct replay *r, struct lock_state *l, const struct lock_event *e)
 {
 	struct holder *h = holder_of(l, e->tid);
+	int rc;
 	l->lock_like &= h != NULL || !l->sem; /* a post by a thread that did not take it */
 	if (!h || --h->depth > 0)
 		return 0; /* unlock of a lock this thread did not take, or recursion */
 	/* held since before the attach: no op of it took it, no hold row */
-	int rc = h->op_id < 0 ? 0 : pending_add(holds, h->op_id, e->ts_ns - h->since_ns);
+	rc = h->op ? hold(r, l, h->op, e->ts_ns - h->since_ns) : 0;
 	*h = l->h[--l->len];
 	return rc;
 }
@@ -861,26 +980,29 @@ static const struct holder *held_against(const struct lock_state *l, const struc
 	return NULL;
 }
 
-/* Whether ev[@j] is of ev[@k]'s lock and stamped at most REPLAY_SLACK_NS
- * after it. */
-static bool within_slack(const struct lock_events *ev, size_t k, size_t j)
+/* The events after @k of its lock stamped at most REPLAY_SLACK_NS after
+ * it, in order: for (j = k; (j = slack_next(r, k, j)) < r->len;). */
+static size_t slack_next(const struct replay *r, size_t k, size_t j)
 {
-	return j < ev->len && ev->v[j].object == ev->v[k].object && ev->v[j].ts_ns - ev->v[k].ts_ns <= REPLAY_SLACK_NS;
+	while (++j < r->len && r->ev[j].ts_ns - r->ev[k].ts_ns <= REPLAY_SLACK_NS)
+		if (r->ev[j].object == r->ev[k].object)
+			return j;
+	return r->len;
 }
 
 /* The acquisition ev[@k] finds its lock held by another thread: the
  * holders' releases stamped up to REPLAY_SLACK_NS after it came first
  * (they let it happen); each is taken now and marked EV_TAKEN. */
-static int take_releases_ahead(struct lock_events *ev, size_t k, struct lock_state *l, struct pending_list *holds)
+static int take_releases_ahead(struct replay *r, size_t k, struct lock_state *l)
 {
-	const struct lock_event *e = &ev->v[k];
+	const struct lock_event *e = &r->ev[k];
 	int rc = 0;
-	for (size_t j = k + 1; !rc && within_slack(ev, k, j) && held_against(l, e); j++) {
-		struct lock_event *r = &ev->v[j];
-		if (r->type != EV_RELEASE || r->tid == e->tid || !holder_of(l, r->tid))
+	for (size_t j = k; !rc && (j = slack_next(r, k, j)) < r->len && held_against(l, e);) {
+		struct lock_event *rel = &r->ev[j];
+		if (rel->type != EV_RELEASE || rel->tid == e->tid || !holder_of(l, rel->tid))
 			continue;
-		rc = release(l, r, holds);
-		r->type = EV_TAKEN;
+		rc = release(r, l, rel);
+		rel->type = EV_TAKEN;
 	}
 	return rc;
 }
@@ -889,135 +1011,258 @@ static int take_releases_ahead(struct lock_events *ev, size_t k, struct lock_sta
  * REPLAY_SLACK_NS before it, and its own thread releases it within that
  * too: it came and went first (their acquisitions were stamped early).
  * Its hold is counted and its release marked EV_TAKEN; true if so. */
-static bool came_and_went_first(struct lock_events *ev, size_t k, const struct lock_state *l,
-				struct pending_list *holds, int *rc)
+static bool came_and_went_first(struct replay *r, size_t k, const struct lock_state *l, int *rc)
 {
-	const struct lock_event *e = &ev->v[k];
+	const struct lock_event *e = &r->ev[k];
 	for (size_t i = 0; i < l->len; i++)
 		if (l->h[i].tid == e->tid || e->ts_ns - l->h[i].since_ns > REPLAY_SLACK_NS)
 			return false; /* recursion, or a holder from well before */
-	for (size_t j = k + 1; within_slack(ev, k, j); j++) {
-		struct lock_event *r = &ev->v[j];
-		if (r->type == EV_RELEASE && r->tid == e->tid) {
-			*rc = pending_add(holds, e->op_id, r->ts_ns - e->ts_ns);
-			r->type = EV_TAKEN;
+	for (size_t j = k; (j = slack_next(r, k, j)) < r->len;) {
+		struct lock_event *rel = &r->ev[j];
+		if (rel->type == EV_RELEASE && rel->tid == e->tid) {
+			*rc = hold(r, l, e->op, rel->ts_ns - e->ts_ns);
+			rel->type = EV_TAKEN;
 			return true;
 		}
 	}
 	return false;
 }
 
-/*
- * Attached (mtx collect -p): a lock whose first event of a thread, from
- * ev[@k] on, is its release was held by that thread since before the
- * attach. It holds it from the start of the replay, with no op that took
- * it, so that the requests it made wait have their holder.
- */
-static int held_at_attach(struct lock_state *l, const struct lock_events *ev, size_t k)
+/* Event ev[@k] of the replay. */
+static int replay_event(struct replay *r, size_t k)
 {
-	int32_t *seen = NULL; /* the threads whose first event went by */
-	size_t nr_seen = 0, cap_seen = 0;
+	const struct lock_event *e = &r->ev[k];
+	struct lock_state *l = &r->locks[e->object];
+	struct holder *h;
 	int rc = 0;
-	for (size_t j = k; j < ev->len && ev->v[j].object == ev->v[k].object && !rc; j++) {
-		const struct lock_event *e = &ev->v[j];
-		struct holder *h;
-		int32_t *more;
-		size_t i = 0;
-		while (i < nr_seen && seen[i] != e->tid)
-			i++;
-		if (i < nr_seen)
-			continue;
-		if (!(more = grow_array(seen, &cap_seen, nr_seen, sizeof(*seen), 16))) {
-			rc = -ENOMEM;
-			break;
+
+	if (class_of(r->classes, e->object) == OBJ_OTHER)
+		return 0; /* a semaphore given another value than 1 */
+	switch (e->type) {
+	case EV_RELEASE:
+		return release(r, l, e);
+	case EV_TAKEN:
+		return 0;
+	case EV_REQUEST: {
+		const struct holder *by = held_against(l, e);
+		if (!by)
+			return 0;
+		if (l->sem) {
+			l->contended++;
+			return sem_add(r, e->op_id, by->tid, NULL, e->object);
 		}
-		seen = more;
-		seen[nr_seen++] = e->tid;
-		if (e->type != EV_RELEASE)
-			continue;
-		if (!(h = grow_array(l->h, &l->cap, l->len, sizeof(*h), 8))) {
-			rc = -ENOMEM;
-			break;
-		}
-		l->h = h;
-		l->h[l->len++] = (struct holder){ e->tid, 0, -1, 1, 1 };
+		r->stats->contended_ops++;
+		return pending_add(r->holders, e->op_id, by->tid);
 	}
-	free(seen);
-	return rc;
+	case EV_ACQUIRE:
+		l->taken = true;
+		if (held_against(l, e)) { /* or stamped a little out of order */
+			if ((rc = take_releases_ahead(r, k, l)))
+				return rc;
+			if (held_against(l, e) && came_and_went_first(r, k, l, &rc))
+				return rc;
+		}
+		l->lock_like &= l->len == 0 || !l->sem; /* held already: a counting semaphore */
+		if ((h = holder_of(l, e->tid))) {
+			h->depth++;
+			return 0;
+		}
+		return add_holder(l, (struct holder){ e->tid, e->ts_ns, e->op_id, e->op, e->write, 1 });
+	}
+	return 0;
 }
 
-/* Replay each lock's events: who held it at each request (@holders), and
- * each acquisition's hold time (@holds). Semaphores too: those that prove
- * to be used as locks (@sem_locks) keep theirs. @attached: the run began
- * at an attach, with locks held already. */
-static int replay_locks(struct lock_events *ev, const struct object_classes *c, bool attached,
-			struct pending_list *holders, struct pending_list *holds, struct pending_list *sem_locks,
-			struct sync_resolve_stats *stats)
+/*
+ * Attached (mtx collect -p): a lock whose first event of a thread is its
+ * release was held by that thread since before the attach. It holds it
+ * from the start of the replay, with no op that took it, so that the
+ * requests it made wait have their holder. Each thread's first event of
+ * each lock, by a walk of its events alone; those holders join their
+ * locks in the order of those events.
+ */
+static int held_at_attach(struct replay *r, struct replay_threads *ts)
 {
-	struct lock_state l = { .object = -1 };
-	int rc = 0;
-
-	for (size_t k = 0; k < ev->len && !rc; k++) {
-		const struct lock_event *e = &ev->v[k];
-		struct holder *h;
-
-		if (e->object != l.object) {
-			if ((rc = end_sem(&l, holders, holds, sem_locks, stats)))
-				break;
-			l.object = e->object;
-			l.len = 0;
-			l.sem = class_of(c, e->object) == OBJ_SEM;
-			l.taken = false;
-			l.lock_like = true;
-			l.holders_from = holders->len;
-			l.holds_from = holds->len;
-			l.contended_from = stats->contended_ops;
-			if (attached && !l.sem && (rc = held_at_attach(&l, ev, k)))
-				break;
-		}
-		if (class_of(c, e->object) == OBJ_OTHER)
-			continue; /* a semaphore given another value than 1 */
-		switch (e->type) {
-		case EV_RELEASE:
-			rc = release(&l, e, holds);
-			break;
-		case EV_TAKEN:
-			break;
-		case EV_REQUEST: {
-			const struct holder *by = held_against(&l, e);
-			if (by) {
-				rc = pending_add(holders, e->op_id, by->tid);
-				stats->contended_ops++;
-			}
-			break;
-		}
-		case EV_ACQUIRE:
-			l.taken = true;
-			if (held_against(&l, e)) { /* or stamped a little out of order */
-				if ((rc = take_releases_ahead(ev, k, &l, holds)))
-					break;
-				if (held_against(&l, e) && came_and_went_first(ev, k, &l, holds, &rc))
-					break;
-			}
-			l.lock_like &= l.len == 0 || !l.sem; /* held already: a counting semaphore */
-			h = holder_of(&l, e->tid);
-			if (h) {
-				h->depth++;
-				break;
-			}
-			h = grow_array(l.h, &l.cap, l.len, sizeof(*h), 8);
-			if (!h) {
+	size_t nr_objects = (size_t)r->classes->len, n = 0, cap = 0;
+	uint32_t *seen = calloc(nr_objects ? nr_objects : 1, sizeof(*seen)); /* thread index + 1 */
+	struct lock_event *first = NULL, e;
+	int rc = seen ? 0 : -ENOMEM;
+	for (size_t i = 0; i < ts->len && !rc; i++) {
+		struct replay_thread *t = &ts->v[i];
+		while (!rc && (rc = next_event(t, &e)) > 0) {
+			rc = 0;
+			if (e.object < 0 || (size_t)e.object >= nr_objects || seen[e.object] == i + 1)
+				continue;
+			seen[e.object] = (uint32_t)i + 1;
+			if (e.type != EV_RELEASE || class_of(r->classes, e.object) != OBJ_LOCK)
+				continue;
+			struct lock_event *v = grow_array(first, &cap, n, sizeof(*v), 16);
+			if (!v) {
 				rc = -ENOMEM;
 				break;
 			}
-			l.h = h;
-			l.h[l.len++] = (struct holder){ e->tid, e->ts_ns, e->op_id, e->write, 1 };
+			first = v;
+			first[n++] = e;
+		}
+		t->next = 0; /* the replay makes them again */
+		t->nr_pending = 0;
+	}
+	for (size_t i = 0; i < n && !rc; i++) { /* by lock, in the events' order */
+		size_t m = i;
+		for (size_t j = i + 1; j < n; j++)
+			if (first[j].object < first[m].object ||
+			    (first[j].object == first[m].object && event_cmp(&first[j], &first[m]) < 0))
+				m = j;
+		e = first[m], first[m] = first[i], first[i] = e;
+		rc = add_holder(&r->locks[e.object], (struct holder){ e.tid, 0, -1, NULL, 1, 1 });
+	}
+	free(seen);
+	free(first);
+	return rc;
+}
+
+/* The threads by their next event: a heap. */
+struct event_heap {
+	struct replay_thread **t;
+	struct lock_event *head; /* each thread's next event, by heap slot */
+	size_t len;
+};
+
+static bool heap_less(const struct event_heap *h, size_t a, size_t b)
+{
+	return event_cmp(&h->head[a], &h->head[b]) < 0;
+}
+
+static void heap_down(struct event_heap *h, size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1;
+		if (l < h->len && heap_less(h, l, m))
+			m = l;
+		if (l + 1 < h->len && heap_less(h, l + 1, m))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct replay_thread *t = h->t[i];
+		struct lock_event e = h->head[i];
+		h->t[i] = h->t[m], h->head[i] = h->head[m];
+		h->t[m] = t, h->head[m] = e;
+		i = m;
+	}
+}
+
+/* The next event of all the threads into *@e: 1, 0 at the end, or -errno. */
+static int heap_pop(struct event_heap *h, struct lock_event *e)
+{
+	int rc;
+	if (!h->len)
+		return 0;
+	*e = h->head[0];
+	if ((rc = next_event(h->t[0], &h->head[0])) < 0)
+		return rc;
+	if (rc == 0) {
+		h->t[0] = h->t[--h->len];
+		h->head[0] = h->head[h->len];
+	}
+	heap_down(h, 0);
+	return 1;
+}
+
+/*
+ * Replay each lock's events: who held it at each request (@holders), and
+ * each acquisition's hold time where its row lacks it (@holds: -1 to make
+ * it NULL). Semaphores too: those that prove to be used as locks
+ * (@sem_locks) keep theirs. @attached: the run began at an attach, with
+ * locks held already. The threads' events are merged in the order above,
+ * each processed once those up to REPLAY_SLACK_NS after it are at hand:
+ * the memory is the threads' ops and each lock's state, not the events.
+ */
+static int replay_locks(struct replay_threads *ts, const struct object_classes *c, bool attached,
+			struct pending_list *holders, struct pending_list *holds, struct pending_list *sem_locks,
+			struct sync_resolve_stats *stats)
+{
+	struct replay r = { .classes = c, .holders = holders, .holds = holds, .stats = stats };
+	struct event_heap heap = { 0 };
+	struct lock_event e;
+	bool *kept = NULL;
+	int rc = 0, more = 1;
+
+	for (size_t i = 0; i < ts->len; i++)
+		sort_thread_ops(&ts->v[i]);
+	r.locks = calloc((size_t)c->len, sizeof(*r.locks));
+	heap.t = calloc(ts->len ? ts->len : 1, sizeof(*heap.t));
+	heap.head = calloc(ts->len ? ts->len : 1, sizeof(*heap.head));
+	if (!r.locks || !heap.t || !heap.head)
+		rc = -ENOMEM;
+	if (!rc && attached)
+		rc = held_at_attach(&r, ts);
+	for (size_t i = 0; i < ts->len && !rc; i++)
+		if ((rc = next_event(&ts->v[i], &heap.head[heap.len])) > 0)
+			heap.t[heap.len++] = &ts->v[i], rc = 0;
+	for (size_t i = heap.len / 2; i-- > 0;)
+		heap_down(&heap, i);
+	while (!rc) {
+		/* at hand: every event up to the slack after the first */
+		while (more > 0 && (r.front == r.len || heap.len == 0 ||
+				    heap.head[0].ts_ns - r.ev[r.front].ts_ns <= REPLAY_SLACK_NS)) {
+			if ((more = heap_pop(&heap, &e)) <= 0)
+				break;
+			if (r.front > 4096 && r.front * 2 > r.len) { /* the processed ones go */
+				memmove(r.ev, r.ev + r.front, (r.len - r.front) * sizeof(*r.ev));
+				r.len -= r.front;
+				r.front = 0;
+			}
+			struct lock_event *v = grow_array(r.ev, &r.cap, r.len, sizeof(*v), 1024);
+			if (!v) {
+				more = -ENOMEM;
+				break;
+			}
+			r.ev = v;
+			r.ev[r.len++] = e;
+		}
+		if (more < 0) {
+			rc = more;
 			break;
 		}
+		if (r.front == r.len)
+			break;
+		struct lock_state *l = &r.locks[r.ev[r.front].object];
+		if (!l->started) {
+			l->started = true;
+			l->sem = class_of(c, r.ev[r.front].object) == OBJ_SEM;
+			l->lock_like = true;
+		}
+		rc = replay_event(&r, r.front++);
 	}
-	if (!rc)
-		rc = end_sem(&l, holders, holds, sem_locks, stats);
-	free(l.h);
+	/* the semaphores used as locks keep what their replay gave */
+	if (!rc && r.nr_sem && !(kept = calloc((size_t)c->len, sizeof(*kept))))
+		rc = -ENOMEM;
+	for (int64_t id = 0; id < c->len && !rc; id++) {
+		const struct lock_state *l = &r.locks[id];
+		if (!l->sem || !l->taken || !l->lock_like)
+			continue;
+		if (kept)
+			kept[id] = true;
+		stats->contended_ops += l->contended;
+		rc = pending_add(sem_locks, id, 0);
+	}
+	for (size_t i = 0; i < r.nr_sem && !rc; i++) {
+		const struct sem_result *s = &r.sem[i];
+		if (kept[s->object])
+			rc = s->op ? give_hold(&r, s->op, s->value) : pending_add(holders, s->row, s->value);
+	}
+	/* a row that holds a hold the replay did not give it: NULL */
+	for (size_t i = 0; i < ts->len && !rc; i++)
+		for (size_t j = 0; j < ts->v[i].len && !rc; j++)
+			if (ts->v[i].ops[j].written_hold >= 0 && !ts->v[i].ops[j].hold_given)
+				rc = pending_add(holds, ts->v[i].ops[j].id, -1);
+	for (int64_t id = 0; r.locks && id < c->len; id++)
+		free(r.locks[id].h);
+	free(r.locks);
+	free(r.ev);
+	free(r.sem);
+	free(kept);
+	free(heap.t);
+	free(heap.head);
 	return rc;
 }
 
@@ -1045,11 +1290,11 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 {
 	struct object_classes classes = { 0 };
 	struct blocked_list blocked = { 0 };
-	struct lock_events events = { 0 };
+	struct replay_threads threads = { 0 };
 	struct pending_list relabel = { 0 }, waits = { 0 }, holders = { 0 }, holds = { 0 }, sem_locks = { 0 };
-	struct pending_list written_holds = { 0 };
 	struct op_reader reader = { 0 };
 	struct op_row op;
+	struct replay_op ro;
 	int rc, more = 0;
 
 	rc = load_object_classes(db, &classes, err);
@@ -1062,9 +1307,10 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 		progress_count((uint64_t)op.id, (uint64_t)reader.last_id);
 		if (blocked.len)
 			claim_blocked(&blocked, op.tid, op.id, op.object, op.start_ns, op.end_ns);
-		rc = add_lock_events(&events, &classes, &op);
-		if (!rc && op.hold_ns >= 0)
-			rc = pending_add(&written_holds, op.id, op.hold_ns);
+		if (replay_op_of(&classes, &op, &ro))
+			rc = replay_threads_add(&threads, op.tid, &ro);
+		else if (op.hold_ns >= 0) /* a hold the replay cannot give it */
+			rc = pending_add(&holds, op.id, -1);
 	}
 	if (!rc && more < 0)
 		rc = more;
@@ -1081,17 +1327,13 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 	}
 	free(blocked.v);
 	if (!rc)
-		rc = sort_lock_events(&events);
-	if (!rc)
-		rc = replay_locks(&events, &classes, db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'attach_ns'", 0),
-				  &holders, &holds, &sem_locks, stats);
-	free(events.v);
+		rc = replay_locks(&threads, &classes,
+				  db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'attach_ns'", 0), &holders, &holds,
+				  &sem_locks, stats);
+	replay_threads_free(&threads);
 	free(classes.of);
 	if (!rc)
 		rc = mark_sem_locks(db, &sem_locks, stats, err);
-	if (!rc)
-		rc = holds_to_change(&holds, &written_holds);
-	free(written_holds.v);
 
 	progress_part("writing waits and holders");
 	if (!rc)

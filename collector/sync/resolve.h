@@ -20,10 +20,11 @@
  *     it; and no thread took it while it was held.
  *
  * Passes 2 and 3 share one walk of sync_ops in id order (from the writer's
- * capture when it holds every row, else a plain scan of the file) and sort
- * in memory (the blocked intervals, and ~1.5 lock events of 32 bytes per
- * lock op: ~220 MB for a run of 4.7 M lock ops); their UPDATEs are applied
- * in row order. A lock's hold times came with its rows (written once the
+ * capture when it holds every row, else a plain scan of the file), which
+ * keeps the blocked intervals and each thread's lock ops (40 bytes an op);
+ * pass 3 replays the locks from a merge of the threads' events in time
+ * order, with the events of REPLAY_SLACK_NS ahead at hand; their UPDATEs
+ * are applied in row order. A lock's hold times came with its rows (written once the
  * thread released it, collector/sync/objects.c): pass 3 changes only the
  * rows whose hold it finds otherwise.
  */
