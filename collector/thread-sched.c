@@ -108,6 +108,23 @@ static void read_cpus(int32_t pid, int32_t tid, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)strcspn(p, "\n"), p);
 }
 
+/* The CPUs of @mask (bit i: CPU i) as the kernel lists them: "0-1,3". */
+static void format_cpus(uint32_t mask, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (int cpu = 0; cpu < 32; cpu++) {
+		int last = cpu;
+		if (!(mask >> cpu & 1))
+			continue;
+		while (last < 31 && (mask >> (last + 1) & 1))
+			last++;
+		n += (size_t)snprintf(out + n, n < size ? size - n : 0, last > cpu ? "%s%d-%d" : "%s%d", n ? "," : "",
+				      cpu, last);
+		cpu = last;
+	}
+}
+
 /* Write @tid's class unless it is the one written last (with @cpus, its
  * affinity, "" when unknown). */
 static int write_class(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, long policy, long priority,
@@ -175,19 +192,23 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid)
 /* Written even when it is the class written last: a switch after the
  * change may have gone through first (the kernel's events and the
  * library's records are merged in rounds) and written it at its later
- * time; this row keeps the instant of the change. The affinity is read
- * now when the call set it (the library does not record it), or was not
- * known yet: a program may change its priorities 100 k times a second. */
+ * time; this row keeps the instant of the change. The affinity is the
+ * record's when the call set it, else read now when the call set it (on
+ * a CPU from 32 on) or it was not known yet: a program may change its
+ * priorities 100 k times a second. */
 int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, int policy, int priority,
-			 int nice, bool affinity)
+			 int nice, bool affinity, uint32_t mask)
 {
 	char cpus[CPUS_MAX] = "";
 	struct thread_class *c = slot(ts, tid);
+	const bool known = affinity && mask;
+	if (known)
+		format_cpus(mask, cpus, sizeof(cpus));
 	if (c) {
 		c->written = false;
-		if (c->pid > 0 && (affinity || !c->cpus[0]))
+		if (!known && c->pid > 0 && (affinity || !c->cpus[0]))
 			read_cpus(c->pid, tid, cpus, sizeof(cpus));
-		else
+		else if (!known)
 			memcpy(cpus, c->cpus, sizeof(cpus));
 	}
 	return write_class(ts, tid, ts_ns, policy, priority, nice, cpus);

@@ -32,10 +32,11 @@ int thread_sched_record(struct mtx_thread_sched *ts, int32_t pid, int32_t tid);
 /*
  * thread_sched_changed - thread @tid's class became @policy (SCHED_*),
  * @priority, @nice at @ts_ns (a library record): write its row, with
- * the affinity read again when @affinity (the call set it).
+ * the affinity @cpus (a bit a CPU) when @affinity (the call set it), read
+ * again when @cpus is 0 (the record did not say it).
  */
 int thread_sched_changed(struct mtx_thread_sched *ts, int32_t tid, uint64_t ts_ns, int policy, int priority,
-			 int nice, bool affinity);
+			 int nice, bool affinity, uint32_t cpus);
 
 /*
  * thread_sched_switch - thread @tid of @pid left a CPU at @ts_ns with

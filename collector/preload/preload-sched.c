@@ -13,7 +13,9 @@
  * mtx_sched_pack (shm.h). A call that failed, or that changed no one
  * thread (setpriority of a process group or a user), is recorded with
  * its error or with addr 0, and the collector keeps nothing of it. The
- * affinity itself is not in the record: the collector reads it in /proc.
+ * affinity the kernel applied is read back too, and is in the record when
+ * it names CPUs below 32 only: the collector read it in /proc before, where
+ * a thread that had exited since had none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +41,30 @@ static uint64_t class_of(pid_t tid)
 	return mtx_sched_pack(policy & ~SCHED_RESET_ON_FORK, sp.sched_priority, nice);
 }
 
+/* Thread @tid's affinity now, as MTX_SCHED_CPUS_KNOWN and its CPUs in bits
+ * 32-63; 0 when it cannot be read or names a CPU from 32 on. */
+static uint64_t cpus_of(pid_t tid)
+{
+	cpu_set_t set;
+	uint64_t cpus = 0;
+	int saved = errno;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(tid, sizeof(set), &set)) {
+		errno = saved;
+		return 0;
+	}
+	errno = saved;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (cpu >= 32)
+			return 0;
+		cpus |= 1ULL << (32 + cpu);
+	}
+	return cpus | MTX_SCHED_CPUS_KNOWN;
+}
+
 /* Record @call (evaluated once; @ok: it succeeded) as a change of thread
  * @target (0: the caller; -1: none); @flags: MTX_SCHED_AFFINITY or 0. */
 #define TRACE_SCHED_AS(flags, target, ok, call)                                         \
@@ -60,7 +86,8 @@ static uint64_t class_of(pid_t tid)
 		t_ = preload_returned();                                                \
 		tid_ = (target) == 0 ? gettid() : (target);                             \
 		if (ok_ && tid_ > 0)                                                    \
-			preload_learned(o_, (void *)(uintptr_t)tid_, class_of(tid_) | (flags)); \
+			preload_learned(o_, (void *)(uintptr_t)tid_,                    \
+					class_of(tid_) | (flags) | ((flags) ? cpus_of(tid_) : 0)); \
 		preload_end(o_, e_, t_, ok_ ? 0 : r_ > 0 ? r_ : errno ? errno : EINVAL, \
 			    preload_cost(e_, e_, 0));                                   \
 		return r_;                                                              \

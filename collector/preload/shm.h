@@ -464,11 +464,14 @@ enum mtx_sync_op {
  * scheduling class changed. addr is the thread's tid, arg its class as the
  * kernel applied it: policy in bits 0-7, real-time priority in 8-15, nice
  * (two's complement) in 16-23, and MTX_SCHED_AFFINITY when the call set
- * the CPU affinity (which the collector then reads in /proc: a class
- * change alone keeps the affinity it knew). The collector writes
- * thread_sched rows of them, never sync_ops.
+ * the CPU affinity: with MTX_SCHED_CPUS_KNOWN, the affinity the kernel
+ * applied is in bits 32-63 (CPUs 0 to 31), else the collector reads it in
+ * /proc, where a thread that has exited since has none (a class change
+ * alone keeps the affinity it knew). The collector writes thread_sched
+ * rows of them, never sync_ops.
  */
 #define MTX_SCHED_AFFINITY (1ULL << 24)
+#define MTX_SCHED_CPUS_KNOWN (1ULL << 25)
 
 static inline uint64_t mtx_sched_pack(int policy, int priority, int nice)
 {

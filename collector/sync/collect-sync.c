@@ -338,7 +338,8 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
 			mtx_sched_unpack(recs[i].arg, &policy, &priority, &nice);
 			if (recs[i].result == 0 && recs[i].addr > 0 && recs[i].addr <= INT32_MAX && cs->sched)
 				thread_sched_changed(cs->sched, (int32_t)recs[i].addr, recs[i].end_ns, policy,
-						     priority, nice, recs[i].arg & MTX_SCHED_AFFINITY);
+						     priority, nice, recs[i].arg & MTX_SCHED_AFFINITY,
+						     recs[i].arg & MTX_SCHED_CPUS_KNOWN ? (uint32_t)(recs[i].arg >> 32) : 0);
 			continue;
 		}
 		/* the writer's error is sticky and reported by the caller */
