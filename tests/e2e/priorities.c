@@ -13,7 +13,8 @@
  * CAP_SYS_NICE: without it "rt unavailable" is printed instead. Then
  * "outside" pins itself to CPU 0 (sched_setaffinity), logged as
  * "affinity tid=<tid> before=<ns> after=<ns> cpus=0", and
- * "outside tid=<tid>" names that thread, that waits for a line on stdin
+ * "outside tid=<tid> since=<ns>" names that thread, and when it began
+ * to wait for a line on stdin
  * (someone renices it meanwhile) and logs "woke tid=<tid> before=<ns> ...",
  * its class once it has read it, then leaves the CPU and stays alive
  * until stdin ends.
@@ -145,7 +146,7 @@ static void *outside_main(void *arg)
 		pthread_mutex_unlock(&out_lock);
 	}
 	pthread_mutex_lock(&out_lock);
-	printf("outside tid=%d\n", (int)tid);
+	printf("outside tid=%d since=%llu\n", (int)tid, (unsigned long long)now_ns());
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
 	if (!fgets(line, sizeof(line), stdin))
