@@ -11,6 +11,7 @@
 #include "src/clock.h"
 #include "src/cmd/cmd.h"
 #include "src/db.h"
+#include "src/derived/consultant-data.h"
 #include "src/derived/histogram.h"
 #include "src/log.h"
 #include "src/match.h"
@@ -18,7 +19,6 @@
 #include "src/reports.h"
 #include "src/run-state.h"
 #include "src/timefmt.h"
-#include "src/derived/consultant-data.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "src/derived/consultant-data.h"
 #include "src/db.h"
+#include "src/derived/histogram.h"
 #include "src/error.h"
 #include "src/grow.h"
 #include "src/sorted.h"
@@ -682,22 +683,6 @@ static const struct {
 			    " AND ret >= 0", "detail_until_ns" },
 };
 
-/* Add the time of [@s, @e) to the buckets of @h it covers. */
-static void add_span(struct pc_histogram *h, int64_t s, int64_t e)
-{
-	int64_t limit = h->origin_ns + h->width_ns * h->nr_buckets;
-	if (s < h->origin_ns)
-		s = h->origin_ns;
-	if (e > limit)
-		e = limit;
-	while (s < e) {
-		int64_t i = (s - h->origin_ns) / h->width_ns, bucket_end = h->origin_ns + (i + 1) * h->width_ns;
-		int64_t upto = e < bucket_end ? e : bucket_end;
-		h->value[i] += upto - s;
-		s = upto;
-	}
-}
-
 void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
 {
 	for (h->folds = 0; last_ns >= h->origin_ns + h->width_ns * h->nr_buckets; h->folds++)
@@ -725,7 +710,7 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 		if (r->level && !(o && (r->level == 1 ? o->kind == r->id : o->id == r->id)))
 			continue;
 		if (sqlite3_column_type(st, 4) == SQLITE_NULL)
-			add_span(h, start, end);
+			histogram_spread(h->value, h->nr_buckets, h->origin_ns, h->width_ns, start, end);
 		else if (end >= h->origin_ns && end < h->origin_ns + h->width_ns * h->nr_buckets)
 			h->value[(end - h->origin_ns) / h->width_ns] += sqlite3_column_int64(st, 4);
 	}

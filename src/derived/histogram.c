@@ -75,10 +75,21 @@ void histogram_add_interval(struct mtx_histogram *h, int64_t start_ns, int64_t e
 	}
 	/* Half-open: the interval's last nanosecond is end - 1. */
 	histogram_extend(h, end_ns - 1);
-	for (int b = bucket_of(h, start_ns), last = bucket_of(h, end_ns - 1); b <= last; b++) {
-		int64_t edge = histogram_bucket_start_ns(h, b + 1);
+	histogram_spread(h->value, NR_BUCKETS, h->start_ns, h->width_ns, start_ns, end_ns);
+}
+
+void histogram_spread(int64_t *value, int nr_buckets, int64_t origin_ns, int64_t width_ns, int64_t start_ns,
+		      int64_t end_ns)
+{
+	const int64_t limit = origin_ns + width_ns * nr_buckets;
+	if (start_ns < origin_ns)
+		start_ns = origin_ns;
+	if (end_ns > limit)
+		end_ns = limit;
+	while (start_ns < end_ns) {
+		int64_t b = (start_ns - origin_ns) / width_ns, edge = origin_ns + (b + 1) * width_ns;
 		int64_t until = end_ns < edge ? end_ns : edge;
-		h->value[b] += until - start_ns;
+		value[b] += until - start_ns;
 		start_ns = until;
 	}
 }

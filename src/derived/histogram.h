@@ -46,6 +46,14 @@ void histogram_add(struct mtx_histogram *h, int64_t ts_ns, int64_t value);
 void histogram_add_interval(struct mtx_histogram *h, int64_t start_ns, int64_t end_ns);
 
 /*
+ * histogram_spread - add the time of [@start_ns, @end_ns) to @value, the
+ * @nr_buckets buckets @width_ns wide from @origin_ns, each the nanoseconds
+ * of it inside the bucket; what lies outside them is left out.
+ */
+void histogram_spread(int64_t *value, int nr_buckets, int64_t origin_ns, int64_t width_ns, int64_t start_ns,
+		      int64_t end_ns);
+
+/*
  * histogram_fold_to - double the bucket width until it is @width_ns.
  * Returns 0, or -EINVAL (and leaves @h alone) when @width_ns is not the
  * current width times a power of two.
