@@ -99,6 +99,41 @@ static inline ptrdiff_t keyhash_row(struct keyhash *h, int64_t a, int64_t b, int
 	return (ptrdiff_t)(sl->v - 1);
 }
 
+/*
+ * keyhash_text - the index of text @s in *@texts (*@len of them, room for
+ * *@cap), a copy appended when it is new, unless that would make more than
+ * @max (-E2BIG). @h keys them by the text's FNV-1a hash and a probe count:
+ * texts whose hashes collide take the next probe, told apart by strcmp.
+ * Returns the index, or -ENOMEM.
+ */
+static inline ptrdiff_t keyhash_text(struct keyhash *h, char ***texts, size_t *len, size_t *cap, size_t max,
+				     const char *s)
+{
+	uint64_t fnv = 1469598103934665603ULL;
+	for (const char *p = s; *p; p++)
+		fnv = (fnv ^ (unsigned char)*p) * 1099511628211ULL;
+	for (int64_t probe = 0;; probe++) {
+		struct keyhash_slot *sl = keyhash_slot(h, (int64_t)fnv, probe, 0);
+		char **more;
+		if (!sl)
+			return -ENOMEM;
+		if (sl->v && !strcmp((*texts)[sl->v - 1], s))
+			return (ptrdiff_t)sl->v - 1;
+		if (sl->v)
+			continue;
+		if (*len >= max)
+			return -E2BIG;
+		if (!(more = grow_array(*texts, cap, *len, sizeof(*more), 64)))
+			return -ENOMEM;
+		*texts = more;
+		if (!(more[*len] = strdup(s)))
+			return -ENOMEM;
+		sl->v = ++*len;
+		h->len++;
+		return (ptrdiff_t)sl->v - 1;
+	}
+}
+
 static inline void keyhash_free(struct keyhash *h)
 {
 	free(h->slots);

@@ -20,6 +20,7 @@
  */
 #include "config.h"
 #include "src/cmd/export.h"
+#include "src/keyhash.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -154,12 +155,12 @@ static void put_message(struct pb *b, int field, struct pb *m)
 	m->n = 0;
 }
 
-/* The strings of one kind interned so far: an open-addressed table, its
- * slot's iid the string's. */
+/* The strings of one kind interned so far, in order: a string's iid is
+ * its index + 1. */
 struct interned {
+	struct keyhash keys;
 	char **names;
-	uint64_t *iids;
-	size_t cap, n;
+	size_t len, cap;
 };
 
 /* The scratch messages of an export: packet, its event or descriptor, the
@@ -168,7 +169,6 @@ struct interned {
 struct scratch {
 	struct pb packet, body, part, annotation, interned_data, string;
 	struct interned interned[NR_INTERN_KINDS];
-	uint64_t next_iid;
 	bool started; /* a packet went out: its sequence's state is set */
 };
 
@@ -179,53 +179,23 @@ static struct scratch *scratch_of(struct trace *t)
 	return t->scratch;
 }
 
-static uint64_t string_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 /* The iid of @name (NULL: "") among the strings of @kind, interned in
  * the packet being built when it is new. */
 static uint64_t intern(struct scratch *s, enum intern_kind kind, const char *name)
 {
 	struct interned *in = &s->interned[kind];
-	size_t i;
-	name = name ? name : "";
-	if (2 * (in->n + 1) > in->cap) { /* at most half full: rebuild twice the size */
-		struct interned big = { .cap = in->cap ? 2 * in->cap : 64, .n = in->n };
-		if (!(big.names = calloc(big.cap, sizeof(char *))) || !(big.iids = malloc(big.cap * sizeof(uint64_t)))) {
-			free(big.names);
-			s->packet.failed = true;
-			return 0;
-		}
-		for (size_t k = 0; k < in->cap; k++) {
-			if (!in->names[k])
-				continue;
-			for (i = string_hash(in->names[k]) & (big.cap - 1); big.names[i]; i = (i + 1) & (big.cap - 1))
-				;
-			big.names[i] = in->names[k];
-			big.iids[i] = in->iids[k];
-		}
-		free(in->names);
-		free(in->iids);
-		*in = big;
-	}
-	for (i = string_hash(name) & (in->cap - 1); in->names[i]; i = (i + 1) & (in->cap - 1))
-		if (!strcmp(in->names[i], name))
-			return in->iids[i];
-	if (!(in->names[i] = strdup(name))) {
+	const size_t before = in->len;
+	ptrdiff_t i = keyhash_text(&in->keys, &in->names, &in->len, &in->cap, SIZE_MAX, name ? name : "");
+	if (i < 0) {
 		s->packet.failed = true;
 		return 0;
 	}
-	in->iids[i] = ++s->next_iid;
-	in->n++;
-	put_uint(&s->string, INTERNED_IID, in->iids[i]);
-	put_string(&s->string, INTERNED_NAME, name);
-	put_message(&s->interned_data, (int)kind, &s->string);
-	return in->iids[i];
+	if (in->len > before) {
+		put_uint(&s->string, INTERNED_IID, (uint64_t)i + 1);
+		put_string(&s->string, INTERNED_NAME, name);
+		put_message(&s->interned_data, (int)kind, &s->string);
+	}
+	return (uint64_t)i + 1;
 }
 
 /* Packet: @ns (from the run's start, 0 at least), in the trace's sequence,
@@ -382,10 +352,10 @@ static void perfetto_finish(struct trace *t)
 	free(s->interned_data.p);
 	free(s->string.p);
 	for (int k = 0; k < NR_INTERN_KINDS; k++) {
-		for (size_t i = 0; i < s->interned[k].cap; i++)
+		for (size_t i = 0; i < s->interned[k].len; i++)
 			free(s->interned[k].names[i]);
 		free(s->interned[k].names);
-		free(s->interned[k].iids);
+		keyhash_free(&s->interned[k].keys);
 	}
 	free(s);
 	t->scratch = NULL;

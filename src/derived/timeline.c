@@ -74,30 +74,7 @@ static int intern_text(struct loader *l, const char *s)
 
 	if (!s)
 		return TL_NONE;
-	/* Keyed by a hash of the text, and checked: collisions chain on. */
-	uint64_t fnv = 1469598103934665603ULL;
-	for (const char *p = s; *p; p++)
-		fnv = (fnv ^ (unsigned char)*p) * 1099511628211ULL;
-	for (int64_t b = 0;; b++) {
-		struct keyhash_slot *sl = keyhash_slot(&l->strings, (int64_t)fnv, b, 0);
-		if (!sl)
-			return -ENOMEM;
-		if (sl->v && !strcmp(tl->strings[sl->v - 1], s))
-			return (int)(sl->v - 1);
-		if (sl->v)
-			continue;
-		if (tl->nr_strings >= TL_NONE)
-			return -E2BIG;
-		char **more = grow_array(tl->strings, &l->cap_strings, tl->nr_strings, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		tl->strings = more;
-		if (!(tl->strings[tl->nr_strings] = strdup(s)))
-			return -ENOMEM;
-		sl->v = ++tl->nr_strings;
-		l->strings.len++;
-		return (int)(sl->v - 1);
-	}
+	return (int)keyhash_text(&l->strings, &tl->strings, &tl->nr_strings, &l->cap_strings, TL_NONE, s);
 }
 
 /* The interned index of the @len bytes at @s (a string: NUL after them). */

@@ -105,27 +105,7 @@ static int append(struct wait_chains *c, const char *s)
 /* The index of the text in c->buf (interned), or -ENOMEM. */
 static ptrdiff_t intern_chain(struct wait_chains *c)
 {
-	uint64_t fnv = 1469598103934665603ULL;
-	for (const char *p = c->buf; *p; p++)
-		fnv = (fnv ^ (unsigned char)*p) * 1099511628211ULL;
-	for (int64_t probe = 0;; probe++) {
-		struct keyhash_slot *sl = keyhash_slot(&c->texts, (int64_t)fnv, probe, 0);
-		if (!sl)
-			return -ENOMEM;
-		if (sl->v && !strcmp(c->text[sl->v - 1], c->buf))
-			return (ptrdiff_t)sl->v - 1;
-		if (sl->v)
-			continue;
-		char **more = grow_array(c->text, &c->cap_text, c->nr_text, sizeof(*more), 64);
-		if (!more)
-			return -ENOMEM;
-		c->text = more;
-		if (!(more[c->nr_text] = strdup(c->buf)))
-			return -ENOMEM;
-		sl->v = ++c->nr_text;
-		c->texts.len++;
-		return (ptrdiff_t)sl->v - 1;
-	}
+	return keyhash_text(&c->texts, &c->text, &c->nr_text, &c->cap_text, SIZE_MAX, c->buf);
 }
 
 /* The first of @n links of @tid (they are grouped by tid, ascending), and
