@@ -18,10 +18,17 @@
 static const char *const kinds[] = { "mutex", "rwlock", "spinlock", "cond", "sem", "barrier", "signal", "thread" };
 #define NR_KINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
+/* SQL: sync op x (of object o) is a call that takes a lock, whose time
+ * is sync_wait's. */
+#define TAKES_A_LOCK(x, o)                                                                    \
+	"(" o ".kind IN ('mutex', 'rwlock', 'spinlock') OR " o ".used_as = 'lock') AND " x ".op " \
+	"NOT IN ('unlock', 'init', 'destroy')"
 /* The read and write family: what an I/O op is for TooManySmallIOOps. */
 #define IO_SYSCALLS                                                                                  \
 	"('read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', 'pwritev', 'preadv2', " \
 	"'pwritev2')"
+/* SQL: a syscall of that family that returned. */
+#define IO_OP "name IN " IO_SYSCALLS " AND ret >= 0"
 
 struct pc_thread {
 	int64_t tid; /* 64 bits: sorted_first's keys */
@@ -401,8 +408,7 @@ int pc_data_load(sqlite3 *db, struct pc_data **out, char **err)
 			      "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(x.total_ns) "
 			      "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
 			      "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
-			      "WHERE (o.kind IN ('mutex', 'rwlock', 'spinlock') OR o.used_as = 'lock') "
-			      "AND x.op NOT IN ('unlock', 'init', 'destroy') GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+			      "WHERE " TAKES_A_LOCK("x", "o") " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
 			      row_lock_wait, d, err);
 	if (!rc)
 		rc = each_row(db,
@@ -411,8 +417,7 @@ int pc_data_load(sqlite3 *db, struct pc_data **out, char **err)
 			      row_io_wait, d, err);
 	if (!rc)
 		rc = each_row(db,
-			      "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE name IN " IO_SYSCALLS
-			      " AND ret >= 0 GROUP BY tid ORDER BY tid",
+			      "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY tid ORDER BY tid",
 			      row_io_ops, d, err);
 	if (rc) {
 		pc_data_free(d);
@@ -672,15 +677,12 @@ static const struct {
 			    "detail_until_ns" },
 	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL FROM sync_ops x "
 			     "JOIN sync_objects o ON o.id = x.object_id "
-			     "WHERE (o.kind IN ('mutex', 'rwlock', 'spinlock') OR o.used_as = 'lock') "
-			     "AND x.op NOT IN ('unlock', 'init', 'destroy') AND x.end_ns IS NOT NULL",
+			     "WHERE " TAKES_A_LOCK("x", "o") " AND x.end_ns IS NOT NULL",
 			     "sync_detail_until_ns" },
 	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM state_causes WHERE state = 'blocked_io'",
 			   NULL },
-	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1 FROM syscalls WHERE name IN " IO_SYSCALLS
-			  " AND ret >= 0", "detail_until_ns" },
-	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret FROM syscalls WHERE name IN " IO_SYSCALLS
-			    " AND ret >= 0", "detail_until_ns" },
+	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1 FROM syscalls WHERE " IO_OP, "detail_until_ns" },
+	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret FROM syscalls WHERE " IO_OP, "detail_until_ns" },
 };
 
 void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
