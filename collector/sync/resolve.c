@@ -614,6 +614,13 @@ static int event_cmp(const struct lock_event *a, const struct lock_event *b)
 	return (a->op_id > b->op_id) - (a->op_id < b->op_id);
 }
 
+/* qsort's order of lock events: by lock, then as event_cmp. */
+static int lock_event_cmp(const void *a, const void *b)
+{
+	const struct lock_event *x = a, *y = b;
+	return x->object != y->object ? (x->object > y->object) - (x->object < y->object) : event_cmp(x, y);
+}
+
 static const char *const read_ops[] = { "rdlock", "tryrdlock", "timedrdlock", NULL };
 static const char *const not_acquiring[] = { "unlock", "init", "destroy", NULL };
 static const char *const sem_takes[] = { "wait", "trywait", "timedwait", NULL };
@@ -1106,15 +1113,10 @@ static int held_at_attach(struct replay *r, struct replay_threads *ts)
 		t->next = 0; /* the replay makes them again */
 		t->nr_pending = 0;
 	}
-	for (size_t i = 0; i < n && !rc; i++) { /* by lock, in the events' order */
-		size_t m = i;
-		for (size_t j = i + 1; j < n; j++)
-			if (first[j].object < first[m].object ||
-			    (first[j].object == first[m].object && event_cmp(&first[j], &first[m]) < 0))
-				m = j;
-		e = first[m], first[m] = first[i], first[i] = e;
-		rc = add_holder(&r->locks[e.object], (struct holder){ e.tid, 0, -1, NULL, 1, 1 });
-	}
+	if (n) /* by lock, in the events' order */
+		qsort(first, n, sizeof(*first), lock_event_cmp);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_holder(&r->locks[first[i].object], (struct holder){ first[i].tid, 0, -1, NULL, 1, 1 });
 	free(seen);
 	free(first);
 	return rc;
