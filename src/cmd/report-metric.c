@@ -103,14 +103,20 @@ struct metric_value {
 	double rate, normalized;
 };
 
+/* Metric @m's value @v as text shows it: a time, or a count. */
+static void value_text(enum pc_metric m, int64_t v, char *out, size_t size)
+{
+	if (pc_metric_is_time(m))
+		timefmt_duration((uint64_t)v, out, size);
+	else
+		snprintf(out, size, "%" PRId64, v);
+}
+
 static void print_value(FILE *out, enum report_format format, const struct metric_value *v, const char *focus,
 			bool first)
 {
 	char total[32];
-	if (pc_metric_is_time(v->m))
-		timefmt_duration((uint64_t)v->total, total, sizeof(total));
-	else
-		snprintf(total, sizeof(total), "%" PRId64, v->total);
+	value_text(v->m, v->total, total, sizeof(total));
 	switch (format) {
 	case REPORT_JSON:
 		fprintf(out, "%s\n    {\"metric\": \"%s\", \"unit\": \"%s\", \"total\": %" PRId64 ", \"rate\": %.6g, "
@@ -198,14 +204,6 @@ out:
 
 /* ---- the metric over time: mtx report FILE histogram --metric M ---------- */
 
-/* A bucket's value as text shows it: a time, or a count. */
-static void bucket_text(enum pc_metric m, int64_t v, char *out, size_t size)
-{
-	if (pc_metric_is_time(m))
-		timefmt_duration((uint64_t)v, out, size);
-	else
-		snprintf(out, size, "%" PRId64, v);
-}
 
 int cmd_report_histogram(const char *path, const char *name, const char *const *foci, size_t nr_foci, int buckets,
 			 int64_t width_ns, enum report_format format)
@@ -262,7 +260,7 @@ int cmd_report_histogram(const char *path, const char *name, const char *const *
 		for (int i = 0; i < h->nr_buckets; i++) /* '?': --detail's budget added some of it up */
 			putchar(h->origin_ns + (i + 1) * h->width_ns > h->summarized_from_ns ? '?'
 											: histogram_ramp(h->value[i], peak));
-		bucket_text(m, peak, text, sizeof(text));
+		value_text(m, peak, text, sizeof(text));
 		printf("\npeak       %s a bucket\n\n%6s %12s %12s %10s\n", text, "bucket", "start_s", pc_metric_name(m),
 		       "rate");
 	} else if (format == REPORT_CSV) {
@@ -300,7 +298,7 @@ int cmd_report_histogram(const char *path, const char *name, const char *const *
 				printf("\"value\": null, \"rate\": null}");
 			break;
 		default:
-			bucket_text(m, h->value[i], text, sizeof(text));
+			value_text(m, h->value[i], text, sizeof(text));
 			if (known)
 				printf("%6d %12.6f %12s %10.4f\n", i, (double)(start - run_ns) / 1e9, text, rate);
 			else
