@@ -198,6 +198,10 @@ import profile.db flat_rows flat-rows.csv
 # library's (a sample in libc's prctl, which pthread_setname_np calls, is
 # "prctl"); that the library's own frames of them are folded was checked above.
 nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sort -u > dynamic.txt
+# Nor the names every module has of its own (crtstuff's __do_global_dtors_aux,
+# frame_dummy): a sample in the program's copy at its exit is the program's.
+sql profile.db "SELECT DISTINCT name FROM functions WHERE module != '$PRELOAD'" >> dynamic.txt
+sort -u -o dynamic.txt dynamic.txt
 nm --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/\..*//' | sort -u | comm -23 - dynamic.txt > own.txt
 [ -s own.txt ] || fail "profile: no internal function of libmtx-preload.so found by nm"
 sql profile.db "SELECT DISTINCT function FROM flat_rows" | sort > flat-functions.txt

@@ -12,7 +12,8 @@
 #     (dd with O_DSYNC makes disk interrupts) and its CPU, between two
 #     marks the program writes into the instance, at least ftrace's count
 #     of handlers that interrupted a task (perf makes no tracepoint record
-#     of one that interrupted the idle task; ftrace does, with pid 0), less
+#     of one that interrupted the idle task, ftrace does with pid 0; nor of
+#     one that interrupted a task root may not inspect, see below), less
 #     only what mtx says it lost, and at most ftrace's whole count; over
 #     the whole run, at most what /proc/interrupts counted around mtx.
 #     /proc/interrupts is not the lower bound: in one CI run it counted
@@ -116,8 +117,17 @@ sed -n -e 's/^ *.*-\([0-9]*\) *\[0*\([0-9][0-9]*\)\] [^ ]* *\([0-9]*\)\.\([0-9]*
 	"$ftrace/trace" > ftrace.txt
 ftrace_lost=$(cat "$ftrace"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
 begin=$(awk '$4 == "begin" { print $3 }' ftrace.txt) end=$(awk '$4 == "end" { print $3 }' ftrace.txt)
-read -r busy all < <(awk -v i="$irq" -v c="$cpu" -v b="${begin:-0}" -v e="${end:-0}" \
-	'$4 == i && $2 == c && $3 >= b && $3 <= e { all++; if ($1 != 0) busy++ } END { print busy + 0, all + 0 }' ftrace.txt)
+# Tasks whose /proc/TID/environ this root may not read: as with the idle task,
+# perf made no record of a handler that interrupted one. Seen here: the
+# threads of the machine's own pid 1 (its agent, which root may not
+# inspect); in about 100 runs not one such handler had a record, while
+# every other handler did.
+hidden=$(awk -v i="$irq" -v c="$cpu" '$4 == i && $2 == c && $1 != 0 { print $1 }' ftrace.txt | sort -u |
+	while read -r tid; do LC_ALL=C cat /proc/$tid/environ 2>&1 > /dev/null | grep -q 'Permission denied' && echo $tid
+	done | tr '\n' ' ')
+read -r busy all < <(awk -v i="$irq" -v c="$cpu" -v b="${begin:-0}" -v e="${end:-0}" -v h=" $hidden" \
+	'$4 == i && $2 == c && $3 >= b && $3 <= e { all++; if ($1 != 0 && index(h, " " $1 " ") == 0) busy++ }
+	 END { print busy + 0, all + 0 }' ftrace.txt)
 run=$(sql irq.db "SELECT COUNT(*) FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu")
 marked=$(sql irq.db "SELECT COUNT(*) FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu
 	AND (start_ns + 500) / 1000 BETWEEN ${begin:-0} AND ${end:-0}")
@@ -140,20 +150,20 @@ elif [ -z "$begin" ] || [ -z "$end" ] || [ "$ftrace_lost" != 0 ]; then
 	fail "ftrace lost $ftrace_lost events or the program's marks (begin '$begin', end '$end')"
 elif [ "$((marked + said))" -ge "$busy" ] && [ "$marked" -le "$all" ] && [ "$run" -le "$outer" ]; then
 	pass "irq $irq on cpu $cpu: $marked between the program's marks ($said said missed), ftrace $busy that" \
-		"interrupted a task, of $all; $run in the run, /proc/interrupts $inner in the program, $outer around mtx"
+		"interrupted a task (${hidden:-none} hidden), of $all; $run in the run, /proc/interrupts $inner in the program, $outer around mtx"
 else
 	# which of ftrace's handlers mtx has no row of (perf stamps them up
-	# to 4 us after ftrace), in us after the begin mark: where in the run
+	# to 30 us after ftrace on a loaded machine), in us after the begin mark: where in the run
 	# the records went missing
 	sql irq.db "SELECT (start_ns + 500) / 1000 FROM interrupts WHERE kind = 'irq' AND irq = $irq AND cpu = $cpu" > mtx-us.txt
 	missing=$(awk -v i="$irq" -v c="$cpu" -v b="${begin:-0}" -v e="${end:-0}" \
 		'FNR == NR { have[sprintf("%.0f", $1)] = 1; next }
 		 $4 == i && $2 == c && $3 >= b && $3 <= e {
-			hit = 0; for (d = -2; d <= 8; d++) if (sprintf("%.0f", $3 + d) in have) hit = 1
+			hit = 0; for (d = -2; d <= 40; d++) if (sprintf("%.0f", $3 + d) in have) hit = 1
 			if (!hit) printf "+%dus(pid %s) ", $3 - b, $1 }' mtx-us.txt ftrace.txt)
 	fail "irq $irq on cpu $cpu: $marked between the program's marks ($said said missed, $late late events," \
 		"$(sql irq.db "SELECT value FROM meta WHERE key = 'undecodable_records'") undecodable)," \
-		"not between ftrace's $busy that interrupted a task and its $all; $run in the run, /proc/interrupts" \
+		"not between ftrace's $busy that interrupted a task (${hidden:-none} hidden) and its $all; $run in the run, /proc/interrupts" \
 		"$inner in the program, $outer around mtx; ftrace's without a row: ${missing:-none}"
 fi
 finish
