@@ -14,6 +14,7 @@
 #include "collector/calibrate-sched.h"
 #include "collector/interrupts.h"
 #include "collector/thread-sched.h"
+#include "collector/phases.h"
 #include "collector/calls.h"
 #include "collector/catch-up.h"
 #include "collector/sync/collect-sync.h"
@@ -63,6 +64,7 @@ struct sinks {
 	struct mtx_model *model;
 	struct mtx_profile *profile;
 	struct mtx_thread_sched *sched; /* thread_sched: as each thread appears, and changes */
+	struct mtx_phases *phases;
 };
 
 static void emit(void *ctx, const struct mtx_event *ev)
@@ -70,6 +72,12 @@ static void emit(void *ctx, const struct mtx_event *ev)
 	struct sinks *k = ctx;
 	if (collect_sync_event(k->cs, ev) || calls_event(k->calls, ev))
 		return;
+	if (ev->type == MTX_EV_PHASE_SIGNAL) { /* sent to the run, or elsewhere */
+		if (model_has_thread(k->model, ev->u.phase_signal.target) &&
+		    phases_mark(k->phases, ev->ts_ns, NULL, 0, PHASE_SIGNAL, ev->u.phase_signal.target))
+			log_warn("out of memory: a phase signal is not kept");
+		return;
+	}
 	if (ev->type == MTX_EV_FORK || (ev->type == MTX_EV_COMM && ev->u.comm.exec))
 		thread_sched_record(k->sched, ev->pid, ev->tid); /* a thread gone already has none */
 	else if (ev->type == MTX_EV_SWITCH_OUT && ev->u.sw.prev_prio != INT32_MIN)
@@ -371,6 +379,12 @@ static int start_instrument(struct mtx_instrument **out, struct mtx_session *s, 
 	return instrument_start_functions(instr, o->functions, fu, cost_ns, o->rates_from, err);
 }
 
+/* mtx ctl SOCK phase NAME. */
+static int mark_phase(void *ctx, uint64_t ns, const char *name)
+{
+	return phases_mark(ctx, ns, name, strlen(name), PHASE_CTL, 0);
+}
+
 /* A command of mtx ctl, read from the --control socket. */
 static void on_command(void *ctx, const char *line, FILE *reply)
 {
@@ -510,6 +524,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_writer *w = NULL;
 	struct mtx_model *m = NULL;
 	struct mtx_thread_sched *sched = NULL;
+	struct mtx_phases *phases = NULL;
 	struct mtx_profile *prof = NULL;
 	struct mtx_calls *calls = NULL;
 	struct sinks sinks;
@@ -602,7 +617,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	rc = session_open(&s, o->attach_pid ? o->attach_pid : t.pid, o->attach_pid != 0, o->sources, o->ring_pages,
-			  o->sample_hz, o->sample_stack_bytes);
+			  o->sample_hz, o->sample_stack_bytes, o->phase_signal);
 	if (rc) {
 		error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
 		goto fail_unstarted;
@@ -623,7 +638,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	calls = prof ? calls_new(w, profile_function_at_cb, prof) : NULL;
 	sinks = (struct sinks){ .cs = &cs, .calls = calls, .model = m, .profile = prof, .sched = sched };
 	cs.sched = sched;
-	if (!m || !sched || !prof || !calls) {
+	cs.phases = sinks.phases = phases = phases_new();
+	if (!m || !sched || !phases || !prof || !calls) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
@@ -674,6 +690,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	model_program_released(m, start_ns);
 	if ((rc = start_instrument(&instr, &s, w, found, o, &cs, fu, uprobe_cost_ns, start_ns, err)))
 		goto fail_unstarted;
+	instrument_phases(instr, mark_phase, phases);
 	if (cu)
 		instrument_catch_up(instr, cu, attach_ns);
 	if (o->attach_pid) {
@@ -798,6 +815,9 @@ started:
 	else if (!stop)
 		mark_done(w, "sync_resolved_ns", rc);
 	free(sync_err);
+	/* After the sync tables: the library's last marks are in. */
+	if (phases_write(phases, w, model_first_ns(m), model_last_ns(m)))
+		record_failed(r, w, NULL, "");
 	writer_commit(w);
 	log_since_exit("sync tables finished", exit_ns);
 	if (!stop && (stop = stop_asked(sfd)))
@@ -884,6 +904,7 @@ started:
 	}
 	model_free(m);
 	thread_sched_free(sched);
+	phases_free(phases);
 	calls_free(calls);
 	profile_free(prof);
 	session_close(&s);
@@ -910,6 +931,7 @@ fail_unstarted:
 	target_kill(&t);
 	model_free(m);
 	thread_sched_free(sched);
+	phases_free(phases);
 	calls_free(calls);
 	profile_free(prof);
 	session_close(&s); /* before collect_sync_free: it may remove probes */

@@ -19,6 +19,7 @@ struct collect_options {
 	int sync;               /* inject libmtx-preload.so: sync operations */
 	size_t ring_pages;      /* data pages per CPU ring (power of two) */
 	unsigned sample_hz;     /* CPU samples per second of a thread's CPU time, 0: none */
+	int phase_signal;       /* --phase-signal: each one sent to the program begins a phase, 0: none */
 	unsigned sync_stack_frames; /* --sync-stacks: user frames per sync op, 0: none */
 	struct sync_inject inject; /* --inject-overhead; delay_ns 0: none */
 	int defer_writes;       /* --defer-writes: no row written before the exit */

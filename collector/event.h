@@ -29,7 +29,8 @@
 	X(SAMPLE, "sample")         \
 	X(UPROBE, "uprobe")           \
 	X(CALL, "call")               \
-	X(INTERRUPT, "interrupt")
+	X(INTERRUPT, "interrupt")     \
+	X(PHASE_SIGNAL, "phase_signal")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -47,7 +48,8 @@ enum mtx_event_type {
 	X(SAMPLES, "samples")          \
 	X(FUNCTIONS, "functions")      \
 	X(CALLS, "calls")              \
-	X(INTERRUPTS, "interrupts")
+	X(INTERRUPTS, "interrupts")    \
+	X(PHASE_SIGNAL, "phase_signal")
 
 /* mtx_event.u.call.at_return of the event that closes a removed probe
  * set's open calls (collector/calls.c). */
@@ -146,6 +148,8 @@ struct mtx_event {
 		 * address), @function the hrtimer's function (0: not a timer),
 		 * @name the irq's action name at an irq entry ("" otherwise). */
 		struct { uint8_t kind, exit; int32_t irq; uint64_t key, function; char name[24]; } intr;
+		/* --phase-signal's signal sent to task @target (a tid; @group: to its process) */
+		struct { int32_t target; uint8_t group; } phase_signal;
 	} u;
 };
 

@@ -70,6 +70,9 @@ struct mtx_instrument {
 	/* the library's sync records, switched by the region (NULL: none) */
 	int (*sync_pause)(void *ctx, int paused);
 	void *sync_ctx;
+	/* where 'phase NAME' goes (NULL: nowhere) */
+	int (*phase_mark)(void *ctx, uint64_t ns, const char *name);
+	void *phase_ctx;
 	pid_t running;             /* the program runs: probes catch up on its calls */
 	uint64_t catch_up_calls, catch_up_stops, catch_up_stopped_ns;
 };
@@ -470,6 +473,30 @@ static void source_switch(struct mtx_instrument *in, const char *how, const char
 	reply_end(out);
 }
 
+/* phase NAME: a phase called @name (spaces around it dropped) begins now. */
+static void phase_mark(struct mtx_instrument *in, const char *name, FILE *out)
+{
+	const uint64_t now = clock_now_ns();
+	size_t len;
+	char *text;
+	name += strspn(name, " \t");
+	len = strcspn(name, "\n");
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '\t'))
+		len--;
+	if (!in->phase_mark || !(text = strndup(name, len))) {
+		reply_error(out, "phases cannot be marked%s", in->phase_mark ? ": out of memory" : " in this run");
+		return;
+	}
+	if (in->phase_mark(in->phase_ctx, now, text))
+		reply_error(out, "phase '%s': out of memory", text);
+	else {
+		reply_begin(out, 1);
+		reply_text(out, "phase '%s' begins at %.6f s", text, since_start(in, now));
+		reply_end(out);
+	}
+	free(text);
+}
+
 void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 {
 	char verb[16] = "", what[16] = "", arg[256] = "";
@@ -482,9 +509,11 @@ void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 		probe_list(in, out);
 	else if (n == 3 && !strcmp(verb, "source"))
 		source_switch(in, what, arg, out);
+	else if (n >= 2 && !strcmp(verb, "phase"))
+		phase_mark(in, line + strspn(line, " \t") + strlen(verb), out);
 	else
-		reply_error(out, "unknown command '%s' (probe add REGEX, probe del N, probe list, source on|off NAME)",
-			    line);
+		reply_error(out, "unknown command '%s' (probe add REGEX, probe del N, probe list, source on|off NAME, "
+			    "phase NAME)", line);
 }
 
 void instrument_functions(struct mtx_instrument *in, const char *pattern, struct function_uprobes *fu,
@@ -630,6 +659,12 @@ void instrument_sync_switch(struct mtx_instrument *in, int (*pause)(void *ctx, i
 {
 	in->sync_pause = pause;
 	in->sync_ctx = ctx;
+}
+
+void instrument_phases(struct mtx_instrument *in, int (*mark)(void *ctx, uint64_t ns, const char *name), void *ctx)
+{
+	in->phase_mark = mark;
+	in->phase_ctx = ctx;
 }
 
 void instrument_budget(struct mtx_instrument *in, double pct)

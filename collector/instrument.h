@@ -11,6 +11,9 @@
  *   source on|off NAME      a source of the run (syscalls, wakeups,
  *                           interrupts, samples, sync: its uprobes' events,
  *                           or the library's region word)
+ *   phase NAME              a phase of the run called NAME begins now
+ *                           (not instrumentation: it says when, for the
+ *                           reports' --phase)
  *
  * Each window in which a source or a probe was on becomes a row of the
  * instrumentation table (mtx-db(5)). A probe's events are opened for
@@ -69,6 +72,10 @@ void instrument_running(struct mtx_instrument *in, pid_t pid, uint64_t stopped_n
  */
 int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
 			       uint64_t cost_ns, const char *rates_from, char **err);
+
+/* instrument_phases - where 'phase NAME' marks the start of a phase of the
+ * run: @mark(@ctx, ns, name), 0 when done (collector/phases.h). */
+void instrument_phases(struct mtx_instrument *in, int (*mark)(void *ctx, uint64_t ns, const char *name), void *ctx);
 
 /* instrument_sync_switch - how 'source on|off sync' switches the library's
  * records: @pause(@ctx, paused) (collect_sync_pause), 0 when done. */

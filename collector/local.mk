@@ -12,6 +12,7 @@ collector_sources = \
 	collector/source-syscalls.c \
 	collector/source-wakeups.c \
 	collector/source-interrupts.c collector/interrupts.c collector/interrupts.h \
+	collector/source-phase-signal.c \
 	collector/other-tasks.c collector/other-tasks.h \
 	collector/source-samples.c \
 	collector/stacks.c collector/stacks.h \
@@ -29,6 +30,7 @@ collector_sources = \
 	collector/calibrate.c collector/calibrate.h \
 	collector/calibrate-sched.c collector/calibrate-sched.h \
 	collector/thread-sched.c collector/thread-sched.h \
+	collector/phases.c collector/phases.h \
 	collector/output.c collector/output.h \
 	collector/elf-symbols.c collector/elf-symbols.h \
 	collector/uprobes.c collector/uprobes.h \

@@ -152,6 +152,11 @@ static struct model_thread *find_thread(struct mtx_model *m, int32_t tid)
 	}
 }
 
+bool model_has_thread(struct mtx_model *m, int32_t tid)
+{
+	return find_thread(m, tid) != NULL;
+}
+
 static void grow_threads(struct mtx_model *m);
 
 static struct model_thread *insert_thread(struct mtx_model *m, int32_t tid)

@@ -12,6 +12,7 @@
 #include "collector/fd-kind.h"
 #include "collector/writer.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -70,6 +71,9 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 /* model_first_ns / model_last_ns - the time span of events seen (0 if none). */
 uint64_t model_first_ns(const struct mtx_model *m);
 uint64_t model_last_ns(const struct mtx_model *m);
+
+/* model_has_thread - whether @tid is a thread of the run the model has seen. */
+bool model_has_thread(struct mtx_model *m, int32_t tid);
 
 /* model_nr_threads - how many thread lifetimes were seen. */
 uint64_t model_nr_threads(const struct mtx_model *m);

@@ -395,7 +395,7 @@ int session_enable(struct mtx_session *s)
 }
 
 int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, size_t ring_pages,
-		 unsigned sample_hz, unsigned sample_stack_bytes)
+		 unsigned sample_hz, unsigned sample_stack_bytes, int phase_signal)
 {
 	int rc;
 	memset(s, 0, sizeof(*s));
@@ -403,6 +403,7 @@ int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, 
 	s->attached = attached;
 	s->sample_hz = sample_hz;
 	s->sample_stack_bytes = sample_stack_bytes;
+	s->phase_signal = phase_signal;
 	s->nr_cpus = perf_nr_cpus();
 	s->ring_pages = ring_pages;
 	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));
@@ -432,6 +433,8 @@ int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, 
 		if (rc)
 			return rc;
 	}
+	if (phase_signal && ((rc = source_phase_signal.layout(s)) || (rc = source_phase_signal.open(s))))
+		return rc;
 	return 0;
 }
 

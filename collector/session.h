@@ -52,6 +52,7 @@ struct mtx_session {
 	pid_t *run_pids;           /* the processes of the run: @pid, and those forked */
 	size_t nr_run_pids, cap_run_pids;
 	unsigned sample_hz;        /* CPU samples per second and thread, 0: none */
+	int phase_signal;          /* --phase-signal's number, 0: none (source_phase_signal) */
 	unsigned sample_stack_bytes; /* user stack copied per sample for DWARF
 	                              * unwinding, 0: frame-pointer chains only */
 	int nr_cpus;
@@ -110,7 +111,7 @@ int session_after_close(struct mtx_session *s, void (*fn)(void *ctx), void *ctx)
  * only). Returns 0 or -errno with s->error.
  */
 int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, size_t ring_pages,
-		 unsigned sample_hz, unsigned sample_stack_bytes);
+		 unsigned sample_hz, unsigned sample_stack_bytes, int phase_signal);
 
 /*
  * session_attach_scan - attached: open every per-task event so far on the

@@ -45,6 +45,8 @@ extern const struct mtx_source source_interrupts;
 /* CPU samples with call chains (--sample HZ): not in mtx_sources[], as
  * --events does not choose it. */
 extern const struct mtx_source source_samples;
+/* --phase-signal's signal, sent to the program: not in mtx_sources[] either. */
+extern const struct mtx_source source_phase_signal;
 
 /* All kernel sources, in the order they are opened. */
 extern const struct mtx_source *const mtx_sources[];

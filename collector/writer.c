@@ -34,6 +34,7 @@
 	X(WAKEUP, "INSERT INTO wakeups(ts_ns, cpu, waker_tid, wakee_tid, target_cpu) "         \
 		  "VALUES (?,?,?,?,?)")                                                       \
 	X(OTHER_TASK, "INSERT INTO other_tasks(tid, pid, comm) VALUES (?,?,?)")                \
+	X(PHASE, "INSERT INTO phases(id, name, start_ns, end_ns, source, tid) VALUES (?,?,?,?,?,?)") \
 	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
@@ -275,6 +276,21 @@ int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint6
 	row_put_text(r, kind);
 	row_put_int_or_null(r, irq, irq >= 0);
 	row_put_text_copy(r, name);
+	return put(w, r);
+}
+
+int writer_phase(struct mtx_writer *w, int64_t id, const char *name, uint64_t start_ns, uint64_t end_ns,
+		 const char *source, int32_t tid)
+{
+	struct queued_row *r = row(w, STMT_PHASE);
+	if (!r)
+		return sticky(w);
+	row_put_int(r, id);
+	row_put_text_copy(r, name);
+	row_put_int(r, (int64_t)start_ns);
+	row_put_int(r, (int64_t)end_ns);
+	row_put_text(r, source);
+	row_put_int_or_null(r, tid, tid > 0);
 	return put(w, r);
 }
 

@@ -90,6 +90,9 @@ int writer_interrupt(struct mtx_writer *w, int32_t cpu, uint64_t start_ns, uint6
 		     int32_t irq, const char *name);
 /* An other_tasks row (collector/other-tasks.h); @comm copied, NULL-able. */
 int writer_other_task(struct mtx_writer *w, int32_t tid, int32_t pid, const char *comm);
+/* A phases row; @source is a static string, @tid 0 for none. */
+int writer_phase(struct mtx_writer *w, int64_t id, const char *name, uint64_t start_ns, uint64_t end_ns,
+		 const char *source, int32_t tid);
 /* A whole syscalls row, fd included: a struct because collector/fd-kind.c
  * holds rows back until their fd_kind is known. */
 struct mtx_syscall_row {

@@ -259,6 +259,21 @@ CREATE TABLE calls (
 	                               -- not its entry, which came earlier
 );
 
+-- The run's phases (mtx-collect(1), PHASES): each begins where the program
+-- called mtx_phase(name), where --phase-signal's signal was sent to it, or
+-- where mtx ctl SOCK phase NAME came, and ends where the next one begins or
+-- the run ends; they do not overlap. Phase 0 is the whole run, always there.
+CREATE TABLE phases (
+	id       INTEGER PRIMARY KEY, -- 0: the whole run; then 1, 2, ... in time order
+	name     TEXT NOT NULL,       -- as marked (mtx_phase: its first 24 bytes), or
+	                              -- phase-<id>; 0 is global
+	start_ns INTEGER NOT NULL,
+	end_ns   INTEGER NOT NULL,
+	source   TEXT NOT NULL,       -- run (phase 0), call, signal or ctl
+	tid      INTEGER              -- call: the thread that called; signal: the
+	                              -- thread or process it was sent to
+);
+
 -- What mtx collect --detail added up instead of writing (collector/detail.h):
 -- the rows that began at or after meta.detail_until_ns of the kinds a heavy
 -- program makes by the million. thread_summary and switch_graph add them in.

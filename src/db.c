@@ -106,7 +106,7 @@ static const struct {
  * an empty one stands in (their rows were not recorded then). */
 static const char *const added_tables[] = { "interrupts", "instrumentation", "instrumentation_functions",
 					    "summarized_states", "summarized_switches", "summarized_syscalls",
-					    "summarized_sync_ops", "pc_nodes", "pc_edges" };
+					    "summarized_sync_ops", "pc_nodes", "pc_edges", "phases" };
 
 /* An empty copy of recorded table @table, from the schema's text: TEMP
  * with @temp, else in the file. */

@@ -13,6 +13,7 @@ libmtxcore_a_SOURCES = \
 	src/radix-sort.c src/radix-sort.h \
 	src/clock.h \
 	src/timefmt.c src/timefmt.h \
+	src/phases.c src/phases.h \
 	src/match.c src/match.h \
 	src/symbols.c src/symbols.h \
 	src/frames.c src/frames.h \

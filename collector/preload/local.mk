@@ -15,6 +15,7 @@ collector_preload_libmtx_preload_la_SOURCES = \
 	collector/preload/preload-thread.c \
 	collector/preload/preload-signal.c \
 	collector/preload/preload-sched.c \
+	collector/preload/preload-phase.c \
 	collector/preload/preload-calls.c \
 	collector/preload/preload-jump.c \
 	collector/preload/preload-unwind.c \
@@ -24,3 +25,5 @@ collector_preload_libmtx_preload_la_CFLAGS = $(WARN_CFLAGS) -fno-omit-frame-poin
 collector_preload_libmtx_preload_la_LDFLAGS = -module -avoid-version -shared
 collector_preload_libmtx_preload_la_LIBADD = -ldl -lpthread
 EXTRA_DIST += collector/preload/local.mk
+# for programs that mark their phases (mtx-collect(1), PHASES)
+include_HEADERS += collector/preload/mtx-phase.h

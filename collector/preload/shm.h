@@ -407,7 +407,8 @@ static inline struct mtx_sync_record *mtx_shm_lane_records(struct mtx_shm_lane *
 	X(BARRIER, "barrier")      \
 	X(SIGNAL, "signal")        \
 	X(THREAD, "thread")        \
-	X(SCHED, "sched")
+	X(SCHED, "sched")          \
+	X(PHASE, "phase")
 
 /*
  * Operations: X(enum suffix, name stored in the database as sync_ops.op).
@@ -443,7 +444,8 @@ static inline struct mtx_sync_record *mtx_shm_lane_records(struct mtx_shm_lane *
 	X(PTHREAD_KILL, "pthread_kill")      \
 	X(RAISE, "raise")                    \
 	X(SIGQUEUE, "sigqueue")              \
-	X(SETSCHED, "setsched")
+	X(SETSCHED, "setsched")              \
+	X(MARK, "mark")
 
 enum mtx_sync_kind {
 #define X(e, n) MTX_SYNC_KIND_##e,
@@ -484,6 +486,15 @@ static inline void mtx_sched_unpack(uint64_t arg, int *policy, int *priority, in
 	*priority = (int)(arg >> 8 & 0xff);
 	*nice = (int)(int8_t)(arg >> 16 & 0xff);
 }
+
+/*
+ * Kind phase (collector/preload/preload-phase.c) is no object either: the
+ * program called mtx_phase(name), and a phase of the run begins at the
+ * record's start_ns. The name, cut at MTX_PHASE_NAME_MAX bytes, is in
+ * addr, arg and callsite (24 bytes, NUL-padded, not always NUL-ended).
+ * The collector writes phases rows of them, never sync_ops.
+ */
+#define MTX_PHASE_NAME_MAX 24
 
 /* Name of a kind ("mutex"), or NULL when out of range (e.g. a scribbled record). */
 static inline const char *sync_kind_name(unsigned kind)

@@ -12,6 +12,7 @@
 #include "collector/sync/uprobes.h"
 #include "collector/target.h"
 #include "collector/thread-sched.h"
+#include "collector/phases.h"
 #include "schema/schema.h"
 #include "src/clock.h"
 #include "src/db.h"
@@ -333,6 +334,14 @@ static void write_batch(struct collect_sync *cs, struct mtx_writer *w, size_t n)
 			continue;
 		}
 		cs->records++;
+		if (recs[i].kind == MTX_SYNC_KIND_PHASE) { /* no object: mtx_phase(name) */
+			const uint64_t name[] = { recs[i].addr, recs[i].arg, recs[i].callsite };
+			_Static_assert(sizeof(name) == MTX_PHASE_NAME_MAX, "the name's words");
+			if (cs->phases && phases_mark(cs->phases, recs[i].start_ns, (const char *)name, sizeof(name),
+						      PHASE_CALL, recs[i].tid))
+				cs->lost++;
+			continue;
+		}
 		if (recs[i].kind == MTX_SYNC_KIND_SCHED) { /* no object: a class changed */
 			int policy, priority, nice;
 			mtx_sched_unpack(recs[i].arg, &policy, &priority, &nice);

@@ -37,6 +37,7 @@ struct sync_uprobes;
 #define COLLECT_SYNC_SUMMARY "every lock, semaphore, condvar, barrier, thread and signal call (LD_PRELOAD)"
 
 struct mtx_thread_sched;
+struct mtx_phases;
 
 struct collect_sync {
 	int on;                       /* records are being collected */
@@ -47,6 +48,7 @@ struct collect_sync {
 	struct sync_pump *pump;
 	struct sync_objects *objects;
 	struct mtx_thread_sched *sched; /* where kind sched records go (thread_sched) */
+	struct mtx_phases *phases;    /* where kind phase records go (mtx_phase calls) */
 	struct sync_batch batch;
 	uint64_t records, lost;
 	uint64_t lost_nolane;         /* of lost: no lane was free */

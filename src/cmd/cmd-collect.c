@@ -85,7 +85,11 @@ const char cmd_collect_usage[] =
 	"      --duration TIME     attached: detach after TIME (10s, 500ms; default: at\n"
 	"                          Ctrl-C or when the process exits)\n"
 	"      --control SOCK      take 'mtx ctl SOCK ...' commands while recording:\n"
-	"                          probes added and removed, sources on and off\n"
+	"                          probes added and removed, sources on and off,\n"
+	"                          phases marked\n"
+	"      --phase-signal SIG  each time signal SIG (USR2, 12) is sent to the\n"
+	"                          program, a phase of the run begins (mtx report FILE\n"
+	"                          phases; the program's mtx_phase(NAME) calls mark too)\n"
 	"      --overhead-budget PCT\n"
 	"                          the function probes may cost PCT% of a CPU: past\n"
 	"                          it, the most expensive are taken off, and said\n"
@@ -425,6 +429,20 @@ static void build_derived_unstoppable(const char *path, struct tl_capture *captu
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The signal @text names (USR2, SIGUSR2, 12), or -1; KILL and STOP,
+ * which no program can catch or ignore, are not for marking phases. */
+static int signal_number(const char *text)
+{
+	char *end;
+	long n = strtol(text, &end, 10);
+	if (!strncmp(text, "SIG", 3))
+		text += 3;
+	if (*end || end == text)
+		for (n = 1; n < NSIG && !(sigabbrev_np((int)n) && !strcmp(sigabbrev_np((int)n), text)); n++)
+			;
+	return n >= 1 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : -1;
+}
+
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -446,6 +464,7 @@ int cmd_collect(int argc, char **argv)
 		{ "overhead-budget", required_argument, NULL, 'B' },
 		{ "rates-from", required_argument, NULL, 'R' },
 		{ "detail", required_argument, NULL, 'W' },
+		{ "phase-signal", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -488,6 +507,11 @@ int cmd_collect(int argc, char **argv)
 			o.sample_hz = (unsigned)hz;
 			break;
 		}
+		case 'P':
+			if ((o.phase_signal = signal_number(optarg)) <= 0)
+				return cmd_usage_error("collect", "--phase-signal: '%s' is not a signal that can be sent to "
+								  "mark phases (USR2, SIGUSR2, 12; not KILL or STOP)", optarg);
+			break;
 		case 'F':
 			if (check_pattern("--functions", optarg))
 				return EXIT_USAGE;

@@ -25,6 +25,7 @@ const char cmd_ctl_usage[] =
 	"  probe del N             remove probe N: its calls still open end now\n"
 	"  probe list              the probes, their calls and cost so far\n"
 	"  source on|off NAME      syscalls, wakeups, interrupts, samples or sync\n"
+	"  phase NAME              a phase of the run called NAME begins now\n"
 	"\n"
 	"      --json              print the collector's reply as it is: one JSON\n"
 	"                          object, {\"ok\": ..., \"text\": ..., ...}\n"
