@@ -23,6 +23,7 @@
  *    workers on "not empty" when the master falls behind or at phase ends;
  *  - one barrier episode with workers+1 participants, the last arriver
  *    releasing all the others.
+ * The master marks each phase for mtx (mtx-phase.h): "seeds" and "pairs".
  * Output: tasks per phase and a checksum of the phase-2 results; the same
  * for the same arguments.
  */
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "collector/preload/mtx-phase.h"
 #include "samples/args.h"
 #include "samples/selfcheck.h"
 
@@ -193,7 +195,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* Phase 1: crunch the seeds. */
+	/* Phase 1: crunch the seeds. Under mtx the run's phases are marked
+	 * too (mtx report run.db phases); without it MTX_PHASE does nothing. */
+	MTX_PHASE("seeds");
 	for (i = 0; i < nr_tasks; i++)
 		put_task(i, 0x9e3779b97f4a7c15ULL * (i + 1), results[0], 0);
 	for (i = 0; i < nr_workers; i++)
@@ -202,6 +206,7 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&phase_barrier);
 
 	/* Phase 2: crunch pairs of phase-1 results (all final after the barrier). */
+	MTX_PHASE("pairs");
 	for (i = 0; i < nr_tasks; i++)
 		put_task(i, results[0][i] ^ (results[0][nr_tasks - 1 - i] >> 1), results[1], 0);
 	for (i = 0; i < nr_workers; i++)

@@ -56,6 +56,10 @@ check_PROGRAMS += tests/e2e/handoff
 tests_e2e_handoff_SOURCES = tests/e2e/handoff.c
 tests_e2e_handoff_CFLAGS = $(WARN_CFLAGS)
 tests_e2e_handoff_LDFLAGS = -pthread
+check_PROGRAMS += tests/e2e/phased
+tests_e2e_phased_SOURCES = tests/e2e/phased.c collector/preload/mtx-phase.h
+tests_e2e_phased_CFLAGS = $(WARN_CFLAGS)
+tests_e2e_phased_LDFLAGS = -pthread
 check_PROGRAMS += tests/e2e/fifo1
 tests_e2e_fifo1_SOURCES = tests/e2e/fifo1.c
 tests_e2e_fifo1_CFLAGS = $(WARN_CFLAGS)
@@ -253,6 +257,7 @@ E2E_TESTS = \
 	tests/e2e/test-detail-sync.sh \
 	tests/e2e/test-diagnose.sh \
 	tests/e2e/test-histogram-metric.sh \
+	tests/e2e/test-phases.sh \
 	tests/e2e/test-export.sh \
 	tests/e2e/test-export-perfetto.sh \
 	tests/e2e/test-compare.sh \

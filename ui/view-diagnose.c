@@ -42,7 +42,7 @@ static int diagnose_load(struct view *v, char **err)
 	int *order, *depths, rc, findings, graph;
 	size_t shown;
 	pc_tunables_default(&t);
-	if ((rc = pc_search_run(v->b->db, &t, &s, err)))
+	if ((rc = pc_search_run(v->b->db, &t, NULL, &s, err)))
 		return rc;
 	v->priv = s;
 	v->table.sticky_header = false; /* two sections, each with its title */

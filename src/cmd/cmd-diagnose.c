@@ -10,6 +10,7 @@
 #include "src/derived/analysis.h"
 #include "src/derived/consultant.h"
 #include "src/log.h"
+#include "src/phases.h"
 #include "src/report-format.h"
 #include "src/run-state.h"
 #include "src/timefmt.h"
@@ -25,7 +26,8 @@
 #include <unistd.h>
 
 const char cmd_diagnose_usage[] =
-	"usage: mtx diagnose [FILE] [--format text|json] [--set NAME=VALUE]... [--list-tunables]\n"
+	"usage: mtx diagnose [FILE] [--format text|json] [--set NAME=VALUE]... [--phase PHASE]\n"
+	"                    [--list-tunables]\n"
 	"\n"
 	"Search the run in FILE (default run.db) for why its threads lost time, as a\n"
 	"performance consultant would: hypotheses (running, waiting for a lock,\n"
@@ -37,6 +39,9 @@ const char cmd_diagnose_usage[] =
 	"  -f, --format FMT      text (default) or json (one object: findings, nodes,\n"
 	"                        edges)\n"
 	"  -s, --set NAME=VALUE  a tunable threshold (--list-tunables names them)\n"
+	"  -p, --phase PHASE     search this phase of the run only: its id or name\n"
+	"                        (mtx report FILE phases lists them)\n"
+	"      --phases-at T,... the run's phases cut at these times instead\n"
 	"  -l, --list-tunables   the tunables, their values and what they are\n"
 	"  -h, --help            this help\n";
 
@@ -68,10 +73,10 @@ static char *literal_pattern(const char *name)
 }
 
 /* The report that shows node @n's evidence, for the run at @path. */
-static char *see(const struct pc_search *s, const struct pc_node *n, const char *path)
+static char *see(const struct pc_search *s, const struct pc_node *n, const char *path, const char *scope)
 {
 	struct pc_where w;
-	char *out = NULL, thread[24] = "";
+	char *out = NULL, *scoped = NULL, thread[24] = "";
 	int rc = -1;
 	pc_where(s, n, &w);
 	if (w.tid)
@@ -98,10 +103,25 @@ static char *see(const struct pc_search *s, const struct pc_node *n, const char 
 		rc = asprintf(&out, "mtx report %s waits%s", path, thread);
 		break;
 	}
-	return rc < 0 ? NULL : out;
+	if (rc < 0)
+		return NULL;
+	if (!*scope)
+		return out;
+	rc = asprintf(&scoped, "%s%s", out, scope);
+	free(out);
+	return rc < 0 ? NULL : scoped;
 }
 
-static int print_text(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path)
+/* What was searched: the whole run, or one phase of it (@scope: the
+ * reports' options that show the same part). */
+struct searched {
+	const struct phase_row *phase; /* NULL: the whole run */
+	int64_t origin_ns;
+	const char *scope;
+};
+
+static int print_text(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path,
+		      const struct searched *what)
 {
 	const size_t nr = pc_nr_nodes(s);
 	int *order = calloc(nr ? nr : 1, sizeof(*order)), *depths = calloc(nr ? nr : 1, sizeof(*depths));
@@ -112,7 +132,13 @@ static int print_text(FILE *out, const struct pc_search *s, const struct pc_tuna
 		free(depths);
 		return -ENOMEM;
 	}
-	fprintf(out, "Search of the whole run: %s of thread time, %d node%s tested%s\n",
+	if (what->phase)
+		fprintf(out, "Search of phase %" PRId64 " '%s' (%.6f s to %.6f s): ", what->phase->id, what->phase->name,
+			(double)(what->phase->start_ns - what->origin_ns) / 1e9,
+			(double)(what->phase->end_ns - what->origin_ns) / 1e9);
+	else
+		fputs("Search of the whole run: ", out);
+	fprintf(out, "%s of thread time, %d node%s tested%s\n",
 		timefmt_duration((uint64_t)pc_thread_time_ns(s), when, sizeof(when)), pc_nr_tested(s),
 		pc_nr_tested(s) == 1 ? "" : "s", pc_stopped_at_max(s) ? " (stopped at max_tests)" : "");
 	fprintf(out, "Thresholds: cpu %.2f, sync %.2f, io %.2f, small I/O %.0f B, cpu_wait %.2f\n", t->cpu, t->sync,
@@ -138,7 +164,7 @@ static int print_text(FILE *out, const struct pc_search *s, const struct pc_tuna
 		fprintf(out, "%5s  %6s  %-8s  %s\n", "rank", "share", "why", "hypothesis, focus");
 	for (size_t r = 0; r < pc_nr_findings(s); r++) {
 		const struct pc_node *node = pc_node(s, (size_t)pc_finding(s, r));
-		char *focus = pc_focus_name(s, &node->focus), *cmd = see(s, node, path);
+		char *focus = pc_focus_name(s, &node->focus), *cmd = see(s, node, path, what->scope);
 		struct pc_where w;
 		pc_where(s, node, &w);
 		fprintf(out, "%5zu  %5.1f%%  %-8s  %s %s", r + 1, 100 * node->share,
@@ -221,18 +247,25 @@ static void json_node_common(FILE *out, const struct pc_search *s, const struct 
 	free(focus);
 }
 
-static int print_json(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path)
+static int print_json(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path,
+		      const struct searched *what)
 {
 	fputs("{\"file\":", out);
 	report_json_string(out, path);
+	if (what->phase) {
+		fprintf(out, ",\"phase\":{\"id\":%" PRId64 ",\"name\":", what->phase->id);
+		report_json_string(out, what->phase->name);
+		fprintf(out, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 "}", what->phase->start_ns,
+			what->phase->end_ns);
+	}
 	fprintf(out, ",\"thread_time_ns\":%" PRId64 ",\"tested\":%d,\"stopped_at_max_tests\":%s,\"code\":",
 		pc_thread_time_ns(s), pc_nr_tested(s), pc_stopped_at_max(s) ? "true" : "false");
 	report_json_string(out, pc_code_from(s));
 	fputs(",\"tunables\":{", out);
 	for (size_t i = 0; i < pc_tunable_count(); i++) {
-		const char *name, *what;
+		const char *name, *meaning;
 		double v;
-		pc_tunable(t, i, &name, &v, &what);
+		pc_tunable(t, i, &name, &v, &meaning);
 		fprintf(out, "%s", i ? "," : "");
 		report_json_string(out, name);
 		fputc(':', out);
@@ -241,7 +274,7 @@ static int print_json(FILE *out, const struct pc_search *s, const struct pc_tuna
 	fputs("},\"findings\":[", out);
 	for (size_t r = 0; r < pc_nr_findings(s); r++) {
 		const struct pc_node *n = pc_node(s, (size_t)pc_finding(s, r));
-		char *cmd = see(s, n, path);
+		char *cmd = see(s, n, path, what->scope);
 		struct pc_where w;
 		pc_where(s, n, &w);
 		fprintf(out, "%s{\"rank\":%zu,\"node\":%d,", r ? "," : "", r + 1, n->id);
@@ -327,10 +360,16 @@ int cmd_diagnose(int argc, char **argv)
 	static const struct option options[] = { { "format", required_argument, NULL, 'f' },
 						  { "set", required_argument, NULL, 's' },
 						  { "list-tunables", no_argument, NULL, 'l' },
+						  { "phase", required_argument, NULL, 'p' },
+						  { "phases-at", required_argument, NULL, 'A' },
 						  { "help", no_argument, NULL, 'h' },
 						  { NULL, 0, NULL, 0 } };
 	struct pc_tunables t;
-	const char *path = CMD_DEFAULT_DB, *format = "text";
+	const char *path = CMD_DEFAULT_DB, *format = "text", *phase = NULL, *phases_at = NULL;
+	struct run_phases phases = { 0 };
+	struct searched what = { .scope = "" };
+	struct pc_window window;
+	char *scope = NULL;
 	bool list = false, json;
 	struct pc_search *s = NULL;
 	struct run_state rs;
@@ -340,8 +379,14 @@ int cmd_diagnose(int argc, char **argv)
 
 	pc_tunables_default(&t);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:s:lh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:p:lh", options, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			phase = optarg;
+			break;
+		case 'A':
+			phases_at = optarg;
+			break;
 		case 'f':
 			format = optarg;
 			break;
@@ -371,9 +416,35 @@ int cmd_diagnose(int argc, char **argv)
 		path = argv[optind++];
 	if (optind < argc)
 		return cmd_usage_error("diagnose", "one run database at most (got '%s' too)", argv[optind]);
+	if (phases_at && !phase)
+		return cmd_usage_error("diagnose", "--phases-at goes with --phase");
 	if (cmd_default_db_missing("diagnose", path))
 		return EXIT_FAILURE_MTX;
-	if (analysis_open(path, false, &db, &rs, &err) || (rc = pc_search_run(db, &t, &s, &err))) {
+	if (analysis_open(path, false, &db, &rs, &err)) {
+		log_error("%s", err ? err : "cannot open");
+		goto out;
+	}
+	if (phase) {
+		if (run_phases_load(db, phases_at, &phases, &err) || !(what.phase = run_phases_find(&phases, phase, &err))) {
+			log_error("%s", err ? err : "out of memory");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		if (what.phase->end_ns <= what.phase->start_ns) {
+			log_error("--phase %s: the phase is empty (it ends where it begins)", phase);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		window = (struct pc_window){ what.phase->start_ns, what.phase->end_ns };
+		what.origin_ns = db_run_start_ns(db);
+		if (asprintf(&scope, "%s%s --phase %" PRId64, phases_at ? " --phases-at " : "", phases_at ? phases_at : "",
+			     what.phase->id) < 0)
+			scope = NULL;
+		what.scope = scope ? scope : "";
+		if (!what.phase->id) /* phase 0: the whole run */
+			what.phase = NULL;
+	}
+	if ((rc = pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
 		log_error("%s", err ? err : "cannot open");
 		goto out;
 	}
@@ -386,17 +457,20 @@ int cmd_diagnose(int argc, char **argv)
 		free(line);
 		free(note);
 	}
-	rc = json ? print_json(stdout, s, &t, path) : print_text(stdout, s, &t, path);
+	rc = json ? print_json(stdout, s, &t, path, &what) : print_text(stdout, s, &t, path, &what);
 	if (rc) {
 		log_error("out of memory");
 		goto out;
 	}
 	sqlite3_close(db);
 	db = NULL;
-	store(path, &rs, s);
+	if (!what.phase) /* pc_nodes keep the whole run's search */
+		store(path, &rs, s);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
 out:
 	free(err);
+	free(scope);
+	run_phases_free(&phases);
 	pc_search_free(s);
 	sqlite3_close(db);
 	return status;

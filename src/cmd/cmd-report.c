@@ -15,6 +15,7 @@
 #include "src/derived/histogram.h"
 #include "src/log.h"
 #include "src/match.h"
+#include "src/phases.h"
 #include "src/report-format.h"
 #include "src/reports.h"
 #include "src/run-state.h"
@@ -50,6 +51,9 @@ const char cmd_report_usage[] =
 	"  -F, --function REGEX   only functions matching this PCRE2 pattern\n"
 	"      --from TIME        only what happened after TIME since the run's start\n"
 	"      --to TIME          only what happened before TIME (TIME: 1.5s, 200ms, 30us, 10ns)\n"
+	"      --phase PHASE      only what happened in this phase of the run: its id or name\n"
+	"                         (report phases lists them)\n"
+	"      --phases-at T,...  the run's phases cut at these times instead of those marked\n"
 	"  -f, --format FMT       text (default; fits the terminal, never cut in a pipe),\n"
 	"                         csv or json\n"
 	"  -n, --limit N          at most N rows per section (0: all; default " STR(DEFAULT_TEXT_LIMIT) "\n"
@@ -71,6 +75,7 @@ const char cmd_report_usage[] =
 /* The filters, as given; each becomes a named query parameter. */
 struct filters {
 	const char *thread, *object, *function, *from, *to;
+	const char *phase, *phases_at;
 };
 
 /* How many rows @sql (one ? parameter: @text, or @v when @text is NULL)
@@ -152,7 +157,7 @@ static int resolve_object_name(sqlite3 *db, const char *name, int64_t *addr, cha
 
 /* Text fits the terminal it is read on; in a pipe or a file, where no one
  * knows how wide it will be shown, no cell is cut (0: no width). */
-static int text_width(void)
+int cmd_text_width(void)
 {
 	struct winsize ws;
 
@@ -172,6 +177,7 @@ static void list_reports(void)
 		       r[i].summary);
 	printf("%-14s %s\n", "hb", "the happened-before graph of the sync events (also --format dot)");
 	printf("%-14s %s\n", "metric", "[NAME] --focus F: a metric of the threads' time at a focus (--list)");
+	printf("%-14s %s\n", "phases", "the run's phases, with the share of the threads' time in each state");
 }
 
 /* Whether a filter asked for (@wanted) is a parameter @param of one of
@@ -226,7 +232,7 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 		      enum report_format format, long limit_rows)
 {
 	struct mtx_query_params given = { .function = f->function };
-	struct report_printer printer = { .out = stdout, .format = format, .width = text_width(),
+	struct report_printer printer = { .out = stdout, .format = format, .width = cmd_text_width(),
 					  .limit_rows = limit_rows };
 	sqlite3_stmt **stmts = NULL, **counts = NULL;
 	sqlite3 *db = NULL;
@@ -307,6 +313,26 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 			given.addr = v, given.has_addr = true;
 		else
 			given.object_id = v, given.has_object_id = true;
+	}
+	if (f->phase) { /* a phase's window: --from and --to as the phase says */
+		struct run_phases phases;
+		const struct phase_row *p;
+		if (run_phases_load(db, f->phases_at, &phases, &err) || !(p = run_phases_find(&phases, f->phase, &err))) {
+			log_error("%s", err ? err : "out of memory");
+			status = EXIT_USAGE;
+			run_phases_free(&phases);
+			goto out;
+		}
+		if (p->end_ns <= p->start_ns) {
+			log_error("--phase %s: the phase is empty (it ends where it begins)", f->phase);
+			status = EXIT_USAGE;
+		} else if (p->id > 0) { /* phase 0 is the whole run */
+			given.from = p->start_ns, given.has_from = true;
+			given.to = p->end_ns, given.has_to = true;
+		}
+		run_phases_free(&phases);
+		if (status == EXIT_USAGE)
+			goto out;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *text = i ? f->to : f->from;
@@ -467,7 +493,7 @@ static int report_histogram(const char *path, const char *metric, const char *co
 	char *end;
 	if (extra)
 		return cmd_usage_error("report", "unexpected argument '%s'", extra);
-	if (f->thread || f->object || f->function || f->from || f->to || cycles)
+	if (f->thread || f->object || f->function || f->from || f->to || f->phase || cycles)
 		return cmd_usage_error("report", "report histogram --metric takes --focus, not the other filters");
 	if (buckets && ((n = strtol(buckets, &end, 10)) < 2 || *end || n % 2 || n > PC_HISTOGRAM_MAX_BUCKETS))
 		return cmd_usage_error("report", "--buckets '%s': an even number from 2 to %d", buckets,
@@ -493,6 +519,7 @@ int cmd_report(int argc, char **argv)
 		{ "cycles", no_argument, NULL, 'c' }, { "focus", required_argument, NULL, 'o' },
 		{ "compare", required_argument, NULL, 'C' }, { "metric", required_argument, NULL, 'm' },
 		{ "buckets", required_argument, NULL, 'B' }, { "bucket-width", required_argument, NULL, 'W' },
+		{ "phase", required_argument, NULL, 'P' }, { "phases-at", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { MAX_FOCI = 8 };
@@ -532,6 +559,8 @@ int cmd_report(int argc, char **argv)
 		case 'm': metric = optarg; break;
 		case 'B': buckets = optarg; break;
 		case 'W': bucket_width = optarg; break;
+		case 'P': f.phase = optarg; break;
+		case 'A': f.phases_at = optarg; break;
 		case 'o':
 			if (nr_foci == MAX_FOCI)
 				return cmd_usage_error("report", "--focus at most %d times", MAX_FOCI);
@@ -579,6 +608,21 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", "--buckets and --bucket-width go with report histogram --metric");
 	if (metric && strcmp(name, "histogram"))
 		return cmd_usage_error("report", "--metric is for report histogram (report metric takes its name)");
+	if (f.phase && (f.from || f.to))
+		return cmd_usage_error("report", "--phase is a window: give it or --from/--to, not both");
+	if (f.phases_at && !f.phase && strcmp(name, "phases"))
+		return cmd_usage_error("report", "--phases-at goes with --phase or report phases");
+	if (!strcmp(name, "phases")) { /* not a named query: a row per phase */
+		if (argc)
+			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
+		if (f.thread || f.object || f.function || f.from || f.to || f.phase || cycles || nr_foci || metric)
+			return cmd_usage_error("report", "report phases takes --phases-at, not the other filters");
+		if (format_name && (format = report_format_parse(format_name)) < 0)
+			return unknown_format(format_name);
+		if (cmd_default_db_missing("report", path))
+			return EXIT_FAILURE_MTX;
+		return cmd_report_phases(path, f.phases_at, (enum report_format)format);
+	}
 	if (metric) /* not a named query: a consultant's metric over time */
 		return report_histogram(path, metric, foci, nr_foci, buckets, bucket_width, argc ? argv[0] : NULL, &f,
 					cycles, format_name);
@@ -587,7 +631,7 @@ int cmd_report(int argc, char **argv)
 	if (!strcmp(name, "metric")) { /* not a named query: the consultant's metrics */
 		if (argc > 1)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[1]);
-		if (f.thread || f.object || f.function || f.from || f.to || cycles)
+		if (f.thread || f.object || f.function || f.from || f.to || f.phase || cycles)
 			return cmd_usage_error("report", "report metric takes --focus, not the other filters");
 		if (format_name && (format = report_format_parse(format_name)) < 0)
 			return unknown_format(format_name);
@@ -595,10 +639,10 @@ int cmd_report(int argc, char **argv)
 			return EXIT_FAILURE_MTX;
 		return cmd_report_metric(path, argc ? argv[0] : NULL, foci, nr_foci, (enum report_format)format);
 	}
-		if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
+	if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
 		if (argc)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
-		if (f.object || f.function || f.from || f.to)
+		if (f.object || f.function || f.from || f.to || f.phase)
 			return cmd_usage_error("report", "report hb can only be filtered by --thread");
 		if (cycles)
 			return cmd_usage_error("report", "--cycles is for report overhead");
@@ -637,7 +681,7 @@ int cmd_report(int argc, char **argv)
 		if (!is_file(compare))
 			return cmd_usage_error("report", "--compare %s: no such file", compare);
 		return cmd_report_compare(path, compare, r, (enum report_format)format, limit_rows,
-					  format == REPORT_TEXT ? text_width() : 0);
+					  format == REPORT_TEXT ? cmd_text_width() : 0);
 	}
 	if (limit_rows < 0)
 		limit_rows = format == REPORT_TEXT ? DEFAULT_TEXT_LIMIT : 0;

@@ -38,6 +38,12 @@ int cmd_ctl(int argc, char **argv);
  * run (src/cmd/cmd-probe-effect.c), of one thread (@thread: tid or name,
  * or NULL), in @format (text, csv, json, dot; NULL: text). */
 int cmd_report_hb(const char *path, const char *thread, const char *format);
+/* cmd_report_phases - 'mtx report FILE phases [--phases-at T,...]': the
+ * run's phases with the threads' time in each state (src/cmd/report-phases.c). */
+int cmd_report_phases(const char *path, const char *phases_at, enum report_format format);
+/* cmd_text_width - the columns text may fill: the terminal's, 0 in a pipe
+ * or a file (no cell cut). */
+int cmd_text_width(void);
 /* cmd_report_metric - 'mtx report FILE metric [NAME] --focus F...': the
  * metric @name (NULL: each one kept at the focus) at the focus that the
  * @foci name together (src/cmd/report-metric.c); report_metric_list -

@@ -6,7 +6,7 @@ mtx_SOURCES = \
 	src/cmd/suggest.c \
 	src/cmd/cmd-collect.c \
 	src/cmd/cmd-info.c \
-	src/cmd/cmd-report.c src/cmd/report-metric.c src/cmd/report-compare.c \
+	src/cmd/cmd-report.c src/cmd/report-metric.c src/cmd/report-compare.c src/cmd/report-phases.c \
 	src/cmd/cmd-browse.c \
 	src/cmd/cmd-probe-effect.c \
 	src/cmd/cmd-diagnose.c \

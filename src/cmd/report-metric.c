@@ -89,7 +89,7 @@ static int open_focus(const char *path, const char *const *foci, size_t n, int m
 		      struct run_state *rs, struct pc_data **d, struct pc_focus *f)
 {
 	char *err = NULL;
-	if (analysis_open(path, false, db, rs, &err) || pc_data_load(*db, d, &err)) {
+	if (analysis_open(path, false, db, rs, &err) || pc_data_load(*db, NULL, d, &err)) {
 		log_error("%s", err ? err : "cannot open");
 		free(err);
 		return EXIT_FAILURE_MTX;

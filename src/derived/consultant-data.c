@@ -132,13 +132,17 @@ static int sql_fail(sqlite3 *db, char **err)
 }
 
 /* Run @sql and hand each row to @row; 0 or -errno. */
-static int each_row(sqlite3 *db, const char *sql, int (*row)(struct pc_data *, sqlite3_stmt *), struct pc_data *d,
-		    char **err)
+static int each_row(sqlite3 *db, const char *sql, const struct pc_window *window,
+		    int (*row)(struct pc_data *, sqlite3_stmt *), struct pc_data *d, char **err)
 {
 	sqlite3_stmt *st;
 	int rc = 0, step;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err);
+	if (window) { /* a parameter the SQL lacks has index 0: not bound */
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":from"), window->from_ns);
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":to"), window->to_ns);
+	}
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
 		rc = row(d, st);
 	if (!rc && step != SQLITE_DONE)
@@ -371,54 +375,84 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
 		 samples ? "CPU and I/O by samples" : "CPU and I/O nowhere (no --sample)");
 }
 
-int pc_data_load(sqlite3 *db, struct pc_data **out, char **err)
+/* A window's parameters: an interval clipped to it, and whether one
+ * overlaps it. */
+#define CLIP(s, e) "(MIN(" e ", :to) - MAX(" s ", :from))"
+#define OVERLAPS(s, e) "(" s " < :to AND " e " > :from)"
+/* A thread's running time in the window, from its states. */
+#define WINDOW_RUNNING \
+	"SELECT tid, SUM(" CLIP("start_ns", "end_ns") ") AS running_ns FROM thread_states WHERE state = 'running' AND " \
+	OVERLAPS("start_ns", "end_ns") " GROUP BY tid"
+
+/*
+ * What pc_data_load reads, in order: over the whole run from the summary
+ * tables, over a window (:from, :to) from the rows clipped to it (the
+ * same SQL when NULL), each row handed to @row.
+ */
+static const struct {
+	const char *whole, *windowed;
+	int (*row)(struct pc_data *, sqlite3_stmt *);
+} loads[] = {
+	{ "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
+	  "ORDER BY y.start_ns DESC LIMIT 1), SUM(COALESCE(x.end_ns, (SELECT MAX(end_ns) FROM "
+	  "thread_totals)) - x.start_ns) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
+	  "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
+	  "ORDER BY y.start_ns DESC LIMIT 1), SUM(MAX(0, " CLIP("x.start_ns", "COALESCE(x.end_ns, (SELECT MAX(end_ns) "
+	  "FROM thread_totals))") ")) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
+	  row_thread },
+	{ "SELECT MIN(start_ns), MAX(end_ns) FROM thread_totals",
+	  "SELECT MAX(MIN(start_ns), :from), MIN(MAX(end_ns), :to) FROM thread_totals", row_span },
+	{ "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", NULL, row_object },
+	{ "SELECT id, name, module FROM functions ORDER BY id", NULL, row_function },
+	{ "SELECT id, COALESCE(parent_id, 0), function_id FROM stacks ORDER BY id", NULL, row_stack },
+	{ "SELECT tid, SUM(running_ns), SUM(runnable_ns) FROM thread_totals GROUP BY tid",
+	  "SELECT tid, SUM(CASE WHEN state = 'running' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END), "
+	  "SUM(CASE WHEN state = 'runnable' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END) FROM thread_states "
+	  "WHERE " OVERLAPS("start_ns", "end_ns") " GROUP BY tid",
+	  row_thread_times },
+	{ "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples GROUP BY tid), "
+	  "r AS (SELECT tid, SUM(running_ns) AS running_ns FROM thread_totals GROUP BY tid) "
+	  "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
+	  "JOIN n ON n.tid = s.tid JOIN r ON r.tid = s.tid WHERE s.stack_id IS NOT NULL "
+	  "GROUP BY s.tid, s.stack_id ORDER BY s.tid, s.stack_id",
+	  "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples WHERE ts_ns >= :from AND ts_ns < :to "
+	  "GROUP BY tid), r AS (" WINDOW_RUNNING ") "
+	  "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
+	  "JOIN n ON n.tid = s.tid JOIN r ON r.tid = s.tid WHERE s.stack_id IS NOT NULL AND s.ts_ns >= :from AND "
+	  "s.ts_ns < :to GROUP BY s.tid, s.stack_id ORDER BY s.tid, s.stack_id",
+	  row_samples },
+	/* the time in the calls that take a lock: blocked, runnable once woken, spinning */
+	{ "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(x.total_ns) "
+	  "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
+	  "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
+	  "WHERE " TAKES_A_LOCK("x", "o") " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+	  "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(" CLIP("x.start_ns", "x.end_ns") ") "
+	  "FROM sync_ops x JOIN sync_objects o ON o.id = x.object_id "
+	  "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
+	  "WHERE " TAKES_A_LOCK("x", "o") " AND " OVERLAPS("x.start_ns", "x.end_ns") " GROUP BY 1, 2, 3, 4 "
+	  "ORDER BY 1, 2, 3, 4",
+	  row_lock_wait },
+	{ "SELECT tid, syscall, COALESCE(function_id, 0), SUM(end_ns - start_ns) FROM state_causes "
+	  "WHERE state = 'blocked_io' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	  "SELECT tid, syscall, COALESCE(function_id, 0), SUM(" CLIP("start_ns", "end_ns") ") FROM state_causes "
+	  "WHERE state = 'blocked_io' AND " OVERLAPS("start_ns", "end_ns") " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	  row_io_wait },
+	{ "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY tid ORDER BY tid",
+	  "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND end_ns >= :from AND end_ns < :to "
+	  "GROUP BY tid ORDER BY tid",
+	  row_io_ops },
+};
+
+int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **out, char **err)
 {
 	struct pc_data *d = calloc(1, sizeof(*d));
-	int rc;
+	int rc = 0;
 	*out = NULL;
 	if (!d)
 		return -ENOMEM;
-	rc = each_row(db,
-		      "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
-		      "ORDER BY y.start_ns DESC LIMIT 1), SUM(COALESCE(x.end_ns, (SELECT MAX(end_ns) FROM "
-		      "thread_totals)) - x.start_ns) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
-		      row_thread, d, err);
-	if (!rc)
-		rc = each_row(db, "SELECT MIN(start_ns), MAX(end_ns) FROM thread_totals", row_span, d, err);
-	if (!rc)
-		rc = each_row(db, "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", row_object, d, err);
-	if (!rc)
-		rc = each_row(db, "SELECT id, name, module FROM functions ORDER BY id", row_function, d, err);
-	if (!rc)
-		rc = each_row(db, "SELECT id, COALESCE(parent_id, 0), function_id FROM stacks ORDER BY id", row_stack,
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]) && !rc; i++)
+		rc = each_row(db, window && loads[i].windowed ? loads[i].windowed : loads[i].whole, window, loads[i].row,
 			      d, err);
-	if (!rc)
-		rc = each_row(db, "SELECT tid, SUM(running_ns), SUM(runnable_ns) FROM thread_totals GROUP BY tid",
-			      row_thread_times, d, err);
-	if (!rc)
-		rc = each_row(db,
-			      "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples GROUP BY tid), "
-			      "r AS (SELECT tid, SUM(running_ns) AS running_ns FROM thread_totals GROUP BY tid) "
-			      "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
-			      "JOIN n ON n.tid = s.tid JOIN r ON r.tid = s.tid WHERE s.stack_id IS NOT NULL "
-			      "GROUP BY s.tid, s.stack_id ORDER BY s.tid, s.stack_id",
-			      row_samples, d, err);
-	if (!rc) /* the time in the calls that take a lock: blocked, runnable once woken, spinning */
-		rc = each_row(db,
-			      "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(x.total_ns) "
-			      "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
-			      "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
-			      "WHERE " TAKES_A_LOCK("x", "o") " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-			      row_lock_wait, d, err);
-	if (!rc)
-		rc = each_row(db,
-			      "SELECT tid, syscall, COALESCE(function_id, 0), SUM(end_ns - start_ns) FROM state_causes "
-			      "WHERE state = 'blocked_io' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-			      row_io_wait, d, err);
-	if (!rc)
-		rc = each_row(db,
-			      "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY tid ORDER BY tid",
-			      row_io_ops, d, err);
 	if (rc) {
 		pc_data_free(d);
 		return rc;

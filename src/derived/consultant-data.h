@@ -45,8 +45,9 @@ bool pc_metric_is_time(enum pc_metric m);
 
 struct pc_data;
 
-/* pc_data_load - read @db. 0, or -errno with @err. */
-int pc_data_load(sqlite3 *db, struct pc_data **out, char **err);
+/* pc_data_load - read @db: the whole run, or only @window's part of it
+ * (consultant.h). 0, or -errno with @err. */
+int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **out, char **err);
 void pc_data_free(struct pc_data *d);
 
 /* pc_data_sum - metric @m at focus @f. */

@@ -334,7 +334,8 @@ static int find(struct pc_search *s)
 	return 0;
 }
 
-int pc_search_run(sqlite3 *db, const struct pc_tunables *t, struct pc_search **out, char **err)
+int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_window *window, struct pc_search **out,
+		  char **err)
 {
 	struct pc_search *s = calloc(1, sizeof(*s));
 	const struct pc_focus whole = { 0 };
@@ -343,7 +344,7 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, struct pc_search **o
 	if (!s)
 		return -ENOMEM;
 	s->t = *t;
-	if ((rc = pc_data_load(db, &s->data, err))) {
+	if ((rc = pc_data_load(db, window, &s->data, err))) {
 		pc_search_free(s);
 		return rc;
 	}

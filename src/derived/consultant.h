@@ -107,12 +107,22 @@ struct pc_edge {
 
 struct pc_search;
 
+/* A part of the run, [from_ns, to_ns) (a phase, src/phases.h): its
+ * metrics from the rows clipped to it, where the whole run's come from the
+ * summary tables. Past mtx collect --detail's budget the rows were added
+ * up, not kept: a window there holds only what stayed rows. */
+struct pc_window {
+	int64_t from_ns, to_ns;
+};
+
 /*
  * pc_search_run - the search on @db (with current derived tables,
- * src/derived/analysis.h) under @t. Returns 0 and the search in *@out
- * (pc_search_free it), or -errno with a message in @err.
+ * src/derived/analysis.h) under @t, over @window (NULL: the whole run).
+ * Returns 0 and the search in *@out (pc_search_free it), or -errno with a
+ * message in @err.
  */
-int pc_search_run(sqlite3 *db, const struct pc_tunables *t, struct pc_search **out, char **err);
+int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_window *window, struct pc_search **out,
+		  char **err);
 void pc_search_free(struct pc_search *s);
 
 /* The graph: nodes by id (0 the root), edges in the order made. */
