@@ -63,6 +63,7 @@ static const char *const selfcheck_kinds[][SELFCHECK_MAX_OPS + 1] = {
 	  "open", "close" },
 	{ "thread", "create", "join", "detach", "exit" },
 	{ "signal", "kill", "tgkill", "pthread_kill", "raise", "sigqueue" },
+	{ "phase", "mark" },
 };
 
 #define SELFCHECK_NR_KINDS \

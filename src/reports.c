@@ -88,8 +88,6 @@
 /* Seed 001 Table 1. Over a window, the states of each lifetime as rows
  * (tid, life_ns: the lifetime's start, state, ns): its whole buckets'
  * from thread_buckets, and at each end the states clipped to it. */
-#define STATE_PCT(state, name) \
-	PCT("TOTAL(CASE WHEN p.state = '" state "' THEN p.ns END)", CLIPPED("t.start_ns", "t.end_ns")) " AS " name
 #define EDGE_STATES(lo, hi)                                                                             \
 	"SELECT t.tid, t.start_ns, s.state, SUM(MIN(s.end_ns, " hi ") - MAX(s.start_ns, " lo ")) FROM threads t " \
 	"JOIN thread_states s ON s.tid = t.tid "                                                           \
@@ -98,37 +96,43 @@
 	"AND s.start_ns < " hi " AND s.end_ns > " lo " AND s.end_ns <= t.end_ns "                          \
 	"WHERE " THREAD_IS("t.tid") " AND " lo " < " hi " AND t.start_ns < " hi " AND t.end_ns > " lo " "          \
 	"GROUP BY t.rowid, s.state"
-/* A thread without states (an incomplete run's, seen only doing other
- * things: it never left the state it was in) has a row, its shares unknown. */
-#define TOTAL_PCT(column, name) \
-	"CASE WHEN x.nr_states > 0 THEN " PCT("x." column, "x.end_ns - x.start_ns") " END AS " name
+/* Each lifetime's time in each state, named as thread_totals' columns
+ * (src/thread-states.h), for THREAD_STATES(X): over the whole run, its
+ * thread_totals row (a thread without states, an incomplete run's, seen
+ * only doing other things, has a row, its times unknown); over a window,
+ * its rows above. */
+#define TOTAL_NS_COLUMN(e, name, total, pct, label, waiting) "CASE WHEN x.nr_states > 0 THEN x." total " END AS " total ", "
+#define STATE_NS_COLUMN(e, name, total, pct, label, waiting) "TOTAL(CASE WHEN p.state = '" name "' THEN p.ns END) AS " total ", "
+#define THREAD_STATES_NS                                                                                   \
+	"SELECT x.tid, x.name, x.end_ns - x.start_ns AS lifetime_ns, " THREAD_STATES(TOTAL_NS_COLUMN)       \
+	"x.start_ns AS t0 FROM thread_totals x "                                                            \
+	"WHERE " WHOLE_RUN " AND (x.nr_states > 0 OR x.tid NOT IN (SELECT tid FROM main.threads)) AND "     \
+	THREAD_IS("x.tid") " "                                                                              \
+	"UNION ALL "                                                                                        \
+	"SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "                      \
+	THREAD_STATES(STATE_NS_COLUMN) "t.start_ns AS t0 "                                                  \
+	"FROM threads t JOIN ("                                                                             \
+	"SELECT b.tid, b.life_ns, b.state, b.ns FROM thread_buckets b WHERE " WINDOWED " AND "              \
+	THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "                                                    \
+	"UNION ALL " EDGE_STATES(FROM_NS, INNER_FROM) " UNION ALL " EDGE_STATES(INNER_TO, TO_NS) ") "       \
+	"p ON p.tid = t.tid AND p.life_ns = t.start_ns "                                                    \
+	"WHERE " WINDOWED " AND " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "        \
+	"GROUP BY t.rowid"
+#define PCT_COLUMN(e, name, total, pct, label, waiting) ", " PCT("r." total, "r.lifetime_ns") " AS " pct
+#define NS_COLUMN(e, name, total, pct, label, waiting) ", r." total
 static const struct mtx_query threads_queries[] = {
 	{ "threads", "Threads: lifetime and the share of it spent in each state",
-	  "SELECT r.tid, r.name, r.lifetime_ns"
-#define X(e, name, total, pct, label, waiting) ", r." pct
-	  THREAD_STATES(X)
-#undef X
-	  " FROM ("
-	  "SELECT x.tid, x.name, x.end_ns - x.start_ns AS lifetime_ns, "
-#define X(e, name, total, pct, label, waiting) TOTAL_PCT(total, pct) ", "
-	  THREAD_STATES(X)
-#undef X
-	  "x.start_ns AS t0 FROM thread_totals x "
-	  "WHERE " WHOLE_RUN " AND (x.nr_states > 0 OR x.tid NOT IN (SELECT tid FROM main.threads)) AND "
-	  THREAD_IS("x.tid") " "
-	  "UNION ALL "
-	  "SELECT t.tid, t.name, " CLIPPED("t.start_ns", "t.end_ns") " AS lifetime_ns, "
-#define X(e, name, total, pct, label, waiting) STATE_PCT(name, pct) ", "
-	  THREAD_STATES(X)
-#undef X
-	  "t.start_ns AS t0 "
-	  "FROM threads t JOIN ("
-	  "SELECT b.tid, b.life_ns, b.state, b.ns FROM thread_buckets b WHERE " WINDOWED " AND "
-	  THREAD_IS("b.tid") " AND " INNER_BUCKET("b") " "
-	  "UNION ALL " EDGE_STATES(FROM_NS, INNER_FROM) " UNION ALL " EDGE_STATES(INNER_TO, TO_NS) ") "
-	  "p ON p.tid = t.tid AND p.life_ns = t.start_ns "
-	  "WHERE " WINDOWED " AND " THREAD_IS("t.tid") " AND " IN_WINDOW("t.start_ns", "t.end_ns") " "
-	  "GROUP BY t.rowid) r ORDER BY r.t0, r.tid" },
+	  "SELECT r.tid, r.name, r.lifetime_ns" THREAD_STATES(PCT_COLUMN) " FROM (" THREAD_STATES_NS ") r "
+	  "ORDER BY r.t0, r.tid" },
+	{ 0 },
+};
+
+/* The queries that reports written in C read (src/cmd/report-phases.c):
+ * found by query_find, never a section of their own. */
+static const struct mtx_query inner_queries[] = {
+	/* threads' figures unrounded: tid, name, lifetime_ns, the ns of each state */
+	{ "threads.ns", NULL, "SELECT r.tid, r.name, r.lifetime_ns" THREAD_STATES(NS_COLUMN) " FROM (" THREAD_STATES_NS
+	  ") r ORDER BY r.t0, r.tid" },
 	{ 0 },
 };
 
@@ -552,6 +556,7 @@ static const struct {
 	const char *columns;
 } query_needs[] = {
 	{ "threads", 0, RUN_SYNC, "sync_pct other_pct" },
+	{ "threads.ns", 0, RUN_SYNC, "blocked_sync_ns blocked_other_ns" },
 	{ "sync", 0, RUN_SYNC, "blocking wait_ns max_wait_ns" },
 	{ "sync.where", 0, RUN_SYNC | RUN_NAMES, "function source blocking wait_ns max_wait_ns" },
 	{ "locks", 0, RUN_SYNC, "contended wait_ns max_wait_ns hold_ns holder holder_name" },
@@ -861,6 +866,9 @@ const struct mtx_query *query_find(const char *name)
 			if (!strcmp(q->name, name))
 				return q;
 	for (const struct mtx_query *q = browse_query_table(); q->name; q++)
+		if (!strcmp(q->name, name))
+			return q;
+	for (const struct mtx_query *q = inner_queries; q->name; q++)
 		if (!strcmp(q->name, name))
 			return q;
 	return NULL;

@@ -63,7 +63,8 @@ const char cmd_report_usage[] =
 	"                         these, with the change (rows matched by thread name, ...)\n"
 	"      --focus FOCUS      report metric: where (/Code/MODULE/FUNCTION, /Process/PID/TID,\n"
 	"                         /SyncObject/KIND/ADDRESS; repeat it for their conjunction)\n"
-	"      --metric NAME      report histogram: that metric at --focus over time\n"
+	"      --metric NAME      report histogram: that metric at --focus over time;\n"
+	"                         report phases: in each phase\n"
 	"      --buckets N        ...in N buckets (even; default 32), each --bucket-width\n"
 	"      --bucket-width W   wide (default 1ms), doubled until the run fits\n"
 	"  -l, --list             list the reports (after metric: the metrics)\n"
@@ -606,8 +607,9 @@ int cmd_report(int argc, char **argv)
 						 "syscalls and flat, not %s", name);
 	if ((buckets || bucket_width) && !metric)
 		return cmd_usage_error("report", "--buckets and --bucket-width go with report histogram --metric");
-	if (metric && strcmp(name, "histogram"))
-		return cmd_usage_error("report", "--metric is for report histogram (report metric takes its name)");
+	if (metric && strcmp(name, "histogram") && strcmp(name, "phases"))
+		return cmd_usage_error("report", "--metric is for report histogram and report phases (report metric "
+						 "takes its name)");
 	if (f.phase && (f.from || f.to))
 		return cmd_usage_error("report", "--phase is a window: give it or --from/--to, not both");
 	if (f.phases_at && !f.phase && strcmp(name, "phases"))
@@ -615,13 +617,16 @@ int cmd_report(int argc, char **argv)
 	if (!strcmp(name, "phases")) { /* not a named query: a row per phase */
 		if (argc)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[0]);
-		if (f.thread || f.object || f.function || f.from || f.to || f.phase || cycles || nr_foci || metric)
-			return cmd_usage_error("report", "report phases takes --phases-at, not the other filters");
+		if (f.thread || f.object || f.function || f.from || f.to || f.phase || cycles)
+			return cmd_usage_error("report", "report phases takes --phases-at, --metric and --focus, not the "
+							 "other filters");
+		if (nr_foci && !metric)
+			return cmd_usage_error("report", "report phases --focus: which --metric at it?");
 		if (format_name && (format = report_format_parse(format_name)) < 0)
 			return unknown_format(format_name);
 		if (cmd_default_db_missing("report", path))
 			return EXIT_FAILURE_MTX;
-		return cmd_report_phases(path, f.phases_at, (enum report_format)format);
+		return cmd_report_phases(path, f.phases_at, metric, foci, nr_foci, (enum report_format)format);
 	}
 	if (metric) /* not a named query: a consultant's metric over time */
 		return report_histogram(path, metric, foci, nr_foci, buckets, bucket_width, argc ? argv[0] : NULL, &f,

@@ -38,9 +38,19 @@ int cmd_ctl(int argc, char **argv);
  * run (src/cmd/cmd-probe-effect.c), of one thread (@thread: tid or name,
  * or NULL), in @format (text, csv, json, dot; NULL: text). */
 int cmd_report_hb(const char *path, const char *thread, const char *format);
-/* cmd_report_phases - 'mtx report FILE phases [--phases-at T,...]': the
- * run's phases with the threads' time in each state (src/cmd/report-phases.c). */
-int cmd_report_phases(const char *path, const char *phases_at, enum report_format format);
+/* cmd_report_phases - 'mtx report FILE phases [--phases-at T,...] [--metric
+ * M [--focus F]...]': the run's phases with the threads' time in each state,
+ * and metric @metric (NULL: none) at the focus the @foci name together
+ * (src/cmd/report-phases.c). Returns the exit status. */
+int cmd_report_phases(const char *path, const char *phases_at, const char *metric, const char *const *foci,
+		      size_t nr_foci, enum report_format format);
+/* report_metric_focus - the metric @name and the focus @foci (@n) name
+ * together, in @d's run, into *@metric and *@f: 0, or the exit status of
+ * a usage error, said (src/cmd/report-metric.c). */
+struct pc_data;
+struct pc_focus;
+int report_metric_focus(const struct pc_data *d, const char *name, const char *const *foci, size_t n, int *metric,
+			struct pc_focus *f);
 /* cmd_text_width - the columns text may fill: the terminal's, 0 in a pipe
  * or a file (no cell cut). */
 int cmd_text_width(void);

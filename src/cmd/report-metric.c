@@ -83,6 +83,14 @@ static int parse_foci(const struct pc_data *d, const char *const *foci, size_t n
 	return 0;
 }
 
+int report_metric_focus(const struct pc_data *d, const char *name, const char *const *foci, size_t n, int *metric,
+			struct pc_focus *f)
+{
+	if ((*metric = pc_metric_find(name)) < 0)
+		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
+	return parse_foci(d, foci, n, *metric, f);
+}
+
 /* Open @path's run and its consultant data, and parse @foci (@n) into @f
  * for @metric: 0, or the exit status (said). */
 static int open_focus(const char *path, const char *const *foci, size_t n, int metric, sqlite3 **db,

@@ -53,6 +53,10 @@ else
 	pass "report -v times the derived build and the report"
 fi
 check threads threads
+# phase 0 alone (the fixture marks none): the threads above, weighted by lifetime;
+# cut at 300 us, each part the threads report over its window
+check phases phases
+check phases-at phases --phases-at 300us
 check sync sync
 check locks locks
 # 300-400 us: worker-b's lock (250-390 us: begun before the window, found
