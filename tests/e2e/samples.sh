@@ -98,12 +98,14 @@ check_sample() {
 	fi
 	# Sync operations: per thread, kind and op, run.db holds exactly the
 	# calls the sample counted (both directions: nothing missing, nothing
-	# extra). The sample counts only the calls it makes itself.
+	# extra). The sample counts only the calls it makes itself; its
+	# mtx_phase calls (kind phase, op mark) are phases rows.
 	local bad_ops
 	sql "$check" "CREATE TABLE sc_cmp AS
 		SELECT tid, kind, op, SUM(sc) AS sc, SUM(db) AS db FROM (
 			SELECT tid, kind, op, count AS sc, 0 AS db FROM sc_op
-			UNION ALL SELECT tid, kind, op, 0, calls FROM sync_usage)
+			UNION ALL SELECT tid, kind, op, 0, calls FROM sync_usage
+			UNION ALL SELECT tid, 'phase', 'mark', 0, COUNT(*) FROM phases WHERE source = 'call' GROUP BY tid)
 		GROUP BY tid, kind, op"
 	bad_ops=$(sql "$check" "SELECT COUNT(*) FROM sc_cmp WHERE sc <> db")
 	if [ "$bad_ops" != 0 ]; then
