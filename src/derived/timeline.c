@@ -1105,13 +1105,37 @@ static void drop_summarized(struct tl_capture *c)
 
 /* Whether @db's tables hold as many rows as @c captured (rows are only
  * appended, so that an op's id and a state's rowid are its place). */
-static bool capture_matches(const struct tl_capture *c, sqlite3 *db)
+/* The id of the last captured op that is a row: sync_ops.id has gaps
+ * where ops were added up (collector/sync/summary.h). */
+static size_t last_op_row(struct tl_capture *c)
 {
-	return count_rows(db, "thread_states") == (double)c->nr_states &&
-	       count_rows(db, "sync_ops") == (double)(c->nr_ops - c->nr_summarized) &&
-	       count_rows(db, "switches") == (double)c->nr_switches &&
-	       count_rows(db, "wakeups") == (double)c->nr_wakeups &&
-	       count_rows(db, "syscalls") == (double)c->nr_syscalls;
+	size_t id = c->nr_ops;
+	for (const struct tl_op *o; id > 0 && (o = captured(c, c->ops, c->nr_ops, (int64_t)id, true)) &&
+				    (o->flags & TL_SUMMARIZED);
+	     id--)
+		;
+	return id;
+}
+
+/* Whether the tables hold the rows captured: the last rowid of each (its
+ * count, but for the ids of sync_ops added up). */
+static bool capture_matches(struct tl_capture *c, sqlite3 *db)
+{
+	const struct {
+		const char *table;
+		size_t captured;
+	} tables[] = { { "thread_states", c->nr_states }, { "sync_ops", last_op_row(c) },
+		       { "switches", c->nr_switches },	  { "wakeups", c->nr_wakeups },
+		       { "syscalls", c->nr_syscalls } };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		double rows = count_rows(db, tables[i].table);
+		if (rows != (double)tables[i].captured) {
+			log_debug("derived tables: %s has %.0f rows, the capture %zu", tables[i].table, rows,
+				  tables[i].captured);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* The ends sync_resolve gave the ops that never returned (it sets them in
