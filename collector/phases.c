@@ -55,7 +55,8 @@ static int by_time(const void *a, const void *b)
 int phases_write(struct mtx_phases *p, struct mtx_writer *w, uint64_t start_ns, uint64_t end_ns)
 {
 	int rc = writer_phase(w, 0, PHASE_GLOBAL, start_ns, end_ns, phase_source_name(PHASE_RUN), 0);
-	qsort(p->v, p->n, sizeof(*p->v), by_time);
+	if (p->n) /* none: no array, which qsort may not be given */
+		qsort(p->v, p->n, sizeof(*p->v), by_time);
 	for (size_t i = 0; i < p->n && !rc; i++) {
 		const struct mark *m = &p->v[i];
 		uint64_t from = m->ns < start_ns ? start_ns : m->ns > end_ns ? end_ns : m->ns;
