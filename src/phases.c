@@ -122,3 +122,23 @@ void run_phases_free(struct run_phases *p)
 	free(p->v);
 	memset(p, 0, sizeof(*p));
 }
+
+int run_phase_window(sqlite3 *db, const char *text, const char *at, struct phase_window *w, char **err)
+{
+	struct run_phases phases;
+	const struct phase_row *p;
+	int rc = run_phases_load(db, at, &phases, err);
+	if (rc)
+		return rc;
+	if (!(p = run_phases_find(&phases, text, err)))
+		rc = -EINVAL;
+	else if (p->end_ns <= p->start_ns) {
+		error_set(err, "--phase %s: the phase is empty (it ends where it begins)", text);
+		rc = -EINVAL;
+	} else {
+		*w = (struct phase_window){ p->id, p->start_ns, p->end_ns, "" };
+		snprintf(w->name, sizeof(w->name), "%s", p->name);
+	}
+	run_phases_free(&phases);
+	return rc;
+}

@@ -67,4 +67,15 @@ const struct phase_row *run_phases_find(const struct run_phases *p, const char *
 
 void run_phases_free(struct run_phases *p);
 
+/* The part of the run a --phase names. */
+struct phase_window {
+	int64_t id, start_ns, end_ns;
+	char name[64];
+};
+
+/* run_phase_window - the phase @text names in @db (@at as run_phases_load
+ * takes it) into @w: 0, or -EINVAL with @err when the run has no such
+ * phase or it is empty (-ENOMEM, -EIO). */
+int run_phase_window(sqlite3 *db, const char *text, const char *at, struct phase_window *w, char **err);
+
 #endif

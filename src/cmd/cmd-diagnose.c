@@ -115,7 +115,7 @@ static char *see(const struct pc_search *s, const struct pc_node *n, const char 
 /* What was searched: the whole run, or one phase of it (@scope: the
  * reports' options that show the same part). */
 struct searched {
-	const struct phase_row *phase; /* NULL: the whole run */
+	const struct phase_window *phase; /* NULL: the whole run */
 	int64_t origin_ns;
 	const char *scope;
 };
@@ -366,7 +366,7 @@ int cmd_diagnose(int argc, char **argv)
 						  { NULL, 0, NULL, 0 } };
 	struct pc_tunables t;
 	const char *path = CMD_DEFAULT_DB, *format = "text", *phase = NULL, *phases_at = NULL;
-	struct run_phases phases = { 0 };
+	struct phase_window searched_phase;
 	struct searched what = { .scope = "" };
 	struct pc_window window;
 	char *scope = NULL;
@@ -425,24 +425,19 @@ int cmd_diagnose(int argc, char **argv)
 		goto out;
 	}
 	if (phase) {
-		if (run_phases_load(db, phases_at, &phases, &err) || !(what.phase = run_phases_find(&phases, phase, &err))) {
+		if ((rc = run_phase_window(db, phase, phases_at, &searched_phase, &err))) {
 			log_error("%s", err ? err : "out of memory");
-			status = EXIT_USAGE;
+			status = rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
 			goto out;
 		}
-		if (what.phase->end_ns <= what.phase->start_ns) {
-			log_error("--phase %s: the phase is empty (it ends where it begins)", phase);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		window = (struct pc_window){ what.phase->start_ns, what.phase->end_ns };
+		window = (struct pc_window){ searched_phase.start_ns, searched_phase.end_ns };
 		what.origin_ns = db_run_start_ns(db);
 		if (asprintf(&scope, "%s%s --phase %" PRId64, phases_at ? " --phases-at " : "", phases_at ? phases_at : "",
-			     what.phase->id) < 0)
+			     searched_phase.id) < 0)
 			scope = NULL;
 		what.scope = scope ? scope : "";
-		if (!what.phase->id) /* phase 0: the whole run */
-			what.phase = NULL;
+		if (searched_phase.id) /* phase 0: the whole run */
+			what.phase = &searched_phase;
 	}
 	if ((rc = pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
 		log_error("%s", err ? err : "cannot open");
@@ -470,7 +465,6 @@ int cmd_diagnose(int argc, char **argv)
 out:
 	free(err);
 	free(scope);
-	run_phases_free(&phases);
 	pc_search_free(s);
 	sqlite3_close(db);
 	return status;

@@ -316,24 +316,17 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 			given.object_id = v, given.has_object_id = true;
 	}
 	if (f->phase) { /* a phase's window: --from and --to as the phase says */
-		struct run_phases phases;
-		const struct phase_row *p;
-		if (run_phases_load(db, f->phases_at, &phases, &err) || !(p = run_phases_find(&phases, f->phase, &err))) {
+		struct phase_window w;
+		int rc = run_phase_window(db, f->phase, f->phases_at, &w, &err);
+		if (rc) {
 			log_error("%s", err ? err : "out of memory");
-			status = EXIT_USAGE;
-			run_phases_free(&phases);
+			status = rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
 			goto out;
 		}
-		if (p->end_ns <= p->start_ns) {
-			log_error("--phase %s: the phase is empty (it ends where it begins)", f->phase);
-			status = EXIT_USAGE;
-		} else if (p->id > 0) { /* phase 0 is the whole run */
-			given.from = p->start_ns, given.has_from = true;
-			given.to = p->end_ns, given.has_to = true;
+		if (w.id > 0) { /* phase 0 is the whole run */
+			given.from = w.start_ns, given.has_from = true;
+			given.to = w.end_ns, given.has_to = true;
 		}
-		run_phases_free(&phases);
-		if (status == EXIT_USAGE)
-			goto out;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *text = i ? f->to : f->from;
@@ -494,8 +487,9 @@ static int report_histogram(const char *path, const char *metric, const char *co
 	char *end;
 	if (extra)
 		return cmd_usage_error("report", "unexpected argument '%s'", extra);
-	if (f->thread || f->object || f->function || f->from || f->to || f->phase || cycles)
-		return cmd_usage_error("report", "report histogram --metric takes --focus, not the other filters");
+	if (f->thread || f->object || f->function || f->from || f->to || cycles)
+		return cmd_usage_error("report", "report histogram --metric takes --focus and --phase, not the other "
+						 "filters");
 	if (buckets && ((n = strtol(buckets, &end, 10)) < 2 || *end || n % 2 || n > PC_HISTOGRAM_MAX_BUCKETS))
 		return cmd_usage_error("report", "--buckets '%s': an even number from 2 to %d", buckets,
 				       PC_HISTOGRAM_MAX_BUCKETS);
@@ -506,7 +500,8 @@ static int report_histogram(const char *path, const char *metric, const char *co
 		return unknown_format(format_name);
 	if (cmd_default_db_missing("report", path))
 		return EXIT_FAILURE_MTX;
-	return cmd_report_histogram(path, metric, foci, nr_foci, (int)n, width_ns, (enum report_format)format);
+	return cmd_report_histogram(path, metric, foci, nr_foci, (int)n, width_ns, f->phase, f->phases_at,
+				    (enum report_format)format);
 }
 
 int cmd_report(int argc, char **argv)
@@ -636,13 +631,14 @@ int cmd_report(int argc, char **argv)
 	if (!strcmp(name, "metric")) { /* not a named query: the consultant's metrics */
 		if (argc > 1)
 			return cmd_usage_error("report", "unexpected argument '%s'", argv[1]);
-		if (f.thread || f.object || f.function || f.from || f.to || f.phase || cycles)
-			return cmd_usage_error("report", "report metric takes --focus, not the other filters");
+		if (f.thread || f.object || f.function || f.from || f.to || cycles)
+			return cmd_usage_error("report", "report metric takes --focus and --phase, not the other filters");
 		if (format_name && (format = report_format_parse(format_name)) < 0)
 			return unknown_format(format_name);
 		if (cmd_default_db_missing("report", path))
 			return EXIT_FAILURE_MTX;
-		return cmd_report_metric(path, argc ? argv[0] : NULL, foci, nr_foci, (enum report_format)format);
+		return cmd_report_metric(path, argc ? argv[0] : NULL, foci, nr_foci, f.phase, f.phases_at,
+					 (enum report_format)format);
 	}
 	if (!strcmp(name, "hb")) { /* not a named query: the probe-effect analysis's graph */
 		if (argc)

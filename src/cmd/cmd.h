@@ -56,17 +56,18 @@ int report_metric_focus(const struct pc_data *d, const char *name, const char *c
 int cmd_text_width(void);
 /* cmd_report_metric - 'mtx report FILE metric [NAME] --focus F...': the
  * metric @name (NULL: each one kept at the focus) at the focus that the
- * @foci name together (src/cmd/report-metric.c); report_metric_list -
+ * @foci name together, over the whole run or phase @phase (--phases-at:
+ * @phases_at) (src/cmd/report-metric.c); report_metric_list -
  * 'mtx report metric --list'. */
 int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
-		      enum report_format format);
+		      const char *phase, const char *phases_at, enum report_format format);
 
 /* cmd_report_histogram - 'mtx report FILE histogram --metric NAME [--focus
  * F...] [--buckets N] [--bucket-width W]': the metric at the focus over
  * time, @buckets buckets @width_ns wide at first, doubled until the run
  * fits (src/cmd/report-metric.c). Returns the exit status. */
 int cmd_report_histogram(const char *path, const char *name, const char *const *foci, size_t nr_foci, int buckets,
-			 int64_t width_ns, enum report_format format);
+			 int64_t width_ns, const char *phase, const char *phases_at, enum report_format format);
 void report_metric_list(FILE *out);
 /* cmd_report_compare - 'mtx report FILE NAME --compare BASE': report @r of
  * both runs, side by side (src/cmd/report-compare.c), its tables @width

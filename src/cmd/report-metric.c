@@ -12,10 +12,12 @@
 #include "src/derived/consultant-data.h"
 #include "src/derived/histogram.h"
 #include "src/log.h"
+#include "src/phases.h"
 #include "src/report-format.h"
 #include "src/run-state.h"
 #include "src/timefmt.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +107,36 @@ static int open_focus(const char *path, const char *const *foci, size_t n, int m
 	return parse_foci(*d, foci, n, metric, f);
 }
 
+/* --phase @phase (@at: --phases-at) of the run in @db: its window into
+ * *@w and the data over it into *@d (phase 0 keeps the whole run's, and
+ * *@window NULL). 0, or the exit status (said). */
+static int phase_data(sqlite3 *db, const char *phase, const char *at, struct pc_window *w,
+		      const struct pc_window **window, struct pc_data **d)
+{
+	struct phase_window p;
+	char *err = NULL;
+	int rc;
+	*window = NULL;
+	if (!phase)
+		return 0;
+	if ((rc = run_phase_window(db, phase, at, &p, &err))) {
+		log_error("%s", err ? err : "out of memory");
+		free(err);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
+	}
+	if (!p.id)
+		return 0;
+	*w = (struct pc_window){ p.start_ns, p.end_ns };
+	*window = w;
+	pc_data_free(*d);
+	if (pc_data_load(db, w, d, &err)) {
+		log_error("%s", err ? err : "cannot read the run");
+		free(err);
+		return EXIT_FAILURE_MTX;
+	}
+	return 0;
+}
+
 struct metric_value {
 	enum pc_metric m;
 	int64_t total;
@@ -143,8 +175,10 @@ static void print_value(FILE *out, enum report_format format, const struct metri
 }
 
 int cmd_report_metric(const char *path, const char *name, const char *const *foci, size_t nr_foci,
-		      enum report_format format)
+		      const char *phase, const char *phases_at, enum report_format format)
 {
+	struct pc_window w;
+	const struct pc_window *window;
 	struct pc_data *d = NULL;
 	struct pc_focus f;
 	struct run_state rs;
@@ -156,7 +190,8 @@ int cmd_report_metric(const char *path, const char *name, const char *const *foc
 
 	if (name && (metric = pc_metric_find(name)) < 0)
 		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
-	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)))
+	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)) ||
+	    (status = phase_data(db, phase, phases_at, &w, &window, &d)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	if (!(focus = pc_data_focus_name(d, &f))) {
@@ -214,8 +249,10 @@ out:
 
 
 int cmd_report_histogram(const char *path, const char *name, const char *const *foci, size_t nr_foci, int buckets,
-			 int64_t width_ns, enum report_format format)
+			 int64_t width_ns, const char *phase, const char *phases_at, enum report_format format)
 {
+	struct pc_window w;
+	const struct pc_window *window;
 	struct pc_histogram *h = NULL;
 	struct pc_data *d = NULL;
 	struct pc_focus f;
@@ -228,7 +265,8 @@ int cmd_report_histogram(const char *path, const char *name, const char *const *
 
 	if (metric < 0)
 		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
-	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)))
+	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)) ||
+	    (status = phase_data(db, phase, phases_at, &w, &window, &d)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	if (f.r[PC_CODE].level) {
@@ -246,7 +284,7 @@ int cmd_report_histogram(const char *path, const char *name, const char *const *
 	h->width_ns = width_ns;
 	h->nr_buckets = buckets;
 	pc_histogram_fit(h, last_ns);
-	if (pc_data_histogram(db, d, &f, m, h, &err)) {
+	if (pc_data_histogram(db, d, &f, m, window, h, &err)) {
 		log_error("%s", err ? err : "cannot read the run");
 		goto out;
 	}

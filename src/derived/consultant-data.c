@@ -726,8 +726,9 @@ void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
 }
 
 int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focus *f, enum pc_metric m,
-		      struct pc_histogram *h, char **err)
+		      const struct pc_window *window, struct pc_histogram *h, char **err)
 {
+	const int64_t from = window ? window->from_ns : INT64_MIN, to = window ? window->to_ns : INT64_MAX;
 	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT];
 	sqlite3_stmt *st;
 	char *until = over_time[m].summarized ? db_meta_get(db, over_time[m].summarized) : NULL;
@@ -745,9 +746,12 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 			continue;
 		if (r->level && !(o && (r->level == 1 ? o->kind == r->id : o->id == r->id)))
 			continue;
-		if (sqlite3_column_type(st, 4) == SQLITE_NULL)
-			histogram_spread(h->value, h->nr_buckets, h->origin_ns, h->width_ns, start, end);
-		else if (end >= h->origin_ns && end < h->origin_ns + h->width_ns * h->nr_buckets)
+		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
+			if (start < to && end > from) /* the window's part */
+				histogram_spread(h->value, h->nr_buckets, h->origin_ns, h->width_ns,
+						 start > from ? start : from, end < to ? end : to);
+		} else if (end >= from && end < to && end >= h->origin_ns &&
+			   end < h->origin_ns + h->width_ns * h->nr_buckets)
 			h->value[(end - h->origin_ns) / h->width_ns] += sqlite3_column_int64(st, 4);
 	}
 	if (step != SQLITE_DONE)

@@ -99,8 +99,9 @@ struct pc_histogram {
 void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns);
 
 /* pc_data_histogram - add metric @m at focus @f (at the root of /Code)
- * over time into @h, from @db's rows. 0, or -errno with @err. */
+ * over time into @h, from @db's rows: of @window only (NULL: the whole
+ * run). 0, or -errno with @err. */
 int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focus *f, enum pc_metric m,
-		      struct pc_histogram *h, char **err);
+		      const struct pc_window *window, struct pc_histogram *h, char **err);
 
 #endif

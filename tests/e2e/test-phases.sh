@@ -138,6 +138,10 @@ else
 	fail "report phases --metric sync_wait at the mutex: $w0 ns in the run, $w1 in one, $w2 in two" \
 		"(report metric: ${whole:-none})"
 fi
+m2=$("$MTX" report lock.db metric sync_wait --focus "/SyncObject/mutex/$addr" --phase two -f csv 2> /dev/null |
+	awk -F, 'NR == 2 { print $4 }')
+[ "$m2" = "$w2" ] && pass "report metric --phase two: the phase table's $m2 ns" ||
+	fail "report metric --phase two: '$m2' ns, the phase table's $w2"
 n=$(sql lock.db "SELECT COUNT(*) FROM pc_nodes")
 [ "$n" = 0 ] || fail "diagnose --phase kept its search in pc_nodes ($n rows), the whole run's place"
 
