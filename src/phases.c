@@ -4,6 +4,8 @@
 #include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
+#include "src/reports.h"
+#include "src/thread-states.h"
 #include "src/timefmt.h"
 
 #include <errno.h>
@@ -140,5 +142,76 @@ int run_phase_window(sqlite3 *db, const char *text, const char *at, struct phase
 		snprintf(w->name, sizeof(w->name), "%s", p->name);
 	}
 	run_phases_free(&phases);
+	return rc;
+}
+
+/* Bind phase @p's states to @insert: @threads (the threads report's
+ * figures, unrounded) run over its window, added up over the threads. */
+static void bind_states(sqlite3_stmt *threads, sqlite3_stmt *insert, const struct phase_row *p)
+{
+	struct mtx_query_params window = { 0 };
+	double ns[NR_THREAD_STATES] = { 0 }, life = 0;
+
+	if (p->id > 0) { /* phase 0: the whole run, from the summaries */
+		window.from = p->start_ns, window.has_from = true;
+		window.to = p->end_ns, window.has_to = true;
+	}
+	sqlite3_reset(threads);
+	query_bind(threads, &window);
+	/* tid, name, lifetime_ns, then the ns of each state */
+	while (p->end_ns > p->start_ns && sqlite3_step(threads) == SQLITE_ROW) {
+		if (sqlite3_column_type(threads, 3) == SQLITE_NULL) /* no states known */
+			continue;
+		life += (double)sqlite3_column_int64(threads, 2);
+		for (int s = 0; s < NR_THREAD_STATES; s++)
+			ns[s] += sqlite3_column_double(threads, 3 + s);
+	}
+	sqlite3_reset(insert);
+	sqlite3_bind_int64(insert, 1, p->id);
+	sqlite3_bind_text(insert, 2, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(insert, 3, p->source, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(insert, 4, p->start_ns);
+	sqlite3_bind_int64(insert, 5, p->end_ns - p->start_ns);
+	for (int s = 0; s < NR_THREAD_STATES; s++)
+		if (life > 0)
+			sqlite3_bind_double(insert, 6 + s, (double)(int64_t)(1000.0 * ns[s] / life + 0.5) / 10.0);
+		else
+			sqlite3_bind_null(insert, 6 + s);
+}
+
+int run_phases_table(sqlite3 *db, const struct run_phases *p, unsigned missing, char **err)
+{
+	static const char *const pct[] = {
+#define X(e, name, total, pct, label, waiting) pct,
+		THREAD_STATES(X)
+#undef X
+	};
+	char create[512] = "DROP TABLE IF EXISTS temp.phase_report; CREATE TEMP TABLE phase_report (id INTEGER, "
+			   "name TEXT, source TEXT, start_ns INTEGER, length_ns INTEGER";
+	char insert_sql[128] = "INSERT INTO temp.phase_report VALUES (?,?,?,?,?";
+	char *threads_sql = query_sql(db, query_find("threads.ns"), missing);
+	sqlite3_stmt *threads = NULL, *insert = NULL;
+	int rc = 0;
+
+	for (int s = 0; s < NR_THREAD_STATES; s++) {
+		snprintf(create + strlen(create), sizeof(create) - strlen(create), ", %s REAL", pct[s]);
+		strcat(insert_sql, ",?");
+	}
+	strcat(create, ")");
+	strcat(insert_sql, ")");
+	if (!threads_sql || sqlite3_exec(db, create, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, threads_sql, -1, &threads, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, insert_sql, -1, &insert, NULL) != SQLITE_OK)
+		rc = -EIO;
+	for (size_t i = 0; !rc && i < p->n; i++) {
+		bind_states(threads, insert, &p->v[i]);
+		if (sqlite3_step(insert) != SQLITE_DONE)
+			rc = -EIO;
+	}
+	if (rc)
+		error_set(err, "the phases' table: %s", threads_sql ? sqlite3_errmsg(db) : "out of memory");
+	sqlite3_finalize(threads);
+	sqlite3_finalize(insert);
+	free(threads_sql);
 	return rc;
 }

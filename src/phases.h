@@ -67,6 +67,15 @@ const struct phase_row *run_phases_find(const struct run_phases *p, const char *
 
 void run_phases_free(struct run_phases *p);
 
+/*
+ * run_phases_table - TEMP table phase_report (replaced), a row per phase of
+ * @p: id, name, source, start_ns, length_ns and the share of its threads'
+ * time in each state (the threads report's columns), the threads report's
+ * figures over the phase's window added up over the threads, on a run
+ * that lacks the steps @missing (run-state.h). 0 or -EIO with @err.
+ */
+int run_phases_table(sqlite3 *db, const struct run_phases *p, unsigned missing, char **err);
+
 /* The part of the run a --phase names. */
 struct phase_window {
 	int64_t id, start_ns, end_ns;

@@ -133,6 +133,9 @@ static const struct mtx_query inner_queries[] = {
 	/* threads' figures unrounded: tid, name, lifetime_ns, the ns of each state */
 	{ "threads.ns", NULL, "SELECT r.tid, r.name, r.lifetime_ns" THREAD_STATES(NS_COLUMN) " FROM (" THREAD_STATES_NS
 	  ") r ORDER BY r.t0, r.tid" },
+	/* the browser's phases view: the table run_phases_table made */
+	{ "phases.table", "Phases: the share of the threads' time in each state (Enter: search the phase)",
+	  "SELECT * FROM temp.phase_report ORDER BY id" },
 	{ 0 },
 };
 

@@ -279,6 +279,7 @@ EXTRA_DIST += tests/e2e/lib.sh tests/e2e/samples.sh $(E2E_TESTS)
 TUI_TESTS = \
 	tests/tui/test-browse-views.sh \
 	tests/tui/test-browse-diagnose.sh \
+	tests/tui/test-browse-phases.sh \
 	tests/tui/test-browse-bad-input.sh \
 	tests/tui/test-browse-incomplete.sh \
 	tests/tui/test-browse-levels.sh \

@@ -15,5 +15,6 @@ libmtxui_a_SOURCES = \
 	ui/view-calls.c \
 	ui/view-probe-effect.c \
 	ui/view-diagnose.c \
+	ui/view-phases.c \
 	ui/view-help.c
 libmtxui_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(PCRE2_CFLAGS) $(NCURSES_CFLAGS)

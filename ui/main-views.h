@@ -20,6 +20,7 @@
 	X(SYSCALLS, "syscalls", '6', "the syscalls view", syscalls_view_new)                          \
 	X(CALLS, "calls", '7', "the call tree view", calls_view_new)                                  \
 	X(CRITICAL_PATH, "critical-path", '8', "the critical path view", critical_path_view_new)      \
+	X(PHASES, "phases", '9', "the phases view (Enter: search a phase)", phases_view_new)          \
 	X(DIAGNOSE, "diagnose", '0', "the diagnose view (why, where)", diagnose_view_new)            \
 	X(PROBE_EFFECT, "probe-effect", 'E', "the probe-effect view", probe_effect_view_new)
 

@@ -1,9 +1,10 @@
 /*
  * ui/view-diagnose.c - the Performance Consultant's search (mtx diagnose,
- * src/derived/consultant.h) with its default thresholds: the findings
- * first, then the search history graph, each node under the one that led
- * to it. Enter on a node opens its evidence: the lock's history for a
- * sync object, the thread's view for a thread.
+ * src/derived/consultant.h) with its default thresholds, over the whole
+ * run or one phase of it (the phases view's Enter): the findings first,
+ * then the search history graph, each node under the one that led to it.
+ * Enter on a node opens its evidence: the lock's history for a sync
+ * object, the thread's view for a thread.
  */
 #include "config.h"
 #include "src/derived/consultant.h"
@@ -33,8 +34,15 @@ static void add_node(struct view *v, const struct pc_search *s, int section, int
 	free(focus);
 }
 
+struct diagnose_view {
+	struct pc_window window;
+	bool phase; /* the search is of the window only */
+	struct pc_search *s;
+};
+
 static int diagnose_load(struct view *v, char **err)
 {
+	struct diagnose_view *d = v->priv;
 	static const char *const finding_cols[] = { "node", "rank", "share", "why", "hypothesis and focus" };
 	static const char *const node_cols[] = { "node", "status", "value", "threshold", "share", "hypothesis and focus" };
 	struct pc_tunables t;
@@ -42,9 +50,10 @@ static int diagnose_load(struct view *v, char **err)
 	int *order, *depths, rc, findings, graph;
 	size_t shown;
 	pc_tunables_default(&t);
-	if ((rc = pc_search_run(v->b->db, &t, NULL, &s, err)))
+	if ((rc = pc_search_run(v->b->db, &t, d->phase ? &d->window : NULL, &s, err)))
 		return rc;
-	v->priv = s;
+	pc_search_free(d->s);
+	d->s = s;
 	v->table.sticky_header = false; /* two sections, each with its title */
 	findings = table_add_columns(&v->table, "findings",
 				     "Findings: why the threads lost time, where (Enter: the evidence; mtx diagnose)",
@@ -82,7 +91,7 @@ static int diagnose_load(struct view *v, char **err)
 
 static enum reaction diagnose_act(struct view *v, enum action a)
 {
-	const struct pc_search *s = v->priv;
+	const struct pc_search *s = ((const struct diagnose_view *)v->priv)->s;
 	const char *cell = view_cell(v, "node");
 	struct pc_where w;
 	if (a != ACT_OPEN)
@@ -104,7 +113,10 @@ static enum reaction diagnose_act(struct view *v, enum action a)
 
 static void diagnose_free(struct view *v)
 {
-	pc_search_free(v->priv);
+	struct diagnose_view *d = v->priv;
+	if (d)
+		pc_search_free(d->s);
+	free(d);
 	v->priv = NULL;
 }
 
@@ -115,7 +127,28 @@ static const struct view_ops diagnose_view_ops = {
 	.free = diagnose_free,
 };
 
+/* The search over @window (NULL: the whole run), titled @title. */
+static struct view *diagnose_view_over(struct browse *b, const struct pc_window *window, const char *title)
+{
+	struct diagnose_view *d = calloc(1, sizeof(*d));
+	struct view *v = d ? view_new(b, &diagnose_view_ops, title, NULL) : NULL;
+	if (!v) {
+		free(d);
+		return NULL;
+	}
+	if (window)
+		d->window = *window, d->phase = true;
+	v->priv = d;
+	return v;
+}
+
 struct view *diagnose_view_new(struct browse *b)
 {
-	return view_new(b, &diagnose_view_ops, "diagnose", NULL);
+	return diagnose_view_over(b, NULL, "diagnose");
+}
+
+struct view *diagnose_phase_view_new(struct browse *b, int64_t from_ns, int64_t to_ns, const char *title)
+{
+	const struct pc_window window = { from_ns, to_ns };
+	return diagnose_view_over(b, &window, title);
 }

@@ -43,8 +43,12 @@ struct view *timeline_view_new(struct browse *b);
 struct view *calls_view_new(struct browse *b);
 /* view-probe-effect.c: observed and simulated orders, two lanes per thread. */
 struct view *probe_effect_view_new(struct browse *b);
-/* view-diagnose.c: the Performance Consultant's findings and search graph. */
+/* view-diagnose.c: the Performance Consultant's findings and search graph,
+ * of the whole run or of [@from_ns, @to_ns) (a phase), titled @title. */
 struct view *diagnose_view_new(struct browse *b);
+struct view *diagnose_phase_view_new(struct browse *b, int64_t from_ns, int64_t to_ns, const char *title);
+/* view-phases.c: the run's phases; Enter searches one. */
+struct view *phases_view_new(struct browse *b);
 /* view-help.c: the keys, from the action table. */
 struct view *help_view_new(struct browse *b);
 

@@ -58,7 +58,8 @@ keys Enter; wait_for "futex of main" && expect_screen syscall-calls
 keys 7; wait_for "No calls or samples" && expect_screen calls
 keys 8; wait_for "Critical path" && expect_screen critical-path
 keys '?'; wait_for "open what is selected" && expect_screen help
-keys Escape Tab; wait_for "mtx browse run.db: diagnose"; keys Tab; wait_for "mtx browse run.db: probe-effect"
+keys Escape Tab; wait_for "mtx browse run.db: phases"; keys Tab; wait_for "mtx browse run.db: diagnose"
+keys Tab; wait_for "mtx browse run.db: probe-effect"
 keys Tab; wait_for "mtx browse run.db: threads"
 # q closes help and drill-downs, back to where you were, and quits only
 # from a main view; Q quits from anywhere.
