@@ -93,48 +93,38 @@ int report_metric_focus(const struct pc_data *d, const char *name, const char *c
 	return parse_foci(d, foci, n, *metric, f);
 }
 
-/* Open @path's run and its consultant data, and parse @foci (@n) into @f
+/* Open @path's run and its consultant data over --phase @phase (@at:
+ * --phases-at; NULL or phase 0: the whole run, and *@window NULL, else
+ * the phase's window in *@w and *@window), and parse @foci (@n) into @f
  * for @metric: 0, or the exit status (said). */
-static int open_focus(const char *path, const char *const *foci, size_t n, int metric, sqlite3 **db,
-		      struct run_state *rs, struct pc_data **d, struct pc_focus *f)
+static int open_focus(const char *path, const char *const *foci, size_t n, int metric, const char *phase,
+		      const char *at, sqlite3 **db, struct run_state *rs, struct pc_window *w,
+		      const struct pc_window **window, struct pc_data **d, struct pc_focus *f)
 {
+	struct phase_window p = { 0 };
 	char *err = NULL;
-	if (analysis_open(path, false, db, rs, &err) || pc_data_load(*db, NULL, d, &err)) {
+	int rc;
+	*window = NULL;
+	if (analysis_open(path, false, db, rs, &err)) {
 		log_error("%s", err ? err : "cannot open");
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
-	return parse_foci(*d, foci, n, metric, f);
-}
-
-/* --phase @phase (@at: --phases-at) of the run in @db: its window into
- * *@w and the data over it into *@d (phase 0 keeps the whole run's, and
- * *@window NULL). 0, or the exit status (said). */
-static int phase_data(sqlite3 *db, const char *phase, const char *at, struct pc_window *w,
-		      const struct pc_window **window, struct pc_data **d)
-{
-	struct phase_window p;
-	char *err = NULL;
-	int rc;
-	*window = NULL;
-	if (!phase)
-		return 0;
-	if ((rc = run_phase_window(db, phase, at, &p, &err))) {
+	if (phase && (rc = run_phase_window(*db, phase, at, &p, &err))) {
 		log_error("%s", err ? err : "out of memory");
 		free(err);
 		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
 	}
-	if (!p.id)
-		return 0;
-	*w = (struct pc_window){ p.start_ns, p.end_ns };
-	*window = w;
-	pc_data_free(*d);
-	if (pc_data_load(db, w, d, &err)) {
+	if (p.id > 0) {
+		*w = (struct pc_window){ p.start_ns, p.end_ns };
+		*window = w;
+	}
+	if (pc_data_load(*db, *window, d, &err)) {
 		log_error("%s", err ? err : "cannot read the run");
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
-	return 0;
+	return parse_foci(*d, foci, n, metric, f);
 }
 
 struct metric_value {
@@ -190,8 +180,7 @@ int cmd_report_metric(const char *path, const char *name, const char *const *foc
 
 	if (name && (metric = pc_metric_find(name)) < 0)
 		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
-	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)) ||
-	    (status = phase_data(db, phase, phases_at, &w, &window, &d)))
+	if ((status = open_focus(path, foci, nr_foci, metric, phase, phases_at, &db, &rs, &w, &window, &d, &f)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	if (!(focus = pc_data_focus_name(d, &f))) {
@@ -265,8 +254,7 @@ int cmd_report_histogram(const char *path, const char *name, const char *const *
 
 	if (metric < 0)
 		return cmd_usage_error("report", "no metric called '%s' (mtx report metric --list)", name);
-	if ((status = open_focus(path, foci, nr_foci, metric, &db, &rs, &d, &f)) ||
-	    (status = phase_data(db, phase, phases_at, &w, &window, &d)))
+	if ((status = open_focus(path, foci, nr_foci, metric, phase, phases_at, &db, &rs, &w, &window, &d, &f)))
 		goto out;
 	status = EXIT_FAILURE_MTX;
 	if (f.r[PC_CODE].level) {
