@@ -62,7 +62,7 @@ int phases_write(struct mtx_phases *p, struct mtx_writer *w, uint64_t start_ns, 
 		uint64_t from = m->ns < start_ns ? start_ns : m->ns > end_ns ? end_ns : m->ns;
 		uint64_t to = i + 1 < p->n && p->v[i + 1].ns < end_ns ? p->v[i + 1].ns : end_ns;
 		char name[32];
-		snprintf(name, sizeof(name), "phase-%zu", i + 1);
+		phase_default_name((int64_t)i + 1, name, sizeof(name));
 		rc = writer_phase(w, (int64_t)i + 1, m->name[0] ? m->name : name, from, to < from ? from : to,
 				  phase_source_name(m->source), m->tid);
 	}

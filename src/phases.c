@@ -48,13 +48,13 @@ static int cut_at(const char *at, int64_t start_ns, int64_t end_ns, struct run_p
 				  start_ns + ns >= end_ns ? "past the run's end" : "not after the instant before it");
 			rc = -EINVAL;
 		} else {
-			snprintf(name, sizeof(name), "phase-%zu", p->n);
+			phase_default_name((int64_t)p->n, name, sizeof(name));
 			rc = add(p, cap, (int64_t)p->n, name, from, start_ns + ns, phase_source_name(PHASE_AT), 0);
 			from = start_ns + ns;
 		}
 	}
 	if (!rc) {
-		snprintf(name, sizeof(name), "phase-%zu", p->n);
+		phase_default_name((int64_t)p->n, name, sizeof(name));
 		rc = add(p, cap, (int64_t)p->n, name, from, end_ns, phase_source_name(PHASE_AT), 0);
 	}
 	free(copy);

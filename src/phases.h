@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* X(enum suffix, phases.source): what began the phase. */
 #define PHASE_SOURCES(X)                                                                     \
@@ -38,6 +39,13 @@ static inline const char *phase_source_name(enum phase_source s)
 
 /* The name of phase 0, the whole run. */
 #define PHASE_GLOBAL "global"
+
+/* phase_default_name - the name of phase @id when its mark gave none
+ * (a signal, --phases-at): "phase-ID". */
+static inline void phase_default_name(int64_t id, char *out, size_t size)
+{
+	snprintf(out, size, "phase-%lld", (long long)id);
+}
 
 struct phase_row {
 	int64_t id;
