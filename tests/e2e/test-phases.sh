@@ -100,9 +100,13 @@ for args in "threads --phase three" "threads --phase 7" "threads --phase one --f
 done
 [ $bad = 0 ] && pass "a phase not in the run, or a window given twice, is one line and exit 2"
 
-# diagnose --phase: phase one is CPU-bound (three spinners on two CPUs),
-# phase two waits for one mutex (each spins 1 ms at a time under it)
-"$MTX" collect -q -o lock.db -- "$PROG" 3 300 200 lock > lock.out 2> lock.err || fail "collect lock: $(head -1 lock.err)"
+# diagnose --phase: phase one is CPU-bound (four spinners on two CPUs),
+# phase two waits for one mutex (each spins 1 ms at a time under it). The
+# mutex is unfair: one worker keeps it to its end while the rest wait, so
+# the workers run one after another, and with four of them the phase's
+# waits (0+1+2+3 = 6 turns) outweigh its running (4 turns) by half; with three
+# they were 3 turns against 3, and noise decided which came first.
+"$MTX" collect -q -o lock.db -- "$PROG" 4 300 200 lock > lock.out 2> lock.err || fail "collect lock: $(head -1 lock.err)"
 addr=$(awk '$1 == "lock" { print $2 }' lock.out)
 for phase in one two; do
 	"$MTX" diagnose lock.db --phase $phase -f json > d.$phase.json 2> d.err || fail "diagnose --phase $phase: $(head -1 d.err)"
