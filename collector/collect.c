@@ -23,6 +23,7 @@
 #include "collector/function-uprobes.h"
 #include "collector/control.h"
 #include "collector/instrument.h"
+#include "collector/live.h"
 #include "collector/model.h"
 #include "collector/output.h"
 #include "collector/preload/shm.h"
@@ -65,6 +66,7 @@ struct sinks {
 	struct mtx_profile *profile;
 	struct mtx_thread_sched *sched; /* thread_sched: as each thread appears, and changes */
 	struct mtx_phases *phases;
+	uint64_t flushed_ns; /* every event before it has gone by */
 };
 
 static void emit(void *ctx, const struct mtx_event *ev)
@@ -111,6 +113,8 @@ static uint64_t flush_round(struct mtx_session *s, struct collect_sync *cs, stru
 	if (calls_upto < upto)
 		upto = calls_upto;
 	order_flush(&s->order, upto, emit, k);
+	if (upto > k->flushed_ns)
+		k->flushed_ns = upto;
 	/* ops' stacks are named once the events before them went by */
 	*sync_left = collect_sync_write(cs, w, upto);
 	return cs->call_events + cs->calls_lost - before;
@@ -385,10 +389,23 @@ static int mark_phase(void *ctx, uint64_t ns, const char *name)
 	return phases_mark(ctx, ns, name, strlen(name), PHASE_CTL, 0);
 }
 
+/* Who answers mtx ctl's commands: live, the run's totals so far; the
+ * rest change the instrumentation. */
+struct commands {
+	struct mtx_instrument *instr;
+	struct mtx_live *live;
+	uint64_t now_ns; /* how far the stream is */
+};
+
 /* A command of mtx ctl, read from the --control socket. */
 static void on_command(void *ctx, const char *line, FILE *reply)
 {
-	instrument_command(ctx, line, reply);
+	const struct commands *c = ctx;
+	char verb[8] = "", more[2] = "";
+	if (sscanf(line, "%7s %1s", verb, more) == 1 && !strcmp(verb, "live") && c->live)
+		live_reply(c->live, c->now_ns, reply);
+	else
+		instrument_command(c->instr, line, reply);
 }
 
 /* Scans of /proc/PID/task before mtx gives up on a process that starts
@@ -536,6 +553,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_output out = { 0 };
 	struct mtx_control *ctl = NULL;
 	struct mtx_instrument *instr = NULL;
+	struct mtx_live *live = NULL;
 	struct catch_up *cu = NULL; /* the attached process, stopped to catch up */
 	char found[PATH_MAX], *sync_err = NULL;
 	const char *prog = o->attach_pid ? found : o->argv[0];
@@ -691,6 +709,13 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if ((rc = start_instrument(&instr, &s, w, found, o, &cs, fu, uprobe_cost_ns, start_ns, err)))
 		goto fail_unstarted;
 	instrument_phases(instr, mark_phase, phases);
+	if (ctl) {
+		if (!(live = live_new(m, &cs, start_ns))) {
+			rc = -ENOMEM;
+			goto fail_unstarted;
+		}
+		collect_sync_live(&cs, live);
+	}
 	if (cu)
 		instrument_catch_up(instr, cu, attach_ns);
 	if (o->attach_pid) {
@@ -749,7 +774,7 @@ started:
 		if (pidfd >= 0 && (pfds[s.nr_cpus + 1].revents & POLLIN || round_ns >= detach_at))
 			done = 1; /* the process exited, or --duration is over */
 		if (pfds[s.nr_cpus + 2].revents & POLLIN)
-			control_serve(ctl, on_command, instr);
+			control_serve(ctl, on_command, &(struct commands){ .instr = instr, .live = live, .now_ns = sinks.flushed_ns });
 		instrument_tick(instr, round_ns);
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
@@ -781,6 +806,9 @@ started:
 	session_count_lost(&s);
 	control_close(ctl); /* no more commands: the run is over */
 	ctl = NULL;
+	collect_sync_live(&cs, NULL);
+	live_free(live);
+	live = NULL;
 	if (instr) /* the probe sets still on go off here */
 		instrument_finish(instr, exit_ns);
 	/* The process runs on: leave it now, not after the work below. */
@@ -938,6 +966,7 @@ fail_unstarted:
 	collect_sync_free(&cs);
 	function_uprobes_free(fu);
 	instrument_free(instr);
+	live_free(live);
 	control_close(ctl);
 	writer_close(w, 0);
 	/* Nothing was recorded: leave no empty database behind, and put the

@@ -513,7 +513,7 @@ void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 		phase_mark(in, line + strspn(line, " \t") + strlen(verb), out);
 	else
 		reply_error(out, "unknown command '%s' (probe add REGEX, probe del N, probe list, source on|off NAME, "
-			    "phase NAME)", line);
+			    "phase NAME, live)", line);
 }
 
 void instrument_functions(struct mtx_instrument *in, const char *pattern, struct function_uprobes *fu,

@@ -59,6 +59,7 @@ struct model_thread {
 	char name[16];
 	int32_t cpu;
 	uint64_t start_ns, since_ns;
+	uint64_t state_ns[NR_THREAD_STATES]; /* its closed intervals, added up (mtx ctl SOCK live) */
 	int64_t sys_nr; /* -1: not in a syscall */
 	uint64_t sys_start_ns;
 	struct mtx_fd_call sys_fd;
@@ -86,6 +87,7 @@ struct mtx_model {
 	struct mtx_other_tasks *others; /* other_tasks rows: wakers not traced */
 	uint64_t first_ns, last_ns;
 	uint64_t nr_threads_seen;
+	uint64_t nr_ended, ended_state_ns[NR_THREAD_STATES]; /* the threads gone, added up */
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
 };
 
@@ -272,6 +274,7 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state),
 			     t->state == TS_RUNNING ? t->cpu : -1, sys,
 			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
+		t->state_ns[t->state] += ts - t->since_ns;
 		t->since_ns = ts;
 	}
 	t->state = state;
@@ -333,6 +336,9 @@ static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
 		p->ended = 1;
 		fd_tracker_gone(m->fds, p->pid);
 	}
+	m->nr_ended++;
+	for (int i = 0; i < NR_THREAD_STATES; i++)
+		m->ended_state_ns[i] += t->state_ns[i];
 	remove_thread(m, t);
 }
 
@@ -545,6 +551,28 @@ uint64_t model_last_ns(const struct mtx_model *m)
 uint64_t model_nr_threads(const struct mtx_model *m)
 {
 	return m->nr_threads_seen;
+}
+
+void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct model_thread *t = &m->threads[i];
+		struct model_thread_view v;
+		if (!t->used)
+			continue;
+		v = (struct model_thread_view){ .tid = t->tid, .pid = t->pid, .name = t->name,
+						.state = (enum thread_state)t->state, .since_ns = t->since_ns };
+		memcpy(v.state_ns, t->state_ns, sizeof(v.state_ns));
+		if (now_ns > t->since_ns)
+			v.state_ns[t->state] += now_ns - t->since_ns;
+		fn(ctx, &v);
+	}
+}
+
+uint64_t model_ended(const struct mtx_model *m, uint64_t state_ns[NR_THREAD_STATES])
+{
+	memcpy(state_ns, m->ended_state_ns, sizeof(m->ended_state_ns));
+	return m->nr_ended;
 }
 
 void model_free(struct mtx_model *m)

@@ -11,6 +11,7 @@
 #include "collector/event.h"
 #include "collector/fd-kind.h"
 #include "collector/writer.h"
+#include "src/thread-states.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,6 +80,24 @@ bool model_has_thread(struct mtx_model *m, int32_t tid);
 uint64_t model_nr_threads(const struct mtx_model *m);
 
 /* model_free - release the model (rows already written stay). */
+/* A traced thread alive now, as the model follows it (mtx ctl SOCK live). */
+struct model_thread_view {
+	int32_t tid, pid;
+	const char *name;
+	enum thread_state state; /* since @since_ns */
+	uint64_t since_ns;
+	uint64_t state_ns[NR_THREAD_STATES]; /* its life so far, the current state's to now */
+};
+typedef void (*model_thread_fn)(void *ctx, const struct model_thread_view *t);
+
+/* model_each_thread - @fn for each thread alive, its current state's
+ * interval counted up to @now_ns (the stream's time, model_last_ns). */
+void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_fn fn, void *ctx);
+
+/* model_ended - how many traced threads have ended so far, and the time
+ * they spent in each state, added up into @state_ns. */
+uint64_t model_ended(const struct mtx_model *m, uint64_t state_ns[NR_THREAD_STATES]);
+
 void model_free(struct mtx_model *m);
 
 #endif

@@ -6,6 +6,7 @@ noinst_LIBRARIES += libmtxcore.a
 libmtxcore_a_SOURCES = \
 	src/db.c src/db.h \
 	src/error.c src/error.h \
+	src/ctl-client.c src/ctl-client.h \
 	src/log.c src/log.h \
 	src/progress.c src/progress.h \
 	src/grow.h \

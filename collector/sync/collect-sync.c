@@ -232,6 +232,17 @@ void collect_sync_detail(struct collect_sync *cs, struct mtx_detail *d)
 		sync_objects_detail(cs->objects, d);
 }
 
+size_t collect_sync_open_ops(struct collect_sync *cs, sync_emit_fn fn, void *ctx)
+{
+	return cs->region ? sync_region_open_ops(cs->region, fn, ctx) : 0;
+}
+
+void collect_sync_live(struct collect_sync *cs, struct mtx_live *l)
+{
+	if (cs->objects)
+		sync_objects_live(cs->objects, l);
+}
+
 int collect_sync_start(struct collect_sync *cs, char **err)
 {
 	int rc;

@@ -116,6 +116,15 @@ int collect_sync_event(struct collect_sync *cs, const struct mtx_event *ev);
 struct mtx_detail;
 void collect_sync_detail(struct collect_sync *cs, struct mtx_detail *d);
 
+/* collect_sync_open_ops - @fn for each op the program's threads are
+ * inside now (the library's; uprobes say nothing until the op returns):
+ * see sync_region_open_ops. */
+size_t collect_sync_open_ops(struct collect_sync *cs, sync_emit_fn fn, void *ctx);
+
+/* collect_sync_live - add every op up in @l too (mtx ctl live). */
+struct mtx_live;
+void collect_sync_live(struct collect_sync *cs, struct mtx_live *l);
+
 /* collect_sync_start - start draining (after the program was spawned). */
 int collect_sync_start(struct collect_sync *cs, char **err);
 

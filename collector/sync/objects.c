@@ -2,6 +2,7 @@
 #include "config.h"
 #include "collector/sync/objects.h"
 #include "collector/detail.h"
+#include "collector/live.h"
 #include "collector/preload/shm.h"
 #include "collector/sync/summary.h"
 #include "src/grow.h"
@@ -49,6 +50,7 @@ struct sync_objects {
 	size_t nr_held, held_cap;
 	struct keyhash held_keys;
 	struct mtx_detail *detail; /* the budget of rows (sync_objects_detail) */
+	struct mtx_live *live;     /* totals for mtx ctl live, or NULL (sync_objects_live) */
 };
 
 static uint64_t hash_key(int32_t pid, uint16_t kind, uint64_t addr)
@@ -151,6 +153,11 @@ static int note_lifetime_op(struct sync_objects *o, int64_t id)
 void sync_objects_detail(struct sync_objects *o, struct mtx_detail *d)
 {
 	o->detail = d;
+}
+
+void sync_objects_live(struct sync_objects *o, struct mtx_live *l)
+{
+	o->live = l;
 }
 
 /* Write @row, or add it up when it is past the budget of rows and may be
@@ -257,6 +264,8 @@ int sync_objects_record(struct sync_objects *o, struct mtx_writer *w,
 	int rc = 0;
 	if (id < 0)
 		return (int)id;
+	if (o->live)
+		live_sync_op(o->live, id, r);
 	if (is_lifetime_op(r->op) && note_lifetime_op(o, id))
 		return -ENOMEM;
 	if (r->callsite > 0 && r->callsite <= INT64_MAX && note_callsite(o, r->pid, r->callsite, r->start_ns))

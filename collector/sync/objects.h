@@ -26,6 +26,10 @@ struct sync_objects *sync_objects_new(void);
 struct mtx_detail;
 void sync_objects_detail(struct sync_objects *o, struct mtx_detail *d);
 
+/* sync_objects_live - from now on, add every op up in @l too (mtx ctl live). */
+struct mtx_live;
+void sync_objects_live(struct sync_objects *o, struct mtx_live *l);
+
 /*
  * sync_objects_record - write @r as a sync_ops row (and its object's row if
  * it is new). A cond wait's arg, its mutex's address, becomes that mutex's

@@ -49,6 +49,9 @@ struct sync_region {
 	uint32_t free_lanes; /* counted by the previous drain */
 	int tsc;             /* records hold TSC values, converted with map */
 	struct tsc_map map;
+	/* The first (TSC, ns) pair, never changed: the ops in progress are
+	 * read on another thread than the drain's, which grows map. */
+	struct tsc_point origin;
 };
 
 /*
@@ -189,7 +192,7 @@ static int region_create(struct sync_region **out, const char *magic, uint32_t r
 	h->lane_stride = stride;
 	/* MTX_SYNC_CLOCK=monotonic keeps clock_gettime stamps (to compare). */
 	r->tsc = tsc_usable() && !(getenv("MTX_SYNC_CLOCK") && !strcmp(getenv("MTX_SYNC_CLOCK"), "monotonic"));
-	if (r->tsc && tsc_map_add(&r->map, tsc_sample())) {
+	if (r->tsc && tsc_map_add(&r->map, r->origin = tsc_sample())) {
 		err = -ENOMEM;
 		munmap(r->base, size);
 		shm_unlink(r->name);
@@ -267,6 +270,44 @@ void sync_region_reap(struct sync_region *r)
 			__atomic_compare_exchange_n(&l->state, &expect, MTX_LANE_EXITED, 0,
 						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	}
+}
+
+size_t sync_region_open_ops(struct sync_region *r, sync_emit_fn fn, void *ctx)
+{
+	struct mtx_shm_header *h = r->base;
+	uint32_t used = __atomic_load_n(&h->lanes_used, __ATOMIC_ACQUIRE);
+	struct tsc_point now = r->tsc ? tsc_sample() : (struct tsc_point){ 0 };
+	double ns_per_tick = now.tsc > r->origin.tsc ? (double)(now.ns - r->origin.ns) / (double)(now.tsc - r->origin.tsc)
+						     : 0;
+	struct mtx_event ev = { .type = MTX_EV_SYNC, .cpu = -1 };
+	size_t n = 0;
+
+	if (r->record_size != MTX_SHM_RECORD_SIZE)
+		return 0;
+	for (uint32_t i = 0; i < used && i < r->lane_count; i++) {
+		struct mtx_shm_lane *l = lane_of(r, i);
+		uint32_t nr;
+		if (__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != MTX_LANE_LIVE)
+			continue;
+		nr = mtx_lane_nr_ops(__atomic_load_n(&l->head, __ATOMIC_ACQUIRE));
+		for (uint32_t k = 0; k < nr && k < MTX_LANE_MAX_OPS; k++) {
+			ev.u.sync = l->ops[k].rec; /* copy out, then look: the owner goes on */
+			if (ev.u.sync.end_ns || !ev.u.sync.start_ns || ev.u.sync.tid != l->owner_tid ||
+			    ev.u.sync.pid != l->owner_pid || ev.u.sync.kind >= MTX_SYNC_KIND__COUNT)
+				continue;
+			if (r->tsc) {
+				if (ev.u.sync.start_ns > now.tsc || !ns_per_tick)
+					continue;
+				ev.u.sync.start_ns = now.ns - (uint64_t)((double)(now.tsc - ev.u.sync.start_ns) * ns_per_tick);
+			}
+			ev.ts_ns = ev.u.sync.start_ns;
+			ev.pid = ev.u.sync.pid;
+			ev.tid = ev.u.sync.tid;
+			fn(ctx, &ev);
+			n++;
+		}
+	}
+	return n;
 }
 
 static int frames_valid(const struct mtx_sync_frames *f)

@@ -105,6 +105,15 @@ size_t sync_region_drain(struct sync_region *r, sync_emit_fn emit, void *ctx);
  */
 void sync_region_reap(struct sync_region *r);
 
+/*
+ * sync_region_open_ops - @fn for each op a live lane's owner is inside now,
+ * stamped but not returned (shm.h, LANES: ops): its record, end_ns 0,
+ * start_ns in CLOCK_MONOTONIC ns. Read while the owners go on (a record
+ * that does not hold together is skipped), on any thread: what mtx ctl
+ * live counts of the waits still going on. Returns how many.
+ */
+size_t sync_region_open_ops(struct sync_region *r, sync_emit_fn fn, void *ctx);
+
 /* sync_region_set_paused - switch the library's records off (@paused) or
  * on again: the wrappers check it at each call (mtx ctl source off sync). */
 void sync_region_set_paused(struct sync_region *r, int paused);

@@ -86,7 +86,7 @@ const char cmd_collect_usage[] =
 	"                          Ctrl-C or when the process exits)\n"
 	"      --control SOCK      take 'mtx ctl SOCK ...' commands while recording:\n"
 	"                          probes added and removed, sources on and off,\n"
-	"                          phases marked\n"
+	"                          phases marked, the run so far (for mtx browse)\n"
 	"      --phase-signal SIG  each time signal SIG (USR2, 12) is sent to the\n"
 	"                          program, a phase of the run begins (mtx report FILE\n"
 	"                          phases; the program's mtx_phase(NAME) calls mark too)\n"

@@ -2,23 +2,20 @@
  * --control SOCK what to switch on or off (collector/instrument.h). */
 #include "config.h"
 #include "src/cmd/cmd.h"
+#include "src/ctl-client.h"
 #include "src/log.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/un.h>
-#include <unistd.h>
 
 const char cmd_ctl_usage[] =
 	"usage: mtx ctl [--json] SOCK COMMAND...\n"
 	"\n"
-	"Change, at once, what a running mtx collect records, through the socket\n"
-	"SOCK its control option opened:\n"
+	"Change, at once, what a running mtx collect records, or ask what it has\n"
+	"seen so far, through the socket SOCK its control option opened:\n"
 	"\n"
 	"  probe add [LIB:]REGEX   uprobes on every call of the functions REGEX\n"
 	"                          matches (chosen as mtx collect's are)\n"
@@ -26,6 +23,9 @@ const char cmd_ctl_usage[] =
 	"  probe list              the probes, their calls and cost so far\n"
 	"  source on|off NAME      syscalls, wakeups, interrupts, samples or sync\n"
 	"  phase NAME              a phase of the run called NAME begins now\n"
+	"  live                    the run so far: each thread's time in each state\n"
+	"                          and in lock waits, the busiest sync objects\n"
+	"                          (all of it with --json; mtx browse shows them live)\n"
 	"\n"
 	"      --json              print the collector's reply as it is: one JSON\n"
 	"                          object, {\"ok\": ..., \"text\": ..., ...}\n"
@@ -34,34 +34,6 @@ const char cmd_ctl_usage[] =
 	"Exits 0 when the collector did it, 1 when it refused (one line says why) or\n"
 	"cannot be reached, 2 for a bad command line.\n";
 
-/* How long the collector may take to answer (a probe's definition and
- * calibration take tens of ms; its loop serves between drains). */
-#define CTL_REPLY_MS 30000
-
-/* The value of the JSON string field "text" of @reply, unescaped (as the
- * collector escapes: \" \\ and \u00XX), into @out. */
-static void reply_text(const char *reply, char *out, size_t size)
-{
-	const char *p = strstr(reply, "\"text\": \"");
-	size_t n = 0;
-	if (!p) {
-		snprintf(out, size, "%s", reply);
-		return;
-	}
-	for (p += 9; *p && *p != '"' && n + 1 < size; p++) {
-		if (*p == '\\' && p[1] == 'u' && p[2] && p[3] && p[4] && p[5]) {
-			char hex[5] = { p[2], p[3], p[4], p[5], 0 };
-			out[n++] = (char)strtol(hex, NULL, 16);
-			p += 5;
-		} else {
-			if (*p == '\\' && p[1])
-				p++;
-			out[n++] = *p;
-		}
-	}
-	out[n] = 0;
-}
-
 int cmd_ctl(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -69,10 +41,9 @@ int cmd_ctl(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	char line[1024] = "", reply[65536], text[65536];
-	size_t got = 0;
-	int opt, json = 0, fd;
+	struct sockaddr_un addr;
+	char line[1024] = "", *reply = NULL, *err = NULL, text[65536];
+	int opt, json = 0, rc;
 
 	opterr = 0;
 	optind = 1;
@@ -93,50 +64,27 @@ int cmd_ctl(int argc, char **argv)
 	if (strlen(argv[optind]) >= sizeof(addr.sun_path))
 		return cmd_usage_error("ctl", "%s: a socket path has at most %zu bytes", argv[optind],
 				       sizeof(addr.sun_path) - 1);
-	strcpy(addr.sun_path, argv[optind]);
 	for (int i = optind + 1; i < argc; i++) {
 		size_t len = strlen(line);
 		if (len + strlen(argv[i]) + 2 >= sizeof(line))
 			return cmd_usage_error("ctl", "the command is too long");
 		snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "", argv[i]);
 	}
-	strcat(line, "\n");
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		log_error("%s: no mtx collect --control answers there (%s)", argv[optind], strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if ((rc = ctl_ask(argv[optind], line, CTL_REPLY_MS, &reply, &err))) {
+		log_error("%s", err ? err : strerror(-rc));
+		free(err);
 		return EXIT_FAILURE_MTX;
 	}
-	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
-		log_error("%s: %s", argv[optind], strerror(errno));
-		close(fd);
-		return EXIT_FAILURE_MTX;
-	}
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-		if (poll(&p, 1, CTL_REPLY_MS) <= 0 || (n = read(fd, reply + got, sizeof(reply) - 1 - got)) <= 0)
-			break;
-		got += (size_t)n;
-		if (got == sizeof(reply) - 1)
-			break;
-	}
-	close(fd);
-	reply[got] = 0;
-	if (!got || reply[got - 1] != '\n') {
-		log_error("%s: the collector did not answer", argv[optind]);
-		return EXIT_FAILURE_MTX;
-	}
-	reply[got - 1] = 0;
-	reply_text(reply, text, sizeof(text));
+	ctl_reply_text(reply, text, sizeof(text));
 	if (json)
 		puts(reply);
 	if (strncmp(reply, "{\"ok\": true", 11) != 0) {
 		log_error("%s", text);
+		free(reply);
 		return EXIT_FAILURE_MTX;
 	}
 	if (!json)
 		puts(text);
+	free(reply);
 	return 0;
 }

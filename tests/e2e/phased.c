@@ -15,6 +15,16 @@
  * spins under one mutex, 1 ms at a time: its workers mostly wait for it
  * (logged as "lock ADDRESS").
  *
+ * With PHASED_HOLD_MS set (test-live.sh), the workers, done, log and then
+ * wait at a last barrier that the main thread reaches only after holding
+ * still that long, having logged "hold ADDRESS" (the barrier's), so that
+ * nothing changes meanwhile but the waits going on:
+ *
+ *   wait TID NS                    worker TID's time inside
+ *                                  pthread_mutex_lock, by its own clock
+ *   enter TID NS                   CLOCK_MONOTONIC as it went into the
+ *                                  last barrier
+ *
  * Usage: phased WORKERS MS1 MS2 [lock]
  *        phased now      (CLOCK_MONOTONIC now, in ns: the test's own clock)
  */
@@ -29,7 +39,8 @@
 
 #include "collector/preload/mtx-phase.h"
 
-static pthread_barrier_t done_one, go_two;
+static pthread_barrier_t done_one, go_two, done_two;
+static long hold_ms;
 static long ms1, ms2;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER, hot_lock = PTHREAD_MUTEX_INITIALIZER;
 static int locked;
@@ -64,14 +75,16 @@ static void mark(const char *name)
 
 static void *worker(void *arg)
 {
-	uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID), one, two;
+	uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID), one, two, waited = 0;
 	(void)arg;
 	one = spin(start, ms1);
 	pthread_barrier_wait(&done_one);
 	pthread_barrier_wait(&go_two);
 	if (locked)
 		for (two = one; two - one < (uint64_t)ms2 * 1000000u;) {
+			uint64_t before = clock_ns(CLOCK_MONOTONIC);
 			pthread_mutex_lock(&hot_lock);
+			waited += clock_ns(CLOCK_MONOTONIC) - before;
 			two = spin(two, 1);
 			pthread_mutex_unlock(&hot_lock);
 		}
@@ -80,7 +93,14 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&log_lock);
 	printf("cpu %d 1 %llu\ncpu %d 2 %llu\n", (int)gettid(), (unsigned long long)(one - start), (int)gettid(),
 	       (unsigned long long)(two - one));
+	if (hold_ms) {
+		printf("wait %d %llu\nenter %d %llu\n", (int)gettid(), (unsigned long long)waited, (int)gettid(),
+		       (unsigned long long)clock_ns(CLOCK_MONOTONIC));
+		fflush(stdout);
+	}
 	pthread_mutex_unlock(&log_lock);
+	if (hold_ms)
+		pthread_barrier_wait(&done_two);
 	return NULL;
 }
 
@@ -93,6 +113,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	locked = argc == 5 && !strcmp(argv[4], "lock");
+	hold_ms = getenv("PHASED_HOLD_MS") ? atol(getenv("PHASED_HOLD_MS")) : 0;
 	if ((argc != 4 && !locked) || n < 1 || n > 64 || (ms1 = atol(argv[2])) < 1 || (ms2 = atol(argv[3])) < 1) {
 		fprintf(stderr, "usage: phased WORKERS MS1 MS2 [lock]\n");
 		return 2;
@@ -100,6 +121,7 @@ int main(int argc, char **argv)
 	t = calloc((size_t)n, sizeof(*t));
 	pthread_barrier_init(&done_one, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&go_two, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&done_two, NULL, (unsigned)n + 1);
 	if (locked)
 		printf("lock %p\n", (void *)&hot_lock);
 	mark("one");
@@ -108,6 +130,15 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&done_one);
 	mark("two");
 	pthread_barrier_wait(&go_two);
+	if (hold_ms) {
+		struct timespec hold = { hold_ms / 1000, hold_ms % 1000 * 1000000 };
+		pthread_mutex_lock(&log_lock);
+		printf("hold %p\n", (void *)&done_two);
+		fflush(stdout);
+		pthread_mutex_unlock(&log_lock);
+		nanosleep(&hold, NULL);
+		pthread_barrier_wait(&done_two);
+	}
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	free(t);
