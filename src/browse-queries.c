@@ -34,6 +34,41 @@
 	"s.start_ns AS key0, s.rowid AS key1 FROM syscalls s "                                   \
 	"WHERE s.tid = :tid AND s.name = :syscall AND "
 
+/* The live view (ui/view-live.c, ui/live-tables.h): each figure over the
+ * window between the last two answers of the collector (from the run's
+ * start at the first), per thread alive, per object listed, and the
+ * consultant's top-level hypotheses tested over it, refined to the
+ * threads and (lock waits) the objects where they are true. */
+#define LIVE_WINDOW                                                                                     \
+	"WITH cur AS (SELECT * FROM live_snapshot ORDER BY seq DESC LIMIT 1), "                         \
+	"prev AS (SELECT p.* FROM live_snapshot p JOIN cur ON p.seq = cur.seq - 1), "                   \
+	"win AS (SELECT cur.running_ns - COALESCE(prev.running_ns, 0) AS running, "                     \
+	"cur.runnable_ns - COALESCE(prev.runnable_ns, 0) AS runnable, "                                 \
+	"cur.blocked_io_ns - COALESCE(prev.blocked_io_ns, 0) AS io, "                                   \
+	"cur.lock_wait_ns - COALESCE(prev.lock_wait_ns, 0) AS lock_wait, "                              \
+	"NULLIF(cur.running_ns + cur.runnable_ns + cur.blocked_io_ns + cur.sleeping_ns + cur.blocked_ns " \
+	"- COALESCE(prev.running_ns + prev.runnable_ns + prev.blocked_io_ns + prev.sleeping_ns "        \
+	"+ prev.blocked_ns, 0), 0) AS life FROM cur LEFT JOIN prev), "                                  \
+	"d AS (SELECT t.tid, t.pid, t.name, t.state, t.running_ns AS total_cpu_ns, "                    \
+	LIVE_DELTA("running_ns") " AS running, " LIVE_DELTA("runnable_ns") " AS runnable, "              \
+	LIVE_DELTA("blocked_io_ns") " AS io, " LIVE_DELTA("sleeping_ns") " AS sleeping, "               \
+	LIVE_DELTA("blocked_ns") " AS blocked, " LIVE_DELTA("lock_wait_ns") " AS lock_wait, "          \
+	LIVE_DELTA("lock_ops") " AS lock_ops FROM live_threads t JOIN cur ON t.seq = cur.seq "         \
+	"LEFT JOIN live_threads p ON p.seq = cur.seq - 1 AND p.tid = t.tid), "                          \
+	"dl AS (SELECT *, NULLIF(running + runnable + io + sleeping + blocked, 0) AS life FROM d), "    \
+	/* an object listed now but not in the answer before: its window unknown */                     \
+	"o AS (SELECT x.kind, x.address, x.ops AS total_ops, x.op_ns AS total_in_ops_ns, "              \
+	"CASE WHEN prev.seq IS NULL THEN x.ops ELSE x.ops - p.ops END AS ops, "                         \
+	"CASE WHEN prev.seq IS NULL THEN x.op_ns ELSE x.op_ns - p.op_ns END AS in_ops_ns, "             \
+	"CASE WHEN prev.seq IS NULL THEN x.lock_wait_ns ELSE x.lock_wait_ns - p.lock_wait_ns END "      \
+	"AS lock_wait_ns FROM live_objects x JOIN cur ON x.seq = cur.seq LEFT JOIN prev "               \
+	"LEFT JOIN live_objects p ON p.seq = cur.seq - 1 AND p.id = x.id) "
+#define LIVE_DELTA(c) "(t." c " - COALESCE(p." c ", 0))"
+/* A node's value: its why's time over @life. */
+#define LIVE_VALUE(x, life)                                                                            \
+	"(CASE h.why WHEN 'cpu' THEN " x ".running WHEN 'sync' THEN " x ".lock_wait WHEN 'io' THEN " x \
+	".io ELSE " x ".runnable END * 1.0 / " life ")"
+
 static const struct mtx_query browse_queries[] = {
 	/* From the per (thread, object, op) sums of schema/derived.sql. */
 	{ "objects", "Synchronization objects: operations, waits and holds, most waited-on first",
@@ -137,6 +172,27 @@ static const struct mtx_query browse_queries[] = {
 	{ "calls.stack", NULL, "SELECT st.parent_id, st.function_id FROM stacks st WHERE st.id = :k0" },
 	{ "calls.function", NULL,
 	  "SELECT f.name, f.module FROM functions f WHERE f.id = :k0" },
+	{ "live.search", "The consultant over the last second: hypotheses at /, refined where true",
+	  LIVE_WINDOW ", top AS (SELECT h.ord, h.why, h.hypothesis, h.threshold, " LIVE_VALUE("win", "win.life")
+	  " AS value FROM live_thresholds h, win) "
+	  "SELECT status, printf('%.2f', value) AS value, threshold, hypothesis, focus FROM ("
+	  "SELECT CASE WHEN value >= threshold THEN 'true' ELSE 'false' END AS status, value, threshold, "
+	  "hypothesis, '/' AS focus, ord, 0 AS level FROM top UNION ALL "
+	  "SELECT 'true', " LIVE_VALUE("dl", "dl.life") ", top.threshold, top.hypothesis, '  /Process/' || dl.pid "
+	  "|| '/' || dl.name || ' (' || dl.tid || ')', top.ord, 1 FROM top JOIN live_thresholds h ON h.ord = top.ord, "
+	  "dl WHERE top.value >= top.threshold AND " LIVE_VALUE("dl", "dl.life") " >= top.threshold UNION ALL "
+	  "SELECT 'true', o.lock_wait_ns * 1.0 / win.life, top.threshold, top.hypothesis, '  /SyncObject/' || "
+	  "o.kind || '/' || o.address, top.ord, 2 FROM top, o, win WHERE top.why = 'sync' AND "
+	  "top.value >= top.threshold AND o.lock_wait_ns * 1.0 / win.life >= top.threshold) "
+	  "ORDER BY ord, level, value DESC, focus" },
+	{ "live.threads", "Threads alive: their time in each state over the last second",
+	  LIVE_WINDOW "SELECT tid, name, state, 100.0 * running / life AS running_pct, "
+	  "100.0 * runnable / life AS runnable_pct, 100.0 * lock_wait / life AS lock_pct, "
+	  "100.0 * io / life AS io_pct, 100.0 * sleeping / life AS sleep_pct, 100.0 * blocked / life AS blocked_pct, "
+	  "lock_ops, total_cpu_ns FROM dl ORDER BY running + lock_wait DESC, tid" },
+	{ "live.objects", "The busiest sync objects: their ops over the last second (-: just listed)",
+	  LIVE_WINDOW "SELECT kind, address, ops, in_ops_ns, lock_wait_ns, total_ops, total_in_ops_ns FROM o "
+	  "ORDER BY in_ops_ns DESC NULLS LAST, total_in_ops_ns DESC, address" },
 	{ 0 },
 };
 

@@ -281,6 +281,7 @@ TUI_TESTS = \
 	tests/tui/test-browse-views.sh \
 	tests/tui/test-browse-diagnose.sh \
 	tests/tui/test-browse-phases.sh \
+	tests/tui/test-browse-live.sh \
 	tests/tui/test-browse-bad-input.sh \
 	tests/tui/test-browse-incomplete.sh \
 	tests/tui/test-browse-levels.sh \

@@ -15,20 +15,27 @@
 
 #define MAX_DEPTH 32
 
-/* The main views (ui/main-views.h); each opens once and is kept. */
-static const struct {
+struct main_view {
 	enum action action;
 	struct view *(*open)(struct browse *b);
 	const char *name;
-} main_views[] = {
+};
+
+/* The main views of a run.db (ui/main-views.h); each opens once and is kept. */
+static const struct main_view run_views[] = {
 #define X(e, name, key, help, open) { ACT_VIEW_##e, open, name },
 	MAIN_VIEWS(X)
 #undef X
 };
-#define NR_MAIN_VIEWS ((int)(sizeof(main_views) / sizeof(main_views[0])))
+#define NR_MAIN_VIEWS ((int)(sizeof(run_views) / sizeof(run_views[0])))
+
+/* A run being recorded (--live) has one: no key switches to another. */
+static const struct main_view live_views[] = { { (enum action)-1, live_view_new, "live" } };
 
 struct browser {
 	struct browse b;
+	const struct main_view *main_views;
+	int nr_main_views;
 	FILE *timing; /* MTX_BROWSE_TIMING: one line per frame, for bench/ */
 	struct view *main[NR_MAIN_VIEWS];
 	int current; /* main view at the bottom of the stack */
@@ -66,11 +73,11 @@ static void switch_main(struct browser *br, int index)
 			int rows, cols;
 			char line[96];
 			display_size(&rows, &cols);
-			snprintf(line, sizeof(line), "opening %s...", main_views[index].name);
+			snprintf(line, sizeof(line), "opening %s...", br->main_views[index].name);
 			display_text(rows - 1, 0, cols, STYLE_STATUS, true, line);
 			display_refresh();
 		}
-		br->main[index] = load_view(br, main_views[index].open(&br->b));
+		br->main[index] = load_view(br, br->main_views[index].open(&br->b));
 		if (!br->main[index])
 			return;
 	}
@@ -254,8 +261,8 @@ static bool handle_key(struct browser *br, int key)
 	}
 	if (r != REACT_UNHANDLED)
 		return true;
-	for (int i = 0; i < NR_MAIN_VIEWS; i++)
-		if (main_views[i].action == a) {
+	for (int i = 0; i < br->nr_main_views; i++)
+		if (br->main_views[i].action == a) {
 			switch_main(br, i);
 			return true;
 		}
@@ -265,7 +272,7 @@ static bool handle_key(struct browser *br, int key)
 		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW:
-		switch_main(br, (br->current + (a == ACT_NEXT_VIEW ? 1 : NR_MAIN_VIEWS - 1)) % NR_MAIN_VIEWS);
+		switch_main(br, (br->current + (a == ACT_NEXT_VIEW ? 1 : br->nr_main_views - 1)) % br->nr_main_views);
 		break;
 	case ACT_HELP:
 		push_view(br, help_view_new(&br->b));
@@ -278,13 +285,75 @@ static bool handle_key(struct browser *br, int key)
 	return true;
 }
 
+/* The loop, from the first main view: 0, or -1 with @err when the
+ * terminal cannot be used or the first view cannot be read. */
+static int run_browser(struct browser *br, sqlite3 *db, uint64_t start_ns, const char **err)
+{
+	const char *timing = getenv("MTX_BROWSE_TIMING");
+	if (display_init(err))
+		return -1;
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL); /* as for each key below */
+	switch_main(br, 0);
+	if (!br->main[0]) { /* the first view must open; say why it did not */
+		static char why[512];
+		display_end();
+		snprintf(why, sizeof(why), "%s", br->b.message ? br->b.message : "the first view cannot be read");
+		*err = why;
+		free(br->b.message);
+		free(br->b.incomplete);
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		return -1;
+	}
+	if (timing && *timing)
+		br->timing = fopen(timing, "a");
+	draw_frame(br);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (br->timing)
+		fprintf(br->timing, "start %.3f\n", (double)(clock_now_ns() - start_ns) / 1e6), fflush(br->timing);
+	for (;;) {
+		/* a view computing: show how far it is, and what it found once done */
+		int key = view_busy(top_view(br)) ? display_key_within(100) : br->drawn_busy ? ERR : display_key();
+		if (key == ERR) {
+			sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+			draw_frame(br);
+			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+			continue;
+		}
+		/* One read transaction for a key and its frame: without it SQLite
+		 * takes and drops its file lock and checks the file's header
+		 * around every statement (a timeline frame runs thousands). */
+		sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+		bool more = handle_key(br, key);
+		if (more)
+			draw_frame(br);
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (!more)
+			break;
+		/* From the last key read (a prompt's Enter, for search, filter, jump). */
+		if (br->timing)
+			fprintf(br->timing, "key %s %.3f\n", action_name(key),
+				(double)(clock_now_ns() - display_last_input_ns()) / 1e6),
+				fflush(br->timing);
+	}
+	display_end();
+	if (br->timing)
+		fclose(br->timing);
+	while (br->depth)
+		view_free(br->stack[--br->depth]);
+	for (int i = 0; i < br->nr_main_views; i++)
+		view_free(br->main[i]);
+	free(br->b.message);
+	free(br->b.incomplete);
+	return 0;
+}
+
 int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err)
 {
 	/* an incomplete run's line, else a summarized run's note, under the title */
 	char *line = run_state_line(rs);
 	struct browser br = { .b = { .db = db, .path = path, .file = path, .missing = rs->missing,
-				     .incomplete = line ? line : run_state_detail_note(db, rs) } };
-	const char *timing = getenv("MTX_BROWSE_TIMING");
+				     .incomplete = line ? line : run_state_detail_note(db, rs) },
+			      .main_views = run_views, .nr_main_views = NR_MAIN_VIEWS };
 	const char *slash = strrchr(path, '/');
 	br.b.path = slash ? slash + 1 : path;
 	br.b.origin_ns = db_run_start_ns(db);
@@ -297,61 +366,14 @@ int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64
 	 * run at 2 ms a column): SQLite's default 2 MB made lanes evict each
 	 * other's pages. Bounded, whatever the size of the file. */
 	sqlite3_exec(db, "PRAGMA cache_size = -16384", NULL, NULL, NULL);
-	if (display_init(err))
-		return -1;
-	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL); /* as for each key below */
-	switch_main(&br, 0);
-	if (!br.main[0]) { /* the first view must open; say why it did not */
-		static char why[512];
-		display_end();
-		snprintf(why, sizeof(why), "%s", br.b.message ? br.b.message : "the threads view cannot be read");
-		*err = why;
-		free(br.b.message);
-		free(br.b.incomplete);
-		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-		return -1;
-	}
-	if (timing && *timing)
-		br.timing = fopen(timing, "a");
-	draw_frame(&br);
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	if (br.timing)
-		fprintf(br.timing, "start %.3f\n", (double)(clock_now_ns() - start_ns) / 1e6), fflush(br.timing);
-	for (;;) {
-		/* a view computing: show how far it is, and what it found once done */
-		int key = view_busy(top_view(&br)) ? display_key_within(100) : br.drawn_busy ? ERR : display_key();
-		if (key == ERR) {
-			sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-			draw_frame(&br);
-			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-			continue;
-		}
-		/* One read transaction for a key and its frame: without it SQLite
-		 * takes and drops its file lock and checks the file's header
-		 * around every statement (a timeline frame runs thousands). */
-		sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-		bool more = handle_key(&br, key);
-		if (more)
-			draw_frame(&br);
-		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-		if (!more)
-			break;
-		/* From the last key read (a prompt's Enter, for search, filter, jump). */
-		if (br.timing)
-			fprintf(br.timing, "key %s %.3f\n", action_name(key),
-				(double)(clock_now_ns() - display_last_input_ns()) / 1e6),
-				fflush(br.timing);
-	}
-	display_end();
-	if (br.timing)
-		fclose(br.timing);
-	while (br.depth)
-		view_free(br.stack[--br.depth]);
-	for (int i = 0; i < NR_MAIN_VIEWS; i++)
-		view_free(br.main[i]);
-	free(br.b.message);
-	free(br.b.incomplete);
-	return 0;
+	return run_browser(&br, db, start_ns, err);
+}
+
+int browse_live(sqlite3 *db, const char *sock, uint64_t start_ns, const char **err)
+{
+	struct browser br = { .b = { .db = db, .path = sock, .file = sock, .live = sock },
+			      .main_views = live_views, .nr_main_views = 1 };
+	return run_browser(&br, db, start_ns, err);
 }
 
 void browse_print_keys(void)

@@ -22,6 +22,14 @@
  */
 int browse_run(sqlite3 *db, const char *path, const struct run_state *rs, uint64_t start_ns, const char **err);
 
+/*
+ * browse_live - run the browser on a run being recorded: the live view of
+ * what mtx collect --control @sock answers (ui/view-live.c), its figures
+ * kept in @db (ui/live-tables.h, created). As browse_run otherwise; the
+ * first view fails (-1, @err) when nothing answers at @sock.
+ */
+int browse_live(sqlite3 *db, const char *sock, uint64_t start_ns, const char **err);
+
 /* browse_print_keys - the action table as text, one action a line:
  * keys, action, where, help (for 'mtx browse --keys' and the man page test). */
 void browse_print_keys(void);

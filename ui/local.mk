@@ -10,6 +10,7 @@ libmtxui_a_SOURCES = \
 	ui/view-report.c \
 	ui/view-paged.c \
 	ui/view-waits.c \
+	ui/view-live.c ui/live-tables.c ui/live-tables.h \
 	ui/time-axis.c ui/time-axis.h \
 	ui/view-timeline.c \
 	ui/view-calls.c \

@@ -38,6 +38,7 @@ struct browse {
 	sqlite3 *db;
 	const char *path;          /* the file's name, for the title */
 	const char *file;          /* its path as given, to open it again */
+	const char *live;          /* mtx browse --live: the collector's socket, else NULL */
 	int64_t origin_ns, end_ns; /* the run's first and last times */
 	unsigned missing;          /* what an incomplete run lacks (run_state) */
 	char *incomplete;          /* its INCOMPLETE line, drawn on every frame (owned), or NULL */

@@ -49,6 +49,8 @@ struct view *diagnose_view_new(struct browse *b);
 struct view *diagnose_phase_view_new(struct browse *b, int64_t from_ns, int64_t to_ns, const char *title);
 /* view-phases.c: the run's phases; Enter searches one. */
 struct view *phases_view_new(struct browse *b);
+/* view-live.c: the run mtx collect --control b->live records, as it goes. */
+struct view *live_view_new(struct browse *b);
 /* view-help.c: the keys, from the action table. */
 struct view *help_view_new(struct browse *b);
 

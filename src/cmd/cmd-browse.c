@@ -13,6 +13,7 @@
 #include "src/match.h"
 #include "src/run-state.h"
 #include "ui/browse.h"
+#include "ui/live-tables.h"
 #include "ui/display.h"
 
 #include <getopt.h>
@@ -21,17 +22,47 @@
 
 const char cmd_browse_usage[] =
 	"usage: mtx browse [--keys] [FILE]\n"
+	"       mtx browse --live SOCK\n"
 	"\n"
 	"Explore the run database FILE (default run.db): threads, objects, waits, a\n"
 	"timeline, switches, syscalls, call trees and the critical path (? inside\n"
 	"lists the keys).\n"
 	"\n"
-	"  -k, --keys   print the keys and what they do, and exit\n"
-	"  -h, --help   this help\n";
+	"  -l, --live SOCK  watch a run as mtx collect records it, through its control\n"
+	"                   socket SOCK: the consultant's hypotheses, each thread's\n"
+	"                   states and the busiest sync objects, over each second\n"
+	"  -k, --keys       print the keys and what they do, and exit\n"
+	"  -h, --help       this help\n";
+
+/* --live SOCK: the browser on the answers of a collector, kept in a
+ * database in memory. */
+static int browse_live_run(const char *sock, uint64_t start_ns)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	const char *why = NULL;
+	int rc;
+	if (display_usable(&why)) {
+		log_error("browse: %s", why);
+		return EXIT_FAILURE_MTX;
+	}
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK || live_tables_create(db, &err) || match_register_sql(db)) {
+		log_error("browse: %s", err ? err : "cannot make the live tables");
+		free(err);
+		sqlite3_close(db);
+		return EXIT_FAILURE_MTX;
+	}
+	rc = browse_live(db, sock, start_ns, &why);
+	if (rc)
+		log_error("%s", why ? why : "browse: failed");
+	sqlite3_close(db);
+	return rc ? EXIT_FAILURE_MTX : 0;
+}
 
 int cmd_browse(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "live", required_argument, NULL, 'l' },
 		{ "keys", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -42,10 +73,16 @@ int cmd_browse(int argc, char **argv)
 	char *err = NULL;
 	const char *why = NULL;
 	struct run_state rs;
+	const char *live = NULL;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+kh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:l:kh", options, NULL)) != -1) {
 		switch (opt) {
+		case 'l':
+			live = optarg;
+			break;
+		case ':':
+			return cmd_usage_error("browse", "option '%s' needs a value", argv[optind - 1]);
 		case 'k':
 			browse_print_keys();
 			return 0;
@@ -56,6 +93,10 @@ int cmd_browse(int argc, char **argv)
 			return cmd_unknown_option("browse", argv[optind - 1], options);
 		}
 	}
+	if (live && argc > optind)
+		return cmd_usage_error("browse", "--live watches a run being recorded: no run database with it");
+	if (live)
+		return browse_live_run(live, start_ns);
 	if (argc - optind > 1)
 		return cmd_usage_error("browse", "one run database only");
 	const char *path = optind < argc ? argv[optind] : CMD_DEFAULT_DB;
