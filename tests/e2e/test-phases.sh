@@ -133,7 +133,7 @@ case "$see2" in *"--phase 2") ;; *) fail "diagnose --phase two: its evidence '$s
 "$MTX" report lock.db phases --metric sync_wait --focus "/SyncObject/mutex/$addr" -f csv > pt.csv 2> pt.err ||
 	fail "report phases --metric: $(head -1 pt.err)"
 read -r w0 w1 w2 < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sync_wait_ns") c = i; next }
-	{ v[$1] = $c } END { print v[0] + 0, v[1] + 0, v[2] + 0 }' pt.csv)
+	{ v[$1] = $c } END { printf "%.0f %.0f %.0f\n", v[0], v[1], v[2] }' pt.csv)
 whole=$("$MTX" report lock.db metric sync_wait --focus "/SyncObject/mutex/$addr" -f csv 2> /dev/null |
 	awk -F, 'NR == 2 { print $4 }')
 if [ "$w1" = 0 ] && [ "$w2" -gt 0 ] && [ "$w2" = "$w0" ] && [ "$w0" = "${whole:-x}" ]; then
