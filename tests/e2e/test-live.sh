@@ -46,7 +46,7 @@ main=$(threads "value ->> 'state'" "WHERE value ->> 'tid' = $pid")
 # each worker's running time and lock waits against its own clocks
 checked=0
 for tid in $(awk '$1 == "enter" { print $2 }' live.out); do
-	own_cpu=$(awk -v t="$tid" '$1 == "cpu" && $2 == t { s += $4 } END { print s + 0 }' live.out)
+	own_cpu=$(awk -v t="$tid" '$1 == "cpu" && $2 == t { s += $4 } END { printf "%.0f", s }' live.out)
 	own_wait=$(awk -v t="$tid" '$1 == "wait" && $2 == t { print $3 }' live.out)
 	read -r cpu wait < <(threads "value ->> 'running_ns', value ->> 'lock_wait_ns'" "WHERE value ->> 'tid' = $tid" |
 		tr '|' ' ')
