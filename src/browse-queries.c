@@ -64,6 +64,8 @@
 	"AS lock_wait_ns FROM live_objects x JOIN cur ON x.seq = cur.seq LEFT JOIN prev "               \
 	"LEFT JOIN live_objects p ON p.seq = cur.seq - 1 AND p.id = x.id) "
 #define LIVE_DELTA(c) "(t." c " - COALESCE(p." c ", 0))"
+/* The refinements of a node shown at most, of each hierarchy. */
+#define LIVE_NODES "8"
 /* A node's value: its why's time over @life. */
 #define LIVE_VALUE(x, life)                                                                            \
 	"(CASE h.why WHEN 'cpu' THEN " x ".running WHEN 'sync' THEN " x ".lock_wait WHEN 'io' THEN " x \
@@ -174,17 +176,25 @@ static const struct mtx_query browse_queries[] = {
 	  "SELECT f.name, f.module FROM functions f WHERE f.id = :k0" },
 	{ "live.search", "The consultant over the last second: hypotheses at /, refined where true",
 	  LIVE_WINDOW ", top AS (SELECT h.ord, h.why, h.hypothesis, h.threshold, " LIVE_VALUE("win", "win.life")
-	  " AS value FROM live_thresholds h, win) "
-	  "SELECT status, printf('%.2f', value) AS value, threshold, hypothesis, focus FROM ("
+	  " AS value FROM live_thresholds h, win), "
+	  /* the true threads and lock objects under each true node, the first
+	   * LIVE_NODES of each by value, then how many more */
+	  "refined AS (SELECT top.ord, top.threshold, top.hypothesis, v.value, v.focus, v.level, "
+	  "ROW_NUMBER() OVER (PARTITION BY top.ord, v.level ORDER BY v.value DESC, v.focus) AS pos, "
+	  "COUNT(*) OVER (PARTITION BY top.ord, v.level) AS n FROM top JOIN ("
+	  "SELECT h.ord, " LIVE_VALUE("dl", "dl.life") " AS value, '  /Process/' || dl.pid || '/' || dl.name || ' (' || "
+	  "dl.tid || ')' AS focus, 1 AS level FROM live_thresholds h, dl UNION ALL "
+	  "SELECT h.ord, o.lock_wait_ns * 1.0 / win.life, '  /SyncObject/' || o.kind || '/' || o.address, 2 "
+	  "FROM live_thresholds h, o, win WHERE h.why = 'sync') v ON v.ord = top.ord "
+	  "WHERE top.value >= top.threshold AND v.value >= top.threshold) "
+	  "SELECT status, CASE WHEN value IS NULL THEN '' ELSE printf('%.2f', value) END AS value, threshold, "
+	  "hypothesis, focus FROM ("
 	  "SELECT CASE WHEN value >= threshold THEN 'true' ELSE 'false' END AS status, value, threshold, "
-	  "hypothesis, '/' AS focus, ord, 0 AS level FROM top UNION ALL "
-	  "SELECT 'true', " LIVE_VALUE("dl", "dl.life") ", top.threshold, top.hypothesis, '  /Process/' || dl.pid "
-	  "|| '/' || dl.name || ' (' || dl.tid || ')', top.ord, 1 FROM top JOIN live_thresholds h ON h.ord = top.ord, "
-	  "dl WHERE top.value >= top.threshold AND " LIVE_VALUE("dl", "dl.life") " >= top.threshold UNION ALL "
-	  "SELECT 'true', o.lock_wait_ns * 1.0 / win.life, top.threshold, top.hypothesis, '  /SyncObject/' || "
-	  "o.kind || '/' || o.address, top.ord, 2 FROM top, o, win WHERE top.why = 'sync' AND "
-	  "top.value >= top.threshold AND o.lock_wait_ns * 1.0 / win.life >= top.threshold) "
-	  "ORDER BY ord, level, value DESC, focus" },
+	  "hypothesis, '/' AS focus, ord, 0 AS level, 0 AS pos FROM top UNION ALL "
+	  "SELECT 'true', value, threshold, hypothesis, focus, ord, level, pos FROM refined WHERE pos <= " LIVE_NODES
+	  " UNION ALL SELECT 'true', NULL, threshold, hypothesis, '  ... and ' || (n - " LIVE_NODES ") || ' more "
+	  "' || CASE level WHEN 1 THEN 'threads' ELSE 'objects' END, ord, level, pos FROM refined "
+	  "WHERE pos = " LIVE_NODES " + 1) ORDER BY ord, level, pos" },
 	{ "live.threads", "Threads alive: their time in each state over the last second",
 	  LIVE_WINDOW "SELECT tid, name, state, 100.0 * running / life AS running_pct, "
 	  "100.0 * runnable / life AS runnable_pct, 100.0 * lock_wait / life AS lock_pct, "
