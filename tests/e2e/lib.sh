@@ -131,6 +131,14 @@ alone_with_timing() {
 	flock -w 300 9 || echo "note: another timing test still holds ${TMPDIR:-/tmp}/mtx-e2e-timing.lock; going on"
 }
 
+# lost_records DB - the run's losses ("lost_sched=70 ..."), empty when it
+# lost nothing: a truth test's comparison needs every record (mtx collect
+# -q does not say them).
+lost_records() {
+	sql "$1" "SELECT group_concat(key || '=' || value, ' ') FROM meta
+		WHERE (key LIKE 'lost\_%' ESCAPE '\' OR key = 'events_lost') AND value != '0'"
+}
+
 # json_fields FILE PATH... - values of the JSON object in FILE (mtx's
 # --format json), one line, space-separated; a missing one is empty. Paths
 # as SQLite's json_extract takes them: '$.first_divergent.tid'.

@@ -32,6 +32,8 @@ sleep 1 # the collector's stream passes the workers' going in
 tasks=$(ls "/proc/$pid/task" 2> /dev/null | sort -n | tr '\n' ' ')
 "$MTX" ctl live.sock live > live.txt 2> ctl.err || fail "mtx ctl live: $(cat ctl.err)"
 wait $mpid || fail "collect --control exited $?: $(head -1 live.err)"
+lost=$(lost_records live.db)
+[ -z "$lost" ] || fail "the run lost records ($lost): the totals below need every one"
 
 threads() { sqlite3 -batch :memory: "SELECT $1 FROM json_each(readfile('live.json'), '\$.threads') $2"; }
 listed=$(threads "value ->> 'tid'" "ORDER BY 1" | tr '\n' ' ')

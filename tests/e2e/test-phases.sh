@@ -28,6 +28,8 @@ PROG="$BUILDDIR/tests/e2e/phased"
 
 "$MTX" collect -q -o ph.db -- "$PROG" 2 300 200 > ph.out 2> ph.err || fail "collect exited $?: $(head -1 ph.err)"
 [ -s ph.err ] && fail "mtx said: $(head -3 ph.err)"
+lost=$(lost_records ph.db)
+[ -z "$lost" ] || fail "the run lost records ($lost): the per-phase times below need every one"
 main=$(sql ph.db "SELECT tid FROM threads WHERE tid = pid LIMIT 1")
 read -r run_start run_end < <(sql ph.db "SELECT (SELECT value FROM meta WHERE key = 'start_ns'),
 	(SELECT value FROM meta WHERE key = 'end_ns')" | tr '|' ' ')
