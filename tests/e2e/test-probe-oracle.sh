@@ -88,18 +88,33 @@ cmp -s plain.seq sim.seq &&
 	pass "and to the end: all $(wc -l < sim.seq) calls, where the instrumented order differs" ||
 	fail "the simulated order departs from fifo1's own after e_d: $(diff plain.seq sim.seq | head -4 | tr '\n' ' ')"
 
-# Nothing injected.
-run_fifo1 inst0.seq -e sched,wakeups,sync,interrupts -o none.db
-"$MTX" probe-effect --model up-prio none.db > none.txt 2>&1
-rc=$?
-case $rc in
-0) cmp -s plain.seq inst0.seq && pass "with nothing injected the verdict is equal, and the order is fifo1's own" ||
-	fail "with nothing injected the verdict is equal, but the order is not fifo1's own:" \
-		"$(diff plain.seq inst0.seq | head -4 | tr '\n' ' ')" ;;
-3) echo "note: with nothing injected mtx moved the order: $(grep -m1 Verdict none.txt)" ;;
-*) fail "with nothing injected probe-effect exited $rc: $(head -1 none.txt)" ;;
-esac
-simulated none.db up-prio sim0.seq
-cmp -s plain.seq sim0.seq && pass "and its simulated order is fifo1's own" ||
-	fail "with nothing injected the simulated order departs: $(diff plain.seq sim0.seq | head -4 | tr '\n' ' ')"
+# Nothing injected: two of three runs must hold, as for the truth above:
+# another task can hold CPU 0 for milliseconds in one run and move its
+# order there, and where perf does not record that task (this machine's
+# pid 1 agent, test-external found) neither the verdict nor the
+# simulation can see it.
+good=0
+for i in 1 2 3; do
+	run_fifo1 inst0.seq -e sched,wakeups,sync,interrupts -o none$i.db
+	"$MTX" probe-effect --model up-prio none$i.db > none.txt 2>&1
+	rc=$?
+	simulated none$i.db up-prio sim0.seq
+	case $rc in
+	0) why=$(cmp -s plain.seq inst0.seq || echo "the verdict is equal, but the order is not fifo1's own:" \
+		"$(diff plain.seq inst0.seq | head -4 | tr '\n' ' ')") ;;
+	3) why=""
+	   echo "note: run $i, with nothing injected mtx moved the order: $(grep -m1 Verdict none.txt)" ;;
+	*) why="probe-effect exited $rc: $(head -1 none.txt)" ;;
+	esac
+	cmp -s plain.seq sim0.seq || why="$why the simulated order departs: $(diff plain.seq sim0.seq | head -4 | tr '\n' ' ')"
+	if [ -z "$why" ]; then
+		good=$((good + 1))
+	else
+		echo "note: run $i with nothing injected: $why"
+	fi
+	[ $good = 2 ] && break
+done
+[ $good = 2 ] &&
+	pass "with nothing injected, in two runs: an equal verdict only where the order is fifo1's own, the simulated order its own" ||
+	fail "with nothing injected, $good of 3 runs had an equal verdict only with fifo1's own order and simulated it"
 finish
