@@ -3,8 +3,9 @@
 # 5 x 80 meals, whose threads count their own sync calls (samples/
 # selfcheck.h): the sync report's rows, matched by thread name, kind and op
 # (the tids differ), give both runs' counts, each the program's own, and
-# the change between them, +100% or near it for the forks' locks; a run
-# compared with itself changes nothing; what cannot be compared is refused.
+# the change between them, within what the meals allow for the forks'
+# locks; a run compared with itself changes nothing; what cannot be
+# compared is refused.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cd "$TMP" || exit 1
@@ -48,8 +49,12 @@ done < want.txt
 [ "$checked" -ge 10 ] && [ "$bad" = 0 ] && pass "sync --compare: $checked rows, both runs' counts the programs' own" ||
 	fail "sync --compare: $bad of $checked rows differ from the programs' counts"
 locks=$(awk -F, '$1 ~ /^philo-/ && $2 == "mutex" && $3 == "lock" { print $6 }' sync.csv | sort -n | tr '\n' ' ')
-awk -v l="$locks" 'BEGIN { n = split(l, v, " "); for (i = 1; i <= n; i++) if (v[i] < 50 || v[i] > 150) exit 1; exit n != 5 }' &&
-	pass "sync --compare: each philosopher's locks up by half to one and a half times: $locks" ||
+# a meal is one lock, and a second when the trylock of the other fork
+# fails: 40 to 80 locks in the base run, 80 to 160 in the new one, a
+# change of 0% to +300% whatever the contention (it was +68.6% to +155.6%
+# in one run, +50% to +150% in most)
+awk -v l="$locks" 'BEGIN { n = split(l, v, " "); for (i = 1; i <= n; i++) if (v[i] < 0 || v[i] > 300) exit 1; exit n != 5 }' &&
+	pass "sync --compare: each philosopher's locks up by 0% to 300%, as its meals allow: $locks" ||
 	fail "sync --compare: the philosophers' lock changes are '$locks'"
 
 # a run against itself: every change 0 or none, both columns the same
