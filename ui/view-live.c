@@ -13,6 +13,7 @@
 #include "ui/live-tables.h"
 #include "ui/views.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,12 @@ static int live_load(struct view *v, char **err)
 			*err = why;
 			return rc;
 		}
-		lv->gone = true;
-		snprintf(lv->text, sizeof(lv->text), "the collector has gone: the run is over (%s)", why);
+		/* nothing listens there any more: the run is over; else (a
+		 * collector too busy to answer within LIVE_WAIT_MS) ask again */
+		lv->gone = rc == -ENOENT || rc == -ECONNREFUSED;
+		snprintf(lv->text, sizeof(lv->text), lv->gone ? "the collector has gone: the run is over (%s)"
+							       : "no answer this time (%s); the figures are the last",
+			 why ? why : strerror(-rc));
 		free(why);
 	}
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
