@@ -64,8 +64,10 @@ static void said_out_of_memory(struct mtx_live *l)
 }
 
 /* Add @r's time (@sign -1: take it away) to object @o (NULL: none
- * listed) and, a lock wait, to its thread's. */
-static void account(struct mtx_live *l, struct live_object *o, const struct mtx_sync_record *r, int sign)
+ * listed) and, a lock wait, to its thread's, counting it as one more of
+ * its lock calls when @returned. */
+static void account(struct mtx_live *l, struct live_object *o, const struct mtx_sync_record *r, int sign,
+		    bool returned)
 {
 	uint64_t ns = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
 	const struct live_waiter none = { .tid = r->tid };
@@ -85,6 +87,7 @@ static void account(struct mtx_live *l, struct live_object *o, const struct mtx_
 		return;
 	}
 	l->waiters[i].wait_ns += ns;
+	l->waiters[i].ops += returned;
 }
 
 void live_sync_op(struct mtx_live *l, int64_t object_id, const struct mtx_sync_record *r)
@@ -105,12 +108,7 @@ void live_sync_op(struct mtx_live *l, int64_t object_id, const struct mtx_sync_r
 	if (!o->ops)
 		*o = (struct live_object){ .pid = r->pid, .kind = r->kind, .addr = r->addr };
 	o->ops++;
-	account(l, o, r, 1);
-	if (takes_a_lock(r)) {
-		struct keyhash_slot *sl = keyhash_slot(&l->waiter_keys, r->tid, 0, 0);
-		if (sl && sl->v)
-			l->waiters[sl->v - 1].ops++;
-	}
+	account(l, o, r, 1, true);
 }
 
 /* The ops in progress at a reply: each counts as if it had returned at
@@ -139,13 +137,11 @@ static void account_open_ops(struct mtx_live *l, const struct open_ops *oo, int 
 {
 	for (size_t k = 0; k < oo->n; k++) {
 		const struct mtx_sync_record *r = &oo->v[k];
-		struct live_object *o = NULL;
-		for (size_t i = 0; i < l->nr_objects && !o; i++) {
-			struct live_object *x = &l->objects[i];
-			if (x->ops && x->addr == r->addr && x->pid == r->pid && x->kind == r->kind)
-				o = x;
-		}
-		account(l, o, r, sign);
+		int64_t id = collect_sync_object(l->cs, r);
+		struct live_object *o = id > 0 && (size_t)id <= l->nr_objects && l->objects[id - 1].ops
+						? &l->objects[id - 1]
+						: NULL;
+		account(l, o, r, sign, false);
 	}
 }
 

@@ -237,6 +237,11 @@ size_t collect_sync_open_ops(struct collect_sync *cs, sync_emit_fn fn, void *ctx
 	return cs->region ? sync_region_open_ops(cs->region, fn, ctx) : 0;
 }
 
+int64_t collect_sync_object(const struct collect_sync *cs, const struct mtx_sync_record *r)
+{
+	return cs->objects ? sync_objects_find(cs->objects, r->pid, r->kind, r->addr) : 0;
+}
+
 void collect_sync_live(struct collect_sync *cs, struct mtx_live *l)
 {
 	if (cs->objects)

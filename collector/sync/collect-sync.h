@@ -121,6 +121,10 @@ void collect_sync_detail(struct collect_sync *cs, struct mtx_detail *d);
  * see sync_region_open_ops. */
 size_t collect_sync_open_ops(struct collect_sync *cs, sync_emit_fn fn, void *ctx);
 
+/* collect_sync_object - the id of the object op @r is on, 0 when none of
+ * its ops was recorded yet (sync_objects_find). */
+int64_t collect_sync_object(const struct collect_sync *cs, const struct mtx_sync_record *r);
+
 /* collect_sync_live - add every op up in @l too (mtx ctl live). */
 struct mtx_live;
 void collect_sync_live(struct collect_sync *cs, struct mtx_live *l);

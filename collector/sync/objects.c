@@ -129,6 +129,12 @@ static int64_t object_id(struct sync_objects *o, struct mtx_writer *w, int32_t p
 	return rc ? rc : id;
 }
 
+int64_t sync_objects_find(const struct sync_objects *o, int32_t pid, uint16_t kind, uint64_t addr)
+{
+	size_t slot;
+	return lookup(o, pid, kind, addr, &slot);
+}
+
 static int is_lifetime_op(uint16_t op)
 {
 	return op == MTX_SYNC_OP_INIT || op == MTX_SYNC_OP_DESTROY || op == MTX_SYNC_OP_CREATE ||

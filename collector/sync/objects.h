@@ -61,6 +61,10 @@ struct sync_callsite {
  * far (callsite 0, unknown, left out); @n receives the count. Owned by @o. */
 const struct sync_callsite *sync_objects_callsites(const struct sync_objects *o, size_t *n);
 
+/* sync_objects_find - the id of @pid's object of @kind at @addr, 0 when
+ * no op of it was recorded yet. */
+int64_t sync_objects_find(const struct sync_objects *o, int32_t pid, uint16_t kind, uint64_t addr);
+
 /* sync_objects_count - object ids handed out so far (ids are 1..count). */
 int64_t sync_objects_count(const struct sync_objects *o);
 
