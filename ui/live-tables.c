@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "ui/live-tables.h"
+#include "src/db.h"
 #include "src/derived/consultant.h"
 #include "src/error.h"
 #include "src/thread-states.h"
@@ -44,12 +45,13 @@ static const char *const add_sql[] = {
 	"DELETE FROM live_objects WHERE seq < " NEWEST " - 1",
 };
 
+/* Run @sql, its :json (if it has one) bound to @json. */
 static int run(sqlite3 *db, const char *sql, const char *json, char **err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && json)
-		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":json"), json, -1, SQLITE_STATIC);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), at;
+	if (rc == SQLITE_OK && (at = sqlite3_bind_parameter_index(st, ":json")))
+		sqlite3_bind_text(st, at, json, -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
@@ -65,10 +67,8 @@ int live_tables_create(sqlite3 *db, char **err)
 {
 	static const enum pc_why whys[] = { PC_WHY_CPU, PC_WHY_SYNC, PC_WHY_IO, PC_WHY_CPU_WAIT };
 	struct pc_tunables t;
-	if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK) {
-		error_set(err, "the live tables: %s", sqlite3_errmsg(db));
+	if (db_exec(db, create_sql, err))
 		return -EIO;
-	}
 	pc_tunables_default(&t);
 	/* each why's first hypothesis is the top-level one (consultant.c) */
 	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
@@ -79,7 +79,7 @@ int live_tables_create(sqlite3 *db, char **err)
 			h++;
 		snprintf(sql, sizeof(sql), "INSERT INTO live_thresholds VALUES (%zu, '%s', '%s', %g)", i,
 			 pc_why_name(whys[i]), pc_hypothesis_name(h), thresholds[i]);
-		if (run(db, sql, NULL, err))
+		if (db_exec(db, sql, err))
 			return -EIO;
 	}
 	return 0;
