@@ -425,9 +425,8 @@ int cmd_diagnose(int argc, char **argv)
 		goto out;
 	}
 	if (phase) {
-		if ((rc = run_phase_window(db, phase, phases_at, &searched_phase, &err))) {
-			log_error("%s", err ? err : "out of memory");
-			status = rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
+		if ((rc = cmd_phase_window(db, phase, phases_at, &searched_phase))) {
+			status = rc;
 			goto out;
 		}
 		window = (struct pc_window){ searched_phase.start_ns, searched_phase.end_ns };

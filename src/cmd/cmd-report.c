@@ -317,10 +317,9 @@ static int run_report(const char *path, const struct mtx_report *r, const char *
 	}
 	if (f->phase) { /* a phase's window: --from and --to as the phase says */
 		struct phase_window w;
-		int rc = run_phase_window(db, f->phase, f->phases_at, &w, &err);
+		int rc = cmd_phase_window(db, f->phase, f->phases_at, &w);
 		if (rc) {
-			log_error("%s", err ? err : "out of memory");
-			status = rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
+			status = rc;
 			goto out;
 		}
 		if (w.id > 0) { /* phase 0 is the whole run */

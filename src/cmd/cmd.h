@@ -7,6 +7,7 @@
 
 #include "src/report-format.h"
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +102,12 @@ const struct mtx_command *cmd_find(const char *name);
 /* cmd_usage_error - print "mtx: <msg>" and the command's usage line to
  * stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cmd_phase_window - the part of the run @db that --phase @phase names
+ * (@at: --phases-at, or NULL) into @w: 0, or the exit status once said
+ * (EXIT_USAGE for a phase the run does not have). */
+struct phase_window;
+int cmd_phase_window(sqlite3 *db, const char *phase, const char *at, struct phase_window *w);
 
 /* The run database a command reads when none is given, as mtx collect
  * writes it. */

@@ -7,9 +7,11 @@
 #include "src/cmd/cmd.h"
 #include "collector/sync/inject.h"
 #include "src/log.h"
+#include "src/phases.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
+#include <errno.h>
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -18,6 +20,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -61,6 +64,17 @@ static void print_help(FILE *out)
 	for (int i = 0; i < nr_commands; i++)
 		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee mtx(1), mtx-COMMAND(1) and mtx-db(5).\n");
+}
+
+int cmd_phase_window(sqlite3 *db, const char *phase, const char *at, struct phase_window *w)
+{
+	char *err = NULL;
+	int rc = run_phase_window(db, phase, at, w, &err);
+	if (!rc)
+		return 0;
+	log_error("%s", err ? err : "out of memory");
+	free(err);
+	return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
 }
 
 int cmd_usage_error(const char *command, const char *fmt, ...)

@@ -110,11 +110,8 @@ static int open_focus(const char *path, const char *const *foci, size_t n, int m
 		free(err);
 		return EXIT_FAILURE_MTX;
 	}
-	if (phase && (rc = run_phase_window(*db, phase, at, &p, &err))) {
-		log_error("%s", err ? err : "out of memory");
-		free(err);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE_MTX;
-	}
+	if (phase && (rc = cmd_phase_window(*db, phase, at, &p)))
+		return rc;
 	if (p.id > 0) {
 		*w = (struct pc_window){ p.start_ns, p.end_ns };
 		*window = w;
