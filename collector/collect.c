@@ -389,23 +389,22 @@ static int mark_phase(void *ctx, uint64_t ns, const char *name)
 	return phases_mark(ctx, ns, name, strlen(name), PHASE_CTL, 0);
 }
 
-/* Who answers mtx ctl's commands: live, the run's totals so far; the
- * rest change the instrumentation. */
-struct commands {
-	struct mtx_instrument *instr;
-	struct mtx_live *live;
-	uint64_t now_ns; /* how far the stream is */
-};
-
 /* A command of mtx ctl, read from the --control socket. */
 static void on_command(void *ctx, const char *line, FILE *reply)
 {
-	const struct commands *c = ctx;
-	char verb[8] = "", more[2] = "";
-	if (sscanf(line, "%7s %1s", verb, more) == 1 && !strcmp(verb, "live") && c->live)
-		live_reply(c->live, c->now_ns, reply);
-	else
-		instrument_command(c->instr, line, reply);
+	instrument_command(ctx, line, reply);
+}
+
+/* What 'live' answers: the run's totals as far as the stream is. */
+struct live_answer {
+	struct mtx_live *live;
+	const struct sinks *sinks;
+};
+
+static void answer_live(void *ctx, FILE *out)
+{
+	const struct live_answer *a = ctx;
+	live_reply(a->live, a->sinks->flushed_ns, out);
 }
 
 /* Scans of /proc/PID/task before mtx gives up on a process that starts
@@ -554,6 +553,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_control *ctl = NULL;
 	struct mtx_instrument *instr = NULL;
 	struct mtx_live *live = NULL;
+	struct live_answer answer = { .sinks = &sinks };
 	struct catch_up *cu = NULL; /* the attached process, stopped to catch up */
 	char found[PATH_MAX], *sync_err = NULL;
 	const char *prog = o->attach_pid ? found : o->argv[0];
@@ -715,6 +715,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 			goto fail_unstarted;
 		}
 		collect_sync_live(&cs, live);
+		answer.live = live;
+		instrument_live(instr, answer_live, &answer);
 	}
 	if (cu)
 		instrument_catch_up(instr, cu, attach_ns);
@@ -774,7 +776,7 @@ started:
 		if (pidfd >= 0 && (pfds[s.nr_cpus + 1].revents & POLLIN || round_ns >= detach_at))
 			done = 1; /* the process exited, or --duration is over */
 		if (pfds[s.nr_cpus + 2].revents & POLLIN)
-			control_serve(ctl, on_command, &(struct commands){ .instr = instr, .live = live, .now_ns = sinks.flushed_ns });
+			control_serve(ctl, on_command, instr);
 		instrument_tick(instr, round_ns);
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);

@@ -73,6 +73,8 @@ struct mtx_instrument {
 	/* where 'phase NAME' goes (NULL: nowhere) */
 	int (*phase_mark)(void *ctx, uint64_t ns, const char *name);
 	void *phase_ctx;
+	void (*live)(void *ctx, FILE *out); /* instrument_live */
+	void *live_ctx;
 	pid_t running;             /* the program runs: probes catch up on its calls */
 	uint64_t catch_up_calls, catch_up_stops, catch_up_stopped_ns;
 };
@@ -511,6 +513,10 @@ void instrument_command(struct mtx_instrument *in, const char *line, FILE *out)
 		source_switch(in, what, arg, out);
 	else if (n >= 2 && !strcmp(verb, "phase"))
 		phase_mark(in, line + strspn(line, " \t") + strlen(verb), out);
+	else if (n == 1 && !strcmp(verb, "live") && in->live)
+		in->live(in->live_ctx, out);
+	else if (n == 1 && !strcmp(verb, "live"))
+		reply_error(out, "this run keeps no totals");
 	else
 		reply_error(out, "unknown command '%s' (probe add REGEX, probe del N, probe list, source on|off NAME, "
 			    "phase NAME, live)", line);
@@ -665,6 +671,12 @@ void instrument_phases(struct mtx_instrument *in, int (*mark)(void *ctx, uint64_
 {
 	in->phase_mark = mark;
 	in->phase_ctx = ctx;
+}
+
+void instrument_live(struct mtx_instrument *in, void (*answer)(void *ctx, FILE *out), void *ctx)
+{
+	in->live = answer;
+	in->live_ctx = ctx;
 }
 
 void instrument_budget(struct mtx_instrument *in, double pct)

@@ -77,6 +77,11 @@ int instrument_start_functions(struct mtx_instrument *in, const char *pattern, c
  * run: @mark(@ctx, ns, name), 0 when done (collector/phases.h). */
 void instrument_phases(struct mtx_instrument *in, int (*mark)(void *ctx, uint64_t ns, const char *name), void *ctx);
 
+/* instrument_live - who answers 'live', what the run did so far: @answer
+ * writes the reply line (collector/live.h). Unset: the run keeps no
+ * totals, and says so. */
+void instrument_live(struct mtx_instrument *in, void (*answer)(void *ctx, FILE *out), void *ctx);
+
 /* instrument_sync_switch - how 'source on|off sync' switches the library's
  * records: @pause(@ctx, paused) (collect_sync_pause), 0 when done. */
 void instrument_sync_switch(struct mtx_instrument *in, int (*pause)(void *ctx, int paused), void *ctx);
