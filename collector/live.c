@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "collector/live.h"
+#include "collector/profile.h"
 #include "collector/sync/collect-sync.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
@@ -24,6 +25,13 @@ struct live_waiter {
 	uint64_t ops, wait_ns;
 };
 
+/* A thread's lock waits on one object from one function (the
+ * consultant's atoms). */
+struct live_pair {
+	int64_t tid, object_id, function_id;
+	uint64_t wait_ns;
+};
+
 struct mtx_live {
 	const struct mtx_model *model;
 	struct collect_sync *cs;     /* the ops in progress */
@@ -33,6 +41,9 @@ struct mtx_live {
 	struct live_waiter *waiters; /* by tid: waiter_keys */
 	size_t nr_waiters, waiters_cap;
 	struct keyhash waiter_keys;
+	struct live_pair *pairs; /* by (tid, object): pair_keys */
+	size_t nr_pairs, pairs_cap;
+	struct keyhash pair_keys;
 	bool out_of_memory_said;
 };
 
@@ -88,6 +99,18 @@ static void account(struct mtx_live *l, struct live_object *o, const struct mtx_
 	}
 	l->waiters[i].wait_ns += ns;
 	l->waiters[i].ops += returned;
+	if (!o)
+		return;
+	/* the function that called the lock: diagnose's "lock waits by call site" */
+	int64_t function = l->cs->profile && r->callsite ? profile_function_at(l->cs->profile, r->pid, r->start_ns,
+										 r->callsite) : 0;
+	const struct live_pair pair = { r->tid, o - l->objects + 1, function > 0 ? function : 0, 0 };
+	i = keyhash_row(&l->pair_keys, pair.tid, pair.object_id, pair.function_id, &l->pairs, &l->nr_pairs,
+			&l->pairs_cap, sizeof(pair), &pair);
+	if (i < 0)
+		said_out_of_memory(l);
+	else
+		l->pairs[i].wait_ns += ns;
 }
 
 void live_sync_op(struct mtx_live *l, int64_t object_id, const struct mtx_sync_record *r)
@@ -205,21 +228,35 @@ static void print_objects(struct mtx_live *l, FILE *out)
 	free(by);
 }
 
+/* The stream's now at a reply (never before the last event nor the
+ * start), with the ops in progress counted to it until open_ops_end. */
+static uint64_t open_ops_begin(struct mtx_live *l, uint64_t now, struct open_ops *oo)
+{
+	if (now < model_last_ns(l->model))
+		now = model_last_ns(l->model);
+	if (now < l->start_ns)
+		now = l->start_ns;
+	*oo = (struct open_ops){ .now_ns = now };
+	collect_sync_open_ops(l->cs, keep_open_op, oo);
+	account_open_ops(l, oo, 1);
+	return now;
+}
+
+static void open_ops_end(struct mtx_live *l, struct open_ops *oo)
+{
+	account_open_ops(l, oo, -1);
+	free(oo->v);
+}
+
 void live_reply(struct mtx_live *l, uint64_t now, FILE *out)
 {
 	uint64_t ops = 0, wait_ns = 0, wait_ops = 0;
 	struct thread_list tl = { .l = l, .out = out };
 	uint64_t ended = model_ended(l->model, tl.state_ns);
-	struct open_ops oo = { .now_ns = 0 };
+	struct open_ops oo;
 	char text[160];
-	if (now < model_last_ns(l->model))
-		now = model_last_ns(l->model);
-	if (now < l->start_ns)
-		now = l->start_ns;
 	/* the waits going on count to now, as the threads' states do */
-	oo.now_ns = now;
-	collect_sync_open_ops(l->cs, keep_open_op, &oo);
-	account_open_ops(l, &oo, 1);
+	now = open_ops_begin(l, now, &oo);
 	for (size_t i = 0; i < l->nr_objects; i++)
 		ops += l->objects[i].ops;
 	for (size_t i = 0; i < l->nr_waiters; i++) {
@@ -239,8 +276,20 @@ void live_reply(struct mtx_live *l, uint64_t now, FILE *out)
 	fputs("], \"text\": ", out);
 	report_json_string(out, text);
 	fputs("}\n", out);
-	account_open_ops(l, &oo, -1);
-	free(oo.v);
+	open_ops_end(l, &oo);
+}
+
+uint64_t live_lock_waits(struct mtx_live *l, uint64_t now, live_lock_wait_fn fn, void *ctx)
+{
+	struct open_ops oo;
+	now = open_ops_begin(l, now, &oo);
+	for (size_t i = 0; i < l->nr_pairs; i++) {
+		const struct live_pair *p = &l->pairs[i];
+		const struct live_object *o = &l->objects[p->object_id - 1];
+		fn(ctx, p->tid, p->object_id, o->pid, sync_kind_name(o->kind), o->addr, p->function_id, p->wait_ns);
+	}
+	open_ops_end(l, &oo);
+	return now;
 }
 
 void live_free(struct mtx_live *l)
@@ -249,6 +298,8 @@ void live_free(struct mtx_live *l)
 		return;
 	free(l->objects);
 	free(l->waiters);
+	free(l->pairs);
 	keyhash_free(&l->waiter_keys);
+	keyhash_free(&l->pair_keys);
 	free(l);
 }

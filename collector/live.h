@@ -47,6 +47,17 @@ void live_sync_op(struct mtx_live *l, int64_t object_id, const struct mtx_sync_r
  */
 void live_reply(struct mtx_live *l, uint64_t now_ns, FILE *out);
 
+/*
+ * live_lock_waits - @fn(@ctx, tid, object id, its pid, kind, address,
+ * function id, wait ns) for each thread, object it waited for a lock on
+ * and function that called the lock (functions.id, as the run's profile
+ * names it; 0: not known) so far, the waits going on counted to the
+ * stream's now, which it returns (as live_reply's now_ns).
+ */
+typedef void (*live_lock_wait_fn)(void *ctx, int64_t tid, int64_t object_id, int32_t pid, const char *kind,
+				  uint64_t addr, int64_t function_id, uint64_t wait_ns);
+uint64_t live_lock_waits(struct mtx_live *l, uint64_t now_ns, live_lock_wait_fn fn, void *ctx);
+
 /* How many objects an answer lists at most. */
 #define LIVE_OBJECTS 100
 

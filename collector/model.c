@@ -22,6 +22,7 @@
 #include "collector/interrupts.h"
 #include "collector/other-tasks.h"
 #include "collector/syscall-names.h"
+#include "src/io-ops.h"
 #include "src/thread-states.h"
 
 #include <errno.h>
@@ -62,6 +63,7 @@ struct model_thread {
 	uint64_t state_ns[NR_THREAD_STATES]; /* its closed intervals, added up (mtx ctl SOCK live) */
 	int64_t sys_nr; /* -1: not in a syscall */
 	uint64_t sys_start_ns;
+	uint64_t io_ops, io_bytes; /* read and write family returned (src/io-ops.h) */
 	struct mtx_fd_call sys_fd;
 };
 
@@ -82,6 +84,10 @@ struct mtx_model {
 	struct model_process *procs;
 	size_t nr_procs, cap_procs;
 	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
+	uint8_t *syscall_io_op;       /* [syscall_names_count]: one of src/io-ops.h */
+	uint64_t nr_syscalls;         /* returned so far */
+	model_thread_fn on_end;       /* model_on_thread_end */
+	void *on_end_ctx;
 	struct mtx_fd_tracker *fds;   /* fd and fd_kind of syscall rows */
 	struct mtx_interrupts *irqs;  /* interrupts rows */
 	struct mtx_other_tasks *others; /* other_tasks rows: wakers not traced */
@@ -111,16 +117,25 @@ struct mtx_model *model_new(struct mtx_writer *w)
 	m->cap = 1024;
 	m->threads = calloc(m->cap, sizeof(*m->threads));
 	m->syscall_class = malloc((size_t)syscall_names_count);
+	m->syscall_io_op = calloc((size_t)syscall_names_count, 1);
 	m->detail = detail_new(w);
 	m->fds = m->detail ? fd_tracker_new(m->detail) : NULL;
 	m->irqs = interrupts_new(w);
 	m->others = other_tasks_new(w);
-	if (!m->threads || !m->syscall_class || !m->fds || !m->irqs || !m->others) {
+	if (!m->threads || !m->syscall_class || !m->syscall_io_op || !m->fds || !m->irqs || !m->others) {
 		model_free(m);
 		return NULL;
 	}
-	for (int nr = 0; nr < syscall_names_count; nr++)
+	for (int nr = 0; nr < syscall_names_count; nr++) {
+		static const char *const io_ops[] = {
+#define X(name) #name,
+			IO_OP_SYSCALLS(X)
+#undef X
+		};
 		m->syscall_class[nr] = classify_syscall(syscall_name(nr));
+		for (size_t i = 0; i < sizeof(io_ops) / sizeof(io_ops[0]); i++)
+			m->syscall_io_op[nr] |= !strcmp(io_ops[i], syscall_name(nr));
+	}
 	return m;
 }
 
@@ -321,7 +336,26 @@ static void end_syscall(struct mtx_model *m, struct model_thread *t, int64_t end
 		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0, .blocked = t->sys_blocked, .life_ns = t->start_ns,
 	};
 	fd_tracker_exit(m->fds, t->pid, &t->sys_fd, &row, ts);
+	if (end_ns >= 0) {
+		m->nr_syscalls++;
+		if (ret >= 0 && t->sys_nr < syscall_names_count && m->syscall_io_op[t->sys_nr]) {
+			t->io_ops++;
+			t->io_bytes += (uint64_t)ret;
+		}
+	}
 	t->sys_nr = -1;
+}
+
+/* @t as model_each_thread shows it, its current state counted to @now_ns. */
+static struct model_thread_view view_of(const struct model_thread *t, uint64_t now_ns)
+{
+	struct model_thread_view v = { .tid = t->tid, .pid = t->pid, .name = t->name, .start_ns = t->start_ns,
+				       .state = (enum thread_state)t->state, .since_ns = t->since_ns,
+				       .io_ops = t->io_ops, .io_bytes = t->io_bytes };
+	memcpy(v.state_ns, t->state_ns, sizeof(v.state_ns));
+	if (now_ns > t->since_ns)
+		v.state_ns[t->state] += now_ns - t->since_ns;
+	return v;
 }
 
 static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
@@ -339,6 +373,10 @@ static void end_thread(struct mtx_model *m, struct model_thread *t, uint64_t ts)
 	m->nr_ended++;
 	for (int i = 0; i < NR_THREAD_STATES; i++)
 		m->ended_state_ns[i] += t->state_ns[i];
+	if (m->on_end) {
+		struct model_thread_view v = view_of(t, t->since_ns);
+		m->on_end(m->on_end_ctx, &v);
+	}
 	remove_thread(m, t);
 }
 
@@ -556,17 +594,22 @@ uint64_t model_nr_threads(const struct mtx_model *m)
 void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_fn fn, void *ctx)
 {
 	for (size_t i = 0; i < m->cap; i++) {
-		const struct model_thread *t = &m->threads[i];
-		struct model_thread_view v;
-		if (!t->used)
-			continue;
-		v = (struct model_thread_view){ .tid = t->tid, .pid = t->pid, .name = t->name,
-						.state = (enum thread_state)t->state, .since_ns = t->since_ns };
-		memcpy(v.state_ns, t->state_ns, sizeof(v.state_ns));
-		if (now_ns > t->since_ns)
-			v.state_ns[t->state] += now_ns - t->since_ns;
-		fn(ctx, &v);
+		if (m->threads[i].used) {
+			struct model_thread_view v = view_of(&m->threads[i], now_ns);
+			fn(ctx, &v);
+		}
 	}
+}
+
+void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx)
+{
+	m->on_end = fn;
+	m->on_end_ctx = ctx;
+}
+
+uint64_t model_syscalls(const struct mtx_model *m)
+{
+	return m->nr_syscalls;
 }
 
 uint64_t model_ended(const struct mtx_model *m, uint64_t state_ns[NR_THREAD_STATES])
@@ -582,6 +625,7 @@ void model_free(struct mtx_model *m)
 	free(m->threads);
 	free(m->procs);
 	free(m->syscall_class);
+	free(m->syscall_io_op);
 	fd_tracker_free(m->fds);
 	detail_free(m->detail);
 	interrupts_free(m->irqs);

@@ -79,14 +79,15 @@ bool model_has_thread(struct mtx_model *m, int32_t tid);
 /* model_nr_threads - how many thread lifetimes were seen. */
 uint64_t model_nr_threads(const struct mtx_model *m);
 
-/* model_free - release the model (rows already written stay). */
 /* A traced thread alive now, as the model follows it (mtx ctl SOCK live). */
 struct model_thread_view {
 	int32_t tid, pid;
 	const char *name;
+	uint64_t start_ns;
 	enum thread_state state; /* since @since_ns */
 	uint64_t since_ns;
 	uint64_t state_ns[NR_THREAD_STATES]; /* its life so far, the current state's to now */
+	uint64_t io_ops, io_bytes; /* read- and write-family syscalls returned, their bytes (src/io-ops.h) */
 };
 typedef void (*model_thread_fn)(void *ctx, const struct model_thread_view *t);
 
@@ -94,10 +95,19 @@ typedef void (*model_thread_fn)(void *ctx, const struct model_thread_view *t);
  * interval counted up to @now_ns (the stream's time, model_last_ns). */
 void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_fn fn, void *ctx);
 
+/* model_on_thread_end - @fn for each thread as it ends, with its whole
+ * life (mtx collect --consultant keeps the ended ones' totals). */
+void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx);
+
+/* model_syscalls - how many syscalls returned so far (their records'
+ * cost, for the consultant's budget). */
+uint64_t model_syscalls(const struct mtx_model *m);
+
 /* model_ended - how many traced threads have ended so far, and the time
  * they spent in each state, added up into @state_ns. */
 uint64_t model_ended(const struct mtx_model *m, uint64_t state_ns[NR_THREAD_STATES]);
 
+/* model_free - release the model (rows already written stay). */
 void model_free(struct mtx_model *m);
 
 #endif

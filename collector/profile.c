@@ -78,6 +78,10 @@ struct mtx_profile {
 	struct mtx_symbols *symbols;
 	struct function_slot *functions; /* open addressing, power-of-two size */
 	size_t nr_function_slots, nr_functions;
+	const char **function_keys;      /* by functions.id - 1: the slots' keys */
+	profile_sample_fn on_sample;     /* profile_on_sample */
+	void *on_sample_ctx;
+	size_t cap_function_keys;
 	struct keyhash function_at;      /* (space, pc) -> functions.id, for calls */
 	uint64_t nr_samples, nr_samples_without_stack;
 	int dwarf;                     /* unwind samples' stack copies */
@@ -298,6 +302,14 @@ static void on_sample(struct mtx_profile *p, const struct mtx_event *ev)
 	if (!node)
 		p->nr_samples_without_stack++;
 	writer_sample(p->w, ev->ts_ns, ev->tid, ev->cpu, node, method);
+	if (p->on_sample)
+		p->on_sample(p->on_sample_ctx, ev->tid, ev->pid, ev->ts_ns, node);
+}
+
+void profile_on_sample(struct mtx_profile *p, profile_sample_fn fn, void *ctx)
+{
+	p->on_sample = fn;
+	p->on_sample_ctx = ctx;
 }
 
 void profile_event(struct mtx_profile *p, const struct mtx_event *ev)
@@ -369,6 +381,14 @@ static int64_t function_id(struct mtx_profile *p, const char *name, const char *
 			free(key);
 			return p->functions[i].id;
 		}
+	const char **keys = grow_array(p->function_keys, &p->cap_function_keys, p->nr_functions,
+				       sizeof(*p->function_keys), 256);
+	if (!keys) {
+		free(key);
+		return -1;
+	}
+	p->function_keys = keys;
+	keys[p->nr_functions] = key;
 	p->functions[i] = (struct function_slot){ .key = key, .id = (int64_t)++p->nr_functions };
 	{
 		char *readable = demangle(name); /* C++: as people read it */
@@ -460,6 +480,24 @@ int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, 
 	slot->v = (size_t)ids[0];
 	p->function_at.len++;
 	return ids[0];
+}
+
+int profile_function_names(const struct mtx_profile *p, int64_t id, char **name, char **module)
+{
+	const char *key = id >= 1 && (size_t)id <= p->nr_functions ? p->function_keys[id - 1] : NULL;
+	const char *sep = key ? strchr(key, '\x1f') : NULL;
+	char *raw = sep ? strndup(key, (size_t)(sep - key)) : NULL;
+	*name = raw ? demangle(raw) : NULL;
+	if (raw && !*name)
+		*name = strdup(raw);
+	*module = sep ? strndup(sep + 1, strcspn(sep + 1, "\x1f")) : NULL;
+	free(raw);
+	if (*name && *module)
+		return 0;
+	free(*name);
+	free(*module);
+	*name = *module = NULL;
+	return -1;
 }
 
 int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc)
@@ -684,6 +722,7 @@ void profile_free(struct mtx_profile *p)
 	for (size_t i = 0; p->functions && i < p->nr_function_slots; i++)
 		free(p->functions[i].key);
 	free(p->functions);
+	free(p->function_keys);
 	keyhash_free(&p->function_at);
 	stacks_free(p->stacks);
 	symbols_free(p->symbols);

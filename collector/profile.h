@@ -52,6 +52,15 @@ uint32_t profile_space(struct mtx_profile *p, int32_t pid, uint64_t ts_ns);
  */
 int64_t profile_function_at(struct mtx_profile *p, int32_t pid, uint64_t ts_ns, uint64_t pc);
 int64_t profile_function_at_cb(void *profile, int32_t pid, uint64_t ts_ns, uint64_t pc);
+/* profile_on_sample - @fn(@ctx, tid, pid, ts_ns, stack node) for each CPU
+ * sample as it goes by (node: profile_stacks' leaf, 0: no stack). */
+typedef void (*profile_sample_fn)(void *ctx, int32_t tid, int32_t pid, uint64_t ts_ns, uint32_t node);
+void profile_on_sample(struct mtx_profile *p, profile_sample_fn fn, void *ctx);
+
+/* profile_function_names - function @id's name (C++ demangled, as the
+ * functions table has it) and its module's path, malloc'd: 0, or -1 (no
+ * such function, out of memory) with both NULL. */
+int profile_function_names(const struct mtx_profile *p, int64_t id, char **name, char **module);
 
 /* profile_intern - the stack id of the user call chain @pcs (leaf first, as
  * perf gives it) of process @pid at @ts_ns, in time order with the other

@@ -9,7 +9,7 @@ libmtxcore_a_SOURCES = \
 	src/ctl-client.c src/ctl-client.h \
 	src/log.c src/log.h \
 	src/progress.c src/progress.h \
-	src/grow.h \
+	src/grow.h src/io-ops.h \
 	src/sorted.h \
 	src/radix-sort.c src/radix-sort.h \
 	src/clock.h \
