@@ -27,7 +27,7 @@
 
 const char cmd_diagnose_usage[] =
 	"usage: mtx diagnose [FILE] [--format text|json] [--set NAME=VALUE]... [--phase PHASE]\n"
-	"                    [--list-tunables]\n"
+	"                    [--offline] [--list-tunables]\n"
 	"\n"
 	"Search the run in FILE (default run.db) for why its threads lost time, as a\n"
 	"performance consultant would: hypotheses (running, waiting for a lock,\n"
@@ -42,6 +42,9 @@ const char cmd_diagnose_usage[] =
 	"  -p, --phase PHASE     search this phase of the run only: its id or name\n"
 	"                        (mtx report FILE phases lists them)\n"
 	"      --phases-at T,... the run's phases cut at these times instead\n"
+	"      --offline         search the finished run, even where mtx collect kept\n"
+	"                        the search its consultant made live (shown without\n"
+	"                        this, --set or --phase)\n"
 	"  -l, --list-tunables   the tunables, their values and what they are\n"
 	"  -h, --help            this help\n";
 
@@ -118,6 +121,7 @@ struct searched {
 	const struct phase_window *phase; /* NULL: the whole run */
 	int64_t origin_ns;
 	const char *scope;
+	bool live; /* the search mtx collect --consultant made while the program ran */
 };
 
 static int print_text(FILE *out, const struct pc_search *s, const struct pc_tunables *t, const char *path,
@@ -136,6 +140,8 @@ static int print_text(FILE *out, const struct pc_search *s, const struct pc_tuna
 		fprintf(out, "Search of phase %" PRId64 " '%s' (%.6f s to %.6f s): ", what->phase->id, what->phase->name,
 			(double)(what->phase->start_ns - what->origin_ns) / 1e9,
 			(double)(what->phase->end_ns - what->origin_ns) / 1e9);
+	else if (what->live)
+		fputs("Search made live, while the program ran (mtx collect --consultant): ", out);
 	else
 		fputs("Search of the whole run: ", out);
 	fprintf(out, "%s of thread time, %d node%s tested%s\n",
@@ -252,6 +258,7 @@ static int print_json(FILE *out, const struct pc_search *s, const struct pc_tuna
 {
 	fputs("{\"file\":", out);
 	report_json_string(out, path);
+	fprintf(out, ",\"search\":\"%s\"", what->live ? "live" : "offline");
 	if (what->phase) {
 		fprintf(out, ",\"phase\":{\"id\":%" PRId64 ",\"name\":", what->phase->id);
 		report_json_string(out, what->phase->name);
@@ -309,49 +316,16 @@ static void store(const char *path, const struct run_state *rs, const struct pc_
 {
 	struct stat sb;
 	sqlite3 *db = NULL;
-	sqlite3_stmt *node = NULL, *edge = NULL;
 	bool ok;
 	if (!rs->complete || access(path, W_OK) || stat(path, &sb) || !(sb.st_mode & 0222)) {
 		log_info("the search is not kept in %s: %s", path, rs->complete ? "it is read-only" : "the run is incomplete");
 		return;
 	}
 	ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
-	     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK && !db_add_missing_table(db, "pc_nodes") &&
-	     !db_add_missing_table(db, "pc_edges") &&
-	     sqlite3_exec(db, "DELETE FROM pc_nodes; DELETE FROM pc_edges", NULL, NULL, NULL) == SQLITE_OK &&
-	     sqlite3_prepare_v2(db, "INSERT INTO pc_nodes(id, hypothesis, why, focus, status, value, threshold, share, "
-				    "tested) VALUES (?,?,?,?,?,?,?,?,?)", -1, &node, NULL) == SQLITE_OK &&
-	     sqlite3_prepare_v2(db, "INSERT INTO pc_edges(parent, child, kind) VALUES (?,?,?)", -1, &edge, NULL) ==
-		     SQLITE_OK;
-	for (size_t i = 0; ok && i < pc_nr_nodes(s); i++) {
-		const struct pc_node *n = pc_node(s, i);
-		char *focus = pc_focus_name(s, &n->focus);
-		sqlite3_bind_int(node, 1, n->id);
-		sqlite3_bind_text(node, 2, pc_hypothesis_name(n->hypothesis), -1, SQLITE_STATIC);
-		db_bind_text_or_null(node, 3, n->id ? pc_why_name(pc_hypothesis_why(n->hypothesis)) : NULL);
-		sqlite3_bind_text(node, 4, focus ? focus : "?", -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(node, 5, pc_status_name(n->status), -1, SQLITE_STATIC);
-		sqlite3_bind_double(node, 6, n->value);
-		sqlite3_bind_double(node, 7, n->threshold);
-		sqlite3_bind_double(node, 8, n->share);
-		db_bind_int_or_null(node, 9, n->order, n->order > 0);
-		ok = sqlite3_step(node) == SQLITE_DONE;
-		sqlite3_reset(node);
-		free(focus);
-	}
-	for (size_t i = 0; ok && i < pc_nr_edges(s); i++) {
-		const struct pc_edge *e = pc_edge(s, i);
-		sqlite3_bind_int(edge, 1, e->parent);
-		sqlite3_bind_int(edge, 2, e->child);
-		sqlite3_bind_text(edge, 3, e->kind == PC_WHY_EDGE ? "why" : "where", -1, SQLITE_STATIC);
-		ok = sqlite3_step(edge) == SQLITE_DONE;
-		sqlite3_reset(edge);
-	}
+	     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK && pc_search_save(db, s, "offline") == SQLITE_OK;
 	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 	if (!ok)
 		log_info("the search is not kept in %s: %s", path, db ? sqlite3_errmsg(db) : "cannot open it");
-	sqlite3_finalize(node);
-	sqlite3_finalize(edge);
 	sqlite3_close(db);
 }
 
@@ -362,6 +336,7 @@ int cmd_diagnose(int argc, char **argv)
 						  { "list-tunables", no_argument, NULL, 'l' },
 						  { "phase", required_argument, NULL, 'p' },
 						  { "phases-at", required_argument, NULL, 'A' },
+						  { "offline", no_argument, NULL, 'O' },
 						  { "help", no_argument, NULL, 'h' },
 						  { NULL, 0, NULL, 0 } };
 	struct pc_tunables t;
@@ -370,7 +345,7 @@ int cmd_diagnose(int argc, char **argv)
 	struct searched what = { .scope = "" };
 	struct pc_window window;
 	char *scope = NULL;
-	bool list = false, json;
+	bool list = false, json, offline = false, tuned = false;
 	struct pc_search *s = NULL;
 	struct run_state rs;
 	sqlite3 *db = NULL;
@@ -387,10 +362,14 @@ int cmd_diagnose(int argc, char **argv)
 		case 'A':
 			phases_at = optarg;
 			break;
+		case 'O':
+			offline = true;
+			break;
 		case 'f':
 			format = optarg;
 			break;
 		case 's':
+			tuned = true;
 			if (pc_tunable_set(&t, optarg))
 				return cmd_usage_error("diagnose", "--set %s: not NAME=VALUE with a tunable's name "
 								   "(--list-tunables) and a number >= 0", optarg);
@@ -438,7 +417,14 @@ int cmd_diagnose(int argc, char **argv)
 		if (searched_phase.id) /* phase 0: the whole run */
 			what.phase = &searched_phase;
 	}
-	if ((rc = pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
+	char *kept = db_meta_get(db, "pc_search");
+	const bool kept_live = kept && !strcmp(kept, "live");
+	free(kept);
+	/* the live search is the record of what the consultant saw while the
+	 * program ran: shown as it was, never searched over */
+	what.live = kept_live && !offline && !tuned && !what.phase;
+	if ((rc = what.live ? pc_search_stored(db, &s, &err)
+			    : pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
 		log_error("%s", err ? err : "cannot open");
 		goto out;
 	}
@@ -458,7 +444,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	sqlite3_close(db);
 	db = NULL;
-	if (!what.phase) /* pc_nodes keep the whole run's search */
+	if (!what.phase && !kept_live) /* pc_nodes keep the whole run's search */
 		store(path, &rs, s);
 	status = fflush(stdout) == 0 ? 0 : EXIT_FAILURE_MTX;
 out:

@@ -5,6 +5,7 @@
 #include "src/derived/histogram.h"
 #include "src/error.h"
 #include "src/grow.h"
+#include "src/io-ops.h"
 #include "src/sorted.h"
 
 #include <errno.h>
@@ -23,12 +24,8 @@ static const char *const kinds[] = { "mutex", "rwlock", "spinlock", "cond", "sem
 #define TAKES_A_LOCK(x, o)                                                                    \
 	"(" o ".kind IN ('mutex', 'rwlock', 'spinlock') OR " o ".used_as = 'lock') AND " x ".op " \
 	"NOT IN ('unlock', 'init', 'destroy')"
-/* The read and write family: what an I/O op is for TooManySmallIOOps. */
-#define IO_SYSCALLS                                                                                  \
-	"('read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', 'pwritev', 'preadv2', " \
-	"'pwritev2')"
 /* SQL: a syscall of that family that returned. */
-#define IO_OP "name IN " IO_SYSCALLS " AND ret >= 0"
+#define IO_OP "name IN " IO_OP_SQL_LIST " AND ret >= 0"
 
 struct pc_thread {
 	int64_t tid; /* 64 bits: sorted_first's keys */
@@ -81,6 +78,7 @@ struct pc_data {
 	size_t nr_stacks, cap_stacks;
 	char code_from[128];
 	int64_t first_ns, last_ns; /* the threads' span */
+	bool sorted;               /* pc_data_add: threads and objects sorted */
 };
 
 static const struct {
@@ -463,6 +461,83 @@ int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **o
 	d->nr_stacks = d->cap_stacks = 0;
 	*out = d;
 	return 0;
+}
+
+/* ---- built by hand: the live search's run so far ---------------------------- */
+
+struct pc_data *pc_data_new(void)
+{
+	return calloc(1, sizeof(struct pc_data));
+}
+
+int pc_data_add_thread(struct pc_data *d, int64_t tid, int32_t pid, const char *name, int64_t time_ns)
+{
+	struct pc_thread *t = append(&d->threads, &d->nr_threads, &d->cap_threads, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*t = (struct pc_thread){ tid, pid, strdup(name ? name : "?"), time_ns };
+	return t->name ? 0 : -ENOMEM;
+}
+
+int pc_data_add_object(struct pc_data *d, int64_t id, const char *kind, int64_t addr)
+{
+	struct pc_object *o = append(&d->objects, &d->nr_objects, &d->cap_objects, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	*o = (struct pc_object){ id, addr, -1, NULL };
+	for (int k = 0; kind && k < NR_KINDS; k++)
+		if (!strcmp(kind, kinds[k]))
+			o->kind = k;
+	return 0;
+}
+
+int pc_data_add_function(struct pc_data *d, int64_t id, const char *name, const char *module)
+{
+	struct pc_function *f = append(&d->functions, &d->nr_functions, &d->cap_functions, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->id = id;
+	f->name = strdup(name);
+	f->module = intern(&d->modules, &d->nr_modules, base_name(module));
+	return f->name && f->module >= 0 ? 0 : -ENOMEM;
+}
+
+static int function_cmp(const void *a, const void *b)
+{
+	const struct pc_function *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct pc_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int object_cmp(const void *a, const void *b)
+{
+	const struct pc_object *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object_id, int64_t function_id,
+		int64_t value)
+{
+	if (!d->sorted) { /* the threads, objects and functions are all in: sorted once for the lookups */
+		qsort(d->threads, d->nr_threads, sizeof(*d->threads), thread_cmp);
+		qsort(d->objects, d->nr_objects, sizeof(*d->objects), object_cmp);
+		qsort(d->functions, d->nr_functions, sizeof(*d->functions), function_cmp);
+		d->sorted = true;
+	}
+	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, &function_id, function_id ? 1 : 0, value,
+			      !function_id);
+}
+
+void pc_data_set_span(struct pc_data *d, int64_t first_ns, int64_t last_ns, const char *code_from)
+{
+	d->first_ns = first_ns;
+	d->last_ns = last_ns;
+	snprintf(d->code_from, sizeof(d->code_from), "%s", code_from);
 }
 
 void pc_data_free(struct pc_data *d)

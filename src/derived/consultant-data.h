@@ -50,6 +50,23 @@ struct pc_data;
 int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **out, char **err);
 void pc_data_free(struct pc_data *d);
 
+/*
+ * Built by hand (mtx collect --consultant: the run so far, from the
+ * collector's totals): pc_data_new, then every thread (its lifetime so
+ * far), sync object and function (its module's path), then the values,
+ * each a metric of one thread (on one object, or 0): at the root of /Code
+ * (@function_id 0), or at a function and its module (what was spent with
+ * it on the stack; the root's is added on its own). 0, or -ENOMEM.
+ */
+struct pc_data *pc_data_new(void);
+int pc_data_add_thread(struct pc_data *d, int64_t tid, int32_t pid, const char *name, int64_t time_ns);
+int pc_data_add_object(struct pc_data *d, int64_t id, const char *kind, int64_t addr);
+int pc_data_add_function(struct pc_data *d, int64_t id, const char *name, const char *module);
+int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object_id, int64_t function_id,
+		int64_t value);
+/* pc_data_set_span - the threads' span, and what code is known from. */
+void pc_data_set_span(struct pc_data *d, int64_t first_ns, int64_t last_ns, const char *code_from);
+
 /* pc_data_sum - metric @m at focus @f. */
 int64_t pc_data_sum(const struct pc_data *d, const struct pc_focus *f, enum pc_metric m);
 /* pc_data_thread_time - the lifetimes of @f's threads (NULL: all). */

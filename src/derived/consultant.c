@@ -1,6 +1,7 @@
 /* src/derived/consultant.c - see consultant.h: the hypotheses and the search. */
 #include "config.h"
 #include "src/derived/consultant-data.h"
+#include "src/db.h"
 #include "src/error.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
@@ -120,6 +121,26 @@ struct pc_search {
 	double *priority;    /* per node: its creator's value over threshold */
 	int nr_tested;
 	bool stopped;
+	struct pc_live *live; /* pc_live_new's; NULL offline */
+};
+
+/* A live experiment: node's trial (pc_live_new). */
+struct pc_trial {
+	uint64_t started_ns;     /* 0: not launched */
+	int base;                /* the run as it was at the launch: pc_live.bases */
+	bool guess;              /* the last guess */
+	uint64_t guess_since_ns; /* held since */
+	bool refused;            /* its instrumentation was refused or withdrawn */
+};
+
+struct pc_live {
+	struct pc_instrumenter in;
+	struct pc_trial *trials; /* by node id */
+	struct { struct pc_data *d; int refs; } *bases;
+	size_t nr_bases, cap_bases;
+	int latest;              /* the base that is the search's data, -1: none yet */
+	int need_refs[PC_NEEDS];
+	int launched, active, refused;
 };
 
 static double threshold_of(const struct pc_search *s, int h)
@@ -158,6 +179,13 @@ static int node_of(struct pc_search *s, int h, const struct pc_focus *f, double 
 	if (!prio)
 		return -ENOMEM;
 	s->priority = prio;
+	if (s->live) {
+		struct pc_trial *trials = realloc(s->live->trials, cap * sizeof(*trials));
+		if (!trials)
+			return -ENOMEM;
+		s->live->trials = trials;
+		trials[s->nr_nodes] = (struct pc_trial){ .base = -1 };
+	}
 	int id = (int)s->nr_nodes;
 	if (!(s->names[id] = pc_focus_name(s, f)))
 		return -ENOMEM;
@@ -187,24 +215,44 @@ static int add_edge(struct pc_search *s, int parent, int child, int along)
 	return 0;
 }
 
-/* Test node @n: its value at its focus, and so its status. */
-static void test(struct pc_search *s, struct pc_node *n)
+/* What @now holds of metric @m at @f more than @base (NULL: from the start). */
+static int64_t sum_since(const struct pc_data *now, const struct pc_data *base, const struct pc_focus *f,
+			 enum pc_metric m)
+{
+	return pc_data_sum(now, f, m) - (base ? pc_data_sum(base, f, m) : 0);
+}
+
+static int64_t time_since(const struct pc_data *now, const struct pc_data *base, const struct pc_focus *f)
+{
+	return pc_data_thread_time(now, f) - (base ? pc_data_thread_time(base, f) : 0);
+}
+
+/* Node @n's value and share over what the run did since @base (NULL: all
+ * of it), and whether it holds against its threshold times @factor. */
+static bool measure(const struct pc_search *s, struct pc_node *n, const struct pc_data *base, double factor)
 {
 	const struct hypothesis *h = &hypotheses[n->hypothesis];
-	const int64_t total = pc_data_thread_time(s->data, NULL);
-	const double num = (double)pc_data_sum(s->data, &n->focus, h->metric);
+	const int64_t total = time_since(s->data, base, NULL);
+	const double num = (double)sum_since(s->data, base, &n->focus, h->metric);
+	const double threshold = n->threshold * factor;
 	if (h->per != PC_METRICS) {
-		double ops = (double)pc_data_sum(s->data, &n->focus, h->per);
+		double ops = (double)sum_since(s->data, base, &n->focus, h->per);
 		n->value = ops > 0 ? num / ops : 0;
-		n->status = ops > 0 && (h->below ? n->value < n->threshold : n->value > n->threshold) ? PC_TRUE : PC_FALSE;
 		/* its share is the time of its parent's metric */
-		n->share = total ? (double)pc_data_sum(s->data, &n->focus, hypotheses[h->parent].metric) / (double)total : 0;
-	} else {
-		const int64_t time = pc_data_thread_time(s->data, &n->focus);
-		n->value = time > 0 ? num / (double)time : 0;
-		n->status = n->value > n->threshold ? PC_TRUE : PC_FALSE;
-		n->share = total ? num / (double)total : 0;
+		n->share = total ? (double)sum_since(s->data, base, &n->focus, hypotheses[h->parent].metric) / (double)total
+				 : 0;
+		return ops > 0 && (h->below ? n->value < threshold : n->value > threshold);
 	}
+	const int64_t time = time_since(s->data, base, &n->focus);
+	n->value = time > 0 ? num / (double)time : 0;
+	n->share = total ? num / (double)total : 0;
+	return n->value > threshold;
+}
+
+/* Test node @n on the whole run: its value at its focus, and so its status. */
+static void test(struct pc_search *s, struct pc_node *n)
+{
+	n->status = measure(s, n, NULL, 1) ? PC_TRUE : PC_FALSE;
 	n->order = ++s->nr_tested;
 }
 
@@ -249,7 +297,8 @@ static int next(const struct pc_search *s)
 {
 	int best = -1;
 	for (size_t i = 1; i < s->nr_nodes; i++) {
-		if (s->nodes[i].status != PC_UNTESTED)
+		if (s->nodes[i].status != PC_UNTESTED ||
+		    (s->live && (s->live->trials[i].started_ns || s->live->trials[i].refused)))
 			continue;
 		if (best < 0 || s->priority[i] > s->priority[best])
 			best = (int)i;
@@ -375,6 +424,357 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 	return 0;
 }
 
+/* ---- the search live ------------------------------------------------------ */
+
+const char *pc_need_name(enum pc_need need)
+{
+	static const char *const names[] = { "syscalls" };
+	return names[need];
+}
+
+/* What hypothesis @h's experiments need: I/O waits and ops are told
+ * apart only with the syscalls a thread waits in. */
+static unsigned needs_of(int h)
+{
+	return hypotheses[h].why == PC_WHY_IO ? 1u << PC_NEED_SYSCALLS : 0;
+}
+
+/* Take @needs for one more experiment: 0, or -1 when one is refused
+ * (those taken for it are given back). */
+static int take_needs(struct pc_live *l, unsigned needs)
+{
+	for (int k = 0; k < PC_NEEDS; k++) {
+		if (!(needs & (1u << k)))
+			continue;
+		if (!l->need_refs[k] && l->in.on(l->in.ctx, (enum pc_need)k)) {
+			for (int j = 0; j < k; j++)
+				if ((needs & (1u << j)) && !--l->need_refs[j])
+					l->in.off(l->in.ctx, (enum pc_need)j);
+			return -1;
+		}
+		l->need_refs[k]++;
+	}
+	return 0;
+}
+
+static void give_needs(struct pc_live *l, unsigned needs)
+{
+	for (int k = 0; k < PC_NEEDS; k++)
+		if ((needs & (1u << k)) && l->need_refs[k] > 0 && !--l->need_refs[k])
+			l->in.off(l->in.ctx, (enum pc_need)k);
+}
+
+int pc_live_new(const struct pc_tunables *t, const struct pc_instrumenter *in, struct pc_search **out)
+{
+	struct pc_search *s = calloc(1, sizeof(*s));
+	*out = NULL;
+	if (!s || !(s->live = calloc(1, sizeof(*s->live)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->t = *t;
+	s->live->in = *in;
+	s->live->latest = -1;
+	*out = s;
+	return 0;
+}
+
+/* Make @d the search's data, a base that launches may take. */
+static int set_latest(struct pc_live *l, struct pc_search *s, struct pc_data *d)
+{
+	size_t free_slot = l->nr_bases;
+	if (l->latest >= 0 && !l->bases[l->latest].refs) {
+		pc_data_free(l->bases[l->latest].d);
+		l->bases[l->latest].d = NULL;
+	}
+	for (size_t i = 0; i < l->nr_bases && free_slot == l->nr_bases; i++)
+		if (!l->bases[i].d)
+			free_slot = i;
+	if (free_slot == l->nr_bases) {
+		void *more = grow_array(l->bases, &l->cap_bases, l->nr_bases, sizeof(*l->bases), 16);
+		if (!more) {
+			pc_data_free(d);
+			return -ENOMEM;
+		}
+		l->bases = more;
+		l->nr_bases++;
+	}
+	l->bases[free_slot].d = d;
+	l->bases[free_slot].refs = 0;
+	l->latest = (int)free_slot;
+	s->data = d;
+	return 0;
+}
+
+/* Experiment @id ends: its base and instrumentation are given back. */
+static void end_trial(struct pc_live *l, int id)
+{
+	struct pc_trial *tr = &l->trials[id];
+	if (tr->base >= 0 && !--l->bases[tr->base].refs && tr->base != l->latest) {
+		pc_data_free(l->bases[tr->base].d);
+		l->bases[tr->base].d = NULL;
+	}
+	tr->base = -1;
+	l->active--;
+}
+
+int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
+{
+	struct pc_live *l = s->live;
+	const double min_ns = s->t.min_observation * 1e9, enough_ns = s->t.sufficient_time * 1e9;
+	unsigned *ended = NULL;
+	int rc = set_latest(l, s, now), id;
+	if (rc)
+		return rc;
+	if (s->nr_nodes == 0) { /* the root, made true by a true child */
+		const struct pc_focus whole = { 0 };
+		if ((rc = node_of(s, 0, &whole, 0)) < 0 || (rc = expand(s, 0)) < 0)
+			return rc;
+	}
+	/* what the experiments that conclude used, given back after the
+	 * launches: a child needing the same keeps it on */
+	if (!(ended = calloc(s->nr_nodes + 1, sizeof(*ended))))
+		return -ENOMEM;
+	const size_t tested_before = s->nr_nodes;
+	for (size_t i = 1; i < tested_before && rc >= 0; i++) {
+		struct pc_trial *tr = &l->trials[i];
+		struct pc_node *n = &s->nodes[i];
+		bool guess;
+		if (!tr->started_ns || n->status != PC_UNTESTED || (double)(now_ns - tr->started_ns) < min_ns)
+			continue;
+		/* above a higher bar to turn true, below a lower one to turn back */
+		const double h = s->t.hysteresis * (hypotheses[n->hypothesis].below ? -1 : 1);
+		guess = measure(s, n, l->bases[tr->base].d, tr->guess ? 1 - h : 1 + h);
+		if (guess != tr->guess) {
+			tr->guess = guess;
+			tr->guess_since_ns = now_ns;
+		}
+		if (!guess && (double)(now_ns - tr->guess_since_ns) < enough_ns)
+			continue;
+		n->status = guess ? PC_TRUE : PC_FALSE;
+		n->order = ++s->nr_tested;
+		ended[i] = needs_of(n->hypothesis) | 1u << PC_NEEDS; /* (marks it ended) */
+		end_trial(l, (int)i);
+		if (guess)
+			rc = expand(s, (int)i);
+	}
+	while (rc >= 0 && l->active < (int)s->t.max_active && (id = next(s)) >= 0) {
+		struct pc_trial *tr = &l->trials[id];
+		if (l->launched >= (int)s->t.max_tests) {
+			s->stopped = true;
+			break;
+		}
+		if (take_needs(l, needs_of(s->nodes[id].hypothesis))) {
+			tr->refused = true;
+			l->refused++;
+			continue;
+		}
+		*tr = (struct pc_trial){ .started_ns = now_ns, .base = l->latest, .guess_since_ns = now_ns };
+		l->bases[l->latest].refs++;
+		l->launched++;
+		l->active++;
+	}
+	for (size_t i = 1; i < tested_before; i++)
+		if (ended[i])
+			give_needs(l, ended[i] & ~(1u << PC_NEEDS));
+	free(ended);
+	return rc < 0 ? rc : 0;
+}
+
+void pc_live_withdraw(struct pc_search *s, enum pc_need need)
+{
+	struct pc_live *l = s->live;
+	for (size_t i = 1; i < s->nr_nodes; i++) {
+		struct pc_trial *tr = &l->trials[i];
+		if (!tr->started_ns || s->nodes[i].status != PC_UNTESTED || !(needs_of(s->nodes[i].hypothesis) & (1u << need)))
+			continue;
+		end_trial(l, (int)i);
+		tr->started_ns = 0;
+		tr->refused = true;
+		l->refused++;
+	}
+	l->need_refs[need] = 0; /* already off */
+}
+
+int pc_live_finish(struct pc_search *s)
+{
+	struct pc_live *l = s->live;
+	for (int k = 0; k < PC_NEEDS; k++)
+		if (l->need_refs[k]) {
+			l->need_refs[k] = 0;
+			l->in.off(l->in.ctx, (enum pc_need)k);
+		}
+	if (!s->nr_nodes)
+		return 0;
+	/* Each value is its experiment's own window's; the shares that rank
+	 * the findings and tell a spread refinement are the whole search's,
+	 * so that they compare. */
+	for (size_t i = 1; i < s->nr_nodes; i++) {
+		const double value = s->nodes[i].value;
+		measure(s, &s->nodes[i], NULL, 1);
+		s->nodes[i].value = value;
+	}
+	s->nodes[0].status = has_true_child(s, 0) ? PC_TRUE : PC_FALSE;
+	free(s->findings);
+	s->findings = NULL;
+	s->nr_findings = 0;
+	return find(s);
+}
+
+void pc_live_counts(const struct pc_search *s, int *launched, int *active, int *refused)
+{
+	*launched = s->live->launched;
+	*active = s->live->active;
+	*refused = s->live->refused;
+}
+
+/* ---- kept in run.db -------------------------------------------------------- */
+
+int pc_search_save(sqlite3 *db, const struct pc_search *s, const char *how)
+{
+	sqlite3_stmt *node = NULL, *edge = NULL;
+	int rc = db_add_missing_table(db, "pc_nodes") || db_add_missing_table(db, "pc_edges") ? SQLITE_ERROR : SQLITE_OK;
+	if (!rc)
+		rc = sqlite3_exec(db, "DELETE FROM pc_nodes; DELETE FROM pc_edges", NULL, NULL, NULL);
+	if (!rc)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO pc_nodes(id, hypothesis, why, focus, status, value, threshold, "
+					"share, tested) VALUES (?,?,?,?,?,?,?,?,?)", -1, &node, NULL);
+	if (!rc)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO pc_edges(parent, child, kind) VALUES (?,?,?)", -1, &edge, NULL);
+	for (size_t i = 0; !rc && i < s->nr_nodes; i++) {
+		const struct pc_node *n = &s->nodes[i];
+		sqlite3_bind_int(node, 1, n->id);
+		sqlite3_bind_text(node, 2, pc_hypothesis_name(n->hypothesis), -1, SQLITE_STATIC);
+		db_bind_text_or_null(node, 3, n->id ? pc_why_name(pc_hypothesis_why(n->hypothesis)) : NULL);
+		sqlite3_bind_text(node, 4, s->names[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(node, 5, pc_status_name(n->status), -1, SQLITE_STATIC);
+		sqlite3_bind_double(node, 6, n->value);
+		sqlite3_bind_double(node, 7, n->threshold);
+		sqlite3_bind_double(node, 8, n->share);
+		db_bind_int_or_null(node, 9, n->order, n->order > 0);
+		rc = sqlite3_step(node) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_reset(node);
+	}
+	for (size_t i = 0; !rc && i < s->nr_edges; i++) {
+		const struct pc_edge *e = &s->edges[i];
+		sqlite3_bind_int(edge, 1, e->parent);
+		sqlite3_bind_int(edge, 2, e->child);
+		sqlite3_bind_text(edge, 3, e->kind == PC_WHY_EDGE ? "why" : "where", -1, SQLITE_STATIC);
+		rc = sqlite3_step(edge) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_reset(edge);
+	}
+	sqlite3_finalize(node);
+	sqlite3_finalize(edge);
+	if (!rc && (db_meta_set(db, "pc_search", how) ||
+		    (s->data && db_meta_set(db, "pc_code_from", pc_code_from(s)))))
+		rc = SQLITE_ERROR;
+	return rc;
+}
+
+static int hypothesis_named(const char *name)
+{
+	for (int h = 0; name && h < NR_HYPOTHESES; h++)
+		if (!strcmp(hypotheses[h].name, name))
+			return h;
+	return -1;
+}
+
+/* The hierarchy along which @child refines @parent's focus, -1: none (a
+ * why edge). */
+static int along_of(const struct pc_focus *parent, const struct pc_focus *child)
+{
+	for (int k = 0; k < PC_HIERARCHIES; k++)
+		if (parent->r[k].level != child->r[k].level || parent->r[k].id != child->r[k].id)
+			return k;
+	return -1;
+}
+
+static int stored_fail(sqlite3 *db, char **err)
+{
+	error_set(err, "reading the kept search: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
+int pc_search_stored(sqlite3 *db, struct pc_search **out, char **err)
+{
+	struct pc_search *s = calloc(1, sizeof(*s));
+	sqlite3_stmt *st = NULL;
+	int rc, step;
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	pc_tunables_default(&s->t);
+	if ((rc = pc_data_load(db, NULL, &s->data, err)))
+		goto fail;
+	char *code_from = db_meta_get(db, "pc_code_from");
+	if (code_from) { /* what the search that made it knew code from */
+		int64_t first_ns, last_ns;
+		pc_data_span(s->data, &first_ns, &last_ns);
+		pc_data_set_span(s->data, first_ns, last_ns, code_from);
+		free(code_from);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT id, hypothesis, focus, status, value, threshold, share, tested FROM pc_nodes "
+			       "ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+		rc = stored_fail(db, err);
+		goto fail;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *focus = (const char *)sqlite3_column_text(st, 2), *status = (const char *)sqlite3_column_text(st, 3);
+		int h = hypothesis_named((const char *)sqlite3_column_text(st, 1)), id;
+		struct pc_focus f = { 0 };
+		if (h < 0 || sqlite3_column_int64(st, 0) != (int64_t)s->nr_nodes) {
+			error_set(err, "the kept search's node %lld is not one this mtx makes", sqlite3_column_int64(st, 0));
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (strcmp(focus ? focus : "/", "/") && (rc = pc_data_parse_focus(s->data, focus, &f, err)))
+			goto fail;
+		if ((rc = node_of(s, h, &f, 0)) < 0)
+			goto fail;
+		id = rc;
+		s->nodes[id].status = !strcmp(status, "true") ? PC_TRUE : !strcmp(status, "false") ? PC_FALSE : PC_UNTESTED;
+		s->nodes[id].value = sqlite3_column_double(st, 4);
+		s->nodes[id].threshold = sqlite3_column_double(st, 5);
+		s->nodes[id].share = sqlite3_column_double(st, 6);
+		s->nodes[id].order = sqlite3_column_int(st, 7);
+		s->nr_tested += s->nodes[id].order > 0;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (step != SQLITE_DONE || sqlite3_prepare_v2(db, "SELECT parent, child FROM pc_edges ORDER BY rowid", -1, &st,
+						      NULL) != SQLITE_OK) {
+		rc = stored_fail(db, err);
+		goto fail;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t parent = sqlite3_column_int64(st, 0), child = sqlite3_column_int64(st, 1);
+		if (parent < 0 || child < 0 || (size_t)parent >= s->nr_nodes || (size_t)child >= s->nr_nodes) {
+			error_set(err, "the kept search's edge %lld -> %lld joins no nodes", (long long)parent,
+				  (long long)child);
+			rc = -EINVAL;
+			goto fail;
+		}
+		if ((rc = add_edge(s, (int)parent, (int)child,
+				   along_of(&s->nodes[parent].focus, &s->nodes[child].focus))) < 0)
+			goto fail;
+	}
+	if (step != SQLITE_DONE) {
+		rc = stored_fail(db, err);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if ((rc = find(s)) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	if (!*err)
+		error_set(err, "the kept search: out of memory");
+	pc_search_free(s);
+	return rc < 0 ? rc : -EIO;
+}
+
 void pc_search_free(struct pc_search *s)
 {
 	if (!s)
@@ -388,7 +788,15 @@ void pc_search_free(struct pc_search *s)
 	free(s->findings);
 	keyhash_free(&s->keys);
 	keyhash_free(&s->edge_keys);
-	pc_data_free(s->data);
+	if (s->live) { /* the data is one of its bases */
+		for (size_t i = 0; i < s->live->nr_bases; i++)
+			pc_data_free(s->live->bases[i].d);
+		free(s->live->bases);
+		free(s->live->trials);
+		free(s->live);
+	} else {
+		pc_data_free(s->data);
+	}
 	free(s);
 }
 
@@ -472,12 +880,12 @@ bool pc_stopped_at_max(const struct pc_search *s)
 
 int64_t pc_thread_time_ns(const struct pc_search *s)
 {
-	return pc_data_thread_time(s->data, NULL);
+	return s->data ? pc_data_thread_time(s->data, NULL) : 0;
 }
 
 const char *pc_code_from(const struct pc_search *s)
 {
-	return pc_data_code_from(s->data);
+	return s->data ? pc_data_code_from(s->data) : "nothing: the search saw no data";
 }
 
 char *pc_focus_name(const struct pc_search *s, const struct pc_focus *f)

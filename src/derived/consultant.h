@@ -49,7 +49,11 @@
 	X(io, "PC_IOThreshold", 0.20, "ExcessiveIOBlockingTime: share blocked on I/O")                     \
 	X(io_op_bytes, "PC_IOOpThreshold", 4096, "TooManySmallIOOps: bytes per read or write, at most")    \
 	X(cpu_wait, "PC_CPUWaitThreshold", 0.20, "ExcessiveCPUWait (mtx): share runnable, waiting for a CPU") \
-	X(max_tests, "max_tests", 1000, "the most nodes the search tests")
+	X(max_tests, "max_tests", 1000, "the most nodes the search tests")                                       \
+	X(min_observation, "minObservationTime", 1.0, "live: seconds an experiment observes before it concludes") \
+	X(sufficient_time, "sufficientTime", 6.0, "live: seconds a false guess holds before it is concluded")     \
+	X(hysteresis, "hysteresisRange", 0.05, "live: a guess turns true past threshold x (1 + it), back below x (1 - it)") \
+	X(max_active, "max_active", 50, "live: the most experiments running at once")
 
 struct pc_tunables {
 #define X(field, name, value, what) double field;
@@ -124,6 +128,57 @@ struct pc_window {
 int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_window *window, struct pc_search **out,
 		  char **err);
 void pc_search_free(struct pc_search *s);
+
+/* ---- the search live (SEEDS-MAP S8): mtx collect --consultant ----------
+ *
+ * The same hypotheses, foci and graph, tested as Paradyn's consultant
+ * tested them while the program ran (002 §3.5; PCexperiment.C): each node
+ * is an experiment launched at an instant, whose value is what the run did
+ * since then; it waits minObservationTime, then guesses against its
+ * threshold with hysteresisRange around it, and concludes true at once,
+ * false only once the guess has held sufficientTime. A true node is
+ * refined as offline. At most max_active experiments run at once, and an
+ * experiment whose instrumentation the budget refuses is never launched.
+ */
+
+struct pc_data;
+
+/* What an experiment may need beyond what is always on (sched, sync). */
+enum pc_need { PC_NEED_SYSCALLS, PC_NEEDS };
+const char *pc_need_name(enum pc_need need); /* syscalls */
+
+/* How the search switches what it needs: @on returns 0 when it is on,
+ * -1 when the cost budget refuses it; @off when no experiment needs it. */
+struct pc_instrumenter {
+	int (*on)(void *ctx, enum pc_need need);
+	void (*off)(void *ctx, enum pc_need need);
+	void *ctx;
+};
+
+/* pc_live_new - a live search under @t, switching through @in. */
+int pc_live_new(const struct pc_tunables *t, const struct pc_instrumenter *in, struct pc_search **out);
+/*
+ * pc_live_step - the run so far is @now (pc_data_new's, taken), at
+ * @now_ns: the experiments that observed long enough conclude, the true
+ * ones are refined, and new ones launch. 0 or -ENOMEM.
+ */
+int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns);
+/* pc_live_withdraw - @need went off (the budget): the experiments that
+ * used it end untested, and are not launched again. */
+void pc_live_withdraw(struct pc_search *s, enum pc_need need);
+/* pc_live_finish - the search ends: what is still on goes off, the
+ * experiments still running stay untested, the findings are found. */
+int pc_live_finish(struct pc_search *s);
+/* pc_live_counts - experiments launched, running now, refused. */
+void pc_live_counts(const struct pc_search *s, int *launched, int *active, int *refused);
+
+/* pc_search_save - keep @s in @db's pc_nodes and pc_edges (in the caller's
+ * transaction), in place of the last, and meta pc_search = @how (live,
+ * offline). 0, or SQLite's error code. */
+int pc_search_save(sqlite3 *db, const struct pc_search *s, const char *how);
+/* pc_search_stored - the search kept in @db (current derived tables), with
+ * its findings found again; 0, or -errno with @err. */
+int pc_search_stored(sqlite3 *db, struct pc_search **out, char **err);
 
 /* The graph: nodes by id (0 the root), edges in the order made. */
 size_t pc_nr_nodes(const struct pc_search *s);
