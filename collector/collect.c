@@ -24,6 +24,7 @@
 #include "collector/control.h"
 #include "collector/instrument.h"
 #include "collector/live.h"
+#include "collector/live-search.h"
 #include "collector/model.h"
 #include "collector/output.h"
 #include "collector/preload/shm.h"
@@ -361,6 +362,13 @@ static int pause_sync(void *ctx, int paused)
 	return collect_sync_pause(ctx, paused);
 }
 
+/* The sources the session opens: --consultant's syscalls too, off until
+ * an experiment needs them. */
+static unsigned session_sources(const struct collect_options *o)
+{
+	return o->sources | (o->consultant ? source_bit(MTX_SRC_SYSCALLS) : 0);
+}
+
 /* The run's instrumentation from @start_ns (collector/instrument.h), with
  * its sources, the switch of the library's sync records, the budget and
  * --functions: with --overhead-budget a probe set per function, for the
@@ -369,7 +377,9 @@ static int start_instrument(struct mtx_instrument **out, struct mtx_session *s, 
 			    const char *prog, const struct collect_options *o, struct collect_sync *cs,
 			    struct function_uprobes *fu, uint64_t cost_ns, uint64_t start_ns, char **err)
 {
-	struct mtx_instrument *instr = instrument_new(s, w, prog, o->sources, cs->on, start_ns);
+	/* the consultant's syscalls are on only in its experiments' windows */
+	struct mtx_instrument *instr = instrument_new(s, w, prog, o->consultant ? o->sources & ~source_bit(MTX_SRC_SYSCALLS) : o->sources,
+						      cs->on, start_ns);
 	if (!(*out = instr))
 		return -ENOMEM;
 	instrument_sync_switch(instr, pause_sync, cs);
@@ -553,6 +563,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	struct mtx_control *ctl = NULL;
 	struct mtx_instrument *instr = NULL;
 	struct mtx_live *live = NULL;
+	struct live_search *search = NULL;
 	struct live_answer answer = { .sinks = &sinks };
 	struct catch_up *cu = NULL; /* the attached process, stopped to catch up */
 	char found[PATH_MAX], *sync_err = NULL;
@@ -634,7 +645,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		r->program_failed = rc == -EACCES ? 126 : 127;
 		goto fail_unstarted;
 	}
-	rc = session_open(&s, o->attach_pid ? o->attach_pid : t.pid, o->attach_pid != 0, o->sources, o->ring_pages,
+	rc = session_open(&s, o->attach_pid ? o->attach_pid : t.pid, o->attach_pid != 0, session_sources(o),
+			  o->consultant ? source_bit(MTX_SRC_SYSCALLS) : 0, o->ring_pages,
 			  o->sample_hz, o->sample_stack_bytes, o->phase_signal);
 	if (rc) {
 		error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
@@ -642,7 +654,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	}
 	write_start_meta(w, o, s.nr_cpus);
 	/* before the program runs: the events of this thread are not its */
-	calibrate_kernel_costs(w, o->sources, o->sample_hz, o->sample_stack_bytes);
+	calibrate_kernel_costs(w, session_sources(o), o->sample_hz, o->sample_stack_bytes);
 	if (function_uprobes_calibration(fu)) {
 		int cal_fds[2];
 		uprobe_cost_ns = calibrate_uprobes(w, function_uprobes_calibration(fu), cal_fds);
@@ -709,7 +721,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if ((rc = start_instrument(&instr, &s, w, found, o, &cs, fu, uprobe_cost_ns, start_ns, err)))
 		goto fail_unstarted;
 	instrument_phases(instr, mark_phase, phases);
-	if (ctl) {
+	if (ctl || o->consultant) {
 		if (!(live = live_new(m, &cs, start_ns))) {
 			rc = -ENOMEM;
 			goto fail_unstarted;
@@ -717,6 +729,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		collect_sync_live(&cs, live);
 		answer.live = live;
 		instrument_live(instr, answer_live, &answer);
+	}
+	if (o->consultant &&
+	    !(search = live_search_new(m, prof, live, instr, o->overhead_budget, o->search_ns, start_ns))) {
+		rc = -ENOMEM;
+		goto fail_unstarted;
 	}
 	if (cu)
 		instrument_catch_up(instr, cu, attach_ns);
@@ -780,6 +797,7 @@ started:
 		instrument_tick(instr, round_ns);
 		session_drain(&s);
 		calls_taken = flush_round(&s, &cs, w, &sinks, round_ns, &sync_left);
+		live_search_tick(search, sinks.flushed_ns);
 		drain_above(&drain, thread_sched_top_rt_priority(sched));
 		if (round_ns - last_commit >= WRITER_COMMIT_EVERY_NS) {
 			calls_flush(calls);
@@ -808,6 +826,12 @@ started:
 	session_count_lost(&s);
 	control_close(ctl); /* no more commands: the run is over */
 	ctl = NULL;
+	/* what the search switched on goes off with it, before the windows
+	 * are written */
+	live_search_end(search, sinks.flushed_ns);
+	r->consultant = live_search_take(search);
+	live_search_free(search);
+	search = NULL;
 	collect_sync_live(&cs, NULL);
 	live_free(live);
 	live = NULL;
@@ -967,6 +991,7 @@ fail_unstarted:
 	session_close(&s); /* before collect_sync_free: it may remove probes */
 	collect_sync_free(&cs);
 	function_uprobes_free(fu);
+	live_search_free(search);
 	instrument_free(instr);
 	live_free(live);
 	control_close(ctl);

@@ -47,6 +47,11 @@ struct collect_options {
 	 * kinds a heavy program makes by the million are added up
 	 * (collector/detail.h); 0: every row (--detail all). */
 	uint64_t detail_rows;
+	/* --consultant: the Performance Consultant searches while the program
+	 * runs (collector/live-search.h), for @search_ns (0: until the end),
+	 * within --overhead-budget. */
+	int consultant;
+	uint64_t search_ns;
 };
 
 struct collect_result {
@@ -57,6 +62,8 @@ struct collect_result {
 	/* The run as it was written (writer_capture), for the derived build
 	 * (analysis_build_captured frees it); NULL: read the file. */
 	struct tl_capture *capture;
+	/* --consultant's search, for pc_nodes (pc_search_free it); NULL: none */
+	struct pc_search *consultant;
 };
 
 /*

@@ -48,6 +48,7 @@ struct window {
 	const char *name;
 	enum mtx_source_id id;
 	uint64_t on_ns, off_ns;
+	const char *reason, *off_reason; /* static: who switched it on, off */
 };
 
 struct mtx_instrument {
@@ -79,13 +80,14 @@ struct mtx_instrument {
 	uint64_t catch_up_calls, catch_up_stops, catch_up_stopped_ns;
 };
 
-static int open_window(struct mtx_instrument *in, const char *name, enum mtx_source_id id, uint64_t ns)
+static int open_window(struct mtx_instrument *in, const char *name, enum mtx_source_id id, uint64_t ns,
+		       const char *reason)
 {
 	struct window *w = grow_array(in->windows, &in->cap_windows, in->nr_windows, sizeof(*w), 8);
 	if (!w)
 		return -ENOMEM;
 	in->windows = w;
-	in->windows[in->nr_windows++] = (struct window){ name, id, ns, 0 };
+	in->windows[in->nr_windows++] = (struct window){ name, id, ns, 0, reason, NULL };
 	return 0;
 }
 
@@ -119,11 +121,11 @@ struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *
 	in->cut_queue = order_add_queue(&s->order);
 	for (int i = 0; i < mtx_nr_sources; i++)
 		if (sources & (1u << i))
-			open_window(in, mtx_sources[i]->name, mtx_sources[i]->id, start_ns);
+			open_window(in, mtx_sources[i]->name, mtx_sources[i]->id, start_ns, "start");
 	if (sync)
-		open_window(in, "sync", MTX_SRC_SYNC, start_ns);
+		open_window(in, "sync", MTX_SRC_SYNC, start_ns, "start");
 	if (s->sample_hz)
-		open_window(in, "samples", MTX_SRC_SAMPLES, start_ns);
+		open_window(in, "samples", MTX_SRC_SAMPLES, start_ns, "start");
 	return in;
 }
 
@@ -414,41 +416,29 @@ static void probe_list(struct mtx_instrument *in, FILE *out)
 
 /* ---- sources ---- */
 
-static void source_switch(struct mtx_instrument *in, const char *how, const char *name, FILE *out)
+int instrument_source(struct mtx_instrument *in, const char *name, int on, const char *reason, uint64_t *at_ns,
+		      const char **why)
 {
-	int on = !strcmp(how, "on");
 	const struct mtx_source *src = source_by_name(name);
 	enum mtx_source_id id;
 	struct window *open = NULL;
 	uint64_t now;
 	int n;
-	if (!on && strcmp(how, "off")) {
-		reply_error(out, "source takes on or off, not '%s'", how);
-		return;
-	}
 	if (!strcmp(name, "sync") || !strcmp(name, "samples"))
 		id = !strcmp(name, "sync") ? MTX_SRC_SYNC : MTX_SRC_SAMPLES;
 	else if (src && !src->mandatory)
 		id = src->id;
 	else {
-		reply_error(out, "source %s: %s", name,
-			    src ? "always on (threads and their states need it)" :
-				  "not a source (syscalls, wakeups, interrupts, samples, sync)");
-		return;
+		*why = src ? "always on (threads and their states need it)"
+			   : "not a source (syscalls, wakeups, interrupts, samples, sync)";
+		return -1;
 	}
-	int known = 0;
-	for (size_t i = 0; i < in->nr_windows; i++) {
-		known |= in->windows[i].id == id;
+	for (size_t i = 0; i < in->nr_windows; i++)
 		if (in->windows[i].id == id && !in->windows[i].off_ns)
 			open = &in->windows[i];
-	}
-	if (!known) {
-		reply_error(out, "source %s: not recorded in this run (mtx collect -e)", name);
-		return;
-	}
 	if (!open == !on) {
-		reply_error(out, "source %s is %s already", name, on ? "on" : "off");
-		return;
+		*why = on ? "on already" : "off already";
+		return -1;
 	}
 	/* on from before the first event goes on, off from after the last
 	 * goes off: no record of the source is stamped outside its windows */
@@ -458,15 +448,35 @@ static void source_switch(struct mtx_instrument *in, const char *how, const char
 	if (n == 0 && id == MTX_SRC_SYNC && in->sync_pause && !in->sync_pause(in->sync_ctx, !on))
 		n = 1;
 	if (n <= 0) {
-		reply_error(out, "source %s: %s", name, n < 0 ? in->s->error : "not recorded in this run (mtx collect -e)");
-		return;
+		*why = n < 0 ? in->s->error : "not recorded in this run (mtx collect -e)";
+		return -1;
 	}
 	if (!on)
 		now = clock_now_ns();
 	if (on)
-		open_window(in, id == MTX_SRC_SYNC ? "sync" : id == MTX_SRC_SAMPLES ? "samples" : src->name, id, now);
-	else
+		open_window(in, id == MTX_SRC_SYNC ? "sync" : id == MTX_SRC_SAMPLES ? "samples" : src->name, id, now,
+			    reason);
+	else {
 		open->off_ns = now;
+		open->off_reason = reason;
+	}
+	*at_ns = now;
+	return 0;
+}
+
+static void source_switch(struct mtx_instrument *in, const char *how, const char *name, FILE *out)
+{
+	int on = !strcmp(how, "on");
+	const char *why = NULL;
+	uint64_t now;
+	if (!on && strcmp(how, "off")) {
+		reply_error(out, "source takes on or off, not '%s'", how);
+		return;
+	}
+	if (instrument_source(in, name, on, "user", &now, &why)) {
+		reply_error(out, "source %s: %s", name, why);
+		return;
+	}
 	reply_begin(out, 1);
 	fprintf(out, ", \"source\": ");
 	report_json_string(out, name);
@@ -745,8 +755,8 @@ void instrument_finish(struct mtx_instrument *in, uint64_t end_ns)
 	for (size_t i = 0; i < in->nr_windows; i++) {
 		const struct window *w = &in->windows[i];
 		write_row(in, &(struct writer_instrumentation_row){
-			.kind = "source", .target = w->name, .reason = w->on_ns == in->start_ns ? "start" : "user",
-			.off_reason = w->off_ns ? "user" : NULL, .on_ns = w->on_ns, .off_ns = w->off_ns }, NULL, -1);
+			.kind = "source", .target = w->name, .reason = w->reason, .off_reason = w->off_reason,
+			.on_ns = w->on_ns, .off_ns = w->off_ns }, NULL, -1);
 	}
 	if (in->catch_up_stops) {
 		writer_meta_int(in->w, "catch_up_stops", (int64_t)in->catch_up_stops);

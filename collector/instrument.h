@@ -73,6 +73,15 @@ void instrument_running(struct mtx_instrument *in, pid_t pid, uint64_t stopped_n
 int instrument_start_functions(struct mtx_instrument *in, const char *pattern, const struct function_uprobes *fu,
 			       uint64_t cost_ns, const char *rates_from, char **err);
 
+/*
+ * instrument_source - switch source @name (as 'source on|off NAME') on
+ * (@on) or off now, for @reason (user, consultant, budget: static text,
+ * instrumentation.reason or off_reason): 0 and the instant in *@at_ns, or
+ * -1 and why not in *@why.
+ */
+int instrument_source(struct mtx_instrument *in, const char *name, int on, const char *reason, uint64_t *at_ns,
+		      const char **why);
+
 /* instrument_phases - where 'phase NAME' marks the start of a phase of the
  * run: @mark(@ctx, ns, name), 0 when done (collector/phases.h). */
 void instrument_phases(struct mtx_instrument *in, int (*mark)(void *ctx, uint64_t ns, const char *name), void *ctx);

@@ -23,7 +23,7 @@ collector_sources = \
 	collector/detail.c collector/detail.h \
 	collector/unwind.c collector/unwind.h \
 	collector/model.c collector/model.h \
-	collector/live.c collector/live.h \
+	collector/live.c collector/live.h collector/live-search.c collector/live-search.h \
 	collector/fd-kind.c collector/fd-kind.h \
 	collector/writer.c collector/writer.h \
 	collector/target.c collector/target.h \

@@ -142,6 +142,8 @@ int session_add_event(struct mtx_session *s, struct perf_event_attr *attr, const
 		}
 		return 0;
 	}
+	if (s->start_off & (1u << source->id)) /* off until session_source_enable */
+		attr->enable_on_exec = 0;
 	if (!s->attached)
 		return open_on_task(s, attr, source, tag, 0);
 	/* No exec to enable it: session_enable does, on every thread at once. */
@@ -382,11 +384,20 @@ int session_source_enable(struct mtx_session *s, enum mtx_source_id id, int on)
 	return n;
 }
 
+/* Whether @fd is an event of a source opened off (session_open's off_mask). */
+static bool starts_off(const struct mtx_session *s, int fd)
+{
+	for (size_t i = 0; s->start_off && i < s->nr_events; i++)
+		if (s->events[i].fd == fd)
+			return s->start_off & (1u << s->events[i].source->id);
+	return false;
+}
+
 int session_enable(struct mtx_session *s)
 {
 	/* Enabling an event enables the copies its thread's children inherited. */
 	for (size_t i = 0; i < s->nr_fds; i++)
-		if (ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+		if (!starts_off(s, s->fds[i]) && ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return session_set_error(s, -errno, "starting the events: %s", strerror(errno));
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (ioctl(s->rings[cpu].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
@@ -394,7 +405,7 @@ int session_enable(struct mtx_session *s)
 	return 0;
 }
 
-int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, size_t ring_pages,
+int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, unsigned off_mask, size_t ring_pages,
 		 unsigned sample_hz, unsigned sample_stack_bytes, int phase_signal)
 {
 	int rc;
@@ -404,6 +415,9 @@ int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, 
 	s->sample_hz = sample_hz;
 	s->sample_stack_bytes = sample_stack_bytes;
 	s->phase_signal = phase_signal;
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mask & off_mask & (1u << i))
+			s->start_off |= 1u << mtx_sources[i]->id;
 	s->nr_cpus = perf_nr_cpus();
 	s->ring_pages = ring_pages;
 	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));

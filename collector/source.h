@@ -54,5 +54,8 @@ extern const int mtx_nr_sources;
 
 /* source_by_name - the source called @name, or NULL. */
 const struct mtx_source *source_by_name(const char *name);
+/* source_bit - @id's bit in a mask of mtx_sources (bit i: mtx_sources[i]),
+ * 0 when it is not one of them. */
+unsigned source_bit(enum mtx_source_id id);
 
 #endif

@@ -19,3 +19,11 @@ const struct mtx_source *source_by_name(const char *name)
 			return mtx_sources[i];
 	return NULL;
 }
+
+unsigned source_bit(enum mtx_source_id id)
+{
+	for (int i = 0; i < mtx_nr_sources; i++)
+		if (mtx_sources[i]->id == id)
+			return 1u << i;
+	return 0;
+}

@@ -332,7 +332,8 @@ CREATE TABLE summarized_sync_ops (
 -- The last search of mtx diagnose (the Performance Consultant,
 -- src/derived/consultant.h), kept when the file can be written: its search
 -- history graph, one row per node (a hypothesis tested at a focus) and per
--- edge (a refinement). Empty until mtx diagnose runs on the file.
+-- edge (a refinement). Empty until mtx diagnose runs on the file; or the
+-- search mtx collect --consultant made live (meta pc_search: live, offline).
 CREATE TABLE pc_nodes (
 	id         INTEGER PRIMARY KEY, -- 0: the root, TopLevelHypothesis at /
 	hypothesis TEXT NOT NULL,       -- CPUbound, ExcessiveSyncWaitingTime, ...
@@ -363,8 +364,8 @@ CREATE TABLE instrumentation (
 	functions   INTEGER,           -- probe: how many functions it put probes on
 	on_ns       INTEGER NOT NULL,
 	off_ns      INTEGER,           -- NULL: on until the end of the run
-	reason      TEXT NOT NULL,     -- start (mtx collect's options), user (mtx ctl)
-	off_reason  TEXT,              -- user (mtx ctl), budget (--overhead-budget); NULL:
+	reason      TEXT NOT NULL,     -- start (mtx collect's options), user (mtx ctl), consultant
+	off_reason  TEXT,              -- user, consultant, budget (--overhead-budget); NULL:
 	                               -- on until the end
 	hits        INTEGER,           -- probe: the calls it recorded (entries)
 	cost_ns     INTEGER            -- probe: the calibrated cost of one call's two

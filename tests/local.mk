@@ -259,6 +259,7 @@ E2E_TESTS = \
 	tests/e2e/test-histogram-metric.sh \
 	tests/e2e/test-phases.sh \
 	tests/e2e/test-live.sh \
+	tests/e2e/test-consultant.sh \
 	tests/e2e/test-export.sh \
 	tests/e2e/test-export-perfetto.sh \
 	tests/e2e/test-compare.sh \

@@ -8,6 +8,7 @@
 #include "collector/source.h"
 #include "collector/target.h"
 #include "src/derived/analysis.h"
+#include "src/derived/consultant.h"
 #include "src/cmd/cmd.h"
 #include "src/db.h"
 #include "src/log.h"
@@ -93,6 +94,14 @@ const char cmd_collect_usage[] =
 	"      --overhead-budget PCT\n"
 	"                          the function probes may cost PCT% of a CPU: past\n"
 	"                          it, the most expensive are taken off, and said\n"
+	"                          (with --consultant: the instrumentation it adds)\n"
+	"      --consultant        search for why the threads lose time while the\n"
+	"                          program runs, switching on what each hypothesis\n"
+	"                          needs (syscalls for I/O) and off once answered;\n"
+	"                          the search is kept for mtx diagnose FILE (CPU\n"
+	"                          samples at 99 Hz unless --sample says otherwise)\n"
+	"      --search-time TIME  with --consultant: end the search after TIME (30s;\n"
+	"                          default: when the program ends)\n"
 	"      --rates-from OLD.db with --overhead-budget: leave out before the start\n"
 	"                          the functions whose call rates in OLD.db predict\n"
 	"                          more than the budget, the most expensive first\n"
@@ -222,15 +231,6 @@ void cmd_collect_print_usage(FILE *out)
 	fputs(mark + strlen(EVENTS_MARK), out);
 }
 
-/* The bit of source @s in collect_options.sources. */
-static unsigned source_bit(const struct mtx_source *s)
-{
-	for (int i = 0; i < mtx_nr_sources; i++)
-		if (mtx_sources[i] == s)
-			return 1u << i;
-	return 0;
-}
-
 /* "sched, wakeups, syscalls, sync": the names --events takes. */
 static void known_sources(char *out, size_t size)
 {
@@ -264,7 +264,7 @@ static int parse_events(const char *list, unsigned *mask, int *sync)
 		} else if (!strcmp(tok, COLLECT_SYNC_NAME)) {
 			*sync = 1;
 		} else if (s) {
-			*mask |= source_bit(s);
+			*mask |= source_bit(s->id);
 		} else {
 			char known[128];
 			known_sources(known, sizeof(known));
@@ -443,6 +443,35 @@ static int signal_number(const char *text)
 	return n >= 1 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : -1;
 }
 
+/* A time option's @text into *@ns: 0, or the usage error said. */
+static int parse_time(const char *option, const char *text, uint64_t *ns)
+{
+	int64_t v;
+	if (timefmt_parse_offset(text, &v) || v <= 0)
+		return cmd_usage_error("collect", "%s takes a time such as 10s or 500ms, not '%s'", option, text);
+	*ns = (uint64_t)v;
+	return 0;
+}
+
+/* --consultant's CPU samples a second, without --sample: Paradyn's
+ * consultant started from cheap sampling (SEEDS-MAP S8). */
+#define CONSULTANT_SAMPLE_HZ 99
+
+/* Keep --consultant's search @s in run.db's pc_nodes, for mtx diagnose
+ * (frees it). */
+static void keep_search(const char *path, struct pc_search *s)
+{
+	sqlite3 *db = NULL;
+	if (!s)
+		return;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK || pc_search_save(db, s, "live") != SQLITE_OK ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		log_warn("the consultant's search is not kept in %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+	sqlite3_close(db);
+	pc_search_free(s);
+}
+
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -463,6 +492,8 @@ int cmd_collect(int argc, char **argv)
 		{ "control", required_argument, NULL, 'C' },
 		{ "overhead-budget", required_argument, NULL, 'B' },
 		{ "rates-from", required_argument, NULL, 'R' },
+		{ "consultant", no_argument, NULL, 'c' },
+		{ "search-time", required_argument, NULL, 'Z' },
 		{ "detail", required_argument, NULL, 'W' },
 		{ "phase-signal", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -473,7 +504,7 @@ int cmd_collect(int argc, char **argv)
 	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1,
 				     .detail_rows = DETAIL_DEFAULT_ROWS };
 	long mib = 16;
-	const char *list = NULL, *user = NULL, *duration = NULL;
+	const char *list = NULL, *user = NULL, *duration = NULL, *search_time = NULL;
 	struct collect_result r;
 	int opt, rc, call_graph_given = 0;
 	char *err = NULL, *command;
@@ -563,17 +594,21 @@ int cmd_collect(int argc, char **argv)
 			o.attach_pid = (pid_t)pid;
 			break;
 		}
-		case 'T': {
-			int64_t ns;
-			if (timefmt_parse_offset(optarg, &ns) || ns <= 0)
-				return cmd_usage_error("collect", "--duration takes a time such as 10s or 500ms, not '%s'",
-						       optarg);
-			o.duration_ns = (uint64_t)ns;
+		case 'T':
+			if (parse_time("--duration", optarg, &o.duration_ns))
+				return EXIT_USAGE;
 			duration = optarg;
 			break;
-		}
 		case 'C':
 			o.control = optarg;
+			break;
+		case 'c':
+			o.consultant = 1;
+			break;
+		case 'Z':
+			if (parse_time("--search-time", optarg, &o.search_ns))
+				return EXIT_USAGE;
+			search_time = optarg;
 			break;
 		case 'R':
 			o.rates_from = optarg;
@@ -611,6 +646,11 @@ int cmd_collect(int argc, char **argv)
 	if (o.attach_pid && optind < argc)
 		return cmd_usage_error("collect", "-p attaches to a running process: no program to run ('%s') with it",
 				       argv[optind]);
+	if (search_time && !o.consultant)
+		return cmd_usage_error("collect", "--search-time %s is how long --consultant searches: it needs it",
+				       search_time);
+	if (o.consultant && !o.sync)
+		return cmd_usage_error("collect", "--consultant needs the sync source in --events (its lock waits)");
 	if (duration && !o.attach_pid)
 		return cmd_usage_error("collect", "--duration %s is for -p PID: a program run ends when it exits",
 				       duration);
@@ -631,6 +671,8 @@ int cmd_collect(int argc, char **argv)
 		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
 	if (o.inject.delay_ns && !o.sync)
 		return cmd_usage_error("collect", "--inject-overhead needs the sync source in --events");
+	if (o.consultant && !o.sample_hz) /* CPU by code, cheaply (SEEDS-MAP S8) */
+		o.sample_hz = CONSULTANT_SAMPLE_HZ;
 	if (call_graph_given && !o.sample_hz)
 		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");
 	if (list)
@@ -657,11 +699,13 @@ int cmd_collect(int argc, char **argv)
 	if (rc) {
 		log_error("%s", err ? err : "collection failed");
 		free(err);
+		pc_search_free(r.consultant);
 		return r.program_failed ? r.program_failed : EXIT_FAILURE_MTX;
 	}
 	if (r.record_failed && r.status == 0) {
 		progress_end();
 		timeline_capture_free(r.capture);
+		pc_search_free(r.consultant);
 		return EXIT_FAILURE_MTX;
 	}
 	if (!r.record_failed && !r.stopped) {
@@ -670,6 +714,7 @@ int cmd_collect(int argc, char **argv)
 	} else {
 		timeline_capture_free(r.capture);
 	}
+	keep_search(o.output, r.consultant);
 	progress_end();
 	return r.status;
 }

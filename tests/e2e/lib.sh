@@ -28,6 +28,11 @@ fixture_dbs() {
 # sql DB QUERY - one value (or rows, '|'-separated) from a run database.
 sql() { sqlite3 -batch "$1" "$2"; }
 
+# j FILE EXPR - EXPR over the JSON document in FILE (as column j), by SQLite.
+j() { sqlite3 :memory: "SELECT $2 FROM (SELECT CAST(readfile('$1') AS TEXT) AS j)" 2>&1; }
+# fact FILE KEY - the value of a "KEY VALUE" line a program printed.
+fact() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
 # wait_until COMMAND... - until COMMAND succeeds (bounded: 120 s, then 1);
 # holds FILE PATTERN - whether FILE holds PATTERN.
 wait_until() {

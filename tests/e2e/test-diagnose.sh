@@ -35,12 +35,9 @@ cd "$TMP" || exit 1
 PROG=$BUILDDIR/tests/e2e/planted
 [ -x "$PROG" ] || { fail "not built: $PROG"; finish; }
 
-# j FILE EXPR - EXPR over the JSON document in FILE (as column j), by SQLite.
-j() { sqlite3 :memory: "SELECT $2 FROM (SELECT CAST(readfile('$1') AS TEXT) AS j)" 2>&1; }
 # node FILE HYPOTHESIS FOCUS COLUMN - a node's status or value
 node() { j "$1" "(SELECT json_extract(n.value, '\$.$4') FROM json_each(j, '\$.nodes') n
 	WHERE json_extract(n.value, '\$.hypothesis') = '$2' AND json_extract(n.value, '\$.focus') = '$3')"; }
-fact() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # near A B TOLERANCE - whether |A - B| <= TOLERANCE
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= t && -d <= t) }'; }
 

@@ -19,8 +19,6 @@ command -v sqlite3 > /dev/null || skip "sqlite3 (the CLI) is not installed"
 cd "$TMP" || exit 1
 fixture_dbs waits profile calls
 
-# j FILE EXPR - EXPR over the JSON document in FILE (as column j), by SQLite.
-j() { sqlite3 :memory: "SELECT $2 FROM (SELECT CAST(readfile('$1') AS TEXT) AS j)" 2>&1; }
 # ev FILE WHERE - how many of FILE's trace events (e: each as json) match WHERE
 ev() { j "$1" "(SELECT COUNT(*) FROM (SELECT value AS e FROM json_each(j, '\$.traceEvents')) WHERE $2)"; }
 

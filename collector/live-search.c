@@ -1,0 +1,481 @@
+/* collector/live-search.c - see live-search.h. */
+#include "config.h"
+#include "collector/live-search.h"
+#include "collector/cal-store.h"
+#include "collector/calibrate.h"
+#include "collector/instrument.h"
+#include "collector/live.h"
+#include "collector/model.h"
+#include "collector/profile.h"
+#include "collector/stacks.h"
+#include "collector/source.h"
+#include "src/derived/consultant-data.h"
+#include "src/grow.h"
+#include "src/keyhash.h"
+#include "src/log.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The syscalls a second an experiment is predicted to make the program
+ * record before any is seen: the "static model of call frequency" of
+ * seed 003 §3.1 (SEEDS-MAP S6's stated default). */
+#define DEFAULT_SYSCALLS_PER_S 1000.0
+/* A syscall's enter and exit records, when this machine's cost is not
+ * known (mtx calibrate measures it: ~0.6 us here). */
+#define DEFAULT_SYSCALL_NS 1000ull
+
+/* A thread as the search counts it: its life so far. */
+struct thread_sum {
+	int64_t tid;
+	int32_t pid;
+	char name[16];
+	uint64_t state_ns[NR_THREAD_STATES];
+	uint64_t io_ops, io_bytes;
+};
+
+/* A thread's CPU samples with a function on the stack (function 0: all). */
+struct sample_count {
+	int64_t tid, function_id;
+	uint64_t n;
+};
+
+/* A thread's lock waits on one object from one function. */
+struct pair_sum {
+	int64_t tid, object_id, function_id;
+	int32_t pid;
+	const char *kind;
+	uint64_t addr, wait_ns;
+};
+
+/* What the live search knows code from (diagnose's "Code:" line). */
+#define LIVE_CODE_FROM "lock waits by call site, CPU by samples, I/O nowhere (by the thread only)"
+
+struct live_search {
+	struct mtx_model *m;
+	struct mtx_profile *profile;
+	/* the CPU samples: each thread's, and those with each function on the stack */
+	struct sample_count *samples;
+	size_t nr_samples, cap_samples;
+	struct keyhash sample_keys; /* (tid, function id) -> samples; function 0: all of the thread's */
+	int64_t *functions;         /* gathered each step: the ids to name */
+	size_t nr_functions, cap_functions;
+	struct mtx_live *live;
+	struct mtx_instrument *in;
+	double budget_pct;
+	uint64_t search_ns, start_ns, last_step_ns;
+	struct pc_search *s;
+	bool over, failed;
+	struct thread_sum *ended; /* the threads gone, their whole lives */
+	size_t nr_ended, cap_ended;
+	/* gathered each step */
+	struct thread_sum *threads;
+	size_t nr_threads, cap_threads;
+	struct pair_sum *pairs;
+	size_t nr_pairs, cap_pairs;
+	/* the syscalls source, the one an experiment switches */
+	uint64_t syscall_ns;      /* one syscall's records */
+	bool syscalls_on;
+	uint64_t syscalls_seen;   /* model_syscalls at the last look */
+	uint64_t syscalls_tick_ns;
+	double syscalls_rate;     /* the last observed, a second; 0: none yet */
+	uint64_t cost_ns;         /* observed in all */
+	bool refusal_said;
+	int switched_on, switched_off;
+};
+
+static struct thread_sum sum_of(const struct model_thread_view *v);
+
+static void keep_ended(void *ctx, const struct model_thread_view *v)
+{
+	struct live_search *ls = ctx;
+	struct thread_sum *t = grow_array(ls->ended, &ls->cap_ended, ls->nr_ended, sizeof(*t), 64);
+	if (!t) {
+		ls->failed = true;
+		return;
+	}
+	ls->ended = t;
+	ls->ended[ls->nr_ended++] = sum_of(v);
+}
+
+/* ---- the instrumentation the search switches ---- */
+
+static int need_on(void *ctx, enum pc_need need)
+{
+	struct live_search *ls = ctx;
+	const double rate = ls->syscalls_rate > 0 ? ls->syscalls_rate : DEFAULT_SYSCALLS_PER_S;
+	const double predicted = rate * (double)ls->syscall_ns / 1e7; /* % of 1e9 ns */
+	const char *why = NULL;
+	uint64_t at;
+	(void)need;
+	if (ls->budget_pct > 0 && predicted > ls->budget_pct) {
+		if (!ls->refusal_said)
+			log_info("consultant: syscalls refused: predicted %.2f%% of a CPU, over the %g%% budget", predicted,
+			 ls->budget_pct);
+		ls->refusal_said = true;
+		return -1;
+	}
+	if (instrument_source(ls->in, "syscalls", 1, "consultant", &at, &why)) {
+		log_warn("consultant: the syscalls cannot go on (%s): the I/O hypotheses are not tested", why);
+		return -1;
+	}
+	ls->syscalls_on = true;
+	ls->syscalls_seen = model_syscalls(ls->m);
+	ls->syscalls_tick_ns = 0;
+	ls->switched_on++;
+	return 0;
+}
+
+static void syscalls_off(struct live_search *ls, const char *reason)
+{
+	const char *why = NULL;
+	uint64_t at;
+	if (instrument_source(ls->in, "syscalls", 0, reason, &at, &why))
+		log_warn("consultant: the syscalls cannot go off (%s)", why);
+	ls->syscalls_on = false;
+	ls->switched_off++;
+}
+
+static void need_off(void *ctx, enum pc_need need)
+{
+	(void)need;
+	syscalls_off(ctx, "consultant");
+}
+
+/* Weigh the syscalls' records since the last look; past the budget, off. */
+static void watch_cost(struct live_search *ls, uint64_t now)
+{
+	uint64_t seen = model_syscalls(ls->m), n = seen - ls->syscalls_seen;
+	if (!ls->syscalls_on)
+		return;
+	ls->syscalls_seen = seen;
+	ls->cost_ns += n * ls->syscall_ns;
+	if (ls->syscalls_tick_ns && now > ls->syscalls_tick_ns) {
+		double pct;
+		ls->syscalls_rate = (double)n * 1e9 / (double)(now - ls->syscalls_tick_ns);
+		pct = ls->syscalls_rate * (double)ls->syscall_ns / 1e7;
+		if (ls->budget_pct > 0 && pct > ls->budget_pct) {
+			log_warn("consultant: the syscalls off: they cost %.2f%% of a CPU, over the %g%% budget; the I/O "
+				 "hypotheses stay untested", pct, ls->budget_pct);
+			syscalls_off(ls, "budget");
+			pc_live_withdraw(ls->s, PC_NEED_SYSCALLS);
+		}
+	}
+	ls->syscalls_tick_ns = now;
+}
+
+/* ---- the run so far ---- */
+
+static void add_thread_sum(struct live_search *ls, const struct thread_sum *sum)
+{
+	struct thread_sum *t = grow_array(ls->threads, &ls->cap_threads, ls->nr_threads, sizeof(*t), 64);
+	if (!t) {
+		ls->failed = true;
+		return;
+	}
+	ls->threads = t;
+	ls->threads[ls->nr_threads++] = *sum;
+}
+
+static struct thread_sum sum_of(const struct model_thread_view *v)
+{
+	struct thread_sum t = { .tid = v->tid, .pid = v->pid, .io_ops = v->io_ops, .io_bytes = v->io_bytes };
+	snprintf(t.name, sizeof(t.name), "%s", v->name);
+	memcpy(t.state_ns, v->state_ns, sizeof(t.state_ns));
+	return t;
+}
+
+static void gather_thread(void *ctx, const struct model_thread_view *v)
+{
+	struct thread_sum t = sum_of(v);
+	add_thread_sum(ctx, &t);
+}
+
+static void gather_pair(void *ctx, int64_t tid, int64_t object_id, int32_t pid, const char *kind, uint64_t addr,
+			int64_t function_id, uint64_t wait_ns)
+{
+	struct live_search *ls = ctx;
+	struct pair_sum *p = grow_array(ls->pairs, &ls->cap_pairs, ls->nr_pairs, sizeof(*p), 64);
+	if (!p) {
+		ls->failed = true;
+		return;
+	}
+	ls->pairs = p;
+	ls->pairs[ls->nr_pairs++] = (struct pair_sum){ tid, object_id, function_id, pid, kind, addr, wait_ns };
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct thread_sum *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int by_object(const void *a, const void *b)
+{
+	const struct pair_sum *x = a, *y = b;
+	return (x->object_id > y->object_id) - (x->object_id < y->object_id);
+}
+
+static void need_function(struct live_search *ls, int64_t id)
+{
+	int64_t *more = grow_array(ls->functions, &ls->cap_functions, ls->nr_functions, sizeof(*more), 64);
+	if (!more) {
+		ls->failed = true;
+		return;
+	}
+	ls->functions = more;
+	ls->functions[ls->nr_functions++] = id;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Each function the lock waits were called from or the samples had on
+ * their stacks, named as the profile names it (one it cannot name is
+ * left out: its time stays at the root of /Code). */
+static int add_functions(struct live_search *ls, struct pc_data *d)
+{
+	int rc = 0;
+	ls->nr_functions = 0;
+	for (size_t i = 0; i < ls->nr_pairs; i++)
+		if (ls->pairs[i].function_id)
+			need_function(ls, ls->pairs[i].function_id);
+	for (size_t i = 0; i < ls->nr_samples; i++)
+		if (ls->samples[i].function_id)
+			need_function(ls, ls->samples[i].function_id);
+	qsort(ls->functions, ls->nr_functions, sizeof(*ls->functions), by_id);
+	for (size_t i = 0; i < ls->nr_functions && !rc && !ls->failed; i++) {
+		char *name, *module;
+		if (i && ls->functions[i] == ls->functions[i - 1])
+			continue;
+		if (!profile_function_names(ls->profile, ls->functions[i], &name, &module))
+			rc = pc_data_add_function(d, ls->functions[i], name, module);
+		free(name);
+		free(module);
+	}
+	return ls->failed ? -1 : rc;
+}
+
+/* One more sample of thread @tid with function @function_id on its stack. */
+static void count_sample(struct live_search *ls, int64_t tid, int64_t function_id)
+{
+	const struct sample_count none = { tid, function_id, 0 };
+	ptrdiff_t i = keyhash_row(&ls->sample_keys, tid, function_id, 0, &ls->samples, &ls->nr_samples,
+				  &ls->cap_samples, sizeof(none), &none);
+	if (i < 0)
+		ls->failed = true;
+	else
+		ls->samples[i].n++;
+}
+
+#define MAX_FRAMES 256
+
+/* A CPU sample: once for its thread, once for each distinct function on
+ * its stack, as diagnose shares a thread's running time out by them. */
+static void on_sample(void *ctx, int32_t tid, int32_t pid, uint64_t ts_ns, uint32_t node)
+{
+	struct live_search *ls = ctx;
+	const struct mtx_stacks *st = profile_stacks(ls->profile);
+	int64_t seen[MAX_FRAMES];
+	size_t n = 0;
+	count_sample(ls, tid, 0);
+	for (const struct stacks_node *k; node && n < MAX_FRAMES && (k = stacks_node(st, node)); node = k->parent) {
+		int64_t f = profile_function_at(ls->profile, pid, ts_ns, k->pc);
+		bool dup = false;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = seen[i] == f;
+		if (f <= 0 || dup)
+			continue;
+		seen[n++] = f;
+		count_sample(ls, tid, f);
+	}
+}
+
+/* Thread @tid's samples with @function_id on the stack (0: all). */
+static uint64_t samples_of(struct live_search *ls, int64_t tid, int64_t function_id)
+{
+	struct keyhash_slot *sl = keyhash_slot(&ls->sample_keys, tid, function_id, 0);
+	return sl && sl->v ? ls->samples[sl->v - 1].n : 0;
+}
+
+/* The run as far as the stream is, @now, for the search; NULL when out
+ * of memory. A tid used twice is one thread. */
+static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
+{
+	struct pc_data *d = pc_data_new();
+	size_t n = 0;
+	int rc = d ? 0 : -1;
+	ls->nr_threads = ls->nr_pairs = 0;
+	for (size_t i = 0; i < ls->nr_ended; i++)
+		add_thread_sum(ls, &ls->ended[i]);
+	model_each_thread(ls->m, now, gather_thread, ls);
+	live_lock_waits(ls->live, now, gather_pair, ls);
+	if (ls->failed || rc) {
+		pc_data_free(d);
+		return NULL;
+	}
+	qsort(ls->threads, ls->nr_threads, sizeof(*ls->threads), by_tid);
+	for (size_t i = 0; i < ls->nr_threads; i++) {
+		struct thread_sum *t = &ls->threads[i];
+		if (n && ls->threads[n - 1].tid == t->tid) {
+			for (int k = 0; k < NR_THREAD_STATES; k++)
+				ls->threads[n - 1].state_ns[k] += t->state_ns[k];
+			ls->threads[n - 1].io_ops += t->io_ops;
+			ls->threads[n - 1].io_bytes += t->io_bytes;
+		} else {
+			ls->threads[n++] = *t;
+		}
+	}
+	ls->nr_threads = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct thread_sum *t = &ls->threads[i];
+		uint64_t life = 0;
+		for (int k = 0; k < NR_THREAD_STATES; k++)
+			life += t->state_ns[k];
+		rc = pc_data_add_thread(d, t->tid, t->pid, t->name, (int64_t)life);
+	}
+	if (!rc)
+		rc = add_functions(ls, d);
+	qsort(ls->pairs, ls->nr_pairs, sizeof(*ls->pairs), by_object);
+	for (size_t i = 0; i < ls->nr_pairs && !rc; i++)
+		if (!i || ls->pairs[i].object_id != ls->pairs[i - 1].object_id)
+			rc = pc_data_add_object(d, ls->pairs[i].object_id, ls->pairs[i].kind, (int64_t)ls->pairs[i].addr);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct thread_sum *t = &ls->threads[i];
+		rc = pc_data_add(d, t->tid, PC_M_CPU, 0, 0, (int64_t)t->state_ns[TS_RUNNING]);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_CPU_WAIT, 0, 0, (int64_t)t->state_ns[TS_RUNNABLE]);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_WAIT, 0, 0, (int64_t)t->state_ns[TS_BLOCKED_IO]);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_OPS, 0, 0, (int64_t)t->io_ops);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_BYTES, 0, 0, (int64_t)t->io_bytes);
+	}
+	for (size_t i = 0; i < ls->nr_pairs && !rc; i++) {
+		const struct pair_sum *p = &ls->pairs[i];
+		rc = pc_data_add(d, p->tid, PC_M_SYNC_WAIT, p->object_id, 0, (int64_t)p->wait_ns);
+		if (!rc && p->function_id)
+			rc = pc_data_add(d, p->tid, PC_M_SYNC_WAIT, p->object_id, p->function_id, (int64_t)p->wait_ns);
+	}
+	/* a thread's running time shared out by its samples' stacks */
+	for (size_t i = 0; i < ls->nr_samples && !rc; i++) {
+		const struct sample_count *c = &ls->samples[i];
+		const struct thread_sum key = { .tid = c->tid };
+		const struct thread_sum *t = bsearch(&key, ls->threads, ls->nr_threads, sizeof(key), by_tid);
+		uint64_t all = c->function_id ? samples_of(ls, c->tid, 0) : 0;
+		if (t && all)
+			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,
+					 (int64_t)((double)t->state_ns[TS_RUNNING] * (double)c->n / (double)all + 0.5));
+	}
+	pc_data_set_span(d, (int64_t)ls->start_ns, (int64_t)now, LIVE_CODE_FROM);
+	if (rc) {
+		pc_data_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* ---- the search's life ---- */
+
+struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
+				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, uint64_t start_ns)
+{
+	struct live_search *ls = calloc(1, sizeof(*ls));
+	struct pc_tunables t;
+	uint64_t cal[CAL_NR_RECORDS] = { 0 };
+	if (!ls)
+		return NULL;
+	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = budget_pct, .search_ns = search_ns,
+				    .start_ns = start_ns, .last_step_ns = start_ns };
+	pc_tunables_default(&t);
+	if (pc_live_new(&t, &(struct pc_instrumenter){ need_on, need_off, ls }, &ls->s)) {
+		free(ls);
+		return NULL;
+	}
+	/* what one syscall's records cost here: measured now (~ms), else as
+	 * mtx calibrate kept it, else a stated default */
+	calibrate_record_costs(cal, source_bit(MTX_SRC_SYSCALLS), 0, 0);
+	ls->syscall_ns = cal[CAL_REC_SYSCALLS] ? cal[CAL_REC_SYSCALLS] : cal_store_load("cal_syscalls_ns");
+	if (!ls->syscall_ns)
+		ls->syscall_ns = DEFAULT_SYSCALL_NS;
+	model_on_thread_end(m, keep_ended, ls);
+	profile_on_sample(profile, on_sample, ls);
+	return ls;
+}
+
+void live_search_tick(struct live_search *ls, uint64_t now)
+{
+	struct pc_data *d;
+	if (!ls || ls->over || now < ls->last_step_ns + LIVE_SEARCH_EVERY_NS)
+		return;
+	ls->last_step_ns = now;
+	watch_cost(ls, now);
+	if (!(d = run_so_far(ls, now)) || pc_live_step(ls->s, d, now)) {
+		log_warn("consultant: out of memory: the search stops here");
+		ls->failed = true;
+		live_search_end(ls, now);
+		return;
+	}
+	if (ls->search_ns && now - ls->start_ns >= ls->search_ns)
+		live_search_end(ls, now);
+}
+
+void live_search_end(struct live_search *ls, uint64_t now)
+{
+	int launched, active, refused;
+	if (!ls || ls->over)
+		return;
+	ls->over = true;
+	watch_cost(ls, now);
+	/* what the run did since the last step counts too */
+	struct pc_data *d = ls->failed ? NULL : run_so_far(ls, now);
+	if (d && pc_live_step(ls->s, d, now))
+		ls->failed = true;
+	if (pc_live_finish(ls->s)) {
+		ls->failed = true;
+		return;
+	}
+	pc_live_counts(ls->s, &launched, &active, &refused);
+	char budget[48] = "";
+	if (ls->budget_pct > 0)
+		snprintf(budget, sizeof(budget), " (budget %g%%)", ls->budget_pct);
+	log_info("consultant: %d experiment%s (%d still observing at the end, %d refused); syscalls on %d time%s, off "
+		 "%d; observed cost %.2f%% of a CPU%s",
+		 launched, launched == 1 ? "" : "s", active, refused, ls->switched_on, ls->switched_on == 1 ? "" : "s",
+		 ls->switched_off, now > ls->start_ns ? 100.0 * (double)ls->cost_ns / (double)(now - ls->start_ns) : 0.0,
+		 budget);
+	for (size_t r = 0; r < pc_nr_findings(ls->s); r++) {
+		const struct pc_node *n = pc_node(ls->s, (size_t)pc_finding(ls->s, r));
+		char *focus = pc_focus_name(ls->s, &n->focus);
+		log_info("TRUE %s %s (%.2f; %.1f%% of the threads' time)", pc_hypothesis_name(n->hypothesis),
+			 focus ? focus : "?", n->value, 100 * n->share);
+		free(focus);
+	}
+	if (!pc_nr_findings(ls->s))
+		log_info("consultant: no hypothesis held at any focus");
+}
+
+struct pc_search *live_search_take(struct live_search *ls)
+{
+	struct pc_search *s = ls && !ls->failed ? ls->s : NULL;
+	if (s)
+		ls->s = NULL;
+	return s;
+}
+
+void live_search_free(struct live_search *ls)
+{
+	if (!ls)
+		return;
+	model_on_thread_end(ls->m, NULL, NULL);
+	profile_on_sample(ls->profile, NULL, NULL);
+	pc_search_free(ls->s);
+	free(ls->samples);
+	keyhash_free(&ls->sample_keys);
+	free(ls->functions);
+	free(ls->ended);
+	free(ls->threads);
+	free(ls->pairs);
+	free(ls);
+}

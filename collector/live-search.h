@@ -1,0 +1,56 @@
+/*
+ * collector/live-search.h - mtx collect --consultant: the Performance
+ * Consultant's search while the program runs (SEEDS-MAP S8; the search
+ * itself is src/derived/consultant.h's, live).
+ *
+ * It starts cheap: the scheduler and the library's sync records, no
+ * syscalls. Every LIVE_SEARCH_EVERY_NS it hands the search the run so far,
+ * added up from the thread model (each thread's states and I/O ops, the
+ * ended ones' too) and the live totals (each thread's lock waits on each
+ * object, collector/live.h). An experiment on an I/O hypothesis needs the
+ * syscalls source, which it switches on (reason consultant) while any such
+ * experiment runs; its cost is predicted from the calibrated cost of a
+ * syscall's records at a stated rate, and observed each round from the
+ * syscalls that returned. Past --overhead-budget, it is refused, or
+ * switched off (reason budget) and its experiments withdrawn.
+ */
+#ifndef MTX_COLLECTOR_LIVE_SEARCH_H
+#define MTX_COLLECTOR_LIVE_SEARCH_H
+
+#include <stdint.h>
+
+struct mtx_model;
+struct mtx_live;
+struct mtx_instrument;
+struct pc_search;
+struct live_search;
+
+/* How often the search is handed the run so far. */
+#define LIVE_SEARCH_EVERY_NS 250000000ull
+
+/*
+ * live_search_new - a search of the run that began at @start_ns, as @m and
+ * @live add it up (@profile names the functions that called the locks),
+ * switching @in's sources, within @budget_pct% of a CPU
+ * (0: no limit), for @search_ns (0: until the run ends). NULL when out of
+ * memory. Call before the program starts: it keeps the threads that end.
+ */
+struct mtx_profile;
+struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
+				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, uint64_t start_ns);
+
+/* live_search_tick - every round: the stream has gone by every event
+ * before @stream_ns. */
+void live_search_tick(struct live_search *ls, uint64_t stream_ns);
+
+/* live_search_end - the search ends (the run did, or its time is up):
+ * what it switched on goes off, and it says what it found on stderr. */
+void live_search_end(struct live_search *ls, uint64_t stream_ns);
+
+/* live_search_take - the search, for run.db's pc_nodes (the caller frees
+ * it: pc_search_free); NULL when it failed. */
+struct pc_search *live_search_take(struct live_search *ls);
+
+void live_search_free(struct live_search *ls);
+
+#endif

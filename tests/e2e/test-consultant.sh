@@ -1,0 +1,146 @@
+#!/bin/bash
+# mtx collect --consultant: the Performance Consultant's search while the
+# program runs (SEEDS-MAP S8), on test-diagnose.sh's planted programs
+# (tests/e2e/planted), each run long enough for the live search to conclude:
+#   - the program's output and exit status are as without mtx;
+#   - the live search, kept in run.db and shown by mtx diagnose, finds the
+#     planted cause where the offline search of the same run finds it (the
+#     same hypothesis at the same focus), and that focus is the program's
+#     own: the mutex it reports and hog() for the lock, crunch() for the
+#     CPU, the writing thread for the small synced writes; for the crowd of
+#     threads, ExcessiveCPUWait;
+#   - the syscalls went on for the I/O hypotheses and off again, both with
+#     reason consultant, and no uprobe of mtx is left in tracefs;
+#   - a budget too small for them refuses the syscalls: the I/O nodes stay
+#     untested, and no syscall is recorded;
+#   - --search-time ends the search (and the syscalls) while the program
+#     runs on;
+#   - mtx diagnose --offline searches the finished run without replacing
+#     the live search; bad options are refused.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cd "$TMP" || exit 1
+PROG=$BUILDDIR/tests/e2e/planted
+[ -x "$PROG" ] || { fail "not built: $PROG"; finish; }
+
+# first FILE WHY - the first finding of kind WHY: "hypothesis focus"
+first() { j "$1" "(SELECT json_extract(f.value, '\$.hypothesis') || ' ' || json_extract(f.value, '\$.focus')
+	FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why') = '$2' ORDER BY f.key LIMIT 1)"; }
+# where FILE WHY KEY - that finding's where.KEY
+where() { j "$1" "(SELECT json_extract(f.value, '\$.where.$3') FROM json_each(j, '\$.findings') f
+	WHERE json_extract(f.value, '\$.why') = '$2' ORDER BY f.key LIMIT 1)"; }
+
+# live NAME [MTX OPTION...] -- ARGS... - record planted ARGS under
+# --consultant into NAME.db; NAME.json the live search, NAME.off.json the
+# offline one; the output must be the program's ("planted MODE: done").
+live() {
+	local name=$1 opts=() st
+	shift
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	${NICE:+nice -n $NICE} "$MTX" collect --consultant "${opts[@]}" -o "$name.db" -- "$PROG" "$@" \
+		> "$name.out" 2> "$name.err"
+	st=$?
+	[ "$st" = 0 ] && [ "$(cat "$name.out")" = "planted $1: done" ] ||
+		fail "$name: exit $st, output '$(head -1 "$name.out")'"
+	"$MTX" diagnose "$name.db" --format json > "$name.json" 2> "$name.derr" ||
+		fail "$name: mtx diagnose failed: $(head -3 "$name.derr")"
+	"$MTX" diagnose "$name.db" --offline --format json > "$name.off.json" 2> "$name.derr" ||
+		fail "$name: mtx diagnose --offline failed: $(head -3 "$name.derr")"
+	[ "$(j "$name.json" "json_extract(j, '\$.search')")" = live ] ||
+		fail "$name: mtx diagnose did not show the live search"
+}
+
+# same NAME WHY WHAT - the live search's first finding of kind WHY is the
+# offline one's
+same() {
+	local l o
+	l=$(first "$1.json" "$2")
+	o=$(first "$1.off.json" "$2")
+	if [ -n "$l" ] && [ "$l" = "$o" ]; then
+		pass "$1: live, $3: $l, as offline"
+	else
+		fail "$1: live '$l', offline '$o' ($(grep -h 'consultant\|TRUE' "$1.err" | tr '\n' ' '))"
+	fi
+}
+
+# --- a hot lock inside hog()
+live lock -- lock 4 10000
+same lock sync "the lock wait"
+addr=$(fact lock.err lock)
+got="$(where lock.json sync object.address) $(where lock.json sync function)"
+[ "$got" = "$addr hog" ] && pass "lock: at the program's mutex $addr, in hog()" ||
+	fail "lock: at '$got', not '$addr hog'"
+# the syscalls, for the I/O hypotheses only, on and off by the consultant
+rows=$(sqlite3 lock.db "SELECT reason || '/' || COALESCE(off_reason, '-') FROM instrumentation
+	WHERE target = 'syscalls'")
+[ "$rows" = consultant/consultant ] && pass "lock: syscalls switched on and off by the consultant" ||
+	fail "lock: the syscalls' windows: '$rows'"
+outside=$(sqlite3 lock.db "SELECT COUNT(*) FROM syscalls s WHERE NOT EXISTS (SELECT 1 FROM instrumentation i
+	WHERE i.target = 'syscalls' AND s.start_ns >= i.on_ns AND s.start_ns < COALESCE(i.off_ns, s.start_ns + 1))")
+[ "$outside" = 0 ] && pass "lock: no syscall recorded outside the consultant's window" ||
+	fail "lock: $outside syscalls outside it"
+if [ -r /sys/kernel/tracing/uprobe_events ] && grep -q mtx /sys/kernel/tracing/uprobe_events; then
+	fail "uprobes left in tracefs: $(grep mtx /sys/kernel/tracing/uprobe_events | head -2)"
+else
+	pass "no uprobe of mtx left in tracefs"
+fi
+
+# --- CPU-bound in crunch()
+live cpu -- cpu 2 5000
+same cpu cpu "the CPU"
+[ "$(where cpu.json cpu function)" = crunch ] && pass "cpu: in crunch()" ||
+	fail "cpu: in '$(where cpu.json cpu function)', not crunch()"
+
+# --- more runnable threads than CPUs
+live crowd -- crowd 4 2500
+same crowd cpu_wait "the wait for a CPU"
+
+# --- small synced writes (at nice -10, as test-diagnose.sh: the writer
+# waits for a CPU after each write as long as for the write on a loaded
+# machine)
+file=$(mktemp "$BUILDDIR/tests/e2e/planted-io.XXXXXX")
+NICE=-10 live io -- io-small "$file" 40000
+rm -f "$file"
+same io io "the I/O"
+[ "$(j io.json "(SELECT json_extract(f.value, '\$.hypothesis') FROM json_each(j, '\$.findings') f
+	WHERE json_extract(f.value, '\$.why') = 'io' ORDER BY f.key LIMIT 1)")" = TooManySmallIOOps ] &&
+	pass "io: too many small I/O ops" || fail "io: $(first io.json io)"
+
+# --- a budget the syscalls do not fit: the I/O hypotheses stay untested
+file=$(mktemp "$BUILDDIR/tests/e2e/planted-io.XXXXXX")
+live small --overhead-budget 0.0001 -- io-small "$file" 10000
+rm -f "$file"
+io_nodes=$(j small.json "(SELECT group_concat(DISTINCT json_extract(n.value, '\$.status')) FROM json_each(j, '\$.nodes') n
+	WHERE json_extract(n.value, '\$.why') = 'io')")
+windows=$(sqlite3 small.db "SELECT COUNT(*) FROM instrumentation WHERE target = 'syscalls'")
+calls=$(sqlite3 small.db "SELECT COUNT(*) FROM syscalls")
+if [ "$io_nodes" = untested ] && [ "$windows" = 0 ] && [ "$calls" = 0 ] && holds small.err "refused"; then
+	pass "budget: syscalls refused, the I/O hypotheses untested, no syscall recorded"
+else
+	fail "budget: I/O nodes '$io_nodes', $windows syscalls windows, $calls syscalls ($(grep consultant small.err))"
+fi
+
+# --- --search-time: the search ends, the program runs on
+live short --search-time 1500ms -- cpu 1 5000
+off=$(sqlite3 short.db "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'end_ns') - off_ns
+	FROM instrumentation WHERE target = 'syscalls'")
+[ -n "$off" ] && [ "$off" -gt 2000000000 ] && pass "--search-time: the syscalls off $((off / 1000000)) ms before the end" ||
+	fail "--search-time: the syscalls off '$off' ns before the end"
+
+# --- the offline search does not replace the live one
+"$MTX" diagnose lock.db --offline > /dev/null 2>&1
+[ "$(sqlite3 lock.db "SELECT value FROM meta WHERE key = 'pc_search'")" = live ] &&
+	"$MTX" diagnose lock.db | head -1 | grep -q "made live" &&
+	pass "diagnose --offline leaves the live search kept" || fail "the live search was replaced"
+
+# --- bad options
+"$MTX" collect --search-time 5s -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
+[ $? = 2 ] && holds bad.err "needs it" && pass "--search-time without --consultant refused" ||
+	fail "--search-time alone: $(cat bad.err)"
+"$MTX" collect --consultant --search-time soon -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
+[ $? = 2 ] && pass "--search-time soon refused" || fail "--search-time soon: $(cat bad.err)"
+"$MTX" collect --consultant -e sched -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
+[ $? = 2 ] && pass "--consultant without the sync source refused" || fail "--consultant -e sched: $(cat bad.err)"
+[ -e bad.db ] && fail "a refused command wrote bad.db"
+finish
