@@ -362,6 +362,16 @@ static int pause_sync(void *ctx, int paused)
 	return collect_sync_pause(ctx, paused);
 }
 
+/* The sources --consultant switches (bit 1 << enum mtx_source_id), off
+ * until an experiment needs them: the syscalls, and the CPU samples
+ * unless --sample asked for them. */
+static unsigned consultant_switches(const struct collect_options *o)
+{
+	if (!o->consultant)
+		return 0;
+	return 1u << MTX_SRC_SYSCALLS | (o->sample_hz && !o->sample_hz_given ? 1u << MTX_SRC_SAMPLES : 0);
+}
+
 /* The sources the session opens: --consultant's syscalls too, off until
  * an experiment needs them. */
 static unsigned session_sources(const struct collect_options *o)
@@ -646,7 +656,7 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		goto fail_unstarted;
 	}
 	rc = session_open(&s, o->attach_pid ? o->attach_pid : t.pid, o->attach_pid != 0, session_sources(o),
-			  o->consultant ? source_bit(MTX_SRC_SYSCALLS) : 0, o->ring_pages,
+			  consultant_switches(o), o->ring_pages,
 			  o->sample_hz, o->sample_stack_bytes, o->phase_signal);
 	if (rc) {
 		error_set(err, "%s", s.error ? s.error : perf_open_error(rc));
@@ -731,7 +741,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		instrument_live(instr, answer_live, &answer);
 	}
 	if (o->consultant &&
-	    !(search = live_search_new(m, prof, live, instr, o->overhead_budget, o->search_ns, start_ns))) {
+	    !(search = live_search_new(m, prof, live, instr, o->overhead_budget, o->search_ns, o->sample_hz,
+				       consultant_switches(o) & (1u << MTX_SRC_SAMPLES), start_ns))) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}

@@ -52,6 +52,7 @@ struct collect_options {
 	 * within --overhead-budget. */
 	int consultant;
 	uint64_t search_ns;
+	int sample_hz_given;    /* --sample was given: samples all along, not switched */
 };
 
 struct collect_result {

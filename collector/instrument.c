@@ -124,7 +124,7 @@ struct mtx_instrument *instrument_new(struct mtx_session *s, struct mtx_writer *
 			open_window(in, mtx_sources[i]->name, mtx_sources[i]->id, start_ns, "start");
 	if (sync)
 		open_window(in, "sync", MTX_SRC_SYNC, start_ns, "start");
-	if (s->sample_hz)
+	if (s->sample_hz && !(s->start_off & (1u << MTX_SRC_SAMPLES)))
 		open_window(in, "samples", MTX_SRC_SAMPLES, start_ns, "start");
 	return in;
 }

@@ -15,6 +15,7 @@
 #include "src/log.h"
 
 #include <stdbool.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,6 @@
  * record before any is seen: the "static model of call frequency" of
  * seed 003 §3.1 (SEEDS-MAP S6's stated default). */
 #define DEFAULT_SYSCALLS_PER_S 1000.0
-/* A syscall's enter and exit records, when this machine's cost is not
- * known (mtx calibrate measures it: ~0.6 us here). */
-#define DEFAULT_SYSCALL_NS 1000ull
 
 /* A thread as the search counts it: its life so far. */
 struct thread_sum {
@@ -52,6 +50,17 @@ struct pair_sum {
 /* What the live search knows code from (diagnose's "Code:" line). */
 #define LIVE_CODE_FROM "lock waits by call site, CPU by samples, I/O nowhere (by the thread only)"
 
+/* A source the experiments switch (enum pc_need), and what it cost. */
+struct switched {
+	const char *source;  /* instrument_source's name */
+	bool on, always;     /* always: on all along (--sample), never switched */
+	uint64_t cost_seen;  /* switch_cost at the last look */
+	uint64_t looked_ns;  /* then; 0: not since it went on */
+	double pct;          /* the last observed cost, % of a CPU; < 0: not seen yet */
+	int switched_on, switched_off;
+	bool refusal_said;
+};
+
 struct live_search {
 	struct mtx_model *m;
 	struct mtx_profile *profile;
@@ -74,15 +83,12 @@ struct live_search {
 	size_t nr_threads, cap_threads;
 	struct pair_sum *pairs;
 	size_t nr_pairs, cap_pairs;
-	/* the syscalls source, the one an experiment switches */
-	uint64_t syscall_ns;      /* one syscall's records */
-	bool syscalls_on;
-	uint64_t syscalls_seen;   /* model_syscalls at the last look */
-	uint64_t syscalls_tick_ns;
-	double syscalls_rate;     /* the last observed, a second; 0: none yet */
-	uint64_t cost_ns;         /* observed in all */
-	bool refusal_said;
-	int switched_on, switched_off;
+	/* what the experiments switch, by enum pc_need */
+	struct switched switched[PC_NEEDS];
+	uint64_t cal_ns[CAL_NR_RECORDS]; /* one record of each, calibrated here */
+	unsigned sample_hz;
+	uint64_t samples_seen;           /* CPU samples gone by */
+	uint64_t cost_ns;                /* observed in all */
 };
 
 static struct thread_sum sum_of(const struct model_thread_view *v);
@@ -101,68 +107,104 @@ static void keep_ended(void *ctx, const struct model_thread_view *v)
 
 /* ---- the instrumentation the search switches ---- */
 
+/* What @need has cost since the start, were it on all along, by the
+ * counters the collector keeps anyway and the calibrated cost of each
+ * record: a syscall's two; a sample, and the switch of a thread, which a
+ * per-thread event makes dearer (estimated by a switch record's cost). */
+static uint64_t switch_cost(const struct live_search *ls, enum pc_need need)
+{
+	if (need == PC_NEED_SYSCALLS)
+		return model_syscalls(ls->m) * ls->cal_ns[CAL_REC_SYSCALLS];
+	return ls->samples_seen * ls->cal_ns[CAL_REC_SAMPLES] + model_switches(ls->m) * ls->cal_ns[CAL_REC_SWITCHES];
+}
+
+/* What @need would cost, in % of a CPU, before it goes on: what it cost
+ * when last on, else a stated rate (syscalls), else the samples' rate on
+ * every CPU and the switches so far. */
+static double predicted_pct(const struct live_search *ls, enum pc_need need, uint64_t now)
+{
+	const struct switched *w = &ls->switched[need];
+	const double since_s = now > ls->start_ns ? (double)(now - ls->start_ns) / 1e9 : 1;
+	double ns_a_second;
+	if (w->pct >= 0)
+		return w->pct;
+	if (need == PC_NEED_SYSCALLS)
+		ns_a_second = DEFAULT_SYSCALLS_PER_S * (double)ls->cal_ns[CAL_REC_SYSCALLS];
+	else
+		ns_a_second = (double)ls->sample_hz * (double)sysconf(_SC_NPROCESSORS_ONLN) *
+				      (double)ls->cal_ns[CAL_REC_SAMPLES] +
+			      (double)model_switches(ls->m) / since_s * (double)ls->cal_ns[CAL_REC_SWITCHES];
+	return ns_a_second / 1e7; /* % of 1e9 ns */
+}
+
 static int need_on(void *ctx, enum pc_need need)
 {
 	struct live_search *ls = ctx;
-	const double rate = ls->syscalls_rate > 0 ? ls->syscalls_rate : DEFAULT_SYSCALLS_PER_S;
-	const double predicted = rate * (double)ls->syscall_ns / 1e7; /* % of 1e9 ns */
+	struct switched *w = &ls->switched[need];
+	const double predicted = predicted_pct(ls, need, ls->last_step_ns);
 	const char *why = NULL;
 	uint64_t at;
-	(void)need;
+	if (w->always)
+		return 0;
 	if (ls->budget_pct > 0 && predicted > ls->budget_pct) {
-		if (!ls->refusal_said)
-			log_info("consultant: syscalls refused: predicted %.2f%% of a CPU, over the %g%% budget", predicted,
-			 ls->budget_pct);
-		ls->refusal_said = true;
+		if (!w->refusal_said)
+			log_info("consultant: %s refused: predicted %.2f%% of a CPU, over the %g%% budget", w->source,
+				 predicted, ls->budget_pct);
+		w->refusal_said = true;
 		return -1;
 	}
-	if (instrument_source(ls->in, "syscalls", 1, "consultant", &at, &why)) {
-		log_warn("consultant: the syscalls cannot go on (%s): the I/O hypotheses are not tested", why);
+	if (instrument_source(ls->in, w->source, 1, "consultant", &at, &why)) {
+		log_warn("consultant: the %s cannot go on (%s): what needs them is not tested", w->source, why);
 		return -1;
 	}
-	ls->syscalls_on = true;
-	ls->syscalls_seen = model_syscalls(ls->m);
-	ls->syscalls_tick_ns = 0;
-	ls->switched_on++;
+	w->on = true;
+	w->cost_seen = switch_cost(ls, need);
+	w->looked_ns = 0;
+	w->switched_on++;
 	return 0;
 }
 
-static void syscalls_off(struct live_search *ls, const char *reason)
+static void switch_off(struct live_search *ls, enum pc_need need, const char *reason)
 {
+	struct switched *w = &ls->switched[need];
 	const char *why = NULL;
 	uint64_t at;
-	if (instrument_source(ls->in, "syscalls", 0, reason, &at, &why))
-		log_warn("consultant: the syscalls cannot go off (%s)", why);
-	ls->syscalls_on = false;
-	ls->switched_off++;
+	if (w->always || !w->on)
+		return;
+	if (instrument_source(ls->in, w->source, 0, reason, &at, &why))
+		log_warn("consultant: the %s cannot go off (%s)", w->source, why);
+	w->on = false;
+	w->switched_off++;
 }
 
 static void need_off(void *ctx, enum pc_need need)
 {
-	(void)need;
-	syscalls_off(ctx, "consultant");
+	switch_off(ctx, need, "consultant");
 }
 
-/* Weigh the syscalls' records since the last look; past the budget, off. */
+/* Weigh what is on since the last look; past the budget, off. */
 static void watch_cost(struct live_search *ls, uint64_t now)
 {
-	uint64_t seen = model_syscalls(ls->m), n = seen - ls->syscalls_seen;
-	if (!ls->syscalls_on)
-		return;
-	ls->syscalls_seen = seen;
-	ls->cost_ns += n * ls->syscall_ns;
-	if (ls->syscalls_tick_ns && now > ls->syscalls_tick_ns) {
-		double pct;
-		ls->syscalls_rate = (double)n * 1e9 / (double)(now - ls->syscalls_tick_ns);
-		pct = ls->syscalls_rate * (double)ls->syscall_ns / 1e7;
-		if (ls->budget_pct > 0 && pct > ls->budget_pct) {
-			log_warn("consultant: the syscalls off: they cost %.2f%% of a CPU, over the %g%% budget; the I/O "
-				 "hypotheses stay untested", pct, ls->budget_pct);
-			syscalls_off(ls, "budget");
-			pc_live_withdraw(ls->s, PC_NEED_SYSCALLS);
+	for (int k = 0; k < PC_NEEDS; k++) {
+		struct switched *w = &ls->switched[k];
+		uint64_t cost, spent;
+		if (!w->on)
+			continue;
+		cost = switch_cost(ls, (enum pc_need)k);
+		spent = cost - w->cost_seen;
+		w->cost_seen = cost;
+		ls->cost_ns += spent;
+		if (w->looked_ns && now > w->looked_ns) {
+			w->pct = 100.0 * (double)spent / (double)(now - w->looked_ns);
+			if (ls->budget_pct > 0 && w->pct > ls->budget_pct) {
+				log_warn("consultant: the %s off: they cost %.2f%% of a CPU, over the %g%% budget; what "
+					 "needs them stays untested", w->source, w->pct, ls->budget_pct);
+				switch_off(ls, (enum pc_need)k, "budget");
+				pc_live_withdraw(ls->s, (enum pc_need)k);
+			}
 		}
+		w->looked_ns = now;
 	}
-	ls->syscalls_tick_ns = now;
 }
 
 /* ---- the run so far ---- */
@@ -282,6 +324,7 @@ static void on_sample(void *ctx, int32_t tid, int32_t pid, uint64_t ts_ns, uint3
 	const struct mtx_stacks *st = profile_stacks(ls->profile);
 	int64_t seen[MAX_FRAMES];
 	size_t n = 0;
+	ls->samples_seen++;
 	count_sample(ls, tid, 0);
 	for (const struct stacks_node *k; node && n < MAX_FRAMES && (k = stacks_node(st, node)); node = k->parent) {
 		int64_t f = profile_function_at(ls->profile, pid, ts_ns, k->pc);
@@ -379,26 +422,33 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 /* ---- the search's life ---- */
 
 struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
-				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, uint64_t start_ns)
+				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, unsigned sample_hz,
+				    bool samples_switched, uint64_t start_ns)
 {
+	/* one record of each when it cannot be measured here nor was kept by
+	 * mtx calibrate: about what this machine kind measures */
+	static const uint64_t stated_ns[CAL_NR_RECORDS] = {
+		[CAL_REC_SYSCALLS] = 1000, [CAL_REC_SAMPLES] = 3000, [CAL_REC_SWITCHES] = 500, [CAL_REC_WAKEUPS] = 500,
+	};
 	struct live_search *ls = calloc(1, sizeof(*ls));
 	struct pc_tunables t;
-	uint64_t cal[CAL_NR_RECORDS] = { 0 };
 	if (!ls)
 		return NULL;
-	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = budget_pct, .search_ns = search_ns,
-				    .start_ns = start_ns, .last_step_ns = start_ns };
+	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = budget_pct,
+				    .search_ns = search_ns, .start_ns = start_ns, .last_step_ns = start_ns,
+				    .sample_hz = sample_hz };
+	ls->switched[PC_NEED_SYSCALLS] = (struct switched){ .source = "syscalls", .pct = -1 };
+	ls->switched[PC_NEED_SAMPLES] = (struct switched){ .source = "samples", .always = !samples_switched, .pct = -1 };
 	pc_tunables_default(&t);
 	if (pc_live_new(&t, &(struct pc_instrumenter){ need_on, need_off, ls }, &ls->s)) {
 		free(ls);
 		return NULL;
 	}
-	/* what one syscall's records cost here: measured now (~ms), else as
-	 * mtx calibrate kept it, else a stated default */
-	calibrate_record_costs(cal, source_bit(MTX_SRC_SYSCALLS), 0, 0);
-	ls->syscall_ns = cal[CAL_REC_SYSCALLS] ? cal[CAL_REC_SYSCALLS] : cal_store_load("cal_syscalls_ns");
-	if (!ls->syscall_ns)
-		ls->syscall_ns = DEFAULT_SYSCALL_NS;
+	/* what one record of each costs here: measured now (~30 ms) */
+	calibrate_record_costs(ls->cal_ns, source_bit(MTX_SRC_SYSCALLS), sample_hz, 0);
+	for (int i = 0; i < CAL_NR_RECORDS; i++)
+		if (!ls->cal_ns[i] && !(ls->cal_ns[i] = cal_store_load(calibrate_records[i].meta_key)))
+			ls->cal_ns[i] = stated_ns[i];
 	model_on_thread_end(m, keep_ended, ls);
 	profile_on_sample(profile, on_sample, ls);
 	return ls;
@@ -438,12 +488,13 @@ void live_search_end(struct live_search *ls, uint64_t now)
 	}
 	pc_live_counts(ls->s, &launched, &active, &refused);
 	char budget[48] = "";
+	const struct switched *sc = &ls->switched[PC_NEED_SYSCALLS], *sa = &ls->switched[PC_NEED_SAMPLES];
 	if (ls->budget_pct > 0)
 		snprintf(budget, sizeof(budget), " (budget %g%%)", ls->budget_pct);
-	log_info("consultant: %d experiment%s (%d still observing at the end, %d refused); syscalls on %d time%s, off "
-		 "%d; observed cost %.2f%% of a CPU%s",
-		 launched, launched == 1 ? "" : "s", active, refused, ls->switched_on, ls->switched_on == 1 ? "" : "s",
-		 ls->switched_off, now > ls->start_ns ? 100.0 * (double)ls->cost_ns / (double)(now - ls->start_ns) : 0.0,
+	log_info("consultant: %d experiment%s (%d still observing at the end, %d refused); syscalls on %d time%s, "
+		 "samples %d; observed cost %.2f%% of a CPU%s",
+		 launched, launched == 1 ? "" : "s", active, refused, sc->switched_on, sc->switched_on == 1 ? "" : "s",
+		 sa->switched_on, now > ls->start_ns ? 100.0 * (double)ls->cost_ns / (double)(now - ls->start_ns) : 0.0,
 		 budget);
 	for (size_t r = 0; r < pc_nr_findings(ls->s); r++) {
 		const struct pc_node *n = pc_node(ls->s, (size_t)pc_finding(ls->s, r));

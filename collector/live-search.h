@@ -3,20 +3,23 @@
  * Consultant's search while the program runs (SEEDS-MAP S8; the search
  * itself is src/derived/consultant.h's, live).
  *
- * It starts cheap: the scheduler and the library's sync records, no
- * syscalls. Every LIVE_SEARCH_EVERY_NS it hands the search the run so far,
- * added up from the thread model (each thread's states and I/O ops, the
- * ended ones' too) and the live totals (each thread's lock waits on each
- * object, collector/live.h). An experiment on an I/O hypothesis needs the
- * syscalls source, which it switches on (reason consultant) while any such
- * experiment runs; its cost is predicted from the calibrated cost of a
- * syscall's records at a stated rate, and observed each round from the
- * syscalls that returned. Past --overhead-budget, it is refused, or
- * switched off (reason budget) and its experiments withdrawn.
+ * It starts cheap: the scheduler and the library's sync records. Every
+ * LIVE_SEARCH_EVERY_NS it hands the search the run so far, added up from
+ * the thread model (each thread's states and I/O ops, the ended ones'
+ * too), the live totals (each thread's lock waits on each object, by the
+ * function that called the lock, collector/live.h) and the CPU samples
+ * (each thread's, by the functions on their stacks). What an experiment
+ * needs beyond that it switches through @in (reason consultant): the
+ * syscalls source for the I/O hypotheses, the CPU samples to place CPU
+ * time in the code (unless --sample keeps them on all along). Each is
+ * costed from the calibrated cost of its records at their rate, predicted
+ * before it goes on and observed each round; past --overhead-budget it is
+ * refused, or switched off (reason budget) and its experiments withdrawn.
  */
 #ifndef MTX_COLLECTOR_LIVE_SEARCH_H
 #define MTX_COLLECTOR_LIVE_SEARCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct mtx_model;
@@ -37,7 +40,8 @@ struct live_search;
  */
 struct mtx_profile;
 struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
-				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, uint64_t start_ns);
+				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, unsigned sample_hz,
+				    bool samples_switched, uint64_t start_ns);
 
 /* live_search_tick - every round: the stream has gone by every event
  * before @stream_ns. */

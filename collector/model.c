@@ -86,6 +86,7 @@ struct mtx_model {
 	uint8_t *syscall_class;       /* [syscall_names_count]: enum thread_state */
 	uint8_t *syscall_io_op;       /* [syscall_names_count]: one of src/io-ops.h */
 	uint64_t nr_syscalls;         /* returned so far */
+	uint64_t nr_switches;         /* the traced threads' switches out so far */
 	model_thread_fn on_end;       /* model_on_thread_end */
 	void *on_end_ctx;
 	struct mtx_fd_tracker *fds;   /* fd and fd_kind of syscall rows */
@@ -462,6 +463,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		bool runnable = ev->u.sw.preempt || (ev->u.sw.prev_state & 0xff) == 0;
 		detail_switch(m->detail, ev->ts_ns, ev->cpu, ev->tid, state_letter(ev->u.sw.prev_state, ev->u.sw.preempt),
 			      runnable, ev->u.sw.next_tid, ev->u.sw.stack_id);
+		m->nr_switches++;
 		t = find_thread(m, ev->tid);
 		if (!t)
 			return; /* its final switch after EXIT */
@@ -610,6 +612,11 @@ void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx)
 uint64_t model_syscalls(const struct mtx_model *m)
 {
 	return m->nr_syscalls;
+}
+
+uint64_t model_switches(const struct mtx_model *m)
+{
+	return m->nr_switches;
 }
 
 uint64_t model_ended(const struct mtx_model *m, uint64_t state_ns[NR_THREAD_STATES])

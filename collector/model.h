@@ -102,6 +102,9 @@ void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx);
 /* model_syscalls - how many syscalls returned so far (their records'
  * cost, for the consultant's budget). */
 uint64_t model_syscalls(const struct mtx_model *m);
+/* model_switches - how many times the traced threads left a CPU so far
+ * (what a per-thread event adds its cost to). */
+uint64_t model_switches(const struct mtx_model *m);
 
 /* model_ended - how many traced threads have ended so far, and the time
  * they spent in each state, added up into @state_ns. */

@@ -384,7 +384,7 @@ int session_source_enable(struct mtx_session *s, enum mtx_source_id id, int on)
 	return n;
 }
 
-/* Whether @fd is an event of a source opened off (session_open's off_mask). */
+/* Whether @fd is an event of a source opened off (session_open's off_ids). */
 static bool starts_off(const struct mtx_session *s, int fd)
 {
 	for (size_t i = 0; s->start_off && i < s->nr_events; i++)
@@ -405,7 +405,7 @@ int session_enable(struct mtx_session *s)
 	return 0;
 }
 
-int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, unsigned off_mask, size_t ring_pages,
+int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, unsigned off_ids, size_t ring_pages,
 		 unsigned sample_hz, unsigned sample_stack_bytes, int phase_signal)
 {
 	int rc;
@@ -415,9 +415,7 @@ int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, 
 	s->sample_hz = sample_hz;
 	s->sample_stack_bytes = sample_stack_bytes;
 	s->phase_signal = phase_signal;
-	for (int i = 0; i < mtx_nr_sources; i++)
-		if (mask & off_mask & (1u << i))
-			s->start_off |= 1u << mtx_sources[i]->id;
+	s->start_off = off_ids;
 	s->nr_cpus = perf_nr_cpus();
 	s->ring_pages = ring_pages;
 	s->rings = calloc((size_t)s->nr_cpus, sizeof(*s->rings));

@@ -43,7 +43,7 @@ struct mtx_session {
 	 * are opened on each of its threads, disabled until session_enable;
 	 * else on @pid alone, inherited, enabled by its exec. */
 	int attached;
-	unsigned start_off;        /* bit by enum mtx_source_id: opened off (session_open's off_mask) */
+	unsigned start_off;        /* bit by enum mtx_source_id: opened off (session_open's off_ids) */
 	pid_t *tids;               /* attached: the threads with events */
 	size_t nr_tids, cap_tids;
 	struct session_spec *specs; /* attached: the per-task events */
@@ -109,10 +109,11 @@ int session_after_close(struct mtx_session *s, void (*fn)(void *ctx), void *ctx)
  * session_enable) with @ring_pages data pages per CPU, and CPU samples at
  * @sample_hz (0: none; source_samples), each with a copy of
  * @sample_stack_bytes of the user stack (0: none, frame-pointer chains
- * only). The sources in @off_mask (of @mask) are opened but left off,
- * until session_source_enable. Returns 0 or -errno with s->error.
+ * only). The sources in @off_ids (bit 1 << enum mtx_source_id) are opened
+ * but left off, until session_source_enable. Returns 0 or -errno with
+ * s->error.
  */
-int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, unsigned off_mask, size_t ring_pages,
+int session_open(struct mtx_session *s, pid_t pid, int attached, unsigned mask, unsigned off_ids, size_t ring_pages,
 		 unsigned sample_hz, unsigned sample_stack_bytes, int phase_signal);
 
 /*

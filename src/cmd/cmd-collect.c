@@ -97,9 +97,9 @@ const char cmd_collect_usage[] =
 	"                          (with --consultant: the instrumentation it adds)\n"
 	"      --consultant        search for why the threads lose time while the\n"
 	"                          program runs, switching on what each hypothesis\n"
-	"                          needs (syscalls for I/O) and off once answered;\n"
-	"                          the search is kept for mtx diagnose FILE (CPU\n"
-	"                          samples at 99 Hz unless --sample says otherwise)\n"
+	"                          needs (syscalls for I/O, CPU samples at 99 Hz for\n"
+	"                          CPU by code) and off once answered; the search is\n"
+	"                          kept for mtx diagnose FILE\n"
 	"      --search-time TIME  with --consultant: end the search after TIME (30s;\n"
 	"                          default: when the program ends)\n"
 	"      --rates-from OLD.db with --overhead-budget: leave out before the start\n"
@@ -453,8 +453,8 @@ static int parse_time(const char *option, const char *text, uint64_t *ns)
 	return 0;
 }
 
-/* --consultant's CPU samples a second, without --sample: Paradyn's
- * consultant started from cheap sampling (SEEDS-MAP S8). */
+/* --consultant's CPU samples a second, without --sample, while its
+ * experiments place CPU time in the code. */
 #define CONSULTANT_SAMPLE_HZ 99
 
 /* Keep --consultant's search @s in run.db's pc_nodes, for mtx diagnose
@@ -536,6 +536,7 @@ int cmd_collect(int argc, char **argv)
 				return cmd_usage_error("collect", "--sample takes a rate in Hz from 1 to 10000, not '%s'",
 						       optarg);
 			o.sample_hz = (unsigned)hz;
+			o.sample_hz_given = 1;
 			break;
 		}
 		case 'P':
@@ -671,7 +672,7 @@ int cmd_collect(int argc, char **argv)
 		return cmd_usage_error("collect", "--sync-stacks needs the sync source in --events");
 	if (o.inject.delay_ns && !o.sync)
 		return cmd_usage_error("collect", "--inject-overhead needs the sync source in --events");
-	if (o.consultant && !o.sample_hz) /* CPU by code, cheaply (SEEDS-MAP S8) */
+	if (o.consultant && !o.sample_hz_given) /* CPU by code, while an experiment needs it */
 		o.sample_hz = CONSULTANT_SAMPLE_HZ;
 	if (call_graph_given && !o.sample_hz)
 		return cmd_usage_error("collect", "--call-graph says how samples are walked: it needs --sample HZ");

@@ -131,6 +131,7 @@ struct pc_trial {
 	bool guess;              /* the last guess */
 	uint64_t guess_since_ns; /* held since */
 	bool refused;            /* its instrumentation was refused or withdrawn */
+	uint64_t code_since_ns;  /* true, sampling before its refinement along /Code; 0: not */
 };
 
 struct pc_live {
@@ -256,13 +257,37 @@ static void test(struct pc_search *s, struct pc_node *n)
 	n->order = ++s->nr_tested;
 }
 
-/* Refine true node @id: its child hypotheses at its focus, and its
- * hypothesis at each child of each component it may be refined along
- * that holds some of its metric. */
-static int expand(struct pc_search *s, int id)
+/* Refine true node @id along hierarchy @k: its hypothesis at each child
+ * of that component that holds some of its metric. */
+static int expand_along(struct pc_search *s, int id, enum pc_hierarchy k)
 {
 	const struct pc_node n = s->nodes[id];
 	const struct hypothesis *h = &hypotheses[n.hypothesis];
+	const double prio = n.value - n.threshold;
+	int64_t *children;
+	size_t nr;
+	int rc;
+	if (!(pc_metric_along(h->metric) & PC_ALONG(k)))
+		return 0;
+	if ((rc = pc_data_children(s->data, &n.focus, k, h->metric, &children, &nr)) < 0)
+		return rc;
+	for (size_t i = 0; i < nr && rc >= 0; i++) {
+		struct pc_focus f = n.focus;
+		f.r[k] = (struct pc_resource){ n.focus.r[k].level + 1, children[i] };
+		if ((rc = node_of(s, n.hypothesis, &f, prio)) >= 0)
+			rc = add_edge(s, id, rc, k);
+	}
+	free(children);
+	return rc < 0 ? rc : 0;
+}
+
+/* Refine true node @id: its child hypotheses at its focus, and its
+ * hypothesis at each child of each component it may be refined along
+ * that holds some of its metric, but along the hierarchies in @later
+ * (PC_ALONG bits: the live search's /Code for CPU, once sampled). */
+static int expand(struct pc_search *s, int id, unsigned later)
+{
+	const struct pc_node n = s->nodes[id];
 	const double prio = id ? n.value - n.threshold : 1;
 	int rc = 0;
 	for (int c = 1; c < NR_HYPOTHESES && rc >= 0; c++) {
@@ -273,21 +298,9 @@ static int expand(struct pc_search *s, int id)
 		if ((rc = node_of(s, c, &n.focus, prio)) >= 0)
 			rc = add_edge(s, id, rc, -1);
 	}
-	for (int k = 0; k < PC_HIERARCHIES && rc >= 0 && id; k++) {
-		int64_t *children;
-		size_t nr;
-		if (!(pc_metric_along(h->metric) & PC_ALONG(k)))
-			continue;
-		if ((rc = pc_data_children(s->data, &n.focus, (enum pc_hierarchy)k, h->metric, &children, &nr)) < 0)
-			break;
-		for (size_t i = 0; i < nr && rc >= 0; i++) {
-			struct pc_focus f = n.focus;
-			f.r[k] = (struct pc_resource){ n.focus.r[k].level + 1, children[i] };
-			if ((rc = node_of(s, n.hypothesis, &f, prio)) >= 0)
-				rc = add_edge(s, id, rc, k);
-		}
-		free(children);
-	}
+	for (int k = 0; k < PC_HIERARCHIES && rc >= 0 && id; k++)
+		if (!(later & PC_ALONG(k)))
+			rc = expand_along(s, id, (enum pc_hierarchy)k);
 	return rc < 0 ? rc : 0;
 }
 
@@ -400,7 +413,7 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 	/* the root is virtual: true when a child is */
 	rc = node_of(s, 0, &whole, 0);
 	if (rc >= 0)
-		rc = expand(s, 0);
+		rc = expand(s, 0, 0);
 	while (rc >= 0 && (id = next(s)) >= 0) {
 		if (s->nr_tested >= (int)t->max_tests) {
 			s->stopped = true;
@@ -408,7 +421,7 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 		}
 		test(s, &s->nodes[id]);
 		if (s->nodes[id].status == PC_TRUE)
-			rc = expand(s, id);
+			rc = expand(s, id, 0);
 	}
 	if (rc >= 0) {
 		s->nodes[0].status = has_true_child(s, 0) ? PC_TRUE : PC_FALSE;
@@ -428,15 +441,25 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 
 const char *pc_need_name(enum pc_need need)
 {
-	static const char *const names[] = { "syscalls" };
+	static const char *const names[] = { "syscalls", "samples" };
 	return names[need];
 }
 
-/* What hypothesis @h's experiments need: I/O waits and ops are told
- * apart only with the syscalls a thread waits in. */
-static unsigned needs_of(int h)
+/* Whether node @n's CPU is known by code only from CPU samples: CPUbound
+ * at a focus with a /Code component, or refined along /Code. */
+static bool cpu_by_code(const struct pc_node *n)
 {
-	return hypotheses[h].why == PC_WHY_IO ? 1u << PC_NEED_SYSCALLS : 0;
+	return hypotheses[n->hypothesis].metric == PC_M_CPU;
+}
+
+/* What node @n's experiment needs: I/O waits and ops are told apart only
+ * with the syscalls a thread waits in; CPU in a function, only with
+ * samples. */
+static unsigned needs_of(const struct pc_node *n)
+{
+	if (hypotheses[n->hypothesis].why == PC_WHY_IO)
+		return 1u << PC_NEED_SYSCALLS;
+	return cpu_by_code(n) && n->focus.r[PC_CODE].level ? 1u << PC_NEED_SAMPLES : 0;
 }
 
 /* Take @needs for one more experiment: 0, or -1 when one is refused
@@ -528,7 +551,7 @@ int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
 		return rc;
 	if (s->nr_nodes == 0) { /* the root, made true by a true child */
 		const struct pc_focus whole = { 0 };
-		if ((rc = node_of(s, 0, &whole, 0)) < 0 || (rc = expand(s, 0)) < 0)
+		if ((rc = node_of(s, 0, &whole, 0)) < 0 || (rc = expand(s, 0, 0)) < 0)
 			return rc;
 	}
 	/* what the experiments that conclude used, given back after the
@@ -553,10 +576,25 @@ int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
 			continue;
 		n->status = guess ? PC_TRUE : PC_FALSE;
 		n->order = ++s->nr_tested;
-		ended[i] = needs_of(n->hypothesis) | 1u << PC_NEEDS; /* (marks it ended) */
+		ended[i] = needs_of(n) | 1u << PC_NEEDS; /* (marks it ended) */
 		end_trial(l, (int)i);
-		if (guess)
-			rc = expand(s, (int)i);
+		if (!guess)
+			continue;
+		/* CPU by code: sampled for minObservationTime first, unless
+		 * it is by code already (samples on) */
+		const bool sample_first = cpu_by_code(n) && !n->focus.r[PC_CODE].level;
+		rc = expand(s, (int)i, sample_first ? PC_ALONG(PC_CODE) : 0);
+		if (rc >= 0 && sample_first && !take_needs(l, 1u << PC_NEED_SAMPLES))
+			l->trials[i].code_since_ns = now_ns; /* (expand may have moved the trials) */
+	}
+	/* the true CPU nodes sampled long enough: refined along /Code */
+	for (size_t i = 1; i < tested_before && rc >= 0; i++) {
+		struct pc_trial *tr = &l->trials[i];
+		if (!tr->code_since_ns || (double)(now_ns - tr->code_since_ns) < min_ns)
+			continue;
+		tr->code_since_ns = 0;
+		ended[i] |= 1u << PC_NEED_SAMPLES | 1u << PC_NEEDS;
+		rc = expand_along(s, (int)i, PC_CODE);
 	}
 	while (rc >= 0 && l->active < (int)s->t.max_active && (id = next(s)) >= 0) {
 		struct pc_trial *tr = &l->trials[id];
@@ -564,7 +602,7 @@ int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
 			s->stopped = true;
 			break;
 		}
-		if (take_needs(l, needs_of(s->nodes[id].hypothesis))) {
+		if (take_needs(l, needs_of(&s->nodes[id]))) {
 			tr->refused = true;
 			l->refused++;
 			continue;
@@ -586,7 +624,9 @@ void pc_live_withdraw(struct pc_search *s, enum pc_need need)
 	struct pc_live *l = s->live;
 	for (size_t i = 1; i < s->nr_nodes; i++) {
 		struct pc_trial *tr = &l->trials[i];
-		if (!tr->started_ns || s->nodes[i].status != PC_UNTESTED || !(needs_of(s->nodes[i].hypothesis) & (1u << need)))
+		if (need == PC_NEED_SAMPLES)
+			tr->code_since_ns = 0; /* no refinement along /Code */
+		if (!tr->started_ns || s->nodes[i].status != PC_UNTESTED || !(needs_of(&s->nodes[i]) & (1u << need)))
 			continue;
 		end_trial(l, (int)i);
 		tr->started_ns = 0;

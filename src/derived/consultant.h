@@ -143,9 +143,12 @@ void pc_search_free(struct pc_search *s);
 
 struct pc_data;
 
-/* What an experiment may need beyond what is always on (sched, sync). */
-enum pc_need { PC_NEED_SYSCALLS, PC_NEEDS };
-const char *pc_need_name(enum pc_need need); /* syscalls */
+/* What an experiment may need beyond what is always on (sched, sync):
+ * the syscalls (I/O hypotheses), CPU samples (CPU by code: a true CPU
+ * node samples for minObservationTime before it is refined along /Code,
+ * and its children there sample while they run). */
+enum pc_need { PC_NEED_SYSCALLS, PC_NEED_SAMPLES, PC_NEEDS };
+const char *pc_need_name(enum pc_need need); /* syscalls, samples */
 
 /* How the search switches what it needs: @on returns 0 when it is on,
  * -1 when the cost budget refuses it; @off when no experiment needs it. */

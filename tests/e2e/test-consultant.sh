@@ -30,6 +30,8 @@ first() { j "$1" "(SELECT json_extract(f.value, '\$.hypothesis') || ' ' || json_
 where() { j "$1" "(SELECT json_extract(f.value, '\$.where.$3') FROM json_each(j, '\$.findings') f
 	WHERE json_extract(f.value, '\$.why') = '$2' ORDER BY f.key LIMIT 1)"; }
 
+COLLECTORS= # the pids of the runs' collectors: their uprobes are mtx_PID/...
+
 # live NAME [MTX OPTION...] -- ARGS... - record planted ARGS under
 # --consultant into NAME.db; NAME.json the live search, NAME.off.json the
 # offline one; the output must be the program's ("planted MODE: done").
@@ -39,7 +41,9 @@ live() {
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
 	${NICE:+nice -n $NICE} "$MTX" collect --consultant "${opts[@]}" -o "$name.db" -- "$PROG" "$@" \
-		> "$name.out" 2> "$name.err"
+		> "$name.out" 2> "$name.err" &
+	COLLECTORS+=" $!"
+	wait $!
 	st=$?
 	[ "$st" = 0 ] && [ "$(cat "$name.out")" = "planted $1: done" ] ||
 		fail "$name: exit $st, output '$(head -1 "$name.out")'"
@@ -80,14 +84,14 @@ outside=$(sqlite3 lock.db "SELECT COUNT(*) FROM syscalls s WHERE NOT EXISTS (SEL
 	WHERE i.target = 'syscalls' AND s.start_ns >= i.on_ns AND s.start_ns < COALESCE(i.off_ns, s.start_ns + 1))")
 [ "$outside" = 0 ] && pass "lock: no syscall recorded outside the consultant's window" ||
 	fail "lock: $outside syscalls outside it"
-if [ -r /sys/kernel/tracing/uprobe_events ] && grep -q mtx /sys/kernel/tracing/uprobe_events; then
-	fail "uprobes left in tracefs: $(grep mtx /sys/kernel/tracing/uprobe_events | head -2)"
-else
-	pass "no uprobe of mtx left in tracefs"
-fi
+left=
+for pid in $COLLECTORS; do
+	left+=$(grep "mtx_$pid/" /sys/kernel/tracing/uprobe_events 2> /dev/null)
+done
+[ -z "$left" ] && pass "no uprobe of these runs left in tracefs" || fail "uprobes left in tracefs: $left"
 
 # --- CPU-bound in crunch()
-live cpu -- cpu 2 5000
+live cpu -- cpu 2 9000
 same cpu cpu "the CPU"
 [ "$(where cpu.json cpu function)" = crunch ] && pass "cpu: in crunch()" ||
 	fail "cpu: in '$(where cpu.json cpu function)', not crunch()"
