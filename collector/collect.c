@@ -746,6 +746,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}
+	if (search)
+		live_more(live, live_search_reply, search);
 	if (cu)
 		instrument_catch_up(instr, cu, attach_ns);
 	if (o->attach_pid) {
@@ -840,6 +842,8 @@ started:
 	/* what the search switched on goes off with it, before the windows
 	 * are written */
 	live_search_end(search, sinks.flushed_ns);
+	if (live)
+		live_more(live, NULL, NULL);
 	r->consultant = live_search_take(search);
 	live_search_free(search);
 	search = NULL;

@@ -13,6 +13,7 @@
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/log.h"
+#include "src/report-format.h"
 
 #include <stdbool.h>
 #include <unistd.h>
@@ -505,6 +506,37 @@ void live_search_end(struct live_search *ls, uint64_t now)
 	}
 	if (!pc_nr_findings(ls->s))
 		log_info("consultant: no hypothesis held at any focus");
+}
+
+void live_search_reply(void *ctx, FILE *out)
+{
+	struct live_search *ls = ctx;
+	const size_t nr = pc_nr_nodes(ls->s);
+	int *order = calloc(nr + 1, sizeof(*order)), *depths = calloc(nr + 1, sizeof(*depths));
+	size_t n = 0;
+	if (!order || !depths || pc_graph_order(ls->s, order, depths, &n))
+		n = 0;
+	fputs(", \"search\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct pc_node *node = pc_node(ls->s, (size_t)order[i]);
+		char *focus = pc_focus_name(ls->s, &node->focus);
+		const bool observing = pc_live_observing(ls->s, (size_t)order[i]);
+		fprintf(out, "%s{\"id\": %d, \"depth\": %d, \"hypothesis\": ", i ? ", " : "", node->id, depths[i]);
+		report_json_string(out, pc_hypothesis_name(node->hypothesis));
+		fputs(", \"focus\": ", out);
+		report_json_string(out, focus ? focus : "?");
+		fputs(", \"status\": ", out);
+		report_json_string(out, observing ? "observing" : pc_status_name(node->status));
+		if (node->id && node->status != PC_UNTESTED)
+			fprintf(out, ", \"value\": %.6g", node->value);
+		if (node->id)
+			fprintf(out, ", \"threshold\": %g", node->threshold);
+		fputc('}', out);
+		free(focus);
+	}
+	fputc(']', out);
+	free(order);
+	free(depths);
 }
 
 struct pc_search *live_search_take(struct live_search *ls)

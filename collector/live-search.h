@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct mtx_model;
 struct mtx_live;
@@ -50,6 +51,12 @@ void live_search_tick(struct live_search *ls, uint64_t stream_ns);
 /* live_search_end - the search ends (the run did, or its time is up):
  * what it switched on goes off, and it says what it found on stderr. */
 void live_search_end(struct live_search *ls, uint64_t stream_ns);
+
+/* live_search_reply - the search so far, for mtx ctl SOCK live (a
+ * live_more_fn: @ctx is the search): ", \"search\": [nodes]", each node
+ * {id, depth, hypothesis, focus, status (true, false, observing,
+ * untested), value (once concluded), threshold}, in the graph's order. */
+void live_search_reply(void *ctx, FILE *out);
 
 /* live_search_take - the search, for run.db's pc_nodes (the caller frees
  * it: pc_search_free); NULL when it failed. */

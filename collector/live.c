@@ -44,6 +44,8 @@ struct mtx_live {
 	struct live_pair *pairs; /* by (tid, object): pair_keys */
 	size_t nr_pairs, pairs_cap;
 	struct keyhash pair_keys;
+	live_more_fn more;       /* live_more */
+	void *more_ctx;
 	bool out_of_memory_said;
 };
 
@@ -273,10 +275,19 @@ void live_reply(struct mtx_live *l, uint64_t now, FILE *out)
 	snprintf(text, sizeof(text), "%.3f s into the run: %zu thread%s alive, %" PRIu64 " ended; %" PRIu64
 		 " sync op%s",
 		 (double)(now - l->start_ns) / 1e9, tl.n, tl.n == 1 ? "" : "s", ended, ops, ops == 1 ? "" : "s");
-	fputs("], \"text\": ", out);
+	fputc(']', out);
+	if (l->more)
+		l->more(l->more_ctx, out);
+	fputs(", \"text\": ", out);
 	report_json_string(out, text);
 	fputs("}\n", out);
 	open_ops_end(l, &oo);
+}
+
+void live_more(struct mtx_live *l, live_more_fn fn, void *ctx)
+{
+	l->more = fn;
+	l->more_ctx = ctx;
 }
 
 uint64_t live_lock_waits(struct mtx_live *l, uint64_t now, live_lock_wait_fn fn, void *ctx)

@@ -58,6 +58,11 @@ typedef void (*live_lock_wait_fn)(void *ctx, int64_t tid, int64_t object_id, int
 				  uint64_t addr, int64_t function_id, uint64_t wait_ns);
 uint64_t live_lock_waits(struct mtx_live *l, uint64_t now_ns, live_lock_wait_fn fn, void *ctx);
 
+/* live_more - @fn(@ctx, out) writes more members of the answer (each
+ * ", \"key\": value"): what mtx collect --consultant has found so far. */
+typedef void (*live_more_fn)(void *ctx, FILE *out);
+void live_more(struct mtx_live *l, live_more_fn fn, void *ctx);
+
 /* How many objects an answer lists at most. */
 #define LIVE_OBJECTS 100
 

@@ -195,6 +195,11 @@ static const struct mtx_query browse_queries[] = {
 	  " UNION ALL SELECT 'true', NULL, threshold, hypothesis, '  ... and ' || (n - " LIVE_NODES ") || ' more "
 	  "' || CASE level WHEN 1 THEN 'threads' ELSE 'objects' END, ord, level, pos FROM refined "
 	  "WHERE pos = " LIVE_NODES " + 1) ORDER BY ord, level, pos" },
+	{ "live.graph", "The consultant's search as it runs (mtx collect --consultant): each experiment, refined "
+	  "where true",
+	  "SELECT status, CASE WHEN value IS NULL THEN '' ELSE printf('%.2f', value) END AS value, "
+	  "COALESCE(threshold, '') AS threshold, hypothesis, printf('%*s', 2 * depth, '') || focus AS focus "
+	  "FROM live_search WHERE seq = (SELECT MAX(seq) FROM live_snapshot) ORDER BY pos" },
 	{ "live.threads", "Threads alive: their time in each state over the last second",
 	  LIVE_WINDOW "SELECT tid, name, state, 100.0 * running / life AS running_pct, "
 	  "100.0 * runnable / life AS runnable_pct, 100.0 * lock_wait / life AS lock_pct, "

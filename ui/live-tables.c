@@ -25,7 +25,9 @@ static const char create_sql[] =
 	LIVE_STATES(COLUMN) "lock_wait_ns INTEGER, lock_ops INTEGER, PRIMARY KEY (seq, tid));"
 	"CREATE TABLE live_objects(seq INTEGER, id INTEGER, pid INTEGER, kind TEXT, address TEXT, ops INTEGER, "
 	"op_ns INTEGER, lock_wait_ns INTEGER, PRIMARY KEY (seq, id));"
-	"CREATE TABLE live_thresholds(ord INTEGER PRIMARY KEY, why TEXT, hypothesis TEXT, threshold REAL);";
+	"CREATE TABLE live_thresholds(ord INTEGER PRIMARY KEY, why TEXT, hypothesis TEXT, threshold REAL);"
+	"CREATE TABLE live_search(seq INTEGER, pos INTEGER, depth INTEGER, hypothesis TEXT, focus TEXT, status TEXT, "
+	"value REAL, threshold REAL, PRIMARY KEY (seq, pos));";
 
 #define NEWEST "(SELECT MAX(seq) FROM live_snapshot)"
 
@@ -40,7 +42,11 @@ static const char *const add_sql[] = {
 	"INSERT INTO live_objects SELECT " NEWEST ", value ->> 'id', value ->> 'pid', value ->> 'kind', "
 	"value ->> 'address', value ->> 'ops', value ->> 'op_ns', value ->> 'lock_wait_ns' "
 	"FROM json_each(:json, '$.objects')",
+	"INSERT INTO live_search SELECT " NEWEST ", key, value ->> 'depth', value ->> 'hypothesis', "
+	"value ->> 'focus', value ->> 'status', value ->> 'value', value ->> 'threshold' "
+	"FROM json_each(:json, '$.search')",
 	"DELETE FROM live_snapshot WHERE seq < " NEWEST " - 1",
+	"DELETE FROM live_search WHERE seq < " NEWEST,
 	"DELETE FROM live_threads WHERE seq < " NEWEST " - 1",
 	"DELETE FROM live_objects WHERE seq < " NEWEST " - 1",
 };

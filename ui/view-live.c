@@ -3,13 +3,15 @@
  * --control SOCK records it. Every second the view asks the collector for
  * its totals ("live", collector/live.h), adds the answer to the live
  * tables (ui/live-tables.h) and shows, over the window since the answer
- * before: the consultant's top-level hypotheses and where they are true,
- * each thread's time in each state, and the busiest sync objects. When the
+ * before: the consultant's top-level hypotheses and where they are true
+ * (with mtx collect --consultant, the collector's own search as it
+ * stands), each thread's time in each state, and the busiest sync objects. When the
  * collector has gone (the run is over) the last figures stay.
  */
 #include "config.h"
 #include "src/clock.h"
 #include "src/ctl-client.h"
+#include "src/db.h"
 #include "ui/live-tables.h"
 #include "ui/views.h"
 
@@ -49,7 +51,7 @@ static int ask(struct view *v, char **err)
 
 static int live_load(struct view *v, char **err)
 {
-	static const char *const sections[] = { "live.search", "live.threads", "live.objects" };
+	const char *sections[] = { "live.search", "live.threads", "live.objects" };
 	struct live_view *lv = v->priv;
 	char *why = NULL;
 	int rc;
@@ -66,6 +68,10 @@ static int live_load(struct view *v, char **err)
 			 why ? why : strerror(-rc));
 		free(why);
 	}
+	/* the collector's own search, when it runs one, in place of the
+	 * view's outline of it */
+	if (db_query_int(v->b->db, "SELECT EXISTS (SELECT 1 FROM live_search)", 0) > 0)
+		sections[0] = "live.graph";
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if ((rc = view_load_query(v, sections[i], 1000, err)) < 0)
 			return rc;

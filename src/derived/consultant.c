@@ -616,6 +616,8 @@ int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
 		if (ended[i])
 			give_needs(l, ended[i] & ~(1u << PC_NEEDS));
 	free(ended);
+	if (has_true_child(s, 0)) /* the root, as it will end */
+		s->nodes[0].status = PC_TRUE;
 	return rc < 0 ? rc : 0;
 }
 
@@ -659,6 +661,11 @@ int pc_live_finish(struct pc_search *s)
 	s->findings = NULL;
 	s->nr_findings = 0;
 	return find(s);
+}
+
+bool pc_live_observing(const struct pc_search *s, size_t id)
+{
+	return s->live && id < s->nr_nodes && s->live->trials[id].started_ns && s->nodes[id].status == PC_UNTESTED;
 }
 
 void pc_live_counts(const struct pc_search *s, int *launched, int *active, int *refused)

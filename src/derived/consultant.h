@@ -174,6 +174,8 @@ void pc_live_withdraw(struct pc_search *s, enum pc_need need);
 int pc_live_finish(struct pc_search *s);
 /* pc_live_counts - experiments launched, running now, refused. */
 void pc_live_counts(const struct pc_search *s, int *launched, int *active, int *refused);
+/* pc_live_observing - whether node @id's experiment is running now. */
+bool pc_live_observing(const struct pc_search *s, size_t id);
 
 /* pc_search_save - keep @s in @db's pc_nodes and pc_edges (in the caller's
  * transaction), in place of the last, and meta pc_search = @how (live,

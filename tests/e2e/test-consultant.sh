@@ -132,6 +132,26 @@ off=$(sqlite3 short.db "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE ke
 [ -n "$off" ] && [ "$off" -gt 2000000000 ] && pass "--search-time: the syscalls off $((off / 1000000)) ms before the end" ||
 	fail "--search-time: the syscalls off '$off' ns before the end"
 
+# --- mtx ctl SOCK live: the search as it stands, while the program runs
+"$MTX" collect -q --consultant --control "$TMP/ctl.sock" -o ctl.db -- "$PROG" cpu 1 6000 > /dev/null 2>&1 &
+pid=$!
+COLLECTORS+=" $pid"
+seen=
+for _ in $(seq 150); do
+	"$MTX" ctl --json "$TMP/ctl.sock" live > live.json 2> /dev/null &&
+		seen=$(j live.json "(SELECT group_concat(json_extract(n.value, '\$.status') || ' ' ||
+			json_extract(n.value, '\$.hypothesis') || ' ' || json_extract(n.value, '\$.focus'), ';')
+			FROM json_each(j, '\$.search') n WHERE json_extract(n.value, '\$.depth') = 1)")
+	[[ "$seen" == *"true CPUbound /"* ]] && break
+	sleep 0.1
+done
+wait $pid
+if [[ "$seen" == *"true CPUbound /"* ]] && [[ "$seen" == *"ExcessiveSyncWaitingTime /"* ]]; then
+	pass "mtx ctl live: the search while it runs ($seen)"
+else
+	fail "mtx ctl live: the search's first nodes: '$seen'"
+fi
+
 # --- the offline search does not replace the live one
 "$MTX" diagnose lock.db --offline > /dev/null 2>&1
 [ "$(sqlite3 lock.db "SELECT value FROM meta WHERE key = 'pc_search'")" = live ] &&

@@ -6,6 +6,8 @@
 # (the address the program logs); while they wait at the last barrier and
 # the main thread sleeps, the threads show so, each by its tid; when the
 # run is over the view says so and keeps its figures, and q quits, exit 0.
+# Then under mtx collect --consultant: the collector's own search, down to
+# the mutex tests/e2e/planted takes.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 require_perf
@@ -59,6 +61,25 @@ wait_match "^ *$pid +phased +sleeping " 5 > /dev/null && [ $shown = 3 ] &&
 wait $mpid || fail "collect --control exited $?: $(head -1 live.err)"
 wait_for "the collector has gone: the run is over" 10 && wait_for "ExcessiveSyncWaitingTime" &&
 	pass "the run over, the view says so and keeps its figures"
+keys q
+wait_for "exit=0" && pass "q quits: exit 0"
+
+# With mtx collect --consultant, the collector's own search in place of
+# the view's outline: tests/e2e/planted's threads take one mutex in hog();
+# the search refines the lock waits down to that mutex (the address the
+# program reports), each node under the node that made it.
+PLANTED="$BUILDDIR/tests/e2e/planted"
+"$MTX" collect -q --consultant --control pc.sock -o pc.db -- "$PLANTED" lock 4 8000 > pc.out 2> pc.err &
+mpid=$!
+wait_until test -S pc.sock || fail "mtx collect --consultant --control never opened pc.sock: $(head -3 pc.err)"
+browse_start 120x60 --live pc.sock
+wait_for "The consultant's search as it runs" && pass "--consultant: the live view shows the collector's search"
+found=$(wait_match '^true +[0-9.]+ +0\.2 +ExcessiveSyncWaitingTime +(/Code/planted/hog,)?(/Process/[0-9]+(/[^,]+)?,)?/SyncObject/mutex/0x[0-9a-f]+$' 20)
+wait $mpid || fail "collect --consultant exited $?: $(head -1 pc.err)"
+addr=$(awk '$1 == "lock" { print $2 }' pc.err)
+[ -n "$found" ] && [ "${found##*/}" = "$addr" ] &&
+	pass "--consultant: the search, indented under its parents, true at the program's mutex $addr" ||
+	fail "--consultant: the mutex's node '$found', the program's mutex $addr"
 keys q
 wait_for "exit=0" && pass "q quits: exit 0"
 finish
