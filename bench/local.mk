@@ -54,3 +54,6 @@ noinst_PROGRAMS += bench/probe-rate
 bench_probe_rate_SOURCES = bench/probe-rate.c
 dist_noinst_SCRIPTS += bench/probe-cost.sh bench/probe-removal.sh
 dist_noinst_SCRIPTS += bench/attach-time.sh
+# The live search of mtx collect --consultant against its budget (issue 31).
+dist_noinst_SCRIPTS += bench/consultant-overhead.sh
+EXTRA_DIST += bench/results/consultant-overhead.txt
