@@ -290,7 +290,8 @@ static int add_functions(struct live_search *ls, struct pc_data *d)
 	for (size_t i = 0; i < ls->nr_samples; i++)
 		if (ls->samples[i].function_id)
 			need_function(ls, ls->samples[i].function_id);
-	qsort(ls->functions, ls->nr_functions, sizeof(*ls->functions), by_id);
+	if (ls->nr_functions > 1) /* (qsort takes no NULL, even for none) */
+		qsort(ls->functions, ls->nr_functions, sizeof(*ls->functions), by_id);
 	for (size_t i = 0; i < ls->nr_functions && !rc && !ls->failed; i++) {
 		char *name, *module;
 		if (i && ls->functions[i] == ls->functions[i - 1])
@@ -362,7 +363,8 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		pc_data_free(d);
 		return NULL;
 	}
-	qsort(ls->threads, ls->nr_threads, sizeof(*ls->threads), by_tid);
+	if (ls->nr_threads > 1)
+		qsort(ls->threads, ls->nr_threads, sizeof(*ls->threads), by_tid);
 	for (size_t i = 0; i < ls->nr_threads; i++) {
 		struct thread_sum *t = &ls->threads[i];
 		if (n && ls->threads[n - 1].tid == t->tid) {
@@ -384,7 +386,8 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	}
 	if (!rc)
 		rc = add_functions(ls, d);
-	qsort(ls->pairs, ls->nr_pairs, sizeof(*ls->pairs), by_object);
+	if (ls->nr_pairs > 1)
+		qsort(ls->pairs, ls->nr_pairs, sizeof(*ls->pairs), by_object);
 	for (size_t i = 0; i < ls->nr_pairs && !rc; i++)
 		if (!i || ls->pairs[i].object_id != ls->pairs[i - 1].object_id)
 			rc = pc_data_add_object(d, ls->pairs[i].object_id, ls->pairs[i].kind, (int64_t)ls->pairs[i].addr);
@@ -406,7 +409,7 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	for (size_t i = 0; i < ls->nr_samples && !rc; i++) {
 		const struct sample_count *c = &ls->samples[i];
 		const struct thread_sum key = { .tid = c->tid };
-		const struct thread_sum *t = bsearch(&key, ls->threads, ls->nr_threads, sizeof(key), by_tid);
+		const struct thread_sum *t = n ? bsearch(&key, ls->threads, n, sizeof(key), by_tid) : NULL;
 		uint64_t all = c->function_id ? samples_of(ls, c->tid, 0) : 0;
 		if (t && all)
 			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,

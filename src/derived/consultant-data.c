@@ -524,9 +524,12 @@ int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object
 		int64_t value)
 {
 	if (!d->sorted) { /* the threads, objects and functions are all in: sorted once for the lookups */
-		qsort(d->threads, d->nr_threads, sizeof(*d->threads), thread_cmp);
-		qsort(d->objects, d->nr_objects, sizeof(*d->objects), object_cmp);
-		qsort(d->functions, d->nr_functions, sizeof(*d->functions), function_cmp);
+		if (d->nr_threads > 1) /* (qsort takes no NULL, even for none) */
+			qsort(d->threads, d->nr_threads, sizeof(*d->threads), thread_cmp);
+		if (d->nr_objects > 1)
+			qsort(d->objects, d->nr_objects, sizeof(*d->objects), object_cmp);
+		if (d->nr_functions > 1)
+			qsort(d->functions, d->nr_functions, sizeof(*d->functions), function_cmp);
 		d->sorted = true;
 	}
 	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, &function_id, function_id ? 1 : 0, value,
