@@ -741,8 +741,11 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 		instrument_live(instr, answer_live, &answer);
 	}
 	if (o->consultant &&
-	    !(search = live_search_new(m, prof, live, instr, o->overhead_budget, o->search_ns, o->sample_hz,
-				       consultant_switches(o) & (1u << MTX_SRC_SAMPLES), start_ns))) {
+	    !(search = live_search_new(m, prof, live, instr, &(struct live_search_options){
+					       .tunables = o->tunables, .budget_pct = o->overhead_budget,
+					       .search_ns = o->search_ns, .sample_hz = o->sample_hz,
+					       .samples_switched = consultant_switches(o) & (1u << MTX_SRC_SAMPLES) },
+				       start_ns))) {
 		rc = -ENOMEM;
 		goto fail_unstarted;
 	}

@@ -6,6 +6,8 @@
 #ifndef MTX_COLLECTOR_COLLECT_H
 #define MTX_COLLECTOR_COLLECT_H
 
+#include "src/derived/consultant.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,6 +54,7 @@ struct collect_options {
 	 * within --overhead-budget. */
 	int consultant;
 	uint64_t search_ns;
+	struct pc_tunables tunables; /* --consultant-set: its thresholds and timing */
 	int sample_hz_given;    /* --sample was given: samples all along, not switched */
 };
 

@@ -426,8 +426,7 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 /* ---- the search's life ---- */
 
 struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
-				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, unsigned sample_hz,
-				    bool samples_switched, uint64_t start_ns)
+				    struct mtx_instrument *in, const struct live_search_options *o, uint64_t start_ns)
 {
 	/* one record of each when it cannot be measured here nor was kept by
 	 * mtx calibrate: about what this machine kind measures */
@@ -435,21 +434,20 @@ struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *pro
 		[CAL_REC_SYSCALLS] = 1000, [CAL_REC_SAMPLES] = 3000, [CAL_REC_SWITCHES] = 500, [CAL_REC_WAKEUPS] = 500,
 	};
 	struct live_search *ls = calloc(1, sizeof(*ls));
-	struct pc_tunables t;
 	if (!ls)
 		return NULL;
-	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = budget_pct,
-				    .search_ns = search_ns, .start_ns = start_ns, .last_step_ns = start_ns,
-				    .sample_hz = sample_hz };
+	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = o->budget_pct,
+				    .search_ns = o->search_ns, .start_ns = start_ns, .last_step_ns = start_ns,
+				    .sample_hz = o->sample_hz };
 	ls->switched[PC_NEED_SYSCALLS] = (struct switched){ .source = "syscalls", .pct = -1 };
-	ls->switched[PC_NEED_SAMPLES] = (struct switched){ .source = "samples", .always = !samples_switched, .pct = -1 };
-	pc_tunables_default(&t);
-	if (pc_live_new(&t, &(struct pc_instrumenter){ need_on, need_off, ls }, &ls->s)) {
+	ls->switched[PC_NEED_SAMPLES] = (struct switched){ .source = "samples", .always = !o->samples_switched,
+							    .pct = -1 };
+	if (pc_live_new(&o->tunables, &(struct pc_instrumenter){ need_on, need_off, ls }, &ls->s)) {
 		free(ls);
 		return NULL;
 	}
 	/* what one record of each costs here: measured now (~30 ms) */
-	calibrate_record_costs(ls->cal_ns, source_bit(MTX_SRC_SYSCALLS), sample_hz, 0);
+	calibrate_record_costs(ls->cal_ns, source_bit(MTX_SRC_SYSCALLS), o->sample_hz, 0);
 	for (int i = 0; i < CAL_NR_RECORDS; i++)
 		if (!ls->cal_ns[i] && !(ls->cal_ns[i] = cal_store_load(calibrate_records[i].meta_key)))
 			ls->cal_ns[i] = stated_ns[i];

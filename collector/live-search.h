@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/derived/consultant.h"
+
 struct mtx_model;
 struct mtx_live;
 struct mtx_instrument;
@@ -32,17 +34,26 @@ struct live_search;
 /* How often the search is handed the run so far. */
 #define LIVE_SEARCH_EVERY_NS 250000000ull
 
+/* What the search is told: its thresholds and timing, its budget (% of a
+ * CPU, 0: none), how long it lasts (0: the whole run), and the samples'
+ * rate and whether it switches them (not when --sample keeps them on). */
+struct live_search_options {
+	struct pc_tunables tunables;
+	double budget_pct;
+	uint64_t search_ns;
+	unsigned sample_hz;
+	bool samples_switched;
+};
+
 /*
- * live_search_new - a search of the run that began at @start_ns, as @m and
- * @live add it up (@profile names the functions that called the locks),
- * switching @in's sources, within @budget_pct% of a CPU
- * (0: no limit), for @search_ns (0: until the run ends). NULL when out of
- * memory. Call before the program starts: it keeps the threads that end.
+ * live_search_new - a search under @o of the run that began at @start_ns,
+ * as @m and @live add it up (@profile names the functions that called the
+ * locks), switching @in's sources. NULL when out of memory. Call before
+ * the program starts: it keeps the threads that end.
  */
 struct mtx_profile;
 struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *profile, struct mtx_live *live,
-				    struct mtx_instrument *in, double budget_pct, uint64_t search_ns, unsigned sample_hz,
-				    bool samples_switched, uint64_t start_ns);
+				    struct mtx_instrument *in, const struct live_search_options *o, uint64_t start_ns);
 
 /* live_search_tick - every round: the stream has gone by every event
  * before @stream_ns. */

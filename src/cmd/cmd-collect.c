@@ -102,6 +102,9 @@ const char cmd_collect_usage[] =
 	"                          kept for mtx diagnose FILE\n"
 	"      --search-time TIME  with --consultant: end the search after TIME (30s;\n"
 	"                          default: when the program ends)\n"
+	"      --consultant-set NAME=VALUE\n"
+	"                          with --consultant: a threshold or timing of its\n"
+	"                          search (named as mtx diagnose lists its tunables)\n"
 	"      --rates-from OLD.db with --overhead-budget: leave out before the start\n"
 	"                          the functions whose call rates in OLD.db predict\n"
 	"                          more than the budget, the most expensive first\n"
@@ -494,6 +497,7 @@ int cmd_collect(int argc, char **argv)
 		{ "rates-from", required_argument, NULL, 'R' },
 		{ "consultant", no_argument, NULL, 'c' },
 		{ "search-time", required_argument, NULL, 'Z' },
+		{ "consultant-set", required_argument, NULL, 'Y' },
 		{ "detail", required_argument, NULL, 'W' },
 		{ "phase-signal", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -504,12 +508,13 @@ int cmd_collect(int argc, char **argv)
 	struct collect_options o = { .output = "run.db", .sources = default_sources(), .sync = 1,
 				     .detail_rows = DETAIL_DEFAULT_ROWS };
 	long mib = 16;
-	const char *list = NULL, *user = NULL, *duration = NULL, *search_time = NULL;
+	const char *list = NULL, *user = NULL, *duration = NULL, *search_time = NULL, *tuned = NULL;
 	struct collect_result r;
 	int opt, rc, call_graph_given = 0;
 	char *err = NULL, *command;
 	size_t pages;
 
+	pc_tunables_default(&o.tunables);
 	/* '+': stop at the program name, its options are its own. */
 	opterr = 0;
 	optind = 1;
@@ -611,6 +616,12 @@ int cmd_collect(int argc, char **argv)
 				return EXIT_USAGE;
 			search_time = optarg;
 			break;
+		case 'Y':
+			if (pc_tunable_set(&o.tunables, optarg))
+				return cmd_usage_error("collect", "--consultant-set %s: not NAME=VALUE with a tunable's name "
+						   "(mtx diagnose --list-tunables) and a number >= 0", optarg);
+			tuned = optarg;
+			break;
 		case 'R':
 			o.rates_from = optarg;
 			break;
@@ -647,6 +658,8 @@ int cmd_collect(int argc, char **argv)
 	if (o.attach_pid && optind < argc)
 		return cmd_usage_error("collect", "-p attaches to a running process: no program to run ('%s') with it",
 				       argv[optind]);
+	if (tuned && !o.consultant)
+		return cmd_usage_error("collect", "--consultant-set %s tunes --consultant's search: it needs it", tuned);
 	if (search_time && !o.consultant)
 		return cmd_usage_error("collect", "--search-time %s is how long --consultant searches: it needs it",
 				       search_time);

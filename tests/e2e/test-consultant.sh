@@ -15,6 +15,8 @@
 #     untested, and no syscall is recorded;
 #   - --search-time ends the search (and the syscalls) while the program
 #     runs on;
+#   - a threshold set above the program's own share of lock waiting
+#     (--consultant-set) makes the node false;
 #   - mtx diagnose --offline searches the finished run without replacing
 #     the live search; bad options are refused.
 . "$(dirname "$0")/lib.sh"
@@ -90,6 +92,19 @@ for pid in $COLLECTORS; do
 done
 [ -z "$left" ] && pass "no uprobe of these runs left in tracefs" || fail "uprobes left in tracefs: $left"
 
+# --- a threshold above the program's own share of lock waiting flips the
+# node at / (concluded false after a shortened sufficientTime)
+live high --consultant-set PC_SyncThreshold=0.95 --consultant-set sufficientTime=2 -- lock 4 4000
+share=$(awk '$1 == "wait_ns" { w = $2 } $1 == "thread_ns" { t = $2 } END { if (t) printf "%.4f", w / t }' high.err)
+node=$(j high.json "(SELECT json_extract(n.value, '\$.status') || ' ' || json_extract(n.value, '\$.threshold')
+	FROM json_each(j, '\$.nodes') n WHERE json_extract(n.value, '\$.hypothesis') = 'ExcessiveSyncWaitingTime'
+	AND json_extract(n.value, '\$.focus') = '/')")
+if awk -v s="$share" 'BEGIN { exit !(s > 0.2 && s < 0.95) }' && [ "$node" = "false 0.95" ]; then
+	pass "--consultant-set: the program waited $share of its time, at threshold 0.95 the node is false"
+else
+	fail "--consultant-set: the program's share $share, the node at / '$node'"
+fi
+
 # --- CPU-bound in crunch()
 live cpu -- cpu 2 9000
 same cpu cpu "the CPU"
@@ -164,6 +179,8 @@ fi
 	fail "--search-time alone: $(cat bad.err)"
 "$MTX" collect --consultant --search-time soon -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
 [ $? = 2 ] && pass "--search-time soon refused" || fail "--search-time soon: $(cat bad.err)"
+"$MTX" collect --consultant --consultant-set PC_Nothing=1 -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
+[ $? = 2 ] && pass "--consultant-set of no tunable refused" || fail "--consultant-set PC_Nothing=1: $(cat bad.err)"
 "$MTX" collect --consultant -e sched -o bad.db -- "$PROG" cpu 1 10 > /dev/null 2> bad.err
 [ $? = 2 ] && pass "--consultant without the sync source refused" || fail "--consultant -e sched: $(cat bad.err)"
 [ -e bad.db ] && fail "a refused command wrote bad.db"
