@@ -423,8 +423,15 @@ int cmd_diagnose(int argc, char **argv)
 	/* the live search is the record of what the consultant saw while the
 	 * program ran: shown as it was, never searched over */
 	what.live = kept_live && !offline && !tuned && !what.phase;
-	if ((rc = what.live ? pc_search_stored(db, &s, &err)
-			    : pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
+	if (what.live && pc_search_stored(db, &s, &err)) {
+		/* (kept as it was: it is the record of the live search) */
+		log_warn("%s: the search made live cannot be shown (%s): the finished run is searched instead", path,
+			 err ? err : "out of memory");
+		free(err);
+		err = NULL;
+		what.live = false;
+	}
+	if (!s && (rc = pc_search_run(db, &t, what.phase ? &window : NULL, &s, &err))) {
 		log_error("%s", err ? err : "cannot open");
 		goto out;
 	}

@@ -210,10 +210,12 @@ static int row_object(struct pc_data *d, sqlite3_stmt *st)
 	return 0;
 }
 
+/* A module's name in a focus: its file's, "?" for none (NULL or "", as
+ * the profile writes a frame it could not place). */
 static const char *base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
-	return slash ? slash + 1 : path ? path : "?";
+	return slash ? slash + 1 : path && *path ? path : "?";
 }
 
 static int row_function(struct pc_data *d, sqlite3_stmt *st)
