@@ -12,6 +12,7 @@
 #include "src/derived/consultant-data.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
+#include "src/sorted.h"
 #include "src/log.h"
 #include "src/report-format.h"
 
@@ -248,18 +249,6 @@ static void gather_pair(void *ctx, int64_t tid, int64_t object_id, int32_t pid, 
 	ls->pairs[ls->nr_pairs++] = (struct pair_sum){ tid, object_id, function_id, pid, kind, addr, wait_ns };
 }
 
-static int by_tid(const void *a, const void *b)
-{
-	const struct thread_sum *x = a, *y = b;
-	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static int by_object(const void *a, const void *b)
-{
-	const struct pair_sum *x = a, *y = b;
-	return (x->object_id > y->object_id) - (x->object_id < y->object_id);
-}
-
 static void need_function(struct live_search *ls, int64_t id)
 {
 	int64_t *more = grow_array(ls->functions, &ls->cap_functions, ls->nr_functions, sizeof(*more), 64);
@@ -269,12 +258,6 @@ static void need_function(struct live_search *ls, int64_t id)
 	}
 	ls->functions = more;
 	ls->functions[ls->nr_functions++] = id;
-}
-
-static int by_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* Each function the lock waits were called from or the samples had on
@@ -290,8 +273,7 @@ static int add_functions(struct live_search *ls, struct pc_data *d)
 	for (size_t i = 0; i < ls->nr_samples; i++)
 		if (ls->samples[i].function_id)
 			need_function(ls, ls->samples[i].function_id);
-	if (ls->nr_functions > 1) /* (qsort takes no NULL, even for none) */
-		qsort(ls->functions, ls->nr_functions, sizeof(*ls->functions), by_id);
+	sorted_sort(ls->functions, ls->nr_functions, sizeof(*ls->functions), 0);
 	for (size_t i = 0; i < ls->nr_functions && !rc && !ls->failed; i++) {
 		char *name, *module;
 		if (i && ls->functions[i] == ls->functions[i - 1])
@@ -363,8 +345,7 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		pc_data_free(d);
 		return NULL;
 	}
-	if (ls->nr_threads > 1)
-		qsort(ls->threads, ls->nr_threads, sizeof(*ls->threads), by_tid);
+	SORTED_SORT(ls->threads, ls->nr_threads, tid);
 	for (size_t i = 0; i < ls->nr_threads; i++) {
 		struct thread_sum *t = &ls->threads[i];
 		if (n && ls->threads[n - 1].tid == t->tid) {
@@ -386,8 +367,7 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	}
 	if (!rc)
 		rc = add_functions(ls, d);
-	if (ls->nr_pairs > 1)
-		qsort(ls->pairs, ls->nr_pairs, sizeof(*ls->pairs), by_object);
+	SORTED_SORT(ls->pairs, ls->nr_pairs, object_id);
 	for (size_t i = 0; i < ls->nr_pairs && !rc; i++)
 		if (!i || ls->pairs[i].object_id != ls->pairs[i - 1].object_id)
 			rc = pc_data_add_object(d, ls->pairs[i].object_id, ls->pairs[i].kind, (int64_t)ls->pairs[i].addr);
@@ -408,8 +388,8 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	/* a thread's running time shared out by its samples' stacks */
 	for (size_t i = 0; i < ls->nr_samples && !rc; i++) {
 		const struct sample_count *c = &ls->samples[i];
-		const struct thread_sum key = { .tid = c->tid };
-		const struct thread_sum *t = n ? bsearch(&key, ls->threads, n, sizeof(key), by_tid) : NULL;
+		const size_t at = SORTED_FIRST(ls->threads, n, tid, c->tid, false);
+		const struct thread_sum *t = at < n && ls->threads[at].tid == c->tid ? &ls->threads[at] : NULL;
 		uint64_t all = c->function_id ? samples_of(ls, c->tid, 0) : 0;
 		if (t && all)
 			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -83,5 +84,24 @@ static inline size_t sorted_first_near(const void *base, size_t n, size_t size, 
 #define SORTED_FIRST2(a, n, field1, field2, key1, key2, after)                                         \
 	sorted_first2((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field1),                       \
 		      offsetof(__typeof__(*(a)), field2), (key1), (key2), (after))
+
+static inline int sorted_cmp_at(const void *a, const void *b, void *offset)
+{
+	int64_t x, y;
+	memcpy(&x, (const char *)a + (size_t)offset, sizeof(x));
+	memcpy(&y, (const char *)b + (size_t)offset, sizeof(y));
+	return (x > y) - (x < y);
+}
+
+/* sorted_sort - sort the @n elements (@size bytes each, at @base)
+ * ascending by the int64_t at @offset, for the searches above (none to
+ * sort when @n < 2: qsort takes no NULL, even for nothing). SORTED_SORT:
+ * array @a by @field. */
+static inline void sorted_sort(void *base, size_t n, size_t size, size_t offset)
+{
+	if (n > 1)
+		qsort_r(base, n, size, sorted_cmp_at, (void *)offset);
+}
+#define SORTED_SORT(a, n, field) sorted_sort((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), field))
 
 #endif

@@ -504,34 +504,13 @@ int pc_data_add_function(struct pc_data *d, int64_t id, const char *name, const 
 	return f->name && f->module >= 0 ? 0 : -ENOMEM;
 }
 
-static int function_cmp(const void *a, const void *b)
-{
-	const struct pc_function *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-static int thread_cmp(const void *a, const void *b)
-{
-	const struct pc_thread *x = a, *y = b;
-	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static int object_cmp(const void *a, const void *b)
-{
-	const struct pc_object *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object_id, int64_t function_id,
 		int64_t value)
 {
 	if (!d->sorted) { /* the threads, objects and functions are all in: sorted once for the lookups */
-		if (d->nr_threads > 1) /* (qsort takes no NULL, even for none) */
-			qsort(d->threads, d->nr_threads, sizeof(*d->threads), thread_cmp);
-		if (d->nr_objects > 1)
-			qsort(d->objects, d->nr_objects, sizeof(*d->objects), object_cmp);
-		if (d->nr_functions > 1)
-			qsort(d->functions, d->nr_functions, sizeof(*d->functions), function_cmp);
+		SORTED_SORT(d->threads, d->nr_threads, tid);
+		SORTED_SORT(d->objects, d->nr_objects, id);
+		SORTED_SORT(d->functions, d->nr_functions, id);
 		d->sorted = true;
 	}
 	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, &function_id, function_id ? 1 : 0, value,
@@ -629,12 +608,6 @@ static int64_t child_of(const struct pc_data *d, const struct pc_atom *a, enum p
 	}
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h, enum pc_metric m,
 		     int64_t **ids, size_t *nr)
 {
@@ -657,8 +630,7 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 		v = more;
 		v[n++] = c;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), id_cmp);
+	sorted_sort(v, n, sizeof(*v), 0);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!k || v[i] != v[k - 1])
