@@ -16,6 +16,7 @@
 #include "src/log.h"
 #include "src/report-format.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -33,6 +34,12 @@ struct thread_sum {
 	char name[16];
 	uint64_t state_ns[NR_THREAD_STATES];
 	uint64_t io_ops, io_bytes;
+};
+
+/* A function's names, as the profile gave them (NULL: it could not). */
+struct function_names {
+	int64_t id;
+	char *name, *module;
 };
 
 /* A thread's CPU samples with a function on the stack (function 0: all). */
@@ -72,6 +79,8 @@ struct live_search {
 	struct keyhash sample_keys; /* (tid, function id) -> samples; function 0: all of the thread's */
 	int64_t *functions;         /* gathered each step: the ids to name */
 	size_t nr_functions, cap_functions;
+	struct function_names *names; /* by id: each asked of the profile once */
+	size_t nr_names, cap_names;
 	struct mtx_live *live;
 	struct mtx_instrument *in;
 	double budget_pct;
@@ -260,6 +269,25 @@ static void need_function(struct live_search *ls, int64_t id)
 	ls->functions[ls->nr_functions++] = id;
 }
 
+/* Function @id's names, as the profile names it: asked once (demangled
+ * then), kept by id for the later rounds. NULL when out of memory. */
+static const struct function_names *names_of(struct live_search *ls, int64_t id)
+{
+	const size_t at = SORTED_FIRST(ls->names, ls->nr_names, id, id, false);
+	struct function_names *more;
+	if (at < ls->nr_names && ls->names[at].id == id)
+		return &ls->names[at];
+	if (!(more = grow_array(ls->names, &ls->cap_names, ls->nr_names, sizeof(*more), 64)))
+		return NULL;
+	ls->names = more;
+	memmove(&more[at + 1], &more[at], (ls->nr_names - at) * sizeof(*more));
+	more[at].id = id;
+	if (profile_function_names(ls->profile, id, &more[at].name, &more[at].module))
+		more[at].name = more[at].module = NULL; /* (not named: at the root only) */
+	ls->nr_names++;
+	return &more[at];
+}
+
 /* Each function the lock waits were called from or the samples had on
  * their stacks, named as the profile names it (one it cannot name is
  * left out: its time stays at the root of /Code). */
@@ -275,13 +303,13 @@ static int add_functions(struct live_search *ls, struct pc_data *d)
 			need_function(ls, ls->samples[i].function_id);
 	sorted_sort(ls->functions, ls->nr_functions, sizeof(*ls->functions), 0);
 	for (size_t i = 0; i < ls->nr_functions && !rc && !ls->failed; i++) {
-		char *name, *module;
+		const struct function_names *f;
 		if (i && ls->functions[i] == ls->functions[i - 1])
 			continue;
-		if (!profile_function_names(ls->profile, ls->functions[i], &name, &module))
-			rc = pc_data_add_function(d, ls->functions[i], name, module);
-		free(name);
-		free(module);
+		if (!(f = names_of(ls, ls->functions[i])))
+			rc = -ENOMEM;
+		else if (f->name)
+			rc = pc_data_add_function(d, f->id, f->name, f->module);
 	}
 	return ls->failed ? -1 : rc;
 }
@@ -538,6 +566,11 @@ void live_search_free(struct live_search *ls)
 	free(ls->samples);
 	keyhash_free(&ls->sample_keys);
 	free(ls->functions);
+	for (size_t i = 0; i < ls->nr_names; i++) {
+		free(ls->names[i].name);
+		free(ls->names[i].module);
+	}
+	free(ls->names);
 	free(ls->ended);
 	free(ls->threads);
 	free(ls->pairs);
