@@ -35,6 +35,7 @@
 #include "schema/schema.h"
 #include "src/clock.h"
 #include "src/log.h"
+#include "src/spill.h"
 #include "src/error.h"
 #include "src/progress.h"
 
@@ -622,6 +623,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	if (rc)
 		goto fail_unstarted;
 	write_writer_meta(w);
+	/* the arrays that grow with the run go beside it past a few MB */
+	spill_beside(o->output);
 	if (writer_capture(w))
 		log_debug("no memory to capture the run: the derived tables will read it back");
 

@@ -31,7 +31,7 @@ libmtxcore_a_SOURCES = \
 	src/keyhash.h \
 	src/hex.h \
 	src/small-file.h \
-	src/row-queue.c src/row-queue.h src/pi-mutex.h \
+	src/row-queue.c src/row-queue.h src/spill.c src/spill.h src/pi-mutex.h \
 	src/worker.c src/worker.h \
 	src/thread-states.h \
 	schema/schema.h

@@ -10,10 +10,9 @@
 #include "src/row-queue.h"
 #include "src/pi-mutex.h"
 #include "src/clock.h"
+#include "src/spill.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
@@ -235,26 +234,6 @@ static uint64_t backlog(const struct row_queue *q)
 	return q->queued + (q->spill_written - q->spill_read);
 }
 
-/* An unnamed file next to the database (its file system is the one the
- * run goes to; /tmp may be memory), or -1: an in-memory database, or
- * neither O_TMPFILE nor a file of our own that can be made there. */
-static int spill_open(sqlite3 *db)
-{
-	const char *path = sqlite3_db_filename(db, "main");
-	char *copy, tmp[4096];
-	int fd;
-
-	if (!path || !*path || !(copy = strdup(path)))
-		return -1;
-	const char *dir = dirname(copy);
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 && snprintf(tmp, sizeof(tmp), "%s/.mtx-spill-XXXXXX", dir) < (int)sizeof(tmp) &&
-	    (fd = mkostemp(tmp, O_CLOEXEC)) >= 0)
-		unlink(tmp);
-	free(copy);
-	return fd;
-}
-
 /* Append @b to the spill file (the lock held): true, or false when the
  * file cannot be had or written, and from then on never again (the blocks
  * in it are still read back). */
@@ -264,7 +243,7 @@ static bool spill(struct row_queue *q, struct row_block *b)
 	off_t at = (off_t)(q->spill_written * SPILL_SLOT);
 
 	if (q->spill_fd < 0 && !q->spill_broken)
-		q->spill_broken = (q->spill_fd = spill_open(q->db)) < 0;
+		q->spill_broken = (q->spill_fd = spill_file_beside(sqlite3_db_filename(q->db, "main"))) < 0;
 	if (q->spill_broken || pwrite(q->spill_fd, b, size, at) != (ssize_t)size) {
 		q->spill_broken = true;
 		return false;

@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	tests/unit/test-critical-path \
 	tests/unit/test-state-causes \
 	tests/unit/test-row-queue \
+	tests/unit/test-spill \
 	tests/unit/test-summaries \
 	tests/unit/test-fd-kind \
 	tests/unit/test-symbols \
@@ -176,6 +177,9 @@ tests_unit_test_state_causes_LDADD = $(UNIT_LIBS)
 tests_unit_test_row_queue_SOURCES = tests/unit/test-row-queue.c
 tests_unit_test_row_queue_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_row_queue_LDADD = $(UNIT_LIBS)
+tests_unit_test_spill_SOURCES = tests/unit/test-spill.c
+tests_unit_test_spill_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_spill_LDADD = $(UNIT_LIBS)
 tests_unit_test_summaries_SOURCES = tests/unit/test-summaries.c tests/unit/fixture.h
 tests_unit_test_summaries_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_summaries_LDADD = $(UNIT_LIBS)

@@ -10,6 +10,7 @@
 #include "src/progress.h"
 #include "src/radix-sort.h"
 #include "src/sorted.h"
+#include "src/spill.h"
 #include "src/derived/timeline.h"
 #include "src/error.h"
 
@@ -33,7 +34,7 @@ struct pending_list {
 
 static int pending_add(struct pending_list *l, int64_t row, int64_t value)
 {
-	struct pending *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 1024);
+	struct pending *v = spill_grow(l->v, &l->cap, l->len, sizeof(*v), 1024);
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
@@ -226,7 +227,7 @@ static int move_cond_mutexes(sqlite3 *db, struct tl_capture *capture, struct spl
 	sqlite3_finalize(st);
 	if (!rc)
 		rc = apply(db, capture, TL_AMEND_ARG, "UPDATE sync_ops SET arg = ? WHERE id = ?", &moved, err);
-	free(moved.v);
+	spill_free(moved.v);
 	return rc;
 }
 
@@ -434,7 +435,7 @@ out:
 	sqlite3_finalize(q.obj);
 	sqlite3_finalize(q.add);
 	sqlite3_finalize(q.end);
-	free(moved.v);
+	spill_free(moved.v);
 	free(splits);
 	free(ops);
 	free(cuts);
@@ -519,7 +520,7 @@ static int load_blocked(sqlite3 *db, struct blocked_list *l, char **err)
 				   "WHERE state = 'blocked'", -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, "thread_states", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct blocked *v = grow_array(l->v, &l->cap, l->len, sizeof(*v), 1024);
+		struct blocked *v = spill_grow(l->v, &l->cap, l->len, sizeof(*v), 1024);
 		if (!v) {
 			sqlite3_finalize(st);
 			return -ENOMEM;
@@ -869,7 +870,7 @@ static int replay_threads_add(struct replay_threads *ts, int64_t tid, const stru
 		return -ENOMEM;
 	ts->last = (size_t)i;
 	t = &ts->v[i];
-	if (!(v = grow_array(t->ops, &t->cap, t->len, sizeof(*v), 64)))
+	if (!(v = spill_grow(t->ops, &t->cap, t->len, sizeof(*v), 64)))
 		return -ENOMEM;
 	t->ops = v;
 	t->ops[t->len++] = *op;
@@ -879,7 +880,7 @@ static int replay_threads_add(struct replay_threads *ts, int64_t tid, const stru
 static void replay_threads_free(struct replay_threads *ts)
 {
 	for (size_t i = 0; i < ts->len; i++) {
-		free(ts->v[i].ops);
+		spill_free(ts->v[i].ops);
 		free(ts->v[i].pending);
 	}
 	free(ts->v);
@@ -1327,7 +1328,7 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 			rc = pending_add(&waits, b->op_id,
 					 (b->end_ns < b->op_end_ns ? b->end_ns : b->op_end_ns) - b->start_ns);
 	}
-	free(blocked.v);
+	spill_free(blocked.v);
 	if (!rc)
 		rc = replay_locks(&threads, &classes,
 				  db_query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'attach_ns'", 0), &holders, &holds,
@@ -1347,11 +1348,11 @@ static int join_and_replay(sqlite3 *db, struct tl_capture *capture, struct sync_
 		stats->blocked_states = relabel.len;
 		stats->blocked_ops = count_rows(&waits);
 	}
-	free(relabel.v);
-	free(waits.v);
-	free(holders.v);
-	free(holds.v);
-	free(sem_locks.v);
+	spill_free(relabel.v);
+	spill_free(waits.v);
+	spill_free(holders.v);
+	spill_free(holds.v);
+	spill_free(sem_locks.v);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "src/sorted.h"
 #include "src/db.h"
 #include "src/grow.h"
+#include "src/spill.h"
 #include "src/derived/histogram.h"
 #include "src/keyhash.h"
 #include "src/log.h"
@@ -141,7 +142,7 @@ static struct tl_thread *thread_of(struct loader *l, int64_t tid)
 #define APPEND(t, name)                                                                                    \
 	({                                                                                                 \
 		__typeof__((t)->name) _a =                                                                 \
-			grow_array((t)->name, &(t)->cap_##name, (t)->nr_##name, sizeof(*(t)->name), 64);   \
+			spill_grow((t)->name, &(t)->cap_##name, (t)->nr_##name, sizeof(*(t)->name), 64);   \
 		_a ? ((t)->name = _a, &_a[(t)->nr_##name++]) : NULL;                                       \
 	})
 
@@ -609,12 +610,12 @@ static int take_rows(void **dst, size_t *dst_nr, size_t *dst_cap, void **src, si
 {
 	if (!*src_nr)
 		return 0;
-	char *rows = realloc(*src, size * (*src_nr + *dst_nr + 1));
+	char *rows = spill_realloc(*src, size * *src_nr, size * (*src_nr + *dst_nr + 1));
 	if (!rows)
 		return -ENOMEM;
 	if (*dst_nr)
 		memcpy(rows + size * *src_nr, *dst, size * *dst_nr);
-	free(*dst);
+	spill_free(*dst);
 	*dst = rows;
 	*dst_nr += *src_nr;
 	*dst_cap = *dst_nr + 1;
@@ -819,8 +820,8 @@ void timeline_capture_free(struct tl_capture *c)
 		return;
 	loader_free(&c->l);
 	timeline_free(c->l.tl);
-	free(c->states);
-	free(c->ops);
+	spill_free(c->states);
+	spill_free(c->ops);
 	free(c->unreturned);
 	free(c);
 }
@@ -834,8 +835,8 @@ static void drop(struct tl_capture *c)
 	loader_free(&c->l);
 	timeline_free(c->l.tl);
 	c->l.tl = NULL;
-	free(c->states);
-	free(c->ops);
+	spill_free(c->states);
+	spill_free(c->ops);
 	free(c->unreturned);
 	c->states = c->ops = NULL;
 	c->unreturned = NULL;
@@ -879,7 +880,7 @@ static struct tl_thread *capture_thread(struct tl_capture *c, int64_t tid, bool 
 static bool place(struct tl_capture *c, struct tl_place **places, size_t *nr, size_t *cap, const struct tl_thread *t,
 		  size_t nr_rows)
 {
-	struct tl_place *more = grow_array(*places, cap, *nr, sizeof(*more), 4096);
+	struct tl_place *more = spill_grow(*places, cap, *nr, sizeof(*more), 4096);
 	if (!more) {
 		drop(c);
 		return false;
@@ -1098,7 +1099,7 @@ static void drop_summarized(struct tl_capture *c)
 		t->nr_ops = n;
 	}
 	/* places no longer hold */
-	free(c->ops);
+	spill_free(c->ops);
 	c->ops = NULL;
 	c->nr_ops = c->cap_ops = 0;
 }
@@ -1204,11 +1205,11 @@ void timeline_free(struct mtx_timeline *tl)
 		return;
 	for (size_t i = 0; i < tl->nr_threads; i++) {
 		struct tl_thread *t = &tl->threads[i];
-		free(t->states);
-		free(t->switches);
-		free(t->wakeups);
-		free(t->syscalls);
-		free(t->ops);
+		spill_free(t->states);
+		spill_free(t->switches);
+		spill_free(t->wakeups);
+		spill_free(t->syscalls);
+		spill_free(t->ops);
 	}
 	for (size_t i = 0; i < tl->nr_strings; i++)
 		free(tl->strings[i]);

@@ -1,0 +1,119 @@
+/*
+ * tests/unit/test-spill.c - arrays in a file (src/spill.c): an array grown
+ * past SPILL_MIN_BYTES keeps every element while the process holds only
+ * part of it in memory (/proc/self/statm says how much), resizes keep
+ * what was there, a freed array gives its blocks back, and a small one
+ * never leaves malloc's memory.
+ */
+#include "config.h"
+#include "src/spill.h"
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Data well past what the process may keep mapped in. */
+#define BIG_ELEMENTS ((size_t)SPILL_RESIDENT_BYTES / sizeof(int64_t) * 3)
+
+static char dir[] = "/var/tmp/mtx-test-spill-XXXXXX";
+
+static void setup(void)
+{
+	char path[sizeof(dir) + 16];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	cr_assert_eq(spill_beside(path), 0);
+}
+
+static void teardown(void)
+{
+	rmdir(dir); /* the spill file has no name: the directory is empty */
+}
+
+TestSuite(spill, .init = setup, .fini = teardown);
+
+static uint64_t resident_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%lu %lu", &size, &resident), 2);
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The least resident size seen while waiting up to 5 s for it to come
+ * within @limit (the pages are dropped by a thread of spill.c's). */
+static uint64_t resident_within(uint64_t limit)
+{
+	uint64_t least = resident_bytes();
+	for (int i = 0; i < 500 && least > limit; i++) {
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		uint64_t now = resident_bytes();
+		least = now < least ? now : least;
+	}
+	return least;
+}
+
+static int64_t value_at(size_t i)
+{
+	return (int64_t)(i * 2654435761u) ^ 0x5a5a;
+}
+
+Test(spill, a_large_array_keeps_every_element_with_little_of_it_in_memory)
+{
+	int64_t *v = NULL;
+	size_t cap = 0;
+	uint64_t limit = SPILL_RESIDENT_BYTES + (64u << 20); /* the test's own memory besides */
+
+	for (size_t i = 0; i < BIG_ELEMENTS; i++) {
+		int64_t *more = spill_grow(v, &cap, i, sizeof(*v), 64);
+		cr_assert_not_null(more, "no room at element %zu", i);
+		v = more;
+		v[i] = value_at(i);
+	}
+	struct spill_stats st = spill_stats();
+	cr_assert_geq(st.bytes, BIG_ELEMENTS * sizeof(*v), "the array is not in the file: %llu bytes there",
+		      (unsigned long long)st.bytes);
+	uint64_t written = resident_within(limit);
+	cr_expect_leq(written, limit, "%llu MB resident after writing %zu MB", (unsigned long long)(written >> 20),
+		      BIG_ELEMENTS * sizeof(*v) >> 20);
+	for (size_t i = 0; i < BIG_ELEMENTS; i++)
+		cr_assert_eq(v[i], value_at(i), "element %zu changed", i);
+	uint64_t read = resident_within(limit);
+	cr_expect_leq(read, limit, "%llu MB resident after reading it all", (unsigned long long)(read >> 20));
+
+	/* a resize as take_rows makes it: larger, the old elements kept */
+	size_t more_elements = BIG_ELEMENTS + 1000;
+	int64_t *w = spill_realloc(v, BIG_ELEMENTS * sizeof(*v), more_elements * sizeof(*v));
+	cr_assert_not_null(w);
+	for (size_t i = 0; i < BIG_ELEMENTS; i += 4099)
+		cr_assert_eq(w[i], value_at(i), "element %zu changed by the resize", i);
+	for (size_t i = BIG_ELEMENTS; i < more_elements; i++)
+		w[i] = value_at(i);
+	cr_assert_eq(w[more_elements - 1], value_at(more_elements - 1));
+
+	spill_free(w);
+	st = spill_stats();
+	cr_expect_eq(st.bytes, 0, "%llu bytes still in the file after the free", (unsigned long long)st.bytes);
+	cr_expect_geq(st.peak_bytes, BIG_ELEMENTS * sizeof(*v));
+}
+
+Test(spill, a_small_array_stays_in_memory)
+{
+	char *v = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < SPILL_MIN_BYTES / 2; i++) {
+		char *more = spill_grow(v, &cap, i, 1, 64);
+		cr_assert_not_null(more);
+		v = more;
+		v[i] = (char)i;
+	}
+	cr_expect_eq(spill_stats().peak_bytes, 0, "a %u-byte array went to the file", SPILL_MIN_BYTES / 2);
+	cr_expect_eq(v[12345], (char)12345);
+	spill_free(v);
+}
