@@ -79,18 +79,19 @@ int spill_beside(const char *path)
 	return rc;
 }
 
-/* The pages of the file that the process has mapped in: statm's shared
- * (file and shmem pages), of which the program's own text is a few MB. */
-static uint64_t mapped_file_bytes(void)
+/* What the process has in memory (/proc/self/statm): its anonymous pages
+ * (resident less shared), or the file pages it has mapped in (shared: of
+ * which the program's own text is a few MB). 0 when unknown. */
+static uint64_t statm_bytes(bool file)
 {
 	unsigned long size = 0, resident = 0, shared = 0;
 	FILE *f = fopen("/proc/self/statm", "re");
 	if (!f)
 		return 0;
 	if (fscanf(f, "%lu %lu %lu", &size, &resident, &shared) != 3)
-		shared = 0;
+		resident = shared = 0;
 	fclose(f);
-	return (uint64_t)shared * (uint64_t)sysconf(_SC_PAGESIZE);
+	return (uint64_t)(file ? shared : resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Drop every spilled page from the process when too many are mapped in.
@@ -101,7 +102,7 @@ static void *watch(void *unused)
 	(void)unused;
 	for (;;) {
 		nanosleep(&(struct timespec){ 0, WATCH_NS }, NULL);
-		if (mapped_file_bytes() <= SPILL_RESIDENT_BYTES)
+		if (statm_bytes(true) <= SPILL_RESIDENT_BYTES)
 			continue;
 		pthread_mutex_lock(&sp.lock);
 		for (size_t i = 0; i < sp.len; i++)
@@ -210,7 +211,8 @@ void *spill_realloc(void *items, size_t old_bytes, size_t bytes)
 	void *p = NULL;
 	if (spilled && spill_room(&sp.v[at], bytes)) {
 		p = items; /* grown in its slot */
-	} else if (!spilled && bytes < SPILL_MIN_BYTES) {
+	} else if (!spilled &&
+		   (bytes < SPILL_MIN_BYTES || statm_bytes(false) + bytes - old_bytes <= SPILL_MEMORY_BYTES)) {
 		p = realloc(items, bytes);
 	} else if ((p = spill_new(bytes)) || (p = malloc(bytes))) {
 		if (items)

@@ -4,7 +4,9 @@
  * the program runs (issue 29: peak RSS <= 512 MB at any size).
  *
  * An array grown with spill_grow lives in malloc's memory until it passes
- * SPILL_MIN_BYTES; from then on, once spill_beside has named a directory, in a
+ * SPILL_MIN_BYTES while the process holds more than SPILL_MEMORY_BYTES of
+ * anonymous memory (a run that fits pays nothing for the file); from then
+ * on, once spill_beside has named a directory, in a
  * mapping of its own range of one unnamed file there (blocks reserved with
  * fallocate, so that a full disk is an error, not a SIGBUS). The pages are
  * the kernel's page cache: a thread drops them from the process whenever
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #define SPILL_MIN_BYTES (4u << 20)
+#define SPILL_MEMORY_BYTES (256u << 20)
 #define SPILL_RESIDENT_BYTES (128u << 20)
 
 /* spill_file_beside - an unnamed file in the directory of the file @path
