@@ -200,6 +200,19 @@ static void spill_release(size_t i)
 	sp.v[i] = sp.v[--sp.len];
 }
 
+/* Copy @n bytes to the spilled array @to a piece at a time, each piece
+ * dropped from the process once written (the watching thread waits for
+ * the lock meanwhile: a 256 MB array would otherwise be in memory twice). */
+static void copy_out(char *to, const char *from, size_t n)
+{
+	const size_t piece = 16u << 20;
+	for (size_t at = 0; at < n; at += piece) {
+		size_t k = n - at < piece ? n - at : piece;
+		memcpy(to + at, from + at, k);
+		madvise(to + at, k, MADV_DONTNEED);
+	}
+}
+
 void *spill_realloc(void *items, size_t old_bytes, size_t bytes)
 {
 	bool file = __atomic_load_n(&sp.fd, __ATOMIC_ACQUIRE) >= 0;
@@ -211,10 +224,17 @@ void *spill_realloc(void *items, size_t old_bytes, size_t bytes)
 	void *p = NULL;
 	if (spilled && spill_room(&sp.v[at], bytes)) {
 		p = items; /* grown in its slot */
-	} else if (!spilled &&
-		   (bytes < SPILL_MIN_BYTES || statm_bytes(false) + bytes - old_bytes <= SPILL_MEMORY_BYTES)) {
+	} else if (!spilled && (bytes < SPILL_MIN_BYTES ||
+				statm_bytes(false) + (bytes > old_bytes ? bytes - old_bytes : 0) <= SPILL_MEMORY_BYTES)) {
 		p = realloc(items, bytes);
-	} else if ((p = spill_new(bytes)) || (p = malloc(bytes))) {
+	} else if ((p = spill_new(bytes))) {
+		if (items)
+			copy_out(p, items, old_bytes < bytes ? old_bytes : bytes);
+		if (spilled)
+			spill_release(at);
+		else
+			free(items);
+	} else if ((p = malloc(bytes))) {
 		if (items)
 			memcpy(p, items, old_bytes < bytes ? old_bytes : bytes);
 		if (spilled)
