@@ -303,6 +303,21 @@ uint64_t collect_sync_calls(struct collect_sync *cs)
 	return cs->call_batch.upto_ns;
 }
 
+/* Put the records in cs->held after those in cs->batch; cs->held is then
+ * empty. Into an empty batch they move whole: a copy would hold them twice
+ * (at the end of a run, up to the pump's bound and what the lanes had). */
+static void take_held(struct collect_sync *cs)
+{
+	if (!cs->batch.len) {
+		struct sync_batch t = cs->batch;
+		cs->batch = cs->held;
+		cs->held = t;
+	} else if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len)) {
+		cs->lost += cs->held.len;
+	}
+	cs->held.len = 0;
+}
+
 void collect_sync_stop(struct collect_sync *cs)
 {
 	uint64_t dropped = 0;
@@ -314,9 +329,7 @@ void collect_sync_stop(struct collect_sync *cs)
 	cs->held.len = 0;
 	cs->lost += sync_pump_stop(cs->pump, &cs->held, cs->calls ? &cs->call_batch : NULL, &dropped);
 	cs->pump = NULL;
-	if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len))
-		cs->lost += cs->held.len;
-	cs->held.len = 0;
+	take_held(cs);
 	cs->calls_lost += dropped;
 	if (cs->calls) {
 		push_calls(cs);
@@ -405,9 +418,7 @@ size_t collect_sync_write(struct collect_sync *cs, struct mtx_writer *w, uint64_
 	}
 	/* The held records are in cs->batch already (see below). */
 	left = sync_pump_take(cs->pump, &cs->held, SYNC_PUMP_TAKE_MAX);
-	if (cs->held.len && sync_batch_append(&cs->batch, cs->held.recs, cs->held.len))
-		cs->lost += cs->held.len;
-	cs->held.len = 0;
+	take_held(cs);
 	/* An op's stack is named in its process's address space as of its
 	 * time, which the profile knows once the events before it came in. */
 	n = ready_prefix(&cs->batch, events_done_ns);
