@@ -29,7 +29,7 @@
 #include "collector/event.h"
 #include "collector/sync/region.h"
 
-#define SYNC_PUMP_MAX_QUEUED (4u << 20) /* records: 224 MiB */
+#define SYNC_PUMP_MAX_QUEUED (1u << 20) /* records: 56 MiB */
 
 struct sync_pump;
 
