@@ -227,19 +227,19 @@ void *spill_realloc(void *items, size_t old_bytes, size_t bytes)
 	} else if (!spilled && (bytes < SPILL_MIN_BYTES ||
 				statm_bytes(false) + (bytes > old_bytes ? bytes - old_bytes : 0) <= SPILL_MEMORY_BYTES)) {
 		p = realloc(items, bytes);
-	} else if ((p = spill_new(bytes))) {
-		if (items)
-			copy_out(p, items, old_bytes < bytes ? old_bytes : bytes);
-		if (spilled)
+	} else {
+		/* to the file, or to memory when there is no room there */
+		bool to_file = (p = spill_new(bytes)) != NULL;
+		size_t n = old_bytes < bytes ? old_bytes : bytes;
+		if (!to_file)
+			p = malloc(bytes);
+		if (p && items && to_file)
+			copy_out(p, items, n);
+		else if (p && items)
+			memcpy(p, items, n);
+		if (p && spilled)
 			spill_release(at);
-		else
-			free(items);
-	} else if ((p = malloc(bytes))) {
-		if (items)
-			memcpy(p, items, old_bytes < bytes ? old_bytes : bytes);
-		if (spilled)
-			spill_release(at);
-		else
+		else if (p)
 			free(items);
 	}
 	pthread_mutex_unlock(&sp.lock);
