@@ -24,8 +24,10 @@
  * has blocks (fallocate), the rest is a hole that costs nothing. A slot
  * given back is punched and used again.
  */
-#define SLOT_BYTES ((off_t)1 << 36) /* 64 GiB: an array larger is copied to memory */
-#define MAX_SLOTS 128 /* 8 TiB of file, within ext4's 16 */
+#define SLOT_BYTES ((off_t)1 << 33) /* 8 GiB: an array larger is copied to memory */
+/* 8 TiB of file, within ext4's 16: five tables' arrays of 200 threads
+ * (past that, arrays stay in memory) */
+#define MAX_SLOTS 1024
 
 struct spilled {
 	char *addr;  /* the slot's mapping */

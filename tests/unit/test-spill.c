@@ -2,8 +2,9 @@
  * tests/unit/test-spill.c - arrays in a file (src/spill.c): an array grown
  * past SPILL_MIN_BYTES keeps every element while the process holds only
  * part of it in memory (/proc/self/statm says how much), resizes keep
- * what was there, a freed array gives its blocks back, and arrays leave
- * malloc's memory only when the process holds more than SPILL_MEMORY_BYTES.
+ * what was there, a freed array gives its blocks back, arrays leave
+ * malloc's memory only when the process holds more than SPILL_MEMORY_BYTES,
+ * and then each of hundreds of them (five tables of many threads) does.
  */
 #include "config.h"
 #include "src/spill.h"
@@ -129,4 +130,37 @@ Test(spill, arrays_that_fit_in_memory_stay_there)
 	cr_expect_eq(spill_stats().peak_bytes, 0, "a %zu-byte array went to the file", n);
 	cr_expect_eq(v[12345], (char)12345);
 	spill_free(v);
+}
+
+Test(spill, each_of_many_arrays_has_its_place_in_the_file)
+{
+	/* past the memory budget first, as a long run is */
+	size_t hog_bytes = SPILL_MEMORY_BYTES + (32u << 20);
+	char *hog = malloc(hog_bytes);
+	cr_assert_not_null(hog);
+	memset(hog, 1, hog_bytes);
+
+	enum { ARRAYS = 300 }; /* five tables of 60 threads */
+	static char *v[ARRAYS];
+	size_t cap[ARRAYS] = { 0 };
+	for (int k = 0; k < ARRAYS; k++) {
+		for (size_t len = 0; len <= SPILL_MIN_BYTES / 2; len = cap[k]) {
+			char *more = spill_grow(v[k], &cap[k], len, 1, 64);
+			cr_assert_not_null(more, "array %d: no room at %zu bytes", k, len);
+			memset(more + len, k & 0x7f, cap[k] - len);
+			v[k] = more;
+		}
+	}
+	struct spill_stats st = spill_stats();
+	cr_expect_geq(st.bytes, (uint64_t)ARRAYS * SPILL_MIN_BYTES, "%llu MB in the file for %d arrays of %u MB",
+		      (unsigned long long)(st.bytes >> 20), ARRAYS, SPILL_MIN_BYTES >> 20);
+	for (int k = 0; k < ARRAYS; k++) {
+		cr_assert_eq(v[k][0], k & 0x7f, "array %d changed", k);
+		cr_assert_eq(v[k][cap[k] - 1], k & 0x7f, "array %d changed at its end", k);
+		spill_free(v[k]);
+	}
+	cr_expect_eq(spill_stats().bytes, 0);
+	for (size_t i = 0; i < hog_bytes; i += 4096) /* the drops leave memory alone */
+		cr_assert_eq(hog[i], 1, "anonymous memory changed at %zu", i);
+	free(hog);
 }
