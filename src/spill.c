@@ -175,8 +175,7 @@ static void *spill_new(size_t bytes)
 	madvise(addr, (size_t)SLOT_BYTES, MADV_RANDOM);
 	struct spilled *s = &sp.v[sp.len];
 	*s = (struct spilled){ addr, 0, off };
-	if (!spill_room(s, bytes)) {
-		fallocate(sp.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)s->used);
+	if (!spill_room(s, bytes)) { /* (it took no blocks: nothing to punch) */
 		munmap(addr, (size_t)SLOT_BYTES);
 		return NULL;
 	}
