@@ -12,6 +12,7 @@ struct state_total {
 	int32_t tid;
 	uint64_t life_ns;
 	const char *state; /* static */
+	int32_t cpu;       /* thread_states.cpu's, -1 none */
 	uint64_t intervals, ns;
 };
 
@@ -108,15 +109,17 @@ int detail_state(struct mtx_detail *d, uint64_t life_ns, int32_t tid, uint64_t s
 	long i;
 	if (!on_cpu || in_detail(d, start_ns))
 		return writer_thread_state(d->w, tid, start_ns, end_ns, state, cpu, syscall);
-	/* a state's name is one of a static table's: its address is its key */
+	/* a state's name is one of a static table's: its address (below 2^48
+	 * in user space) is its key, with the CPU above it (for /Machine) */
 	i = total_of(d, &d->state_keys, (void **)&d->states, &d->nr_states, &d->cap_states, sizeof(*d->states), tid,
-		     (int64_t)life_ns, (int64_t)(uintptr_t)state);
+		     (int64_t)life_ns, (int64_t)(uintptr_t)state | (int64_t)(cpu + 1) << 48);
 	if (i < 0)
 		return writer_thread_state(d->w, tid, start_ns, end_ns, state, cpu, syscall);
 	t = &d->states[i];
 	t->tid = tid;
 	t->life_ns = life_ns;
 	t->state = state;
+	t->cpu = cpu;
 	t->intervals++;
 	t->ns += end_ns - start_ns;
 	d->summarized[0]++;
@@ -175,7 +178,7 @@ int detail_finish(struct mtx_detail *d)
 {
 	for (size_t i = 0; i < d->nr_states; i++) {
 		const struct state_total *t = &d->states[i];
-		writer_summarized_state(d->w, t->tid, t->life_ns, t->state, t->intervals, t->ns);
+		writer_summarized_state(d->w, t->tid, t->life_ns, t->state, t->cpu, t->intervals, t->ns);
 	}
 	for (size_t i = 0; i < d->nr_switches; i++) {
 		const struct switch_total *t = &d->switches[i];

@@ -287,8 +287,12 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		const char *sys = NULL;
 		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
 			sys = syscall_name(t->sys_nr);
+		/* a wait for a CPU is put on the CPU that then ran it */
 		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state),
-			     t->state == TS_RUNNING ? t->cpu : -1, sys,
+			     t->state == TS_RUNNING				 ? t->cpu
+			     : t->state == TS_RUNNABLE && state == TS_RUNNING ? cpu
+									      : -1,
+			     sys,
 			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
 		t->state_ns[t->state] += ts - t->since_ns;
 		t->since_ns = ts;
@@ -467,6 +471,8 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		t = find_thread(m, ev->tid);
 		if (!t)
 			return; /* its final switch after EXIT */
+		if (t->state == TS_RUNNING) /* where it ran, also when its switch-in came before the recording */
+			t->cpu = ev->cpu;
 		set_state(m, t, ev->ts_ns, runnable ? TS_RUNNABLE : waiting_state(m, t, ev->u.sw.prev_state), -1);
 		return;
 	}

@@ -38,7 +38,7 @@
 	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
 	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
 		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
-	X(SUMMARIZED_STATE, "INSERT INTO summarized_states(tid, life_ns, state, intervals, ns) VALUES (?,?,?,?,?)") \
+	X(SUMMARIZED_STATE, "INSERT INTO summarized_states(tid, life_ns, state, cpu, intervals, ns) VALUES (?,?,?,?,?,?)") \
 	X(SUMMARIZED_SWITCH, "INSERT INTO summarized_switches(prev_tid, next_tid, prev_state, count) "             \
 			     "VALUES (?,?,?,?)")                                                                    \
 	X(SUMMARIZED_SYSCALL, "INSERT INTO summarized_syscalls(tid, life_ns, nr, name, calls, errors, returned, " \
@@ -382,7 +382,7 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, co
 }
 
 int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns, const char *state,
-			    uint64_t intervals, uint64_t ns)
+			    int32_t cpu, uint64_t intervals, uint64_t ns)
 {
 	struct queued_row *r = row(w, STMT_SUMMARIZED_STATE);
 	if (!r)
@@ -390,6 +390,7 @@ int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns,
 	row_put_int(r, tid);
 	row_put_int(r, (int64_t)life_ns);
 	row_put_text(r, state);
+	row_put_int_or_null(r, cpu, cpu >= 0);
 	row_put_int(r, (int64_t)intervals);
 	row_put_int(r, (int64_t)ns);
 	return put(w, r);

@@ -110,9 +110,9 @@ struct mtx_syscall_row {
 /* @fd_kind: NULL, or a static name (collector/fd-kind.h). */
 int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
 /* The rows collector/detail.c added up instead of writing: @state and
- * @prev_state static. */
+ * @prev_state static; @cpu -1 for none (thread_states.cpu's). */
 int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns, const char *state,
-			    uint64_t intervals, uint64_t ns);
+			    int32_t cpu, uint64_t intervals, uint64_t ns);
 int writer_summarized_switch(struct mtx_writer *w, int32_t prev_tid, int32_t next_tid, const char *prev_state,
 			     uint64_t count);
 struct writer_summarized_syscall_row {

@@ -79,7 +79,7 @@ CREATE TABLE thread_states (
 	start_ns  INTEGER NOT NULL,
 	end_ns    INTEGER NOT NULL,
 	state     TEXT NOT NULL,
-	cpu       INTEGER,             -- for running: the CPU
+	cpu       INTEGER,             -- running: the CPU; runnable: the CPU that then ran it
 	object_id INTEGER,             -- for blocked_sync: sync_objects.id
 	syscall   TEXT                 -- the syscall the thread was in, when known
 );
@@ -281,6 +281,7 @@ CREATE TABLE summarized_states (
 	tid       INTEGER NOT NULL,
 	life_ns   INTEGER NOT NULL,  -- the thread lifetime's threads.start_ns
 	state     TEXT NOT NULL,     -- running or runnable
+	cpu       INTEGER,           -- thread_states.cpu's (NULL: a runnable that did not run)
 	intervals INTEGER NOT NULL,
 	ns        INTEGER NOT NULL   -- their time in all
 );

@@ -97,6 +97,7 @@ static const struct {
 	const char *table, *column;
 } added_columns[] = {
 	{ "calls", "retroactive" },
+	{ "summarized_states", "cpu" },
 	{ "sync_objects", "name" },
 	{ "sync_objects", "used_as" },
 	{ "threads", "attached" },

@@ -106,6 +106,14 @@ static char *see(const struct pc_search *s, const struct pc_node *n, const char 
 		rc = asprintf(&out, "mtx report %s waits%s", path, thread);
 		break;
 	}
+	if (rc >= 0 && w.has_cpu) { /* no report but the metric's splits time by CPU */
+		char *focus = pc_focus_name(s, &n->focus);
+		free(out);
+		rc = focus ? asprintf(&out, "mtx report %s metric %s --focus '%s'", path,
+				      pc_hypothesis_why(n->hypothesis) == PC_WHY_CPU ? "cpu" : "cpu_wait", focus)
+			   : -1;
+		free(focus);
+	}
 	if (rc < 0)
 		return NULL;
 	if (!*scope)
@@ -229,7 +237,10 @@ static void json_where(FILE *out, const struct pc_where *w)
 	if (w->syscall) {
 		fprintf(out, "%s\"syscall\":", any ? "," : "");
 		report_json_string(out, w->syscall);
+		any = true;
 	}
+	if (w->has_cpu)
+		fprintf(out, "%s\"cpu\":%d", any ? "," : "", (int)w->cpu);
 	fputc('}', out);
 }
 

@@ -56,6 +56,7 @@ struct pc_atom {
 	uint8_t code_level;
 	int8_t kind;      /* the object's, -1 none */
 	int16_t syscall;  /* index in syscalls, -1 none */
+	int16_t cpu;      /* /Machine's node: the CPU, -1 its root */
 	int64_t object;   /* sync_objects.id, 0 none */
 	int64_t code_id;  /* module index or functions.id */
 	int64_t value;
@@ -78,6 +79,7 @@ struct pc_data {
 	size_t nr_stacks, cap_stacks;
 	char code_from[128];
 	int64_t first_ns, last_ns; /* the threads' span */
+	int nr_cpus;               /* the machine's, 0: not known */
 	bool sorted;               /* pc_data_add: threads and objects sorted */
 };
 
@@ -261,19 +263,37 @@ static const struct pc_object *object_of(const struct pc_data *d, int64_t id)
 	return FIND(d->objects, d->nr_objects, id, id);
 }
 
-static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
-		    int syscall, int64_t value)
+static int push_atom(struct pc_data *d, struct pc_atom atom)
 {
-	const struct pc_object *o = object ? object_of(d, object) : NULL;
 	struct pc_atom *a;
-	if (thread < 0 || value <= 0)
+	if (atom.thread < 0 || atom.value <= 0)
 		return 0;
 	if (!(a = grow_array(d->atoms, &d->cap_atoms, d->nr_atoms, sizeof(*a), 1024)))
 		return -ENOMEM;
 	d->atoms = a;
-	d->atoms[d->nr_atoms++] = (struct pc_atom){ thread,	   (uint8_t)m, (uint8_t)code_level, (int8_t)(o ? o->kind : -1),
-						    (int16_t)syscall, object, code_id,	  value };
+	d->atoms[d->nr_atoms++] = atom;
 	return 0;
+}
+
+/* A part of @m at the root of /Machine. */
+static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
+		    int syscall, int64_t value)
+{
+	const struct pc_object *o = object ? object_of(d, object) : NULL;
+	return push_atom(d, (struct pc_atom){ .thread = thread, .metric = (uint8_t)m, .code_level = (uint8_t)code_level,
+					      .kind = (int8_t)(o ? o->kind : -1), .syscall = (int16_t)syscall,
+					      .cpu = -1, .object = object, .code_id = code_id, .value = value });
+}
+
+/* A part of @m on CPU @cpu, at the root of the other hierarchies: the
+ * same time again as the thread's root atom holds, counted only at
+ * /Machine's nodes. */
+static int add_cpu_atom(struct pc_data *d, int thread, enum pc_metric m, int cpu, int64_t value)
+{
+	if (cpu < 0 || cpu > INT16_MAX)
+		return 0;
+	return push_atom(d, (struct pc_atom){ .thread = thread, .metric = (uint8_t)m, .kind = -1, .syscall = -1,
+					      .cpu = (int16_t)cpu, .value = value });
 }
 
 /* Add @value of @m to each distinct function of @functions (@n) and its
@@ -359,6 +379,14 @@ static int row_io_wait(struct pc_data *d, sqlite3_stmt *st)
 			      function ? 1 : 0, sqlite3_column_int64(st, 3), true);
 }
 
+/* A thread's running and runnable time on one CPU: tid, cpu, ns, ns. */
+static int row_cpu_times(struct pc_data *d, sqlite3_stmt *st)
+{
+	int t = thread_index(d, sqlite3_column_int64(st, 0)), cpu = sqlite3_column_int(st, 1);
+	int rc = add_cpu_atom(d, t, PC_M_CPU, cpu, sqlite3_column_int64(st, 2));
+	return rc ? rc : add_cpu_atom(d, t, PC_M_CPU_WAIT, cpu, sqlite3_column_int64(st, 3));
+}
+
 static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
 {
 	int t = thread_index(d, sqlite3_column_int64(st, 0));
@@ -410,6 +438,17 @@ static const struct {
 	  "SUM(CASE WHEN state = 'runnable' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END) FROM thread_states "
 	  "WHERE " OVERLAPS("start_ns", "end_ns") " GROUP BY tid",
 	  row_thread_times },
+	/* the same per CPU (thread_states.cpu), what --detail added up included */
+	{ "SELECT tid, cpu, SUM(CASE WHEN state = 'running' THEN ns ELSE 0 END), "
+	  "SUM(CASE WHEN state = 'runnable' THEN ns ELSE 0 END) FROM ("
+	  "SELECT tid, cpu, state, end_ns - start_ns AS ns FROM thread_states WHERE state IN ('running', 'runnable') "
+	  "AND cpu IS NOT NULL UNION ALL SELECT tid, cpu, state, ns FROM summarized_states WHERE cpu IS NOT NULL) "
+	  "GROUP BY tid, cpu ORDER BY tid, cpu",
+	  "SELECT tid, cpu, SUM(CASE WHEN state = 'running' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END), "
+	  "SUM(CASE WHEN state = 'runnable' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END) FROM thread_states "
+	  "WHERE state IN ('running', 'runnable') AND cpu IS NOT NULL AND " OVERLAPS("start_ns", "end_ns")
+	  " GROUP BY tid, cpu ORDER BY tid, cpu",
+	  row_cpu_times },
 	{ "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples GROUP BY tid), "
 	  "r AS (SELECT tid, SUM(running_ns) AS running_ns FROM thread_totals GROUP BY tid) "
 	  "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
@@ -458,6 +497,7 @@ int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **o
 		return rc;
 	}
 	note_code_from(d, db);
+	d->nr_cpus = (int)db_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nr_cpus'", 0);
 	free(d->stacks); /* only the loading walks them */
 	d->stacks = NULL;
 	d->nr_stacks = d->cap_stacks = 0;
@@ -564,10 +604,24 @@ static bool code_is(const struct pc_atom *a, const struct pc_resource *r)
 	return a->code_level == r->level && (r->level == 0 || a->code_id == r->id);
 }
 
+static bool machine_is(const struct pc_atom *a, const struct pc_resource *r)
+{
+	return r->level ? a->cpu == r->id : a->cpu < 0;
+}
+
+/* Whether atom @a counts at @f, the component of hierarchy @except
+ * aside (-1: none). */
+static bool in_focus_but(const struct pc_data *d, const struct pc_atom *a, const struct pc_focus *f, int except)
+{
+	return (except == PC_PROCESS || thread_in(&d->threads[a->thread], &f->r[PC_PROCESS])) &&
+	       (except == PC_SYNC_OBJECT || object_in(a, &f->r[PC_SYNC_OBJECT])) &&
+	       (except == PC_CODE || code_is(a, &f->r[PC_CODE])) &&
+	       (except == PC_MACHINE || machine_is(a, &f->r[PC_MACHINE]));
+}
+
 static bool in_focus(const struct pc_data *d, const struct pc_atom *a, const struct pc_focus *f)
 {
-	return thread_in(&d->threads[a->thread], &f->r[PC_PROCESS]) && object_in(a, &f->r[PC_SYNC_OBJECT]) &&
-	       code_is(a, &f->r[PC_CODE]);
+	return in_focus_but(d, a, f, -1);
 }
 
 int64_t pc_data_sum(const struct pc_data *d, const struct pc_focus *f, enum pc_metric m)
@@ -598,6 +652,8 @@ static int64_t child_of(const struct pc_data *d, const struct pc_atom *a, enum p
 		return r->level == 0 ? t->pid : r->level == 1 && t->pid == r->id ? t->tid : -1;
 	case PC_SYNC_OBJECT:
 		return !a->object ? -1 : r->level == 0 ? a->kind : r->level == 1 && a->kind == r->id ? a->object : -1;
+	case PC_MACHINE:
+		return r->level == 0 ? a->cpu : -1;
 	default:
 		if (a->code_level != r->level + 1 || r->level > 1)
 			return -1;
@@ -618,9 +674,7 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 	for (size_t i = 0; i < d->nr_atoms; i++) {
 		const struct pc_atom *a = &d->atoms[i];
 		int64_t c;
-		if (a->metric != m || (h != PC_PROCESS && !thread_in(&d->threads[a->thread], &f->r[PC_PROCESS])) ||
-		    (h != PC_SYNC_OBJECT && !object_in(a, &f->r[PC_SYNC_OBJECT])) ||
-		    (h != PC_CODE && !code_is(a, &f->r[PC_CODE])) || (c = child_of(d, a, h, &f->r[h])) < 0)
+		if (a->metric != m || !in_focus_but(d, a, f, h) || (c = child_of(d, a, h, &f->r[h])) < 0)
 			continue;
 		int64_t *more = grow_array(v, &cap, n, sizeof(*v), 64);
 		if (!more) {
@@ -643,6 +697,11 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 const char *pc_data_code_from(const struct pc_data *d)
 {
 	return d->code_from;
+}
+
+int pc_data_nr_cpus(const struct pc_data *d)
+{
+	return d->nr_cpus;
 }
 
 static const struct pc_thread *thread_of(const struct pc_data *d, int64_t tid)
@@ -675,6 +734,8 @@ char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f)
 			fprintf(s, "/Process/%" PRId64, r->level == 1 ? r->id : t ? (int64_t)t->pid : 0);
 			if (r->level == 2)
 				fprintf(s, "/%s (%" PRId64 ")", t ? t->name : "?", r->id);
+		} else if (h == PC_MACHINE) {
+			fprintf(s, "/Machine/cpu%" PRId64, r->id);
 		} else {
 			const struct pc_object *o = r->level == 2 ? object_of(d, r->id)
 								  : NULL;
@@ -725,6 +786,10 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
 			w->module = d->modules[fn->module];
 		}
 	}
+	if (f->r[PC_MACHINE].level) {
+		w->has_cpu = true;
+		w->cpu = (int32_t)f->r[PC_MACHINE].id;
+	}
 	if (io) { /* the syscall that holds most of the focus's I/O waits */
 		int64_t best = 0;
 		for (size_t s = 0; s < d->nr_syscalls; s++) {
@@ -750,25 +815,25 @@ void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns)
 /* ---- over time (S5's time histograms) ---------------------------------------- */
 
 /* Each metric's rows over time: (tid, object id or NULL, start_ns, end_ns,
- * amount): an interval's time counts when amount is NULL, else the
- * amount at end_ns. The same rows as pc_data_load's totals, where they
+ * amount, cpu or NULL): an interval's time counts when amount is NULL,
+ * else the amount at end_ns. The same rows as pc_data_load's totals, where they
  * have times; @summarized: the meta key of the instant past which
  * --detail's budget added some of them up rather than keeping them. */
 static const struct {
 	const char *sql, *summarized;
 } over_time[PC_METRICS] = {
-	[PC_M_CPU] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM thread_states WHERE state = 'running'",
+	[PC_M_CPU] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu FROM thread_states WHERE state = 'running'",
 		       "detail_until_ns" },
-	[PC_M_CPU_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM thread_states WHERE state = 'runnable'",
+	[PC_M_CPU_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu FROM thread_states WHERE state = 'runnable'",
 			    "detail_until_ns" },
-	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL FROM sync_ops x "
+	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL, NULL FROM sync_ops x "
 			     "JOIN sync_objects o ON o.id = x.object_id "
 			     "WHERE " TAKES_A_LOCK("x", "o") " AND x.end_ns IS NOT NULL",
 			     "sync_detail_until_ns" },
-	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL FROM state_causes WHERE state = 'blocked_io'",
+	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, NULL FROM state_causes WHERE state = 'blocked_io'",
 			   NULL },
-	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1 FROM syscalls WHERE " IO_OP, "detail_until_ns" },
-	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret FROM syscalls WHERE " IO_OP, "detail_until_ns" },
+	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1, NULL FROM syscalls WHERE " IO_OP, "detail_until_ns" },
+	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret, NULL FROM syscalls WHERE " IO_OP, "detail_until_ns" },
 };
 
 void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
@@ -781,7 +846,7 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 		      const struct pc_window *window, struct pc_histogram *h, char **err)
 {
 	const int64_t from = window ? window->from_ns : INT64_MIN, to = window ? window->to_ns : INT64_MAX;
-	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT];
+	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT], *cpu = &f->r[PC_MACHINE];
 	sqlite3_stmt *st;
 	char *until = over_time[m].summarized ? db_meta_get(db, over_time[m].summarized) : NULL;
 	int rc = 0, step;
@@ -797,6 +862,8 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 		if (thread < 0 || !thread_in(&d->threads[thread], &f->r[PC_PROCESS]))
 			continue;
 		if (r->level && !(o && (r->level == 1 ? o->kind == r->id : o->id == r->id)))
+			continue;
+		if (cpu->level && (sqlite3_column_type(st, 5) == SQLITE_NULL || sqlite3_column_int64(st, 5) != cpu->id))
 			continue;
 		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
 			if (start < to && end > from) /* the window's part */
@@ -815,7 +882,7 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 /* ---- foci by name ---------------------------------------------------------- */
 
 static const char *const hierarchy_names[PC_HIERARCHIES] = { [PC_CODE] = "Code", [PC_PROCESS] = "Process",
-							      [PC_SYNC_OBJECT] = "SyncObject" };
+							      [PC_SYNC_OBJECT] = "SyncObject", [PC_MACHINE] = "Machine" };
 
 /* The thread of process @pid that @name names: a tid, "NAME (TID)", or a
  * name only one of its threads has. */
@@ -896,6 +963,14 @@ static int parse_node(const struct pc_data *d, enum pc_hierarchy h, const char *
 		}
 		return 0;
 	}
+	if (h == PC_MACHINE) {
+		char *end;
+		long cpu = strncmp(first, "cpu", 3) ? -1 : strtol(first + 3, &end, 10);
+		if (cpu < 0 || cpu > INT16_MAX || end == first + 3 || *end || second)
+			return focus_error(err, "focus /Machine/%s: name a CPU, as cpu0", path);
+		*r = (struct pc_resource){ 1, cpu };
+		return 0;
+	}
 	if (h == PC_SYNC_OBJECT) {
 		int kind = -1;
 		for (int k = 0; k < NR_KINDS; k++)
@@ -960,7 +1035,8 @@ int pc_data_parse_focus(const struct pc_data *d, const char *text, struct pc_foc
 				h = k;
 		}
 		if (h < 0)
-			return focus_error(err, "focus '%s': not /Code/..., /Process/... or /SyncObject/...", part);
+			return focus_error(err, "focus '%s': not /Code/..., /Process/..., /SyncObject/... or /Machine/...",
+					   part);
 		if (named[h])
 			return focus_error(err, "focus '%s': one node of /%s at most", text, hierarchy_names[h]);
 		named[h] = true;

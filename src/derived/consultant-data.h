@@ -16,13 +16,14 @@
  * time's value is in ns, a count's in ops or bytes. At a /Code node a
  * metric is inclusive: what was spent with the function on the stack. */
 #define PC_METRIC_TABLE(X)                                                                                        \
-	X(PC_M_CPU, "cpu", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS),                                       \
+	X(PC_M_CPU, "cpu", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS) | PC_ALONG(PC_MACHINE),                \
 	  "running: time on a CPU; at a function, its CPU samples' share")             \
 	X(PC_M_SYNC_WAIT, "sync_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS) | PC_ALONG(PC_SYNC_OBJECT), \
 	  "in calls that take a lock; at a function, by the op's stack or caller")  \
 	X(PC_M_IO_WAIT, "io_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS),                               \
 	  "blocked on I/O; at a function, where the thread left the CPU")                     \
-	X(PC_M_CPU_WAIT, "cpu_wait", "s/s", PC_ALONG(PC_PROCESS), "runnable: waiting for a CPU")                   \
+	X(PC_M_CPU_WAIT, "cpu_wait", "s/s", PC_ALONG(PC_PROCESS) | PC_ALONG(PC_MACHINE),                           \
+	  "runnable: waiting for a CPU (at /Machine, the one that then ran the thread)")                          \
 	X(PC_M_IO_OPS, "io_ops", "1/s", PC_ALONG(PC_PROCESS), "read- and write-family syscalls that returned")     \
 	X(PC_M_IO_BYTES, "io_bytes", "B/s", PC_ALONG(PC_PROCESS), "the bytes those syscalls returned")
 
@@ -78,6 +79,8 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 		     int64_t **ids, size_t *nr);
 
 const char *pc_data_code_from(const struct pc_data *d);
+/* pc_data_nr_cpus - the machine's CPUs (meta.nr_cpus), 0: not known. */
+int pc_data_nr_cpus(const struct pc_data *d);
 char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f);
 void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, struct pc_where *w);
 
@@ -85,7 +88,7 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
  * pc_data_parse_focus - the focus @text names, into @f: "/" or one node of
  * each hierarchy it names, comma-separated (as pc_data_focus_name writes
  * them): /Code/MODULE[/FUNCTION], /Process/PID[/TID or NAME or
- * NAME (TID)], /SyncObject/KIND[/ADDRESS or #ID or NAME]; the others
+ * NAME (TID)], /SyncObject/KIND[/ADDRESS or #ID or NAME], /Machine/cpuN; the others
  * stay as in @f. 0, or -EINVAL with @err saying what is not in the run
  * (or a hierarchy named twice).
  */

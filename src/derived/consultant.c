@@ -149,12 +149,19 @@ static double threshold_of(const struct pc_search *s, int h)
 	return *(const double *)(const void *)((const char *)&s->t + hypotheses[h].threshold);
 }
 
-/* The focus packed in three keys with the hypothesis (ids fit 40 bits). */
+/* The focus packed in three keys with the hypothesis: /Code, /Process
+ * and /SyncObject one key each (ids fit 40 bits), the hypothesis in the
+ * first one's bits 50-55 and the CPU of /Machine (16 bits) in the other
+ * two's bits 48-55. */
+_Static_assert(PC_MACHINE == 3 && PC_HIERARCHIES == 4, "focus_keys packs /Machine beside three others");
 static void focus_keys(int h, const struct pc_focus *f, int64_t k[3])
 {
-	for (int i = 0; i < PC_HIERARCHIES; i++)
+	const int64_t cpu = f->r[PC_MACHINE].level ? f->r[PC_MACHINE].id + 1 : 0;
+	for (int i = 0; i < 3; i++)
 		k[i] = (int64_t)f->r[i].level << 56 | (f->r[i].id & ((INT64_C(1) << 48) - 1));
 	k[0] |= (int64_t)h << 50;
+	k[1] |= (cpu & 0xff) << 48;
+	k[2] |= (cpu >> 8 & 0xff) << 48;
 }
 
 /* The node of (@h, @f), made (untested, queued at @priority) when new:
@@ -269,6 +276,9 @@ static int expand_along(struct pc_search *s, int id, enum pc_hierarchy k)
 	int rc;
 	if (!(pc_metric_along(h->metric) & PC_ALONG(k)))
 		return 0;
+	/* one thread runs on one CPU at a time: where says nothing of it */
+	if (k == PC_MACHINE && n.focus.r[PC_PROCESS].level == 2)
+		return 0;
 	if ((rc = pc_data_children(s->data, &n.focus, k, h->metric, &children, &nr)) < 0)
 		return rc;
 	for (size_t i = 0; i < nr && rc >= 0; i++) {
@@ -334,37 +344,77 @@ static bool has_true_child(const struct pc_search *s, int id)
 
 /* What the true children of a refinement along /Process must hold of
  * their parent's time, two or more of them, for the refinement to single
- * no thread out (a main thread that waits a little does not count). */
+ * no thread out (a main thread that waits a little does not count); what
+ * those along /Machine, fewer than the machine's CPUs, must hold to single
+ * their CPUs out (threads pinned to them, the others idle). */
 #define SPREAD_SHARE 0.9
 
-/* Whether true node @id's refinement along /Process is spread over its
- * threads (or processes) rather than singling some out. */
-static bool spread(const struct pc_search *s, int id)
+/* The hierarchies whose refinement may only spread a node's time over
+ * its threads or CPUs, which then says nothing the node does not. */
+static bool may_spread(int along)
+{
+	return along == PC_PROCESS || along == PC_MACHINE;
+}
+
+/* Whether true node @id's refinement along @along is spread over its
+ * threads (processes, CPUs) rather than singling some out. */
+static bool spread(const struct pc_search *s, int id, int along)
 {
 	int true_ones = 0;
 	double held = 0;
 	for (size_t i = 0; i < s->nr_edges; i++) {
 		const struct pc_node *c = &s->nodes[s->edges[i].child];
 		/* (one with none of the time, true by its few small writes, is no share) */
-		if (s->edges[i].parent == id && s->edges[i].along == PC_PROCESS && c->status == PC_TRUE && c->share > 0) {
+		if (s->edges[i].parent == id && s->edges[i].along == along && c->status == PC_TRUE && c->share > 0) {
 			true_ones++;
 			held += c->share;
 		}
 	}
+	if (along == PC_MACHINE)
+		return held < SPREAD_SHARE * s->nodes[id].share || true_ones >= pc_data_nr_cpus(s->data);
 	return true_ones >= 2 && held >= SPREAD_SHARE * s->nodes[id].share;
 }
 
+/* The hierarchy along which @child refines @parent's focus, -1: none (a
+ * why edge). */
+static int along_of(const struct pc_focus *parent, const struct pc_focus *child)
+{
+	for (int k = 0; k < PC_HIERARCHIES; k++)
+		if (parent->r[k].level != child->r[k].level || parent->r[k].id != child->r[k].id)
+			return k;
+	return -1;
+}
+
+/* Whether node @id's CPU was singled out: the same hypothesis at its
+ * focus on every CPU is true and its refinement along /Machine is not
+ * spread. */
+static bool cpu_singled_out(const struct pc_search *s, int id)
+{
+	struct pc_focus all = s->nodes[id].focus;
+	all.r[PC_MACHINE] = (struct pc_resource){ 0, 0 };
+	for (size_t i = 1; i < s->nr_nodes; i++)
+		if (s->nodes[i].hypothesis == s->nodes[id].hypothesis && along_of(&s->nodes[i].focus, &all) < 0)
+			return s->nodes[i].status == PC_TRUE && !spread(s, (int)i, PC_MACHINE);
+	return false;
+}
+
 /* Whether true node @id is a finding: no true child refines it (but
- * spread ones along /Process), and it is not one of those children. */
+ * spread ones along /Process or /Machine), it is not one of those
+ * children, and its CPU, if it names one, was singled out (not only
+ * reached through a spread refinement). */
 static bool is_finding(const struct pc_search *s, int id)
 {
-	const bool spreads = spread(s, id);
+	if (s->nodes[id].focus.r[PC_MACHINE].level && !cpu_singled_out(s, id))
+		return false;
+	bool spreads[PC_HIERARCHIES];
+	for (int k = 0; k < PC_HIERARCHIES; k++)
+		spreads[k] = may_spread(k) && spread(s, id, k);
 	for (size_t i = 0; i < s->nr_edges; i++) {
 		const struct pc_edge *e = &s->edges[i];
-		if (e->parent == id && s->nodes[e->child].status == PC_TRUE && !(spreads && e->along == PC_PROCESS))
+		if (e->parent == id && s->nodes[e->child].status == PC_TRUE && !(e->along >= 0 && spreads[e->along]))
 			return false;
-		if (e->child == id && e->along == PC_PROCESS && s->nodes[e->parent].status == PC_TRUE &&
-		    spread(s, e->parent))
+		if (e->child == id && may_spread(e->along) && s->nodes[e->parent].status == PC_TRUE &&
+		    spread(s, e->parent, e->along))
 			return false;
 	}
 	return true;
@@ -723,16 +773,6 @@ static int hypothesis_named(const char *name)
 	for (int h = 0; name && h < NR_HYPOTHESES; h++)
 		if (!strcmp(hypotheses[h].name, name))
 			return h;
-	return -1;
-}
-
-/* The hierarchy along which @child refines @parent's focus, -1: none (a
- * why edge). */
-static int along_of(const struct pc_focus *parent, const struct pc_focus *child)
-{
-	for (int k = 0; k < PC_HIERARCHIES; k++)
-		if (parent->r[k].level != child->r[k].level || parent->r[k].id != child->r[k].id)
-			return k;
 	return -1;
 }
 

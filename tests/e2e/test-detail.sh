@@ -15,6 +15,9 @@
 #   - each thread's states in thread_summary tiling its lifetime exactly
 #     (so no interval, blocked or not, was lost or counted twice);
 #   - no summarizable row that began after the cutoff;
+#   - each thread's running time, and its runnable time that ended on a
+#     CPU, put on its CPUs, rows and added up (mtx diagnose's /Machine),
+#     adding up to thread_summary's;
 # mtx info and the reports say the run was summarized, and the probe-effect
 # check, which needs every event, refuses it; the program's output
 # and exit status are as without mtx; --detail all keeps every row; a bad
@@ -76,6 +79,14 @@ bad=$(q "SELECT tid || ': lifetime ' || lifetime_ns || ', states ' || (running_n
 late=$(q "SELECT (SELECT COUNT(*) FROM thread_states WHERE state IN ('running', 'runnable') AND start_ns >= $until_ns)
 	+ (SELECT COUNT(*) FROM switches WHERE prev_state IN ('R', 'R+') AND ts_ns >= $until_ns)")
 [ "$late" = 0 ] && pass "no summarizable row begins after the cutoff" || fail "$late summarizable rows after the cutoff"
+bad=$(q "SELECT s.tid || ': running ' || s.running_ns || ', on its CPUs ' || c.ns FROM thread_summary s
+	JOIN (SELECT tid, SUM(ns) AS ns FROM (SELECT tid, end_ns - start_ns AS ns FROM thread_states
+	WHERE state = 'running' AND cpu IS NOT NULL UNION ALL SELECT tid, ns FROM summarized_states
+	WHERE state = 'running' AND cpu IS NOT NULL) GROUP BY tid) c ON c.tid = s.tid WHERE c.ns <> s.running_ns")
+runnable=$(q "SELECT (SELECT COUNT(*) FROM summarized_states WHERE state = 'runnable' AND cpu IS NOT NULL) > 0
+	AND (SELECT COUNT(*) FROM summarized_states WHERE state = 'running' AND cpu IS NULL) = 0")
+[ -z "$bad" ] && [ "$runnable" = 1 ] && pass "each thread's running time is on its CPUs, rows and added up" ||
+	fail "running time by CPU: $bad (runnable by CPU, none running without: $runnable)"
 "$MTX" info d.db > info.txt 2>&1
 grep -q '^detail  *every event a row for the first' info.txt && pass "mtx info: $(grep '^detail' info.txt)" ||
 	fail "mtx info says nothing of the detail: $(head -20 info.txt | tr '\n' ';')"

@@ -18,6 +18,9 @@
 #          lifetimes (CLOCK_THREAD_CPUTIME_ID, +-0.05); sync and io are false;
 #   crowd  6 threads compute on 2 CPUs: the first finding is cpu_wait, its
 #          value their time off a CPU over their lifetimes (+-0.05);
+#          4 threads pinned (taskset) to one CPU: the first finding is
+#          cpu_wait at that CPU (/Machine), its value their time off a CPU
+#          (+-0.05), and no time of theirs is on another CPU;
 #   io     512-byte writes, each synced, against 1 MiB ones: both blocked on
 #          I/O, TooManySmallIOOps true for the small ones only, at the
 #          program's bytes per write (+-10%: its few other writes); and the
@@ -48,7 +51,7 @@ run() {
 	shift
 	"$PROG" "$@" > "$name.plain" 2> /dev/null
 	plain=$?
-	${NICE:+nice -n $NICE} "$MTX" collect -q ${SAMPLE:+--sample $SAMPLE} -o "$name.db" -- "$PROG" "$@" \
+	${NICE:+nice -n $NICE} ${PIN:+taskset -c $PIN} "$MTX" collect -q ${SAMPLE:+--sample $SAMPLE} -o "$name.db" -- "$PROG" "$@" \
 		> "$name.out" 2> "$name.facts"
 	st=$?
 	[ "$st" = "$plain" ] && [ "$st" = 0 ] && cmp -s "$name.plain" "$name.out" ||
@@ -148,6 +151,22 @@ value=$(node crowd.json ExcessiveCPUWait / value)
 [ "$got" = cpu_wait ] && near "$value" "$share" 0.05 &&
 	pass "crowd: the first finding is cpu_wait; ExcessiveCPUWait $value, the program's share off a CPU $share" ||
 	fail "crowd: the first finding is '$got'; ExcessiveCPUWait '$value', the program's share off a CPU $share"
+# pinned to the last CPU this test may use
+pin=$(awk '/^Cpus_allowed_list/ { n = split($2, r, "[,-]"); print r[n] }' /proc/self/status)
+PIN=$pin run pinned crowd 4 300
+share=$(awk '$1 == "off_cpu_ns" { c = $2 } $1 == "thread_ns" { t = $2 } END { if (t) printf "%.4f", c / t }' pinned.facts)
+got=$(j pinned.json "json_extract(j, '\$.findings[0].why') || ' ' || json_extract(j, '\$.findings[0].where.cpu')")
+value=$(node pinned.json ExcessiveCPUWait "/Machine/cpu$pin" value)
+[ "$got" = "cpu_wait $pin" ] && near "$value" "$share" 0.05 &&
+	pass "pinned: the first finding is cpu_wait at cpu$pin; its value $value, the program's share off a CPU $share" ||
+	fail "pinned: the first finding is '$got' (want cpu_wait $pin); at /Machine/cpu$pin '$value', the program's $share"
+elsewhere=$(sqlite3 pinned.db "SELECT COUNT(*) FROM thread_states WHERE cpu IS NOT NULL AND cpu <> $pin
+	AND tid IN (SELECT tid FROM threads WHERE pid = (SELECT MIN(pid) FROM threads))")
+other=$(( pin == 0 ? 1 : 0 ))
+"$MTX" report pinned.db metric cpu --focus "/Machine/cpu$other" --format csv > other.csv 2>&1
+[ "$elsewhere" = 0 ] && grep -q "^cpu,/Machine/cpu$other,s/s,0," other.csv &&
+	pass "pinned: no running or runnable time on another CPU; cpu at /Machine/cpu$other is 0" ||
+	fail "pinned: $elsewhere states on another CPU; /Machine/cpu$other: $(head -2 other.csv)"
 
 # --- io: on the build's file system (synced writes to a tmpfs wait for nothing).
 # Ahead of other work (nice -10): on a loaded machine (make -j2 check) each

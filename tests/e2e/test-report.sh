@@ -70,9 +70,14 @@ check object object 0x1000
 # /Process: pid 100 (0.58), then main 270/1000 = 0.27 (false), worker-a
 # 740/800 = 0.925 and worker-b 490/800 = 0.6125. Those two hold 1230 of the
 # 1500 us, under 90%: they are singled out, the findings, with 740/2600 =
-# 28.5% and 490/2600 = 18.8%. The root's four children are tested first
-# (priority 1, by name), then /Process/100 (0.58 - 0.30), then its threads
-# by name: 8 tests. No samples: no /Code.
+# 28.5% and 490/2600 = 18.8%. Along /Machine (each wait for a CPU on the
+# one that then ran the thread): cpu0 ran 100 + 740 = 840 us (0.32, true),
+# cpu1 170 + 490 = 660 us (0.25): cpu0 holds 840 of the 1500 us, under
+# 90%: no CPU singled out, no finding there. /Process/100 at cpu0 (0.32) is refined along /Process
+# (main 100/1000 = 0.10, worker-a 740/800 = 0.93), a thread not along
+# /Machine. The root's four children are tested first (priority 1, by
+# name), then the nodes at 0.58 - 0.30, then 0.32 - 0.30: 14 tests. No
+# samples: no /Code.
 CMD=diagnose check diagnose
 CMD=diagnose check diagnose-flip --set PC_CPUThreshold=0.95
 # report metric, the same figures: at / over the run's 1000 us, cpu 1500 us
@@ -85,6 +90,13 @@ CMD=diagnose check diagnose-flip --set PC_CPUThreshold=0.95
 check metric metric
 check metric-thread-csv metric --focus /Process/100/worker-a --format csv
 check metric-object-json metric sync_wait --focus /SyncObject/mutex/0x1000 --format json
+# On a CPU (/Machine): cpu1 ran main 80 + 90 and worker-b 40 + 100 + 350:
+# 660 us (0.2538 of the 2600); each wait for a CPU is on the CPU that then
+# ran the thread: cpu1 holds main's 20 + 10 and worker-b's 60 + 10 = 100
+# us (0.0385), cpu0 worker-a's 10. worker-b alone on cpu0: none.
+check metric-machine-csv metric cpu_wait --focus /Machine/cpu1 --format csv
+check metric-machine metric cpu --focus /Machine/cpu1
+check metric-machine-thread metric cpu --focus '/Machine/cpu0,/Process/100/worker-b' --format csv
 # At a function, inclusive, by samples (tests/fixtures/profile.sql): main
 # runs 9 ms, hash on 3 of its 4 samples' stacks: 6.75 ms; worker runs 8.5
 # ms, hash on 5 of its 7 samples: 6.07 ms; 12.82 ms of the 18.5 ms of
@@ -475,9 +487,10 @@ for r in $("$MTX" report --list | awk '{ print $1 }'); do
 done
 
 # Text fits 80 columns, but for the numbers made too wide for them, and
-# the C++ names and the states' ten columns (states, limit), which a file
-# gets whole.
-wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.' -e '^\./locks-wide\.' -e '^\./sync-cxx\.' -e '^\./states' -e '^\./limit\.') |
+# the C++ names, the states' ten columns (states, limit) and the search's
+# foci (diagnose), which a file gets whole.
+wide=$(cat $(ls ./*.out | grep -v -e '-csv\.' -e '-json\.' -e '^\./locks-wide\.' -e '^\./sync-cxx\.' -e '^\./states' -e '^\./limit\.' \
+	-e '^\./diagnose') |
 	awk 'length > 80' | head -1)
 [ -z "$wide" ] || fail "a text line is wider than 80 columns: $wide"
 
@@ -505,7 +518,7 @@ bad() {
 bad "unknown report" waits.db nosuch
 bad "unknown metric" waits.db metric cpuu
 bad "a focus not in the run" waits.db metric --focus /Process/100/nobody
-bad "a focus of no hierarchy" waits.db metric --focus /Machine/cpu0
+bad "a focus of no hierarchy" waits.db metric --focus /Nowhere/cpu0
 bad "a metric not kept at the focus" waits.db metric cpu_wait --focus /SyncObject/mutex
 bad "two nodes of one hierarchy" waits.db metric --focus /Process/100 --focus /Process/100/main
 bad "--focus on another report" waits.db threads --focus /
