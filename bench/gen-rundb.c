@@ -313,7 +313,7 @@ static void row_syscall(struct gen *g, const struct gen_thread *t, uint64_t star
 		.start_ns = start_ns, .end_ns = end_ns, .nr = nr, .name = syscall_name(nr),
 		.ret = ret, .tid = t->tid, .has_ret = (uint8_t)(has_ret != 0),
 	};
-	writer_syscall_row(g->w, &r, NULL);
+	writer_syscall_row(g->w, &r, NULL, NULL);
 	g->rows[T_SYSCALLS]++;
 	g->events++;
 }

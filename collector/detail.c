@@ -146,16 +146,16 @@ int detail_switch(struct mtx_detail *d, uint64_t ts_ns, int32_t cpu, int32_t pre
 	return 0;
 }
 
-int detail_syscall(struct mtx_detail *d, const struct mtx_syscall_row *row, const char *fd_kind)
+int detail_syscall(struct mtx_detail *d, const struct mtx_syscall_row *row, const char *fd_kind, const char *path)
 {
 	struct writer_summarized_syscall_row *t;
 	long i;
 	if (row->blocked || in_detail(d, row->start_ns))
-		return writer_syscall_row(d->w, row, fd_kind);
+		return writer_syscall_row(d->w, row, fd_kind, path);
 	i = total_of(d, &d->syscall_keys, (void **)&d->syscalls, &d->nr_syscalls, &d->cap_syscalls,
 		     sizeof(*d->syscalls), row->tid, (int64_t)row->life_ns, row->nr);
 	if (i < 0)
-		return writer_syscall_row(d->w, row, fd_kind);
+		return writer_syscall_row(d->w, row, fd_kind, path);
 	t = &d->syscalls[i];
 	t->tid = row->tid;
 	t->life_ns = row->life_ns;

@@ -57,7 +57,7 @@ int detail_switch(struct mtx_detail *d, uint64_t ts_ns, int32_t cpu, int32_t pre
 
 /* A syscalls row (as writer_syscall_row); row->blocked says whether its
  * thread waited inside it, row->life_ns its lifetime. */
-int detail_syscall(struct mtx_detail *d, const struct mtx_syscall_row *row, const char *fd_kind);
+int detail_syscall(struct mtx_detail *d, const struct mtx_syscall_row *row, const char *fd_kind, const char *path);
 
 /* detail_sync_op - a sync op that begins at @start_ns counts in the budget:
  * true when it is in the detail (collector/sync/summary.h adds up some of

@@ -22,9 +22,11 @@
 #include "collector/syscall-names.h"
 #include "src/clock.h"
 #include "src/grow.h"
+#include "src/keyhash.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,25 +89,27 @@ enum mtx_fd_kind fd_kind_classify(const char *link, mode_t mode)
 	}
 }
 
-enum mtx_fd_kind fd_kind_resolve_proc(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns)
+enum mtx_fd_kind fd_kind_resolve_proc(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns, char *path,
+				      size_t size)
 {
-	/* Only the start of the link matters (a prefix, or "/" for a path),
-	 * so a long path cut short here still classifies. */
-	char path[64], link[256];
+	char proc[64], link[PATH_MAX];
 	struct stat st;
 	mode_t mode = 0;
 	ssize_t n;
 
 	(void)ctx;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
-	n = readlink(path, link, sizeof(link) - 1);
+	snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", (int)pid, (int)fd);
+	n = readlink(proc, link, sizeof(link) - 1);
 	if (n > 0) {
 		link[n] = 0;
 		/* stat follows the link to the file itself without opening it. */
-		if (link[0] == '/' && stat(path, &st) == 0)
+		if (link[0] == '/' && stat(proc, &st) == 0)
 			mode = st.st_mode;
 	}
 	*looked_ns = clock_now_ns();
+	/* a path cut short by either buffer is no path (its start still classifies) */
+	snprintf(path, size, "%s", n > 0 && n < (ssize_t)sizeof(link) - 1 && link[0] == '/' &&
+					   (size_t)n < size ? link : "");
 	return n > 0 ? fd_kind_classify(link, mode) : MTX_FD_UNKNOWN;
 }
 
@@ -168,6 +172,7 @@ struct fd_slot {
 	uint16_t closing;    /* close-type calls under way on it */
 	uint8_t state;       /* enum slot_state */
 	uint8_t kind;        /* SLOT_KNOWN: enum mtx_fd_kind */
+	uint32_t path;       /* SLOT_KNOWN: the tracker's path + 1, 0 none */
 };
 
 struct fd_proc {
@@ -184,6 +189,7 @@ struct fd_lookup {
 	int32_t pid, fd;
 	uint8_t kind;
 	uint8_t done; /* trusted or withdrawn: rows written */
+	uint32_t path;
 	struct mtx_syscall_row *rows;
 	size_t nr_rows, cap_rows;
 };
@@ -200,7 +206,15 @@ struct mtx_fd_tracker {
 	struct fd_lookup *lookups;
 	size_t head, len, cap;
 	uint64_t base_seq;
+	/* The files' paths the lookups found, each once (a slot, a lookup
+	 * and a call hold an index + 1). */
+	struct keyhash path_keys;
+	char **paths;
+	size_t nr_paths, cap_paths;
 };
+
+/* Paths kept at most: past them a file's rows have no path. */
+#define MAX_PATHS (1 << 20)
 
 struct mtx_fd_tracker *fd_tracker_new(struct mtx_detail *detail)
 {
@@ -282,16 +296,18 @@ static struct fd_lookup *lookup_at(struct mtx_fd_tracker *ft, uint64_t seq)
 	return &ft->lookups[seq - ft->base_seq];
 }
 
-static int write_row(struct mtx_fd_tracker *ft, const struct mtx_syscall_row *row, int kind)
+static int write_row(struct mtx_fd_tracker *ft, const struct mtx_syscall_row *row, int kind, uint32_t path)
 {
-	return detail_syscall(ft->detail, row, row->has_fd ? fd_kind_name(kind) : NULL);
+	const bool known = row->has_fd && kind != MTX_FD_UNKNOWN;
+	return detail_syscall(ft->detail, row, known ? fd_kind_name(kind) : NULL,
+			      known && path ? ft->paths[path - 1] : NULL);
 }
 
-/* Write the rows held for @l with @kind, and let it go. */
-static void settle(struct mtx_fd_tracker *ft, struct fd_lookup *l, int kind)
+/* Write the rows held for @l with @kind and @path, and let it go. */
+static void settle(struct mtx_fd_tracker *ft, struct fd_lookup *l, int kind, uint32_t path)
 {
 	for (size_t i = 0; i < l->nr_rows; i++)
-		write_row(ft, &l->rows[i], kind);
+		write_row(ft, &l->rows[i], kind, path);
 	free(l->rows);
 	l->rows = NULL;
 	l->nr_rows = l->cap_rows = 0;
@@ -303,7 +319,7 @@ static void settle(struct mtx_fd_tracker *ft, struct fd_lookup *l, int kind)
 static void forget_slot(struct mtx_fd_tracker *ft, struct fd_slot *s, uint64_t ts_ns)
 {
 	if (s->state == SLOT_PENDING)
-		settle(ft, lookup_at(ft, s->u.seq), MTX_FD_UNKNOWN);
+		settle(ft, lookup_at(ft, s->u.seq), MTX_FD_UNKNOWN, 0);
 	s->state = SLOT_EMPTY;
 	if (ts_ns > s->changed_ns)
 		s->changed_ns = ts_ns;
@@ -323,7 +339,11 @@ static void look_up(struct mtx_fd_tracker *ft, struct fd_proc *p, struct fd_slot
 {
 	struct fd_lookup *l;
 	uint64_t looked_ns = 0;
-	enum mtx_fd_kind kind = ft->resolve(ft->resolve_ctx, p->pid, fd, &looked_ns);
+	char path[PATH_MAX];
+	enum mtx_fd_kind kind = ft->resolve(ft->resolve_ctx, p->pid, fd, &looked_ns, path, sizeof(path));
+	ptrdiff_t at = path[0] ? keyhash_text(&ft->path_keys, &ft->paths, &ft->nr_paths, &ft->cap_paths, MAX_PATHS,
+					      path)
+			       : -1;
 
 	if (kind == MTX_FD_UNKNOWN) {
 		s->state = SLOT_MISSING;
@@ -347,6 +367,7 @@ static void look_up(struct mtx_fd_tracker *ft, struct fd_proc *p, struct fd_slot
 	l->pid = p->pid;
 	l->fd = fd;
 	l->kind = (uint8_t)kind;
+	l->path = at >= 0 ? (uint32_t)at + 1 : 0;
 	s->state = SLOT_PENDING;
 	s->u.seq = ft->base_seq + ft->len;
 	ft->len++;
@@ -364,9 +385,10 @@ void fd_tracker_advance(struct mtx_fd_tracker *ft, uint64_t ts_ns)
 			if (s && s->state == SLOT_PENDING && s->u.seq == ft->base_seq + ft->head) {
 				s->state = SLOT_KNOWN;
 				s->kind = l->kind;
-				settle(ft, l, l->kind);
+				s->path = l->path;
+				settle(ft, l, l->kind, l->path);
 			} else { /* cannot happen: a forgotten slot settles its lookup */
-				settle(ft, l, MTX_FD_UNKNOWN);
+				settle(ft, l, MTX_FD_UNKNOWN, 0);
 			}
 		}
 		ft->head++;
@@ -398,13 +420,16 @@ static void close_done(struct mtx_fd_tracker *ft, struct fd_proc *p, int32_t fd,
 	forget_slot(ft, s, ts_ns);
 }
 
-/* The kind of @c's descriptor @s as it enters at @ts_ns, or -1 when its
- * exit will tell (a lookup is under way). */
+/* The kind of @c's descriptor @s as it enters at @ts_ns (its path in
+ * *@path), or -1 when its exit will tell (a lookup is under way). */
 static int kind_at_entry(struct mtx_fd_tracker *ft, struct fd_proc *p, struct fd_slot *s,
-			 const struct mtx_fd_call *c, uint64_t ts_ns)
+			 const struct mtx_fd_call *c, uint64_t ts_ns, uint32_t *path)
 {
-	if (s->state == SLOT_KNOWN)
+	*path = 0;
+	if (s->state == SLOT_KNOWN) {
+		*path = s->path;
 		return s->kind;
+	}
 	/* Its own close, or another under way: a lookup might find what
 	 * comes after. */
 	if ((c->roles & MTX_FD_CLOSE) || s->closing || p->closing_all)
@@ -429,10 +454,11 @@ void fd_tracker_enter(struct mtx_fd_tracker *ft, int32_t pid, int64_t nr, uint64
 	c->roles = roles;
 	c->has_fd = (roles & MTX_FD_USE) != 0;
 	c->kind = MTX_FD_UNKNOWN;
+	c->path = 0;
 	if (!ft->resolve || !(roles & (MTX_FD_USE | CLOSES)) || !(p = proc_of(ft, pid)))
 		return;
 	if ((roles & MTX_FD_USE) && (s = slot_of(p, c->fd, 1)) != NULL)
-		c->kind = (int8_t)kind_at_entry(ft, p, s, c, ts_ns);
+		c->kind = (int8_t)kind_at_entry(ft, p, s, c, ts_ns, &c->path);
 	/* From here on the descriptors it closes are not to be trusted. */
 	if (roles & MTX_FD_CLOSE)
 		close_start(ft, p, c->fd, ts_ns);
@@ -444,22 +470,27 @@ void fd_tracker_enter(struct mtx_fd_tracker *ft, int32_t pid, int64_t nr, uint64
 	}
 }
 
-/* The kind of @c's descriptor for its row, or -1 when the row has to wait
- * for the slot's pending lookup. */
+/* The kind of @c's descriptor for its row (its path in *@path), or -1
+ * when the row has to wait for the slot's pending lookup. */
 static int kind_at_exit(struct mtx_fd_tracker *ft, struct fd_proc *p, const struct mtx_fd_call *c,
-			const struct mtx_syscall_row *row)
+			const struct mtx_syscall_row *row, uint32_t *path)
 {
 	struct fd_slot *s;
+	*path = 0;
 	if (row->has_ret && row->ret == -EBADF)
 		return MTX_FD_UNKNOWN; /* it was not open */
-	if (c->kind >= 0)
+	if (c->kind >= 0) {
+		*path = c->path;
 		return c->kind;
+	}
 	s = p ? slot_of(p, c->fd, 0) : NULL;
 	/* Closed or replaced since the call began, or being closed: unknown. */
 	if (!s || s->closing || p->closing_all || s->changed_ns >= row->start_ns || p->changed_all_ns >= row->start_ns)
 		return MTX_FD_UNKNOWN;
-	if (s->state == SLOT_KNOWN)
+	if (s->state == SLOT_KNOWN) {
+		*path = s->path;
 		return s->kind;
+	}
 	return s->state == SLOT_PENDING ? -1 : MTX_FD_UNKNOWN; /* the lookup found nothing */
 }
 
@@ -481,14 +512,15 @@ int fd_tracker_exit(struct mtx_fd_tracker *ft, int32_t pid, const struct mtx_fd_
 		    struct mtx_syscall_row *row, uint64_t ts_ns)
 {
 	struct fd_proc *p;
+	uint32_t path = 0;
 	int kind;
 
 	row->has_fd = c->has_fd;
 	row->fd = c->fd;
 	if (!ft->resolve || !(c->roles & (MTX_FD_USE | MTX_FD_NEW | MTX_FD_DUPFD | CLOSES)))
-		return write_row(ft, row, c->kind);
+		return write_row(ft, row, c->kind, c->path);
 	p = find_proc(ft, pid);
-	kind = c->has_fd ? kind_at_exit(ft, p, c, row) : MTX_FD_UNKNOWN;
+	kind = c->has_fd ? kind_at_exit(ft, p, c, row, &path) : MTX_FD_UNKNOWN;
 	if (kind < 0) {
 		struct fd_lookup *l = lookup_at(ft, slot_of(p, c->fd, 0)->u.seq);
 		struct mtx_syscall_row *rows = grow_array(l->rows, &l->cap_rows, l->nr_rows, sizeof(*rows), 16);
@@ -511,7 +543,7 @@ int fd_tracker_exit(struct mtx_fd_tracker *ft, int32_t pid, const struct mtx_fd_
 				forget_slot(ft, s, ts_ns);
 		}
 	}
-	return kind < 0 ? 0 : write_row(ft, row, kind);
+	return kind < 0 ? 0 : write_row(ft, row, kind, path);
 }
 
 void fd_tracker_exec(struct mtx_fd_tracker *ft, int32_t pid, uint64_t ts_ns)
@@ -535,7 +567,7 @@ void fd_tracker_finish(struct mtx_fd_tracker *ft)
 {
 	for (size_t i = ft->head; i < ft->len; i++)
 		if (!ft->lookups[i].done)
-			settle(ft, &ft->lookups[i], MTX_FD_UNKNOWN);
+			settle(ft, &ft->lookups[i], MTX_FD_UNKNOWN, 0);
 	ft->head = ft->len;
 }
 
@@ -547,6 +579,10 @@ void fd_tracker_free(struct mtx_fd_tracker *ft)
 		free(ft->lookups[i].rows);
 	for (size_t i = 0; i < ft->nr_procs; i++)
 		free(ft->procs[i].slots);
+	for (size_t i = 0; i < ft->nr_paths; i++)
+		free(ft->paths[i]);
+	free(ft->paths);
+	keyhash_free(&ft->path_keys);
 	free(ft->lookups);
 	free(ft->procs);
 	free(ft->roles);

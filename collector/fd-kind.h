@@ -1,7 +1,7 @@
 /*
  * collector/fd-kind.h - which file descriptor a syscall worked on, and what
- * that descriptor was (file, pipe, socket, ...): the fd and fd_kind columns
- * of syscalls.
+ * that descriptor was (file, pipe, socket, ...) and, for a file, its path:
+ * the fd, fd_kind and path columns of syscalls.
  *
  * The kind is read from /proc/<pid>/fd/<fd> while the run is recorded, up
  * to a tenth of a second after the syscall, and cached per (pid, fd) until
@@ -66,13 +66,16 @@ enum mtx_fd_kind fd_kind_classify(const char *link, mode_t mode);
  * A resolver: the kind of descriptor @fd of process @pid right now, and in
  * *@looked_ns the CLOCK_MONOTONIC time by which it was read (taken after
  * the read, so that the answer describes the descriptor no later than
- * that). MTX_FD_UNKNOWN when it cannot tell (process or fd gone).
+ * that); in @path (@size bytes) the file's path when it is one in the file
+ * system, else "". MTX_FD_UNKNOWN when it cannot tell (process or fd gone).
  */
-typedef enum mtx_fd_kind (*mtx_fd_resolve_fn)(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns);
+typedef enum mtx_fd_kind (*mtx_fd_resolve_fn)(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns, char *path,
+					      size_t size);
 
 /* fd_kind_resolve_proc - the resolver that reads /proc/<pid>/fd/<fd> (its
  * link text, and a stat for paths; it never opens the file). @ctx unused. */
-enum mtx_fd_kind fd_kind_resolve_proc(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns);
+enum mtx_fd_kind fd_kind_resolve_proc(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns, char *path,
+				      size_t size);
 
 /* What a syscall does with descriptors (flags of struct mtx_fd_syscall). */
 enum {
@@ -103,6 +106,7 @@ struct mtx_fd_call {
 	uint8_t roles;  /* MTX_FD_* of the syscall */
 	uint8_t has_fd; /* the first argument is a descriptor */
 	int8_t kind;    /* enum mtx_fd_kind known at entry, or -1: at exit */
+	uint32_t path;  /* with the kind: the tracker's path + 1, 0 none */
 };
 
 struct mtx_fd_tracker;
@@ -128,7 +132,8 @@ void fd_tracker_enter(struct mtx_fd_tracker *ft, int32_t pid, int64_t nr, uint64
 /*
  * fd_tracker_exit - the syscall of @c returned (@row->has_ret), or the
  * stream shows at @ts_ns that it never will: fill in @row's fd, and write
- * it with its fd_kind now or hold a copy until its lookup is trusted.
+ * it with its fd_kind and path now or hold a copy until its lookup is
+ * trusted.
  * Returns the writer's result, 0 when held.
  */
 int fd_tracker_exit(struct mtx_fd_tracker *ft, int32_t pid, const struct mtx_fd_call *c,

@@ -36,8 +36,8 @@
 	X(OTHER_TASK, "INSERT INTO other_tasks(tid, pid, comm) VALUES (?,?,?)")                \
 	X(PHASE, "INSERT INTO phases(id, name, start_ns, end_ns, source, tid) VALUES (?,?,?,?,?,?)") \
 	X(INTERRUPT, "INSERT INTO interrupts(cpu, start_ns, end_ns, kind, irq, name) VALUES (?,?,?,?,?,?)") \
-	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind) "  \
-		   "VALUES (?,?,?,?,?,?,?,?)")                                                \
+	X(SYSCALL, "INSERT INTO syscalls(tid, start_ns, end_ns, nr, name, ret, fd, fd_kind, path) " \
+		   "VALUES (?,?,?,?,?,?,?,?,?)")                                              \
 	X(SUMMARIZED_STATE, "INSERT INTO summarized_states(tid, life_ns, state, cpu, intervals, ns) VALUES (?,?,?,?,?,?)") \
 	X(SUMMARIZED_SWITCH, "INSERT INTO summarized_switches(prev_tid, next_tid, prev_state, count) "             \
 			     "VALUES (?,?,?,?)")                                                                    \
@@ -365,7 +365,7 @@ int writer_wakeup(struct mtx_writer *w, uint64_t ts_ns, int32_t cpu, int32_t wak
 	return put(w, r);
 }
 
-int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, const char *fd_kind)
+int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, const char *fd_kind, const char *path)
 {
 	struct queued_row *r = row(w, STMT_SYSCALL);
 	if (!r)
@@ -378,6 +378,7 @@ int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *s, co
 	row_put_int_or_null(r, s->ret, s->has_ret);
 	row_put_int_or_null(r, s->fd, s->has_fd);
 	row_put_text(r, fd_kind);
+	row_put_text_copy(r, path);
 	return put(w, r);
 }
 

@@ -107,8 +107,9 @@ struct mtx_syscall_row {
 	uint8_t blocked;  /* its thread waited inside it (collector/detail.h) */
 	uint64_t life_ns; /* its thread's lifetime began then (collector/detail.h) */
 };
-/* @fd_kind: NULL, or a static name (collector/fd-kind.h). */
-int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind);
+/* @fd_kind: NULL, or a static name (collector/fd-kind.h); @path: NULL, or
+ * the file's path (copied). */
+int writer_syscall_row(struct mtx_writer *w, const struct mtx_syscall_row *r, const char *fd_kind, const char *path);
 /* The rows collector/detail.c added up instead of writing: @state and
  * @prev_state static; @cpu -1 for none (thread_states.cpu's). */
 int writer_summarized_state(struct mtx_writer *w, int32_t tid, uint64_t life_ns, const char *state,

@@ -143,7 +143,10 @@ CREATE TABLE other_tasks (
 -- recvmsg, accept, close, ioctl, ...; not the *at calls, whose first is a
 -- directory), else NULL. fd_kind is what that descriptor was, read from
 -- /proc/<pid>/fd/<fd> while recording and kept only if no close of it came
--- between the syscall and that read; NULL when unknown.
+-- between the syscall and that read; NULL when unknown. path is, read
+-- alike, the file's path when the descriptor was one in the file system
+-- (a regular file, a directory, a device, a named pipe or socket, a
+-- terminal; "(deleted)" after it when it was removed), else NULL.
 CREATE TABLE syscalls (
 	tid      INTEGER NOT NULL,
 	start_ns INTEGER NOT NULL,
@@ -152,8 +155,9 @@ CREATE TABLE syscalls (
 	name     TEXT NOT NULL,
 	ret      INTEGER,
 	fd       INTEGER,              -- the descriptor argument, as passed (may be -1)
-	fd_kind  TEXT                  -- file dir pipe socket tty dev eventfd timerfd signalfd
+	fd_kind  TEXT,                 -- file dir pipe socket tty dev eventfd timerfd signalfd
 	                               -- epoll inotify memfd pidfd anon (other anon_inode)
+	path     TEXT                  -- the file's path, when fd_kind's descriptor had one
 );
 
 -- One row per lifetime of a synchronization object in one process: an

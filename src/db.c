@@ -98,6 +98,7 @@ static const struct {
 } added_columns[] = {
 	{ "calls", "retroactive" },
 	{ "summarized_states", "cpu" },
+	{ "syscalls", "path" },
 	{ "sync_objects", "name" },
 	{ "sync_objects", "used_as" },
 	{ "threads", "attached" },

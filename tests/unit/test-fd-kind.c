@@ -79,10 +79,13 @@ Test(fd_kind, every_kind_has_a_distinct_name)
 	}
 }
 
+static char resolved_path[4096];
+
 static const char *resolve(int fd)
 {
 	uint64_t looked_ns = 0;
-	enum mtx_fd_kind kind = fd_kind_resolve_proc(NULL, getpid(), fd, &looked_ns);
+	enum mtx_fd_kind kind = fd_kind_resolve_proc(NULL, getpid(), fd, &looked_ns, resolved_path,
+						     sizeof(resolved_path));
 	cr_assert_gt(looked_ns, 0, "the lookup is stamped");
 	return fd_kind_name(kind);
 }
@@ -118,10 +121,23 @@ Test(fd_kind, this_process_descriptors_resolve_from_proc)
 	assert_resolves(memfd_create("mtx-test", 0), "memfd");
 	assert_resolves(open("/tmp", O_RDONLY | O_DIRECTORY), "dir");
 	assert_resolves(open("/dev/null", O_RDONLY), "dev");
+	cr_assert_str_eq(resolved_path, "/dev/null");
+	assert_resolves(p[0], "pipe");
+	cr_assert_str_eq(resolved_path, "", "a pipe has no path");
 	fd = mkstemp(path);
 	assert_resolves(fd, "file");
+	cr_assert_str_eq(resolved_path, path);
+	{
+		uint64_t looked_ns;
+		char small[8] = "x";
+		cr_assert_eq(fd_kind_resolve_proc(NULL, getpid(), fd, &looked_ns, small, sizeof(small)), MTX_FD_FILE);
+		cr_assert_str_eq(small, "", "a path cut short is none");
+	}
 	unlink(path);
 	assert_resolves(fd, "file"); /* deleted but open */
+	char deleted[sizeof(path) + 16];
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
+	cr_assert_str_eq(resolved_path, deleted);
 	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (fd >= 0) /* kernels before 5.3 have no pidfd */
 		assert_resolves(fd, "pidfd");

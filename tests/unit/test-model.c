@@ -198,7 +198,8 @@ static struct {
 	int calls, calls_fd[16];
 } fake;
 
-static enum mtx_fd_kind fake_resolve(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns)
+static enum mtx_fd_kind fake_resolve(void *ctx, int32_t pid, int32_t fd, uint64_t *looked_ns, char *file,
+				     size_t size)
 {
 	(void)ctx;
 	(void)pid;
@@ -206,6 +207,11 @@ static enum mtx_fd_kind fake_resolve(void *ctx, int32_t pid, int32_t fd, uint64_
 	if (fd >= 0 && fd < 16)
 		fake.calls_fd[fd]++;
 	*looked_ns = fake.now_ns;
+	/* a file's path names its descriptor and how many lookups came before */
+	if (fake.kind == MTX_FD_FILE)
+		snprintf(file, size, "/fake/%d.%d", (int)fd, fake.calls);
+	else
+		snprintf(file, size, "%s", "");
 	return fake.kind;
 }
 
@@ -336,6 +342,19 @@ Test(model, closing_or_replacing_a_descriptor_forgets_it)
 	cr_assert_eq(fake.calls_fd[7], 1);
 	assert_kind_at(db, 200, "file"); /* the close itself: known before it */
 	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE name = 'read' AND fd_kind = 'file'", -1), 7);
+	/* each row has the path of the lookup that vouched for it (the fake
+	 * numbers them: fd.lookup), never one from before its descriptor changed */
+	{
+		sqlite3_stmt *st;
+		cr_assert_eq(sqlite3_prepare_v2(db, "SELECT group_concat(path, ' ') FROM (SELECT path FROM syscalls "
+						    "WHERE fd IN (5, 7) AND name IN ('read', 'close', 'fcntl') "
+						    "ORDER BY start_ns)", -1, &st, NULL), SQLITE_OK);
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		cr_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+				 "/fake/5.1 /fake/5.1 /fake/5.2 /fake/5.4 /fake/5.5 /fake/7.3 /fake/5.6 /fake/5.6 "
+				 "/fake/5.7 /fake/5.8");
+		sqlite3_finalize(st);
+	}
 	sqlite3_close(db);
 }
 
