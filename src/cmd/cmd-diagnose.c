@@ -239,8 +239,14 @@ static void json_where(FILE *out, const struct pc_where *w)
 		report_json_string(out, w->syscall);
 		any = true;
 	}
-	if (w->has_cpu)
+	if (w->has_cpu) {
 		fprintf(out, "%s\"cpu\":%d", any ? "," : "", (int)w->cpu);
+		any = true;
+	}
+	if (w->file) {
+		fprintf(out, "%s\"file\":", any ? "," : "");
+		report_json_string(out, w->file);
+	}
 	fputc('}', out);
 }
 

@@ -24,7 +24,8 @@
 #include <string.h>
 
 static const char *const hierarchy_paths[PC_HIERARCHIES] = { [PC_CODE] = "/Code", [PC_PROCESS] = "/Process",
-							      [PC_SYNC_OBJECT] = "/SyncObject", [PC_MACHINE] = "/Machine" };
+							      [PC_SYNC_OBJECT] = "/SyncObject", [PC_MACHINE] = "/Machine",
+							      [PC_FILE] = "/File" };
 
 /* The hierarchies @along holds, as "/Code, /Process". */
 static void along_text(unsigned along, char *out, size_t size)

@@ -6,6 +6,7 @@
 #include "src/error.h"
 #include "src/grow.h"
 #include "src/io-ops.h"
+#include "src/keyhash.h"
 #include "src/sorted.h"
 
 #include <errno.h>
@@ -57,6 +58,7 @@ struct pc_atom {
 	int8_t kind;      /* the object's, -1 none */
 	int16_t syscall;  /* index in syscalls, -1 none */
 	int16_t cpu;      /* /Machine's node: the CPU, -1 its root */
+	int32_t file;     /* index in files, -1 none */
 	int64_t object;   /* sync_objects.id, 0 none */
 	int64_t code_id;  /* module index or functions.id */
 	int64_t value;
@@ -73,6 +75,9 @@ struct pc_data {
 	size_t nr_modules;
 	char **syscalls;
 	size_t nr_syscalls;
+	char **files; /* the paths of /File, in the order met */
+	size_t nr_files, cap_files;
+	struct keyhash file_keys;
 	struct pc_atom *atoms;
 	size_t nr_atoms, cap_atoms;
 	struct pc_stack *stacks; /* by id; only while loading */
@@ -275,14 +280,15 @@ static int push_atom(struct pc_data *d, struct pc_atom atom)
 	return 0;
 }
 
-/* A part of @m at the root of /Machine. */
+/* A part of @m at the root of /Machine, of file @file (-1: none). */
 static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
-		    int syscall, int64_t value)
+		    int syscall, int file, int64_t value)
 {
 	const struct pc_object *o = object ? object_of(d, object) : NULL;
 	return push_atom(d, (struct pc_atom){ .thread = thread, .metric = (uint8_t)m, .code_level = (uint8_t)code_level,
 					      .kind = (int8_t)(o ? o->kind : -1), .syscall = (int16_t)syscall,
-					      .cpu = -1, .object = object, .code_id = code_id, .value = value });
+					      .cpu = -1, .file = file, .object = object, .code_id = code_id,
+					      .value = value });
 }
 
 /* A part of @m on CPU @cpu, at the root of the other hierarchies: the
@@ -293,15 +299,15 @@ static int add_cpu_atom(struct pc_data *d, int thread, enum pc_metric m, int cpu
 	if (cpu < 0 || cpu > INT16_MAX)
 		return 0;
 	return push_atom(d, (struct pc_atom){ .thread = thread, .metric = (uint8_t)m, .kind = -1, .syscall = -1,
-					      .cpu = (int16_t)cpu, .value = value });
+					      .cpu = (int16_t)cpu, .file = -1, .value = value });
 }
 
 /* Add @value of @m to each distinct function of @functions (@n) and its
  * module, and with @root to the root of /Code. */
-static int add_code_atoms(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int syscall,
+static int add_code_atoms(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int syscall, int file,
 			  const int64_t *functions, size_t n, int64_t value, bool root)
 {
-	int rc = root ? add_atom(d, thread, m, object, 0, 0, syscall, value) : 0;
+	int rc = root ? add_atom(d, thread, m, object, 0, 0, syscall, file, value) : 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct pc_function *f = function_of(d, functions[i]);
 		bool module_seen = false, seen = false;
@@ -313,9 +319,9 @@ static int add_code_atoms(struct pc_data *d, int thread, enum pc_metric m, int64
 		if (!f || seen)
 			continue;
 		if (!module_seen)
-			rc = add_atom(d, thread, m, object, 1, f->module, syscall, value);
+			rc = add_atom(d, thread, m, object, 1, f->module, syscall, file, value);
 		if (!rc)
-			rc = add_atom(d, thread, m, object, 2, f->id, syscall, value);
+			rc = add_atom(d, thread, m, object, 2, f->id, syscall, file, value);
 	}
 	return rc;
 }
@@ -336,8 +342,8 @@ static size_t stack_functions(const struct pc_data *d, int64_t id, int64_t *out)
 static int row_thread_times(struct pc_data *d, sqlite3_stmt *st)
 {
 	int t = thread_index(d, sqlite3_column_int64(st, 0));
-	int rc = add_atom(d, t, PC_M_CPU, 0, 0, 0, -1, sqlite3_column_int64(st, 1));
-	return rc ? rc : add_atom(d, t, PC_M_CPU_WAIT, 0, 0, 0, -1, sqlite3_column_int64(st, 2));
+	int rc = add_atom(d, t, PC_M_CPU, 0, 0, 0, -1, -1, sqlite3_column_int64(st, 1));
+	return rc ? rc : add_atom(d, t, PC_M_CPU_WAIT, 0, 0, 0, -1, -1, sqlite3_column_int64(st, 2));
 }
 
 /* A thread's CPU time on code: its running time, shared out by its
@@ -350,7 +356,7 @@ static int row_samples(struct pc_data *d, sqlite3_stmt *st)
 	double share = (double)sqlite3_column_int64(st, 2) / (double)sqlite3_column_int64(st, 3);
 	int64_t ns = (int64_t)(share * (double)sqlite3_column_int64(st, 4) + 0.5);
 	/* the root's is the thread's whole running time (row_thread_times) */
-	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_CPU, 0, -1, functions, n, ns,
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_CPU, 0, -1, -1, functions, n, ns,
 			      false);
 }
 
@@ -364,19 +370,7 @@ static int row_lock_wait(struct pc_data *d, sqlite3_stmt *st)
 	if (!n && sqlite3_column_type(st, 3) != SQLITE_NULL)
 		functions[n++] = sqlite3_column_int64(st, 3);
 	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_SYNC_WAIT,
-			      sqlite3_column_int64(st, 1), -1, functions, n, sqlite3_column_int64(st, 4), true);
-}
-
-/* An I/O wait: tid, syscall, the function its thread left the CPU in, ns. */
-static int row_io_wait(struct pc_data *d, sqlite3_stmt *st)
-{
-	const char *name = (const char *)sqlite3_column_text(st, 1);
-	int syscall = name ? intern(&d->syscalls, &d->nr_syscalls, name) : -1;
-	int64_t function = sqlite3_column_int64(st, 2);
-	if (name && syscall < 0)
-		return -ENOMEM;
-	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_IO_WAIT, 0, syscall, &function,
-			      function ? 1 : 0, sqlite3_column_int64(st, 3), true);
+			      sqlite3_column_int64(st, 1), -1, -1, functions, n, sqlite3_column_int64(st, 4), true);
 }
 
 /* A thread's running and runnable time on one CPU: tid, cpu, ns, ns. */
@@ -387,11 +381,38 @@ static int row_cpu_times(struct pc_data *d, sqlite3_stmt *st)
 	return rc ? rc : add_cpu_atom(d, t, PC_M_CPU_WAIT, cpu, sqlite3_column_int64(st, 3));
 }
 
+/* The index in files of path @path (added when new), -1 for none (NULL),
+ * below -1 when memory ran out. */
+static int file_of(struct pc_data *d, const unsigned char *path)
+{
+	if (!path)
+		return -1;
+	ptrdiff_t at = keyhash_text(&d->file_keys, &d->files, &d->nr_files, &d->cap_files, INT32_MAX, (const char *)path);
+	return at < 0 ? -2 : (int)at;
+}
+
+/* An I/O wait: tid, syscall, the function its thread left the CPU in, the
+ * file's path, ns. */
+static int row_io_wait(struct pc_data *d, sqlite3_stmt *st)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	int syscall = name ? intern(&d->syscalls, &d->nr_syscalls, name) : -1;
+	int64_t function = sqlite3_column_int64(st, 2);
+	int file = file_of(d, sqlite3_column_text(st, 3));
+	if ((name && syscall < 0) || file < -1)
+		return -ENOMEM;
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_IO_WAIT, 0, syscall, file,
+			      &function, function ? 1 : 0, sqlite3_column_int64(st, 4), true);
+}
+
+/* A thread's reads and writes of one file (or none): tid, path, ops, bytes. */
 static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
 {
-	int t = thread_index(d, sqlite3_column_int64(st, 0));
-	int rc = add_atom(d, t, PC_M_IO_OPS, 0, 0, 0, -1, sqlite3_column_int64(st, 1));
-	return rc ? rc : add_atom(d, t, PC_M_IO_BYTES, 0, 0, 0, -1, sqlite3_column_int64(st, 2));
+	int t = thread_index(d, sqlite3_column_int64(st, 0)), file = file_of(d, sqlite3_column_text(st, 1));
+	if (file < -1)
+		return -ENOMEM;
+	int rc = add_atom(d, t, PC_M_IO_OPS, 0, 0, 0, -1, file, sqlite3_column_int64(st, 2));
+	return rc ? rc : add_atom(d, t, PC_M_IO_BYTES, 0, 0, 0, -1, file, sqlite3_column_int64(st, 3));
 }
 
 /* What the run's code is known from, said with the search. */
@@ -407,6 +428,11 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
  * overlaps it. */
 #define CLIP(s, e) "(MIN(" e ", :to) - MAX(" s ", :from))"
 #define OVERLAPS(s, e) "(" s " < :to AND " e " > :from)"
+/* SQL: the path of the file of the syscall that blocked_io row c of
+ * state_causes was in (its thread's one of that name begun last by then). */
+#define BLOCKED_IO_PATH                                                                                         \
+	"(SELECT y.path FROM syscalls y WHERE y.tid = c.tid AND y.start_ns <= c.start_ns AND y.name = c.syscall " \
+	"ORDER BY y.start_ns DESC LIMIT 1)"
 /* A thread's running time in the window, from its states. */
 #define WINDOW_RUNNING \
 	"SELECT tid, SUM(" CLIP("start_ns", "end_ns") ") AS running_ns FROM thread_states WHERE state = 'running' AND " \
@@ -471,14 +497,15 @@ static const struct {
 	  "WHERE " TAKES_A_LOCK("x", "o") " AND " OVERLAPS("x.start_ns", "x.end_ns") " GROUP BY 1, 2, 3, 4 "
 	  "ORDER BY 1, 2, 3, 4",
 	  row_lock_wait },
-	{ "SELECT tid, syscall, COALESCE(function_id, 0), SUM(end_ns - start_ns) FROM state_causes "
-	  "WHERE state = 'blocked_io' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-	  "SELECT tid, syscall, COALESCE(function_id, 0), SUM(" CLIP("start_ns", "end_ns") ") FROM state_causes "
-	  "WHERE state = 'blocked_io' AND " OVERLAPS("start_ns", "end_ns") " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	{ "SELECT tid, syscall, COALESCE(function_id, 0), " BLOCKED_IO_PATH ", SUM(end_ns - start_ns) "
+	  "FROM state_causes c WHERE state = 'blocked_io' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+	  "SELECT tid, syscall, COALESCE(function_id, 0), " BLOCKED_IO_PATH ", SUM(" CLIP("start_ns", "end_ns") ") "
+	  "FROM state_causes c WHERE state = 'blocked_io' AND " OVERLAPS("start_ns", "end_ns")
+	  " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
 	  row_io_wait },
-	{ "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY tid ORDER BY tid",
-	  "SELECT tid, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND end_ns >= :from AND end_ns < :to "
-	  "GROUP BY tid ORDER BY tid",
+	{ "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY 1, 2 ORDER BY 1, 2",
+	  "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND end_ns >= :from AND end_ns < :to "
+	  "GROUP BY 1, 2 ORDER BY 1, 2",
 	  row_io_ops },
 };
 
@@ -553,7 +580,7 @@ int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object
 		SORTED_SORT(d->functions, d->nr_functions, id);
 		d->sorted = true;
 	}
-	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, &function_id, function_id ? 1 : 0, value,
+	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, -1, &function_id, function_id ? 1 : 0, value,
 			      !function_id);
 }
 
@@ -578,6 +605,10 @@ void pc_data_free(struct pc_data *d)
 		free(d->modules[i]);
 	for (size_t i = 0; i < d->nr_syscalls; i++)
 		free(d->syscalls[i]);
+	for (size_t i = 0; i < d->nr_files; i++)
+		free(d->files[i]);
+	free(d->files);
+	keyhash_free(&d->file_keys);
 	free(d->threads);
 	free(d->objects);
 	free(d->functions);
@@ -609,6 +640,11 @@ static bool machine_is(const struct pc_atom *a, const struct pc_resource *r)
 	return r->level ? a->cpu == r->id : a->cpu < 0;
 }
 
+static bool file_in(const struct pc_atom *a, const struct pc_resource *r)
+{
+	return r->level == 0 || a->file == r->id;
+}
+
 /* Whether atom @a counts at @f, the component of hierarchy @except
  * aside (-1: none). */
 static bool in_focus_but(const struct pc_data *d, const struct pc_atom *a, const struct pc_focus *f, int except)
@@ -616,7 +652,8 @@ static bool in_focus_but(const struct pc_data *d, const struct pc_atom *a, const
 	return (except == PC_PROCESS || thread_in(&d->threads[a->thread], &f->r[PC_PROCESS])) &&
 	       (except == PC_SYNC_OBJECT || object_in(a, &f->r[PC_SYNC_OBJECT])) &&
 	       (except == PC_CODE || code_is(a, &f->r[PC_CODE])) &&
-	       (except == PC_MACHINE || machine_is(a, &f->r[PC_MACHINE]));
+	       (except == PC_MACHINE || machine_is(a, &f->r[PC_MACHINE])) &&
+	       (except == PC_FILE || file_in(a, &f->r[PC_FILE]));
 }
 
 static bool in_focus(const struct pc_data *d, const struct pc_atom *a, const struct pc_focus *f)
@@ -654,6 +691,8 @@ static int64_t child_of(const struct pc_data *d, const struct pc_atom *a, enum p
 		return !a->object ? -1 : r->level == 0 ? a->kind : r->level == 1 && a->kind == r->id ? a->object : -1;
 	case PC_MACHINE:
 		return r->level == 0 ? a->cpu : -1;
+	case PC_FILE:
+		return r->level == 0 ? a->file : -1;
 	default:
 		if (a->code_level != r->level + 1 || r->level > 1)
 			return -1;
@@ -736,6 +775,8 @@ char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f)
 				fprintf(s, "/%s (%" PRId64 ")", t ? t->name : "?", r->id);
 		} else if (h == PC_MACHINE) {
 			fprintf(s, "/Machine/cpu%" PRId64, r->id);
+		} else if (h == PC_FILE) {
+			fprintf(s, "/File%s", r->id >= 0 && (size_t)r->id < d->nr_files ? d->files[r->id] : "/?");
 		} else {
 			const struct pc_object *o = r->level == 2 ? object_of(d, r->id)
 								  : NULL;
@@ -790,6 +831,8 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
 		w->has_cpu = true;
 		w->cpu = (int32_t)f->r[PC_MACHINE].id;
 	}
+	if (f->r[PC_FILE].level && (size_t)f->r[PC_FILE].id < d->nr_files)
+		w->file = d->files[f->r[PC_FILE].id];
 	if (io) { /* the syscall that holds most of the focus's I/O waits */
 		int64_t best = 0;
 		for (size_t s = 0; s < d->nr_syscalls; s++) {
@@ -815,25 +858,28 @@ void pc_data_span(const struct pc_data *d, int64_t *first_ns, int64_t *last_ns)
 /* ---- over time (S5's time histograms) ---------------------------------------- */
 
 /* Each metric's rows over time: (tid, object id or NULL, start_ns, end_ns,
- * amount, cpu or NULL): an interval's time counts when amount is NULL,
- * else the amount at end_ns. The same rows as pc_data_load's totals, where they
+ * amount, cpu or NULL, file's path or NULL): an interval's time counts
+ * when amount is NULL, else the amount at end_ns. The same rows as pc_data_load's totals, where they
  * have times; @summarized: the meta key of the instant past which
  * --detail's budget added some of them up rather than keeping them. */
 static const struct {
 	const char *sql, *summarized;
 } over_time[PC_METRICS] = {
-	[PC_M_CPU] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu FROM thread_states WHERE state = 'running'",
+	[PC_M_CPU] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu, NULL FROM thread_states WHERE state = 'running'",
 		       "detail_until_ns" },
-	[PC_M_CPU_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu FROM thread_states WHERE state = 'runnable'",
+	[PC_M_CPU_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, cpu, NULL FROM thread_states WHERE state = 'runnable'",
 			    "detail_until_ns" },
-	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL, NULL FROM sync_ops x "
+	[PC_M_SYNC_WAIT] = { "SELECT x.tid, x.object_id, x.start_ns, x.end_ns, NULL, NULL, NULL FROM sync_ops x "
 			     "JOIN sync_objects o ON o.id = x.object_id "
 			     "WHERE " TAKES_A_LOCK("x", "o") " AND x.end_ns IS NOT NULL",
 			     "sync_detail_until_ns" },
-	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, NULL FROM state_causes WHERE state = 'blocked_io'",
+	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, NULL, " BLOCKED_IO_PATH " FROM state_causes c "
+			   "WHERE state = 'blocked_io'",
 			   NULL },
-	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1, NULL FROM syscalls WHERE " IO_OP, "detail_until_ns" },
-	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret, NULL FROM syscalls WHERE " IO_OP, "detail_until_ns" },
+	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1, NULL, path FROM syscalls WHERE " IO_OP,
+			  "detail_until_ns" },
+	[PC_M_IO_BYTES] = { "SELECT tid, NULL, end_ns, end_ns, ret, NULL, path FROM syscalls WHERE " IO_OP,
+			    "detail_until_ns" },
 };
 
 void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
@@ -846,7 +892,7 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 		      const struct pc_window *window, struct pc_histogram *h, char **err)
 {
 	const int64_t from = window ? window->from_ns : INT64_MIN, to = window ? window->to_ns : INT64_MAX;
-	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT], *cpu = &f->r[PC_MACHINE];
+	const struct pc_resource *r = &f->r[PC_SYNC_OBJECT], *cpu = &f->r[PC_MACHINE], *file = &f->r[PC_FILE];
 	sqlite3_stmt *st;
 	char *until = over_time[m].summarized ? db_meta_get(db, over_time[m].summarized) : NULL;
 	int rc = 0, step;
@@ -865,6 +911,9 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 			continue;
 		if (cpu->level && (sqlite3_column_type(st, 5) == SQLITE_NULL || sqlite3_column_int64(st, 5) != cpu->id))
 			continue;
+		if (file->level && (!sqlite3_column_text(st, 6) ||
+				    strcmp((const char *)sqlite3_column_text(st, 6), d->files[file->id])))
+			continue;
 		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
 			if (start < to && end > from) /* the window's part */
 				histogram_spread(h->value, h->nr_buckets, h->origin_ns, h->width_ns,
@@ -882,7 +931,8 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 /* ---- foci by name ---------------------------------------------------------- */
 
 static const char *const hierarchy_names[PC_HIERARCHIES] = { [PC_CODE] = "Code", [PC_PROCESS] = "Process",
-							      [PC_SYNC_OBJECT] = "SyncObject", [PC_MACHINE] = "Machine" };
+							      [PC_SYNC_OBJECT] = "SyncObject", [PC_MACHINE] = "Machine",
+							      [PC_FILE] = "File" };
 
 /* The thread of process @pid that @name names: a tid, "NAME (TID)", or a
  * name only one of its threads has. */
@@ -963,6 +1013,14 @@ static int parse_node(const struct pc_data *d, enum pc_hierarchy h, const char *
 		}
 		return 0;
 	}
+	if (h == PC_FILE) { /* the whole rest, slashes and all */
+		for (size_t i = 0; i < d->nr_files; i++)
+			if (!strcmp(d->files[i] + 1, path)) {
+				*r = (struct pc_resource){ 1, (int64_t)i };
+				return 0;
+			}
+		return focus_error(err, "focus /File/%s: no I/O of the run on that file", path);
+	}
 	if (h == PC_MACHINE) {
 		char *end;
 		long cpu = strncmp(first, "cpu", 3) ? -1 : strtol(first + 3, &end, 10);
@@ -1035,8 +1093,8 @@ int pc_data_parse_focus(const struct pc_data *d, const char *text, struct pc_foc
 				h = k;
 		}
 		if (h < 0)
-			return focus_error(err, "focus '%s': not /Code/..., /Process/..., /SyncObject/... or /Machine/...",
-					   part);
+			return focus_error(err, "focus '%s': not /Code/..., /Process/..., /SyncObject/..., /Machine/... "
+						"or /File/...", part);
 		if (named[h])
 			return focus_error(err, "focus '%s': one node of /%s at most", text, hierarchy_names[h]);
 		named[h] = true;

@@ -20,12 +20,13 @@
 	  "running: time on a CPU; at a function, its CPU samples' share")             \
 	X(PC_M_SYNC_WAIT, "sync_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS) | PC_ALONG(PC_SYNC_OBJECT), \
 	  "in calls that take a lock; at a function, by the op's stack or caller")  \
-	X(PC_M_IO_WAIT, "io_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS),                               \
+	X(PC_M_IO_WAIT, "io_wait", "s/s", PC_ALONG(PC_CODE) | PC_ALONG(PC_PROCESS) | PC_ALONG(PC_FILE),           \
 	  "blocked on I/O; at a function, where the thread left the CPU")                     \
 	X(PC_M_CPU_WAIT, "cpu_wait", "s/s", PC_ALONG(PC_PROCESS) | PC_ALONG(PC_MACHINE),                           \
 	  "runnable: waiting for a CPU (at /Machine, the one that then ran the thread)")                          \
-	X(PC_M_IO_OPS, "io_ops", "1/s", PC_ALONG(PC_PROCESS), "read- and write-family syscalls that returned")     \
-	X(PC_M_IO_BYTES, "io_bytes", "B/s", PC_ALONG(PC_PROCESS), "the bytes those syscalls returned")
+	X(PC_M_IO_OPS, "io_ops", "1/s", PC_ALONG(PC_PROCESS) | PC_ALONG(PC_FILE),                                  \
+	  "read- and write-family syscalls that returned")                                                         \
+	X(PC_M_IO_BYTES, "io_bytes", "B/s", PC_ALONG(PC_PROCESS) | PC_ALONG(PC_FILE), "the bytes those syscalls returned")
 
 enum pc_metric {
 #define X(id, name, unit, along, what) id,
@@ -88,7 +89,8 @@ void pc_data_where(const struct pc_data *d, const struct pc_focus *f, bool io, s
  * pc_data_parse_focus - the focus @text names, into @f: "/" or one node of
  * each hierarchy it names, comma-separated (as pc_data_focus_name writes
  * them): /Code/MODULE[/FUNCTION], /Process/PID[/TID or NAME or
- * NAME (TID)], /SyncObject/KIND[/ADDRESS or #ID or NAME], /Machine/cpuN; the others
+ * NAME (TID)], /SyncObject/KIND[/ADDRESS or #ID or NAME], /Machine/cpuN,
+ * /File/PATH; the others
  * stay as in @f. 0, or -EINVAL with @err saying what is not in the run
  * (or a hierarchy named twice).
  */

@@ -116,7 +116,7 @@ struct pc_search {
 	size_t nr_edges, cap_edges;
 	int *findings;
 	size_t nr_findings;
-	struct keyhash keys; /* (hypothesis, focus) -> node id + 1 */
+	struct keyhash keys; /* (node_hash, probe) -> node id + 1 */
 	struct keyhash edge_keys; /* (parent, child) -> made */
 	double *priority;    /* per node: its creator's value over threshold */
 	int nr_tested;
@@ -149,32 +149,47 @@ static double threshold_of(const struct pc_search *s, int h)
 	return *(const double *)(const void *)((const char *)&s->t + hypotheses[h].threshold);
 }
 
-/* The focus packed in three keys with the hypothesis: /Code, /Process
- * and /SyncObject one key each (ids fit 40 bits), the hypothesis in the
- * first one's bits 50-55 and the CPU of /Machine (16 bits) in the other
- * two's bits 48-55. */
-_Static_assert(PC_MACHINE == 3 && PC_HIERARCHIES == 4, "focus_keys packs /Machine beside three others");
-static void focus_keys(int h, const struct pc_focus *f, int64_t k[3])
+/* The hierarchy along which @child refines @parent's focus, -1: none (a
+ * why edge). */
+static int along_of(const struct pc_focus *parent, const struct pc_focus *child)
 {
-	const int64_t cpu = f->r[PC_MACHINE].level ? f->r[PC_MACHINE].id + 1 : 0;
-	for (int i = 0; i < 3; i++)
-		k[i] = (int64_t)f->r[i].level << 56 | (f->r[i].id & ((INT64_C(1) << 48) - 1));
-	k[0] |= (int64_t)h << 50;
-	k[1] |= (cpu & 0xff) << 48;
-	k[2] |= (cpu >> 8 & 0xff) << 48;
+	for (int k = 0; k < PC_HIERARCHIES; k++)
+		if (parent->r[k].level != child->r[k].level || parent->r[k].id != child->r[k].id)
+			return k;
+	return -1;
+}
+
+/* (@h, @f) hashed (FNV-1a over the hypothesis and each component's level
+ * and id): its node's key, with a probe count for the ones that collide. */
+static uint64_t node_hash(int h, const struct pc_focus *f)
+{
+	int64_t v[1 + 2 * PC_HIERARCHIES] = { h };
+	uint64_t x = 1469598103934665603ULL;
+	for (int i = 0; i < PC_HIERARCHIES; i++) {
+		v[1 + 2 * i] = f->r[i].level;
+		v[2 + 2 * i] = f->r[i].id;
+	}
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (int b = 0; b < 64; b += 8)
+			x = (x ^ (uint8_t)((uint64_t)v[i] >> b)) * 1099511628211ULL;
+	return x;
 }
 
 /* The node of (@h, @f), made (untested, queued at @priority) when new:
  * its id, or -ENOMEM. */
 static int node_of(struct pc_search *s, int h, const struct pc_focus *f, double priority)
 {
-	int64_t k[3];
+	const uint64_t key = node_hash(h, f);
 	struct keyhash_slot *slot;
-	focus_keys(h, f, k);
-	if (!(slot = keyhash_slot(&s->keys, k[0], k[1], k[2])))
-		return -ENOMEM;
-	if (slot->v)
-		return (int)slot->v - 1;
+	for (int64_t probe = 0;; probe++) {
+		if (!(slot = keyhash_slot(&s->keys, (int64_t)key, probe, 0)))
+			return -ENOMEM;
+		if (!slot->v)
+			break;
+		const struct pc_node *n = &s->nodes[slot->v - 1];
+		if (n->hypothesis == h && along_of(&n->focus, f) < 0)
+			return (int)slot->v - 1;
+	}
 	struct pc_node *nodes = grow_array(s->nodes, &s->cap_nodes, s->nr_nodes, sizeof(*nodes), 64);
 	if (!nodes)
 		return -ENOMEM;
@@ -373,16 +388,6 @@ static bool spread(const struct pc_search *s, int id, int along)
 	if (along == PC_MACHINE)
 		return held < SPREAD_SHARE * s->nodes[id].share || true_ones >= pc_data_nr_cpus(s->data);
 	return true_ones >= 2 && held >= SPREAD_SHARE * s->nodes[id].share;
-}
-
-/* The hierarchy along which @child refines @parent's focus, -1: none (a
- * why edge). */
-static int along_of(const struct pc_focus *parent, const struct pc_focus *child)
-{
-	for (int k = 0; k < PC_HIERARCHIES; k++)
-		if (parent->r[k].level != child->r[k].level || parent->r[k].id != child->r[k].id)
-			return k;
-	return -1;
 }
 
 /* Whether node @id's CPU was singled out: the same hypothesis at its

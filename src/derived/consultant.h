@@ -73,13 +73,14 @@ void pc_tunable(const struct pc_tunables *t, size_t i, const char **name, double
 /* The why axis (the tree of hypotheses). */
 enum pc_why { PC_WHY_CPU, PC_WHY_SYNC, PC_WHY_IO, PC_WHY_CPU_WAIT };
 
-enum pc_hierarchy { PC_CODE, PC_PROCESS, PC_SYNC_OBJECT, PC_MACHINE, PC_HIERARCHIES };
+enum pc_hierarchy { PC_CODE, PC_PROCESS, PC_SYNC_OBJECT, PC_MACHINE, PC_FILE, PC_HIERARCHIES };
 #define PC_ALONG(h) (1u << (h))
 
 /* A node of a resource hierarchy: level 0 is its root; ids are
  * PC_PROCESS: pid, then tid; PC_SYNC_OBJECT: a kind's index in
  * pc_object_kinds, then sync_objects.id; PC_CODE: a module's index, then
- * functions.id; PC_MACHINE: a CPU's number. */
+ * functions.id; PC_MACHINE: a CPU's number; PC_FILE: a file's index in
+ * the search's data (its path: pc_where). */
 struct pc_resource {
 	int level;
 	int64_t id;
@@ -231,6 +232,7 @@ struct pc_where {
 	const char *syscall; /* I/O: the syscall most of its waits were in */
 	bool has_cpu;        /* /Machine: cpu */
 	int32_t cpu;
+	const char *file;    /* /File: its path */
 };
 void pc_where(const struct pc_search *s, const struct pc_node *n, struct pc_where *w);
 

@@ -11,6 +11,8 @@
  *   planted io-big FILE N       N writes of 1 MiB to FILE, each synced
  *   planted io-join FILE N      io-small in a thread of its own, which main
  *                               joins (main waits for it: not a sync cause)
+ *   planted io-two DIR MS       for MS ms, in turn: 512 bytes to DIR/slow.dat,
+ *                               synced, and 64 KiB to DIR/fast.dat, not
  *   planted crowd THREADS MS    THREADS threads compute in crunch() for MS ms
  *                               of CPU time each, more of them than CPUs
  *   planted busywin 1 MS        a thread asleep MS ms, busy MS ms, asleep MS
@@ -28,6 +30,8 @@
  *                               running (the kernel's schedstat run_delay)
  *   bytes_per_write B           what each write wrote
  *   writer TID                  io-join: the thread that wrote
+ *   slow PATH, fast PATH        io-two: the files
+ *   slow_ns NS, fast_ns NS      io-two: the time in each one's writes and syncs
  *   busy_tid TID                busywin: the thread that was busy
  *   busy START END CPU          busywin: each busy window, and the thread's
  *                               CPU time in it (CLOCK_THREAD_CPUTIME_ID)
@@ -136,6 +140,41 @@ static void *writer(void *arg)
 	return (void *)(intptr_t)writes(io_path, io_writes, 512);
 }
 
+/* io-two: small synced writes to one file and big plain ones to another,
+ * in turn, for @ms ms. */
+static int two_files(const char *dir, long ms)
+{
+	static char buf[1 << 16];
+	char slow[4096], fast[4096];
+	uint64_t until = now_ns() + (uint64_t)ms * 1000000u, slow_ns = 0, fast_ns = 0;
+	snprintf(slow, sizeof(slow), "%s/slow.dat", dir);
+	snprintf(fast, sizeof(fast), "%s/fast.dat", dir);
+	int s = open(slow, O_WRONLY | O_CREAT | O_TRUNC, 0600), f = open(fast, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (s < 0 || f < 0) {
+		perror(dir);
+		return 1;
+	}
+	memset(buf, 'x', sizeof(buf));
+	while (now_ns() < until) {
+		uint64_t t0 = now_ns(), t1;
+		if (write(s, buf, 512) != 512 || fdatasync(s))
+			return 1;
+		t1 = now_ns();
+		/* rewritten in place: the page cache takes it, no disk wait */
+		if (pwrite(f, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			return 1;
+		slow_ns += t1 - t0;
+		fast_ns += now_ns() - t1;
+	}
+	close(s);
+	close(f);
+	unlink(slow);
+	unlink(fast);
+	fprintf(stderr, "slow %s\nfast %s\nslow_ns %llu\nfast_ns %llu\n", slow, fast, (unsigned long long)slow_ns,
+		(unsigned long long)fast_ns);
+	return 0;
+}
+
 static int writes(const char *path, long n, size_t size)
 {
 	char *buf = malloc(size);
@@ -202,6 +241,14 @@ int main(int argc, char **argv)
 		printf("planted %s: done\n", mode);
 		return 0;
 	}
+	if (!strcmp(mode, "io-two") && n > 0) {
+		uint64_t t0 = now_ns();
+		if (two_files(argv[2], n))
+			return 1;
+		fprintf(stderr, "thread_ns %llu\n", (unsigned long long)(now_ns() - t0));
+		printf("planted %s: done\n", mode);
+		return 0;
+	}
 	if (!strcmp(mode, "io-small") || !strcmp(mode, "io-big")) {
 		if (n <= 0 || writes(argv[2], n, !strcmp(mode, "io-small") ? 512 : 1 << 20))
 			return 1;
@@ -214,7 +261,7 @@ int main(int argc, char **argv)
 		run = cruncher;
 	if (!run || threads < 1 || threads > MAX_THREADS || n <= 0) {
 		fprintf(stderr, "usage: planted lock|cpu|crowd THREADS MS | planted io-small|io-big FILE N | "
-				"planted busywin 1 MS\n");
+				"planted io-two DIR MS | planted busywin 1 MS\n");
 		return 2;
 	}
 	until_ns = start + (uint64_t)n * 1000000u;

@@ -59,10 +59,13 @@ live() {
 
 # same NAME WHY WHAT - the live search's first finding of kind WHY is the
 # offline one's
+# (live, nothing is refined along /Machine or /File: the offline finding
+# counts without those)
 same() {
 	local l o
 	l=$(first "$1.json" "$2")
-	o=$(first "$1.off.json" "$2")
+	o=$(first "$1.off.json" "$2" |
+		sed -E 's#,/(Machine|File)/[^,]*##g; s# /(Machine|File)/[^,]*,# /#; s# /(Machine|File)/[^,]*$# /#')
 	if [ -n "$l" ] && [ "$l" = "$o" ]; then
 		pass "$1: live, $3: $l, as offline"
 	else

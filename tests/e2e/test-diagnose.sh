@@ -26,7 +26,12 @@
 #          program's bytes per write (+-10%: its few other writes); and the
 #          small ones in a thread main joins: the first finding is I/O, at
 #          that thread (the program's tid), main's wait in the join no sync
-#          cause (ExcessiveSyncWaitingTime false);
+#          cause (ExcessiveSyncWaitingTime false); and 512-byte synced
+#          writes to one file in turn with 64 KiB unsynced ones to another:
+#          the first I/O finding names the first file (/File), where
+#          TooManySmallIOOps holds though it does not over both; each file's
+#          io_wait (mtx report metric) within the program's own time in its
+#          calls, none at the second;
 # Main is one of the threads, none idles: the planted share stays the
 # largest on a machine other tests load. And the JSON contract: "findings"
 # ranked, each with why, where, share, value and threshold; nodes and edges,
@@ -195,6 +200,22 @@ else
 	[ "$got" = "io $writer" ] && [ "$sync" = false ] &&
 		pass "io-join: the first finding is I/O in the writer ($writer); main's join is no sync cause" ||
 		fail "io-join: the first finding is '$got', not 'io $writer'; ExcessiveSyncWaitingTime at / $sync"
+	dir=$(mktemp -d "$BUILDDIR/tests/e2e/planted-io.XXXXXX")
+	SAMPLE= NICE=-10 run io-two io-two "$dir" 1500
+	rmdir "$dir"
+	slow=$(fact io-two.facts slow) fast=$(fact io-two.facts fast)
+	got=$(j io-two.json "(SELECT json_extract(f.value, '\$.hypothesis') || ' ' || json_extract(f.value, '\$.where.file')
+		FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why') = 'io' ORDER BY f.key LIMIT 1)")
+	at_root=$(node io-two.json TooManySmallIOOps / status)
+	for f in slow fast; do
+		"$MTX" report io-two.db metric io_wait --focus "/File${!f}" --format csv > "io-$f.csv" 2>&1
+		eval "${f}_wait=\$(awk -F, 'NR == 2 { print \$(NF - 2) }' io-$f.csv)"
+	done
+	slow_ns=$(fact io-two.facts slow_ns)
+	[ "$got" = "TooManySmallIOOps $slow" ] && [ "$at_root" = false ] && [ "${slow_wait:-0}" -gt 0 ] &&
+		[ "$slow_wait" -le "$slow_ns" ] && [ "$fast_wait" = 0 ] &&
+		pass "io-two: the I/O finding is TooManySmallIOOps at $slow (not over both files); io_wait there $slow_wait ns of the program's $slow_ns, none at the other" ||
+		fail "io-two: the I/O finding '$got' (want TooManySmallIOOps $slow; at / '$at_root'); io_wait $slow_wait ns of $slow_ns, at $fast '$fast_wait' ($(tail -1 io-fast.csv))"
 fi
 
 # --- bad input: one line, exit 2; no file, exit 1
