@@ -51,6 +51,11 @@ struct pc_stack {
 	int64_t id, parent, function; /* stacks.id, parent_id (0: none), function_id */
 };
 
+/* A call the stacks show: function @caller called @callee (functions.id). */
+struct pc_call {
+	int64_t caller, callee;
+};
+
 struct pc_atom {
 	int32_t thread;   /* index in threads */
 	uint8_t metric;
@@ -82,6 +87,13 @@ struct pc_data {
 	size_t nr_atoms, cap_atoms;
 	struct pc_stack *stacks; /* by id; only while loading */
 	size_t nr_stacks, cap_stacks;
+	/* The call graph of the stacks, made a DAG (recursion's calls back
+	 * up dropped): the calls by caller, and the outermost functions. */
+	struct pc_call *calls;
+	size_t nr_calls, cap_calls;
+	int64_t *roots;
+	size_t nr_roots, cap_roots;
+	bool by_calls; /* /Code refined along it (pc_data_use_call_graph) */
 	char code_from[128];
 	int64_t first_ns, last_ns; /* the threads' span */
 	int nr_cpus;               /* the machine's, 0: not known */
@@ -415,6 +427,122 @@ static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
 	return rc ? rc : add_atom(d, t, PC_M_IO_BYTES, 0, 0, 0, -1, file, sqlite3_column_int64(st, 3));
 }
 
+static int call_cmp(const void *a, const void *b)
+{
+	const struct pc_call *x = a, *y = b;
+	return x->caller != y->caller ? (x->caller < y->caller ? -1 : 1)
+				      : (x->callee != y->callee ? (x->callee < y->callee ? -1 : 1) : 0);
+}
+
+/* The calls of @caller: [*@first, return). */
+static size_t calls_of(const struct pc_data *d, int64_t caller, size_t *first)
+{
+	*first = SORTED_FIRST(d->calls, d->nr_calls, caller, caller, false);
+	size_t end = *first;
+	while (end < d->nr_calls && d->calls[end].caller == caller)
+		end++;
+	return end;
+}
+
+/* Drop the calls that go back up a path from a root (recursion, direct
+ * or not): depth first from each root, a call to a function on the path
+ * is one. What is left has no cycle, so that refining along it cannot
+ * come back to a node. */
+static int drop_back_calls(struct pc_data *d)
+{
+	enum { NEW, ON_PATH, DONE };
+	uint8_t *state = calloc(d->nr_functions ? d->nr_functions : 1, 1);
+	struct frame { size_t fn, next, end; } *path = malloc((d->nr_functions + 1) * sizeof(*path));
+	if (!state || !path) {
+		free(state);
+		free(path);
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < d->nr_roots; r++) {
+		const struct pc_function *root = function_of(d, d->roots[r]);
+		size_t depth = 0;
+		if (!root || state[root - d->functions] != NEW)
+			continue;
+		path[depth].fn = (size_t)(root - d->functions);
+		path[depth].end = calls_of(d, root->id, &path[depth].next);
+		state[path[depth++].fn] = ON_PATH;
+		while (depth) {
+			struct frame *top = &path[depth - 1];
+			if (top->next == top->end) {
+				state[top->fn] = DONE;
+				depth--;
+				continue;
+			}
+			struct pc_call *c = &d->calls[top->next++];
+			const struct pc_function *g = function_of(d, c->callee);
+			if (!g)
+				continue;
+			size_t gi = (size_t)(g - d->functions);
+			if (state[gi] == ON_PATH)
+				c->callee = 0; /* back up the path: dropped below */
+			else if (state[gi] == NEW) {
+				path[depth].fn = gi;
+				path[depth].end = calls_of(d, g->id, &path[depth].next);
+				state[gi] = ON_PATH;
+				depth++;
+			}
+		}
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < d->nr_calls; i++)
+		if (d->calls[i].callee)
+			d->calls[k++] = d->calls[i];
+	d->nr_calls = k;
+	free(state);
+	free(path);
+	return 0;
+}
+
+/* The call graph from the stacks (each frame called by its parent frame),
+ * and its roots (the outermost frames). 0 or -ENOMEM. */
+static int make_call_graph(struct pc_data *d)
+{
+	for (size_t i = 0; i < d->nr_stacks; i++) {
+		const struct pc_stack *k = &d->stacks[i];
+		const struct pc_stack *up = k->parent ? FIND(d->stacks, d->nr_stacks, id, k->parent) : NULL;
+		if (!function_of(d, k->function))
+			continue;
+		if (!k->parent) {
+			int64_t *root = append(&d->roots, &d->nr_roots, &d->cap_roots, sizeof(*root));
+			if (!root)
+				return -ENOMEM;
+			*root = k->function;
+		} else if (up && up->function != k->function && function_of(d, up->function)) {
+			struct pc_call *c = append(&d->calls, &d->nr_calls, &d->cap_calls, sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			*c = (struct pc_call){ up->function, k->function };
+		}
+	}
+	sorted_sort(d->roots, d->nr_roots, sizeof(*d->roots), 0);
+	size_t k = 0;
+	for (size_t i = 0; i < d->nr_roots; i++)
+		if (!k || d->roots[k - 1] != d->roots[i])
+			d->roots[k++] = d->roots[i];
+	d->nr_roots = k;
+	qsort(d->calls, d->nr_calls, sizeof(*d->calls), call_cmp);
+	k = 0;
+	for (size_t i = 0; i < d->nr_calls; i++)
+		if (!k || call_cmp(&d->calls[k - 1], &d->calls[i]))
+			d->calls[k++] = d->calls[i];
+	d->nr_calls = k;
+	return drop_back_calls(d);
+}
+
+bool pc_data_use_call_graph(struct pc_data *d, bool on)
+{
+	size_t n = strlen(d->code_from);
+	d->by_calls = on && d->nr_calls > 0;
+	if (d->by_calls && !strstr(d->code_from, "call graph"))
+		snprintf(d->code_from + n, sizeof(d->code_from) - n, "; /Code along their call graph");
+	return d->by_calls;
+}
+
 /* What the run's code is known from, said with the search. */
 static void note_code_from(struct pc_data *d, sqlite3 *db)
 {
@@ -524,6 +652,10 @@ int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **o
 		return rc;
 	}
 	note_code_from(d, db);
+	if ((rc = make_call_graph(d))) {
+		pc_data_free(d);
+		return rc;
+	}
 	d->nr_cpus = (int)db_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nr_cpus'", 0);
 	free(d->stacks); /* only the loading walks them */
 	d->stacks = NULL;
@@ -616,6 +748,8 @@ void pc_data_free(struct pc_data *d)
 	free(d->syscalls);
 	free(d->atoms);
 	free(d->stacks);
+	free(d->calls);
+	free(d->roots);
 	free(d);
 }
 
@@ -703,9 +837,36 @@ static int64_t child_of(const struct pc_data *d, const struct pc_atom *a, enum p
 	}
 }
 
+/* Whether @f's /Code component is refined along the call graph: from
+ * the root to the outermost functions, from a function to its callees. */
+static bool by_calls(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h)
+{
+	return h == PC_CODE && d->by_calls && f->r[PC_CODE].level != 1;
+}
+
+int pc_data_child_level(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h)
+{
+	return by_calls(d, f, h) ? 2 : f->r[h].level + 1;
+}
+
+/* Whether function @id is a child of @f's /Code node along the call graph. */
+static bool called_from(const struct pc_data *d, const struct pc_resource *r, int64_t id)
+{
+	size_t at, end;
+	if (r->level == 0) {
+		at = sorted_first(d->roots, d->nr_roots, sizeof(*d->roots), 0, id, false);
+		return at < d->nr_roots && d->roots[at] == id;
+	}
+	for (end = calls_of(d, r->id, &at); at < end; at++)
+		if (d->calls[at].callee == id)
+			return true;
+	return false;
+}
+
 int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h, enum pc_metric m,
 		     int64_t **ids, size_t *nr)
 {
+	const bool calls = by_calls(d, f, h);
 	size_t n = 0, cap = 0;
 	int64_t *v = NULL;
 	*ids = NULL;
@@ -713,7 +874,10 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 	for (size_t i = 0; i < d->nr_atoms; i++) {
 		const struct pc_atom *a = &d->atoms[i];
 		int64_t c;
-		if (a->metric != m || !in_focus_but(d, a, f, h) || (c = child_of(d, a, h, &f->r[h])) < 0)
+		if (a->metric != m || !in_focus_but(d, a, f, h))
+			continue;
+		if (calls ? a->code_level != 2 || !called_from(d, &f->r[PC_CODE], c = a->code_id)
+			  : (c = child_of(d, a, h, &f->r[h])) < 0)
 			continue;
 		int64_t *more = grow_array(v, &cap, n, sizeof(*v), 64);
 		if (!more) {
@@ -736,6 +900,11 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 const char *pc_data_code_from(const struct pc_data *d)
 {
 	return d->code_from;
+}
+
+size_t pc_data_nr_calls(const struct pc_data *d)
+{
+	return d->nr_calls;
 }
 
 int pc_data_nr_cpus(const struct pc_data *d)

@@ -80,6 +80,16 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 		     int64_t **ids, size_t *nr);
 
 const char *pc_data_code_from(const struct pc_data *d);
+/* pc_data_child_level - the level of the children of @f's component @h
+ * (functions at once from the root of /Code along the call graph). */
+int pc_data_child_level(const struct pc_data *d, const struct pc_focus *f, enum pc_hierarchy h);
+/* pc_data_use_call_graph - with @on, refine /Code along the call graph of
+ * the stacks (samples, --sync-stacks, switches): from the root to the
+ * outermost functions, from a function to those it called; else by
+ * module, then function. Whether it does: only if the stacks show a call.
+ * pc_data_nr_calls - the calls they show (caller, callee pairs). */
+bool pc_data_use_call_graph(struct pc_data *d, bool on);
+size_t pc_data_nr_calls(const struct pc_data *d);
 /* pc_data_nr_cpus - the machine's CPUs (meta.nr_cpus), 0: not known. */
 int pc_data_nr_cpus(const struct pc_data *d);
 char *pc_data_focus_name(const struct pc_data *d, const struct pc_focus *f);

@@ -298,7 +298,7 @@ static int expand_along(struct pc_search *s, int id, enum pc_hierarchy k)
 		return rc;
 	for (size_t i = 0; i < nr && rc >= 0; i++) {
 		struct pc_focus f = n.focus;
-		f.r[k] = (struct pc_resource){ n.focus.r[k].level + 1, children[i] };
+		f.r[k] = (struct pc_resource){ pc_data_child_level(s->data, &n.focus, k), children[i] };
 		if ((rc = node_of(s, n.hypothesis, &f, prio)) >= 0)
 			rc = add_edge(s, id, rc, k);
 	}
@@ -465,6 +465,7 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 		pc_search_free(s);
 		return rc;
 	}
+	pc_data_use_call_graph(s->data, t->callgraph != 0);
 	/* the root is virtual: true when a child is */
 	rc = node_of(s, 0, &whole, 0);
 	if (rc >= 0)

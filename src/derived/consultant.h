@@ -50,6 +50,7 @@
 	X(io_op_bytes, "PC_IOOpThreshold", 4096, "TooManySmallIOOps: bytes per read or write, at most")    \
 	X(cpu_wait, "PC_CPUWaitThreshold", 0.20, "ExcessiveCPUWait (mtx): share runnable, waiting for a CPU") \
 	X(max_tests, "max_tests", 1000, "the most nodes the search tests")                                       \
+	X(callgraph, "callgraph_search", 1, "refine /Code along the stacks' call graph when they show calls (0: by module)") \
 	X(min_observation, "minObservationTime", 1.0, "live: seconds an experiment observes before it concludes") \
 	X(sufficient_time, "sufficientTime", 6.0, "live: seconds a false guess holds before it is concluded")     \
 	X(hysteresis, "hysteresisRange", 0.05, "live: a guess turns true past threshold x (1 + it), back below x (1 - it)") \

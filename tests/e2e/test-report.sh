@@ -104,6 +104,19 @@ check metric-machine-thread metric cpu --focus '/Machine/cpu0,/Process/100/worke
 # 6.07 of 8.5 ms (0.7143).
 DB=profile.db check metric-code metric cpu --focus /Code/app/hash
 DB=profile.db check metric-code-thread metric cpu --focus /Code/app/hash,/Process/200/worker
+# mtx diagnose along the call graph of those stacks: main called work,
+# work hash, hash [kernel], start_thread work; hash>work (the recursion)
+# goes back up a path from main and is dropped. CPUbound at / 17.5/18.5 =
+# 0.95; from the root to the outermost functions: main 9 ms (0.49),
+# start_thread 6 of worker's 7 samples, 7.29 ms (0.39); then work 9 +
+# 7.29 = 16.29 ms (0.88), reached from both, one node; then hash 12.82 ms
+# (0.69) and [kernel] 2.25 ms (0.12, false). hash is refined along
+# /Process, spread over main (6.75/10 = 0.68) and worker (6.07/8.5 =
+# 0.71), which hold all of it: the one finding is hash in the process,
+# 69.3%. By module, then function (callgraph_search=0), no function
+# refines another: main, work, hash and start_thread are four findings.
+DB=profile.db CMD=diagnose check diagnose-calls
+DB=profile.db CMD=diagnose check diagnose-modules --set callgraph_search=0
 # G^I: main creates worker-a and -b (create edges), worker-a's unlock at
 # 390 us hands the mutex to worker-b's lock (lock), its exit ends the join.
 check hb hb
