@@ -106,12 +106,10 @@ static char *see(const struct pc_search *s, const struct pc_node *n, const char 
 		rc = asprintf(&out, "mtx report %s waits%s", path, thread);
 		break;
 	}
-	if (rc >= 0 && w.has_cpu) { /* no report but the metric's splits time by CPU */
+	if (rc >= 0 && (w.has_cpu || w.file)) { /* only the metrics split time by CPU or file */
 		char *focus = pc_focus_name(s, &n->focus);
 		free(out);
-		rc = focus ? asprintf(&out, "mtx report %s metric %s --focus '%s'", path,
-				      pc_hypothesis_why(n->hypothesis) == PC_WHY_CPU ? "cpu" : "cpu_wait", focus)
-			   : -1;
+		rc = focus ? asprintf(&out, "mtx report %s metric --focus '%s'", path, focus) : -1;
 		free(focus);
 	}
 	if (rc < 0)
