@@ -747,7 +747,8 @@ int collect_run(const struct collect_options *o, struct collect_result *r, char 
 	    !(search = live_search_new(m, prof, live, instr, &(struct live_search_options){
 					       .tunables = o->tunables, .budget_pct = o->overhead_budget,
 					       .search_ns = o->search_ns, .sample_hz = o->sample_hz,
-					       .samples_switched = consultant_switches(o) & (1u << MTX_SRC_SAMPLES) },
+					       .samples_switched = consultant_switches(o) & (1u << MTX_SRC_SAMPLES),
+					       .nr_cpus = s.nr_cpus },
 				       start_ns))) {
 		rc = -ENOMEM;
 		goto fail_unstarted;

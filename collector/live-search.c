@@ -98,6 +98,7 @@ struct live_search {
 	struct switched switched[PC_NEEDS];
 	uint64_t cal_ns[CAL_NR_RECORDS]; /* one record of each, calibrated here */
 	unsigned sample_hz;
+	int nr_cpus; /* the machine's */
 	uint64_t samples_seen;           /* CPU samples gone by */
 	uint64_t cost_ns;                /* observed in all */
 };
@@ -357,6 +358,20 @@ static uint64_t samples_of(struct live_search *ls, int64_t tid, int64_t function
 	return sl && sl->v ? ls->samples[sl->v - 1].n : 0;
 }
 
+struct cpu_times_to {
+	struct pc_data *d;
+	int rc;
+};
+
+static void add_cpu_times(void *ctx, const struct model_cpu_time *c)
+{
+	struct cpu_times_to *to = ctx;
+	if (!to->rc)
+		to->rc = pc_data_add_cpu(to->d, c->tid, PC_M_CPU, c->cpu, (int64_t)c->running_ns);
+	if (!to->rc)
+		to->rc = pc_data_add_cpu(to->d, c->tid, PC_M_CPU_WAIT, c->cpu, (int64_t)c->runnable_ns);
+}
+
 /* The run as far as the stream is, @now, for the search; NULL when out
  * of memory. A tid used twice is one thread. */
 static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
@@ -423,6 +438,13 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,
 					 (int64_t)((double)t->state_ns[TS_RUNNING] * (double)c->n / (double)all + 0.5));
 	}
+	/* each thread's time on each CPU (/Machine) */
+	struct cpu_times_to ctx = { d, 0 };
+	if (!rc) {
+		model_each_cpu_time(ls->m, now, add_cpu_times, &ctx);
+		rc = ctx.rc;
+	}
+	pc_data_set_nr_cpus(d, ls->nr_cpus);
 	pc_data_set_span(d, (int64_t)ls->start_ns, (int64_t)now, LIVE_CODE_FROM);
 	if (rc) {
 		pc_data_free(d);
@@ -446,7 +468,7 @@ struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *pro
 		return NULL;
 	*ls = (struct live_search){ .m = m, .profile = profile, .live = live, .in = in, .budget_pct = o->budget_pct,
 				    .search_ns = o->search_ns, .start_ns = start_ns, .last_step_ns = start_ns,
-				    .sample_hz = o->sample_hz };
+				    .sample_hz = o->sample_hz, .nr_cpus = o->nr_cpus };
 	ls->switched[PC_NEED_SYSCALLS] = (struct switched){ .source = "syscalls", .pct = -1 };
 	ls->switched[PC_NEED_SAMPLES] = (struct switched){ .source = "samples", .always = !o->samples_switched,
 							    .pct = -1 };
@@ -460,6 +482,7 @@ struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *pro
 		if (!ls->cal_ns[i] && !(ls->cal_ns[i] = cal_store_load(calibrate_records[i].meta_key)))
 			ls->cal_ns[i] = stated_ns[i];
 	model_on_thread_end(m, keep_ended, ls);
+	model_keep_cpu_times(m);
 	profile_on_sample(profile, on_sample, ls);
 	return ls;
 }

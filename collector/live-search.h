@@ -43,6 +43,7 @@ struct live_search_options {
 	uint64_t search_ns;
 	unsigned sample_hz;
 	bool samples_switched;
+	int nr_cpus; /* the machine's (/Machine: whether CPUs are singled out) */
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "collector/other-tasks.h"
 #include "collector/syscall-names.h"
 #include "src/io-ops.h"
+#include "src/keyhash.h"
 #include "src/thread-states.h"
 
 #include <errno.h>
@@ -95,6 +96,12 @@ struct mtx_model {
 	uint64_t first_ns, last_ns;
 	uint64_t nr_threads_seen;
 	uint64_t nr_ended, ended_state_ns[NR_THREAD_STATES]; /* the threads gone, added up */
+	/* model_keep_cpu_times: each thread's time running on each CPU and
+	 * waiting for it, the ended threads' too, by (tid, cpu) */
+	bool keep_cpu_times;
+	struct model_cpu_time *cpu_times;
+	size_t nr_cpu_times, cap_cpu_times;
+	struct keyhash cpu_time_keys;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
 };
 
@@ -276,6 +283,19 @@ static struct model_process *add_process(struct mtx_model *m, int32_t pid, int32
 	return p;
 }
 
+/* Add @ns of state @state (running or runnable) of @t on @cpu. */
+static void add_cpu_time(struct mtx_model *m, const struct model_thread *t, uint8_t state, int32_t cpu, uint64_t ns)
+{
+	const struct model_cpu_time init = { .tid = t->tid, .cpu = cpu };
+	ptrdiff_t i;
+	if (!m->keep_cpu_times || cpu < 0)
+		return;
+	i = keyhash_row(&m->cpu_time_keys, t->tid, cpu, 0, &m->cpu_times, &m->nr_cpu_times, &m->cap_cpu_times,
+			sizeof(*m->cpu_times), &init);
+	if (i >= 0)
+		(state == TS_RUNNING ? &m->cpu_times[i].running_ns : &m->cpu_times[i].runnable_ns)[0] += ns;
+}
+
 /* Close the thread's current interval at @ts and enter @state. */
 static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, uint8_t state, int32_t cpu)
 {
@@ -288,12 +308,12 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
 			sys = syscall_name(t->sys_nr);
 		/* a wait for a CPU is put on the CPU that then ran it */
-		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state),
-			     t->state == TS_RUNNING				 ? t->cpu
-			     : t->state == TS_RUNNABLE && state == TS_RUNNING ? cpu
-									      : -1,
-			     sys,
+		const int32_t on = t->state == TS_RUNNING			       ? t->cpu
+				   : t->state == TS_RUNNABLE && state == TS_RUNNING ? cpu
+										    : -1;
+		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state), on, sys,
 			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
+		add_cpu_time(m, t, t->state, on, ts - t->since_ns);
 		t->state_ns[t->state] += ts - t->since_ns;
 		t->since_ns = ts;
 	}
@@ -609,6 +629,23 @@ void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_
 	}
 }
 
+void model_keep_cpu_times(struct mtx_model *m)
+{
+	m->keep_cpu_times = true;
+}
+
+void model_each_cpu_time(const struct mtx_model *m, uint64_t now_ns, model_cpu_time_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < m->nr_cpu_times; i++) {
+		struct model_cpu_time c = m->cpu_times[i];
+		const struct model_thread *t = find_thread((struct mtx_model *)m, c.tid);
+		/* its interval on a CPU under way, to @now_ns */
+		if (t && t->state == TS_RUNNING && t->cpu == c.cpu && now_ns > t->since_ns)
+			c.running_ns += now_ns - t->since_ns;
+		fn(ctx, &c);
+	}
+}
+
 void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx)
 {
 	m->on_end = fn;
@@ -640,6 +677,8 @@ void model_free(struct mtx_model *m)
 	free(m->syscall_class);
 	free(m->syscall_io_op);
 	fd_tracker_free(m->fds);
+	free(m->cpu_times);
+	keyhash_free(&m->cpu_time_keys);
 	detail_free(m->detail);
 	interrupts_free(m->irqs);
 	other_tasks_free(m->others);

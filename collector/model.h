@@ -95,6 +95,18 @@ typedef void (*model_thread_fn)(void *ctx, const struct model_thread_view *t);
  * interval counted up to @now_ns (the stream's time, model_last_ns). */
 void model_each_thread(const struct mtx_model *m, uint64_t now_ns, model_thread_fn fn, void *ctx);
 
+/* model_keep_cpu_times - from now on, add up each thread's time running
+ * on each CPU and runnable before it ran there (mtx collect --consultant's
+ * /Machine); model_each_cpu_time - @fn for each (thread, CPU) so far, the
+ * ended threads' too, an interval under way counted up to @now_ns. */
+struct model_cpu_time {
+	int32_t tid, cpu;
+	uint64_t running_ns, runnable_ns;
+};
+typedef void (*model_cpu_time_fn)(void *ctx, const struct model_cpu_time *c);
+void model_keep_cpu_times(struct mtx_model *m);
+void model_each_cpu_time(const struct mtx_model *m, uint64_t now_ns, model_cpu_time_fn fn, void *ctx);
+
 /* model_on_thread_end - @fn for each thread as it ends, with its whole
  * life (mtx collect --consultant keeps the ended ones' totals). */
 void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx);

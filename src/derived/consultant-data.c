@@ -703,15 +703,32 @@ int pc_data_add_function(struct pc_data *d, int64_t id, const char *name, const 
 	return f->name && f->module >= 0 ? 0 : -ENOMEM;
 }
 
+/* The threads, objects and functions are all in: sorted once for the lookups. */
+static void sort_added(struct pc_data *d)
+{
+	if (d->sorted)
+		return;
+	SORTED_SORT(d->threads, d->nr_threads, tid);
+	SORTED_SORT(d->objects, d->nr_objects, id);
+	SORTED_SORT(d->functions, d->nr_functions, id);
+	d->sorted = true;
+}
+
+int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, int64_t value)
+{
+	sort_added(d);
+	return add_cpu_atom(d, thread_index(d, tid), m, cpu, value);
+}
+
+void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus)
+{
+	d->nr_cpus = nr_cpus;
+}
+
 int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object_id, int64_t function_id,
 		int64_t value)
 {
-	if (!d->sorted) { /* the threads, objects and functions are all in: sorted once for the lookups */
-		SORTED_SORT(d->threads, d->nr_threads, tid);
-		SORTED_SORT(d->objects, d->nr_objects, id);
-		SORTED_SORT(d->functions, d->nr_functions, id);
-		d->sorted = true;
-	}
+	sort_added(d);
 	return add_code_atoms(d, thread_index(d, tid), m, object_id, -1, -1, &function_id, function_id ? 1 : 0, value,
 			      !function_id);
 }

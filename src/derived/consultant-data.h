@@ -66,6 +66,11 @@ int pc_data_add_object(struct pc_data *d, int64_t id, const char *kind, int64_t 
 int pc_data_add_function(struct pc_data *d, int64_t id, const char *name, const char *module);
 int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object_id, int64_t function_id,
 		int64_t value);
+/* pc_data_add_cpu - a value of @m (cpu or cpu_wait) of one thread on CPU
+ * @cpu (/Machine), besides its total; pc_data_set_nr_cpus - the
+ * machine's CPUs. */
+int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, int64_t value);
+void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus);
 /* pc_data_set_span - the threads' span, and what code is known from. */
 void pc_data_set_span(struct pc_data *d, int64_t first_ns, int64_t last_ns, const char *code_from);
 

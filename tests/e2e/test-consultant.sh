@@ -8,7 +8,7 @@
 #     same hypothesis at the same focus), and that focus is the program's
 #     own: the mutex it reports and hog() for the lock, crunch() for the
 #     CPU, the writing thread for the small synced writes; for the crowd of
-#     threads, ExcessiveCPUWait;
+#     threads, ExcessiveCPUWait, and at the CPU taskset pinned them to;
 #   - the syscalls went on for the I/O hypotheses and off again, both with
 #     reason consultant, and no uprobe of mtx is left in tracefs;
 #   - a budget too small for them refuses the syscalls: the I/O nodes stay
@@ -42,7 +42,7 @@ live() {
 	shift
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
-	${NICE:+nice -n $NICE} "$MTX" collect --consultant "${opts[@]}" -o "$name.db" -- "$PROG" "$@" \
+	${NICE:+nice -n $NICE} ${PIN:+taskset -c $PIN} "$MTX" collect --consultant "${opts[@]}" -o "$name.db" -- "$PROG" "$@" \
 		> "$name.out" 2> "$name.err" &
 	COLLECTORS+=" $!"
 	wait $!
@@ -59,13 +59,12 @@ live() {
 
 # same NAME WHY WHAT - the live search's first finding of kind WHY is the
 # offline one's
-# (live, nothing is refined along /Machine or /File: the offline finding
-# counts without those)
+# (live, nothing is refined along /File: the offline finding counts
+# without it)
 same() {
 	local l o
 	l=$(first "$1.json" "$2")
-	o=$(first "$1.off.json" "$2" |
-		sed -E 's#,/(Machine|File)/[^,]*##g; s# /(Machine|File)/[^,]*,# /#; s# /(Machine|File)/[^,]*$# /#')
+	o=$(first "$1.off.json" "$2" | sed -E 's#,/File/[^,]*##g; s# /File/[^,]*,# /#; s# /File/[^,]*$# /#')
 	if [ -n "$l" ] && [ "$l" = "$o" ]; then
 		pass "$1: live, $3: $l, as offline"
 	else
@@ -117,6 +116,12 @@ same cpu cpu "the CPU"
 # --- more runnable threads than CPUs
 live crowd -- crowd 4 2500
 same crowd cpu_wait "the wait for a CPU"
+# pinned (taskset) to the last CPU this test may use: at that CPU
+pin=$(awk '/^Cpus_allowed_list/ { n = split($2, r, "[,-]"); print r[n] }' /proc/self/status)
+PIN=$pin live pinned -- crowd 4 2500
+same pinned cpu_wait "the wait for a CPU"
+[ "$(where pinned.json cpu_wait cpu)" = "$pin" ] && pass "pinned: live, at cpu$pin" ||
+	fail "pinned: live at '$(where pinned.json cpu_wait cpu)', not cpu$pin"
 
 # --- small synced writes (at nice -10, as test-diagnose.sh: the writer
 # waits for a CPU after each write as long as for the write on a loaded
