@@ -211,6 +211,8 @@ struct mtx_fd_tracker {
 	struct keyhash path_keys;
 	char **paths;
 	size_t nr_paths, cap_paths;
+	mtx_fd_row_fn on_file_row;
+	void *on_file_row_ctx;
 };
 
 /* Paths kept at most: past them a file's rows have no path. */
@@ -238,6 +240,12 @@ void fd_tracker_set_resolver(struct mtx_fd_tracker *ft, mtx_fd_resolve_fn fn, vo
 {
 	ft->resolve = fn;
 	ft->resolve_ctx = ctx;
+}
+
+void fd_tracker_on_file_row(struct mtx_fd_tracker *ft, mtx_fd_row_fn fn, void *ctx)
+{
+	ft->on_file_row = fn;
+	ft->on_file_row_ctx = ctx;
 }
 
 static struct fd_proc *find_proc(struct mtx_fd_tracker *ft, int32_t pid)
@@ -299,6 +307,8 @@ static struct fd_lookup *lookup_at(struct mtx_fd_tracker *ft, uint64_t seq)
 static int write_row(struct mtx_fd_tracker *ft, const struct mtx_syscall_row *row, int kind, uint32_t path)
 {
 	const bool known = row->has_fd && kind != MTX_FD_UNKNOWN;
+	if (known && path && ft->on_file_row)
+		ft->on_file_row(ft->on_file_row_ctx, row, ft->paths[path - 1]);
 	return detail_syscall(ft->detail, row, known ? fd_kind_name(kind) : NULL,
 			      known && path ? ft->paths[path - 1] : NULL);
 }

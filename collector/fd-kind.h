@@ -120,6 +120,11 @@ struct mtx_fd_tracker *fd_tracker_new(struct mtx_detail *detail);
 /* fd_tracker_set_resolver - look kinds up with @fn (NULL: never). */
 void fd_tracker_set_resolver(struct mtx_fd_tracker *ft, mtx_fd_resolve_fn fn, void *ctx);
 
+/* fd_tracker_on_file_row - @fn(@ctx, row, path) for each row written (or
+ * added up) whose descriptor had a path, as it goes to the writer. */
+typedef void (*mtx_fd_row_fn)(void *ctx, const struct mtx_syscall_row *row, const char *path);
+void fd_tracker_on_file_row(struct mtx_fd_tracker *ft, mtx_fd_row_fn fn, void *ctx);
+
 /* fd_tracker_advance - the event stream has reached @ts_ns: lookups made
  * before it are trusted, and the rows held for them written. */
 void fd_tracker_advance(struct mtx_fd_tracker *ft, uint64_t ts_ns);

@@ -64,6 +64,7 @@ struct model_thread {
 	uint64_t state_ns[NR_THREAD_STATES]; /* its closed intervals, added up (mtx ctl SOCK live) */
 	int64_t sys_nr; /* -1: not in a syscall */
 	uint64_t sys_start_ns;
+	uint64_t sys_io_wait_ns; /* blocked on I/O inside the current syscall */
 	uint64_t io_ops, io_bytes; /* read and write family returned (src/io-ops.h) */
 	struct mtx_fd_call sys_fd;
 };
@@ -102,6 +103,10 @@ struct mtx_model {
 	struct model_cpu_time *cpu_times;
 	size_t nr_cpu_times, cap_cpu_times;
 	struct keyhash cpu_time_keys;
+	/* model_keep_file_times: each thread's I/O on each file, by (tid, path) */
+	struct model_file_time *file_times;
+	size_t nr_file_times, cap_file_times;
+	struct keyhash file_time_keys;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
 };
 
@@ -314,6 +319,8 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 		detail_state(m->detail, t->start_ns, t->tid, t->since_ns, ts, thread_state_name(t->state), on, sys,
 			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
 		add_cpu_time(m, t, t->state, on, ts - t->since_ns);
+		if (t->state == TS_BLOCKED_IO && t->sys_nr >= 0)
+			t->sys_io_wait_ns += ts - t->since_ns;
 		t->state_ns[t->state] += ts - t->since_ns;
 		t->since_ns = ts;
 	}
@@ -359,6 +366,8 @@ static void end_syscall(struct mtx_model *m, struct model_thread *t, int64_t end
 	struct mtx_syscall_row row = {
 		.start_ns = t->sys_start_ns, .end_ns = end_ns, .nr = t->sys_nr, .name = syscall_name(t->sys_nr),
 		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0, .blocked = t->sys_blocked, .life_ns = t->start_ns,
+		.io_wait_ns = t->sys_io_wait_ns,
+		.io_op = end_ns >= 0 && ret >= 0 && t->sys_nr < syscall_names_count && m->syscall_io_op[t->sys_nr],
 	};
 	fd_tracker_exit(m->fds, t->pid, &t->sys_fd, &row, ts);
 	if (end_ns >= 0) {
@@ -519,6 +528,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 		if (t->sys_nr >= 0) /* enter without exit: the previous never returned */
 			end_syscall(m, t, -1, 0, ev->ts_ns);
 		t->sys_nr = ev->u.sys_enter.nr;
+		t->sys_io_wait_ns = 0;
 		t->sys_start_ns = ev->ts_ns;
 		t->sys_blocked = 0;
 		fd_tracker_enter(m->fds, t->pid, t->sys_nr, ev->u.sys_enter.arg0, ev->u.sys_enter.arg1, ev->ts_ns,
@@ -646,6 +656,37 @@ void model_each_cpu_time(const struct mtx_model *m, uint64_t now_ns, model_cpu_t
 	}
 }
 
+/* A syscall row of a file (@path, the fd tracker's, kept while the model
+ * is) to its thread's totals on that file. */
+static void add_file_time(void *ctx, const struct mtx_syscall_row *row, const char *path)
+{
+	struct mtx_model *m = ctx;
+	const struct model_file_time init = { .tid = row->tid, .path = path };
+	ptrdiff_t i;
+	if (!row->io_op && !row->io_wait_ns)
+		return;
+	i = keyhash_row(&m->file_time_keys, row->tid, (int64_t)(uintptr_t)path, 0, &m->file_times, &m->nr_file_times,
+			&m->cap_file_times, sizeof(*m->file_times), &init);
+	if (i < 0)
+		return;
+	m->file_times[i].io_wait_ns += row->io_wait_ns;
+	if (row->io_op) {
+		m->file_times[i].io_ops++;
+		m->file_times[i].io_bytes += (uint64_t)row->ret;
+	}
+}
+
+void model_keep_file_times(struct mtx_model *m)
+{
+	fd_tracker_on_file_row(m->fds, add_file_time, m);
+}
+
+void model_each_file_time(const struct mtx_model *m, model_file_time_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < m->nr_file_times; i++)
+		fn(ctx, &m->file_times[i]);
+}
+
 void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx)
 {
 	m->on_end = fn;
@@ -679,6 +720,8 @@ void model_free(struct mtx_model *m)
 	fd_tracker_free(m->fds);
 	free(m->cpu_times);
 	keyhash_free(&m->cpu_time_keys);
+	free(m->file_times);
+	keyhash_free(&m->file_time_keys);
 	detail_free(m->detail);
 	interrupts_free(m->irqs);
 	other_tasks_free(m->others);

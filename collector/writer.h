@@ -105,7 +105,9 @@ struct mtx_syscall_row {
 	int32_t fd;       /* NULL unless has_fd */
 	uint8_t has_ret, has_fd;
 	uint8_t blocked;  /* its thread waited inside it (collector/detail.h) */
+	uint8_t io_op;    /* a read- or write-family call that returned (src/io-ops.h) */
 	uint64_t life_ns; /* its thread's lifetime began then (collector/detail.h) */
+	uint64_t io_wait_ns; /* its thread's time blocked on I/O inside it */
 };
 /* @fd_kind: NULL, or a static name (collector/fd-kind.h); @path: NULL, or
  * the file's path (copied). */

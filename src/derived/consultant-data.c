@@ -720,6 +720,15 @@ int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, i
 	return add_cpu_atom(d, thread_index(d, tid), m, cpu, value);
 }
 
+int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t value)
+{
+	int file;
+	sort_added(d);
+	if ((file = file_of(d, (const unsigned char *)path)) < -1)
+		return -ENOMEM;
+	return add_atom(d, thread_index(d, tid), m, 0, 0, 0, -1, file, value);
+}
+
 void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus)
 {
 	d->nr_cpus = nr_cpus;

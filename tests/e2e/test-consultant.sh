@@ -59,12 +59,10 @@ live() {
 
 # same NAME WHY WHAT - the live search's first finding of kind WHY is the
 # offline one's
-# (live, nothing is refined along /File: the offline finding counts
-# without it)
 same() {
 	local l o
 	l=$(first "$1.json" "$2")
-	o=$(first "$1.off.json" "$2" | sed -E 's#,/File/[^,]*##g; s# /File/[^,]*,# /#; s# /File/[^,]*$# /#')
+	o=$(first "$1.off.json" "$2")
 	if [ -n "$l" ] && [ "$l" = "$o" ]; then
 		pass "$1: live, $3: $l, as offline"
 	else
