@@ -108,16 +108,24 @@ struct live_search {
 
 static struct thread_sum sum_of(const struct model_thread_view *v);
 
-static void keep_ended(void *ctx, const struct model_thread_view *v)
+/* @value (@size bytes) appended to array *@v (*@nr of them, room for
+ * *@cap); when memory runs out, the search has failed. */
+static void push(struct live_search *ls, void *v, size_t *nr, size_t *cap, size_t size, const void *value)
 {
-	struct live_search *ls = ctx;
-	struct thread_sum *t = grow_array(ls->ended, &ls->cap_ended, ls->nr_ended, sizeof(*t), 64);
-	if (!t) {
+	void **array = v, *more = grow_array(*array, cap, *nr, size, 64);
+	if (!more) {
 		ls->failed = true;
 		return;
 	}
-	ls->ended = t;
-	ls->ended[ls->nr_ended++] = sum_of(v);
+	*array = more;
+	memcpy((char *)more + (*nr)++ * size, value, size);
+}
+
+static void keep_ended(void *ctx, const struct model_thread_view *v)
+{
+	struct live_search *ls = ctx;
+	const struct thread_sum t = sum_of(v);
+	push(ls, &ls->ended, &ls->nr_ended, &ls->cap_ended, sizeof(t), &t);
 }
 
 /* ---- the instrumentation the search switches ---- */
@@ -226,13 +234,7 @@ static void watch_cost(struct live_search *ls, uint64_t now)
 
 static void add_thread_sum(struct live_search *ls, const struct thread_sum *sum)
 {
-	struct thread_sum *t = grow_array(ls->threads, &ls->cap_threads, ls->nr_threads, sizeof(*t), 64);
-	if (!t) {
-		ls->failed = true;
-		return;
-	}
-	ls->threads = t;
-	ls->threads[ls->nr_threads++] = *sum;
+	push(ls, &ls->threads, &ls->nr_threads, &ls->cap_threads, sizeof(*sum), sum);
 }
 
 static struct thread_sum sum_of(const struct model_thread_view *v)
@@ -253,24 +255,13 @@ static void gather_pair(void *ctx, int64_t tid, int64_t object_id, int32_t pid, 
 			int64_t function_id, uint64_t wait_ns)
 {
 	struct live_search *ls = ctx;
-	struct pair_sum *p = grow_array(ls->pairs, &ls->cap_pairs, ls->nr_pairs, sizeof(*p), 64);
-	if (!p) {
-		ls->failed = true;
-		return;
-	}
-	ls->pairs = p;
-	ls->pairs[ls->nr_pairs++] = (struct pair_sum){ tid, object_id, function_id, pid, kind, addr, wait_ns };
+	const struct pair_sum p = { tid, object_id, function_id, pid, kind, addr, wait_ns };
+	push(ls, &ls->pairs, &ls->nr_pairs, &ls->cap_pairs, sizeof(p), &p);
 }
 
 static void need_function(struct live_search *ls, int64_t id)
 {
-	int64_t *more = grow_array(ls->functions, &ls->cap_functions, ls->nr_functions, sizeof(*more), 64);
-	if (!more) {
-		ls->failed = true;
-		return;
-	}
-	ls->functions = more;
-	ls->functions[ls->nr_functions++] = id;
+	push(ls, &ls->functions, &ls->nr_functions, &ls->cap_functions, sizeof(id), &id);
 }
 
 /* Function @id's names, as the profile names it: asked once (demangled
@@ -369,13 +360,7 @@ struct cpu_times_to {
 static void gather_file(void *ctx, const struct model_file_time *f)
 {
 	struct live_search *ls = ctx;
-	struct model_file_time *v = grow_array(ls->files, &ls->cap_files, ls->nr_files, sizeof(*v), 64);
-	if (!v) {
-		ls->failed = true;
-		return;
-	}
-	ls->files = v;
-	ls->files[ls->nr_files++] = *f;
+	push(ls, &ls->files, &ls->nr_files, &ls->cap_files, sizeof(*f), f);
 }
 
 /* @total less what @t's files hold of it (@field), never below 0: the
