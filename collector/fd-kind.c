@@ -242,6 +242,11 @@ void fd_tracker_set_resolver(struct mtx_fd_tracker *ft, mtx_fd_resolve_fn fn, vo
 	ft->resolve_ctx = ctx;
 }
 
+size_t fd_tracker_nr_paths(const struct mtx_fd_tracker *ft)
+{
+	return ft ? ft->nr_paths : 0;
+}
+
 void fd_tracker_on_file_row(struct mtx_fd_tracker *ft, mtx_fd_row_fn fn, void *ctx)
 {
 	ft->on_file_row = fn;

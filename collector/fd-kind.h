@@ -125,6 +125,9 @@ void fd_tracker_set_resolver(struct mtx_fd_tracker *ft, mtx_fd_resolve_fn fn, vo
 typedef void (*mtx_fd_row_fn)(void *ctx, const struct mtx_syscall_row *row, const char *path);
 void fd_tracker_on_file_row(struct mtx_fd_tracker *ft, mtx_fd_row_fn fn, void *ctx);
 
+/* fd_tracker_nr_paths - the distinct paths found so far (syscalls.path). */
+size_t fd_tracker_nr_paths(const struct mtx_fd_tracker *ft);
+
 /* fd_tracker_advance - the event stream has reached @ts_ns: lookups made
  * before it are trusted, and the rows held for them written. */
 void fd_tracker_advance(struct mtx_fd_tracker *ft, uint64_t ts_ns);

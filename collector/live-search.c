@@ -95,7 +95,7 @@ struct live_search {
 	size_t nr_threads, cap_threads;
 	struct pair_sum *pairs;
 	size_t nr_pairs, cap_pairs;
-	struct model_file_time *files; /* gathered each step, by tid */
+	struct model_file_time *files; /* gathered each step */
 	size_t nr_files, cap_files;
 	/* what the experiments switch, by enum pc_need */
 	struct switched switched[PC_NEEDS];
@@ -363,17 +363,7 @@ static void gather_file(void *ctx, const struct model_file_time *f)
 	push(ls, &ls->files, &ls->nr_files, &ls->cap_files, sizeof(*f), f);
 }
 
-/* @total less what @t's files hold of it (@field), never below 0: the
- * rows of a file come later than the states (their path is vouched for
- * a tenth of a second on). */
-static int64_t off_the_files(const struct live_search *ls, int64_t tid, size_t field, uint64_t total)
-{
-	uint64_t held = 0;
-	for (size_t i = SORTED_FIRST(ls->files, ls->nr_files, tid, tid, false); i < ls->nr_files && ls->files[i].tid == tid;
-	     i++)
-		held += *(const uint64_t *)(const void *)((const char *)&ls->files[i] + field);
-	return held < total ? (int64_t)(total - held) : 0;
-}
+
 
 static void add_cpu_times(void *ctx, const struct model_cpu_time *c)
 {
@@ -398,7 +388,6 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	live_lock_waits(ls->live, now, gather_pair, ls);
 	ls->nr_files = 0;
 	model_each_file_time(ls->m, gather_file, ls);
-	SORTED_SORT(ls->files, ls->nr_files, tid);
 	if (ls->failed || rc) {
 		pc_data_free(d);
 		return NULL;
@@ -433,13 +422,9 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		const struct thread_sum *t = &ls->threads[i];
 		rc = pc_data_add(d, t->tid, PC_M_CPU, 0, 0, (int64_t)t->state_ns[TS_RUNNING]);
 		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_CPU_WAIT, 0, 0, (int64_t)t->state_ns[TS_RUNNABLE]);
-		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_WAIT, 0, 0,
-					   off_the_files(ls, t->tid, offsetof(struct model_file_time, io_wait_ns),
-							 t->state_ns[TS_BLOCKED_IO]));
-		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_OPS, 0, 0,
-					   off_the_files(ls, t->tid, offsetof(struct model_file_time, io_ops), t->io_ops));
-		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_BYTES, 0, 0,
-					   off_the_files(ls, t->tid, offsetof(struct model_file_time, io_bytes), t->io_bytes));
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_WAIT, 0, 0, (int64_t)t->state_ns[TS_BLOCKED_IO]);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_OPS, 0, 0, (int64_t)t->io_ops);
+		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_BYTES, 0, 0, (int64_t)t->io_bytes);
 	}
 	/* and the files' parts (/File) */
 	for (size_t i = 0; i < ls->nr_files && !rc; i++) {

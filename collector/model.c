@@ -576,6 +576,7 @@ int model_finish(struct mtx_model *m, uint64_t end_ns, pid_t root_pid, int root_
 	detail_finish(m->detail);
 	writer_meta_int(m->w, "model_clamped_events", (int64_t)m->nr_clamped);
 	writer_meta_int(m->w, "model_unpaired_syscall_exits", (int64_t)m->nr_unpaired_exits);
+	writer_meta_int(m->w, "syscall_paths", (int64_t)fd_tracker_nr_paths(m->fds));
 	return writer_commit(m->w);
 }
 

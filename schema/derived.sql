@@ -129,6 +129,18 @@ CREATE TABLE thread_totals (
 	sleeping_ns      INTEGER NOT NULL
 );
 
+-- thread_totals' running and runnable time per CPU (thread_states.cpu: a
+-- wait for a CPU on the one that then ran the thread), a row per lifetime
+-- and CPU, and one more for what --detail added up (summarized_states):
+-- add them up. mtx diagnose's /Machine.
+CREATE TABLE cpu_totals (
+	tid         INTEGER NOT NULL,
+	life_ns     INTEGER NOT NULL, -- the lifetime's threads.start_ns
+	cpu         INTEGER NOT NULL,
+	running_ns  INTEGER NOT NULL,
+	runnable_ns INTEGER NOT NULL
+);
+
 -- Per thread, object, op and call site: the sync_ops added up.
 CREATE TABLE sync_totals (
 	tid         INTEGER NOT NULL,

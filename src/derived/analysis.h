@@ -18,7 +18,7 @@ struct tl_buckets;   /* src/derived/timeline.h */
 
 /* Bumped whenever a derived table's definition or meaning changes; a run.db
  * whose meta.derived_version is older gets its derived tables rebuilt. */
-#define MTX_DERIVED_VERSION 22
+#define MTX_DERIVED_VERSION 23
 
 /*
  * analysis_build - make sure @db has current derived tables: if

@@ -63,7 +63,7 @@ struct pc_atom {
 	int8_t kind;      /* the object's, -1 none */
 	int16_t syscall;  /* index in syscalls, -1 none */
 	int16_t cpu;      /* /Machine's node: the CPU, -1 its root */
-	int32_t file;     /* index in files, -1 none */
+	int32_t file;     /* /File's node: index in files, -1 its root */
 	int64_t object;   /* sync_objects.id, 0 none */
 	int64_t code_id;  /* module index or functions.id */
 	int64_t value;
@@ -292,7 +292,8 @@ static int push_atom(struct pc_data *d, struct pc_atom atom)
 	return 0;
 }
 
-/* A part of @m at the root of /Machine, of file @file (-1: none). */
+/* A part of @m at the root of /Machine, and of /File (@file -1) or at
+ * file @file only (the same time again as the root's atoms hold). */
 static int add_atom(struct pc_data *d, int thread, enum pc_metric m, int64_t object, int code_level, int64_t code_id,
 		    int syscall, int file, int64_t value)
 {
@@ -403,21 +404,38 @@ static int file_of(struct pc_data *d, const unsigned char *path)
 	return at < 0 ? -2 : (int)at;
 }
 
-/* An I/O wait: tid, syscall, the function its thread left the CPU in, the
- * file's path, ns. */
+/* The index in syscalls of @name (added when new), -1 for none (NULL),
+ * below -1 when memory ran out. */
+static int syscall_of(struct pc_data *d, const unsigned char *name)
+{
+	int at = name ? intern(&d->syscalls, &d->nr_syscalls, (const char *)name) : -1;
+	return name && at < 0 ? -2 : at;
+}
+
+/* An I/O wait: tid, syscall, the function its thread left the CPU in, ns. */
 static int row_io_wait(struct pc_data *d, sqlite3_stmt *st)
 {
-	const char *name = (const char *)sqlite3_column_text(st, 1);
-	int syscall = name ? intern(&d->syscalls, &d->nr_syscalls, name) : -1;
+	int syscall = syscall_of(d, sqlite3_column_text(st, 1));
 	int64_t function = sqlite3_column_int64(st, 2);
-	int file = file_of(d, sqlite3_column_text(st, 3));
-	if ((name && syscall < 0) || file < -1)
+	if (syscall < -1)
+		return -ENOMEM;
+	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_IO_WAIT, 0, syscall, -1, &function,
+			      function ? 1 : 0, sqlite3_column_int64(st, 3), true);
+}
+
+/* The same in the syscalls on one file: tid, syscall, path, function, ns. */
+static int row_file_io_wait(struct pc_data *d, sqlite3_stmt *st)
+{
+	int syscall = syscall_of(d, sqlite3_column_text(st, 1)), file = file_of(d, sqlite3_column_text(st, 2));
+	int64_t function = sqlite3_column_int64(st, 3);
+	if (syscall < -1 || file < -1)
 		return -ENOMEM;
 	return add_code_atoms(d, thread_index(d, sqlite3_column_int64(st, 0)), PC_M_IO_WAIT, 0, syscall, file,
 			      &function, function ? 1 : 0, sqlite3_column_int64(st, 4), true);
 }
 
-/* A thread's reads and writes of one file (or none): tid, path, ops, bytes. */
+/* A thread's reads and writes (of one file: tid, path, ops, bytes; of all:
+ * tid, NULL, ops, bytes). */
 static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
 {
 	int t = thread_index(d, sqlite3_column_int64(st, 0)), file = file_of(d, sqlite3_column_text(st, 1));
@@ -556,11 +574,19 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
  * overlaps it. */
 #define CLIP(s, e) "(MIN(" e ", :to) - MAX(" s ", :from))"
 #define OVERLAPS(s, e) "(" s " < :to AND " e " > :from)"
-/* SQL: the path of the file of the syscall that blocked_io row c of
- * state_causes was in (its thread's one of that name begun last by then). */
-#define BLOCKED_IO_PATH                                                                                         \
-	"(SELECT y.path FROM syscalls y WHERE y.tid = c.tid AND y.start_ns <= c.start_ns AND y.name = c.syscall " \
-	"ORDER BY y.start_ns DESC LIMIT 1)"
+/* SQL: the blocked_io intervals c (state_causes) inside each syscall y
+ * on a file, @sum (SQL text) of their time, by thread, syscall, path and
+ * the function the thread left the CPU in;
+ * an interval begins inside its syscall and ends by the syscall's end. */
+/* (y's own end, or none: a bound of y alone, which the index of c takes) */
+#define FILE_IO_Y_END "COALESCE(y.end_ns, 9223372036854775807)"
+#define FILE_IO_END "MIN(c.end_ns, " FILE_IO_Y_END ")"
+#define FILE_IO_CLIP FILE_IO_END " - MAX(c.start_ns, y.start_ns)"
+#define FILE_IO_WAIT(sum)                                                                                   \
+	"SELECT y.tid, y.name, y.path, COALESCE(c.function_id, 0), " sum " FROM syscalls y CROSS JOIN "        \
+	"state_causes c ON c.tid = y.tid "                                                                      \
+	"AND c.state = 'blocked_io' AND c.start_ns >= y.start_ns AND c.start_ns < " FILE_IO_Y_END " "            \
+	"WHERE y.path IS NOT NULL"
 /* A thread's running time in the window, from its states. */
 #define WINDOW_RUNNING \
 	"SELECT tid, SUM(" CLIP("start_ns", "end_ns") ") AS running_ns FROM thread_states WHERE state = 'running' AND " \
@@ -574,6 +600,7 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
 static const struct {
 	const char *whole, *windowed;
 	int (*row)(struct pc_data *, sqlite3_stmt *);
+	const char *unless_none; /* a meta count: none, none to read (a run of an older mtx: absent) */
 } loads[] = {
 	{ "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
 	  "ORDER BY y.start_ns DESC LIMIT 1), SUM(COALESCE(x.end_ns, (SELECT MAX(end_ns) FROM "
@@ -581,28 +608,24 @@ static const struct {
 	  "SELECT x.tid, MAX(x.pid), (SELECT y.name FROM thread_totals y WHERE y.tid = x.tid "
 	  "ORDER BY y.start_ns DESC LIMIT 1), SUM(MAX(0, " CLIP("x.start_ns", "COALESCE(x.end_ns, (SELECT MAX(end_ns) "
 	  "FROM thread_totals))") ")) FROM thread_totals x GROUP BY x.tid ORDER BY x.tid",
-	  row_thread },
+	  row_thread, NULL },
 	{ "SELECT MIN(start_ns), MAX(end_ns) FROM thread_totals",
-	  "SELECT MAX(MIN(start_ns), :from), MIN(MAX(end_ns), :to) FROM thread_totals", row_span },
-	{ "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", NULL, row_object },
-	{ "SELECT id, name, module FROM functions ORDER BY id", NULL, row_function },
-	{ "SELECT id, COALESCE(parent_id, 0), function_id FROM stacks ORDER BY id", NULL, row_stack },
+	  "SELECT MAX(MIN(start_ns), :from), MIN(MAX(end_ns), :to) FROM thread_totals", row_span, NULL },
+	{ "SELECT id, kind, addr, name FROM sync_objects ORDER BY id", NULL, row_object, NULL },
+	{ "SELECT id, name, module FROM functions ORDER BY id", NULL, row_function, NULL },
+	{ "SELECT id, COALESCE(parent_id, 0), function_id FROM stacks ORDER BY id", NULL, row_stack, NULL },
 	{ "SELECT tid, SUM(running_ns), SUM(runnable_ns) FROM thread_totals GROUP BY tid",
 	  "SELECT tid, SUM(CASE WHEN state = 'running' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END), "
 	  "SUM(CASE WHEN state = 'runnable' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END) FROM thread_states "
 	  "WHERE " OVERLAPS("start_ns", "end_ns") " GROUP BY tid",
-	  row_thread_times },
-	/* the same per CPU (thread_states.cpu), what --detail added up included */
-	{ "SELECT tid, cpu, SUM(CASE WHEN state = 'running' THEN ns ELSE 0 END), "
-	  "SUM(CASE WHEN state = 'runnable' THEN ns ELSE 0 END) FROM ("
-	  "SELECT tid, cpu, state, end_ns - start_ns AS ns FROM thread_states WHERE state IN ('running', 'runnable') "
-	  "AND cpu IS NOT NULL UNION ALL SELECT tid, cpu, state, ns FROM summarized_states WHERE cpu IS NOT NULL) "
-	  "GROUP BY tid, cpu ORDER BY tid, cpu",
+	  row_thread_times, NULL },
+	/* the same per CPU (cpu_totals: thread_states.cpu, what --detail added up included) */
+	{ "SELECT tid, cpu, SUM(running_ns), SUM(runnable_ns) FROM cpu_totals GROUP BY tid, cpu ORDER BY tid, cpu",
 	  "SELECT tid, cpu, SUM(CASE WHEN state = 'running' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END), "
 	  "SUM(CASE WHEN state = 'runnable' THEN " CLIP("start_ns", "end_ns") " ELSE 0 END) FROM thread_states "
 	  "WHERE state IN ('running', 'runnable') AND cpu IS NOT NULL AND " OVERLAPS("start_ns", "end_ns")
 	  " GROUP BY tid, cpu ORDER BY tid, cpu",
-	  row_cpu_times },
+	  row_cpu_times, NULL },
 	{ "WITH n AS (SELECT tid, COUNT(*) AS all_samples FROM samples GROUP BY tid), "
 	  "r AS (SELECT tid, SUM(running_ns) AS running_ns FROM thread_totals GROUP BY tid) "
 	  "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
@@ -613,7 +636,7 @@ static const struct {
 	  "SELECT s.tid, s.stack_id, COUNT(*), n.all_samples, r.running_ns FROM samples s "
 	  "JOIN n ON n.tid = s.tid JOIN r ON r.tid = s.tid WHERE s.stack_id IS NOT NULL AND s.ts_ns >= :from AND "
 	  "s.ts_ns < :to GROUP BY s.tid, s.stack_id ORDER BY s.tid, s.stack_id",
-	  row_samples },
+	  row_samples, NULL },
 	/* the time in the calls that take a lock: blocked, runnable once woken, spinning */
 	{ "SELECT x.tid, x.object_id, x.stack_id, cf.function_id, SUM(x.total_ns) "
 	  "FROM sync_totals x JOIN sync_objects o ON o.id = x.object_id "
@@ -624,17 +647,26 @@ static const struct {
 	  "LEFT JOIN callsite_frames cf ON cf.pid = o.pid AND cf.addr = x.callsite "
 	  "WHERE " TAKES_A_LOCK("x", "o") " AND " OVERLAPS("x.start_ns", "x.end_ns") " GROUP BY 1, 2, 3, 4 "
 	  "ORDER BY 1, 2, 3, 4",
-	  row_lock_wait },
-	{ "SELECT tid, syscall, COALESCE(function_id, 0), " BLOCKED_IO_PATH ", SUM(end_ns - start_ns) "
-	  "FROM state_causes c WHERE state = 'blocked_io' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-	  "SELECT tid, syscall, COALESCE(function_id, 0), " BLOCKED_IO_PATH ", SUM(" CLIP("start_ns", "end_ns") ") "
-	  "FROM state_causes c WHERE state = 'blocked_io' AND " OVERLAPS("start_ns", "end_ns")
-	  " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-	  row_io_wait },
-	{ "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY 1, 2 ORDER BY 1, 2",
-	  "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND end_ns >= :from AND end_ns < :to "
+	  row_lock_wait, NULL },
+	{ "SELECT tid, syscall, COALESCE(function_id, 0), SUM(end_ns - start_ns) FROM state_causes "
+	  "WHERE state = 'blocked_io' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	  "SELECT tid, syscall, COALESCE(function_id, 0), SUM(" CLIP("start_ns", "end_ns") ") FROM state_causes "
+	  "WHERE state = 'blocked_io' AND " OVERLAPS("start_ns", "end_ns") " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+	  row_io_wait, NULL },
+	{ "SELECT tid, NULL, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " GROUP BY tid ORDER BY tid",
+	  "SELECT tid, NULL, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND end_ns >= :from AND end_ns < :to "
+	  "GROUP BY tid ORDER BY tid",
+	  row_io_ops, NULL },
+	/* /File: the same of the syscalls with a path, when the run has any */
+	{ FILE_IO_WAIT("SUM(" FILE_IO_CLIP ")") " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+	  FILE_IO_WAIT("SUM(MIN(:to, " FILE_IO_END ") - MAX(:from, c.start_ns, y.start_ns))") " AND c.start_ns < :to AND "
+	  FILE_IO_END " > :from GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+	  row_file_io_wait, "syscall_paths" },
+	{ "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND path IS NOT NULL "
 	  "GROUP BY 1, 2 ORDER BY 1, 2",
-	  row_io_ops },
+	  "SELECT tid, path, COUNT(*), SUM(ret) FROM syscalls WHERE " IO_OP " AND path IS NOT NULL AND end_ns >= :from "
+	  "AND end_ns < :to GROUP BY 1, 2 ORDER BY 1, 2",
+	  row_io_ops, "syscall_paths" },
 };
 
 int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **out, char **err)
@@ -644,9 +676,14 @@ int pc_data_load(sqlite3 *db, const struct pc_window *window, struct pc_data **o
 	*out = NULL;
 	if (!d)
 		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]) && !rc; i++)
-		rc = each_row(db, window && loads[i].windowed ? loads[i].windowed : loads[i].whole, window, loads[i].row,
-			      d, err);
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]) && !rc; i++) {
+		char *count = loads[i].unless_none ? db_meta_get(db, loads[i].unless_none) : NULL;
+		bool none = loads[i].unless_none && (!count || !atoll(count));
+		free(count);
+		if (!none)
+			rc = each_row(db, window && loads[i].windowed ? loads[i].windowed : loads[i].whole, window,
+				      loads[i].row, d, err);
+	}
 	if (rc) {
 		pc_data_free(d);
 		return rc;
@@ -802,7 +839,7 @@ static bool machine_is(const struct pc_atom *a, const struct pc_resource *r)
 
 static bool file_in(const struct pc_atom *a, const struct pc_resource *r)
 {
-	return r->level == 0 || a->file == r->id;
+	return r->level ? a->file == r->id : a->file < 0;
 }
 
 /* Whether atom @a counts at @f, the component of hierarchy @except
@@ -828,6 +865,14 @@ int64_t pc_data_sum(const struct pc_data *d, const struct pc_focus *f, enum pc_m
 		if (d->atoms[i].metric == m && in_focus(d, &d->atoms[i], f))
 			sum += d->atoms[i].value;
 	return sum;
+}
+
+size_t pc_data_nr_threads(const struct pc_data *d, const struct pc_focus *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nr_threads; i++)
+		n += thread_in(&d->threads[i], &f->r[PC_PROCESS]);
+	return n;
 }
 
 int64_t pc_data_thread_time(const struct pc_data *d, const struct pc_focus *f)
@@ -1068,8 +1113,7 @@ static const struct {
 			     "JOIN sync_objects o ON o.id = x.object_id "
 			     "WHERE " TAKES_A_LOCK("x", "o") " AND x.end_ns IS NOT NULL",
 			     "sync_detail_until_ns" },
-	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, NULL, " BLOCKED_IO_PATH " FROM state_causes c "
-			   "WHERE state = 'blocked_io'",
+	[PC_M_IO_WAIT] = { "SELECT tid, NULL, start_ns, end_ns, NULL, NULL, NULL FROM state_causes WHERE state = 'blocked_io'",
 			   NULL },
 	[PC_M_IO_OPS] = { "SELECT tid, NULL, end_ns, end_ns, 1, NULL, path FROM syscalls WHERE " IO_OP,
 			  "detail_until_ns" },
@@ -1083,6 +1127,12 @@ void pc_histogram_fit(struct pc_histogram *h, int64_t last_ns)
 		h->width_ns *= 2;
 }
 
+/* io_wait's rows at a file: the blocked_io intervals inside its syscalls. */
+static const char io_wait_by_file[] = "SELECT y.tid, NULL, MAX(c.start_ns, y.start_ns), " FILE_IO_END ", NULL, NULL, "
+				      "y.path FROM syscalls y CROSS JOIN state_causes c ON c.tid = y.tid AND c.state = "
+				      "'blocked_io' AND c.start_ns >= y.start_ns AND c.start_ns < " FILE_IO_Y_END
+				      " WHERE y.path IS NOT NULL";
+
 int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focus *f, enum pc_metric m,
 		      const struct pc_window *window, struct pc_histogram *h, char **err)
 {
@@ -1093,7 +1143,8 @@ int pc_data_histogram(sqlite3 *db, const struct pc_data *d, const struct pc_focu
 	int rc = 0, step;
 	h->summarized_from_ns = until ? strtoll(until, NULL, 10) : INT64_MAX;
 	free(until);
-	if (sqlite3_prepare_v2(db, over_time[m].sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, m == PC_M_IO_WAIT && file->level ? io_wait_by_file : over_time[m].sql, -1, &st,
+			       NULL) != SQLITE_OK)
 		return sql_fail(db, err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int thread = thread_index(d, sqlite3_column_int64(st, 0));

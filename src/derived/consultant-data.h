@@ -72,14 +72,15 @@ int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object
 int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, int64_t value);
 void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus);
 /* pc_data_add_file - a value of @m (io_wait, io_ops, io_bytes) of one
- * thread on the file at @path (/File), a part of its total: pc_data_add
- * the rest. */
+ * thread on the file at @path (/File), besides its total. */
 int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t value);
 /* pc_data_set_span - the threads' span, and what code is known from. */
 void pc_data_set_span(struct pc_data *d, int64_t first_ns, int64_t last_ns, const char *code_from);
 
 /* pc_data_sum - metric @m at focus @f. */
 int64_t pc_data_sum(const struct pc_data *d, const struct pc_focus *f, enum pc_metric m);
+/* pc_data_nr_threads - how many threads @f's /Process component holds. */
+size_t pc_data_nr_threads(const struct pc_data *d, const struct pc_focus *f);
 /* pc_data_thread_time - the lifetimes of @f's threads (NULL: all). */
 int64_t pc_data_thread_time(const struct pc_data *d, const struct pc_focus *f);
 /* pc_data_children - the ids of the children of @f's component @h at which

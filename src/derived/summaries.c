@@ -70,13 +70,63 @@ static int add_state(struct state_buckets *b, const struct tl_buckets *g, size_t
 	return rc;
 }
 
+/* Bind the @n values @v from column @col on, and run @ins (reset before
+ * by the caller, who may have bound the columns before @col). */
+static int insert_ints(sqlite3_stmt *ins, int col, const int64_t *v, int n)
+{
+	for (int c = 0; c < n; c++)
+		sqlite3_bind_int64(ins, col + c, v[c]);
+	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* A lifetime's running and runnable time on each CPU (cpu_totals). */
+struct cpu_sums {
+	sqlite3_stmt *ins;
+	struct cpu_sum {
+		int32_t cpu;
+		int64_t ns[2]; /* running, runnable */
+	} *v;
+	size_t len, cap;
+};
+
+static int add_cpu_sum(struct cpu_sums *c, int32_t cpu, int runnable, int64_t ns)
+{
+	size_t i = 0;
+	while (i < c->len && c->v[i].cpu != cpu)
+		i++;
+	if (i == c->len) {
+		struct cpu_sum *more = grow_array(c->v, &c->cap, c->len, sizeof(*more), 8);
+		if (!more)
+			return -ENOMEM;
+		c->v = more;
+		c->v[c->len++] = (struct cpu_sum){ .cpu = cpu };
+	}
+	c->v[i].ns[runnable] += ns;
+	return 0;
+}
+
+static int flush_cpu_sums(struct cpu_sums *c, int64_t tid, int64_t life_ns)
+{
+	int rc = 0;
+	for (size_t i = 0; i < c->len && !rc; i++) {
+		sqlite3_reset(c->ins);
+		sqlite3_bind_int64(c->ins, 1, tid);
+		sqlite3_bind_int64(c->ins, 2, life_ns);
+		rc = insert_ints(c->ins, 3, (const int64_t[]){ c->v[i].cpu, c->v[i].ns[0], c->v[i].ns[1] }, 3);
+	}
+	c->len = 0;
+	return rc;
+}
+
 /* One thread_totals row per threads row: the thread's states that lie
- * within the lifetime, added up by state; and per bucket (thread_buckets). */
+ * within the lifetime, added up by state; and per bucket (thread_buckets)
+ * and per CPU (cpu_totals). */
 static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 {
 	uint16_t ids[NR_STATE_COLUMNS];
 	sqlite3_stmt *lives = NULL, *ins = NULL;
 	struct state_buckets buckets = { 0 };
+	struct cpu_sums cpus = { 0 };
 	int rc = 0, step;
 
 	for (size_t k = 0; k < NR_STATE_COLUMNS; k++)
@@ -96,7 +146,10 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 			       -1, &ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO thread_buckets (tid, life_ns, bucket_ns, state, ns) "
 			       "VALUES (?, ?, ?, ?, ?)",
-			       -1, &buckets.ins, NULL) != SQLITE_OK)
+			       -1, &buckets.ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO cpu_totals (tid, life_ns, cpu, running_ns, runnable_ns) "
+			       "VALUES (?, ?, ?, ?, ?)",
+			       -1, &cpus.ins, NULL) != SQLITE_OK)
 		rc = -EIO;
 	while (!rc && (step = sqlite3_step(lives)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(lives, 0), start_ns = sqlite3_column_int64(lives, 3);
@@ -118,9 +171,13 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 					sums[k] += s->end_ns - s->start_ns;
 					rc = add_state(&buckets, &tl->buckets, k, s->start_ns, s->end_ns);
 				}
+			if (!rc && (s->flags & TL_HAS_CPU) && (s->state == ids[TS_RUNNING] || s->state == ids[TS_RUNNABLE]))
+				rc = add_cpu_sum(&cpus, s->cpu, s->state == ids[TS_RUNNABLE], s->end_ns - s->start_ns);
 		}
 		if (!rc)
 			rc = flush_states(&buckets);
+		if (!rc)
+			rc = flush_cpu_sums(&cpus, tid, start_ns);
 		sqlite3_reset(ins);
 		for (int c = 0; c < 5; c++)
 			sqlite3_bind_value(ins, c + 1, sqlite3_column_value(lives, c));
@@ -135,16 +192,9 @@ static int thread_totals(sqlite3 *db, const struct mtx_timeline *tl)
 	sqlite3_finalize(lives);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(buckets.ins);
+	sqlite3_finalize(cpus.ins);
+	free(cpus.v);
 	return rc;
-}
-
-/* Bind the @n values @v from column @col on, and run @ins (reset before
- * by the caller, who may have bound the columns before @col). */
-static int insert_ints(sqlite3_stmt *ins, int col, const int64_t *v, int n)
-{
-	for (int c = 0; c < n; c++)
-		sqlite3_bind_int64(ins, col + c, v[c]);
-	return sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
 }
 
 /* Insert @t's (tid, object_id, op) and then the @n values @v with @ins. */
@@ -378,6 +428,10 @@ static int add_summarized(sqlite3 *db)
 		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns), 0)"
 		" WHERE end_ns IS NOT NULL AND EXISTS (SELECT 1 FROM summarized_states x"
 		"  WHERE x.tid = thread_totals.tid AND x.life_ns = thread_totals.start_ns);"
+		"INSERT INTO cpu_totals (tid, life_ns, cpu, running_ns, runnable_ns)"
+		" SELECT x.tid, x.life_ns, x.cpu, SUM(IIF(x.state = 'running', x.ns, 0)), SUM(IIF(x.state = 'runnable', x.ns, 0))"
+		" FROM summarized_states x JOIN thread_totals t ON t.tid = x.tid AND t.start_ns = x.life_ns"
+		" WHERE x.cpu IS NOT NULL AND t.end_ns IS NOT NULL GROUP BY x.tid, x.life_ns, x.cpu;"
 		"CREATE TEMP TABLE merged_syscall_totals AS"
 		" SELECT tid, syscall, SUM(calls) AS calls, SUM(errors) AS errors, SUM(total_ns) AS total_ns,"
 		" MAX(max_ns) AS max_ns FROM (SELECT * FROM syscall_totals UNION ALL"
