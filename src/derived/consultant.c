@@ -291,8 +291,11 @@ static int expand_along(struct pc_search *s, int id, enum pc_hierarchy k)
 	int rc;
 	if (!(pc_metric_along(h->metric) & PC_ALONG(k)))
 		return 0;
-	/* one thread runs on one CPU at a time: where says nothing of it */
-	if (k == PC_MACHINE && n.focus.r[PC_PROCESS].level == 2)
+	/* Only the wait for a CPU is searched by CPU: running time on one CPU
+	 * more than another is what a program that does not use them all at
+	 * once shows (one thread busy, the others waiting), no cause; and one
+	 * thread runs on one CPU at a time, where says nothing of it. */
+	if (k == PC_MACHINE && (h->metric != PC_M_CPU_WAIT || pc_data_nr_threads(s->data, &n.focus) < 2))
 		return 0;
 	if ((rc = pc_data_children(s->data, &n.focus, k, h->metric, &children, &nr)) < 0)
 		return rc;

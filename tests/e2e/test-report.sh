@@ -70,14 +70,10 @@ check object object 0x1000
 # /Process: pid 100 (0.58), then main 270/1000 = 0.27 (false), worker-a
 # 740/800 = 0.925 and worker-b 490/800 = 0.6125. Those two hold 1230 of the
 # 1500 us, under 90%: they are singled out, the findings, with 740/2600 =
-# 28.5% and 490/2600 = 18.8%. Along /Machine (each wait for a CPU on the
-# one that then ran the thread): cpu0 ran 100 + 740 = 840 us (0.32, true),
-# cpu1 170 + 490 = 660 us (0.25): cpu0 holds 840 of the 1500 us, under
-# 90%: no CPU singled out, no finding there. /Process/100 at cpu0 (0.32) is refined along /Process
-# (main 100/1000 = 0.10, worker-a 740/800 = 0.93), a thread not along
-# /Machine. The root's four children are tested first (priority 1, by
-# name), then the nodes at 0.58 - 0.30, then 0.32 - 0.30: 14 tests. No
-# samples: no /Code.
+# 28.5% and 490/2600 = 18.8%. The root's four children are tested first
+# (priority 1, by name), then /Process/100 (0.58 - 0.30), then its threads
+# by name: 8 tests. No samples: no /Code; CPUbound is not searched by CPU
+# (/Machine: ExcessiveCPUWait only, false here).
 CMD=diagnose check diagnose
 CMD=diagnose check diagnose-flip --set PC_CPUThreshold=0.95
 # report metric, the same figures: at / over the run's 1000 us, cpu 1500 us

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 "$BUILDDIR/tests/fixture-db" "$srcdir/tests/fixtures/waits.sql" "$TMP/run.db" || { fail "fixture-db"; finish; }
-browse_start 86x30 "$TMP/run.db"
+browse_start 86x24 "$TMP/run.db"
 wait_for "row 1 of"
 keys 0; wait_for "Findings: why the threads lost time" && expect_screen diagnose
 # every node of mtx diagnose's graph, with its status and value
