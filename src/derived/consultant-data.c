@@ -543,7 +543,8 @@ static int make_call_graph(struct pc_data *d)
 		if (!k || d->roots[k - 1] != d->roots[i])
 			d->roots[k++] = d->roots[i];
 	d->nr_roots = k;
-	qsort(d->calls, d->nr_calls, sizeof(*d->calls), call_cmp);
+	if (d->nr_calls > 1) /* (qsort of none may be given no array) */
+		qsort(d->calls, d->nr_calls, sizeof(*d->calls), call_cmp);
 	k = 0;
 	for (size_t i = 0; i < d->nr_calls; i++)
 		if (!k || call_cmp(&d->calls[k - 1], &d->calls[i]))
