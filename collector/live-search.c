@@ -95,8 +95,6 @@ struct live_search {
 	size_t nr_threads, cap_threads;
 	struct pair_sum *pairs;
 	size_t nr_pairs, cap_pairs;
-	struct model_file_time *files; /* gathered each step */
-	size_t nr_files, cap_files;
 	/* what the experiments switch, by enum pc_need */
 	struct switched switched[PC_NEEDS];
 	uint64_t cal_ns[CAL_NR_RECORDS]; /* one record of each, calibrated here */
@@ -352,26 +350,30 @@ static uint64_t samples_of(struct live_search *ls, int64_t tid, int64_t function
 	return sl && sl->v ? ls->samples[sl->v - 1].n : 0;
 }
 
-struct cpu_times_to {
+/* The model's totals by CPU and by file, straight into the data. */
+struct totals_to {
 	struct pc_data *d;
 	int rc;
 };
 
-static void gather_file(void *ctx, const struct model_file_time *f)
-{
-	struct live_search *ls = ctx;
-	push(ls, &ls->files, &ls->nr_files, &ls->cap_files, sizeof(*f), f);
-}
-
-
-
 static void add_cpu_times(void *ctx, const struct model_cpu_time *c)
 {
-	struct cpu_times_to *to = ctx;
+	struct totals_to *to = ctx;
 	if (!to->rc)
 		to->rc = pc_data_add_cpu(to->d, c->tid, PC_M_CPU, c->cpu, (int64_t)c->running_ns);
 	if (!to->rc)
 		to->rc = pc_data_add_cpu(to->d, c->tid, PC_M_CPU_WAIT, c->cpu, (int64_t)c->runnable_ns);
+}
+
+static void add_file_times(void *ctx, const struct model_file_time *f)
+{
+	struct totals_to *to = ctx;
+	if (!to->rc)
+		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_WAIT, f->path, (int64_t)f->io_wait_ns);
+	if (!to->rc)
+		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_OPS, f->path, (int64_t)f->io_ops);
+	if (!to->rc)
+		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_BYTES, f->path, (int64_t)f->io_bytes);
 }
 
 /* The run as far as the stream is, @now, for the search; NULL when out
@@ -386,8 +388,6 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		add_thread_sum(ls, &ls->ended[i]);
 	model_each_thread(ls->m, now, gather_thread, ls);
 	live_lock_waits(ls->live, now, gather_pair, ls);
-	ls->nr_files = 0;
-	model_each_file_time(ls->m, gather_file, ls);
 	if (ls->failed || rc) {
 		pc_data_free(d);
 		return NULL;
@@ -426,13 +426,6 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_OPS, 0, 0, (int64_t)t->io_ops);
 		rc = rc ? rc : pc_data_add(d, t->tid, PC_M_IO_BYTES, 0, 0, (int64_t)t->io_bytes);
 	}
-	/* and the files' parts (/File) */
-	for (size_t i = 0; i < ls->nr_files && !rc; i++) {
-		const struct model_file_time *f = &ls->files[i];
-		rc = pc_data_add_file(d, f->tid, PC_M_IO_WAIT, f->path, (int64_t)f->io_wait_ns);
-		rc = rc ? rc : pc_data_add_file(d, f->tid, PC_M_IO_OPS, f->path, (int64_t)f->io_ops);
-		rc = rc ? rc : pc_data_add_file(d, f->tid, PC_M_IO_BYTES, f->path, (int64_t)f->io_bytes);
-	}
 	for (size_t i = 0; i < ls->nr_pairs && !rc; i++) {
 		const struct pair_sum *p = &ls->pairs[i];
 		rc = pc_data_add(d, p->tid, PC_M_SYNC_WAIT, p->object_id, 0, (int64_t)p->wait_ns);
@@ -449,12 +442,11 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,
 					 (int64_t)((double)t->state_ns[TS_RUNNING] * (double)c->n / (double)all + 0.5));
 	}
-	/* each thread's time on each CPU (/Machine) */
-	struct cpu_times_to ctx = { d, 0 };
-	if (!rc) {
-		model_each_cpu_time(ls->m, now, add_cpu_times, &ctx);
-		rc = ctx.rc;
-	}
+	/* each thread's time on each CPU (/Machine) and I/O on each file (/File) */
+	struct totals_to to = { d, rc };
+	model_each_cpu_time(ls->m, now, add_cpu_times, &to);
+	model_each_file_time(ls->m, add_file_times, &to);
+	rc = to.rc;
 	pc_data_set_nr_cpus(d, ls->nr_cpus);
 	pc_data_set_span(d, (int64_t)ls->start_ns, (int64_t)now, LIVE_CODE_FROM);
 	if (rc) {
@@ -609,6 +601,5 @@ void live_search_free(struct live_search *ls)
 	free(ls->ended);
 	free(ls->threads);
 	free(ls->pairs);
-	free(ls->files);
 	free(ls);
 }
