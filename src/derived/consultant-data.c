@@ -445,6 +445,17 @@ static int row_io_ops(struct pc_data *d, sqlite3_stmt *st)
 	return rc ? rc : add_atom(d, t, PC_M_IO_BYTES, 0, 0, 0, -1, file, sqlite3_column_int64(st, 3));
 }
 
+/* Sort @v (@n) and keep each value once: how many are left. */
+static size_t sort_unique(int64_t *v, size_t n)
+{
+	size_t k = 0;
+	sorted_sort(v, n, sizeof(*v), 0);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
 static int call_cmp(const void *a, const void *b)
 {
 	const struct pc_call *x = a, *y = b;
@@ -537,15 +548,10 @@ static int make_call_graph(struct pc_data *d)
 			*c = (struct pc_call){ up->function, k->function };
 		}
 	}
-	sorted_sort(d->roots, d->nr_roots, sizeof(*d->roots), 0);
-	size_t k = 0;
-	for (size_t i = 0; i < d->nr_roots; i++)
-		if (!k || d->roots[k - 1] != d->roots[i])
-			d->roots[k++] = d->roots[i];
-	d->nr_roots = k;
+	d->nr_roots = sort_unique(d->roots, d->nr_roots);
 	if (d->nr_calls > 1) /* (qsort of none may be given no array) */
 		qsort(d->calls, d->nr_calls, sizeof(*d->calls), call_cmp);
-	k = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < d->nr_calls; i++)
 		if (!k || call_cmp(&d->calls[k - 1], &d->calls[i]))
 			d->calls[k++] = d->calls[i];
@@ -959,13 +965,8 @@ int pc_data_children(const struct pc_data *d, const struct pc_focus *f, enum pc_
 		v = more;
 		v[n++] = c;
 	}
-	sorted_sort(v, n, sizeof(*v), 0);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!k || v[i] != v[k - 1])
-			v[k++] = v[i];
 	*ids = v;
-	*nr = k;
+	*nr = sort_unique(v, n);
 	return 0;
 }
 
