@@ -75,43 +75,47 @@ static char *literal_pattern(const char *name)
 	return out;
 }
 
+/* The report for @n's hypothesis at the thread, object or function of
+ * its focus (@thread: " -t TID" or ""), into *@out: asprintf's result. */
+static int report_for_why(const struct pc_node *n, const struct pc_where *w, const char *path, const char *thread,
+			  char **out)
+{
+	switch (pc_hypothesis_why(n->hypothesis)) {
+	case PC_WHY_SYNC:
+		if (w->object_addr)
+			return asprintf(out, "mtx report %s object %#" PRIx64, path, (uint64_t)w->object_addr);
+		return asprintf(out, "mtx report %s %s%s", path, w->tid ? "waits" : "locks", thread);
+	case PC_WHY_CPU:
+		if (w->function) {
+			char *pattern = literal_pattern(w->function);
+			int rc = pattern ? asprintf(out, "mtx report %s flat%s -F '%s'", path, thread, pattern) : -1;
+			free(pattern);
+			return rc;
+		}
+		return asprintf(out, "mtx report %s threads%s", path, thread);
+	case PC_WHY_IO:
+		return asprintf(out, "mtx report %s syscalls%s", path, thread);
+	case PC_WHY_CPU_WAIT:
+		return asprintf(out, "mtx report %s waits%s", path, thread);
+	}
+	return -1;
+}
+
 /* The report that shows node @n's evidence, for the run at @path. */
 static char *see(const struct pc_search *s, const struct pc_node *n, const char *path, const char *scope)
 {
 	struct pc_where w;
 	char *out = NULL, *scoped = NULL, thread[24] = "";
-	int rc = -1;
+	int rc;
 	pc_where(s, n, &w);
 	if (w.tid)
 		snprintf(thread, sizeof(thread), " -t %d", (int)w.tid);
-	switch (pc_hypothesis_why(n->hypothesis)) {
-	case PC_WHY_SYNC:
-		if (w.object_addr)
-			rc = asprintf(&out, "mtx report %s object %#" PRIx64, path, (uint64_t)w.object_addr);
-		else
-			rc = asprintf(&out, "mtx report %s %s%s", path, w.tid ? "waits" : "locks", thread);
-		break;
-	case PC_WHY_CPU:
-		if (w.function) {
-			char *pattern = literal_pattern(w.function);
-			rc = pattern ? asprintf(&out, "mtx report %s flat%s -F '%s'", path, thread, pattern) : -1;
-			free(pattern);
-		} else
-			rc = asprintf(&out, "mtx report %s threads%s", path, thread);
-		break;
-	case PC_WHY_IO:
-		rc = asprintf(&out, "mtx report %s syscalls%s", path, thread);
-		break;
-	case PC_WHY_CPU_WAIT:
-		rc = asprintf(&out, "mtx report %s waits%s", path, thread);
-		break;
-	}
-	if (rc >= 0 && (w.has_cpu || w.file)) { /* only the metrics split time by CPU or file */
+	if (w.has_cpu || w.file) { /* only the metrics split time by CPU or file */
 		char *focus = pc_focus_name(s, &n->focus);
-		free(out);
 		rc = focus ? asprintf(&out, "mtx report %s metric --focus '%s'", path, focus) : -1;
 		free(focus);
-	}
+	} else
+		rc = report_for_why(n, &w, path, thread, &out);
 	if (rc < 0)
 		return NULL;
 	if (!*scope)
