@@ -25,9 +25,11 @@ cd "$TMP" || exit 1
 PROG=$BUILDDIR/tests/e2e/planted
 [ -x "$PROG" ] || { fail "not built: $PROG"; finish; }
 
-# first FILE WHY - the first finding of kind WHY: "hypothesis focus"
+# first FILE WHY [HYPOTHESIS] - the first finding of kind WHY (and that
+# hypothesis): "hypothesis focus"
 first() { j "$1" "(SELECT json_extract(f.value, '\$.hypothesis') || ' ' || json_extract(f.value, '\$.focus')
-	FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why') = '$2' ORDER BY f.key LIMIT 1)"; }
+	FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why') = '$2'
+	AND json_extract(f.value, '\$.hypothesis') LIKE '${3:-%}' ORDER BY f.key LIMIT 1)"; }
 # where FILE WHY KEY - that finding's where.KEY
 where() { j "$1" "(SELECT json_extract(f.value, '\$.where.$3') FROM json_each(j, '\$.findings') f
 	WHERE json_extract(f.value, '\$.why') = '$2' ORDER BY f.key LIMIT 1)"; }
@@ -58,11 +60,13 @@ live() {
 }
 
 # same NAME WHY WHAT - the live search's first finding of kind WHY is the
-# offline one's
+# offline one's of that hypothesis. (Not of any: offline, an I/O wait is
+# also refined along /Code by its stacks, which the live search does not
+# keep, and that finding may come first by a hair.)
 same() {
 	local l o
 	l=$(first "$1.json" "$2")
-	o=$(first "$1.off.json" "$2")
+	o=$(first "$1.off.json" "$2" "${l%% *}")
 	if [ -n "$l" ] && [ "$l" = "$o" ]; then
 		pass "$1: live, $3: $l, as offline"
 	else

@@ -205,7 +205,8 @@ else
 	rmdir "$dir"
 	slow=$(fact io-two.facts slow) fast=$(fact io-two.facts fast)
 	got=$(j io-two.json "(SELECT json_extract(f.value, '\$.hypothesis') || ' ' || json_extract(f.value, '\$.where.file')
-		FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.why') = 'io' ORDER BY f.key LIMIT 1)")
+		FROM json_each(j, '\$.findings') f WHERE json_extract(f.value, '\$.hypothesis') = 'TooManySmallIOOps'
+		ORDER BY f.key LIMIT 1)")
 	at_root=$(node io-two.json TooManySmallIOOps / status)
 	for f in slow fast; do
 		"$MTX" report io-two.db metric io_wait --focus "/File${!f}" --format csv > "io-$f.csv" 2>&1
