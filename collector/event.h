@@ -30,7 +30,8 @@
 	X(UPROBE, "uprobe")           \
 	X(CALL, "call")               \
 	X(INTERRUPT, "interrupt")     \
-	X(PHASE_SIGNAL, "phase_signal")
+	X(PHASE_SIGNAL, "phase_signal") \
+	X(SOURCE_OFF, "source_off")
 
 enum mtx_event_type {
 #define X(e, n) MTX_EV_##e,
@@ -150,6 +151,9 @@ struct mtx_event {
 		struct { uint8_t kind, exit; int32_t irq; uint64_t key, function; char name[24]; } intr;
 		/* --phase-signal's signal sent to task @target (a tid; @group: to its process) */
 		struct { int32_t target; uint8_t group; } phase_signal;
+		/* @source was switched off then (mtx ctl, the consultant):
+		 * what the model keeps open of it is seen no more */
+		struct { uint32_t source; } source_off;
 	} u;
 };
 

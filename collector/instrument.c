@@ -457,6 +457,10 @@ int instrument_source(struct mtx_instrument *in, const char *name, int on, const
 		open_window(in, id == MTX_SRC_SYNC ? "sync" : id == MTX_SRC_SAMPLES ? "samples" : src->name, id, now,
 			    reason);
 	else {
+		/* the model ends what it keeps open of the source there */
+		struct mtx_event off = { .type = MTX_EV_SOURCE_OFF, .cpu = -1, .ts_ns = now };
+		off.u.source_off.source = (uint32_t)id;
+		order_push(&in->s->order, in->cut_queue, &off);
 		open->off_ns = now;
 		open->off_reason = reason;
 	}

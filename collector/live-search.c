@@ -10,6 +10,7 @@
 #include "collector/stacks.h"
 #include "collector/source.h"
 #include "src/derived/consultant-data.h"
+#include "src/frames.h"
 #include "src/grow.h"
 #include "src/keyhash.h"
 #include "src/sorted.h"
@@ -57,8 +58,21 @@ struct pair_sum {
 	uint64_t addr, wait_ns;
 };
 
+/* A thread's I/O, on one file (NULL: all of its I/O waits), in the
+ * function it blocked in (0: none known). */
+struct io_sum {
+	int64_t tid, function_id;
+	const char *path;
+	uint64_t io_ops, io_bytes, wait_ns;
+};
+
+/* The function an I/O wait's stack is put in, once per stack. */
+struct stack_function {
+	int64_t stack, function_id;
+};
+
 /* What the live search knows code from (diagnose's "Code:" line). */
-#define LIVE_CODE_FROM "lock waits by call site, CPU by samples, I/O nowhere (by the thread only)"
+#define LIVE_CODE_FROM "lock waits by call site, CPU by samples, I/O where it blocked"
 
 /* A source the experiments switch (enum pc_need), and what it cost. */
 struct switched {
@@ -95,6 +109,12 @@ struct live_search {
 	size_t nr_threads, cap_threads;
 	struct pair_sum *pairs;
 	size_t nr_pairs, cap_pairs;
+	struct io_sum *io;
+	size_t nr_io, cap_io;
+	uint64_t now_ns; /* the step's */
+	struct stack_function *stack_functions;
+	size_t nr_stack_functions, cap_stack_functions;
+	struct keyhash stack_function_keys; /* stack -> stack_functions */
 	/* what the experiments switch, by enum pc_need */
 	struct switched switched[PC_NEEDS];
 	uint64_t cal_ns[CAL_NR_RECORDS]; /* one record of each, calibrated here */
@@ -294,6 +314,9 @@ static int add_functions(struct live_search *ls, struct pc_data *d)
 	for (size_t i = 0; i < ls->nr_samples; i++)
 		if (ls->samples[i].function_id)
 			need_function(ls, ls->samples[i].function_id);
+	for (size_t i = 0; i < ls->nr_io; i++)
+		if (ls->io[i].function_id)
+			need_function(ls, ls->io[i].function_id);
 	sorted_sort(ls->functions, ls->nr_functions, sizeof(*ls->functions), 0);
 	for (size_t i = 0; i < ls->nr_functions && !rc && !ls->failed; i++) {
 		const struct function_names *f;
@@ -350,7 +373,7 @@ static uint64_t samples_of(struct live_search *ls, int64_t tid, int64_t function
 	return sl && sl->v ? ls->samples[sl->v - 1].n : 0;
 }
 
-/* The model's totals by CPU and by file, straight into the data. */
+/* The model's totals by CPU, straight into the data. */
 struct totals_to {
 	struct pc_data *d;
 	int rc;
@@ -365,15 +388,62 @@ static void add_cpu_times(void *ctx, const struct model_cpu_time *c)
 		to->rc = pc_data_add_cpu(to->d, c->tid, PC_M_CPU_WAIT, c->cpu, (int64_t)c->runnable_ns);
 }
 
-static void add_file_times(void *ctx, const struct model_file_time *f)
+/* The function an I/O wait of @tid in user stack @stack is put in, as
+ * offline (state_causes.function_id): the program's own frame nearest the
+ * leaf, else the leaf's (a library's: the wrapper of the syscall); 0 when
+ * none is known. Found once per stack. */
+static int64_t io_function(struct live_search *ls, int64_t tid, uint32_t stack)
 {
-	struct totals_to *to = ctx;
-	if (!to->rc)
-		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_WAIT, f->path, (int64_t)f->io_wait_ns);
-	if (!to->rc)
-		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_OPS, f->path, (int64_t)f->io_ops);
-	if (!to->rc)
-		to->rc = pc_data_add_file(to->d, f->tid, PC_M_IO_BYTES, f->path, (int64_t)f->io_bytes);
+	const struct stack_function none = { stack, -1 };
+	ptrdiff_t i = keyhash_row(&ls->stack_function_keys, stack, 0, 0, &ls->stack_functions,
+				  &ls->nr_stack_functions, &ls->cap_stack_functions, sizeof(none), &none);
+	if (i < 0) {
+		ls->failed = true;
+		return 0;
+	}
+	if (ls->stack_functions[i].function_id >= 0)
+		return ls->stack_functions[i].function_id;
+	const size_t at = SORTED_FIRST(ls->threads, ls->nr_threads, tid, tid, false);
+	const int32_t pid = at < ls->nr_threads && ls->threads[at].tid == tid ? ls->threads[at].pid : (int32_t)tid;
+	const struct mtx_stacks *st = profile_stacks(ls->profile);
+	int64_t leaf = 0, own = 0;
+	size_t n = 0;
+	for (const struct stacks_node *k; stack && !own && n++ < MAX_FRAMES && (k = stacks_node(st, stack));
+	     stack = k->parent) {
+		int64_t f = profile_function_at(ls->profile, pid, ls->now_ns, k->pc);
+		const struct function_names *names = f > 0 ? names_of(ls, f) : NULL;
+		if (f <= 0)
+			continue;
+		if (!leaf)
+			leaf = f;
+		if (names && names->name && !frame_is_system(names->module, NULL))
+			own = f;
+	}
+	ls->stack_functions[i].function_id = own ? own : leaf;
+	return ls->stack_functions[i].function_id;
+}
+
+static void gather_io(void *ctx, const struct model_io_time *f)
+{
+	struct live_search *ls = ctx;
+	const struct io_sum io = { f->tid, f->stack ? io_function(ls, f->tid, f->stack) : 0, f->path,
+				   f->io_ops, f->io_bytes, f->io_wait_ns };
+	if (io.path || io.function_id)
+		push(ls, &ls->io, &ls->nr_io, &ls->cap_io, sizeof(io), &io);
+}
+
+/* A thread's I/O on a file, and in the function it blocked in. */
+static int add_io(struct pc_data *d, const struct io_sum *io)
+{
+	int rc = 0;
+	if (!io->path) /* its root, the thread's, is added on its own */
+		return pc_data_add(d, io->tid, PC_M_IO_WAIT, 0, io->function_id, (int64_t)io->wait_ns);
+	rc = pc_data_add_file(d, io->tid, PC_M_IO_WAIT, io->path, 0, (int64_t)io->wait_ns);
+	if (!rc && io->function_id)
+		rc = pc_data_add_file(d, io->tid, PC_M_IO_WAIT, io->path, io->function_id, (int64_t)io->wait_ns);
+	if (!rc)
+		rc = pc_data_add_file(d, io->tid, PC_M_IO_OPS, io->path, 0, (int64_t)io->io_ops);
+	return rc ? rc : pc_data_add_file(d, io->tid, PC_M_IO_BYTES, io->path, 0, (int64_t)io->io_bytes);
 }
 
 /* The run as far as the stream is, @now, for the search; NULL when out
@@ -405,6 +475,9 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 		}
 	}
 	ls->nr_threads = n;
+	ls->nr_io = 0;
+	ls->now_ns = now;
+	model_each_io_time(ls->m, now, gather_io, ls);
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct thread_sum *t = &ls->threads[i];
 		uint64_t life = 0;
@@ -442,11 +515,14 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 			rc = pc_data_add(d, c->tid, PC_M_CPU, 0, c->function_id,
 					 (int64_t)((double)t->state_ns[TS_RUNNING] * (double)c->n / (double)all + 0.5));
 	}
-	/* each thread's time on each CPU (/Machine) and I/O on each file (/File) */
+	/* each thread's time on each CPU (/Machine), I/O on each file (/File)
+	 * and in the functions it blocked in */
 	struct totals_to to = { d, rc };
 	model_each_cpu_time(ls->m, now, add_cpu_times, &to);
-	model_each_file_time(ls->m, add_file_times, &to);
 	rc = to.rc;
+	for (size_t i = 0; i < ls->nr_io && !rc; i++) {
+			rc = add_io(d, &ls->io[i]);
+	}
 	pc_data_set_nr_cpus(d, ls->nr_cpus);
 	pc_data_set_span(d, (int64_t)ls->start_ns, (int64_t)now, LIVE_CODE_FROM);
 	if (rc) {
@@ -486,7 +562,7 @@ struct live_search *live_search_new(struct mtx_model *m, struct mtx_profile *pro
 			ls->cal_ns[i] = stated_ns[i];
 	model_on_thread_end(m, keep_ended, ls);
 	model_keep_cpu_times(m);
-	model_keep_file_times(m);
+	model_keep_io_times(m);
 	profile_on_sample(profile, on_sample, ls);
 	return ls;
 }
@@ -601,5 +677,8 @@ void live_search_free(struct live_search *ls)
 	free(ls->ended);
 	free(ls->threads);
 	free(ls->pairs);
+	free(ls->io);
+	free(ls->stack_functions);
+	keyhash_free(&ls->stack_function_keys);
 	free(ls);
 }

@@ -65,6 +65,9 @@ struct model_thread {
 	int64_t sys_nr; /* -1: not in a syscall */
 	uint64_t sys_start_ns;
 	uint64_t sys_io_wait_ns; /* blocked on I/O inside the current syscall */
+	uint32_t out_stack;      /* the user stack of its last switch-out, 0: none */
+	uint32_t sys_io_stack;   /* the one it blocked on I/O with in the current syscall */
+	int64_t state_sys_nr;    /* the syscall its current state began in, -1: none */
 	uint64_t io_ops, io_bytes; /* read and write family returned (src/io-ops.h) */
 	struct mtx_fd_call sys_fd;
 };
@@ -103,10 +106,11 @@ struct mtx_model {
 	struct model_cpu_time *cpu_times;
 	size_t nr_cpu_times, cap_cpu_times;
 	struct keyhash cpu_time_keys;
-	/* model_keep_file_times: each thread's I/O on each file, by (tid, path) */
-	struct model_file_time *file_times;
-	size_t nr_file_times, cap_file_times;
-	struct keyhash file_time_keys;
+	/* model_keep_io_times: each thread's I/O, by (tid, path or NULL, stack) */
+	bool keep_io_times;
+	struct model_io_time *io_times;
+	size_t nr_io_times, cap_io_times;
+	struct keyhash io_time_keys;
 	uint64_t nr_clamped, nr_unpaired_exits, nr_foreign_wakeups;
 };
 
@@ -199,7 +203,7 @@ static struct model_thread *insert_thread(struct mtx_model *m, int32_t tid)
 	memset(&m->threads[i], 0, sizeof(m->threads[i]));
 	m->threads[i].used = 1;
 	m->threads[i].tid = tid;
-	m->threads[i].sys_nr = -1;
+	m->threads[i].sys_nr = m->threads[i].state_sys_nr = -1;
 	m->threads[i].cpu = -1;
 	m->count++;
 	m->nr_threads_seen++;
@@ -301,6 +305,35 @@ static void add_cpu_time(struct mtx_model *m, const struct model_thread *t, uint
 		(state == TS_RUNNING ? &m->cpu_times[i].running_ns : &m->cpu_times[i].runnable_ns)[0] += ns;
 }
 
+/* @ns more of @t's I/O wait inside its current syscall, in the stack it
+ * left the CPU with. */
+static void sys_io_wait(struct model_thread *t, uint64_t ns)
+{
+	t->sys_io_wait_ns += ns;
+	if (t->out_stack)
+		t->sys_io_stack = t->out_stack;
+}
+
+/* Add to @tid's I/O on @path (NULL: any) in @stack: @wait_ns blocked on
+ * it, and an op of @bytes when @bytes >= 0. */
+static void add_io_time(struct mtx_model *m, int32_t tid, const char *path, uint32_t stack, uint64_t wait_ns,
+			int64_t bytes)
+{
+	const struct model_io_time init = { .tid = tid, .stack = stack, .path = path };
+	ptrdiff_t i;
+	if (!m->keep_io_times)
+		return;
+	i = keyhash_row(&m->io_time_keys, tid, (int64_t)(uintptr_t)path, stack, &m->io_times, &m->nr_io_times,
+			&m->cap_io_times, sizeof(*m->io_times), &init);
+	if (i < 0)
+		return;
+	m->io_times[i].io_wait_ns += wait_ns;
+	if (bytes >= 0) {
+		m->io_times[i].io_ops++;
+		m->io_times[i].io_bytes += (uint64_t)bytes;
+	}
+}
+
 /* Close the thread's current interval at @ts and enter @state. */
 static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, uint8_t state, int32_t cpu)
 {
@@ -310,8 +343,8 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 	}
 	if (ts > t->since_ns) {
 		const char *sys = NULL;
-		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->sys_nr >= 0)
-			sys = syscall_name(t->sys_nr);
+		if (t->state != TS_RUNNING && t->state != TS_RUNNABLE && t->state_sys_nr >= 0)
+			sys = syscall_name(t->state_sys_nr);
 		/* a wait for a CPU is put on the CPU that then ran it */
 		const int32_t on = t->state == TS_RUNNING			       ? t->cpu
 				   : t->state == TS_RUNNABLE && state == TS_RUNNING ? cpu
@@ -320,11 +353,14 @@ static void set_state(struct mtx_model *m, struct model_thread *t, uint64_t ts, 
 			     t->state == TS_RUNNING || t->state == TS_RUNNABLE);
 		add_cpu_time(m, t, t->state, on, ts - t->since_ns);
 		if (t->state == TS_BLOCKED_IO && t->sys_nr >= 0)
-			t->sys_io_wait_ns += ts - t->since_ns;
+			sys_io_wait(t, ts - t->since_ns);
+		if (t->state == TS_BLOCKED_IO && t->out_stack)
+			add_io_time(m, t->tid, NULL, t->out_stack, ts - t->since_ns, -1);
 		t->state_ns[t->state] += ts - t->since_ns;
 		t->since_ns = ts;
 	}
 	t->state = state;
+	t->state_sys_nr = t->sys_nr;
 	if (state != TS_RUNNING && state != TS_RUNNABLE)
 		t->sys_blocked = 1;
 	if (cpu >= 0 || state != TS_RUNNING)
@@ -366,7 +402,7 @@ static void end_syscall(struct mtx_model *m, struct model_thread *t, int64_t end
 	struct mtx_syscall_row row = {
 		.start_ns = t->sys_start_ns, .end_ns = end_ns, .nr = t->sys_nr, .name = syscall_name(t->sys_nr),
 		.ret = ret, .tid = t->tid, .has_ret = end_ns >= 0, .blocked = t->sys_blocked, .life_ns = t->start_ns,
-		.io_wait_ns = t->sys_io_wait_ns,
+		.io_wait_ns = t->sys_io_wait_ns, .io_stack = t->sys_io_stack,
 		.io_op = end_ns >= 0 && ret >= 0 && t->sys_nr < syscall_names_count && m->syscall_io_op[t->sys_nr],
 	};
 	fd_tracker_exit(m->fds, t->pid, &t->sys_fd, &row, ts);
@@ -434,10 +470,31 @@ static uint8_t waiting_state(const struct mtx_model *m, const struct model_threa
 	return TS_BLOCKED;
 }
 
+/* The syscalls source went off at @ts: each thread's syscall under way
+ * ends there unseen (a row that never returned, as when its exit is
+ * missed), so that its I/O wait stops at the last it is known of. */
+static void syscalls_off(struct mtx_model *m, uint64_t ts)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		struct model_thread *t = &m->threads[i];
+		if (!t->used || t->sys_nr < 0)
+			continue;
+		if (t->state == TS_BLOCKED_IO && ts > t->since_ns) /* the wait under way, so far */
+			sys_io_wait(t, ts - t->since_ns);
+		end_syscall(m, t, -1, 0, ts);
+	}
+}
+
 void model_event(struct mtx_model *m, const struct mtx_event *ev)
 {
 	struct model_thread *t;
 	struct model_process *p;
+
+	if (ev->type == MTX_EV_SOURCE_OFF) {
+		if (ev->u.source_off.source == MTX_SRC_SYSCALLS)
+			syscalls_off(m, ev->ts_ns);
+		return;
+	}
 
 	/* The run's span is that of its own threads' events: system-wide
 	 * wakeups of other tasks and interrupts do not count. */
@@ -502,6 +559,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			return; /* its final switch after EXIT */
 		if (t->state == TS_RUNNING) /* where it ran, also when its switch-in came before the recording */
 			t->cpu = ev->cpu;
+		t->out_stack = ev->u.sw.stack_id;
 		set_state(m, t, ev->ts_ns, runnable ? TS_RUNNABLE : waiting_state(m, t, ev->u.sw.prev_state), -1);
 		return;
 	}
@@ -529,6 +587,7 @@ void model_event(struct mtx_model *m, const struct mtx_event *ev)
 			end_syscall(m, t, -1, 0, ev->ts_ns);
 		t->sys_nr = ev->u.sys_enter.nr;
 		t->sys_io_wait_ns = 0;
+		t->sys_io_stack = 0;
 		t->sys_start_ns = ev->ts_ns;
 		t->sys_blocked = 0;
 		fd_tracker_enter(m->fds, t->pid, t->sys_nr, ev->u.sys_enter.arg0, ev->u.sys_enter.arg1, ev->ts_ns,
@@ -661,31 +720,26 @@ void model_each_cpu_time(const struct mtx_model *m, uint64_t now_ns, model_cpu_t
  * is) to its thread's totals on that file. */
 static void add_file_time(void *ctx, const struct mtx_syscall_row *row, const char *path)
 {
-	struct mtx_model *m = ctx;
-	const struct model_file_time init = { .tid = row->tid, .path = path };
-	ptrdiff_t i;
-	if (!row->io_op && !row->io_wait_ns)
-		return;
-	i = keyhash_row(&m->file_time_keys, row->tid, (int64_t)(uintptr_t)path, 0, &m->file_times, &m->nr_file_times,
-			&m->cap_file_times, sizeof(*m->file_times), &init);
-	if (i < 0)
-		return;
-	m->file_times[i].io_wait_ns += row->io_wait_ns;
-	if (row->io_op) {
-		m->file_times[i].io_ops++;
-		m->file_times[i].io_bytes += (uint64_t)row->ret;
-	}
+	if (row->io_op || row->io_wait_ns)
+		add_io_time(ctx, row->tid, path, row->io_stack, row->io_wait_ns, row->io_op ? row->ret : -1);
 }
 
-void model_keep_file_times(struct mtx_model *m)
+void model_keep_io_times(struct mtx_model *m)
 {
+	m->keep_io_times = true;
 	fd_tracker_on_file_row(m->fds, add_file_time, m);
 }
 
-void model_each_file_time(const struct mtx_model *m, model_file_time_fn fn, void *ctx)
+void model_each_io_time(const struct mtx_model *m, uint64_t now_ns, model_io_time_fn fn, void *ctx)
 {
-	for (size_t i = 0; i < m->nr_file_times; i++)
-		fn(ctx, &m->file_times[i]);
+	for (size_t i = 0; i < m->nr_io_times; i++) {
+		struct model_io_time f = m->io_times[i];
+		const struct model_thread *t = f.path ? NULL : find_thread((struct mtx_model *)m, f.tid);
+		/* its wait under way in that stack, to @now_ns */
+		if (t && t->state == TS_BLOCKED_IO && t->out_stack == f.stack && now_ns > t->since_ns)
+			f.io_wait_ns += now_ns - t->since_ns;
+		fn(ctx, &f);
+	}
 }
 
 void model_on_thread_end(struct mtx_model *m, model_thread_fn fn, void *ctx)
@@ -721,8 +775,8 @@ void model_free(struct mtx_model *m)
 	fd_tracker_free(m->fds);
 	free(m->cpu_times);
 	keyhash_free(&m->cpu_time_keys);
-	free(m->file_times);
-	keyhash_free(&m->file_time_keys);
+	free(m->io_times);
+	keyhash_free(&m->io_time_keys);
 	detail_free(m->detail);
 	interrupts_free(m->irqs);
 	other_tasks_free(m->others);

@@ -107,18 +107,24 @@ typedef void (*model_cpu_time_fn)(void *ctx, const struct model_cpu_time *c);
 void model_keep_cpu_times(struct mtx_model *m);
 void model_each_cpu_time(const struct mtx_model *m, uint64_t now_ns, model_cpu_time_fn fn, void *ctx);
 
-/* model_keep_file_times - from now on, add up each thread's I/O on each
- * file, from the syscall rows as the fd tracker vouches for their path
- * (a tenth of a second late or so); model_each_file_time - @fn for each
- * (thread, file) so far (@path stays valid while the model does). */
-struct model_file_time {
+/* model_keep_io_times - from now on, add up each thread's time blocked
+ * on I/O by the user stack it left the CPU with (the switch-out's, when
+ * the sched source records stacks), and its I/O on each file, from the
+ * syscall rows as the fd tracker vouches for their path (a tenth of a
+ * second late or so), by that stack too. model_each_io_time - @fn for
+ * each (thread, file or NULL, stack) so far, the ended threads' too, a
+ * wait under way counted up to @now_ns; @path stays valid while the model
+ * does. A NULL path's time is all the thread's I/O wait in that stack
+ * (stack 0 is left out: it names no code). */
+struct model_io_time {
 	int32_t tid;
+	uint32_t stack; /* profile_intern's; 0: none */
 	const char *path;
 	uint64_t io_ops, io_bytes, io_wait_ns;
 };
-typedef void (*model_file_time_fn)(void *ctx, const struct model_file_time *f);
-void model_keep_file_times(struct mtx_model *m);
-void model_each_file_time(const struct mtx_model *m, model_file_time_fn fn, void *ctx);
+typedef void (*model_io_time_fn)(void *ctx, const struct model_io_time *f);
+void model_keep_io_times(struct mtx_model *m);
+void model_each_io_time(const struct mtx_model *m, uint64_t now_ns, model_io_time_fn fn, void *ctx);
 
 /* model_on_thread_end - @fn for each thread as it ends, with its whole
  * life (mtx collect --consultant keeps the ended ones' totals). */

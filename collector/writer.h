@@ -108,6 +108,7 @@ struct mtx_syscall_row {
 	uint8_t io_op;    /* a read- or write-family call that returned (src/io-ops.h) */
 	uint64_t life_ns; /* its thread's lifetime began then (collector/detail.h) */
 	uint64_t io_wait_ns; /* its thread's time blocked on I/O inside it */
+	uint32_t io_stack;   /* the user stack it blocked on I/O with (profile_intern's), 0: none */
 };
 /* @fd_kind: NULL, or a static name (collector/fd-kind.h); @path: NULL, or
  * the file's path (copied). */

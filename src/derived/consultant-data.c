@@ -94,7 +94,7 @@ struct pc_data {
 	int64_t *roots;
 	size_t nr_roots, cap_roots;
 	bool by_calls; /* /Code refined along it (pc_data_use_call_graph) */
-	char code_from[128];
+	char code_from[192];
 	int64_t first_ns, last_ns; /* the threads' span */
 	int nr_cpus;               /* the machine's, 0: not known */
 	bool sorted;               /* pc_data_add: threads and objects sorted */
@@ -573,8 +573,13 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
 {
 	const bool samples = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM samples)", 0) > 0;
 	const bool stacks = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM sync_ops WHERE stack_id IS NOT NULL)", 0) > 0;
+	/* with --sample (and --consultant) each switch-out has its stack */
+	const bool blocked_with = db_query_int(db, "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'sample_hz')", 0) > 0;
 	snprintf(d->code_from, sizeof(d->code_from), "lock waits by %s, %s", stacks ? "their stacks" : "call site",
-		 samples ? "CPU and I/O by samples" : "CPU and I/O nowhere (no --sample)");
+		 samples && blocked_with ? "CPU by samples, I/O where it blocked"
+		 : samples		 ? "CPU by samples, I/O nowhere"
+		 : blocked_with		 ? "CPU nowhere, I/O where it blocked"
+					 : "CPU and I/O nowhere (no --sample)");
 }
 
 /* A window's parameters: an interval clipped to it, and whether one
@@ -585,8 +590,12 @@ static void note_code_from(struct pc_data *d, sqlite3 *db)
  * on a file, @sum (SQL text) of their time, by thread, syscall, path and
  * the function the thread left the CPU in;
  * an interval begins inside its syscall and ends by the syscall's end. */
-/* (y's own end, or none: a bound of y alone, which the index of c takes) */
-#define FILE_IO_Y_END "COALESCE(y.end_ns, 9223372036854775807)"
+/* (y's own end; for one that never returned, the syscalls source going
+ * off, which saw no more of it; or none: a bound of y alone, which the
+ * index of c takes) */
+#define FILE_IO_Y_END                                                                              \
+	"COALESCE(y.end_ns, (SELECT MIN(i.off_ns) FROM instrumentation i WHERE i.target = 'syscalls' " \
+	"AND i.off_ns > y.start_ns), 9223372036854775807)"
 #define FILE_IO_END "MIN(c.end_ns, " FILE_IO_Y_END ")"
 #define FILE_IO_CLIP FILE_IO_END " - MAX(c.start_ns, y.start_ns)"
 #define FILE_IO_WAIT(sum)                                                                                   \
@@ -764,13 +773,15 @@ int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, i
 	return add_cpu_atom(d, thread_index(d, tid), m, cpu, value);
 }
 
-int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t value)
+int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t function_id,
+		     int64_t value)
 {
 	int file;
 	sort_added(d);
 	if ((file = file_of(d, (const unsigned char *)path)) < -1)
 		return -ENOMEM;
-	return add_atom(d, thread_index(d, tid), m, 0, 0, 0, -1, file, value);
+	return add_code_atoms(d, thread_index(d, tid), m, 0, -1, file, &function_id, function_id ? 1 : 0, value,
+			      !function_id);
 }
 
 void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus)

@@ -72,8 +72,10 @@ int pc_data_add(struct pc_data *d, int64_t tid, enum pc_metric m, int64_t object
 int pc_data_add_cpu(struct pc_data *d, int64_t tid, enum pc_metric m, int cpu, int64_t value);
 void pc_data_set_nr_cpus(struct pc_data *d, int nr_cpus);
 /* pc_data_add_file - a value of @m (io_wait, io_ops, io_bytes) of one
- * thread on the file at @path (/File), besides its total. */
-int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t value);
+ * thread on the file at @path (/File), besides its total; with
+ * @function_id, as pc_data_add's. */
+int pc_data_add_file(struct pc_data *d, int64_t tid, enum pc_metric m, const char *path, int64_t function_id,
+		     int64_t value);
 /* pc_data_set_span - the threads' span, and what code is known from. */
 void pc_data_set_span(struct pc_data *d, int64_t first_ns, int64_t last_ns, const char *code_from);
 

@@ -386,6 +386,7 @@ Test(model, a_close_under_way_in_another_thread_blocks_lookups)
 	start_with_fake_resolver(MTX_FD_PIPE, 1);
 	ev.u.sys_enter.nr = nr_of("close"); /* thread 11 closes 5 from 100 to 300 */
 	ev.u.sys_enter.arg0 = 5;
+	fake.now_ns = 10;
 	model_event(m, &ev);
 	sys(200, "read", 5, 0, 1); /* may have read the old pipe, or the next 5 */
 	ev.ts_ns = 300;
@@ -399,6 +400,65 @@ Test(model, a_close_under_way_in_another_thread_blocks_lookups)
 	cr_assert_eq(fake.calls_fd[5], 1);
 	assert_kind_at(db, 200, "NULL");
 	assert_kind_at(db, 400, "pipe");
+	sqlite3_close(db);
+}
+
+/* (tid, file or NULL, stack) -> wait, from model_each_io_time */
+static uint64_t io_wait_of[2];
+
+static void note_io(void *ctx, const struct model_io_time *f)
+{
+	(void)ctx;
+	if (f->tid == 10 && f->stack == 7)
+		io_wait_of[f->path != NULL] += f->io_wait_ns;
+}
+
+static void switch_out_with_stack(uint64_t ts, int64_t state, uint32_t stack)
+{
+	struct mtx_event ev = { .ts_ns = ts, .type = MTX_EV_SWITCH_OUT, .pid = 10, .tid = 10, .cpu = 0 };
+	ev.u.sw.prev_state = state;
+	ev.u.sw.stack_id = stack;
+	fake.now_ns = ts;
+	model_event(m, &ev);
+}
+
+/* An I/O wait counts in the stack the thread left the CPU with, on the
+ * file too; a syscall under way when the syscalls go off ends there: its
+ * wait on the file stops then, its interval keeps its syscall's name. */
+Test(model, io_waits_by_stack_stop_at_the_syscalls_off)
+{
+	sqlite3 *db;
+	struct mtx_event ev = { .ts_ns = 10, .type = MTX_EV_SYS_ENTER, .pid = 10, .tid = 10, .cpu = 0 };
+	start_with_fake_resolver(MTX_FD_FILE, 0);
+	model_keep_io_times(m);
+	ev.u.sys_enter.nr = nr_of("fdatasync");
+	ev.u.sys_enter.arg0 = 5;
+	fake.now_ns = 10;
+	model_event(m, &ev);
+	switch_out_with_stack(20, 2, 7); /* D in fdatasync */
+	struct mtx_event off = { .ts_ns = 50, .type = MTX_EV_SOURCE_OFF, .cpu = -1 };
+	off.u.source_off.source = MTX_SRC_SYSCALLS;
+	model_event(m, &off);
+	feed(MTX_EV_SWITCH_IN, 80, 10, 10, 0);
+	/* on again: a whole fdatasync */
+	ev.ts_ns = fake.now_ns = 100;
+	model_event(m, &ev);
+	switch_out_with_stack(110, 2, 7);
+	feed(MTX_EV_SWITCH_IN, 130, 10, 10, 0);
+	ev.ts_ns = fake.now_ns = 131;
+	ev.type = MTX_EV_SYS_EXIT;
+	ev.u.sys_exit.nr = nr_of("fdatasync");
+	model_event(m, &ev);
+	feed(MTX_EV_EXIT, 200, 10, 10, 0);
+	io_wait_of[0] = io_wait_of[1] = 0;
+	model_each_io_time(m, 200, note_io, NULL);
+	cr_assert_eq(io_wait_of[0], 60 + 20, "the thread's I/O wait in the stack");
+	cr_assert_eq(io_wait_of[1], 30 + 20, "on the file: the first sync's wait up to the off, the second's (%llu)", (unsigned long long)io_wait_of[1]);
+	db = finish_and_open();
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM syscalls WHERE name = 'fdatasync' AND end_ns IS NULL "
+				      "AND start_ns = 10", -1), 1, "the sync under way never returned");
+	cr_assert_eq(db_query_int(db, "SELECT COUNT(*) FROM thread_states WHERE state = 'blocked_io' "
+				      "AND syscall = 'fdatasync'", -1), 2);
 	sqlite3_close(db);
 }
 
