@@ -47,7 +47,7 @@ static int diagnose_load(struct view *v, char **err)
 	static const char *const node_cols[] = { "node", "status", "value", "threshold", "share", "hypothesis and focus" };
 	struct pc_tunables t;
 	struct pc_search *s = NULL;
-	int *order, *depths, rc, findings, graph;
+	int *order, *depths, rc, findings, graph, unfinished = 0;
 	size_t shown;
 	pc_tunables_default(&t);
 	if ((rc = pc_search_run(v->b->db, &t, d->phase ? &d->window : NULL, &s, err)))
@@ -66,7 +66,10 @@ static int diagnose_load(struct view *v, char **err)
 		snprintf(node, sizeof(node), "%d", n->id);
 		snprintf(rank, sizeof(rank), "%zu", r + 1);
 		snprintf(share, sizeof(share), "%.1f%%", 100 * n->share);
-		if (asprintf(&label, "%s %s", pc_hypothesis_name(n->hypothesis), focus ? focus : "?") < 0)
+		const bool refined = pc_finding_refined(s, r);
+		unfinished += !refined;
+		if (asprintf(&label, "%s %s%s", pc_hypothesis_name(n->hypothesis), focus ? focus : "?",
+			     refined ? "" : " (unfinished)") < 0)
 			label = NULL;
 		const char *cells[] = { node, rank, share, pc_why_name(pc_hypothesis_why(n->hypothesis)),
 					label ? label : "?" };
@@ -76,6 +79,9 @@ static int diagnose_load(struct view *v, char **err)
 	}
 	if (!pc_nr_findings(s))
 		table_add_note(&v->table, findings, "(none: no hypothesis held at any focus)");
+	if (unfinished)
+		table_add_note(&v->table, findings,
+			       "(unfinished: the search ended before it refined them; mtx diagnose --offline does)");
 	/* rows go after the last section's title */
 	graph = table_add_columns(&v->table, "search", "The search: each hypothesis tested at each focus",
 				  node_cols, 6);

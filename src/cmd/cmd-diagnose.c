@@ -189,6 +189,8 @@ static int print_text(FILE *out, const struct pc_search *s, const struct pc_tuna
 		if (w.syscall)
 			fprintf(out, " (in %s)", w.syscall);
 		fprintf(out, "\n%25ssee: %s\n", "", cmd ? cmd : "?");
+		if (!pc_finding_refined(s, r)) /* its children were still observing */
+			fprintf(out, "%25sunfinished: mtx diagnose %s --offline refines it\n", "", path);
 		free(focus);
 		free(cmd);
 	}
@@ -309,7 +311,7 @@ static int print_json(FILE *out, const struct pc_search *s, const struct pc_tuna
 		json_where(out, &w);
 		fputs(",\"see\":", out);
 		report_json_string(out, cmd ? cmd : "");
-		fputc('}', out);
+		fprintf(out, ",\"refined\":%s}", pc_finding_refined(s, r) ? "true" : "false");
 		free(cmd);
 	}
 	fputs("],\"nodes\":[", out);

@@ -964,6 +964,15 @@ int pc_finding(const struct pc_search *s, size_t rank)
 	return s->findings[rank];
 }
 
+bool pc_finding_refined(const struct pc_search *s, size_t rank)
+{
+	const int id = pc_finding(s, rank);
+	for (size_t i = 0; i < s->nr_edges; i++)
+		if (s->edges[i].parent == id && s->nodes[s->edges[i].child].status == PC_UNTESTED)
+			return false;
+	return true;
+}
+
 int pc_nr_tested(const struct pc_search *s)
 {
 	return s->nr_tested;

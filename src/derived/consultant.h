@@ -192,9 +192,12 @@ size_t pc_nr_nodes(const struct pc_search *s);
 const struct pc_node *pc_node(const struct pc_search *s, size_t id);
 size_t pc_nr_edges(const struct pc_search *s);
 const struct pc_edge *pc_edge(const struct pc_search *s, size_t i);
-/* The findings: node ids, first to last. */
+/* The findings: node ids, first to last. pc_finding_refined - whether
+ * finding @rank was refined to the end: false when a child of it is still
+ * untested (a live search that ended while it observed, or max_tests). */
 size_t pc_nr_findings(const struct pc_search *s);
 int pc_finding(const struct pc_search *s, size_t rank);
+bool pc_finding_refined(const struct pc_search *s, size_t rank);
 /* How many nodes were tested, whether max_tests stopped the search, the
  * threads' time in all (the shares' denominator) and how code was known:
  * "samples", "sync stacks", "call sites" or NULL (no /Code refinement). */

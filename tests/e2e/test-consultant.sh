@@ -171,6 +171,18 @@ off=$(sqlite3 short.db "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE ke
 	FROM instrumentation WHERE target = 'syscalls'")
 [ -n "$off" ] && [ "$off" -gt 2000000000 ] && pass "--search-time: the syscalls off $((off / 1000000)) ms before the end" ||
 	fail "--search-time: the syscalls off '$off' ns before the end"
+# ended while its experiments observed (the collector says how many): the
+# findings are unfinished; the io search above ended with none observing
+observing=$(sed -n 's/.*(\([0-9]*\) still observing at the end.*/\1/p' short.err)
+short_refined=$(j short.json "(SELECT MIN(json_extract(f.value, '\$.refined')) FROM json_each(j, '\$.findings') f)")
+io_refined=$(j io.json "(SELECT group_concat(DISTINCT json_extract(f.value, '\$.refined')) FROM json_each(j, '\$.findings') f)")
+io_observing=$(sed -n 's/.*(\([0-9]*\) still observing at the end.*/\1/p' io.err)
+if [ "${observing:-0}" -gt 0 ] && [ "$short_refined" = 0 ] && [ "$io_observing" = 0 ] && [ "$io_refined" = 1 ] &&
+	"$MTX" diagnose short.db | grep -q "unfinished: mtx diagnose short.db --offline"; then
+	pass "--search-time: $observing experiments still observing, the findings unfinished; the io ones refined"
+else
+	fail "refined: short '$short_refined' ($observing observing), io '$io_refined' ($io_observing observing)"
+fi
 
 # --- mtx ctl SOCK live: the search as it stands, while the program runs
 "$MTX" collect -q --consultant --control "$TMP/ctl.sock" -o ctl.db -- "$PROG" cpu 1 6000 > /dev/null 2>&1 &
