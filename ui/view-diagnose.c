@@ -50,13 +50,18 @@ static int diagnose_load(struct view *v, char **err)
 	int *order, *depths, rc, findings, graph, unfinished = 0;
 	size_t shown;
 	pc_tunables_default(&t);
-	if ((rc = pc_search_run(v->b->db, &t, d->phase ? &d->window : NULL, &s, err)))
+	/* the live search, as mtx diagnose shows it; else the run searched */
+	char *why_not = NULL;
+	const bool live = !d->phase && pc_search_kept_live(v->b->db) && !pc_search_stored(v->b->db, &s, &why_not);
+	free(why_not);
+	if (!live && (rc = pc_search_run(v->b->db, &t, d->phase ? &d->window : NULL, &s, err)))
 		return rc;
 	pc_search_free(d->s);
 	d->s = s;
 	v->table.sticky_header = false; /* two sections, each with its title */
 	findings = table_add_columns(&v->table, "findings",
-				     "Findings: why the threads lost time, where (Enter: the evidence; mtx diagnose)",
+				     live ? "Findings of the search made live (Enter: the evidence; mtx diagnose)"
+					  : "Findings: why the threads lost time, where (Enter: the evidence; mtx diagnose)",
 				     finding_cols, 5);
 	if (findings < 0)
 		return -ENOMEM;

@@ -438,9 +438,7 @@ int cmd_diagnose(int argc, char **argv)
 		if (searched_phase.id) /* phase 0: the whole run */
 			what.phase = &searched_phase;
 	}
-	char *kept = db_meta_get(db, "pc_search");
-	const bool kept_live = kept && !strcmp(kept, "live");
-	free(kept);
+	const bool kept_live = pc_search_kept_live(db);
 	/* the live search is the record of what the consultant saw while the
 	 * program ran: shown as it was, never searched over */
 	what.live = kept_live && !offline && !tuned && !what.phase;

@@ -791,6 +791,14 @@ static int stored_fail(sqlite3 *db, char **err)
 	return -EIO;
 }
 
+bool pc_search_kept_live(sqlite3 *db)
+{
+	char *kept = db_meta_get(db, "pc_search");
+	const bool live = kept && !strcmp(kept, "live");
+	free(kept);
+	return live;
+}
+
 int pc_search_stored(sqlite3 *db, struct pc_search **out, char **err)
 {
 	struct pc_search *s = calloc(1, sizeof(*s));

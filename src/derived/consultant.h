@@ -184,8 +184,11 @@ bool pc_live_observing(const struct pc_search *s, size_t id);
  * offline). 0, or SQLite's error code. */
 int pc_search_save(sqlite3 *db, const struct pc_search *s, const char *how);
 /* pc_search_stored - the search kept in @db (current derived tables), with
- * its findings found again; 0, or -errno with @err. */
+ * its findings found again; 0, or -errno with @err. pc_search_kept_live -
+ * whether the one kept is the live search of mtx collect --consultant
+ * (the record of what it saw while the program ran: shown as it was). */
 int pc_search_stored(sqlite3 *db, struct pc_search **out, char **err);
+bool pc_search_kept_live(sqlite3 *db);
 
 /* The graph: nodes by id (0 the root), edges in the order made. */
 size_t pc_nr_nodes(const struct pc_search *s);
