@@ -39,11 +39,21 @@ check_sample() {
 	[ -x "$prog" ] || { fail "$name: sample not built ($prog)"; return; }
 	rm -f "$TMP/$name.plain.sc" "$TMP/$name.mtx.sc" "$check" # from an earlier run of the same sample
 
-	MTX_SELFCHECK="$TMP/$name.plain.sc" "$prog" "$@" > "$TMP/$name.plain.out" 2>/dev/null
-	local plain_status=$?
-	# shellcheck disable=SC2086
-	MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q $COLLECT_OPTS -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
-	local mtx_status=$?
+	local plain_status mtx_status try
+	# barber --leave prints who was served and who left, which 10 ms
+	# margins decide: a VM that stalls a thread for longer changes it,
+	# plain or traced. So a second pair of runs, never a third.
+	for try in 1 2; do
+		rm -f "$TMP/$name.plain.sc" "$TMP/$name.mtx.sc"
+		MTX_SELFCHECK="$TMP/$name.plain.sc" "$prog" "$@" > "$TMP/$name.plain.out" 2>/dev/null
+		plain_status=$?
+		# shellcheck disable=SC2086
+		MTX_SELFCHECK="$TMP/$name.mtx.sc" "$MTX" collect -q $COLLECT_OPTS -o "$db" -- "$prog" "$@" > "$TMP/$name.mtx.out" 2>"$TMP/$name.mtx.err"
+		mtx_status=$?
+		cmp -s "$TMP/$name.plain.out" "$TMP/$name.mtx.out" && break
+		[ "$try" = 1 ] && [ "$name $*" = "barber --leave" ] && echo "note: $name $*: output differs under mtx, runs again" ||
+			break
+	done
 
 	[ "$plain_status" = "$mtx_status" ] || fail "$name: exit status $mtx_status under mtx, $plain_status without"
 	cmp -s "$TMP/$name.plain.out" "$TMP/$name.mtx.out" || fail "$name: output differs under mtx"
