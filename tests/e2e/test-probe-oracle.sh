@@ -88,13 +88,14 @@ cmp -s plain.seq sim.seq &&
 	pass "and to the end: all $(wc -l < sim.seq) calls, where the instrumented order differs" ||
 	fail "the simulated order departs from fifo1's own after e_d: $(diff plain.seq sim.seq | head -4 | tr '\n' ' ')"
 
-# Nothing injected: two of three runs must hold, as for the truth above:
-# another task can hold CPU 0 for milliseconds in one run and move its
-# order there, and where perf does not record that task (this machine's
-# pid 1 agent, test-external found) neither the verdict nor the
-# simulation can see it.
+# Nothing injected: two runs must hold, of at most five, as for the truth
+# above: another task can hold CPU 0 for milliseconds in one run and move
+# its order there, and where perf does not record that task (this
+# machine's pid 1 agent, test-external found) neither the verdict nor the
+# simulation can see it. (Once in CI the host kept that up for the three
+# runs this allowed before.)
 good=0
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
 	run_fifo1 inst0.seq -e sched,wakeups,sync,interrupts -o none$i.db
 	"$MTX" probe-effect --model up-prio none$i.db > none.txt 2>&1
 	rc=$?
@@ -116,5 +117,5 @@ for i in 1 2 3; do
 done
 [ $good = 2 ] &&
 	pass "with nothing injected, in two runs: an equal verdict only where the order is fifo1's own, the simulated order its own" ||
-	fail "with nothing injected, $good of 3 runs had an equal verdict only with fifo1's own order and simulated it"
+	fail "with nothing injected, $good of $i runs had an equal verdict only with fifo1's own order and simulated it"
 finish
