@@ -410,10 +410,10 @@ static int64_t io_function(struct live_search *ls, int64_t tid, uint32_t stack)
 	size_t n = 0;
 	for (const struct stacks_node *k; stack && !own && n++ < MAX_FRAMES && (k = stacks_node(st, stack));
 	     stack = k->parent) {
-		int64_t f = profile_function_at(ls->profile, pid, ls->now_ns, k->pc);
-		const struct function_names *names = f > 0 ? names_of(ls, f) : NULL;
+		const int64_t f = profile_function_at(ls->profile, pid, ls->now_ns, k->pc);
 		if (f <= 0)
 			continue;
+		const struct function_names *names = names_of(ls, f);
 		if (!leaf)
 			leaf = f;
 		if (names && names->name && !frame_is_system(names->module, NULL))
@@ -520,9 +520,8 @@ static struct pc_data *run_so_far(struct live_search *ls, uint64_t now)
 	struct totals_to to = { d, rc };
 	model_each_cpu_time(ls->m, now, add_cpu_times, &to);
 	rc = to.rc;
-	for (size_t i = 0; i < ls->nr_io && !rc; i++) {
-			rc = add_io(d, &ls->io[i]);
-	}
+	for (size_t i = 0; i < ls->nr_io && !rc; i++)
+		rc = add_io(d, &ls->io[i]);
 	pc_data_set_nr_cpus(d, ls->nr_cpus);
 	pc_data_set_span(d, (int64_t)ls->start_ns, (int64_t)now, LIVE_CODE_FROM);
 	if (rc) {

@@ -352,10 +352,11 @@ static int next(const struct pc_search *s)
 	return best;
 }
 
-static bool has_true_child(const struct pc_search *s, int id)
+/* Whether node @id has a child of @status. */
+static bool has_child(const struct pc_search *s, int id, enum pc_status status)
 {
 	for (size_t i = 0; i < s->nr_edges; i++)
-		if (s->edges[i].parent == id && s->nodes[s->edges[i].child].status == PC_TRUE)
+		if (s->edges[i].parent == id && s->nodes[s->edges[i].child].status == status)
 			return true;
 	return false;
 }
@@ -483,7 +484,7 @@ int pc_search_run(sqlite3 *db, const struct pc_tunables *t, const struct pc_wind
 			rc = expand(s, id, 0);
 	}
 	if (rc >= 0) {
-		s->nodes[0].status = has_true_child(s, 0) ? PC_TRUE : PC_FALSE;
+		s->nodes[0].status = has_child(s, 0, PC_TRUE) ? PC_TRUE : PC_FALSE;
 		rc = find(s);
 	}
 	if (rc < 0) {
@@ -675,7 +676,7 @@ int pc_live_step(struct pc_search *s, struct pc_data *now, uint64_t now_ns)
 		if (ended[i])
 			give_needs(l, ended[i] & ~(1u << PC_NEEDS));
 	free(ended);
-	if (has_true_child(s, 0)) /* the root, as it will end */
+	if (has_child(s, 0, PC_TRUE)) /* the root, as it will end */
 		s->nodes[0].status = PC_TRUE;
 	return rc < 0 ? rc : 0;
 }
@@ -715,7 +716,7 @@ int pc_live_finish(struct pc_search *s)
 		measure(s, &s->nodes[i], NULL, 1);
 		s->nodes[i].value = value;
 	}
-	s->nodes[0].status = has_true_child(s, 0) ? PC_TRUE : PC_FALSE;
+	s->nodes[0].status = has_child(s, 0, PC_TRUE) ? PC_TRUE : PC_FALSE;
 	free(s->findings);
 	s->findings = NULL;
 	s->nr_findings = 0;
@@ -974,11 +975,7 @@ int pc_finding(const struct pc_search *s, size_t rank)
 
 bool pc_finding_refined(const struct pc_search *s, size_t rank)
 {
-	const int id = pc_finding(s, rank);
-	for (size_t i = 0; i < s->nr_edges; i++)
-		if (s->edges[i].parent == id && s->nodes[s->edges[i].child].status == PC_UNTESTED)
-			return false;
-	return true;
+	return !has_child(s, pc_finding(s, rank), PC_UNTESTED);
 }
 
 int pc_nr_tested(const struct pc_search *s)
